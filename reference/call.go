@@ -1,0 +1,149 @@
+package reference
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// CallResult is the outcome of a tool call that reached its handler. A
+// handler failure is a result with IsError set and the same content shape
+// as a success: one text block.
+type CallResult struct {
+	Content    []protocol.Content
+	Structured any
+	IsError    bool
+}
+
+// The kinds of CallError.
+const (
+	CallErrorUnknownTool      = "unknown_tool"
+	CallErrorInvalidArguments = "invalid_arguments"
+)
+
+// CallError is a call refused before the handler ran.
+type CallError struct {
+	Kind    string            // CallErrorUnknownTool or CallErrorInvalidArguments
+	Message string            // "unknown tool: <name>" or "invalid arguments for tool <name>"
+	Errors  []ValidationError // for invalid arguments: sorted by (path, message)
+}
+
+func (e *CallError) Error() string {
+	if len(e.Errors) == 0 {
+		return e.Message
+	}
+	parts := make([]string, len(e.Errors))
+	for i, v := range e.Errors {
+		parts[i] = v.String()
+	}
+	return e.Message + ": " + strings.Join(parts, "; ")
+}
+
+// CallRecord is one entry of the call log: a call that passed validation and
+// was handed to its handler.
+type CallRecord struct {
+	Name, Version string
+	Args          any
+}
+
+// unknownTool is the one error for a tool that does not exist and a tool
+// the principal may not see, so that the answer leaks nothing.
+func unknownTool(name string) *CallError {
+	return &CallError{Kind: CallErrorUnknownTool, Message: "unknown tool: " + name}
+}
+
+// Call calls the tool name on behalf of p. It resolves the newest version p
+// may see, preferring active versions and falling back to a deprecated one
+// (deprecation hides a tool from discovery, not from its callers); retired
+// versions are never called. A hidden and a missing tool give the same
+// *CallError. nil args mean no arguments, i.e. {}. Arguments that fail the
+// input schema give a *CallError with the sorted errors, and the handler
+// is not run and the call log not touched. Any other error (an unknown
+// clearance) is a plain error.
+func (r *Registry) Call(p Principal, name string, args any) (CallResult, error) {
+	a, _, err := newAudience(p)
+	if err != nil {
+		return CallResult{}, fmt.Errorf("call %s: %w", name, err)
+	}
+	e, err := r.callable(a, name)
+	if err != nil {
+		return CallResult{}, fmt.Errorf("call %s: %w", name, err)
+	}
+	if e == nil {
+		return CallResult{}, unknownTool(name)
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	value, err := copyValue(args)
+	if err != nil {
+		return CallResult{}, invalidArguments(name, []ValidationError{{Path: "$", Message: err.Error()}})
+	}
+	errs, err := Validate(value, e.spec.InputSchema)
+	if err != nil {
+		return CallResult{}, fmt.Errorf("call %s %s: %w", name, e.spec.Version, err)
+	}
+	if len(errs) > 0 {
+		return CallResult{}, invalidArguments(name, errs)
+	}
+	obj, ok := value.(map[string]any)
+	if !ok {
+		// The schema says type object, so the validator has reported this
+		// already; the check keeps a non-object from reaching a handler.
+		return CallResult{}, invalidArguments(name, []ValidationError{{Path: "$", Message: "expected type object"}})
+	}
+
+	r.logMu.Lock()
+	r.log = append(r.log, CallRecord{Name: name, Version: e.spec.Version, Args: cloneValue(obj)})
+	r.logMu.Unlock()
+
+	hr := runHandler(e.spec, obj)
+	return CallResult{
+		Content:    []protocol.Content{protocol.TextContent(hr.Text)},
+		Structured: hr.Structured,
+		IsError:    hr.IsError,
+	}, nil
+}
+
+func invalidArguments(name string, errs []ValidationError) *CallError {
+	return &CallError{Kind: CallErrorInvalidArguments, Message: "invalid arguments for tool " + name, Errors: errs}
+}
+
+// callable finds the version Call runs: the one Discover(p, false) lists,
+// else the one Discover(p, true) lists.
+func (r *Registry) callable(a audience, name string) (*entry, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	versions := r.byName[name]
+	e, err := a.newestVisible(versions, false)
+	if e != nil || err != nil {
+		return e, err
+	}
+	return a.newestVisible(versions, true)
+}
+
+// runHandler runs the handler on its own copy of the arguments. A missing
+// handler and a panicking one are tool failures, reported as results.
+func runHandler(spec ToolSpec, args map[string]any) (hr HandlerResult) {
+	if spec.Handler == nil {
+		return HandlerResult{Text: fmt.Sprintf("tool %s %s has no handler", spec.Name, spec.Version), IsError: true}
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			hr = HandlerResult{Text: fmt.Sprintf("tool %s %s failed: handler panicked", spec.Name, spec.Version), IsError: true}
+		}
+	}()
+	return spec.Handler(cloneValue(args).(map[string]any))
+}
+
+// CallLog returns a copy of the calls that reached a handler, oldest first.
+func (r *Registry) CallLog() []CallRecord {
+	r.logMu.Lock()
+	defer r.logMu.Unlock()
+	out := make([]CallRecord, len(r.log))
+	for i, c := range r.log {
+		out[i] = CallRecord{Name: c.Name, Version: c.Version, Args: cloneValue(c.Args)}
+	}
+	return out
+}

@@ -1,0 +1,417 @@
+package reference
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// HandlerResult is what a tool's handler returns. IsError marks a failure
+// of the tool itself, which is reported to the caller as a result.
+type HandlerResult struct {
+	Text       string
+	Structured any
+	IsError    bool
+}
+
+// Handler implements a tool. It receives a private copy of the validated
+// arguments.
+type Handler func(args map[string]any) HandlerResult
+
+// ToolSpec describes one version of a tool.
+type ToolSpec struct {
+	Name, Version, Title, Description string
+	InputSchema                       map[string]any
+	Tenants                           []string // empty = all tenants
+	RequiredScopes                    []string
+	Classification                    Classification
+	SideEffect                        SideEffect
+	Handler                           Handler
+}
+
+// Tool is a published tool version as the registry reports it: a deep copy
+// of the spec with its status, never an alias of registry state.
+type Tool struct {
+	Spec   ToolSpec
+	Status Status
+}
+
+// Principal is the caller on whose behalf tools are discovered and called.
+type Principal struct {
+	Tenant    string
+	Scopes    []string
+	Clearance Classification
+}
+
+// The rules a publish can break, as found in PublishError.Rule.
+const (
+	RuleImmutable   = "immutable"    // the (name, version) is already published
+	RuleMonotonic   = "monotonic"    // the version is not above every published one
+	RuleMajorBump   = "major-bump"   // a MAJOR change without exactly major+1
+	RuleMinorBump   = "minor-bump"   // a MINOR change without same major, greater minor
+	RuleInvalidSpec = "invalid-spec" // the spec itself is malformed
+)
+
+// PublishError is the typed rejection of a publish: which rule, which
+// version, and against which published version it was judged.
+type PublishError struct {
+	Rule    string // one of the Rule constants
+	Name    string
+	Version string // the version being published
+	Against string // the published version it was judged against; "" for invalid-spec
+	Change  Change // the classified schema change, for major-bump and minor-bump
+	Detail  string // what is wrong, for invalid-spec
+	Err     error  // the underlying error, if any (a *SchemaError, a version parse error)
+}
+
+func (e *PublishError) Error() string {
+	head := fmt.Sprintf("publish %s %s: %s: ", e.Name, e.Version, e.Rule)
+	switch e.Rule {
+	case RuleImmutable:
+		return head + "version " + e.Version + " is already published"
+	case RuleMonotonic:
+		return head + "version " + e.Version + " is not greater than published version " + e.Against
+	case RuleMajorBump:
+		v, _ := ParseVersion(e.Against)
+		return head + fmt.Sprintf("%s change against %s needs major version %d", e.Change, e.Against, v.Major+1)
+	case RuleMinorBump:
+		v, _ := ParseVersion(e.Against)
+		return head + fmt.Sprintf("%s change against %s needs major version %d and a minor version above %d",
+			e.Change, e.Against, v.Major, v.Minor)
+	}
+	return head + e.Detail
+}
+
+// Unwrap returns the underlying error.
+func (e *PublishError) Unwrap() error { return e.Err }
+
+// Errors of Deprecate and Retire; test with errors.Is.
+var (
+	ErrNotPublished = errors.New("version is not published")
+	ErrRetired      = errors.New("version is retired")
+)
+
+// entry is one stored tool version. Its spec is a private deep copy; only
+// status ever changes, under the registry's write lock.
+type entry struct {
+	spec    ToolSpec
+	version Version
+	status  Status
+}
+
+func (e *entry) tool() Tool { return Tool{Spec: cloneSpec(e.spec), Status: e.status} }
+
+// maxViews bounds the discovery cache; principals are few in practice, and
+// an adversarial stream of distinct scope sets must not grow memory.
+const maxViews = 1024
+
+// Registry holds every published version of every tool. It is safe for
+// concurrent use.
+type Registry struct {
+	mu        sync.RWMutex
+	byName    map[string][]*entry // oldest first, which is version order
+	names     []string            // in order of first publish
+	listeners []func()
+
+	// sorted is names in sorted order, built on demand by discovery (under
+	// the read lock, hence its own mutex) and dropped when a name is added:
+	// keeping names sorted on every publish costs O(n) per publish.
+	sortedMu sync.Mutex
+	sorted   []string
+
+	cacheMu sync.Mutex
+	views   map[viewKey][]*entry
+
+	logMu sync.Mutex
+	log   []CallRecord
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{byName: map[string][]*entry{}}
+}
+
+// Publish adds a new tool version. The spec is deep-copied, so later changes
+// to the caller's maps and slices do not reach the registry. Rejections are
+// *PublishError; the rules are checked in this order: invalid-spec,
+// immutable, monotonic, then (when the name has an active version)
+// major-bump and minor-bump against Latest(name).
+func (r *Registry) Publish(spec ToolSpec) error {
+	e, perr := newEntry(spec)
+	if perr != nil {
+		return perr
+	}
+	listeners, err := r.insert(e)
+	if err != nil {
+		return err
+	}
+	notify(listeners)
+	return nil
+}
+
+// insert stores e if the publish guard lets it, and returns the listeners
+// to notify.
+func (r *Registry) insert(e *entry) ([]func(), error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.guardLocked(e); err != nil {
+		return nil, err
+	}
+	versions, known := r.byName[e.spec.Name]
+	if !known {
+		r.names = append(r.names, e.spec.Name)
+		r.sortedMu.Lock()
+		r.sorted = nil
+		r.sortedMu.Unlock()
+	}
+	r.byName[e.spec.Name] = append(versions, e)
+	return r.changedLocked(), nil
+}
+
+// sortedNamesLocked returns every name in sorted order; the caller holds
+// at least the read lock and must not modify the result.
+func (r *Registry) sortedNamesLocked() []string {
+	r.sortedMu.Lock()
+	defer r.sortedMu.Unlock()
+	if r.sorted == nil {
+		r.sorted = slices.Clone(r.names)
+		slices.Sort(r.sorted)
+	}
+	return r.sorted
+}
+
+// guardLocked applies immutability, monotonicity and bump enforcement.
+func (r *Registry) guardLocked(e *entry) error {
+	name, version := e.spec.Name, e.spec.Version
+	versions := r.byName[name]
+	for _, old := range versions {
+		if old.spec.Version == version {
+			return &PublishError{Rule: RuleImmutable, Name: name, Version: version, Against: version}
+		}
+	}
+	if n := len(versions); n > 0 {
+		if newest := versions[n-1]; e.version.Compare(newest.version) <= 0 {
+			return &PublishError{Rule: RuleMonotonic, Name: name, Version: version, Against: newest.spec.Version}
+		}
+	}
+	// Bump enforcement compares with the live contract: the newest active
+	// version. With none (a first publish, or every version deprecated or
+	// retired) there is no contract to break, so the change is not
+	// classified; monotonicity above still holds.
+	prev := latestActive(versions)
+	if prev == nil {
+		return nil
+	}
+	change := ClassifySchemaChange(prev.spec.InputSchema, e.spec.InputSchema)
+	switch change {
+	case Major:
+		if e.version.Major != prev.version.Major+1 {
+			return &PublishError{Rule: RuleMajorBump, Name: name, Version: version, Against: prev.spec.Version, Change: change}
+		}
+	case Minor:
+		if e.version.Major != prev.version.Major || e.version.Minor <= prev.version.Minor {
+			return &PublishError{Rule: RuleMinorBump, Name: name, Version: version, Against: prev.spec.Version, Change: change}
+		}
+	}
+	return nil
+}
+
+// newEntry checks a spec on its own and takes a private copy of it.
+func newEntry(spec ToolSpec) (*entry, *PublishError) {
+	invalid := func(err error, format string, args ...any) *PublishError {
+		return &PublishError{Rule: RuleInvalidSpec, Name: spec.Name, Version: spec.Version,
+			Detail: fmt.Sprintf(format, args...), Err: err}
+	}
+	if err := checkToolName(spec.Name); err != nil {
+		return nil, invalid(err, "name: %v", err)
+	}
+	v, err := ParseVersion(spec.Version)
+	if err != nil {
+		return nil, invalid(err, "%v", err)
+	}
+	if _, err := ClassificationRank(spec.Classification); err != nil {
+		return nil, invalid(err, "classification: %v", err)
+	}
+	if !knownSideEffect(spec.SideEffect) {
+		return nil, invalid(nil, "side effect: unknown side effect %q", string(spec.SideEffect))
+	}
+	if err := checkStrings("tenant", spec.Tenants); err != nil {
+		return nil, invalid(err, "%v", err)
+	}
+	if err := checkStrings("required scope", spec.RequiredScopes); err != nil {
+		return nil, invalid(err, "%v", err)
+	}
+	if spec.InputSchema == nil {
+		return nil, invalid(nil, "input schema: missing")
+	}
+	schema, err := copyValueObject(spec.InputSchema)
+	if err != nil {
+		return nil, invalid(err, "input schema: %v", err)
+	}
+	// MCP requires a tool's input schema to describe an object, and Call
+	// relies on it: arguments are always an object.
+	if t, _ := schema["type"].(string); t != "object" {
+		return nil, invalid(nil, `input schema: type must be "object"`)
+	}
+	// Validating a value surfaces a schema the validator cannot use (an
+	// unsupported keyword, a malformed bound) now rather than at call time.
+	if _, err := Validate(map[string]any{}, schema); err != nil {
+		return nil, invalid(err, "input schema: %v", err)
+	}
+	own := spec
+	own.InputSchema = schema
+	own.Tenants = cloneStrings(spec.Tenants)
+	own.RequiredScopes = cloneStrings(spec.RequiredScopes)
+	return &entry{spec: own, version: v, status: StatusActive}, nil
+}
+
+// checkToolName applies the MCP tool-name guidance, which the reference
+// follows as a rule: 1 to 128 characters of ASCII letters, digits, '_',
+// '-' and '.'.
+func checkToolName(name string) error {
+	if name == "" {
+		return errors.New("empty")
+	}
+	if len(name) > 128 {
+		return fmt.Errorf("%d characters, more than 128", len(name))
+	}
+	for _, c := range name {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			c == '_' || c == '-' || c == '.'
+		if !ok {
+			return fmt.Errorf("%q: character %q is not allowed", name, c)
+		}
+	}
+	return nil
+}
+
+func checkStrings(what string, values []string) error {
+	for _, s := range values {
+		if strings.TrimSpace(s) == "" {
+			return fmt.Errorf("%s: empty", what)
+		}
+	}
+	return nil
+}
+
+// Deprecate marks a published version deprecated: discovery offers it only
+// on request, and it stays callable and resolvable. Deprecating a
+// deprecated version changes nothing; a retired one is ErrRetired, an
+// unknown one ErrNotPublished.
+func (r *Registry) Deprecate(name, version string) error {
+	return r.setStatus("deprecate", name, version, StatusDeprecated)
+}
+
+// Retire marks a published version retired, which is final: it is never
+// resolved, discovered or called again, but stays in Versions and still
+// counts for monotonicity. Retiring a retired version changes nothing.
+func (r *Registry) Retire(name, version string) error {
+	return r.setStatus("retire", name, version, StatusRetired)
+}
+
+func (r *Registry) setStatus(op, name, version string, to Status) error {
+	listeners, err := r.changeStatus(name, version, to)
+	if err != nil {
+		return fmt.Errorf("%s %s %s: %w", op, name, version, err)
+	}
+	notify(listeners)
+	return nil
+}
+
+// changeStatus sets the status and returns the listeners to notify: none
+// when the version already had that status.
+func (r *Registry) changeStatus(name, version string, to Status) ([]func(), error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.findLocked(name, version)
+	switch {
+	case e == nil:
+		return nil, ErrNotPublished
+	case e.status == to:
+		return nil, nil
+	case e.status == StatusRetired:
+		return nil, ErrRetired
+	}
+	e.status = to
+	return r.changedLocked(), nil
+}
+
+func (r *Registry) findLocked(name, version string) *entry {
+	for _, e := range r.byName[name] {
+		if e.spec.Version == version {
+			return e
+		}
+	}
+	return nil
+}
+
+// changedLocked invalidates the discovery cache and returns the listeners
+// to notify once the lock is released.
+func (r *Registry) changedLocked() []func() {
+	r.cacheMu.Lock()
+	r.views = nil
+	r.cacheMu.Unlock()
+	return slices.Clone(r.listeners)
+}
+
+// notify runs listeners outside the registry lock, so a listener may read
+// the registry (re-discover, say) without deadlocking.
+func notify(listeners []func()) {
+	for _, f := range listeners {
+		f()
+	}
+}
+
+// OnChange registers f to be called after every successful change: a
+// publish, or a status change. Listeners run synchronously, in registration
+// order, after the change is visible.
+func (r *Registry) OnChange(f func()) {
+	r.mu.Lock()
+	r.listeners = append(r.listeners, f)
+	r.mu.Unlock()
+}
+
+func latestActive(versions []*entry) *entry {
+	for i := len(versions) - 1; i >= 0; i-- {
+		if versions[i].status == StatusActive {
+			return versions[i]
+		}
+	}
+	return nil
+}
+
+// Latest returns the newest active version of name; never a deprecated or
+// retired one.
+func (r *Registry) Latest(name string) (Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if e := latestActive(r.byName[name]); e != nil {
+		return e.tool(), true
+	}
+	return Tool{}, false
+}
+
+// Resolve returns the exact version of name, active or deprecated; never a
+// retired one.
+func (r *Registry) Resolve(name, version string) (Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if e := r.findLocked(name, version); e != nil && e.status != StatusRetired {
+		return e.tool(), true
+	}
+	return Tool{}, false
+}
+
+// Versions returns every published version of name, oldest first, whatever
+// its status.
+func (r *Registry) Versions(name string) []Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []Tool
+	for _, e := range r.byName[name] {
+		out = append(out, e.tool())
+	}
+	return out
+}
