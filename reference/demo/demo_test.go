@@ -1,0 +1,105 @@
+package demo_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpconform/mcpconform/reference"
+	"github.com/mcpconform/mcpconform/reference/demo"
+)
+
+func visible(t *testing.T, p reference.Principal) []string {
+	t.Helper()
+	tools, err := demo.Estate().Discover(p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, tool := range tools {
+		out = append(out, tool.Spec.Name+"@"+tool.Spec.Version)
+	}
+	return out
+}
+
+// TestVisibility pins who sees what: the estate's shape is what the
+// transcripts and the conformance checks rely on.
+func TestVisibility(t *testing.T) {
+	tests := []struct {
+		name string
+		p    reference.Principal
+		want []string
+	}{
+		{"default principal", demo.DefaultPrincipal(), []string{"accounts.balance@1.0.0", "cards.freeze@1.0.0", "fx.rates@1.0.0", "payments.lookup@2.0.0", "payments.transfer@1.0.0"}},
+		{"payments.read only gets 1.0.0", reference.Principal{Tenant: "acme", Scopes: []string{"payments.read"}, Clearance: "internal"}, []string{"payments.lookup@1.0.0"}},
+		{"public clearance", reference.Principal{Tenant: "acme", Scopes: demo.DefaultScopes(), Clearance: "public"}, []string{"fx.rates@1.0.0"}},
+		{"tenant globex", reference.Principal{Tenant: "globex", Scopes: []string{"treasury.read"}, Clearance: "internal"}, []string{"treasury.positions@1.0.0"}},
+		{"restricted clearance", reference.Principal{Tenant: "acme", Clearance: "restricted"}, []string{"kyc.dossier@1.0.0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, visible(t, tt.p)); diff != "" {
+				t.Errorf("visible tools (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLifecycleStates(t *testing.T) {
+	r := demo.Estate()
+	for name, want := range map[string]reference.Status{"accounts.statement": reference.StatusDeprecated, "cards.block_legacy": reference.StatusRetired} {
+		v := r.Versions(name)
+		if len(v) != 1 || v[0].Status != want {
+			t.Errorf("%s: %+v, want one version %s", name, v, want)
+		}
+	}
+}
+
+// TestSeedTrace is the seed's traced call: three sorted errors and no
+// handler run.
+func TestSeedTrace(t *testing.T) {
+	r := demo.Estate()
+	p := reference.Principal{Tenant: "acme", Scopes: []string{"payments.read"}, Clearance: "confidential"}
+	_, err := r.Call(p, "payments.lookup", map[string]any{"reference": "PMT771", "include_legs": "yes", "urgent": true})
+	ce, ok := err.(*reference.CallError)
+	if !ok {
+		t.Fatalf("Call error = %v, want a *CallError", err)
+	}
+	want := []reference.ValidationError{
+		{Path: "$.include_legs", Message: "expected type boolean, got string"},
+		{Path: "$.reference", Message: `does not match pattern '^PMT-\d{3,}$'`},
+		{Path: "$.urgent", Message: "additional property is not allowed"},
+	}
+	if diff := cmp.Diff(want, ce.Errors); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	if n := len(r.CallLog()); n != 0 {
+		t.Errorf("call log has %d entries, want 0", n)
+	}
+}
+
+func TestHandlers(t *testing.T) {
+	p := demo.DefaultPrincipal()
+	tests := []struct {
+		tool    string
+		args    map[string]any
+		text    string
+		isError bool
+	}{
+		{"payments.lookup", map[string]any{"reference": "PMT-771"}, "PMT-771: HELD, 250000 AED", false},
+		{"payments.lookup", map[string]any{"reference": "PMT-999"}, "payment PMT-999 not found", true},
+		{"accounts.balance", map[string]any{"account": "ACC-1001"}, "core banking timeout: no balance for ACC-1001 within 30s", true},
+		{"fx.rates", map[string]any{"base": "EUR"}, "1 EUR = AED 3.9840, USD 1.0850", false},
+		{"cards.freeze", map[string]any{"card": "CARD-0001"}, "CARD-0001: FROZEN", false},
+	}
+	for _, tt := range tests {
+		res, err := demo.Estate().Call(p, tt.tool, tt.args)
+		if err != nil {
+			t.Errorf("%s: %v", tt.tool, err)
+			continue
+		}
+		if res.IsError != tt.isError || len(res.Content) != 1 || res.Content[0].Text != tt.text {
+			t.Errorf("%s %v: got %+v, want %q isError=%v", tt.tool, tt.args, res, tt.text, tt.isError)
+		}
+	}
+}

@@ -1,0 +1,115 @@
+package server
+
+import (
+	"encoding/json"
+	"maps"
+
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// Cache hints of the modern era (2026-07-28 server/utilities/caching).
+const (
+	// discoverTTLMs is how long a client may reuse server/discover: the
+	// server's versions and capabilities never change while it runs.
+	discoverTTLMs = 3600000
+	// listTTLMs is how long a client may reuse a tools/list page. Under
+	// --admin the list changes through the admin tools and the modern era
+	// has no unsolicited list_changed, so the hint is 0 (always stale).
+	listTTLMs = 60000
+)
+
+// supportedModern lists the versions a request's _meta may name. Legacy
+// revisions are reached through initialize, not through _meta, so they
+// are not listed.
+var supportedModern = []string{protocol.Modern}
+
+// serveModern handles a request under 2026-07-28: stateless, every request
+// carrying its own protocol version and client capabilities.
+func (s *Server) serveModern(env envelope) []byte {
+	if rpcErr := s.checkModernMeta(env.params); rpcErr != nil {
+		return errorLine(env.id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
+	}
+	var result map[string]any
+	var rpcErr *rpcError
+	switch env.method {
+	case protocol.MethodDiscover:
+		result = map[string]any{
+			"supportedVersions": supportedModern,
+			"capabilities":      map[string]any{"tools": map[string]any{}},
+			"instructions":      instructions,
+			"ttlMs":             discoverTTLMs,
+			"cacheScope":        "public",
+		}
+	case protocol.MethodToolsList:
+		result, rpcErr = s.listTools(env.params, protocol.Modern)
+		if rpcErr == nil {
+			result["ttlMs"] = listTTLMs
+			if s.opts.Admin {
+				result["ttlMs"] = 0
+			}
+			// The list is filtered by the principal's tenant, scopes and
+			// clearance: it is not the same for every caller.
+			result["cacheScope"] = "private"
+		}
+	case protocol.MethodToolsCall:
+		result, rpcErr = s.callTool(env.params, protocol.Modern)
+	default:
+		// ping, logging/setLevel and initialize do not exist in this era.
+		rpcErr = &rpcError{Code: protocol.CodeMethodNotFound, Message: "method not found: " + env.method}
+	}
+	if rpcErr != nil {
+		return errorLine(env.id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
+	}
+	out := maps.Clone(result)
+	out["resultType"] = protocol.ResultComplete
+	meta, _ := out["_meta"].(map[string]any)
+	meta = maps.Clone(meta)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta[protocol.MetaServerInfo] = s.info
+	out["_meta"] = meta
+	return resultLine(env.id, out)
+}
+
+// checkModernMeta validates the per-request protocol fields: a missing or
+// malformed field is -32602, an unsupported version -32022.
+func (s *Server) checkModernMeta(params map[string]json.RawMessage) *rpcError {
+	raw, ok := params["_meta"]
+	if !ok {
+		return invalidParams("_meta with " + protocol.MetaProtocolVersion + " and " + protocol.MetaClientCapabilities + " is required")
+	}
+	var meta map[string]json.RawMessage
+	if raw[0] != '{' || json.Unmarshal(raw, &meta) != nil {
+		return invalidParams("_meta must be an object")
+	}
+	rawVersion, ok := meta[protocol.MetaProtocolVersion]
+	if !ok {
+		return invalidParams("_meta." + protocol.MetaProtocolVersion + " is required")
+	}
+	var version string
+	if rawVersion[0] != '"' || json.Unmarshal(rawVersion, &version) != nil {
+		return invalidParams("_meta." + protocol.MetaProtocolVersion + " must be a string")
+	}
+	caps, ok := meta[protocol.MetaClientCapabilities]
+	if !ok {
+		return invalidParams("_meta." + protocol.MetaClientCapabilities + " is required")
+	}
+	if caps[0] != '{' {
+		return invalidParams("_meta." + protocol.MetaClientCapabilities + " must be an object")
+	}
+	if version != protocol.Modern {
+		return &rpcError{
+			Code:    protocol.CodeUnsupportedProtocolVersion,
+			Message: "unsupported protocol version",
+			Data:    protocol.UnsupportedVersionData{Supported: supportedModern, Requested: version},
+		}
+	}
+	if rawLevel, ok := meta[protocol.MetaLogLevel]; ok {
+		var level string
+		if json.Unmarshal(rawLevel, &level) != nil || !contains(logLevels, level) {
+			return invalidParams("_meta." + protocol.MetaLogLevel + " must be a log level")
+		}
+	}
+	return nil
+}

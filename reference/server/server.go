@@ -1,0 +1,504 @@
+// Package server is the reference MCP server: it serves a reference
+// registry over newline-delimited JSON-RPC (stdio) in both protocol eras,
+// the handshake-based legacy revisions 2024-11-05 to 2025-11-25 and the
+// stateless 2026-07-28.
+//
+// Every inbound message passes five gates, in order:
+//
+//  1. envelope validation: a message that is not a well-formed JSON-RPC
+//     request, notification or response is answered with -32700 (not JSON)
+//     or -32600 (not a request), carrying its id if one can be read and
+//     null otherwise; a malformed notification is dropped, because a
+//     notification is never answered;
+//  2. a method starting with "notifications/" is handled and never answered;
+//  3. a message without an id gets no answer;
+//  4. before the session is live (legacy), any method but initialize and
+//     ping gets -32600, unless the request carries the modern _meta;
+//  5. dispatch.
+//
+// The order of gates 2 and 3 matters: notifications/initialized has no id,
+// and a server that applied gate 3 first would never become live.
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/reference"
+	"github.com/mcpconform/mcpconform/reference/demo"
+)
+
+// DefaultPageSize is the number of tools per tools/list page when
+// Options.PageSize is not positive.
+const DefaultPageSize = 50
+
+// Options configure a Server.
+type Options struct {
+	// Principal is the identity of the connection: a stdio server runs with
+	// the credentials its host launched it with.
+	Principal reference.Principal
+	// Admin registers the registry.publish, registry.deprecate and
+	// registry.retire tools, visible to principals holding AdminScope.
+	Admin bool
+	// PageSize is the number of tools per tools/list page (default 50).
+	PageSize int
+	// Registry is the estate to serve; nil means a fresh demo estate.
+	Registry *reference.Registry
+	// Name and Version identify the server (serverInfo).
+	Name, Version string
+	// Log receives diagnostics; nil discards them. Never stdout.
+	Log io.Writer
+}
+
+// Server is one connection's MCP server. It is safe for concurrent use, but
+// messages are handled one at a time, in arrival order.
+type Server struct {
+	mu       sync.Mutex
+	opts     Options
+	reg      *reference.Registry
+	info     protocol.Implementation
+	state    state
+	revision string // negotiated legacy revision, once initialize succeeded
+	logLevel string
+
+	changed atomic.Bool // the registry reported a change since the last look
+	visible string      // fingerprint of the principal's tool list
+}
+
+type state int
+
+const (
+	stateNew          state = iota // no era chosen yet
+	stateInitializing              // initialize answered, waiting for notifications/initialized
+	stateLive                      // legacy session live
+	stateModern                    // a modern request was seen: stateless from now on
+)
+
+// New returns a server for one connection.
+func New(opts Options) *Server {
+	if opts.PageSize <= 0 {
+		opts.PageSize = DefaultPageSize
+	}
+	if opts.Name == "" {
+		opts.Name = "mcpconform-reference"
+	}
+	if opts.Version == "" {
+		opts.Version = "0.1.0"
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	reg := opts.Registry
+	if reg == nil {
+		reg = demo.Estate()
+	}
+	s := &Server{opts: opts, reg: reg, info: protocol.Implementation{Name: opts.Name, Version: opts.Version}}
+	if opts.Admin {
+		s.registerAdmin()
+	}
+	// OnChange may run with the registry's lock held: only raise a flag
+	// here and compare visible lists after the request.
+	reg.OnChange(func() {
+		s.changed.Store(true)
+	})
+	s.visible = s.fingerprint()
+	return s
+}
+
+// Serve reads newline-delimited messages from in and writes every answer to
+// out, one message per line. It returns nil when in reaches end of file.
+func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	r := bufio.NewReaderSize(in, 64*1024)
+	w := bufio.NewWriter(out)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			for _, msg := range s.HandleLine(line) {
+				w.Write(msg)
+				w.WriteByte('\n')
+			}
+			if ferr := w.Flush(); ferr != nil {
+				return fmt.Errorf("write response: %w", ferr)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read request: %w", err)
+		}
+	}
+}
+
+// HandleLine handles one inbound line and returns the outbound lines it
+// causes (responses and notifications), without trailing newlines.
+func (s *Server) HandleLine(line []byte) [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	line = bytes.TrimRight(line, "\r\n")
+	if len(bytes.TrimSpace(line)) == 0 {
+		// An empty line carries no message; answering it would put a
+		// response on the wire that no request asked for.
+		s.logf("ignored an empty line")
+		return nil
+	}
+	if !utf8.Valid(line) {
+		return [][]byte{errorLine(nil, protocol.CodeParseError, "parse error: message is not valid UTF-8", nil)}
+	}
+	if !json.Valid(line) {
+		return [][]byte{errorLine(nil, protocol.CodeParseError, "parse error: message is not valid JSON", nil)}
+	}
+	trimmed := bytes.TrimSpace(line)
+	var out [][]byte
+	if trimmed[0] == '[' {
+		out = s.handleBatch(trimmed)
+	} else if resp := s.handleMessage(trimmed); resp != nil {
+		out = append(out, resp)
+	}
+	return append(out, s.notifications()...)
+}
+
+func (s *Server) handleBatch(data []byte) [][]byte {
+	if s.state == stateNew || s.state == stateModern || s.revision != protocol.Rev20250326 {
+		return [][]byte{errorLine(nil, protocol.CodeInvalidRequest, "invalid request: batches are accepted only under protocol revision 2025-03-26", nil)}
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(data, &elems); err != nil || len(elems) == 0 {
+		return [][]byte{errorLine(nil, protocol.CodeInvalidRequest, "invalid request: a batch must be a non-empty array", nil)}
+	}
+	var responses []json.RawMessage
+	for _, e := range elems {
+		e = bytes.TrimSpace(e)
+		var resp []byte
+		if e[0] == '[' {
+			resp = errorLine(nil, protocol.CodeInvalidRequest, "invalid request: batches do not nest", nil)
+		} else {
+			resp = s.handleMessage(e)
+		}
+		if resp != nil {
+			responses = append(responses, resp)
+		}
+	}
+	if len(responses) == 0 {
+		return nil
+	}
+	b, _ := marshal(responses)
+	return [][]byte{b}
+}
+
+// envelope is a decoded message whose members keep their raw JSON.
+type envelope struct {
+	members map[string]json.RawMessage
+	id      json.RawMessage // nil when absent or unreadable
+	method  string
+	params  map[string]json.RawMessage
+}
+
+var integerID = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+
+// parseEnvelope is gate 1. It returns the decoded envelope, or a problem
+// and whether the message looked like a notification (no id member and a
+// string method), which is never answered even when malformed.
+func parseEnvelope(data []byte) (env envelope, problem string, notification bool) {
+	if data[0] != '{' {
+		return env, "a message must be a JSON object", false
+	}
+	if err := json.Unmarshal(data, &env.members); err != nil {
+		return env, "a message must be a JSON object", false
+	}
+	m := env.members
+	rawID, hasID := m["id"]
+	rawMethod, hasMethod := m["method"]
+	var method string
+	methodIsString := hasMethod && json.Unmarshal(rawMethod, &method) == nil && rawMethod[0] == '"'
+	notification = !hasID && methodIsString
+	if hasID {
+		id := bytes.TrimSpace(rawID)
+		if id[0] == '"' || integerID.Match(id) {
+			env.id = id
+		}
+	}
+	if v, ok := m["jsonrpc"]; !ok || string(bytes.TrimSpace(v)) != `"2.0"` {
+		return env, `jsonrpc must be "2.0"`, notification
+	}
+	if !hasMethod {
+		_, hasResult := m["result"]
+		_, hasError := m["error"]
+		if hasID && hasResult != hasError {
+			return env, "", false // a response: valid, but nothing to answer
+		}
+		return env, "a request needs a method", false
+	}
+	if !methodIsString {
+		return env, "method must be a string", false
+	}
+	env.method = method
+	if hasID && env.id == nil {
+		return env, "id must be a string or an integer", false
+	}
+	if p, ok := m["params"]; ok {
+		if bytes.TrimSpace(p)[0] != '{' || json.Unmarshal(p, &env.params) != nil {
+			return env, "params must be an object", notification
+		}
+	}
+	return env, "", notification
+}
+
+// handleMessage runs one message (not a batch) through the gates and
+// returns the response line, or nil.
+func (s *Server) handleMessage(data []byte) []byte {
+	env, problem, notification := parseEnvelope(data)
+	// Gate 1: envelope validation.
+	if problem != "" {
+		if notification {
+			s.logf("dropped a malformed notification: %s", problem)
+			return nil
+		}
+		return errorLine(env.id, protocol.CodeInvalidRequest, "invalid request: "+problem, nil)
+	}
+	if env.method == "" {
+		s.logf("ignored a response from the client: this server sends no requests")
+		return nil
+	}
+	// Gate 2: notifications are handled and never answered, even when they
+	// carry an id.
+	if strings.HasPrefix(env.method, protocol.NotificationPrefix) {
+		s.handleNotification(env.method)
+		return nil
+	}
+	// Gate 3: nothing to answer to.
+	if env.id == nil {
+		s.logf("dropped %s without an id", env.method)
+		return nil
+	}
+	modern := hasModernMeta(env.params)
+	switch s.state {
+	case stateNew:
+		switch {
+		case modern:
+			s.state = stateModern
+			return s.serveModern(env)
+		case env.method == protocol.MethodInitialize:
+			return s.initialize(env)
+		case env.method == protocol.MethodPing:
+			return resultLine(env.id, map[string]any{})
+		}
+		// Gate 4.
+		return errorLine(env.id, protocol.CodeInvalidRequest, "invalid request: "+env.method+" before the session is initialized", nil)
+	case stateInitializing:
+		switch env.method {
+		case protocol.MethodPing:
+			return resultLine(env.id, map[string]any{})
+		case protocol.MethodInitialize:
+			return errorLine(env.id, protocol.CodeInvalidRequest, "invalid request: initialize was already received", nil)
+		}
+		// Gate 4.
+		return errorLine(env.id, protocol.CodeInvalidRequest, "invalid request: "+env.method+" before notifications/initialized", nil)
+	case stateModern:
+		return s.serveModern(env)
+	}
+	return s.dispatchLegacy(env)
+}
+
+func (s *Server) handleNotification(method string) {
+	switch method {
+	case protocol.NotifInitialized:
+		if s.state == stateInitializing {
+			s.state = stateLive
+			s.logf("session live under %s", s.revision)
+		}
+	default:
+		s.logf("ignored notification %s", method)
+	}
+}
+
+func hasModernMeta(params map[string]json.RawMessage) bool {
+	meta, ok := params["_meta"]
+	if !ok {
+		return false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(meta, &m) != nil {
+		return false
+	}
+	_, v := m[protocol.MetaProtocolVersion]
+	_, c := m[protocol.MetaClientCapabilities]
+	return v || c
+}
+
+// initialize negotiates the legacy revision: a supported requested version
+// is echoed, anything else gets the newest legacy revision.
+func (s *Server) initialize(env envelope) []byte {
+	var version string
+	raw, ok := env.params["protocolVersion"]
+	if !ok || json.Unmarshal(raw, &version) != nil || raw[0] != '"' {
+		return errorLine(env.id, protocol.CodeInvalidParams, "invalid params: initialize needs a string protocolVersion", nil)
+	}
+	if !protocol.IsLegacy(version) {
+		version = protocol.LatestLegacy
+	}
+	s.revision = version
+	s.state = stateInitializing
+	s.logf("initialize: negotiated %s", version)
+	return resultLine(env.id, map[string]any{
+		"protocolVersion": version,
+		"capabilities": map[string]any{
+			"tools":   map[string]any{"listChanged": true},
+			"logging": map[string]any{},
+		},
+		"serverInfo":   s.info,
+		"instructions": instructions,
+	})
+}
+
+const instructions = "A demo bank estate governed by the mcpconform reference registry. Tools are versioned; read-only tools carry readOnlyHint."
+
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+func (s *Server) dispatchLegacy(env envelope) []byte {
+	switch env.method {
+	case protocol.MethodInitialize:
+		return errorLine(env.id, protocol.CodeInvalidRequest, "invalid request: initialize was already received", nil)
+	case protocol.MethodPing:
+		return resultLine(env.id, map[string]any{})
+	case protocol.MethodLoggingSetLevel:
+		var level string
+		raw, ok := env.params["level"]
+		if !ok || json.Unmarshal(raw, &level) != nil || !contains(logLevels, level) {
+			return errorLine(env.id, protocol.CodeInvalidParams, "invalid params: level must be one of "+strings.Join(logLevels, ", "), nil)
+		}
+		s.logLevel = level
+		return resultLine(env.id, map[string]any{})
+	case protocol.MethodToolsList:
+		result, rpcErr := s.listTools(env.params, s.revision)
+		if rpcErr != nil {
+			return errorLine(env.id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
+		}
+		return resultLine(env.id, result)
+	case protocol.MethodToolsCall:
+		result, rpcErr := s.callTool(env.params, s.revision)
+		if rpcErr != nil {
+			return errorLine(env.id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
+		}
+		return resultLine(env.id, result)
+	}
+	return errorLine(env.id, protocol.CodeMethodNotFound, "method not found: "+env.method, nil)
+}
+
+// notifications returns the notifications a request caused: a legacy live
+// session hears notifications/tools/list_changed when the principal's
+// visible tool list changed. The modern era has no unsolicited
+// notifications (they belong to subscriptions/listen, which this server
+// does not offer).
+func (s *Server) notifications() [][]byte {
+	if !s.changed.Swap(false) {
+		return nil
+	}
+	now := s.fingerprint()
+	if now == s.visible {
+		return nil
+	}
+	s.visible = now
+	if s.state != stateLive {
+		return nil
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": protocol.JSONRPCVersion, "method": protocol.NotifToolsListChanged})
+	return [][]byte{b}
+}
+
+// fingerprint identifies the principal's visible tools and versions.
+func (s *Server) fingerprint() string {
+	tools, err := s.reg.Discover(s.opts.Principal, false)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	var b strings.Builder
+	for _, t := range tools {
+		b.WriteString(t.Spec.Name + "@" + t.Spec.Version + "\n")
+	}
+	return b.String()
+}
+
+func (s *Server) logf(format string, args ...any) {
+	fmt.Fprintf(s.opts.Log, "mcpconform reference: "+format+"\n", args...)
+}
+
+// rpcError is a JSON-RPC error before it is put on the wire.
+type rpcError struct {
+	Code    int
+	Message string
+	Data    any
+}
+
+func invalidParams(msg string) *rpcError {
+	return &rpcError{Code: protocol.CodeInvalidParams, Message: "invalid params: " + msg}
+}
+
+func resultLine(id json.RawMessage, result any) []byte {
+	b, err := marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  any             `json:"result"`
+	}{protocol.JSONRPCVersion, id, result})
+	if err != nil {
+		return errorLine(id, protocol.CodeInternalError, "internal error: "+err.Error(), nil)
+	}
+	return b
+}
+
+// errorLine builds an error response; a nil id is written as null, the
+// JSON-RPC answer when the request's id cannot be read.
+func errorLine(id json.RawMessage, code int, message string, data any) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	type rpcErr struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    any    `json:"data,omitempty"`
+	}
+	b, err := marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   rpcErr          `json:"error"`
+	}{protocol.JSONRPCVersion, id, rpcErr{code, message, data}})
+	if err != nil {
+		panic(fmt.Sprintf("encode error response: %v", err)) // only plain values reach here
+	}
+	return b
+}
+
+// marshal encodes v compactly without HTML escaping: the wire is JSON-RPC,
+// not a web page, and "->" should read as written.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

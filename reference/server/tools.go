@@ -1,0 +1,188 @@
+package server
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"sort"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/reference"
+)
+
+// cursorPrefix marks a cursor this server issued; the rest is the name of
+// the last tool of the previous page, so a page boundary survives a change
+// of the estate between pages.
+const cursorPrefix = "after:"
+
+func encodeCursor(lastName string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + lastName))
+}
+
+func decodeCursor(c string) (string, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return "", false
+	}
+	name, ok := strings.CutPrefix(string(b), cursorPrefix)
+	if !ok || name == "" {
+		return "", false
+	}
+	return name, true
+}
+
+// listTools is tools/list: the principal's discovery, one page at a time,
+// each tool rendered for revision rev.
+func (s *Server) listTools(params map[string]json.RawMessage, rev string) (map[string]any, *rpcError) {
+	after := ""
+	if raw, ok := params["cursor"]; ok {
+		var c string
+		if raw[0] != '"' || json.Unmarshal(raw, &c) != nil {
+			return nil, invalidParams("cursor must be a string")
+		}
+		name, ok := decodeCursor(c)
+		if !ok {
+			return nil, invalidParams("invalid cursor")
+		}
+		after = name
+	}
+	tools, err := s.reg.Discover(s.opts.Principal, false)
+	if err != nil {
+		return nil, &rpcError{Code: protocol.CodeInternalError, Message: "internal error: discovery failed: " + err.Error()}
+	}
+	start := sort.Search(len(tools), func(i int) bool { return tools[i].Spec.Name > after })
+	end := min(start+s.opts.PageSize, len(tools))
+	page := make([]any, 0, end-start)
+	for _, t := range tools[start:end] {
+		page = append(page, renderTool(t, rev))
+	}
+	result := map[string]any{"tools": page}
+	if end < len(tools) {
+		result["nextCursor"] = encodeCursor(tools[end-1].Spec.Name)
+	}
+	return result, nil
+}
+
+// renderTool is ToMCP plus annotations, trimmed to the members revision rev
+// defines: title and _meta arrived in 2025-06-18, annotations in 2025-03-26.
+func renderTool(t reference.Tool, rev string) map[string]any {
+	m := reference.ToMCP(t.Spec)
+	if !protocol.AtLeast(rev, protocol.Rev20250326) {
+		delete(m, "title")
+		delete(m, "_meta")
+		return m
+	}
+	a := annotations(t.Spec.SideEffect)
+	if !protocol.AtLeast(rev, protocol.Rev20250618) {
+		if title, ok := m["title"].(string); ok && title != "" {
+			a["title"] = title
+		}
+		delete(m, "title")
+		delete(m, "_meta")
+	}
+	m["annotations"] = a
+	return m
+}
+
+// annotations derives the behavioural hints from a side effect. Clients
+// (and the conformance runner) call only tools marked readOnlyHint.
+func annotations(se reference.SideEffect) map[string]any {
+	switch se {
+	case reference.SideEffectNone:
+		return map[string]any{"readOnlyHint": true, "openWorldHint": false}
+	case reference.SideEffectIdempotentWrite:
+		return map[string]any{"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false}
+	case reference.SideEffectWrite:
+		return map[string]any{"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false}
+	}
+	// External actions, and anything unknown, get the most cautious hints.
+	return map[string]any{"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": true}
+}
+
+// callTool is tools/call under revision rev.
+func (s *Server) callTool(params map[string]json.RawMessage, rev string) (map[string]any, *rpcError) {
+	var name string
+	raw, ok := params["name"]
+	if !ok || raw[0] != '"' || json.Unmarshal(raw, &name) != nil {
+		return nil, invalidParams("tools/call needs a string name")
+	}
+	args := any(map[string]any{})
+	if raw, ok := params["arguments"]; ok {
+		if raw[0] != '{' {
+			return nil, invalidParams("arguments must be an object")
+		}
+		v, err := reference.DecodeJSON(raw)
+		if err != nil {
+			return nil, invalidParams("arguments: " + err.Error())
+		}
+		args = v
+	}
+	res, err := s.reg.Call(s.opts.Principal, name, args)
+	if op, ok := res.Structured.(*adminOp); ok && err == nil {
+		// An admin tool's handler only hands back its arguments; the
+		// registry is changed here, outside the registry's own call.
+		res = s.runAdmin(op)
+	}
+	var ce *reference.CallError
+	if errors.As(err, &ce) {
+		switch {
+		case ce.Kind == "invalid_arguments" && !protocol.AtLeast(rev, protocol.Rev20251125):
+			// Up to 2025-06-18 invalid arguments are a protocol error.
+			return nil, &rpcError{Code: protocol.CodeInvalidParams, Message: "invalid params: arguments do not match the input schema of " + name, Data: map[string]any{"errors": errorList(ce.Errors)}}
+		case ce.Kind == "invalid_arguments":
+			// From 2025-11-25 they are a tool execution error the model
+			// can correct.
+			return renderResult(reference.CallResult{
+				Content:    []protocol.Content{protocol.TextContent(invalidArgumentsText(name, ce.Errors))},
+				Structured: map[string]any{"errors": errorList(ce.Errors)},
+				IsError:    true,
+			}, rev), nil
+		}
+		// Unknown and hidden tools: the registry's message alone, so the
+		// two cases are identical apart from the name.
+		return nil, &rpcError{Code: protocol.CodeInvalidParams, Message: ce.Message}
+	}
+	if err != nil {
+		return nil, &rpcError{Code: protocol.CodeInternalError, Message: "internal error: " + err.Error()}
+	}
+	return renderResult(res, rev), nil
+}
+
+func invalidArgumentsText(name string, errs []reference.ValidationError) string {
+	var b strings.Builder
+	b.WriteString("invalid arguments for " + name + ":")
+	for _, e := range errs {
+		b.WriteString("\n" + e.String())
+	}
+	return b.String()
+}
+
+func errorList(errs []reference.ValidationError) []any {
+	out := make([]any, len(errs))
+	for i, e := range errs {
+		out[i] = map[string]any{"path": e.Path, "message": e.Message}
+	}
+	return out
+}
+
+// renderResult renders a call result for revision rev: structuredContent
+// exists from 2025-06-18, where it must be an object; the modern era
+// allows any JSON value.
+func renderResult(r reference.CallResult, rev string) map[string]any {
+	content := make([]any, 0, len(r.Content))
+	for _, c := range r.Content {
+		if c.Type == "text" {
+			content = append(content, map[string]any{"type": "text", "text": c.Text})
+			continue
+		}
+		content = append(content, c)
+	}
+	out := map[string]any{"content": content, "isError": r.IsError}
+	if r.Structured != nil && protocol.AtLeast(rev, protocol.Rev20250618) {
+		if _, isObject := r.Structured.(map[string]any); isObject || rev == protocol.Modern {
+			out["structuredContent"] = r.Structured
+		}
+	}
+	return out
+}

@@ -1,0 +1,202 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/runner"
+	"github.com/mcpconform/mcpconform/vectors"
+	"github.com/mcpconform/mcpconform/vectors/transcript"
+)
+
+// binary is the mcpconform command, built once by TestMain, so that the
+// transcripts run against the real stdio server.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcpconform-server-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "mcpconform")
+	build := exec.Command("go", "build", "-o", binary, "github.com/mcpconform/mcpconform/cmd/mcpconform")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "build mcpconform: %v\n", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// minTranscripts is the number of transcripts the issue asks for.
+const minTranscripts = 60
+
+// received is one line the server sent during a transcript run, with what
+// the schema test needs to pick its definition.
+type received struct {
+	transcript string
+	revision   string
+	raw        []byte
+	methods    map[string]string // method of each request sent so far, by id key
+}
+
+// recorder wraps a runner process and keeps every inbound line and the
+// method of every request sent, by id.
+type recorder struct {
+	p        *runner.Process
+	t        *transcript.Transcript
+	methods  map[string]string
+	received []received
+}
+
+func (r *recorder) SendRaw(line []byte) error {
+	var one map[string]json.RawMessage
+	var many []map[string]json.RawMessage
+	if json.Unmarshal(line, &one) == nil {
+		many = append(many, one)
+	} else {
+		json.Unmarshal(line, &many)
+	}
+	for _, m := range many {
+		var method string
+		if json.Unmarshal(m["method"], &method) == nil && m["id"] != nil {
+			r.methods[protocol.IDKey(m["id"])] = method
+		}
+	}
+	return r.p.SendRaw(line)
+}
+
+func (r *recorder) keep(rc runner.Received) {
+	methods := make(map[string]string, len(r.methods))
+	for k, v := range r.methods {
+		methods[k] = v
+	}
+	r.received = append(r.received, received{
+		transcript: r.t.ID, revision: r.t.Revision,
+		raw: append([]byte(nil), rc.Raw...), methods: methods,
+	})
+}
+
+func (r *recorder) Next(ctx context.Context, timeout time.Duration) (runner.Received, error) {
+	rc, err := r.p.Next(ctx, timeout)
+	if err == nil {
+		r.keep(rc)
+	}
+	return rc, err
+}
+
+func (r *recorder) Close(ctx context.Context) runner.Exit {
+	e := r.p.Close(ctx)
+	for _, rc := range e.Remaining {
+		r.keep(rc)
+	}
+	return e
+}
+
+// runResult is the outcome of one transcript.
+type runResult struct {
+	t        *transcript.Transcript
+	err      error
+	received []received
+}
+
+var (
+	runOnce sync.Once
+	results []runResult
+	loadErr error
+)
+
+// runAll runs every embedded transcript once per test binary; the
+// transcript test and the schema test share the results.
+func runAll(t *testing.T) []runResult {
+	t.Helper()
+	runOnce.Do(func() {
+		ts, err := transcript.LoadDir(vectors.FS, "transcripts")
+		if err != nil {
+			loadErr = err
+			return
+		}
+		results = make([]runResult, len(ts))
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 4)
+		for i, tr := range ts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				results[i] = runOne(tr)
+			}()
+		}
+		wg.Wait()
+	})
+	if loadErr != nil {
+		t.Fatal(loadErr)
+	}
+	return results
+}
+
+func runOne(tr *transcript.Transcript) runResult {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := append([]string{binary, "reference"}, tr.Args...)
+	p, err := runner.Start(ctx, runner.Config{
+		Command: cmd,
+		// Generous bounds: a loaded CI machine must not turn into failures;
+		// a healthy run never waits for them.
+		StartTimeout:   30 * time.Second,
+		RequestTimeout: 20 * time.Second,
+	})
+	if err != nil {
+		return runResult{t: tr, err: fmt.Errorf("start %s: %w", strings.Join(cmd, " "), err)}
+	}
+	rec := &recorder{p: p, t: tr, methods: map[string]string{}}
+	err = transcript.Run(ctx, tr, rec)
+	rec.Close(ctx) // idempotent; collects anything left
+	if err != nil {
+		err = fmt.Errorf("%w\nstderr:\n%s", err, p.StderrTail())
+	}
+	return runResult{t: tr, err: err, received: rec.received}
+}
+
+func TestTranscripts(t *testing.T) {
+	res := runAll(t)
+	if len(res) < minTranscripts {
+		t.Errorf("%d transcripts, want at least %d", len(res), minTranscripts)
+	}
+	for _, r := range res {
+		t.Run(r.t.ID, func(t *testing.T) {
+			if r.err != nil {
+				t.Error(r.err)
+			}
+		})
+	}
+}
+
+// TestTranscriptsCoverEveryRevision guards the spread of the vectors: each
+// revision and both applicabilities appear.
+func TestTranscriptsCoverEveryRevision(t *testing.T) {
+	count := map[string]int{}
+	for _, r := range runAll(t) {
+		count[r.t.Revision]++
+		count["applies:"+r.t.Applies]++
+	}
+	for _, want := range append(append([]string{}, protocol.AllRevisions...), "applies:any", "applies:demo") {
+		if count[want] == 0 {
+			t.Errorf("no transcript for %s", want)
+		}
+	}
+}
