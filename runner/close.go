@@ -1,0 +1,240 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// reapBound bounds the wait for the kernel to report a SIGKILLed process.
+const reapBound = 10 * time.Second
+
+// Close shuts the server down as the specification recommends for stdio.
+// It lets the server answer the requests sent with Send and not yet answered
+// (for at most Config.ShutdownGrace), closes the server's stdin, waits up to
+// Config.ShutdownGrace for the process to exit, then sends SIGTERM to the
+// process group and waits up to Config.KillGrace, then sends SIGKILL. When
+// ctx is done the waits are cut short and the group is killed at once, so
+// pass a fresh context to give the server its graces. Whatever the
+// escalation, any member of the process group still alive afterwards (a
+// grandchild) is killed, so nothing the server started survives Close.
+//
+// Output that arrived and was not consumed is returned in Exit.Remaining.
+// Close is idempotent and safe after a crash or a flood: later calls return
+// the same Exit.
+func (p *Process) Close(ctx context.Context) Exit {
+	p.closeOnce.Do(func() { p.shutdown(ctx) })
+	<-p.closeDone
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e := p.exit
+	e.Remaining = append([]Received(nil), e.Remaining...)
+	return e
+}
+
+func (p *Process) shutdown(ctx context.Context) {
+	defer close(p.closeDone)
+
+	p.awaitOutstanding(ctx)
+	p.mu.Lock()
+	p.stdinClosed = true
+	p.noteLocked("closing stdin")
+	p.mu.Unlock()
+	// Closing the file also unblocks a SendRaw stuck on a full pipe.
+	p.stdin.Close()
+
+	escalation := "eof"
+	if !p.waitExit(ctx, p.cfg.ShutdownGrace) {
+		escalation = "sigterm"
+		p.note(fmt.Sprintf("process still running %v after stdin closed: sending SIGTERM to the group", p.cfg.ShutdownGrace))
+		p.signalGroup(syscall.SIGTERM)
+		if !p.waitExit(ctx, p.cfg.KillGrace) {
+			escalation = "sigkill"
+			p.note(fmt.Sprintf("process still running %v after SIGTERM: sending SIGKILL to the group", p.cfg.KillGrace))
+			p.signalGroup(syscall.SIGKILL)
+			p.waitExit(context.Background(), reapBound)
+		}
+	}
+	// The leader is gone; grandchildren may not be.
+	if p.groupAlive() {
+		p.note("killing the remaining members of the process group")
+		p.signalGroup(syscall.SIGKILL)
+		if !p.waitGroupGone(reapBound) {
+			p.note("members of the process group are still alive after SIGKILL")
+		}
+	}
+
+	// Let the reader drain what the server wrote; if something outside the
+	// group still holds the pipes, stop reading anyway.
+	p.waitBounded(p.readerDone, drainGrace)
+	p.waitBounded(p.stderrDone, drainGrace/4)
+	p.stdout.Close()
+	p.stderrR.Close()
+	<-p.readerDone
+	<-p.stderrDone
+	p.waitBounded(p.deadDone, 2*drainGrace)
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.escalation != "" {
+		escalation = p.escalation // flood protection or ctx already killed it
+	}
+	e := Exit{Code: -1, Escalation: escalation, Err: p.fatal}
+	if p.state != nil {
+		e.Code = p.state.ExitCode()
+		if ws, ok := p.state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			e.Signal = signalName(ws.Signal())
+		}
+	}
+	e.Remaining = p.queue
+	p.queue = nil
+	p.queueBytes = 0
+	p.closing = true
+	if p.dead == nil {
+		p.dead = p.deadErrorLocked()
+	}
+	p.noteLocked(fmt.Sprintf("closed: escalation %s, %s", e.Escalation, describeState(p.state)))
+	p.exit = e
+	p.broadcastLocked()
+}
+
+// awaitOutstanding lets the server answer the requests sent and not yet
+// answered (pipelined, not yet awaited) before its stdin closes, for at most
+// ShutdownGrace: a correct client reads all outstanding answers first. The
+// answers land in Exit.Remaining. Requests whose Await gave up do not count.
+func (p *Process) awaitOutstanding(ctx context.Context) {
+	t := time.NewTimer(p.cfg.ShutdownGrace)
+	defer t.Stop()
+	noted := false
+	for {
+		p.mu.Lock()
+		n := len(p.outstanding)
+		if n == 0 || p.dead != nil || p.fatal != nil {
+			p.mu.Unlock()
+			return
+		}
+		if !noted {
+			p.noteLocked(fmt.Sprintf("waiting for %d outstanding responses before closing stdin", n))
+			noted = true
+		}
+		changed := p.changed
+		p.mu.Unlock()
+		select {
+		case <-changed:
+		case <-t.C:
+			p.note("outstanding responses did not arrive")
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// waitExit waits up to d (and not beyond ctx) for the process to exit and
+// reports whether it did.
+func (p *Process) waitExit(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.waitDone:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	select {
+	case <-p.waitDone:
+		return true
+	default:
+		return false
+	}
+}
+
+// waitGroupGone polls until no live member of the process group is left, or d
+// has passed. A killed process is gone once it is a zombie: its parent, or an
+// init that may never reap it, owns it then.
+func (p *Process) waitGroupGone(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if !p.groupAlive() || !groupHasLiveMember(p.pid) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// groupHasLiveMember reports whether a process that is not a zombie belongs
+// to process group pgid, by scanning /proc. Without /proc it answers true, so
+// the caller falls back to signal 0 alone.
+func groupHasLiveMember(pgid int) bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return true
+	}
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // gone meanwhile
+		}
+		state, group, ok := parseStat(stat)
+		if ok && group == pgid && state != 'Z' && state != 'X' {
+			return true
+		}
+	}
+	return false
+}
+
+// parseStat extracts the state and the process group from /proc/PID/stat:
+// "pid (comm) state ppid pgrp ...", where comm may contain spaces and
+// parentheses.
+func parseStat(stat []byte) (state byte, pgrp int, ok bool) {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	fields := strings.Fields(string(stat[i+1:]))
+	if len(fields) < 3 || len(fields[0]) != 1 {
+		return 0, 0, false
+	}
+	pgrp, err := strconv.Atoi(fields[2])
+	if err != nil {
+		return 0, 0, false
+	}
+	return fields[0][0], pgrp, true
+}
+
+// describeState says how a process ended.
+func describeState(s *os.ProcessState) string {
+	if s == nil {
+		return "exit status unknown"
+	}
+	if ws, ok := s.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return "killed by " + signalName(ws.Signal())
+	}
+	return fmt.Sprintf("exit status %d", s.ExitCode())
+}
+
+// signalName returns the conventional name of a signal, such as "SIGTERM".
+func signalName(sig syscall.Signal) string {
+	names := map[syscall.Signal]string{
+		syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT",
+		syscall.SIGILL: "SIGILL", syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS",
+		syscall.SIGFPE: "SIGFPE", syscall.SIGKILL: "SIGKILL", syscall.SIGSEGV: "SIGSEGV",
+		syscall.SIGPIPE: "SIGPIPE", syscall.SIGALRM: "SIGALRM", syscall.SIGTERM: "SIGTERM",
+		syscall.SIGUSR1: "SIGUSR1", syscall.SIGUSR2: "SIGUSR2",
+	}
+	if n, ok := names[sig]; ok {
+		return n
+	}
+	return fmt.Sprintf("signal %d", int(sig))
+}

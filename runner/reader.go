@@ -1,0 +1,215 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// keptHead is how much of an over-long line is kept as evidence.
+const keptHead = 256
+
+// readStdout splits the server's stdout into lines and queues them. A line
+// longer than MaxLineBytes is skipped fragment by fragment, so memory stays
+// bounded by MaxLineBytes whatever the server writes.
+func (p *Process) readStdout() {
+	defer close(p.readerDone)
+	br := bufio.NewReaderSize(p.stdout, 64<<10)
+	limit := p.cfg.MaxLineBytes
+	var line []byte
+	for {
+		line = line[:0]
+		total := 0
+		tooLong := false
+		var err error
+		for {
+			var frag []byte
+			frag, err = br.ReadSlice('\n')
+			total += len(frag)
+			if !tooLong {
+				content := len(line) + len(frag)
+				if len(frag) > 0 && frag[len(frag)-1] == '\n' {
+					content-- // the newline does not count
+				}
+				if content > limit {
+					tooLong = true
+					line = append(line, frag[:min(len(frag), max(0, keptHead-len(line)))]...)
+					if len(line) > keptHead {
+						line = line[:keptHead]
+					}
+				} else {
+					line = append(line, frag...)
+				}
+			}
+			if err != bufio.ErrBufferFull {
+				break
+			}
+		}
+		if total > 0 {
+			newline := err == nil
+			if tooLong {
+				size := total
+				if newline {
+					size--
+				}
+				head := bytes.TrimSuffix(line, []byte("\n"))
+				p.deliverTooLong(head, size)
+			} else {
+				if !newline {
+					p.note("last line ended without a newline")
+				}
+				p.deliver(bytes.TrimSuffix(line, []byte("\n")))
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				p.note("reading stdout: " + err.Error())
+			}
+			p.note("stdout closed")
+			p.mu.Lock()
+			p.broadcastLocked()
+			p.mu.Unlock()
+			return
+		}
+	}
+}
+
+// deliverTooLong records a discarded over-long line.
+func (p *Process) deliverTooLong(head []byte, size int) {
+	raw := append([]byte(nil), head...)
+	problem := fmt.Errorf("%w: %d bytes, limit %d", ErrLineTooLong, size, p.cfg.MaxLineBytes)
+	p.mu.Lock()
+	p.recordLocked("recv", []byte(fmt.Sprintf("%s… [line of %d bytes discarded]", raw, size)))
+	p.enqueueLocked(Received{Raw: raw, Problem: problem})
+	p.mu.Unlock()
+}
+
+// deliver classifies one complete line and queues it.
+func (p *Process) deliver(line []byte) {
+	raw := append([]byte(nil), line...)
+	r := classify(raw)
+	p.mu.Lock()
+	p.recordLocked("recv", raw)
+	if r.Problem != nil {
+		p.noteLocked("problem: " + r.Problem.Error())
+	}
+	if r.Msg != nil && r.Msg.Method == "" && r.Msg.ID != nil {
+		delete(p.outstanding, r.Msg.IDKey())
+	}
+	if r.Msg != nil && r.Msg.Kind() == protocol.KindNotification && len(p.notifs) < maxNotifications {
+		p.notifs = append(p.notifs, r.Msg)
+	}
+	p.enqueueLocked(r)
+	p.mu.Unlock()
+}
+
+// enqueueLocked queues r unless the server is flooding; crossing a limit
+// kills the process group.
+func (p *Process) enqueueLocked(r Received) {
+	p.gotLine = true
+	if p.fatal != nil {
+		return // the group is being killed: ignore the rest of the output
+	}
+	p.queue = append(p.queue, r)
+	p.queueBytes += len(r.Raw)
+	switch {
+	case len(p.queue) > p.cfg.MaxPending:
+		p.fatal = fmt.Errorf("%w: more than %d unconsumed messages", ErrFlood, p.cfg.MaxPending)
+	case p.queueBytes > p.cfg.MaxBufferedBytes:
+		p.fatal = fmt.Errorf("%w: more than %d bytes of unconsumed messages", ErrFlood, p.cfg.MaxBufferedBytes)
+	}
+	if p.fatal != nil {
+		p.escalation = "sigkill"
+		p.noteLocked("killing process group: " + p.fatal.Error())
+		p.signalGroup(syscall.SIGKILL)
+	}
+	p.broadcastLocked()
+}
+
+// classify decodes one line (without its newline).
+func classify(raw []byte) Received {
+	r := Received{Raw: raw}
+	trimmed := bytes.TrimSpace(raw)
+	if !utf8.Valid(raw) {
+		r.Problem = ErrInvalidUTF8
+		// Decode anyway so that a response can still be matched by id.
+		if m, err := protocol.ParseMessage(trimmed); err == nil && len(trimmed) > 0 && trimmed[0] == '{' {
+			r.Msg = m
+		}
+		return r
+	}
+	if len(trimmed) == 0 {
+		r.Problem = fmt.Errorf("%w: empty line", ErrNotJSON)
+		return r
+	}
+	if !json.Valid(trimmed) {
+		r.Problem = fmt.Errorf("%w: %s", ErrNotJSON, quoteHead(trimmed))
+		return r
+	}
+	switch trimmed[0] {
+	case '[':
+		return r // a batch: delivered whole
+	case '{':
+	default:
+		r.Problem = fmt.Errorf("%w: a JSON %s, not an object", ErrNotMessage, jsonKind(trimmed[0]))
+		return r
+	}
+	m, err := protocol.ParseMessage(trimmed)
+	if err != nil {
+		// Valid JSON whose members have the wrong types, e.g. "method": 1.
+		r.Problem = fmt.Errorf("%w: %v", ErrNotMessage, err)
+		return r
+	}
+	r.Msg = m
+	if m.Kind() == protocol.KindInvalid {
+		r.Problem = fmt.Errorf("%w: neither a request, a notification nor a response", ErrNotMessage)
+	}
+	return r
+}
+
+func jsonKind(first byte) string {
+	switch first {
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// quoteHead quotes the start of b for an error message.
+func quoteHead(b []byte) string {
+	if len(b) > 80 {
+		return fmt.Sprintf("%q…", b[:80])
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+// readStderr keeps the tail of the server's stderr.
+func (p *Process) readStderr() {
+	defer close(p.stderrDone)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := p.stderrR.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			p.stderrBuf = append(p.stderrBuf, buf[:n]...)
+			if keep := p.cfg.StderrTail; len(p.stderrBuf) > 2*keep {
+				p.stderrBuf = append(p.stderrBuf[:0], p.stderrBuf[len(p.stderrBuf)-keep:]...)
+			}
+			p.mu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}

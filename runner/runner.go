@@ -1,0 +1,727 @@
+// Package runner drives a candidate MCP server over the stdio transport: it
+// starts the command in its own process group, exchanges newline-delimited
+// JSON-RPC messages with it, matches responses to requests by id, keeps a
+// transcript of every line, and shuts the whole process group down the way
+// the specification describes (close stdin, wait, SIGTERM, SIGKILL).
+//
+// The runner is written for hostile servers. Every blocking call is bounded by
+// its context and by a timeout; a server that hangs, crashes, floods stdout,
+// prints a banner, writes an enormous line or invalid UTF-8, or ignores the
+// end of its input produces an error value (ErrTimeout, ErrExited, ErrFlood,
+// or a Received with a Problem), never a hang or a crash of the caller.
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// Errors reported by the runner; test for them with errors.Is.
+var (
+	// ErrTimeout means the server did not answer (or read its input) in time.
+	ErrTimeout = errors.New("timeout")
+	// ErrExited means the server process exited or closed its stdout, so no
+	// further message can arrive.
+	ErrExited = errors.New("server exited")
+	// ErrFlood means the server wrote more unconsumed output than the limits
+	// allow; the runner killed its process group.
+	ErrFlood = errors.New("server flooded stdout")
+	// ErrLineTooLong is the Problem of a line longer than Config.MaxLineBytes.
+	ErrLineTooLong = errors.New("line too long")
+	// ErrInvalidUTF8 is the Problem of a line that is not valid UTF-8.
+	ErrInvalidUTF8 = errors.New("invalid UTF-8")
+	// ErrNotJSON is the Problem of a line that is not JSON, such as a banner.
+	ErrNotJSON = errors.New("not JSON")
+	// ErrNotMessage is the Problem of a JSON line that is not a JSON-RPC
+	// message object: a scalar, or an object that is neither a request, a
+	// notification nor a response.
+	ErrNotMessage = errors.New("not a JSON-RPC message")
+	// ErrClosed is returned by calls made after Close.
+	ErrClosed = errors.New("runner: process closed")
+)
+
+// Defaults applied by Start to zero fields of Config.
+const (
+	DefaultStartTimeout     = 10 * time.Second
+	DefaultRequestTimeout   = 5 * time.Second
+	DefaultMaxLineBytes     = 4 << 20
+	DefaultMaxPending       = 10000
+	DefaultMaxBufferedBytes = 64 << 20
+	DefaultStderrTail       = 8 << 10
+	DefaultShutdownGrace    = 2 * time.Second
+	DefaultKillGrace        = 2 * time.Second
+)
+
+// maxTranscriptText bounds the text stored for one transcript line; longer
+// lines keep their head and a note of their full size.
+const maxTranscriptText = 64 << 10
+
+// maxTranscriptBytes bounds the whole transcript's text so that a server that
+// talks forever cannot exhaust memory through it.
+const maxTranscriptBytes = 32 << 20
+
+// maxNotifications bounds the list returned by Notifications.
+const maxNotifications = 10000
+
+// drainGrace bounds how long the runner waits, after the process exits or
+// stdout closes, for the other of the two to happen (a grandchild may keep
+// stdout open, a server may close stdout and linger).
+const drainGrace = 2 * time.Second
+
+// Config says what to run and how patient to be. Zero fields take defaults.
+type Config struct {
+	Command []string // program and arguments; required
+	Env     []string // appended to os.Environ()
+	Dir     string   // working directory; empty = current
+
+	// StartTimeout bounds process start and the first answer: until the
+	// server has written its first line, the first wait (and any running
+	// alongside it) uses the larger of StartTimeout and RequestTimeout.
+	// Default 10s.
+	StartTimeout time.Duration
+	// RequestTimeout bounds each wait for a response and each write to the
+	// server's stdin. Default 5s.
+	RequestTimeout time.Duration
+	// MaxLineBytes is the longest line accepted; a longer line is discarded
+	// without being buffered and recorded with Problem ErrLineTooLong.
+	// Default 4 MiB.
+	MaxLineBytes int
+	// MaxPending is the number of unconsumed inbound items beyond which the
+	// server is flooding: ErrFlood, process group killed. Default 10000.
+	MaxPending int
+	// MaxBufferedBytes bounds the bytes held by unconsumed inbound items, with
+	// the same consequence as MaxPending. Default 64 MiB.
+	MaxBufferedBytes int
+	// StderrTail is how many trailing bytes of stderr are kept. Default 8 KiB.
+	StderrTail int
+	// ShutdownGrace is how long Close waits for the server to exit after
+	// closing its stdin before sending SIGTERM. Default 2s.
+	ShutdownGrace time.Duration
+	// KillGrace is how long Close waits after SIGTERM before SIGKILL.
+	// Default 2s.
+	KillGrace time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.StartTimeout <= 0 {
+		c.StartTimeout = DefaultStartTimeout
+	}
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = DefaultRequestTimeout
+	}
+	if c.MaxLineBytes <= 0 {
+		c.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if c.MaxPending <= 0 {
+		c.MaxPending = DefaultMaxPending
+	}
+	if c.MaxBufferedBytes <= 0 {
+		c.MaxBufferedBytes = DefaultMaxBufferedBytes
+	}
+	if c.StderrTail <= 0 {
+		c.StderrTail = DefaultStderrTail
+	}
+	if c.ShutdownGrace <= 0 {
+		c.ShutdownGrace = DefaultShutdownGrace
+	}
+	if c.KillGrace <= 0 {
+		c.KillGrace = DefaultKillGrace
+	}
+	return c
+}
+
+// Received is one inbound line. Problem is nil when the line is a
+// well-formed JSON-RPC message (then Msg is set) or a JSON array, that is a
+// batch (then Msg is nil and Raw holds the array; see IsBatch). Otherwise
+// Problem says what is wrong, wrapping ErrLineTooLong, ErrInvalidUTF8,
+// ErrNotJSON or ErrNotMessage, and Msg is still set when the line decoded as
+// a JSON object, so that checks can show it.
+//
+// Raw is the line without its newline; for a line that was too long it holds
+// only the line's head.
+type Received struct {
+	Msg     *protocol.Message
+	Raw     []byte
+	Problem error
+}
+
+// IsBatch reports whether r is a well-formed JSON array (a batch).
+func (r Received) IsBatch() bool {
+	return r.Problem == nil && r.Msg == nil && len(r.Raw) > 0
+}
+
+// Exit is how the process ended, as reported by Close.
+type Exit struct {
+	Code       int    // exit status; -1 when killed by a signal or unknown
+	Signal     string // "SIGTERM", "SIGKILL", ... when killed by a signal
+	Escalation string // "eof": no signal was needed; "sigterm" or "sigkill": the last signal Close (or flood protection) sent
+	Remaining  []Received
+	Err        error // why the runner ended the process early (ErrFlood, a context error), or nil
+}
+
+// TranscriptLine is one entry of the transcript: a line sent ("send") or
+// received ("recv"), or a runner event ("note").
+type TranscriptLine struct {
+	Dir  string        `json:"dir"`
+	At   time.Duration `json:"at"`
+	Text string        `json:"text"`
+}
+
+// Process is a running server. Its methods are safe for concurrent use.
+type Process struct {
+	cfg   Config
+	cmd   *exec.Cmd
+	pid   int
+	start time.Time
+
+	stdin   *os.File // write end of the server's stdin
+	stdout  *os.File // read end of the server's stdout
+	stderrR *os.File // read end of the server's stderr
+
+	writeMu sync.Mutex // serialises writes to stdin
+
+	readerDone chan struct{} // stdout reader finished
+	stderrDone chan struct{} // stderr reader finished
+	waitDone   chan struct{} // cmd.Wait returned
+	deadDone   chan struct{} // dead is set
+	closeDone  chan struct{} // Close finished
+	closeOnce  sync.Once
+
+	mu          sync.Mutex
+	changed     chan struct{} // closed and replaced on every state change
+	queue       []Received    // unconsumed inbound items, arrival order
+	queueBytes  int
+	gotLine     bool // the server has written a line
+	startOver   bool // a wait with the start-up allowance has ended
+	notifs      []*protocol.Message
+	transcript  []TranscriptLine
+	transBytes  int
+	transFull   bool
+	usedIDs     map[string]bool
+	outstanding map[string]bool // ids of requests sent with Send whose response has not arrived
+	nextID      int64
+	fatal       error // ErrFlood or a context error: the runner killed the group
+	dead        error // wraps ErrExited: no further message can arrive
+	state       *os.ProcessState
+	escalation  string
+	stdinClosed bool
+	closing     bool
+	exit        Exit
+	stderrBuf   []byte
+}
+
+// Start starts cfg.Command in a new process group with pipes on its standard
+// streams. As with exec.CommandContext, the whole process group is killed
+// when ctx is done; Close must still be called to reap it.
+func Start(ctx context.Context, cfg Config) (*Process, error) {
+	if len(cfg.Command) == 0 {
+		return nil, errors.New("runner: empty command")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("runner: start %s: %w", cfg.Command[0], err)
+	}
+	cfg = cfg.withDefaults()
+	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
+	cmd.Env = append(os.Environ(), cfg.Env...)
+	cmd.Dir = cfg.Dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+
+	// Plain os.Pipe pairs rather than cmd.StdoutPipe: the runner reads
+	// stdout until EOF on its own schedule, which may outlive cmd.Wait (a
+	// grandchild can hold the pipe), and the stdin end supports write
+	// deadlines.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("runner: stdin pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, fmt.Errorf("runner: stdout pipe: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, fmt.Errorf("runner: stderr pipe: %w", err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		closeAll(inR, inW, outR, outW, errR, errW)
+		return nil, fmt.Errorf("runner: start %s: %w", cfg.Command[0], err)
+	}
+	closeAll(inR, outW, errW) // the child holds its own copies
+
+	p := &Process{
+		cfg:         cfg,
+		cmd:         cmd,
+		pid:         cmd.Process.Pid,
+		start:       start,
+		stdin:       inW,
+		stdout:      outR,
+		stderrR:     errR,
+		readerDone:  make(chan struct{}),
+		stderrDone:  make(chan struct{}),
+		waitDone:    make(chan struct{}),
+		deadDone:    make(chan struct{}),
+		closeDone:   make(chan struct{}),
+		changed:     make(chan struct{}),
+		usedIDs:     make(map[string]bool),
+		outstanding: make(map[string]bool),
+	}
+	p.note(fmt.Sprintf("started pid %d: %q", p.pid, cfg.Command))
+	go p.readStdout()
+	go p.readStderr()
+	go p.wait()
+	go p.monitor(ctx)
+	return p, nil
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// Pid returns the process id of the server, which is also its process group
+// id.
+func (p *Process) Pid() int { return p.pid }
+
+// Config returns the configuration in effect, defaults applied.
+func (p *Process) Config() Config { return p.cfg }
+
+// wait reaps the process.
+func (p *Process) wait() {
+	// The exit status is in ProcessState; Wait's error only restates it.
+	_ = p.cmd.Wait()
+	p.mu.Lock()
+	p.state = p.cmd.ProcessState
+	p.noteLocked("process exited: " + describeState(p.state))
+	p.broadcastLocked()
+	p.mu.Unlock()
+	close(p.waitDone)
+}
+
+// monitor marks the process dead once it has exited or closed stdout (and the
+// other has followed, or drainGrace has passed), and kills the group when ctx
+// is done.
+func (p *Process) monitor(ctx context.Context) {
+	select {
+	case <-p.readerDone:
+		p.waitBounded(p.waitDone, drainGrace)
+	case <-p.waitDone:
+		// Output the server wrote before exiting may still be in the pipe.
+		p.waitBounded(p.readerDone, drainGrace)
+	case <-ctx.Done():
+		p.kill(fmt.Errorf("runner: %w", ctx.Err()))
+		<-p.waitDone
+		p.waitBounded(p.readerDone, drainGrace)
+	}
+	p.waitBounded(p.stderrDone, drainGrace/4)
+	p.mu.Lock()
+	p.dead = p.deadErrorLocked()
+	p.broadcastLocked()
+	p.mu.Unlock()
+	close(p.deadDone)
+
+	// Keep honouring ctx while the process lives on after closing stdout.
+	select {
+	case <-p.waitDone:
+	case <-ctx.Done():
+		p.kill(fmt.Errorf("runner: %w", ctx.Err()))
+	case <-p.closeDone:
+	}
+}
+
+func (p *Process) waitBounded(ch <-chan struct{}, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	}
+}
+
+// deadErrorLocked builds the ErrExited error with the exit status and the
+// stderr tail.
+func (p *Process) deadErrorLocked() error {
+	var what string
+	if p.state != nil {
+		what = describeState(p.state)
+	} else {
+		what = "stdout closed while the process is still running"
+	}
+	tail := p.stderrTailLocked()
+	if len(tail) > 2048 {
+		tail = "…" + tail[len(tail)-2048:]
+	}
+	if tail != "" {
+		tail = "stderr tail:\n" + tail
+	} else {
+		tail = "stderr empty"
+	}
+	if p.fatal != nil {
+		// Wrap the cause too: errors.Is(err, ErrFlood) holds after a flood.
+		return fmt.Errorf("%w: %s (%w); %s", ErrExited, what, p.fatal, tail)
+	}
+	return fmt.Errorf("%w: %s; %s", ErrExited, what, tail)
+}
+
+// kill sends SIGKILL to the whole process group and records why.
+func (p *Process) kill(why error) {
+	p.mu.Lock()
+	if p.state != nil {
+		// The server already exited on its own: kill what it left behind
+		// without calling it an escalation.
+		p.mu.Unlock()
+		p.signalGroup(syscall.SIGKILL)
+		return
+	}
+	if p.fatal == nil {
+		p.fatal = why
+	}
+	p.escalation = "sigkill"
+	p.noteLocked("killing process group: " + why.Error())
+	p.broadcastLocked()
+	p.mu.Unlock()
+	p.signalGroup(syscall.SIGKILL)
+}
+
+// signalGroup sends sig to the process group; a group that no longer exists
+// is not an error.
+func (p *Process) signalGroup(sig syscall.Signal) bool {
+	return syscall.Kill(-p.pid, sig) == nil
+}
+
+// groupAlive reports whether any process of the group still exists.
+func (p *Process) groupAlive() bool {
+	return syscall.Kill(-p.pid, 0) == nil
+}
+
+func (p *Process) broadcastLocked() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// elapsed is the time since start, for transcript lines.
+func (p *Process) elapsed() time.Duration { return time.Since(p.start) }
+
+func (p *Process) note(text string) {
+	p.mu.Lock()
+	p.noteLocked(text)
+	p.mu.Unlock()
+}
+
+func (p *Process) noteLocked(text string) { p.recordLocked("note", []byte(text)) }
+
+// recordLocked appends a transcript line, truncating huge text and stopping
+// (with one note) once the transcript has reached its bound.
+func (p *Process) recordLocked(dir string, text []byte) {
+	if p.transFull {
+		return
+	}
+	s := truncateText(text, maxTranscriptText)
+	if p.transBytes+len(s) > maxTranscriptBytes {
+		p.transFull = true
+		p.transcript = append(p.transcript, TranscriptLine{Dir: "note", At: p.elapsed(), Text: "transcript limit reached; later lines are not recorded"})
+		return
+	}
+	p.transBytes += len(s)
+	p.transcript = append(p.transcript, TranscriptLine{Dir: dir, At: p.elapsed(), Text: s})
+}
+
+// truncateText returns text as a string, cut to max bytes with a note of the
+// full size.
+func truncateText(text []byte, max int) string {
+	if len(text) <= max {
+		return string(text)
+	}
+	return fmt.Sprintf("%s… [%d bytes in all]", text[:max], len(text))
+}
+
+// Transcript returns a copy of the transcript so far.
+func (p *Process) Transcript() []TranscriptLine {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]TranscriptLine(nil), p.transcript...)
+}
+
+// Notifications returns the server notifications seen so far, consumed or
+// not, in arrival order (at most 10000).
+func (p *Process) Notifications() []*protocol.Message {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]*protocol.Message(nil), p.notifs...)
+}
+
+// SendRaw writes line and a newline to the server's stdin. The line must not
+// contain a newline itself. The write is bounded by RequestTimeout, so a
+// server that stops reading its input yields ErrTimeout instead of a hang.
+func (p *Process) SendRaw(line []byte) error {
+	for _, b := range line {
+		if b == '\n' {
+			return errors.New("runner: line to send contains a newline")
+		}
+	}
+	buf := make([]byte, 0, len(line)+1)
+	buf = append(append(buf, line...), '\n')
+
+	p.writeMu.Lock()
+	defer p.writeMu.Unlock()
+	p.mu.Lock()
+	if p.stdinClosed {
+		p.mu.Unlock()
+		return fmt.Errorf("runner: send: %w", ErrClosed)
+	}
+	if errors.Is(p.fatal, ErrFlood) {
+		err := p.fatal
+		p.mu.Unlock()
+		return fmt.Errorf("runner: send: %w", err)
+	}
+	p.recordLocked("send", line)
+	p.mu.Unlock()
+
+	if err := p.stdin.SetWriteDeadline(time.Now().Add(p.cfg.RequestTimeout)); err != nil {
+		return fmt.Errorf("runner: send: %w", err)
+	}
+	if _, err := p.stdin.Write(buf); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			p.note("write to stdin timed out: the server is not reading its input")
+			return fmt.Errorf("runner: send: server did not read its stdin within %v: %w", p.cfg.RequestTimeout, ErrTimeout)
+		}
+		p.note("write to stdin failed: " + err.Error())
+		if errors.Is(err, syscall.EPIPE) {
+			return fmt.Errorf("runner: send: stdin closed by the server: %w", p.deadOrExited())
+		}
+		return fmt.Errorf("runner: send: %w", err)
+	}
+	return nil
+}
+
+// deadOrExited returns the dead error once it is known (bounded wait), or a
+// bare ErrExited.
+func (p *Process) deadOrExited() error {
+	p.waitBounded(p.deadDone, 2*drainGrace)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.dead != nil {
+		return p.dead
+	}
+	return ErrExited
+}
+
+// Send encodes m and writes it as one line.
+func (p *Process) Send(m *protocol.Message) error {
+	data, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("runner: encode message: %w", err)
+	}
+	if m.ID != nil && m.Method != "" {
+		key := protocol.IDKey(m.ID)
+		p.mu.Lock()
+		p.usedIDs[key] = true
+		p.outstanding[key] = true
+		p.mu.Unlock()
+	}
+	return p.SendRaw(data)
+}
+
+// NewID returns a fresh integer request id that no request sent through this
+// Process has used.
+func (p *Process) NewID() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for {
+		p.nextID++
+		key := fmt.Sprint(p.nextID)
+		if !p.usedIDs[key] {
+			p.usedIDs[key] = true
+			return p.nextID
+		}
+	}
+}
+
+// Request sends a request with a fresh integer id and waits for the response
+// with that id; messages arriving before it stay queued for Next.
+func (p *Process) Request(ctx context.Context, method string, params any) (*protocol.Message, error) {
+	return p.RequestID(ctx, p.NewID(), method, params)
+}
+
+// RequestID sends a request with the given id (any JSON-encodable value, or a
+// json.RawMessage sent verbatim) and waits for the response with that id.
+func (p *Process) RequestID(ctx context.Context, id any, method string, params any) (*protocol.Message, error) {
+	m, err := protocol.NewRequest(id, method, params)
+	if err != nil {
+		return nil, fmt.Errorf("runner: %w", err)
+	}
+	if err := p.Send(m); err != nil {
+		return nil, err
+	}
+	return p.Await(ctx, m.ID)
+}
+
+// ModernRequest is Request for the 2026-07-28 era: it adds the per-request
+// _meta (protocol version, client capabilities, client info) of version to
+// params, which must be nil or a map.
+func (p *Process) ModernRequest(ctx context.Context, version, method string, params map[string]any) (*protocol.Message, error) {
+	merged := make(map[string]any, len(params)+1)
+	for k, v := range params {
+		merged[k] = v
+	}
+	meta := protocol.ModernMeta(version)
+	if extra, ok := params["_meta"].(map[string]any); ok {
+		for k, v := range extra {
+			meta[k] = v
+		}
+	}
+	merged["_meta"] = meta
+	return p.Request(ctx, method, merged)
+}
+
+// waitTimeoutLocked is the default bound of a wait: RequestTimeout, or the
+// larger StartTimeout while the server is starting, that is until it has
+// written its first line or a first wait has ended without one (a server that
+// never speaks gets the start-up allowance once, not on every request).
+func (p *Process) waitTimeoutLocked() time.Duration {
+	if !p.gotLine && !p.startOver && p.cfg.StartTimeout > p.cfg.RequestTimeout {
+		return p.cfg.StartTimeout
+	}
+	return p.cfg.RequestTimeout
+}
+
+// Await waits for the response whose id is id (compared as compact JSON, so
+// 1 and "1" differ) and removes it from the queue; everything else that
+// arrives stays queued for Next. It waits at most RequestTimeout (StartTimeout
+// before the server's first line) and never beyond ctx.
+//
+// A line counts as the response when it decoded as a JSON object with that id
+// and no method. If that line had a Problem (invalid UTF-8, or neither result
+// nor error), Await returns the decoded message together with an error
+// wrapping the Problem.
+func (p *Process) Await(ctx context.Context, id json.RawMessage) (*protocol.Message, error) {
+	key := protocol.IDKey(id)
+	what := "response to id " + key
+	r, err := p.take(ctx, 0, what, func(r Received) bool {
+		return r.Msg != nil && r.Msg.Method == "" && r.Msg.ID != nil && r.Msg.IDKey() == key
+	})
+	if err != nil {
+		if !errors.Is(err, ErrFlood) && !errors.Is(err, ErrExited) {
+			// The caller gave up on this id: Close need not wait for it.
+			p.mu.Lock()
+			delete(p.outstanding, key)
+			p.mu.Unlock()
+		}
+		return nil, err
+	}
+	if r.Problem != nil {
+		return r.Msg, fmt.Errorf("runner: %s: %w", what, r.Problem)
+	}
+	return r.Msg, nil
+}
+
+// Next removes and returns the next unconsumed inbound item in arrival order,
+// waiting at most timeout (RequestTimeout when timeout <= 0) and never beyond
+// ctx. Items already queued are returned even after the process died.
+func (p *Process) Next(ctx context.Context, timeout time.Duration) (Received, error) {
+	return p.take(ctx, timeout, "next message", func(Received) bool { return true })
+}
+
+// Pending returns a copy of the unconsumed inbound items without consuming
+// them.
+func (p *Process) Pending() []Received {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]Received(nil), p.queue...)
+}
+
+// take waits for the first queued item that match accepts and removes it.
+// With timeout <= 0 the bound is waitTimeoutLocked's, shrunk to
+// RequestTimeout as soon as the server's first line arrives.
+func (p *Process) take(ctx context.Context, timeout time.Duration, what string, match func(Received) bool) (Received, error) {
+	begin := time.Now()
+	explicit := timeout > 0
+	p.mu.Lock()
+	if !explicit {
+		timeout = p.waitTimeoutLocked()
+	}
+	p.mu.Unlock()
+	if !explicit && timeout > p.cfg.RequestTimeout {
+		defer func() {
+			p.mu.Lock()
+			p.startOver = true
+			p.mu.Unlock()
+		}()
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		p.mu.Lock()
+		for i, r := range p.queue {
+			if match(r) {
+				p.queue = append(p.queue[:i:i], p.queue[i+1:]...)
+				p.queueBytes -= len(r.Raw)
+				p.mu.Unlock()
+				return r, nil
+			}
+		}
+		if errors.Is(p.fatal, ErrFlood) {
+			err := p.fatal
+			p.mu.Unlock()
+			return Received{}, fmt.Errorf("runner: waiting for %s: %w", what, err)
+		}
+		if p.dead != nil {
+			err := p.dead
+			p.mu.Unlock()
+			return Received{}, fmt.Errorf("runner: waiting for %s: %w", what, err)
+		}
+		if p.closing {
+			p.mu.Unlock()
+			return Received{}, fmt.Errorf("runner: waiting for %s: %w", what, ErrClosed)
+		}
+		if !explicit && timeout > p.cfg.RequestTimeout && p.gotLine {
+			// The server has started talking: the start-up allowance ends.
+			timeout = p.cfg.RequestTimeout
+			timer.Reset(max(0, timeout-time.Since(begin)))
+		}
+		changed := p.changed
+		p.mu.Unlock()
+
+		select {
+		case <-changed:
+		case <-timer.C:
+			p.note(fmt.Sprintf("no %s within %v", what, timeout))
+			return Received{}, fmt.Errorf("runner: no %s within %v: %w", what, timeout, ErrTimeout)
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				p.note(fmt.Sprintf("no %s before the context deadline", what))
+				return Received{}, fmt.Errorf("runner: waiting for %s: %w (%w)", what, ErrTimeout, ctx.Err())
+			}
+			return Received{}, fmt.Errorf("runner: waiting for %s: %w", what, ctx.Err())
+		}
+	}
+}
+
+// StderrTail returns the last Config.StderrTail bytes the server wrote to
+// stderr.
+func (p *Process) StderrTail() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderrTailLocked()
+}
+
+func (p *Process) stderrTailLocked() string {
+	b := p.stderrBuf
+	if len(b) > p.cfg.StderrTail {
+		b = b[len(b)-p.cfg.StderrTail:]
+	}
+	return string(b)
+}

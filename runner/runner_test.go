@@ -1,0 +1,751 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// hostileBin is the hostile fixture server, built once by TestMain.
+var hostileBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	dir, err := os.MkdirTemp("", "runner-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	defer os.RemoveAll(dir)
+	hostileBin = filepath.Join(dir, "hostile")
+	build := exec.Command("go", "build", "-o", hostileBin, "./internal/fixtures/hostile")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build hostile fixture: %v\n%s", err, out)
+		return 2
+	}
+	return m.Run()
+}
+
+// moduleRoot walks up from the working directory to the directory holding
+// go.mod.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("go.mod not found above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// testCtx bounds a test generously; it exists so that a runner bug fails the
+// test instead of hanging it.
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// startHostile starts the fixture in mode with extra flags; Close runs at
+// cleanup (a second Close in the test is harmless).
+func startHostile(t *testing.T, cfg Config, mode string, flags ...string) *Process {
+	t.Helper()
+	cfg.Command = append([]string{hostileBin, "-mode", mode}, flags...)
+	return startCfg(t, cfg)
+}
+
+func startCfg(t *testing.T, cfg Config) *Process {
+	t.Helper()
+	// Generous graces unless a test needs escalation: a loaded machine must
+	// not turn a prompt exit into a signal.
+	if cfg.ShutdownGrace == 0 {
+		cfg.ShutdownGrace = 20 * time.Second
+	}
+	if cfg.KillGrace == 0 {
+		cfg.KillGrace = 20 * time.Second
+	}
+	p, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { p.Close(context.Background()) })
+	return p
+}
+
+func TestEchoRoundTrip(t *testing.T) {
+	ctx := testCtx(t)
+	p := startHostile(t, Config{}, "echo")
+	init, err := p.Request(ctx, protocol.MethodInitialize, protocol.InitializeParams{
+		ProtocolVersion: protocol.LatestLegacy,
+		Capabilities:    json.RawMessage(`{}`),
+		ClientInfo:      protocol.Implementation{Name: "test", Version: "0"},
+	})
+	if err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	var res protocol.InitializeResult
+	if err := json.Unmarshal(init.Result, &res); err != nil || res.ProtocolVersion != protocol.LatestLegacy {
+		t.Fatalf("initialize result %s: %v", init.Result, err)
+	}
+	ping, err := p.Request(ctx, protocol.MethodPing, nil)
+	if err != nil {
+		t.Fatalf("ping: %v", err)
+	}
+	if string(ping.ID) != "2" || string(ping.Result) != "{}" {
+		t.Errorf("ping response = id %s result %s, want id 2 result {}", ping.ID, ping.Result)
+	}
+	strID, err := p.RequestID(ctx, "abc", protocol.MethodPing, nil)
+	if err != nil || string(strID.ID) != `"abc"` {
+		t.Fatalf("string id: %v, %v", strID, err)
+	}
+	unknown, err := p.Request(ctx, "bogus/method", nil)
+	if err != nil || unknown.Error == nil || unknown.Error.Code != protocol.CodeMethodNotFound {
+		t.Fatalf("unknown method: %+v, %v", unknown, err)
+	}
+
+	exit := p.Close(ctx)
+	if exit.Escalation != "eof" || exit.Code != 0 || exit.Signal != "" || len(exit.Remaining) != 0 || exit.Err != nil {
+		t.Errorf("Close = %+v, want a clean eof exit", exit)
+	}
+	// Idempotent.
+	if again := p.Close(ctx); again.Escalation != exit.Escalation || again.Code != exit.Code {
+		t.Errorf("second Close = %+v, want %+v", again, exit)
+	}
+	if err := p.SendRaw([]byte(`{}`)); !errors.Is(err, ErrClosed) {
+		t.Errorf("SendRaw after Close = %v, want ErrClosed", err)
+	}
+	if _, err := p.Request(ctx, "ping", nil); err == nil {
+		t.Error("Request after Close succeeded")
+	}
+}
+
+func TestTranscript(t *testing.T) {
+	ctx := testCtx(t)
+	p := startHostile(t, Config{}, "echo")
+	if _, err := p.Request(ctx, "ping", nil); err != nil {
+		t.Fatal(err)
+	}
+	p.Close(ctx)
+	var dirs []string
+	var prev time.Duration
+	for _, l := range p.Transcript() {
+		if l.At < prev {
+			t.Errorf("transcript goes back in time at %+v", l)
+		}
+		prev = l.At
+		if l.Dir != "note" {
+			dirs = append(dirs, l.Dir+" "+l.Text)
+		}
+	}
+	want := []string{
+		`send {"jsonrpc":"2.0","id":1,"method":"ping"}`,
+		`recv {"jsonrpc":"2.0","id":1,"result":{}}`,
+	}
+	if strings.Join(dirs, "\n") != strings.Join(want, "\n") {
+		t.Errorf("transcript messages:\n%s\nwant:\n%s", strings.Join(dirs, "\n"), strings.Join(want, "\n"))
+	}
+	all := fmt.Sprint(p.Transcript())
+	for _, note := range []string{"started pid", "closing stdin", "process exited: exit status 0", "closed: escalation eof"} {
+		if !strings.Contains(all, note) {
+			t.Errorf("transcript lacks note %q:\n%s", note, all)
+		}
+	}
+}
+
+func TestOutOfOrderMatchedByID(t *testing.T) {
+	ctx := testCtx(t)
+	p := startHostile(t, Config{}, "out-of-order", "-n", "3")
+	var ids []json.RawMessage
+	for _, method := range []string{"ping", "tools/list", "initialize"} {
+		m, err := protocol.NewRequest(p.NewID(), method, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Send(m); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.ID)
+	}
+	// The answers arrive 3, 2, 1 with notifications in between; await in
+	// sending order.
+	wantResult := []string{`{}`, `{"tools":[]}`, `"protocolVersion"`}
+	for i, id := range ids {
+		resp, err := p.Await(ctx, id)
+		if err != nil {
+			t.Fatalf("Await(%s): %v", id, err)
+		}
+		if string(resp.ID) != string(id) || !strings.Contains(string(resp.Result), wantResult[i]) {
+			t.Errorf("Await(%s) = id %s result %s", id, resp.ID, resp.Result)
+		}
+	}
+	if n := len(p.Notifications()); n != 3 {
+		t.Errorf("Notifications() has %d entries, want 3", n)
+	}
+	// The notifications stay queued, in arrival order.
+	for i := 1; i <= 3; i++ {
+		r, err := p.Next(ctx, time.Second)
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		if r.Msg == nil || r.Msg.Kind() != protocol.KindNotification || !strings.Contains(string(r.Msg.Params), fmt.Sprintf("answer %d of 3", i)) {
+			t.Errorf("Next #%d = %s, want notification %d", i, r.Raw, i)
+		}
+	}
+	if exit := p.Close(ctx); len(exit.Remaining) != 0 {
+		t.Errorf("Remaining = %d items, want 0", len(exit.Remaining))
+	}
+}
+
+// TestHostile proves that every hostile behaviour yields its error in
+// bounded time, with the evidence.
+func TestHostile(t *testing.T) {
+	short := Config{RequestTimeout: 300 * time.Millisecond, StartTimeout: 300 * time.Millisecond}
+	tests := []struct {
+		mode  string
+		flags []string
+		cfg   Config
+		run   func(t *testing.T, ctx context.Context, p *Process)
+		exit  func(t *testing.T, e Exit)
+	}{
+		{
+			mode: "hang", cfg: short,
+			run: func(t *testing.T, ctx context.Context, p *Process) {
+				_, err := p.Request(ctx, "ping", nil)
+				if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "response to id 1") {
+					t.Errorf("ping = %v, want ErrTimeout naming id 1", err)
+				}
+			},
+			exit: wantExit("eof", 0, ""),
+		},
+		{
+			mode: "crash",
+			run: func(t *testing.T, ctx context.Context, p *Process) {
+				_, err := p.Request(ctx, "ping", nil)
+				if !errors.Is(err, ErrExited) {
+					t.Fatalf("ping = %v, want ErrExited", err)
+				}
+				for _, want := range []string{"exit status 3", "crashing on purpose"} {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("error %q lacks %q", err, want)
+					}
+				}
+				if _, err := p.Next(ctx, 0); !errors.Is(err, ErrExited) {
+					t.Errorf("Next after crash = %v, want ErrExited", err)
+				}
+				if err := p.SendRaw([]byte(`{"jsonrpc":"2.0","method":"notifications/x"}`)); !errors.Is(err, ErrExited) {
+					t.Errorf("SendRaw after crash = %v, want ErrExited", err)
+				}
+			},
+			exit: wantExit("eof", 3, ""),
+		},
+		{
+			mode: "flood", cfg: Config{MaxPending: 100},
+			run: func(t *testing.T, ctx context.Context, p *Process) {
+				_, err := p.Request(ctx, "ping", nil)
+				if !errors.Is(err, ErrFlood) || !strings.Contains(err.Error(), "100 unconsumed messages") {
+					t.Errorf("ping = %v, want ErrFlood by count", err)
+				}
+			},
+			exit: func(t *testing.T, e Exit) {
+				wantExit("sigkill", -1, "SIGKILL")(t, e)
+				if !errors.Is(e.Err, ErrFlood) {
+					t.Errorf("Exit.Err = %v, want ErrFlood", e.Err)
+				}
+			},
+		},
+		{
+			mode: "flood", cfg: Config{MaxBufferedBytes: 64 << 10},
+			run: func(t *testing.T, ctx context.Context, p *Process) {
+				_, err := p.Next(ctx, 20*time.Second) // the first notification is fine
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = p.Request(ctx, "ping", nil)
+				if !errors.Is(err, ErrFlood) || !strings.Contains(err.Error(), "65536 bytes") {
+					t.Errorf("ping = %v, want ErrFlood by bytes", err)
+				}
+			},
+			exit: wantExit("sigkill", -1, "SIGKILL"),
+		},
+		{
+			mode: "banner",
+			run: func(t *testing.T, ctx context.Context, p *Process) {
+				r, err := p.Next(ctx, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !errors.Is(r.Problem, ErrNotJSON) || !strings.Contains(string(r.Raw), "Hostile MCP server") {
+					t.Errorf("first line = %q problem %v, want the banner as ErrNotJSON", r.Raw, r.Problem)
+				}
+				wantPing(t, ctx, p)
+			},
+			exit: wantExit("eof", 0, ""),
+		},
+		{
+			mode: "hugeline",
+			run: func(t *testing.T, ctx context.Context, p *Process) {
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				r, err := p.Next(ctx, 20*time.Second)
+				if err != nil {
+					t.Fatal(err)
+				}
+				runtime.ReadMemStats(&after)
+				if !errors.Is(r.Problem, ErrLineTooLong) || !strings.Contains(r.Problem.Error(), "104857600 bytes") {
+					t.Errorf("problem = %v, want ErrLineTooLong of 104857600 bytes", r.Problem)
+				}
+				if len(r.Raw) > keptHead || !strings.HasPrefix(string(r.Raw), `{"jsonrpc"`) {
+					t.Errorf("Raw holds %d bytes starting %.20q, want the line's head only", len(r.Raw), r.Raw)
+				}
+				// The line is 100 MB; reading it must not have buffered it.
+				if grew := after.TotalAlloc - before.TotalAlloc; grew > 40<<20 {
+					t.Errorf("reading the huge line allocated %d bytes", grew)
+				}
+				for _, l := range p.Transcript() {
+					if len(l.Text) > maxTranscriptText+100 {
+						t.Errorf("transcript line of %d bytes", len(l.Text))
+					}
+				}
+				wantPing(t, ctx, p)
+			},
+			exit: wantExit("eof", 0, ""),
+		},
+		{
+			mode: "badutf8",
+			run: func(t *testing.T, ctx context.Context, p *Process) {
+				resp, err := p.Request(ctx, "ping", nil)
+				if !errors.Is(err, ErrInvalidUTF8) {
+					t.Errorf("ping = %v, want ErrInvalidUTF8", err)
+				}
+				if resp == nil || string(resp.ID) != "1" {
+					t.Errorf("ping response = %+v, want the decoded message with id 1", resp)
+				}
+			},
+			exit: wantExit("eof", 0, ""),
+		},
+		{
+			mode: "ignore-eof", cfg: Config{ShutdownGrace: 200 * time.Millisecond, KillGrace: 200 * time.Millisecond},
+			run:  wantPing,
+			exit: wantExit("sigkill", -1, "SIGKILL"),
+		},
+		{
+			mode: "linger", cfg: Config{ShutdownGrace: 200 * time.Millisecond},
+			run:  wantPing,
+			exit: wantExit("sigterm", -1, "SIGTERM"),
+		},
+		{
+			mode: "slow", flags: []string{"-delay", "2s"}, cfg: short,
+			run: func(t *testing.T, ctx context.Context, p *Process) {
+				_, err := p.Request(ctx, "ping", nil)
+				if !errors.Is(err, ErrTimeout) {
+					t.Fatalf("ping = %v, want ErrTimeout", err)
+				}
+				// The late answer is not lost: it is queued for Next.
+				r, err := p.Next(ctx, 20*time.Second)
+				if err != nil || r.Msg == nil || string(r.Msg.ID) != "1" {
+					t.Errorf("Next = %+v, %v; want the late response to id 1", r, err)
+				}
+			},
+			exit: wantExit("eof", 0, ""),
+		},
+		{
+			mode: "sleeper", cfg: Config{RequestTimeout: 300 * time.Millisecond, ShutdownGrace: 100 * time.Millisecond},
+			run: func(t *testing.T, ctx context.Context, p *Process) {
+				// It never reads stdin: once the pipe is full, a write must
+				// time out rather than block.
+				err := p.SendRaw([]byte(strings.Repeat("x", 1<<20)))
+				if !errors.Is(err, ErrTimeout) {
+					t.Errorf("SendRaw = %v, want ErrTimeout", err)
+				}
+			},
+			exit: wantExit("sigterm", -1, "SIGTERM"),
+		},
+	}
+	for _, tt := range tests {
+		name := tt.mode
+		if tt.cfg.MaxBufferedBytes > 0 {
+			name += "-bytes"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := testCtx(t)
+			p := startHostile(t, tt.cfg, tt.mode, tt.flags...)
+			tt.run(t, ctx, p)
+			e := p.Close(ctx)
+			tt.exit(t, e)
+			if ctx.Err() != nil {
+				t.Errorf("the test's 20 s bound ran out")
+			}
+		})
+	}
+}
+
+func wantPing(t *testing.T, ctx context.Context, p *Process) {
+	t.Helper()
+	resp, err := p.Request(ctx, "ping", nil)
+	if err != nil || string(resp.Result) != "{}" {
+		t.Errorf("ping = %+v, %v; want result {}", resp, err)
+	}
+}
+
+func wantExit(escalation string, code int, signal string) func(*testing.T, Exit) {
+	return func(t *testing.T, e Exit) {
+		t.Helper()
+		if e.Escalation != escalation || e.Code != code || e.Signal != signal {
+			t.Errorf("Exit = escalation %q code %d signal %q, want %q %d %q", e.Escalation, e.Code, e.Signal, escalation, code, signal)
+		}
+	}
+}
+
+// TestGrandchildKilled proves that Close leaves no member of the process
+// group behind, even when the server exits cleanly but its grandchild does
+// not (and holds stdout open).
+func TestGrandchildKilled(t *testing.T) {
+	ctx := testCtx(t)
+	p := startHostile(t, Config{}, "grandchild")
+	r, err := p.Next(ctx, 0)
+	if err != nil || r.Msg == nil {
+		t.Fatalf("Next = %+v, %v; want the grandchild announcement", r, err)
+	}
+	var params struct {
+		Data struct{ Grandchild int } `json:"data"`
+	}
+	if err := json.Unmarshal(r.Msg.Params, &params); err != nil || params.Data.Grandchild == 0 {
+		t.Fatalf("announcement %s: %v", r.Msg.Params, err)
+	}
+	pid := params.Data.Grandchild
+	if !processAlive(pid) {
+		t.Fatalf("grandchild %d not running before Close", pid)
+	}
+	wantPing(t, ctx, p)
+	e := p.Close(ctx)
+	wantExit("eof", 0, "")(t, e)
+	if processAlive(pid) {
+		t.Errorf("grandchild %d survived Close", pid)
+	}
+	if !strings.Contains(fmt.Sprint(p.Transcript()), "killing the remaining members of the process group") {
+		t.Error("transcript does not record the group kill")
+	}
+}
+
+// processAlive reports whether pid exists, by signal 0. A zombie counts as
+// gone: in containers whose init does not reap orphans, a killed grandchild
+// stays a zombie forever.
+func processAlive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the parenthesised command name.
+	s := string(stat)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z' && s[i+2] != 'X'
+	}
+	return true
+}
+
+func TestStderrTail(t *testing.T) {
+	ctx := testCtx(t)
+	p := startHostile(t, Config{StderrTail: 1024}, "crash", "-stderr", "100000")
+	if _, err := p.Request(ctx, "ping", nil); !errors.Is(err, ErrExited) {
+		t.Fatalf("ping = %v, want ErrExited", err)
+	}
+	p.Close(ctx)
+	tail := p.StderrTail()
+	if len(tail) != 1024 {
+		t.Errorf("tail has %d bytes, want 1024", len(tail))
+	}
+	for _, want := range []string{"hostile: stderr end\n", "hostile: crashing on purpose\n"} {
+		if !strings.Contains(tail, want) {
+			t.Errorf("tail lacks %q:\n%s", want, tail)
+		}
+	}
+	if !strings.HasSuffix(tail, "crashing on purpose\n") {
+		t.Errorf("tail does not end with the last stderr line:\n%s", tail)
+	}
+}
+
+// TestContextKillsGroup proves that the Start context bounds the process.
+func TestContextKillsGroup(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p, err := Start(ctx, Config{Command: []string{hostileBin, "-mode", "ignore-eof"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	wantPing(t, testCtx(t), p)
+	cancel()
+	_, err = p.Next(testCtx(t), 20*time.Second)
+	if !errors.Is(err, ErrExited) {
+		t.Errorf("Next after cancel = %v, want ErrExited", err)
+	}
+	e := p.Close(testCtx(t))
+	wantExit("sigkill", -1, "SIGKILL")(t, e)
+	if !errors.Is(e.Err, context.Canceled) {
+		t.Errorf("Exit.Err = %v, want context.Canceled", e.Err)
+	}
+}
+
+// TestCallContextDeadline proves that a wait honours a context shorter than
+// RequestTimeout, reporting it as a timeout.
+func TestCallContextDeadline(t *testing.T) {
+	p := startHostile(t, Config{}, "hang")
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := p.Request(ctx, "ping", nil)
+	if !errors.Is(err, ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Request = %v, want ErrTimeout and DeadlineExceeded", err)
+	}
+	cctx, ccancel := context.WithCancel(context.Background())
+	ccancel()
+	if _, err := p.Next(cctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("Next with cancelled ctx = %v, want context.Canceled", err)
+	}
+}
+
+// TestCloseDoneContext proves that Close with a done context skips the
+// graces and still ends the server, even one that ignores EOF and SIGTERM.
+func TestCloseDoneContext(t *testing.T) {
+	p := startHostile(t, Config{ShutdownGrace: time.Hour, KillGrace: time.Hour}, "ignore-eof")
+	wantPing(t, testCtx(t), p)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	wantExit("sigkill", -1, "SIGKILL")(t, p.Close(ctx))
+}
+
+// TestCat drives cat, which echoes every line back: what the runner sends as
+// a request comes back as a server request, which must be queued and never
+// mistaken for a response.
+func TestCat(t *testing.T) {
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Fatalf("cat not found: %v", err) // every POSIX system has it
+	}
+	ctx := testCtx(t)
+	p := startCfg(t, Config{Command: []string{cat}, RequestTimeout: 300 * time.Millisecond, StartTimeout: 300 * time.Millisecond})
+	if _, err := p.Request(ctx, "ping", nil); !errors.Is(err, ErrTimeout) {
+		t.Errorf("ping to cat = %v, want ErrTimeout (a request is not a response)", err)
+	}
+	r, err := p.Next(ctx, 0)
+	if err != nil || r.Msg == nil || r.Msg.Kind() != protocol.KindRequest || r.Msg.Method != "ping" {
+		t.Errorf("Next = %+v, %v; want the echoed request", r, err)
+	}
+	if err := p.SendRaw([]byte(`{"jsonrpc":"2.0","id":7,"result":{"ok":true}}`)); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := p.Await(ctx, json.RawMessage(`7`))
+	if err != nil || string(resp.Result) != `{"ok":true}` {
+		t.Errorf("Await(7) = %+v, %v", resp, err)
+	}
+	if err := p.SendRaw([]byte(`[{"jsonrpc":"2.0","id":8,"result":{}}]`)); err != nil {
+		t.Fatal(err)
+	}
+	r, err = p.Next(ctx, 0)
+	if err != nil || !r.IsBatch() || r.Msg != nil {
+		t.Errorf("Next = %+v, %v; want a batch", r, err)
+	}
+	if err := p.SendRaw([]byte("a\nb")); err == nil {
+		t.Error("SendRaw accepted an embedded newline")
+	}
+	for _, line := range []string{`{"jsonrpc":"2.0","method":"notifications/x"}`, `not json`} {
+		if err := p.SendRaw([]byte(line)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := p.Close(ctx)
+	wantExit("eof", 0, "")(t, e)
+	if len(e.Remaining) != 2 || e.Remaining[0].Msg == nil || !errors.Is(e.Remaining[1].Problem, ErrNotJSON) {
+		t.Errorf("Remaining = %+v, want the notification and the non-JSON line", e.Remaining)
+	}
+	if n := p.Notifications(); len(n) != 1 || n[0].Method != "notifications/x" {
+		t.Errorf("Notifications = %+v", n)
+	}
+}
+
+func TestStartErrors(t *testing.T) {
+	if _, err := Start(context.Background(), Config{}); err == nil {
+		t.Error("Start with no command succeeded")
+	}
+	if _, err := Start(context.Background(), Config{Command: []string{"/nonexistent/server"}}); err == nil {
+		t.Error("Start of a missing program succeeded")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Start(ctx, Config{Command: []string{hostileBin}}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Start with a done context = %v, want context.Canceled", err)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		line    string
+		problem error // nil: a good message or batch
+		msg     bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"result":{}}`, nil, true},
+		{`{"jsonrpc":"2.0","method":"notifications/x"}` + "\r", nil, true},
+		{`[{"jsonrpc":"2.0","id":1,"result":{}}]`, nil, false},
+		{`[]`, nil, false},
+		{``, ErrNotJSON, false},
+		{`Server ready`, ErrNotJSON, false},
+		{`{"jsonrpc":"2.0","id":1,"result":{}`, ErrNotJSON, false},
+		{`42`, ErrNotMessage, false},
+		{`"text"`, ErrNotMessage, false},
+		{`null`, ErrNotMessage, false},
+		{`{"jsonrpc":"2.0"}`, ErrNotMessage, true},
+		{`{"jsonrpc":"2.0","id":1}`, ErrNotMessage, true},
+		{`{"jsonrpc":"2.0","method":1}`, ErrNotMessage, false},
+		{"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"\xff\"}", ErrInvalidUTF8, true},
+		{"\xff\xfe", ErrInvalidUTF8, false},
+	}
+	for _, tt := range tests {
+		r := classify([]byte(tt.line))
+		if tt.problem == nil && r.Problem != nil || tt.problem != nil && !errors.Is(r.Problem, tt.problem) {
+			t.Errorf("classify(%q) problem = %v, want %v", tt.line, r.Problem, tt.problem)
+		}
+		if (r.Msg != nil) != tt.msg {
+			t.Errorf("classify(%q) Msg = %+v, want set: %v", tt.line, r.Msg, tt.msg)
+		}
+	}
+}
+
+func TestModernRequest(t *testing.T) {
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Fatalf("cat not found: %v", err)
+	}
+	p := startCfg(t, Config{Command: []string{cat}, RequestTimeout: 200 * time.Millisecond})
+	p.ModernRequest(testCtx(t), protocol.Modern, "tools/list", map[string]any{"cursor": "c", "_meta": map[string]any{"x": 1}})
+	r, err := p.Next(testCtx(t), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var params map[string]any
+	if err := json.Unmarshal(r.Msg.Params, &params); err != nil {
+		t.Fatal(err)
+	}
+	meta, _ := params["_meta"].(map[string]any)
+	if params["cursor"] != "c" || meta[protocol.MetaProtocolVersion] != protocol.Modern || meta["x"] == nil || meta[protocol.MetaClientInfo] == nil {
+		t.Errorf("params = %v", params)
+	}
+}
+
+func BenchmarkRequest(b *testing.B) {
+	p, err := Start(context.Background(), Config{Command: []string{hostileBin, "-mode", "echo"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := p.Request(ctx, "ping", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestCloseReadsOutstanding proves that Close lets the server answer the
+// requests already sent before closing its stdin: the slow fixture drops
+// unanswered requests at EOF.
+func TestCloseReadsOutstanding(t *testing.T) {
+	ctx := testCtx(t)
+	p := startHostile(t, Config{}, "slow", "-delay", "200ms")
+	for range 2 {
+		m, err := protocol.NewRequest(p.NewID(), "ping", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Send(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := p.Close(ctx)
+	wantExit("eof", 0, "")(t, e)
+	var ids []string
+	for _, r := range e.Remaining {
+		if r.Msg != nil {
+			ids = append(ids, string(r.Msg.ID))
+		}
+	}
+	if len(ids) != 2 {
+		t.Errorf("Remaining responses %v, want ids 1 and 2", ids)
+	}
+}
+
+// TestLineLimit checks the boundary of MaxLineBytes, for lines shorter and
+// longer than the reader's 64 KiB buffer: a line of exactly the limit is
+// accepted, one byte more is discarded, and reading carries on.
+func TestLineLimit(t *testing.T) {
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Fatalf("cat not found: %v", err)
+	}
+	line := func(pad int) string {
+		return `{"jsonrpc":"2.0","method":"notifications/x","params":{"pad":"` + strings.Repeat("p", pad) + `"}}`
+	}
+	for _, pad := range []int{100, 200000} {
+		t.Run(fmt.Sprint(pad), func(t *testing.T) {
+			ctx := testCtx(t)
+			exact, over := line(pad), line(pad+1)
+			p := startCfg(t, Config{Command: []string{cat}, MaxLineBytes: len(exact)})
+			for _, l := range []string{exact, over, exact} {
+				if err := p.SendRaw([]byte(l)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i, want := range []error{nil, ErrLineTooLong, nil} {
+				r, err := p.Next(ctx, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want == nil && (r.Problem != nil || r.Msg == nil || len(r.Raw) != len(exact)) || want != nil && !errors.Is(r.Problem, want) {
+					t.Errorf("line %d: problem %v, %d bytes; want %v", i, r.Problem, len(r.Raw), want)
+				}
+			}
+		})
+	}
+}
+
+// TestStartAllowanceOnce proves that a server that never speaks gets the
+// start-up allowance for its first wait only; the error names the bound used.
+func TestStartAllowanceOnce(t *testing.T) {
+	ctx := testCtx(t)
+	p := startHostile(t, Config{StartTimeout: 600 * time.Millisecond, RequestTimeout: 200 * time.Millisecond}, "hang")
+	for _, want := range []string{"within 600ms", "within 200ms"} {
+		_, err := p.Request(ctx, "ping", nil)
+		if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), want) {
+			t.Errorf("ping = %v, want ErrTimeout %s", err, want)
+		}
+	}
+}
