@@ -1,19 +1,29 @@
-# The README's commands and .ci/run call these targets.
+# The README's commands and .ci/run call these targets: `make lint test`.
 GO ?= go
 
-.PHONY: all lint test bench build
+# The real-server test drives the pinned @modelcontextprotocol/server-everything;
+# npm installs it from the lock file whenever the lock file is newer.
+NPM_STAMP := testdata/npm/node_modules/.package-lock.json
+
+.PHONY: all lint test bench build deps
 
 all: lint test
 
 build:
 	$(GO) build ./...
 
+deps: $(NPM_STAMP)
+	$(GO) mod download
+
+$(NPM_STAMP): testdata/npm/package.json testdata/npm/package-lock.json
+	npm ci --prefix testdata/npm --no-audit --no-fund
+
 lint:
-	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	@out=$$(gofmt -l .); \
 	if [ -n "$$out" ]; then echo "gofmt: these files need formatting:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-test:
+test: deps
 	$(GO) tool gotestsum --format testname -- -count=1 ./...
 
 bench:

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/conformance"
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+func init() {
+	register("list", "print the check catalogue", runList)
+}
+
+const listUsage = `usage: mcpconform list [--json]
+
+Prints every check of the catalogue, sorted by id: level, id, the
+revisions it applies to and its title. --json prints the full entries
+(requirement, spec references, capability, prerequisites).
+`
+
+// listEntry is one check in list --json.
+type listEntry struct {
+	ID          string                `json:"id"`
+	Title       string                `json:"title"`
+	Requirement string                `json:"requirement"`
+	Level       conformance.Level     `json:"level"`
+	Revisions   []string              `json:"revisions"`
+	Capability  string                `json:"capability,omitempty"`
+	Prereqs     []string              `json:"prerequisites,omitempty"`
+	Refs        []conformance.SpecRef `json:"specRefs"`
+}
+
+func runList(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	asJSON := fs.Bool("json", false, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, listUsage)
+			return 0
+		}
+		fmt.Fprintf(stderr, "mcpconform list: %v (see mcpconform list --help)\n", err)
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "mcpconform list: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	cat := conformance.Catalogue()
+	if *asJSON {
+		entries := make([]listEntry, len(cat))
+		for i, c := range cat {
+			entries[i] = listEntry{ID: c.ID, Title: c.Title, Requirement: c.Requirement, Level: c.Level,
+				Revisions: revisionsOf(c), Capability: c.Capability, Prereqs: c.Prereqs, Refs: c.Refs}
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(entries); err != nil {
+			fmt.Fprintf(stderr, "mcpconform list: %v\n", err)
+			return 2
+		}
+		return 0
+	}
+	for _, c := range cat {
+		fmt.Fprintf(stdout, "%-6s %-44s %-24s %s\n", c.Level, c.ID, revisionSpan(revisionsOf(c)), c.Title)
+	}
+	fmt.Fprintf(stdout, "%d checks\n", len(cat))
+	return 0
+}
+
+func revisionsOf(c *conformance.Check) []string {
+	if c.Revisions == nil {
+		return append([]string(nil), protocol.AllRevisions...)
+	}
+	return c.Revisions
+}
+
+// revisionSpan renders a revision list compactly: "all", "legacy",
+// "2025-06-18+" for every revision from one on, or a comma list.
+func revisionSpan(revs []string) string {
+	all := protocol.AllRevisions
+	switch {
+	case len(revs) == len(all):
+		return "all"
+	case strings.Join(revs, ",") == strings.Join(protocol.LegacyRevisions, ","):
+		return "legacy"
+	case len(revs) == 1:
+		return revs[0]
+	case strings.Join(revs, ",") == strings.Join(all[len(all)-len(revs):], ","):
+		return revs[0] + "+"
+	}
+	return strings.Join(revs, ",")
+}

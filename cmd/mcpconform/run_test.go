@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var runBins struct {
+	once            sync.Once
+	self, mutant    string
+	err             error
+	selfOut, mutOut []byte
+}
+
+// runBinaries builds mcpconform and the mutant fixture once per test binary.
+func runBinaries(t *testing.T) (self, mutant string) {
+	t.Helper()
+	runBins.once.Do(func() {
+		dir, err := os.MkdirTemp("", "mcpconform-run-")
+		if err != nil {
+			runBins.err = err
+			return
+		}
+		runBins.self = filepath.Join(dir, "mcpconform")
+		runBins.mutant = filepath.Join(dir, "mutant")
+		if runBins.selfOut, err = exec.Command("go", "build", "-o", runBins.self, ".").CombinedOutput(); err != nil {
+			runBins.err = err
+			return
+		}
+		runBins.mutOut, runBins.err = exec.Command("go", "build", "-o", runBins.mutant, "github.com/mcpconform/mcpconform/internal/fixtures/mutant").CombinedOutput()
+	})
+	if runBins.err != nil {
+		t.Fatalf("build: %v\n%s%s", runBins.err, runBins.selfOut, runBins.mutOut)
+	}
+	return runBins.self, runBins.mutant
+}
+
+// runCLI runs `mcpconform run ARGS` in process.
+func runCLI(args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	code := runRun(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// TestRunReferenceConformant: with no command, run checks the embedded
+// reference server in every revision and every check passes (or is n/a or
+// not verified): no fail, warn or error anywhere, exit 0.
+func TestRunReferenceConformant(t *testing.T) {
+	self, _ := runBinaries(t)
+	report := filepath.Join(t.TempDir(), "report.json")
+	cmd := exec.Command(self, "run", "--json", report)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("mcpconform run: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "— conformant") {
+		t.Errorf("no conformant closing line:\n%s", out.String())
+	}
+	var rep struct {
+		Checked []string
+		Results []struct{ ID, Revision, Status, Message string }
+	}
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(rep.Checked, ","); got != "2024-11-05,2025-03-26,2025-06-18,2025-11-25,2026-07-28" {
+		t.Errorf("checked %s, want every revision", got)
+	}
+	for _, r := range rep.Results {
+		switch r.Status {
+		case "fail", "warn", "error":
+			t.Errorf("reference: %s@%s %s: %s", r.ID, r.Revision, r.Status, r.Message)
+		}
+	}
+}
+
+func TestRunExitCodes(t *testing.T) {
+	self, mutant := runBinaries(t)
+	ref := []string{"--", self, "reference"}
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	known := write("known.txt", "# the mutant answers unknown methods\njsonrpc.method.unknown@2025-11-25 mutant fault\n")
+	stale := write("stale.txt", "jsonrpc.error.shape fixed long ago\n")
+	malformed := write("bad.txt", "# fine\njsonrpc.method.unknown\n")
+	only := []string{"--protocol", "2025-11-25", "--only", "jsonrpc.*", "--only", "lifecycle.version.*"}
+	tests := []struct {
+		name   string
+		args   []string
+		want   int
+		stdout string // substring
+		stderr string // substring
+	}{
+		{"conformant", append(only, ref...), 0, "— conformant", ""},
+		{"fail", append(only, "--", mutant, "-mutation", "unknown-method-result"), 1, "FAIL", ""},
+		{"expected failure", append(append(only, "--expected-failures", known), "--", mutant, "-mutation", "unknown-method-result"), 0, "expected failure: mutant fault", ""},
+		{"stale expected failure", append(append(only, "--expected-failures", stale), ref...), 1, "jsonrpc.error.shape is listed as an expected failure but now passes", ""},
+		{"malformed expected failures", append(append(only, "--expected-failures", malformed), ref...), 2, "", "bad.txt:2: entry jsonrpc.method.unknown has no reason"},
+		{"warn passes", append(only, "--", mutant, "-mutation", "fallback-oldest"), 0, "WARN", ""},
+		{"warn fails under strict", append(append(only, "--strict"), "--", mutant, "-mutation", "fallback-oldest"), 1, "— not conformant", ""},
+		{"skip the failing check", append(append(only, "--skip", "jsonrpc.method.*"), "--", mutant, "-mutation", "unknown-method-result"), 0, "— conformant", ""},
+		{"no check ran", append([]string{"--only", "nothing.*"}, ref...), 2, "", "no check ran"},
+		{"usage", []string{"--bogus"}, 2, "", "flag provided but not defined"},
+		{"unknown revision", append([]string{"--protocol", "1999-01-01"}, ref...), 2, "", `unknown protocol revision "1999-01-01"`},
+		{"unsupported revision", append([]string{"--protocol", "2024-11-05"}, "--", mutant, "-mutation", "version-shift"), 2, "", "does not support protocol revision 2024-11-05"},
+		{"server cannot start", append(only, "--", filepath.Join(dir, "no-such-server")), 2, "", "cannot start the server"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := runCLI(append([]string{"--no-color", "--timeout", "2s"}, tt.args...)...)
+			if code != tt.want || !strings.Contains(out, tt.stdout) || !strings.Contains(errOut, tt.stderr) {
+				t.Errorf("exit %d, want %d; stdout want %q:\n%s\nstderr want %q:\n%s", code, tt.want, tt.stdout, out, tt.stderr, errOut)
+			}
+		})
+	}
+}
+
+// TestRunReportFiles: --json, --junit and --markdown write their files.
+func TestRunReportFiles(t *testing.T) {
+	self, _ := runBinaries(t)
+	dir := t.TempDir()
+	j, x, m := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml"), filepath.Join(dir, "r.md")
+	code, out, errOut := runCLI("--protocol", "2026-07-28", "--only", "jsonrpc.*", "--json", j, "--junit", x, "--markdown", m, "--", self, "reference")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for file, want := range map[string]string{j: `"schemaVersion": "mcpconform.report/v1"`, x: "<testsuites", m: "# mcpconform report"} {
+		data, err := os.ReadFile(file)
+		if err != nil || !strings.Contains(string(data), want) {
+			t.Errorf("%s: %v, want it to contain %q", file, err, want)
+		}
+	}
+	if strings.Contains(out, "\x1b[") {
+		t.Errorf("colour codes in non-terminal output")
+	}
+}
+
+func TestList(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := runList(nil, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var ids []string
+	for _, l := range lines[:len(lines)-1] {
+		ids = append(ids, strings.Fields(l)[1])
+	}
+	for i := 1; i < len(ids); i++ {
+		if ids[i-1] >= ids[i] {
+			t.Errorf("list not sorted by id: %s before %s", ids[i-1], ids[i])
+		}
+	}
+	if len(ids) < 60 {
+		t.Errorf("%d checks, want at least 60", len(ids))
+	}
+	out.Reset()
+	if code := runList([]string{"--json"}, &out, &errOut); code != 0 {
+		t.Fatalf("list --json: exit %d", code)
+	}
+	var entries []listEntry
+	if err := json.Unmarshal(out.Bytes(), &entries); err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != len(ids) || entries[0].ID != ids[0] || len(entries[0].Refs) == 0 || entries[0].Requirement == "" {
+		t.Errorf("list --json: %d entries, first %+v", len(entries), entries[0])
+	}
+	if code := runList([]string{"extra"}, &out, &errOut); code != 2 {
+		t.Errorf("list extra: exit %d, want 2", code)
+	}
+}

@@ -1,0 +1,489 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpconform/mcpconform/conformance/profile"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/runner"
+)
+
+// SuiteVersion is the version of the check suite, reported in every report.
+const SuiteVersion = "0.1.0"
+
+// DefaultSeed is the seed of a run that names none, so that two runs with
+// the same flags produce the same report.
+const DefaultSeed = 1
+
+// Options configure a run of the catalogue.
+type Options struct {
+	Command    []string         // the server to check; required
+	Env        []string         // added to the environment of every server process
+	Dir        string           // working directory of the server processes
+	Protocol   string           // check only this revision; "" checks every revision the server accepts
+	Only       []string         // run only checks whose id matches one of these globs
+	Skip       []string         // skip checks whose id matches one of these globs
+	Strict     bool             // a warn counts as a failure
+	Timeout    time.Duration    // per request; default 5s
+	RunTimeout time.Duration    // whole run; default 10m
+	Seed       int64            // 0 means DefaultSeed
+	Cases      int              // generated cases per property check; 0 means DefaultCases
+	AllowCalls []string         // tool-name globs the suite may call besides readOnlyHint tools
+	Profile    *profile.Profile // target profile for the governance checks; nil makes them n/a
+	Expected   []ExpectedFailure
+	Checks     []*Check // the catalogue to run; nil means Catalogue()
+	Parallel   int      // revisions checked at once; 0 means all
+
+	// StartTimeout bounds a server process's start and first answer; 0
+	// means the runner's default (10s, for servers that start slowly).
+	StartTimeout time.Duration
+	// ShutdownGrace is how long closing a server process waits for it to
+	// exit after stdin closes before SIGTERM, and KillGrace how long after
+	// SIGTERM before SIGKILL; 0 means the runner's defaults.
+	ShutdownGrace, KillGrace time.Duration
+
+	// now is replaced by tests to make reports reproducible.
+	now func() time.Time
+}
+
+// ErrNoChecks is returned by Run when the filters select no check.
+var ErrNoChecks = errors.New("no check selected")
+
+// engine is one run.
+type engine struct {
+	opts    Options
+	checks  []*Check
+	det     *detection
+	checked []string
+}
+
+func (e *engine) callable(tool protocol.Tool) bool {
+	if tool.Annotations != nil && tool.Annotations.ReadOnlyHint != nil && *tool.Annotations.ReadOnlyHint {
+		return true
+	}
+	return matchAny(e.opts.AllowCalls, tool.Name)
+}
+
+func (e *engine) allowHint() string {
+	if len(e.opts.AllowCalls) == 0 {
+		return ""
+	}
+	return " or matches --allow-calls " + strings.Join(e.opts.AllowCalls, ",")
+}
+
+func (o *Options) defaults() error {
+	if len(o.Command) == 0 {
+		return errors.New("no server command")
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 5 * time.Second
+	}
+	if o.RunTimeout <= 0 {
+		o.RunTimeout = 10 * time.Minute
+	}
+	if o.Seed == 0 {
+		o.Seed = DefaultSeed
+	}
+	if o.Protocol != "" && !protocol.IsKnown(o.Protocol) {
+		return fmt.Errorf("unknown protocol revision %q (known: %s)", o.Protocol, strings.Join(protocol.AllRevisions, ", "))
+	}
+	for _, g := range slices.Concat(o.Only, o.Skip, o.AllowCalls) {
+		if _, err := path.Match(g, ""); err != nil {
+			return fmt.Errorf("bad pattern %q: %w", g, err)
+		}
+	}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	return nil
+}
+
+// Select returns the checks of cat that the only and skip globs keep.
+func Select(cat []*Check, only, skip []string) []*Check {
+	var out []*Check
+	for _, c := range cat {
+		if len(only) > 0 && !matchAny(only, c.ID) {
+			continue
+		}
+		if matchAny(skip, c.ID) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// Run detects the server's era and revisions, runs the selected checks for
+// each revision to check, and returns the report. An error means no report
+// could be made: bad options, no check selected, or a server that cannot be
+// started at all.
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	cat := opts.Checks
+	if cat == nil {
+		cat = Catalogue()
+	}
+	e := &engine{opts: opts, checks: Select(cat, opts.Only, opts.Skip)}
+	if len(e.checks) == 0 {
+		return nil, ErrNoChecks
+	}
+	if err := checkExpected(opts.Expected, cat); err != nil {
+		return nil, err
+	}
+	start := opts.now()
+	began := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, opts.RunTimeout)
+	defer cancel()
+
+	det, err := e.detect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	revs, err := e.revisionsToCheck(det)
+	if err != nil {
+		det.closeAll()
+		return nil, err
+	}
+	e.det, e.checked = det, revs
+
+	envs := make([]*revEnv, len(revs))
+	for i, rev := range revs {
+		envs[i] = &revEnv{eng: e, rev: rev, info: det.info(rev), results: map[string]*Result{}}
+		if c := det.sessions[rev]; c != nil {
+			c.env = envs[i]
+			c.name = "session"
+			envs[i].session = c
+			envs[i].conns = append(envs[i].conns, c)
+			delete(det.sessions, rev)
+		}
+	}
+	det.closeAll()
+
+	par := opts.Parallel
+	if par <= 0 {
+		par = len(envs)
+	}
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	for _, env := range envs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			env.runAll(ctx)
+		}()
+	}
+	wg.Wait()
+
+	rep := &Report{
+		SchemaVersion: ReportSchemaVersion,
+		Suite:         SuiteInfo{Name: "mcpconform", Version: SuiteVersion},
+		Target:        Target{Command: slices.Clone(opts.Command)},
+		Server:        det.serverInfo(),
+		Eras:          det.eras(),
+		Supported:     det.supported(),
+		Checked:       revs,
+		Seed:          opts.Seed,
+		Options:       ReportOptions{Protocol: opts.Protocol, Only: opts.Only, Skip: opts.Skip, Strict: opts.Strict, AllowCalls: opts.AllowCalls, Cases: opts.cases()},
+		StartTime:     start,
+		Detection:     det.notes,
+	}
+	for _, env := range envs {
+		for _, r := range env.results {
+			rep.Results = append(rep.Results, *r)
+		}
+	}
+	sort.Slice(rep.Results, func(i, j int) bool {
+		a, b := rep.Results[i], rep.Results[j]
+		if a.ID != b.ID {
+			return a.ID < b.ID
+		}
+		return a.Revision < b.Revision
+	})
+	applyExpected(rep, opts.Expected)
+	rep.summarize(opts.Strict)
+	rep.DurationMs = ms(time.Since(began))
+	return rep, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// revisionsToCheck picks the revisions to run checks for.
+func (e *engine) revisionsToCheck(det *detection) ([]string, error) {
+	supported := det.supported()
+	if p := e.opts.Protocol; p != "" {
+		if !slices.Contains(supported, p) {
+			return nil, fmt.Errorf("the server does not support protocol revision %s (it supports: %s)", p, listOrNone(supported))
+		}
+		return []string{p}, nil
+	}
+	if len(supported) == 0 {
+		if det.modernOther != nil {
+			return nil, fmt.Errorf("the server is modern but supports only %s, which this suite does not know", strings.Join(det.modernOther, ", "))
+		}
+		// Neither era answered as it should: check the latest legacy
+		// revision so that the report shows which requirement broke.
+		det.notes = append(det.notes, fmt.Sprintf("the server accepted no known revision; checking %s to show why", protocol.LatestLegacy))
+		return []string{protocol.LatestLegacy}, nil
+	}
+	return supported, nil
+}
+
+func listOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+// revEnv is the state of one revision's part of a run.
+type revEnv struct {
+	eng  *engine
+	rev  string
+	info ServerInfo
+
+	session      *Conn
+	handshakeErr error // a session handshake failed: later ones would too
+	toolsDone    bool  // checks of one revision run one at a time
+	tools        []protocol.Tool
+	toolsErr     error
+
+	mu        sync.Mutex
+	idSeq     int64
+	exchanges []Exchange
+	conns     []*Conn
+	results   map[string]*Result
+	fresh     int
+}
+
+// nextID numbers the suite's own request ids per revision, so that the
+// ids (and so the report) do not depend on how revisions interleave.
+func (env *revEnv) nextID() int64 {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	env.idSeq++
+	return env.idSeq
+}
+
+func (env *revEnv) record(x Exchange) {
+	env.mu.Lock()
+	env.exchanges = append(env.exchanges, x)
+	env.mu.Unlock()
+}
+
+func (env *revEnv) config() runner.Config {
+	o := env.eng.opts
+	return runner.Config{Command: o.Command, Env: o.Env, Dir: o.Dir, StartTimeout: o.StartTimeout,
+		RequestTimeout: o.Timeout, ShutdownGrace: o.ShutdownGrace, KillGrace: o.KillGrace}
+}
+
+// start launches a process labelled name-N for this revision.
+func (env *revEnv) start(ctx context.Context, name string) (*Conn, error) {
+	p, err := runner.Start(ctx, env.config())
+	if err != nil {
+		return nil, err
+	}
+	env.mu.Lock()
+	env.fresh++
+	c := &Conn{env: env, p: p, name: fmt.Sprintf("%s-%d", name, env.fresh)}
+	env.conns = append(env.conns, c)
+	env.mu.Unlock()
+	return c, nil
+}
+
+// sharedSession returns the revision's session, starting a new one when
+// there is none or the last one broke.
+func (env *revEnv) sharedSession(ctx context.Context) (*Conn, error) {
+	if env.session != nil && !env.session.broken && !env.session.closed {
+		return env.session, nil
+	}
+	if env.session != nil {
+		env.session.Close()
+	}
+	env.session = nil
+	if env.handshakeErr != nil {
+		return nil, env.handshakeErr // failed before: do not wait for it again
+	}
+	c, err := env.start(ctx, "session")
+	if err != nil {
+		return nil, err
+	}
+	if env.rev != protocol.Modern {
+		if err := c.handshake(ctx, env.rev); err != nil {
+			c.Close()
+			var hs *handshakeError
+			if errors.As(err, &hs) {
+				env.handshakeErr = err
+			}
+			return nil, err
+		}
+	}
+	env.session = c
+	return c, nil
+}
+
+// order returns the checks in run order: prerequisites first, then by id;
+// Final checks last.
+func order(checks []*Check) []*Check {
+	byID := map[string]*Check{}
+	for _, c := range checks {
+		byID[c.ID] = c
+	}
+	var out []*Check
+	seen := map[string]int{} // 1 visiting, 2 done
+	var visit func(c *Check)
+	visit = func(c *Check) {
+		if seen[c.ID] != 0 {
+			return // done, or a cycle: the cycle's order is then by id
+		}
+		seen[c.ID] = 1
+		for _, id := range c.Prereqs {
+			if p, ok := byID[id]; ok {
+				visit(p)
+			}
+		}
+		seen[c.ID] = 2
+		out = append(out, c)
+	}
+	for _, final := range []bool{false, true} {
+		for _, c := range checks {
+			if c.Final == final {
+				visit(c)
+			}
+		}
+	}
+	return out
+}
+
+func (env *revEnv) runAll(ctx context.Context) {
+	for _, c := range order(env.eng.checks) {
+		r := env.runOne(ctx, c)
+		env.results[c.ID] = r
+	}
+	if env.session != nil {
+		env.session.Close()
+	}
+}
+
+func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
+	r := &Result{
+		ID: c.ID, Title: c.Title, Level: c.Level, Revision: env.rev,
+		Requirement: c.Requirement, Refs: c.Refs, Capability: c.Capability,
+	}
+	if !c.AppliesTo(env.rev) {
+		r.Status = StatusNA
+		r.Message = "does not apply to revision " + env.rev
+		return r
+	}
+	if c.Capability != "" && !env.info.Has(c.Capability) {
+		r.Status = StatusNA
+		r.Message = fmt.Sprintf("the server does not declare the %s capability", c.Capability)
+		return r
+	}
+	for _, id := range c.Prereqs {
+		if p, ok := env.results[id]; ok {
+			switch p.Status {
+			case StatusFail, StatusError, StatusBlocked:
+				r.Status = StatusBlocked
+				r.BlockedBy = id
+				r.Message = fmt.Sprintf("blocked by %s (%s)", id, p.Status)
+				return r
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		r.Status = StatusError
+		r.Message = "run timeout reached before the check ran"
+		return r
+	}
+	t := &T{check: c, env: env, ctx: ctx, status: StatusPass}
+	began := time.Now()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			if v := recover(); v != nil {
+				if _, ok := v.(endCheck); !ok {
+					t.status = StatusError
+					t.messages = []string{fmt.Sprintf("panic in check: %v", v)}
+				}
+			}
+			for _, o := range t.owned {
+				o.Close()
+			}
+		}()
+		c.Run(t)
+	}()
+	<-done
+	r.DurationMs = ms(time.Since(began))
+	r.Status = t.status
+	r.Message = joinMessages(t.messages)
+	if r.Status == StatusPass && len(t.notes) > 0 && c.Level == MAY {
+		r.Message = joinMessages(t.notes)
+	}
+	r.Expected, r.Actual = t.expected, t.actual
+	r.BlockedBy = t.blocker
+	r.Metrics = t.metrics
+	r.Transcript = evidence(t)
+	return r
+}
+
+// Evidence limits: a report proves a verdict, it does not archive traffic.
+const (
+	maxEvidenceLines = 40
+	maxEvidenceText  = 600
+)
+
+func evidence(t *T) []TranscriptLine {
+	var out []TranscriptLine
+	for _, n := range t.notes {
+		out = append(out, TranscriptLine{Process: "-", Dir: "note", Text: n})
+	}
+	for _, c := range t.conns {
+		lines := c.p.Transcript()
+		if c.mark > len(lines) {
+			continue
+		}
+		lines = canonicalOrder(lines[c.mark:])
+		for i, l := range lines {
+			if i == maxEvidenceLines {
+				out = append(out, TranscriptLine{Process: c.name, Dir: "note", Text: fmt.Sprintf("… %d more lines", len(lines)-i)})
+				break
+			}
+			text := l.Text
+			if len(text) > maxEvidenceText {
+				text = text[:maxEvidenceText] + fmt.Sprintf("… (%d bytes)", len(l.Text))
+			}
+			out = append(out, TranscriptLine{Process: c.name, Dir: l.Dir, Text: text})
+		}
+	}
+	sortNoteRuns(out)
+	return out
+}
+
+// ServerInfo is what the server said about itself for one revision.
+type ServerInfo struct {
+	Name         string                     `json:"name,omitempty"`
+	Version      string                     `json:"version,omitempty"`
+	Capabilities map[string]json.RawMessage `json:"capabilities,omitempty"`
+	Result       json.RawMessage            `json:"-"` // the raw initialize or discover result
+}
+
+// Has reports whether the capability was declared (present and not null).
+func (s ServerInfo) Has(name string) bool {
+	v, ok := s.Capabilities[name]
+	return ok && string(v) != "null"
+}

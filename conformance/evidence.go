@@ -1,0 +1,113 @@
+package conformance
+
+import (
+	"sort"
+
+	"github.com/mcpconform/mcpconform/runner"
+)
+
+// canonicalOrder reorders one process's transcript so that it does not
+// depend on timing. Lines the suite sent keep their order, and so do lines
+// the server wrote; only how the two streams interleave is a matter of
+// timing (a response can overtake the next pipelined request on the wire).
+// The canonical interleaving puts each response right after the request it
+// answers (matched by id), and every other server line (a notification, an
+// error with a null id, a banner) just before the next such response, or at
+// the end. A runner note stays with the line before it.
+func canonicalOrder(lines []runner.TranscriptLine) []runner.TranscriptLine {
+	type group struct {
+		lines  []runner.TranscriptLine
+		anchor int // index of the send it follows; -1 before any
+	}
+	var sends, recvs []*group
+	var last *group
+	for _, l := range lines {
+		if l.Dir == "note" {
+			if last == nil {
+				last = &group{}
+				recvs = append(recvs, last) // a note before anything: first
+			}
+			last.lines = append(last.lines, l)
+			continue
+		}
+		g := &group{lines: []runner.TranscriptLine{l}}
+		if l.Dir == "send" {
+			sends = append(sends, g)
+		} else {
+			recvs = append(recvs, g)
+		}
+		last = g
+	}
+	// Pending request ids per send, consumed by the first matching response.
+	pending := map[string][]int{}
+	for i, g := range sends {
+		for _, id := range sentIDs(g.lines[0].Text) {
+			pending[id] = append(pending[id], i)
+		}
+	}
+	anchors := make([]int, len(recvs))
+	for i, g := range recvs {
+		anchors[i] = -2 // unanchored
+		if g.lines[0].Dir != "recv" {
+			continue
+		}
+		kind, obj := classifyLine(g.lines[0].Text)
+		if kind != lineMessage || !isResponse(obj) {
+			continue
+		}
+		key := idKey(obj)
+		if q := pending[key]; key != "" && key != "null" && len(q) > 0 {
+			anchors[i] = q[0]
+			pending[key] = q[1:]
+		}
+	}
+	// Unanchored lines go with the next anchored one; the server's own
+	// order is kept by making anchors non-decreasing.
+	next := len(sends) - 1
+	for i := len(recvs) - 1; i >= 0; i-- {
+		if anchors[i] == -2 {
+			anchors[i] = next
+		} else {
+			next = anchors[i]
+		}
+	}
+	for i := 1; i < len(anchors); i++ {
+		anchors[i] = max(anchors[i], anchors[i-1])
+	}
+	out := make([]runner.TranscriptLine, 0, len(lines))
+	r := 0
+	for r < len(recvs) && anchors[r] < 0 {
+		out = append(out, recvs[r].lines...)
+		r++
+	}
+	for s, g := range sends {
+		out = append(out, g.lines...)
+		for r < len(recvs) && anchors[r] == s {
+			out = append(out, recvs[r].lines...)
+			r++
+		}
+	}
+	for ; r < len(recvs); r++ {
+		out = append(out, recvs[r].lines...)
+	}
+	return out
+}
+
+// sortNoteRuns sorts each run of consecutive runner notes of one process:
+// events such as "stdout closed" and "process exited" race each other, and a
+// report must not change with the winner.
+func sortNoteRuns(lines []TranscriptLine) {
+	for i := 0; i < len(lines); {
+		j := i
+		for j < len(lines) && lines[j].Dir == "note" && lines[j].Process == lines[i].Process {
+			j++
+		}
+		if j > i+1 {
+			sort.SliceStable(lines[i:j], func(a, b int) bool { return lines[i+a].Text < lines[i+b].Text })
+		}
+		if j == i {
+			j++
+		}
+		i = j
+	}
+}

@@ -1,0 +1,631 @@
+package conformance
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/runner"
+)
+
+func refMessages(rev, section string) SpecRef {
+	if rev == protocol.Rev20241105 {
+		return SpecRef{Revision: rev, File: "basic/messages.mdx", Section: section}
+	}
+	return SpecRef{Revision: rev, File: "basic/index.mdx", Section: section}
+}
+
+// barrierMethod is a request every server of the era must answer.
+func barrierMethod(t *T) string {
+	if t.Modern() {
+		return protocol.MethodDiscover
+	}
+	return protocol.MethodPing
+}
+
+// unknownMethod is a method no server implements.
+const unknownMethod = "mcpconform/no-such-method"
+
+func init() {
+	Register(Check{
+		ID:          "jsonrpc.message.version",
+		Title:       `Every message has "jsonrpc": "2.0"`,
+		Requirement: `Every JSON-RPC message MUST carry the member "jsonrpc" with the value "2.0".`,
+		Level:       MUST,
+		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Messages"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "JSONRPCRequest"}},
+		Final:       true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			msgs, _ := t.scanInbound()
+			t.Expect(`"jsonrpc": "2.0" on every message`)
+			for _, m := range msgs {
+				if v, ok := m.obj["jsonrpc"].(string); !ok || v != "2.0" {
+					t.evidenceLines([]inboundMessage{m}, 1)
+					t.Actual("jsonrpc member: %s", jsonText(m.obj["jsonrpc"], "absent"))
+					t.Fatalf(`%s sent a message whose "jsonrpc" is %s`, m.process, jsonText(m.obj["jsonrpc"], "absent"))
+				}
+			}
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.id.string-echoed",
+		Title:       "String request ids are echoed exactly",
+		Requirement: "A response MUST carry the same id as its request, type included: a string id comes back as the same string.",
+		Level:       MUST,
+		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Responses")},
+		Run: func(t *T) {
+			checkIDsEchoed(t, []any{"mcpconform-a", "42", "ü-✓ id with spaces"})
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.id.integer-echoed",
+		Title:       "Integer request ids are echoed exactly",
+		Requirement: "A response MUST carry the same id as its request, type included: 0, negative and large integers come back as the same numbers.",
+		Level:       MUST,
+		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Responses")},
+		Run: func(t *T) {
+			// 2^53-1 is the largest integer every JSON implementation
+			// represents exactly; larger ones are not portable.
+			checkIDsEchoed(t, []any{0, -7, int64(9007199254740991)})
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.response.result-xor-error",
+		Title:       "A response has result or error, not both",
+		Requirement: "Every response MUST contain exactly one of result and error.",
+		Level:       MUST,
+		Refs:        []SpecRef{refMessages(protocol.Rev20241105, "Responses"), refMessages(protocol.Rev20251125, "Responses")},
+		Final:       true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			msgs, _ := t.scanInbound()
+			t.Expect("exactly one of result and error in every response")
+			for _, m := range msgs {
+				if !isResponse(m.obj) {
+					continue
+				}
+				_, r := m.obj["result"]
+				_, e := m.obj["error"]
+				if r == e {
+					t.evidenceLines([]inboundMessage{m}, 1)
+					what := "neither result nor error"
+					if r {
+						what = "both result and error"
+					}
+					t.Actual("%s", what)
+					t.Fatalf("%s sent a response to id %s with %s", m.process, idKey(m.obj), what)
+				}
+			}
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.response.result-object",
+		Title:       "A result is an object",
+		Requirement: "The result of a response MUST be a JSON object.",
+		Level:       MUST,
+		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Result Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "Result"}},
+		Final:       true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			msgs, _ := t.scanInbound()
+			t.Expect("result is an object")
+			for _, m := range msgs {
+				if v, ok := m.obj["result"]; ok && isResponse(m.obj) {
+					if _, obj := v.(map[string]any); !obj {
+						t.evidenceLines([]inboundMessage{m}, 1)
+						t.Actual("result is %s", jsonText(v, ""))
+						t.Fatalf("%s answered id %s with a result that is not an object", m.process, idKey(m.obj))
+					}
+				}
+			}
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.response.one-per-request",
+		Title:       "One response per request, none unasked",
+		Requirement: "The server MUST answer each request once, with the request's id; it sends no response to an id it was never sent.",
+		Level:       MUST,
+		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Responses"), refMessages(protocol.Rev20251125, "Notifications")},
+		Final:       true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			t.Expect("at most one response per request id sent")
+			for _, pl := range t.processLogs() {
+				sent := map[string]int{}
+				for _, l := range pl.lines {
+					switch {
+					case l.dir == "send":
+						for _, id := range sentIDs(l.text) {
+							sent[id]++
+						}
+					case l.dir == "recv" && l.kind == lineMessage && isResponse(l.obj):
+						key := idKey(l.obj)
+						if key == "" || key == "null" {
+							continue // errors for unreadable requests carry no id
+						}
+						if sent[key] == 0 {
+							t.evidenceLines([]inboundMessage{{process: pl.name, text: l.text}}, 1)
+							t.Actual("a response to id %s, which was not pending", key)
+							t.Fatalf("%s sent a response to id %s that was never sent or was already answered", pl.name, key)
+						}
+						sent[key]--
+					}
+				}
+			}
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.error.shape",
+		Title:       "Errors have an integer code and a message",
+		Requirement: "An error response MUST contain an error object with an integer code and a string message.",
+		Level:       MUST,
+		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "Error"}},
+		Final:       true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			msgs, _ := t.scanInbound()
+			t.Expect("error: {code: integer, message: string, data?: any}")
+			for _, m := range msgs {
+				v, ok := m.obj["error"]
+				if !ok || !isResponse(m.obj) {
+					continue
+				}
+				problem := ""
+				e, isObj := v.(map[string]any)
+				switch {
+				case !isObj:
+					problem = "error is not an object"
+				case !isInteger(e["code"]):
+					problem = fmt.Sprintf("code is %s, not an integer", jsonText(e["code"], "absent"))
+				default:
+					if _, s := e["message"].(string); !s {
+						problem = fmt.Sprintf("message is %s, not a string", jsonText(e["message"], "absent"))
+					}
+				}
+				if problem != "" {
+					t.evidenceLines([]inboundMessage{m}, 1)
+					t.Actual("%s", problem)
+					t.Fatalf("%s answered id %s with a malformed error: %s", m.process, idKey(m.obj), problem)
+				}
+			}
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.notification.no-response",
+		Title:       "Notifications are never answered",
+		Requirement: "The receiver of a notification MUST NOT send a response, even for an unknown notification.",
+		Level:       MUST,
+		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Notifications"), refMessages(protocol.Modern, "Notifications")},
+		Run: func(t *T) {
+			c := t.Session()
+			notes := []struct {
+				method string
+				params any
+			}{
+				{"notifications/mcpconform/unknown", nil},
+				{"notifications/mcpconform/unknown", map[string]any{"detail": "with params"}},
+				{protocol.NotifCancelled, map[string]any{"requestId": "mcpconform-never-sent", "reason": "test"}},
+				{protocol.NotifInitialized, nil},
+			}
+			for _, n := range notes {
+				if err := c.Notify(n.method, n.params); err != nil {
+					t.HarnessError("send notification: %v", err)
+				}
+			}
+			before := c.Barrier()
+			t.Expect("no response before the answer to the barrier request")
+			for _, r := range before {
+				if r.Problem == nil && r.Msg != nil && r.Msg.Kind() == protocol.KindResponse {
+					t.Actual("a response %s", clip(string(r.Raw)))
+					t.Fatalf("the server answered a notification: %s", clip(string(r.Raw)))
+				}
+			}
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.parse-error.keeps-serving",
+		Title:       "Invalid JSON does not stop the server",
+		Requirement: "After a line that is not valid JSON the server SHOULD go on serving requests, as JSON-RPC 2.0's parse error reply implies; the line is the client's fault, so stopping is a warning.",
+		Level:       SHOULD,
+		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Messages"), refStdio(protocol.Rev20251125)},
+		Run: func(t *T) {
+			c := t.Session()
+			c.MustSend(invalidJSON)
+			t.Expect("the next request is answered")
+			keepsServing(t, c, "a line that is not JSON")
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.parse-error.reply",
+		Title:       "Invalid JSON gets a -32700 parse error",
+		Requirement: "JSON-RPC 2.0 answers invalid JSON with error -32700 and a null (or, from 2025-11-25, absent) id; silence is reported as a warning because the client broke the protocol first.",
+		Level:       MUST,
+		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "JSONRPCErrorResponse"}},
+		Run: func(t *T) {
+			c := t.Session()
+			c.MustSend(invalidJSON)
+			before, err := c.TryBarrier()
+			before = append(before, c.Process().Pending()...)
+			t.Expect("an error response with code -32700 and id null or absent")
+			if err != nil && !hasNullIDResponse(before) {
+				t.NotVerified("the server stopped serving after invalid JSON without a reply (jsonrpc.parse-error.keeps-serving judges that)")
+			}
+			judgeRejection(t, before, protocol.CodeParseError, "invalid JSON", nil, true)
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.invalid-request.rejected",
+		Title:       "An invalid request is rejected",
+		Requirement: "A JSON object that is not a valid request (here: a non-string method) MUST NOT get a result; the expected answer is error -32600, and the server SHOULD go on serving (the client broke the protocol first).",
+		Level:       MUST,
+		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Requests"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "INVALID_REQUEST"}},
+		Run: func(t *T) {
+			c := t.Session()
+			c.MustSend(`{"jsonrpc":"2.0","id":"mcpconform-invalid","method":42}`)
+			before, err := c.TryBarrier()
+			before = append(before, c.Process().Pending()...)
+			t.Expect("error -32600 with id \"mcpconform-invalid\" or null, and the next request answered")
+			if err != nil {
+				for _, r := range before {
+					if r.Problem == nil && r.Msg != nil && r.Msg.Kind() == protocol.KindResponse && r.Msg.Error == nil {
+						t.Failf("an invalid request got a result instead of an error")
+					}
+				}
+				diedAfter(t, c, "an invalid request", err)
+				return
+			}
+			judgeRejection(t, before, protocol.CodeInvalidRequest, "an invalid request", []string{`"mcpconform-invalid"`}, false)
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.method.unknown",
+		Title:       "An unknown method gets -32601",
+		Requirement: "A request for a method the server does not have MUST get an error response; JSON-RPC's code for it is -32601 (another code is a warning).",
+		Level:       MUST,
+		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "METHOD_NOT_FOUND"}},
+		Run: func(t *T) {
+			c := t.Session()
+			m := c.MustRequest(unknownMethod, map[string]any{})
+			t.Expect("error -32601")
+			switch {
+			case m.Error == nil:
+				t.Actual("a result %s", clip(string(m.Result)))
+				t.Failf("the unknown method %s got a result instead of an error", unknownMethod)
+			case m.Error.Code != protocol.CodeMethodNotFound:
+				t.Actual("error %d", m.Error.Code)
+				t.Warnf("the unknown method got error %d, not -32601 (method not found)", m.Error.Code)
+			}
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.batch.accepted",
+		Title:       "Batches are accepted (2025-03-26)",
+		Requirement: "Under 2025-03-26 implementations MUST support receiving JSON-RPC batches: every request of a batch is answered.",
+		Level:       MUST,
+		Refs:        []SpecRef{{Revision: protocol.Rev20250326, File: "basic/index.mdx", Section: "Batching"}},
+		Revisions:   []string{protocol.Rev20250326},
+		Run: func(t *T) {
+			c := t.Session()
+			c.MustSend(`[{"jsonrpc":"2.0","id":"mcpconform-batch-a","method":"ping"},{"jsonrpc":"2.0","method":"notifications/mcpconform/unknown"},{"jsonrpc":"2.0","id":"mcpconform-batch-b","method":"ping"}]`)
+			t.Expect(`responses to ids "mcpconform-batch-a" and "mcpconform-batch-b" (in one array)`)
+			want := map[string]bool{`"mcpconform-batch-a"`: true, `"mcpconform-batch-b"`: true}
+			arrays, singles := 0, 0
+			deadline := time.Now().Add(t.RequestTimeout())
+			for len(want) > 0 && time.Now().Before(deadline) {
+				r, err := c.Next(time.Until(deadline))
+				if err != nil {
+					break
+				}
+				for _, obj := range responsesIn(r) {
+					if want[idKey(obj)] {
+						delete(want, idKey(obj))
+						if r.IsBatch() {
+							arrays++
+						} else {
+							singles++
+						}
+					}
+				}
+			}
+			if len(want) > 0 {
+				t.Actual("%d of 2 requests answered", 2-len(want))
+				t.Fatalf("the server did not answer every request of a batch")
+			}
+			if singles > 0 {
+				t.Logf("the batch was answered with separate responses, not one array")
+			}
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.batch.rejected",
+		Title:       "Batches get no array reply (2025-06-18 on)",
+		Requirement: "Batching was removed in 2025-06-18: a batch gets an error or nothing, never an array reply (not a valid MCP message); the server SHOULD go on serving.",
+		Level:       MUST,
+		Refs: []SpecRef{
+			{Revision: protocol.Rev20250618, File: "changelog.mdx", Section: "Major changes"},
+			refStdio(protocol.Rev20250618),
+		},
+		Revisions: append(Since(protocol.Rev20250618), protocol.Modern),
+		Run: func(t *T) {
+			c := t.Session()
+			c.MustSend(batchOfBarriers(t))
+			before, err := c.TryBarrier()
+			t.Expect("an error response or nothing, then the next request answered")
+			for _, r := range append(before, c.Process().Pending()...) {
+				if r.IsBatch() {
+					t.Actual("an array reply %s", clip(string(r.Raw)))
+					t.Fatalf("the server answered a batch with an array, which this revision does not allow")
+				}
+			}
+			if err != nil {
+				diedAfter(t, c, "a batch", err)
+			}
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.batch.tolerated",
+		Title:       "A batch does not stop the server (2024-11-05)",
+		Requirement: "2024-11-05 says nothing of batches (JSON-RPC 2.0 has them): the server may answer one with an array or reject it, and SHOULD go on serving.",
+		Level:       SHOULD,
+		Refs:        []SpecRef{{Revision: protocol.Rev20241105, File: "basic/messages.mdx", Section: "Messages"}},
+		Revisions:   []string{protocol.Rev20241105},
+		Run: func(t *T) {
+			c := t.Session()
+			c.MustSend(batchOfBarriers(t))
+			t.Expect("the next request answered")
+			keepsServing(t, c, "a batch")
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.request.id-valid",
+		Title:       "Server request ids are strings or integers",
+		Requirement: "A request MUST have a string or integer id, never null.",
+		Level:       MUST,
+		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Requests")},
+		Revisions:   Legacy(),
+		Final:       true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			msgs, _ := t.scanInbound()
+			t.Expect("string or integer ids on server requests")
+			for _, m := range msgs {
+				if !isServerRequest(m.obj) {
+					continue
+				}
+				id := m.obj["id"]
+				if _, s := id.(string); !s && !isInteger(id) {
+					t.evidenceLines([]inboundMessage{m}, 1)
+					t.Actual("id %s", jsonText(id, ""))
+					t.Fatalf("%s sent a %v request with id %s", m.process, m.obj["method"], jsonText(id, ""))
+				}
+			}
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.request.id-unique",
+		Title:       "Server request ids are not reused",
+		Requirement: "The request id MUST NOT have been used before by the requestor within the same session.",
+		Level:       MUST,
+		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Requests")},
+		Revisions:   Legacy(),
+		Final:       true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			msgs, _ := t.scanInbound()
+			t.Expect("a fresh id on every server request of a process")
+			seen := map[string]bool{}
+			for _, m := range msgs {
+				if !isServerRequest(m.obj) || m.obj["id"] == nil {
+					continue // a null id is jsonrpc.request.id-valid's
+				}
+				key := m.process + " " + idKey(m.obj)
+				if seen[key] {
+					t.evidenceLines([]inboundMessage{m}, 1)
+					t.Actual("id %s used twice", idKey(m.obj))
+					t.Fatalf("%s reused request id %s", m.process, idKey(m.obj))
+				}
+				seen[key] = true
+			}
+		},
+	})
+}
+
+// keepsServing requires the barrier after a bad line to be answered; a
+// server that exits or stops answering fails the check (a warn, for the
+// SHOULD checks that use it).
+func keepsServing(t *T, c *Conn, what string) {
+	if _, err := c.TryBarrier(); err != nil {
+		diedAfter(t, c, what, err)
+	}
+}
+
+// diedAfter reports that the server stopped serving after a bad line the
+// client sent: a warn, because the spec does not bind a server to input
+// that breaks the protocol, but no client can rely on such a server.
+func diedAfter(t *T, c *Conn, what string, err error) {
+	switch {
+	case errors.Is(err, runner.ErrExited) || errors.Is(err, runner.ErrTimeout) || errors.Is(err, runner.ErrFlood):
+		t.Logf("%v", err)
+		t.Actual("%s", runFault(err))
+		t.Warnf("the server stopped serving after %s: %s", what, runFault(err))
+	default:
+		c.must("the request after "+what, err)
+	}
+}
+
+// invalidJSON is a request cut short: no parser can read its id.
+const invalidJSON = `{"jsonrpc": "2.0", "method": "ping", "params": {`
+
+func batchOfBarriers(t *T) string {
+	elems := make([]string, 2)
+	for i := range elems {
+		m, err := protocol.NewRequest(fmt.Sprintf("mcpconform-batch-%d", i), barrierMethod(t), nil)
+		if err == nil && t.Modern() {
+			m.Params, _ = json.Marshal(map[string]any{"_meta": protocol.ModernMeta(t.Revision())})
+		}
+		b, _ := json.Marshal(m)
+		elems[i] = string(b)
+	}
+	return "[" + elems[0] + "," + elems[1] + "]"
+}
+
+// judgeRejection judges what arrived between a bad line and the barrier:
+// an error response with code want and an id in ids (or null/absent) is the
+// answer; nothing is a warn; a result is a fail, and so is another code
+// when strictCode (else a warn).
+func judgeRejection(t *T, before []runner.Received, want int, what string, ids []string, strictCode bool) {
+	for _, r := range before {
+		if r.Problem != nil || r.Msg == nil || r.Msg.Kind() != protocol.KindResponse {
+			continue
+		}
+		key := r.Msg.IDKey()
+		if key != "" && key != "null" && !contains(ids, key) {
+			continue // an answer to something else
+		}
+		t.Actual("%s", clip(string(r.Raw)))
+		switch {
+		case r.Msg.Error == nil:
+			t.Fatalf("%s got a result instead of an error", what)
+		case r.Msg.Error.Code != want && strictCode:
+			t.Fatalf("%s got error %d, want %d", what, r.Msg.Error.Code, want)
+		case r.Msg.Error.Code != want:
+			t.Warnf("%s got error %d; the JSON-RPC code is %d", what, r.Msg.Error.Code, want)
+		}
+		return
+	}
+	t.Actual("no response")
+	t.Warnf("%s got no response; JSON-RPC 2.0 expects error %d", what, want)
+}
+
+// hasNullIDResponse reports whether a response with a null or absent id
+// arrived.
+func hasNullIDResponse(items []runner.Received) bool {
+	for _, r := range items {
+		if r.Problem == nil && r.Msg != nil && r.Msg.Kind() == protocol.KindResponse && (r.Msg.ID == nil || r.Msg.IDKey() == "null") {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// checkIDsEchoed sends one barrier request per id, pipelined, and requires a
+// response carrying each id exactly (same JSON type and value).
+func checkIDsEchoed(t *T, ids []any) {
+	c := t.Session()
+	method := barrierMethod(t)
+	want := map[string]any{}
+	for _, id := range ids {
+		raw, _ := json.Marshal(id)
+		want[canonID(raw)] = id
+		c.must(method, c.Send(id, method, nil))
+	}
+	t.Expect("responses with ids %s", keysOf(want))
+	var strays []string
+	deadline := time.Now().Add(t.RequestTimeout())
+	for len(want) > 0 && time.Now().Before(deadline) {
+		r, err := c.Next(time.Until(deadline))
+		if err != nil {
+			break
+		}
+		if r.Msg == nil || r.Msg.Kind() != protocol.KindResponse {
+			continue
+		}
+		key := canonID(r.Msg.ID)
+		if _, ok := want[key]; ok {
+			delete(want, key)
+			continue
+		}
+		strays = append(strays, key)
+	}
+	if len(want) == 0 {
+		return
+	}
+	c.broken = true // answers may still be on their way
+	t.Actual("missing %s; responses with other ids: %v", keysOf(want), strays)
+	for _, key := range sortedKeys(want) {
+		t.Failf("no response echoed id %s", describeID(want[key]))
+	}
+}
+
+func keysOf(m map[string]any) string {
+	return fmt.Sprint(sortedKeys(m))
+}
+
+// responsesIn returns the response objects of an inbound item: the item
+// itself, or the elements of an array reply.
+func responsesIn(r runner.Received) []map[string]any {
+	if r.IsBatch() {
+		var elems []json.RawMessage
+		if json.Unmarshal(r.Raw, &elems) != nil {
+			return nil
+		}
+		var out []map[string]any
+		for _, e := range elems {
+			if obj, err := decodeObject(e); err == nil && isResponse(obj) {
+				out = append(out, obj)
+			}
+		}
+		return out
+	}
+	if r.Problem != nil || r.Msg == nil {
+		return nil
+	}
+	if obj, err := decodeObject(r.Raw); err == nil && isResponse(obj) {
+		return []map[string]any{obj}
+	}
+	return nil
+}
+
+// sentIDs returns the ids of the requests in a line the suite sent (one
+// message or a batch).
+func sentIDs(text string) []string {
+	var items []json.RawMessage
+	if json.Unmarshal([]byte(text), &items) != nil {
+		items = []json.RawMessage{json.RawMessage(text)}
+	}
+	var out []string
+	for _, it := range items {
+		obj, err := decodeObject(it)
+		if err != nil {
+			continue
+		}
+		if _, ok := obj["id"]; ok {
+			out = append(out, idKey(obj))
+		}
+	}
+	return out
+}
+
+// canonID renders a raw id the way idKey renders a decoded one, so that
+// escapes and spacing do not matter: "\u00fc" and "ü" are the same id.
+func canonID(raw json.RawMessage) string {
+	obj, err := decodeObject(append(append([]byte(`{"id":`), raw...), '}'))
+	if err != nil {
+		return string(raw)
+	}
+	return idKey(obj)
+}
+
+// jsonText renders a decoded JSON value for a message, or absent when nil
+// stands for a missing member.
+func jsonText(v any, absent string) string {
+	if v == nil && absent != "" {
+		return absent
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return clip(string(b))
+}

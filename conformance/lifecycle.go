@@ -1,0 +1,449 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// The lifecycle checks cover the legacy handshake: initialize, version
+// negotiation, capabilities and ping. The modern era has no handshake (see
+// modern.go).
+
+func refLifecycle(section string) SpecRef {
+	return SpecRef{Revision: protocol.Rev20251125, File: "basic/lifecycle.mdx", Section: section}
+}
+
+// unsupportedVersion is a protocol version no server supports.
+const unsupportedVersion = "1900-01-01"
+
+func init() {
+	Register(Check{
+		ID:          "lifecycle.initialize.result",
+		Title:       "initialize returns an InitializeResult",
+		Requirement: "The server MUST answer initialize with its protocolVersion (a string), its capabilities (an object), its serverInfo and optional string instructions.",
+		Level:       MUST,
+		Refs:        []SpecRef{refLifecycle("Initialization"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "InitializeResult"}},
+		Revisions:   Legacy(),
+		Run: func(t *T) {
+			c := t.Fresh()
+			m, err := c.Initialize(t.Revision())
+			c.must(protocol.MethodInitialize, err)
+			t.Expect("a result with protocolVersion, capabilities and serverInfo")
+			if m.Error != nil {
+				t.Actual("error %d %s", m.Error.Code, m.Error.Message)
+				t.Fatalf("initialize %s got error %d", t.Revision(), m.Error.Code)
+			}
+			res, err := decodeObject(m.Result)
+			if err != nil {
+				t.Fatalf("the initialize result is not an object")
+			}
+			if _, ok := res["protocolVersion"].(string); !ok {
+				t.Failf("protocolVersion is %s, not a string", jsonText(res["protocolVersion"], "absent"))
+			}
+			if _, ok := res["capabilities"].(map[string]any); !ok {
+				t.Failf("capabilities is %s, not an object", jsonText(res["capabilities"], "absent"))
+			}
+			if _, ok := res["serverInfo"].(map[string]any); !ok {
+				t.Failf("serverInfo is %s, not an object", jsonText(res["serverInfo"], "absent"))
+			}
+			if v, ok := res["instructions"]; ok {
+				if _, s := v.(string); !s {
+					t.Failf("instructions is %s, not a string", jsonText(v, ""))
+				}
+			}
+		},
+	})
+	Register(Check{
+		ID:          "lifecycle.initialize.server-info",
+		Title:       "serverInfo has a name and a version",
+		Requirement: "serverInfo MUST be an Implementation: a string name and a string version (title, if present, a string).",
+		Level:       MUST,
+		Refs:        []SpecRef{refLifecycle("Initialization"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "Implementation"}},
+		Revisions:   Legacy(),
+		Prereqs:     []string{"lifecycle.initialize.result"},
+		Run: func(t *T) {
+			res := initResult(t)
+			info, _ := res["serverInfo"].(map[string]any)
+			t.Expect(`serverInfo {"name": string, "version": string}`)
+			for _, k := range []string{"name", "version"} {
+				if _, ok := info[k].(string); !ok {
+					t.Failf("serverInfo.%s is %s, not a string", k, jsonText(info[k], "absent"))
+				}
+			}
+			if v, ok := info["title"]; ok {
+				if _, s := v.(string); !s {
+					t.Failf("serverInfo.title is %s, not a string", jsonText(v, ""))
+				}
+			}
+		},
+	})
+	Register(Check{
+		ID:          "lifecycle.version.echo",
+		Title:       "A supported version is echoed",
+		Requirement: "If the server supports the requested protocol version, it MUST respond with the same version, in every new session.",
+		Level:       MUST,
+		Refs:        []SpecRef{refLifecycle("Version Negotiation")},
+		Revisions:   Legacy(),
+		Prereqs:     []string{"lifecycle.initialize.result"},
+		Run: func(t *T) {
+			// The probe already saw the server accept this revision; a
+			// second session must agree.
+			c := t.Fresh()
+			m, err := c.Initialize(t.Revision())
+			c.must(protocol.MethodInitialize, err)
+			got := negotiated(m)
+			t.Expect("protocolVersion %q, as in the first session", t.Revision())
+			t.Actual("protocolVersion %s", got)
+			if got != fmt.Sprintf("%q", t.Revision()) {
+				t.Failf("initialize %s was accepted once, then answered with %s", t.Revision(), got)
+			}
+		},
+	})
+	Register(Check{
+		ID:          "lifecycle.version.negotiated-supported",
+		Title:       "A counter-offered version is supported",
+		Requirement: "When the server answers a requested version with another, it MUST be a version the server supports: requesting it gets it echoed.",
+		Level:       MUST,
+		Refs:        []SpecRef{refLifecycle("Version Negotiation")},
+		Revisions:   Legacy(),
+		Prereqs:     []string{"lifecycle.initialize.result"},
+		Run: func(t *T) {
+			t.OncePerRun()
+			det := t.env.eng.det
+			t.Expect("each version offered instead of a requested one is accepted when requested")
+			for _, k := range protocol.LegacyRevisions {
+				p := det.legacy[k]
+				if p == nil || p.accepted || p.negotiated == "" {
+					continue
+				}
+				t.Logf("initialize %s was answered with %q", k, p.negotiated)
+				if !acceptsVersion(t, p.negotiated) {
+					t.Actual("%q offered for %s is not accepted when requested", p.negotiated, k)
+					t.Failf("the server offered %q for %s but does not accept %q when asked for it", p.negotiated, k, p.negotiated)
+				}
+			}
+		},
+	})
+	Register(Check{
+		ID:          "lifecycle.version.fallback",
+		Title:       "An unsupported version gets a supported one",
+		Requirement: "If the server does not support the requested version it MUST respond with another version it supports; an error reply (as in the spec's own error example) is a warning.",
+		Level:       MUST,
+		Refs:        []SpecRef{refLifecycle("Version Negotiation"), refLifecycle("Error Handling")},
+		Revisions:   Legacy(),
+		Prereqs:     []string{"lifecycle.initialize.result"},
+		Run: func(t *T) {
+			t.OncePerRun()
+			c := t.Fresh()
+			m, err := c.Initialize(unsupportedVersion)
+			c.must(protocol.MethodInitialize, err)
+			t.Expect("a result whose protocolVersion is one the server supports")
+			if m.Error != nil {
+				t.Actual("error %d %s", m.Error.Code, m.Error.Message)
+				t.Warnf("initialize %s got error %d instead of a supported version", unsupportedVersion, m.Error.Code)
+				return
+			}
+			v, ok := fallbackVersion(m)
+			t.Actual("protocolVersion %s", negotiated(m))
+			switch {
+			case !ok:
+				t.Fatalf("the result has no string protocolVersion")
+			case v == unsupportedVersion:
+				t.Fatalf("the server echoed %q, a version that does not exist", v)
+			case !acceptsVersion(t, v):
+				t.Fatalf("the server offered %q but does not accept it when asked for it", v)
+			}
+		},
+	})
+	Register(Check{
+		ID:          "lifecycle.version.fallback-latest",
+		Title:       "The fallback is the latest version",
+		Requirement: "The version offered for an unsupported request SHOULD be the latest version the server supports.",
+		Level:       SHOULD,
+		Refs:        []SpecRef{refLifecycle("Version Negotiation")},
+		Revisions:   Legacy(),
+		Prereqs:     []string{"lifecycle.version.fallback"},
+		Run: func(t *T) {
+			t.OncePerRun()
+			c := t.Fresh()
+			m, err := c.Initialize(unsupportedVersion)
+			c.must(protocol.MethodInitialize, err)
+			v, ok := fallbackVersion(m)
+			if !ok || m.Error != nil {
+				t.NotApplicable("the server offers no version for an unsupported one")
+			}
+			latest := ""
+			for _, rev := range t.SupportedRevisions() {
+				if protocol.IsLegacy(rev) {
+					latest = rev
+				}
+			}
+			t.Expect("protocolVersion %q (the latest legacy revision it accepts)", latest)
+			t.Actual("protocolVersion %q", v)
+			if v < latest {
+				t.Failf("the server offered %q, but it supports the later %q", v, latest)
+			}
+		},
+	})
+	Register(Check{
+		ID:          "lifecycle.capabilities.shape",
+		Title:       "Capabilities are well formed",
+		Requirement: "Each server capability the revision defines MUST be an object, and its listChanged and subscribe flags booleans.",
+		Level:       MUST,
+		Refs:        []SpecRef{refLifecycle("Capability Negotiation"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "ServerCapabilities"}},
+		Revisions:   Legacy(),
+		Prereqs:     []string{"lifecycle.initialize.result"},
+		Run: func(t *T) {
+			res := initResult(t)
+			caps, _ := res["capabilities"].(map[string]any)
+			t.Expect("objects for experimental, logging, completions, prompts, resources, tools, tasks; boolean flags")
+			for _, name := range sortedKeys(caps) {
+				if !slices.Contains(knownCapabilities, name) {
+					continue // defined by another revision or an extension: not ours to judge
+				}
+				v, ok := caps[name].(map[string]any)
+				if !ok {
+					t.Failf("capability %s is %s, not an object", name, jsonText(caps[name], ""))
+					continue
+				}
+				for _, flag := range []string{"listChanged", "subscribe"} {
+					if f, present := v[flag]; present {
+						if _, b := f.(bool); !b {
+							t.Failf("capability %s.%s is %s, not a boolean", name, flag, jsonText(f, ""))
+						}
+					}
+				}
+			}
+		},
+	})
+	Register(Check{
+		ID:          "lifecycle.capabilities.declared",
+		Title:       "Served features are declared",
+		Requirement: "A server that supports tools, prompts or resources MUST declare the capability; a declared capability's list method works.",
+		Level:       MUST,
+		Refs: []SpecRef{
+			{Revision: protocol.Rev20251125, File: "server/tools.mdx", Section: "Capabilities"},
+			{Revision: protocol.Rev20251125, File: "server/prompts.mdx", Section: "Capabilities"},
+			{Revision: protocol.Rev20251125, File: "server/resources.mdx", Section: "Capabilities"},
+		},
+		Revisions: Legacy(),
+		Prereqs:   []string{"lifecycle.initialize.result"},
+		Run: func(t *T) {
+			c := t.Session()
+			features := []struct{ capability, method, member string }{
+				{"prompts", "prompts/list", "prompts"},
+				{"resources", "resources/list", "resources"},
+				{"tools", protocol.MethodToolsList, "tools"},
+			}
+			t.Expect("a list method works exactly when its capability is declared")
+			for _, f := range features {
+				m := c.MustRequest(f.method, nil)
+				declared := t.HasCapability(f.capability)
+				switch {
+				case declared && m.Error != nil && m.Error.Code == protocol.CodeMethodNotFound:
+					t.Failf("%s is declared but %s is not found (-32601)", f.capability, f.method)
+				case !declared && m.Error == nil && listLen(m.Result, f.member) > 0:
+					t.Failf("%s lists %d items but the %s capability is not declared", f.method, listLen(m.Result, f.member), f.capability)
+				}
+			}
+		},
+	})
+	Register(Check{
+		ID:          "lifecycle.capabilities.respected",
+		Title:       "Only negotiated capabilities are used",
+		Requirement: "The server MUST only use negotiated capabilities (SHOULD before 2025-06-18): no sampling, roots or elicitation requests to a client that declared none, no log notifications without the logging capability.",
+		Level:       MUST,
+		Refs: []SpecRef{
+			refLifecycle("Operation"),
+			{Revision: protocol.Rev20250326, File: "basic/lifecycle.mdx", Section: "Operation"},
+			{Revision: protocol.Rev20251125, File: "server/utilities/logging.mdx", Section: "Capabilities"},
+		},
+		Revisions: Legacy(),
+		Final:     true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			msgs, _ := t.scanInbound()
+			t.Expect("no %v requests (the suite declares no client capabilities)%s", clientFeatureMethods, map[bool]string{false: " and no notifications/message"}[t.HasCapability("logging")])
+			for _, m := range msgs {
+				method, _ := m.obj["method"].(string)
+				bad := ""
+				switch {
+				case isServerRequest(m.obj) && slices.Contains(clientFeatureMethods, method):
+					bad = fmt.Sprintf("a %s request, though the client declared no such capability", method)
+				case method == protocol.NotifMessage && !t.HasCapability("logging"):
+					bad = "a log notification without the logging capability"
+				}
+				if bad == "" {
+					continue
+				}
+				t.evidenceLines([]inboundMessage{m}, 1)
+				t.Actual("%s", bad)
+				if protocol.AtLeast(t.Revision(), protocol.Rev20250618) {
+					t.Fatalf("%s sent %s", m.process, bad)
+				}
+				t.Warnf("%s sent %s (a SHOULD in this revision)", m.process, bad)
+				return
+			}
+		},
+	})
+	Register(Check{
+		ID:          "lifecycle.ping.operation",
+		Title:       "ping gets an empty result",
+		Requirement: "The receiver of a ping MUST respond promptly with an empty result.",
+		Level:       MUST,
+		Refs:        []SpecRef{{Revision: protocol.Rev20251125, File: "basic/utilities/ping.mdx", Section: "Behavior Requirements"}},
+		Revisions:   Legacy(),
+		Run: func(t *T) {
+			c := t.Session()
+			m := c.MustRequest(protocol.MethodPing, nil)
+			judgePing(t, m)
+		},
+	})
+	Register(Check{
+		ID:          "lifecycle.ping.before-initialized",
+		Title:       "ping is answered during initialization",
+		Requirement: "A ping sent before the initialize response (the only request a client may send then) MUST get an empty result.",
+		Level:       MUST,
+		Refs: []SpecRef{
+			refLifecycle("Initialization"),
+			{Revision: protocol.Rev20251125, File: "basic/utilities/ping.mdx", Section: "Behavior Requirements"},
+		},
+		Revisions: Legacy(),
+		Prereqs:   []string{"lifecycle.initialize.result"},
+		Run: func(t *T) {
+			c := t.Fresh()
+			c.must(protocol.MethodInitialize, c.Send("mcpconform-init", protocol.MethodInitialize, InitializeParams(t.Revision())))
+			c.must(protocol.MethodPing, c.Send("mcpconform-early-ping", protocol.MethodPing, nil))
+			_, m := c.Collect("mcpconform-early-ping", "ping")
+			judgePing(t, m)
+		},
+	})
+	Register(Check{
+		ID:          "lifecycle.initialize.no-early-requests",
+		Title:       "No requests before initialized",
+		Requirement: "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification.",
+		Level:       SHOULD,
+		Refs:        []SpecRef{refLifecycle("Initialization")},
+		Revisions:   Legacy(),
+		Prereqs:     []string{"lifecycle.initialize.result"},
+		Run: func(t *T) {
+			c := t.Fresh()
+			m, err := c.Initialize(t.Revision())
+			c.must(protocol.MethodInitialize, err)
+			if m.Error != nil {
+				t.NotVerified("initialize failed: %d", m.Error.Code)
+			}
+			before := c.Barrier()
+			t.Expect("no request other than ping before notifications/initialized")
+			for _, r := range before {
+				if r.Msg != nil && r.Msg.Kind() == protocol.KindRequest && r.Msg.Method != protocol.MethodPing {
+					t.Actual("a %s request", r.Msg.Method)
+					t.Fatalf("the server sent a %s request before the initialized notification", r.Msg.Method)
+				}
+			}
+		},
+	})
+}
+
+// knownCapabilities are the server capabilities the legacy revisions define.
+var knownCapabilities = []string{"completions", "experimental", "logging", "prompts", "resources", "tasks", "tools"}
+
+// clientFeatureMethods are server requests that need a client capability.
+var clientFeatureMethods = []string{"elicitation/create", "roots/list", "sampling/createMessage"}
+
+// initResult returns the initialize result the probe got for the revision
+// under test, and logs it as evidence.
+func initResult(t *T) map[string]any {
+	raw := t.Server().Result
+	t.Logf("initialize %s result: %s", t.Revision(), clip2(string(raw), 400))
+	res, err := decodeObject(raw)
+	if err != nil {
+		t.NotVerified("no initialize result to inspect")
+	}
+	return res
+}
+
+func clip2(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// negotiated returns the JSON text of the protocolVersion of an initialize
+// response, or a description of its absence.
+func negotiated(m *protocol.Message) string {
+	if m.Error != nil {
+		return fmt.Sprintf("none (error %d)", m.Error.Code)
+	}
+	res, err := decodeObject(m.Result)
+	if err != nil {
+		return "none (no result object)"
+	}
+	return jsonText(res["protocolVersion"], "absent")
+}
+
+func fallbackVersion(m *protocol.Message) (string, bool) {
+	if m.Error != nil {
+		return "", false
+	}
+	var res struct {
+		ProtocolVersion *string `json:"protocolVersion"`
+	}
+	if json.Unmarshal(m.Result, &res) != nil || res.ProtocolVersion == nil {
+		return "", false
+	}
+	return *res.ProtocolVersion, true
+}
+
+// acceptsVersion reports whether the server accepts version v: it did when
+// probed, or (for a version the probes did not try) it echoes v in a fresh
+// session now.
+func acceptsVersion(t *T, v string) bool {
+	det := t.env.eng.det
+	if p := det.legacy[v]; p != nil {
+		return p.accepted
+	}
+	c := t.Fresh()
+	m, err := c.Initialize(v)
+	c.must(protocol.MethodInitialize, err)
+	got, ok := fallbackVersion(m)
+	return ok && got == v
+}
+
+// judgePing requires an empty result (only _meta allowed).
+func judgePing(t *T, m *protocol.Message) {
+	t.Expect("result {}")
+	if m.Result == nil {
+		if m.Error != nil {
+			t.Actual("error %d %s", m.Error.Code, m.Error.Message)
+			t.Fatalf("ping got error %d", m.Error.Code)
+		}
+		t.Fatalf("ping got no result")
+	}
+	res, err := decodeObject(m.Result)
+	if err != nil {
+		return // not an object: jsonrpc.response.result-object judges that
+	}
+	delete(res, "_meta")
+	if len(res) > 0 {
+		t.Actual("result %s", clip(string(m.Result)))
+		t.Failf("ping got a non-empty result with members %v", sortedKeys(res))
+	}
+}
+
+// listLen returns the length of the array member of a list result.
+func listLen(result json.RawMessage, member string) int {
+	var res map[string]json.RawMessage
+	if json.Unmarshal(result, &res) != nil {
+		return 0
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(res[member], &items) != nil {
+		return 0
+	}
+	return len(items)
+}

@@ -1,0 +1,725 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/conformance/shape"
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// The modern area: what the stateless 2026-07-28 revision adds. Every
+// check here applies to that revision only.
+
+func modernRef(file, section string) SpecRef {
+	return SpecRef{Revision: protocol.Modern, File: file, Section: section}
+}
+
+// probeMethod is the request the _meta and version checks send: tools/list
+// when the server serves tools (the request a client sends most), else
+// server/discover, which every modern server implements.
+func probeMethod(t *T) string {
+	if t.HasCapability("tools") {
+		return protocol.MethodToolsList
+	}
+	return protocol.MethodDiscover
+}
+
+// metaParams builds params whose _meta holds exactly the given members.
+func metaParams(members map[string]any) map[string]any {
+	if members == nil {
+		return map[string]any{}
+	}
+	return map[string]any{"_meta": members}
+}
+
+// dualEra reports whether the server also answers a legacy initialize, in
+// a fresh process of its own.
+func (t *T) dualEra() bool {
+	c := t.Fresh()
+	m, err := c.Initialize(protocol.LatestLegacy)
+	return err == nil && m.Result != nil
+}
+
+// discover sends server/discover on a fresh process and returns its result,
+// ending the check when there is none.
+func (t *T) discover() (protocol.DiscoverResult, *protocol.Message) {
+	m := t.Fresh().MustRequest(protocol.MethodDiscover, nil)
+	if m.Error != nil {
+		t.Actual("error %d", m.Error.Code)
+		t.Fatalf("server/discover failed with error %d: %s", m.Error.Code, m.Error.Message)
+	}
+	var res protocol.DiscoverResult
+	if err := json.Unmarshal(m.Result, &res); err != nil {
+		t.Fatalf("server/discover result is not a DiscoverResult: %s", shapeOrError(protocol.Modern, protocol.MethodDiscover, m, err))
+	}
+	return res, m
+}
+
+// modernResults returns the result responses to requests that carried the
+// modern _meta, from every process of the run's modern revision.
+func (t *T) modernResults() []packet {
+	var out []packet
+	for _, p := range t.traffic() {
+		if p.ModernRequest() && p.Msg.Result != nil && p.Msg.Error == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// cacheableMethods are the operations whose complete results carry caching
+// hints.
+var cacheableMethods = []string{
+	protocol.MethodDiscover, protocol.MethodToolsList, "prompts/list",
+	"resources/list", "resources/templates/list", "resources/read",
+}
+
+// inputRequiredMethods are the requests that may answer input_required.
+var inputRequiredMethods = []string{protocol.MethodToolsCall, "prompts/get", "resources/read"}
+
+func init() {
+	Register(Check{
+		ID:          "modern.discover.result",
+		Title:       "server/discover returns a DiscoverResult",
+		Requirement: "Servers MUST implement server/discover; its result carries resultType, supportedVersions, capabilities, ttlMs and cacheScope.",
+		Level:       MUST,
+		Refs: []SpecRef{
+			modernRef("server/discover.mdx", "Response"),
+			modernRef("basic/versioning.mdx", "Protocol Version Negotiation"),
+			modernRef("schema.ts", "DiscoverResult"),
+		},
+		Revisions: ModernOnly(),
+		Run: func(t *T) {
+			_, m := t.discover()
+			t.Expect("a DiscoverResult")
+			ps := payloadProblems(shape.CheckResponse(protocol.Modern, protocol.MethodDiscover, rawOf(m)))
+			t.Actual("%d shape problem(s)", len(ps))
+			if len(ps) > 0 {
+				t.Failf("server/discover result: %s", problemList(ps))
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.discover.version-listed",
+		Title:       "supportedVersions lists the version it served",
+		Requirement: "A server answering a 2026-07-28 request with a result supports that version, so its server/discover supportedVersions lists it.",
+		Level:       MUST,
+		Refs: []SpecRef{
+			modernRef("server/discover.mdx", "DiscoverResult"),
+			modernRef("basic/versioning.mdx", "Protocol Version Negotiation"),
+		},
+		Revisions: ModernOnly(),
+		Prereqs:   []string{"modern.discover.result"},
+		Run: func(t *T) {
+			res, _ := t.discover()
+			t.Expect("supportedVersions contains %s", protocol.Modern)
+			t.Actual("supportedVersions %v", res.SupportedVersions)
+			if !slices.Contains(res.SupportedVersions, protocol.Modern) {
+				t.Failf("server/discover answered a %s request but supportedVersions %v does not list it", protocol.Modern, res.SupportedVersions)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.meta.required",
+		Title:       "A request missing required _meta gets -32602",
+		Requirement: "A request missing io.modelcontextprotocol/protocolVersion or io.modelcontextprotocol/clientCapabilities in _meta is malformed and MUST be rejected with -32602; clientInfo and logLevel are optional.",
+		Level:       MUST,
+		Refs:        []SpecRef{modernRef("basic/index.mdx", "_meta"), modernRef("basic/versioning.mdx", "Backward Compatibility with Initialization-Based Versions")},
+		Revisions:   ModernOnly(),
+		Run: func(t *T) {
+			method := probeMethod(t)
+			c := t.Fresh()
+			caps := map[string]any{}
+			cases := []struct {
+				what      string
+				meta      map[string]any
+				ambiguous bool // no protocolVersion: a dual-era server may serve it as legacy
+			}{
+				{"no _meta at all", nil, true},
+				{"no protocolVersion", map[string]any{protocol.MetaClientCapabilities: caps, protocol.MetaClientInfo: map[string]any{"name": "mcpconform", "version": SuiteVersion}}, true},
+				{"no clientCapabilities", map[string]any{protocol.MetaProtocolVersion: protocol.Modern}, false},
+			}
+			t.Expect("error -32602 for each; a result when only the optional fields are missing")
+			var actual []string
+			dual, dualKnown := false, false
+			for _, tc := range cases {
+				m := mustPlain(c, method, metaParams(tc.meta))
+				answer := "a result"
+				if m.Error != nil {
+					answer = fmt.Sprintf("error %d", m.Error.Code)
+				}
+				actual = append(actual, tc.what+": "+answer)
+				if m.Error != nil && m.Error.Code == protocol.CodeInvalidParams {
+					continue
+				}
+				if tc.ambiguous {
+					// Without a protocol version the request looks like a
+					// legacy one, which a dual-era server may handle under
+					// legacy rules (where a request before initialize is
+					// unspecified).
+					if !dualKnown {
+						dual, dualKnown = t.dualEra(), true
+					}
+					if dual {
+						t.Logf("%s %s: %s; accepted because the server is dual-era and the request is era-ambiguous", method, tc.what, answer)
+						continue
+					}
+				}
+				t.Failf("%s %s: %s, want error -32602", method, tc.what, answer)
+			}
+			m := mustPlain(c, method, metaParams(map[string]any{
+				protocol.MetaProtocolVersion: protocol.Modern, protocol.MetaClientCapabilities: caps,
+			}))
+			if m.Error != nil {
+				actual = append(actual, fmt.Sprintf("required fields only: error %d", m.Error.Code))
+				t.Failf("%s with only the required _meta fields (no clientInfo): error %d, want a result", method, m.Error.Code)
+			} else {
+				actual = append(actual, "required fields only: a result")
+			}
+			t.Actual("%s", strings.Join(actual, "; "))
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.version.unsupported",
+		Title:       "An unsupported version gets -32022 with data",
+		Requirement: "A request naming a protocol version the server does not implement MUST get UnsupportedProtocolVersionError (-32022) with data.supported (strings) and data.requested (the version sent), on every method.",
+		Level:       MUST,
+		Refs: []SpecRef{
+			modernRef("basic/versioning.mdx", "Protocol Version Negotiation"),
+			modernRef("schema.ts", "UnsupportedProtocolVersionError"),
+		},
+		Revisions: ModernOnly(),
+		Run: func(t *T) {
+			const bogus = "1900-01-01"
+			methods := []string{protocol.MethodDiscover}
+			if t.HasCapability("tools") {
+				methods = append(methods, protocol.MethodToolsList)
+			}
+			c := t.Fresh()
+			t.Expect(`error -32022 with data {"supported":[...],"requested":%q}`, bogus)
+			var actual []string
+			for _, method := range methods {
+				m := mustPlain(c, method, metaParams(map[string]any{
+					protocol.MetaProtocolVersion: bogus, protocol.MetaClientCapabilities: map[string]any{},
+				}))
+				switch {
+				case m.Error == nil:
+					actual = append(actual, method+": a result")
+					t.Failf("%s with protocolVersion %q answered with a result, want error -32022", method, bogus)
+				case m.Error.Code != protocol.CodeUnsupportedProtocolVersion:
+					actual = append(actual, fmt.Sprintf("%s: error %d", method, m.Error.Code))
+					t.Failf("%s with protocolVersion %q got error %d, want -32022", method, bogus, m.Error.Code)
+				default:
+					actual = append(actual, method+": -32022")
+					var data struct {
+						Supported []string `json:"supported"`
+						Requested any      `json:"requested"`
+					}
+					if err := json.Unmarshal(m.Error.Data, &data); err != nil || data.Supported == nil {
+						t.Failf("%s: -32022 data lacks a supported list of strings: %s", method, clipText(string(m.Error.Data), 120))
+					}
+					if data.Requested != bogus {
+						t.Failf("%s: -32022 data.requested is %s, want %q", method, shortJSON(data.Requested), bogus)
+					}
+				}
+			}
+			t.Actual("%s", strings.Join(actual, "; "))
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.version.supported-matches",
+		Title:       "-32022 supported equals discover's supportedVersions",
+		Requirement: "The supported list of UnsupportedProtocolVersionError and supportedVersions of server/discover both list the versions the server supports, so they name the same set.",
+		Level:       MUST,
+		Refs: []SpecRef{
+			modernRef("basic/versioning.mdx", "Protocol Version Negotiation"),
+			modernRef("server/discover.mdx", "DiscoverResult"),
+		},
+		Revisions: ModernOnly(),
+		Prereqs:   []string{"modern.version.unsupported", "modern.discover.result"},
+		Run: func(t *T) {
+			res, _ := t.discover()
+			m := mustPlain(t.Fresh(), protocol.MethodDiscover, metaParams(map[string]any{
+				protocol.MetaProtocolVersion: "1900-01-01", protocol.MetaClientCapabilities: map[string]any{},
+			}))
+			var data protocol.UnsupportedVersionData
+			if m.Error == nil || json.Unmarshal(m.Error.Data, &data) != nil {
+				t.NotVerified("no -32022 data to compare (modern.version.unsupported says why)")
+			}
+			a, b := slices.Clone(res.SupportedVersions), slices.Clone(data.Supported)
+			slices.Sort(a)
+			slices.Sort(b)
+			t.Expect("the same versions: %v", res.SupportedVersions)
+			t.Actual("-32022 supported %v", data.Supported)
+			if !slices.Equal(slices.Compact(a), slices.Compact(b)) {
+				t.Failf("server/discover lists %v but -32022 lists %v", res.SupportedVersions, data.Supported)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.result.result-type",
+		Title:       "Every result carries a known resultType",
+		Requirement: `Every result MUST include resultType: "complete", or "input_required" (only for tools/call, prompts/get and resources/read), or a value of an extension the server advertises.`,
+		Level:       MUST,
+		Refs: []SpecRef{
+			modernRef("basic/index.mdx", "ResultType"),
+			modernRef("basic/patterns/mrtr.mdx", "Supported Requests"),
+		},
+		Revisions: ModernOnly(),
+		Final:     true,
+		Run: func(t *T) {
+			extensions := t.Server().Has("extensions")
+			results := t.modernResults()
+			t.Expect("resultType on every result")
+			bad := 0
+			for _, p := range results {
+				var res struct {
+					ResultType *string `json:"resultType"`
+				}
+				_ = json.Unmarshal(p.Msg.Result, &res)
+				switch {
+				case res.ResultType == nil:
+					bad++
+					t.Failf("%s: no resultType", describe(p))
+				case *res.ResultType == protocol.ResultComplete:
+				case *res.ResultType == protocol.ResultInputRequired:
+					if !slices.Contains(inputRequiredMethods, p.Request.Method) {
+						bad++
+						t.Failf("%s: input_required is not allowed for %s", describe(p), p.Request.Method)
+					}
+				case !extensions:
+					bad++
+					t.Failf("%s: resultType %q is neither core nor from an advertised extension", describe(p), *res.ResultType)
+				}
+			}
+			t.Actual("%d result(s), %d without a valid resultType", len(results), bad)
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.mrtr.input-required",
+		Title:       "input_required results carry state and ask for nothing undeclared",
+		Requirement: "Every InputRequiredResult MUST include inputRequests or requestState, and MUST NOT carry inputRequests the client did not declare support for (the suite declares no client capabilities).",
+		Level:       MUST,
+		Refs:        []SpecRef{modernRef("basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)")},
+		Revisions:   ModernOnly(),
+		Final:       true,
+		Run: func(t *T) {
+			n := 0
+			for _, p := range t.modernResults() {
+				var res struct {
+					ResultType    string                     `json:"resultType"`
+					InputRequests map[string]json.RawMessage `json:"inputRequests"`
+					RequestState  *string                    `json:"requestState"`
+				}
+				if json.Unmarshal(p.Msg.Result, &res) != nil || res.ResultType != protocol.ResultInputRequired {
+					continue
+				}
+				n++
+				if len(res.InputRequests) == 0 && res.RequestState == nil {
+					t.Failf("%s: input_required with neither inputRequests nor requestState", describe(p))
+				}
+				if len(res.InputRequests) > 0 && declaresNoCapabilities(p.Request) {
+					t.Failf("%s: inputRequests %v although the request declared no client capabilities", describe(p), slices.Sorted(maps.Keys(res.InputRequests)))
+				}
+			}
+			t.Expect("inputRequests or requestState on each input_required result; no inputRequests without client capabilities")
+			t.Actual("%d input_required result(s)", n)
+			if n == 0 {
+				t.NotVerified("no input_required result was seen")
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.result.server-info",
+		Title:       "Results carry serverInfo in _meta",
+		Requirement: "Servers SHOULD include io.modelcontextprotocol/serverInfo in every result's _meta.",
+		Level:       SHOULD,
+		Refs:        []SpecRef{modernRef("basic/index.mdx", "_meta"), modernRef("server/discover.mdx", "DiscoverResult")},
+		Revisions:   ModernOnly(),
+		Final:       true,
+		Run: func(t *T) {
+			results := t.modernResults()
+			var without []string
+			for _, p := range results {
+				var res struct {
+					Meta map[string]json.RawMessage `json:"_meta"`
+				}
+				_ = json.Unmarshal(p.Msg.Result, &res)
+				if _, ok := res.Meta[protocol.MetaServerInfo]; !ok && !slices.Contains(without, p.Request.Method) {
+					without = append(without, p.Request.Method)
+				}
+			}
+			t.Expect("serverInfo in every result's _meta")
+			t.Actual("%d result(s); methods without it: %s", len(results), listOrNone(without))
+			if len(without) > 0 {
+				t.Failf("results of %s lack _meta[%q]", strings.Join(without, ", "), protocol.MetaServerInfo)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.cache.hints",
+		Title:       "Cacheable results carry ttlMs and cacheScope",
+		Requirement: `Complete results of server/discover, tools/list, prompts/list, resources/list, resources/templates/list and resources/read MUST carry ttlMs (an integer >= 0) and cacheScope ("public" or "private").`,
+		Level:       MUST,
+		Refs: []SpecRef{
+			modernRef("server/utilities/caching.mdx", "Cacheable Results"),
+			modernRef("server/utilities/caching.mdx", "Time-to-Live (TTL) Field"),
+			modernRef("schema.ts", "CacheableResult"),
+		},
+		Revisions: ModernOnly(),
+		Final:     true,
+		Run: func(t *T) {
+			n := 0
+			for _, p := range t.modernResults() {
+				if !slices.Contains(cacheableMethods, p.Request.Method) {
+					continue
+				}
+				var res map[string]any
+				if json.Unmarshal(p.Msg.Result, &res) != nil || res["resultType"] == protocol.ResultInputRequired {
+					continue
+				}
+				n++
+				probe := map[string]any{"resultType": "complete", "tools": []any{}, "ttlMs": res["ttlMs"], "cacheScope": res["cacheScope"]}
+				for k, v := range probe {
+					if v == nil && (k == "ttlMs" || k == "cacheScope") {
+						delete(probe, k)
+					}
+				}
+				if ps := shape.CheckValue(protocol.Modern, shape.ListToolsResult, toSchemaValue(probe)); len(ps) > 0 {
+					t.Failf("%s: %s", describe(p), problemList(ps))
+				}
+			}
+			t.Expect("ttlMs and cacheScope on every cacheable result")
+			t.Actual("%d cacheable result(s) seen", n)
+			if n == 0 {
+				t.NotVerified("no cacheable result was seen")
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.cache.page-scope",
+		Title:       "All pages of tools/list share one cacheScope",
+		Requirement: "Servers MUST apply the same cacheScope to all response pages of a list.",
+		Level:       MUST,
+		Refs:        []SpecRef{modernRef("server/utilities/caching.mdx", "Interaction with Pagination")},
+		Revisions:   ModernOnly(),
+		Capability:  "tools",
+		Prereqs:     []string{"tools.list.shape"},
+		Run: func(t *T) {
+			pages, _ := walkTools(t, t.Session())
+			var scopes []string
+			for _, p := range pages {
+				if !slices.Contains(scopes, p.Result.CacheScope) {
+					scopes = append(scopes, p.Result.CacheScope)
+				}
+			}
+			t.Expect("one cacheScope")
+			t.Actual("%d page(s), cacheScope %q", len(pages), scopes)
+			if len(scopes) > 1 {
+				t.Failf("tools/list pages use different cacheScope values: %q", scopes)
+			}
+			if len(pages) == 1 {
+				t.Logf("a single page: nothing to compare across pages")
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.stateless.first-request",
+		Title:       "tools/list works as the very first message",
+		Requirement: "Servers MUST NOT rely on prior requests to establish context: tools/list answers as the first message of a fresh process.",
+		Level:       MUST,
+		Refs:        []SpecRef{modernRef("basic/index.mdx", "Statelessness")},
+		Revisions:   ModernOnly(),
+		Capability:  "tools",
+		Run: func(t *T) {
+			m := t.Fresh().MustRequest(protocol.MethodToolsList, nil)
+			t.Expect("a result")
+			if m.Error != nil {
+				t.Actual("error %d", m.Error.Code)
+				t.Failf("tools/list as the first message failed with error %d: %s", m.Error.Code, m.Error.Message)
+				return
+			}
+			t.Actual("a result")
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.stateless.same-tools",
+		Title:       "The tool set does not vary per connection",
+		Requirement: "The set of tools MUST NOT vary per-connection or as a side effect of other requests on the connection.",
+		Level:       MUST,
+		Refs:        []SpecRef{toolsRef(protocol.Modern, "Capabilities"), modernRef("basic/index.mdx", "Statelessness")},
+		Revisions:   ModernOnly(),
+		Capability:  "tools",
+		Prereqs:     []string{"tools.list.shape"},
+		Run: func(t *T) {
+			a, b := t.toolListings()
+			t.Expect("the same tools from the shared process and a fresh one")
+			if sameToolSet(a, b) {
+				t.Actual("%d tools in both", len(a))
+				return
+			}
+			t.Actual("shared %v, fresh %v", toolNames(a), toolNames(b))
+			if listChangedDeclared(t) {
+				t.NotVerified("the tool sets differ, but the server declares listChanged, so the list may have changed over time")
+			}
+			t.Failf("tools/list differs between the shared process and a fresh one")
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.tools.order",
+		Title:       "tools/list order is deterministic",
+		Requirement: "Servers SHOULD return tools in a deterministic order.",
+		Level:       SHOULD,
+		Refs:        []SpecRef{toolsRef(protocol.Modern, "Capabilities")},
+		Revisions:   ModernOnly(),
+		Capability:  "tools",
+		Prereqs:     []string{"modern.stateless.same-tools"},
+		Run: func(t *T) {
+			a, b := t.toolListings()
+			if !sameToolSet(a, b) {
+				t.NotVerified("the two listings hold different tools")
+			}
+			t.Expect("the same order: %v", toolNames(a))
+			t.Actual("%v", toolNames(b))
+			if !slices.Equal(toolNames(a), toolNames(b)) {
+				t.Failf("the same tools came back in another order")
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.removed.methods",
+		Title:       "ping and logging/setLevel are gone",
+		Requirement: "2026-07-28 removed ping and logging/setLevel; a server that dropped them answers with an error (-32601, method not found). Answering them is not forbidden, so this is only reported.",
+		Level:       MAY,
+		Refs:        []SpecRef{modernRef("changelog.mdx", "Major changes")},
+		Revisions:   ModernOnly(),
+		Run: func(t *T) {
+			c := t.Fresh()
+			var seen []string
+			for _, method := range []string{protocol.MethodPing, protocol.MethodLoggingSetLevel} {
+				var params any
+				if method == protocol.MethodLoggingSetLevel {
+					params = map[string]any{"level": "info"}
+				}
+				m := c.MustRequest(method, params)
+				if m.Error != nil {
+					seen = append(seen, fmt.Sprintf("%s: error %d", method, m.Error.Code))
+					if m.Error.Code != protocol.CodeMethodNotFound {
+						t.Failf("%s got error %d rather than -32601", method, m.Error.Code)
+					}
+				} else {
+					seen = append(seen, method+": a result")
+					t.Failf("%s is still answered with a result", method)
+				}
+			}
+			t.Expect("error -32601 for each")
+			t.Actual("%s", strings.Join(seen, "; "))
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.initialize.names-versions",
+		Title:       "A modern-only server's initialize error names its versions",
+		Requirement: "A server that supports only modern versions SHOULD name the protocol versions it supports in any error it returns to an initialize request.",
+		Level:       SHOULD,
+		Refs:        []SpecRef{modernRef("basic/versioning.mdx", "Backward Compatibility with Initialization-Based Versions")},
+		Revisions:   ModernOnly(),
+		Run: func(t *T) {
+			c := t.Fresh()
+			m, err := c.Initialize(protocol.LatestLegacy)
+			c.must(protocol.MethodInitialize, err)
+			if m.Error == nil {
+				t.NotApplicable("the server is dual-era: it answers initialize with a result")
+			}
+			t.Expect("an error whose message or data names %s", protocol.Modern)
+			text := m.Error.Message + " " + string(m.Error.Data)
+			t.Actual("error %d: %s", m.Error.Code, clipText(text, 160))
+			if !strings.Contains(text, protocol.Modern) {
+				t.Failf("the error to initialize (%d %q) does not name the supported version %s", m.Error.Code, m.Error.Message, protocol.Modern)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.stdio.no-requests",
+		Title:       "The server sends no requests",
+		Requirement: "The server MUST NOT write JSON-RPC requests to stdout.",
+		Level:       MUST,
+		Refs:        []SpecRef{modernRef("basic/transports/stdio.mdx", "Receiving Messages")},
+		Revisions:   ModernOnly(),
+		Final:       true,
+		Run: func(t *T) {
+			n := 0
+			var methods []string
+			for _, p := range t.traffic() {
+				if p.Revision == protocol.Modern && p.Msg.Kind() == protocol.KindRequest {
+					n++
+					if !slices.Contains(methods, p.Msg.Method) {
+						methods = append(methods, p.Msg.Method)
+					}
+				}
+			}
+			t.Expect("no message with both method and id")
+			t.Actual("%d request(s)", n)
+			if n > 0 {
+				t.Failf("the server sent %d request(s): %s", n, strings.Join(methods, ", "))
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.notify.unsolicited",
+		Title:       "No notification the client did not ask for",
+		Requirement: "A modern server sends notifications only for an in-flight request that asked for them (progressToken, logLevel) or on a subscriptions/listen stream; the suite asks for none, so none may arrive.",
+		Level:       MUST,
+		Refs: []SpecRef{
+			modernRef("basic/transports/stdio.mdx", "Receiving Messages"),
+			modernRef("basic/patterns/subscriptions.mdx", "Opening a Stream"),
+			modernRef("server/utilities/logging.mdx", "Per-request log level"),
+			modernRef("basic/patterns/progress.mdx", "Behavior Requirements"),
+		},
+		Revisions: ModernOnly(),
+		Final:     true,
+		Run: func(t *T) {
+			asked := askedForNotifications(t)
+			var methods []string
+			n := 0
+			for _, p := range t.traffic() {
+				if p.Revision != protocol.Modern || p.Msg.Kind() != protocol.KindNotification || asked[p.Process] {
+					continue
+				}
+				n++
+				if !slices.Contains(methods, p.Msg.Method) {
+					methods = append(methods, p.Msg.Method)
+				}
+			}
+			t.Expect("no notifications: the suite sets no progressToken or logLevel and opens no subscriptions/listen stream")
+			t.Actual("%d notification(s)", n)
+			if n > 0 {
+				t.Failf("the server sent %d notification(s) nobody asked for: %s", n, strings.Join(methods, ", "))
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.errors.code-range",
+		Title:       "Error codes respect the MCP reserved ranges",
+		Requirement: "Implementations MUST NOT emit codes of -32020..-32099 the spec does not define, nor -32002 or -32042; new implementations SHOULD NOT use -32000..-32019.",
+		Level:       MUST,
+		Refs:        []SpecRef{modernRef("basic/index.mdx", "Error Codes")},
+		Revisions:   ModernOnly(),
+		Final:       true,
+		Run: func(t *T) {
+			defined := []int{protocol.CodeHeaderMismatch, protocol.CodeMissingClientCapability, protocol.CodeUnsupportedProtocolVersion}
+			var codes []int
+			for _, p := range t.traffic() {
+				if p.Revision != protocol.Modern || p.Msg.Error == nil || slices.Contains(codes, p.Msg.Error.Code) {
+					continue
+				}
+				code := p.Msg.Error.Code
+				codes = append(codes, code)
+				switch {
+				case code == protocol.CodeResourceNotFound || code == protocol.CodeURLElicitationRequired:
+					t.Failf("error code %d belongs to an earlier revision and MUST NOT be emitted (%s)", code, describe(p))
+				case code <= -32020 && code >= -32099 && !slices.Contains(defined, code):
+					t.Failf("error code %d is in the range reserved for the MCP specification, which does not define it (%s)", code, describe(p))
+				case code <= -32000 && code >= -32019:
+					t.Warnf("error code %d is in the legacy range new implementations SHOULD NOT use (%s)", code, describe(p))
+				}
+			}
+			slices.Sort(codes)
+			t.Expect("codes outside -32020..-32099 except -32020/-32021/-32022, and not -32002/-32042")
+			t.Actual("codes seen: %v", codes)
+		},
+	})
+}
+
+// toolListings lists tools on the shared process and on a fresh one.
+func (t *T) toolListings() (shared, fresh []protocol.Tool) {
+	a, _ := walkTools(t, t.Session())
+	// The fresh process gets server/discover first, so that a server that
+	// needs a warm-up request fails modern.stateless.first-request alone.
+	c := t.Fresh()
+	c.MustRequest(protocol.MethodDiscover, nil)
+	b, _ := walkTools(t, c)
+	return allTools(a), allTools(b)
+}
+
+func sameToolSet(a, b []protocol.Tool) bool {
+	key := func(ts []protocol.Tool) []string {
+		out := make([]string, len(ts))
+		for i, tl := range ts {
+			// _meta is free-form server metadata, not the tool's definition.
+			tl.Meta = nil
+			raw, _ := json.Marshal(tl)
+			out[i] = string(raw)
+		}
+		slices.Sort(out)
+		return out
+	}
+	return reflect.DeepEqual(key(a), key(b))
+}
+
+func listChangedDeclared(t *T) bool {
+	var tools protocol.ToolsCapability
+	raw, ok := t.Server().Capabilities["tools"]
+	return ok && json.Unmarshal(raw, &tools) == nil && tools.ListChanged
+}
+
+// mustPlain sends a request without adding the modern _meta (params go as
+// given) and ends the check like Conn.MustRequest when no answer comes.
+func mustPlain(c *Conn, method string, params any) *protocol.Message {
+	m, err := c.RequestPlain(method, params)
+	c.must(method, err)
+	return m
+}
+
+// askedForNotifications names the processes in which some request asked
+// for notifications (a progress token, a log level or a listen stream);
+// their notifications are not judged as unsolicited.
+func askedForNotifications(t *T) map[string]bool {
+	t.env.mu.Lock()
+	conns := slices.Clone(t.env.conns)
+	t.env.mu.Unlock()
+	out := map[string]bool{}
+	for _, c := range conns {
+		for _, l := range c.p.Transcript() {
+			if l.Dir == "send" && (strings.Contains(l.Text, `"progressToken"`) ||
+				strings.Contains(l.Text, protocol.MetaLogLevel) || strings.Contains(l.Text, `"subscriptions/listen"`)) {
+				out[c.name] = true
+			}
+		}
+	}
+	return out
+}
+
+// declaresNoCapabilities reports whether the request's _meta declares an
+// empty clientCapabilities object.
+func declaresNoCapabilities(req *protocol.Message) bool {
+	var params struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if req == nil || json.Unmarshal(req.Params, &params) != nil {
+		return false
+	}
+	var caps map[string]json.RawMessage
+	return json.Unmarshal(params.Meta[protocol.MetaClientCapabilities], &caps) == nil && caps != nil && len(caps) == 0
+}

@@ -1,0 +1,133 @@
+package conformance
+
+import "time"
+
+// Checks of other areas that judge the same faults as ours: the shape
+// checker validates every message, the modern result checks every result,
+// the property check hammers malformed input.
+var (
+	shapeFail      = mutantWant{ID: "tools.shape.messages", Status: StatusFail, Optional: true}
+	resultTypeFail = mutantWant{ID: "modern.result.result-type", Status: StatusFail, Optional: true}
+	serverInfoWarn = mutantWant{ID: "modern.result.server-info", Status: StatusWarn, Optional: true}
+	malformedFail  = mutantWant{ID: "property.jsonrpc.malformed-keeps-serving", Status: StatusFail, Optional: true}
+	malformedWarn  = mutantWant{ID: "property.jsonrpc.malformed-keeps-serving", Status: StatusWarn, Optional: true}
+	unaskedFail    = mutantWant{ID: "jsonrpc.response.one-per-request", Status: StatusFail, Reason: "never sent or was already answered"}
+)
+
+// Mutant cases for the stdio, jsonrpc and lifecycle checks.
+func init() {
+	legacyFail := func(id, reason string) []mutantWant {
+		var w []mutantWant
+		for _, rev := range Legacy() {
+			w = append(w, mutantWant{ID: id, Revision: rev, Status: StatusFail, Reason: reason})
+		}
+		return w
+	}
+	addMutantCases(
+		mutantCase{Mutation: "banner", Want: []mutantWant{
+			{ID: "stdio.stdout.messages-only", Status: StatusFail, Reason: `"mutant server ready"`},
+		}},
+		// Some modern-era checks send initialize too (a modern-only server
+		// must refuse it), so faults keyed to initialize show in every
+		// revision.
+		mutantCase{Mutation: "split-notification", Want: []mutantWant{
+			{ID: "stdio.framing.newline-delimited", Status: StatusFail, Reason: "split across lines"},
+		}},
+		mutantCase{Mutation: "bad-utf8-notification", Want: []mutantWant{
+			{ID: "stdio.encoding.utf8", Status: StatusFail, Reason: "not valid UTF-8"},
+		}},
+		mutantCase{Mutation: "ignore-eof", Tweak: func(o *Options) { o.ShutdownGrace = 100 * time.Millisecond }, Want: []mutantWant{
+			{ID: "stdio.shutdown.exit-on-eof", Status: StatusWarn, Reason: "did not exit after stdin closed"},
+		}},
+		mutantCase{Mutation: "barrier-no-jsonrpc", Want: []mutantWant{
+			{ID: "jsonrpc.message.version", Status: StatusFail, Reason: `"jsonrpc" is absent`},
+			shapeFail,
+		}},
+		mutantCase{Mutation: "barrier-result-and-error", Want: []mutantWant{
+			{ID: "jsonrpc.response.result-xor-error", Status: StatusFail, Reason: "both result and error"},
+			shapeFail,
+		}},
+		mutantCase{Mutation: "barrier-result-array", Want: []mutantWant{
+			{ID: "jsonrpc.response.result-object", Status: StatusFail, Reason: "not an object"},
+			shapeFail, resultTypeFail, serverInfoWarn,
+		}},
+		mutantCase{Mutation: "barrier-duplicate", Want: []mutantWant{unaskedFail}},
+		// A response with a changed id also answers an id never sent.
+		mutantCase{Mutation: "id-numeric-string", Want: []mutantWant{
+			{ID: "jsonrpc.id.string-echoed", Status: StatusFail, Reason: `no response echoed id "42" (string)`},
+			unaskedFail,
+		}},
+		mutantCase{Mutation: "id-nonpositive-string", Want: []mutantWant{
+			{ID: "jsonrpc.id.integer-echoed", Status: StatusFail, Reason: "no response echoed id 0 (number)"},
+			unaskedFail,
+		}},
+		mutantCase{Mutation: "unknown-method-error-no-message", Want: []mutantWant{
+			{ID: "jsonrpc.error.shape", Status: StatusFail, Reason: "message is absent"},
+			shapeFail,
+		}},
+		mutantCase{Mutation: "unknown-method-result", Want: []mutantWant{
+			{ID: "jsonrpc.method.unknown", Status: StatusFail, Reason: "got a result instead of an error"},
+			shapeFail, resultTypeFail, serverInfoWarn,
+		}},
+		mutantCase{Mutation: "answer-notifications", Want: []mutantWant{
+			{ID: "jsonrpc.notification.no-response", Status: StatusFail, Reason: "answered a notification"},
+			{ID: "property.jsonrpc.notifications-unanswered", Status: StatusFail, Optional: true},
+		}},
+		mutantCase{Mutation: "parse-error-wrong-code", Want: []mutantWant{
+			{ID: "jsonrpc.parse-error.reply", Status: StatusFail, Reason: "got error -32600, want -32700"},
+			malformedWarn,
+		}},
+		mutantCase{Mutation: "die-on-parse-error", Want: []mutantWant{
+			{ID: "jsonrpc.parse-error.keeps-serving", Status: StatusWarn, Reason: "stopped serving after a line that is not JSON: it exited"},
+			malformedFail,
+		}},
+		mutantCase{Mutation: "die-on-invalid-request", Want: []mutantWant{
+			{ID: "jsonrpc.invalid-request.rejected", Status: StatusWarn, Reason: "stopped serving after an invalid request: it exited"},
+		}},
+		mutantCase{Mutation: "invalid-request-result", Want: []mutantWant{
+			{ID: "jsonrpc.invalid-request.rejected", Status: StatusFail, Reason: "got a result instead of an error"},
+			shapeFail,
+		}},
+		mutantCase{Mutation: "no-batch", Want: []mutantWant{
+			{ID: "jsonrpc.batch.accepted", Revision: "2025-03-26", Status: StatusFail, Reason: "did not answer every request of a batch"},
+		}},
+		mutantCase{Mutation: "batch-always", Want: []mutantWant{
+			{ID: "jsonrpc.batch.rejected", Status: StatusFail, Reason: "answered a batch with an array"},
+		}},
+		mutantCase{Mutation: "crash-on-batch", Want: []mutantWant{
+			{ID: "jsonrpc.batch.tolerated", Revision: "2024-11-05", Status: StatusWarn, Reason: "stopped serving after a batch: it exited"},
+			{ID: "jsonrpc.batch.accepted", Revision: "2025-03-26", Status: StatusFail, Reason: "did not answer every request of a batch"},
+			{ID: "jsonrpc.batch.rejected", Status: StatusWarn, Reason: "stopped serving after a batch: it exited"},
+			malformedFail,
+		}},
+		mutantCase{Mutation: "server-ping-null-id", Want: append(legacyFail("jsonrpc.request.id-valid", "ping request with id null"), shapeFail)},
+		mutantCase{Mutation: "server-ping-reused-id", Want: legacyFail("jsonrpc.request.id-unique", `reused request id "mutant-ping"`)},
+		mutantCase{Mutation: "init-instructions-number", Want: append(legacyFail("lifecycle.initialize.result", "instructions is 42, not a string"), shapeFail)},
+		mutantCase{Mutation: "init-no-server-version", Want: append(legacyFail("lifecycle.initialize.server-info", "serverInfo.version is absent"), shapeFail)},
+		mutantCase{Mutation: "version-shift", Want: []mutantWant{
+			{ID: "lifecycle.version.negotiated-supported", Revision: "2025-11-25", Status: StatusFail, Reason: `offered "2025-03-26" for 2024-11-05`},
+		}},
+		mutantCase{Mutation: "echo-any-version", Want: []mutantWant{
+			{ID: "lifecycle.version.fallback", Revision: "2025-11-25", Status: StatusFail, Reason: `echoed "1900-01-01"`},
+		}},
+		mutantCase{Mutation: "unsupported-version-error", Want: []mutantWant{
+			{ID: "lifecycle.version.fallback", Revision: "2025-11-25", Status: StatusWarn, Reason: "got error -32602 instead of a supported version"},
+		}},
+		mutantCase{Mutation: "fallback-oldest", Want: []mutantWant{
+			{ID: "lifecycle.version.fallback-latest", Revision: "2025-11-25", Status: StatusWarn, Reason: `offered "2024-11-05", but it supports the later "2025-11-25"`},
+		}},
+		mutantCase{Mutation: "tools-capability-true", Want: append(legacyFail("lifecycle.capabilities.shape", "capability tools is true, not an object"), shapeFail)},
+		mutantCase{Mutation: "hide-tools-capability", Want: legacyFail("lifecycle.capabilities.declared", "the tools capability is not declared")},
+		mutantCase{Mutation: "sampling-request", Want: []mutantWant{
+			{ID: "lifecycle.capabilities.respected", Revision: "2024-11-05", Status: StatusWarn, Reason: "sampling/createMessage request"},
+			{ID: "lifecycle.capabilities.respected", Revision: "2025-03-26", Status: StatusWarn, Reason: "sampling/createMessage request"},
+			{ID: "lifecycle.capabilities.respected", Revision: "2025-06-18", Status: StatusFail, Reason: "sampling/createMessage request"},
+			{ID: "lifecycle.capabilities.respected", Revision: "2025-11-25", Status: StatusFail, Reason: "sampling/createMessage request"},
+		}},
+		mutantCase{Mutation: "ping-result-members", Want: legacyFail("lifecycle.ping.operation", "non-empty result with members [status]")},
+		mutantCase{Mutation: "ping-error-before-initialized", Want: legacyFail("lifecycle.ping.before-initialized", "ping got error -32600")},
+		mutantCase{Mutation: "early-request", Want: []mutantWant{
+			{ID: "lifecycle.initialize.no-early-requests", Status: StatusWarn, Reason: "mcpconform/mutant-early request before the initialized notification"},
+		}},
+	)
+}

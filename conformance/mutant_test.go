@@ -1,0 +1,155 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The mutant harness: internal/fixtures/mutant is the reference server with
+// one named fault. For each case the whole catalogue runs against the
+// mutant; the checks that fail, warn or error must be exactly the wanted
+// ones, with the wanted status and reason. Every other check must not newly
+// fail (the baseline, mutation "none", has no fail, warn or error at all).
+//
+// Each area adds its cases from an init function in its own test file:
+//
+//	func init() {
+//		addMutantCases(mutantCase{Mutation: "tools-list-null", Want: []mutantWant{
+//			{ID: "tools.list.shape", Status: StatusFail, Reason: "tools is null"},
+//		}})
+//	}
+
+// mutantCase is one mutation and the verdicts it must produce.
+type mutantCase struct {
+	Mutation string
+	Args     []string         // extra mutant flags (reference flags)
+	Protocol string           // restrict the run to one revision, for speed
+	Tweak    func(o *Options) // adjust the run's options
+	Want     []mutantWant     // every fail, warn and error the run may and must produce
+}
+
+// mutantWant is one expected verdict. An empty Revision matches any
+// revision; the check must then produce the status in at least one.
+type mutantWant struct {
+	ID       string
+	Revision string
+	Status   Status
+	Reason   string // a substring of the result's message
+	// Optional permits the verdict without requiring it: for checks of
+	// other areas that may judge the same fault.
+	Optional bool
+}
+
+var (
+	mutantCasesMu sync.Mutex
+	mutantCases   []mutantCase
+)
+
+// addMutantCases registers cases for TestMutants.
+func addMutantCases(cs ...mutantCase) {
+	mutantCasesMu.Lock()
+	defer mutantCasesMu.Unlock()
+	mutantCases = append(mutantCases, cs...)
+}
+
+var mutantBin struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// mutantBinary builds internal/fixtures/mutant once per test binary.
+func mutantBinary(t testing.TB) string {
+	t.Helper()
+	mutantBin.once.Do(func() {
+		dir, err := os.MkdirTemp("", "mcpconform-mutant-")
+		if err != nil {
+			mutantBin.err = err
+			return
+		}
+		out := filepath.Join(dir, "mutant")
+		cmd := exec.Command("go", "build", "-o", out, "github.com/mcpconform/mcpconform/internal/fixtures/mutant")
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			mutantBin.err = fmt.Errorf("build mutant: %v\n%s", err, msg)
+			return
+		}
+		mutantBin.path = out
+	})
+	if mutantBin.err != nil {
+		t.Fatal(mutantBin.err)
+	}
+	return mutantBin.path
+}
+
+// runMutant runs the catalogue against one mutation.
+func runMutant(t *testing.T, c mutantCase) *Report {
+	t.Helper()
+	cmd := append([]string{mutantBinary(t), "-mutation", c.Mutation}, c.Args...)
+	opts := Options{Command: cmd, Protocol: c.Protocol, Timeout: 2 * time.Second, ShutdownGrace: 500 * time.Millisecond}
+	if c.Tweak != nil {
+		c.Tweak(&opts)
+	}
+	rep, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("run against mutant %s: %v", c.Mutation, err)
+	}
+	return rep
+}
+
+func TestMutants(t *testing.T) {
+	mutantCasesMu.Lock()
+	cases := append([]mutantCase{{Mutation: "none"}}, mutantCases...)
+	mutantCasesMu.Unlock()
+	sort.SliceStable(cases[1:], func(i, j int) bool { return cases[1+i].Mutation < cases[1+j].Mutation })
+	for _, c := range cases {
+		t.Run(c.Mutation, func(t *testing.T) {
+			t.Parallel()
+			rep := runMutant(t, c)
+			for _, p := range judgeMutant(rep, c.Want) {
+				t.Error(p)
+			}
+		})
+	}
+}
+
+// judgeMutant compares a report with the wanted verdicts and returns the
+// differences.
+func judgeMutant(rep *Report, want []mutantWant) []string {
+	var problems []string
+	matched := make([]bool, len(want))
+	for _, r := range rep.Results {
+		if r.Status != StatusFail && r.Status != StatusWarn && r.Status != StatusError {
+			continue
+		}
+		ok := false
+		for i, w := range want {
+			if w.ID == r.ID && (w.Revision == "" || w.Revision == r.Revision) && w.Status == r.Status && strings.Contains(r.Message, w.Reason) {
+				matched[i], ok = true, true
+			}
+		}
+		if !ok {
+			problems = append(problems, fmt.Sprintf("unexpected %s of %s@%s: %s", r.Status, r.ID, r.Revision, r.Message))
+		}
+	}
+	for i, w := range want {
+		if matched[i] || w.Optional {
+			continue
+		}
+		var got []string
+		for _, r := range rep.Results {
+			if r.ID == w.ID && (w.Revision == "" || w.Revision == r.Revision) {
+				got = append(got, fmt.Sprintf("%s: %s %q", r.Revision, r.Status, r.Message))
+			}
+		}
+		problems = append(problems, fmt.Sprintf("want %s of %s (revision %q, reason containing %q); got %v", w.Status, w.ID, w.Revision, w.Reason, got))
+	}
+	return problems
+}

@@ -1,0 +1,62 @@
+package conformance
+
+import "github.com/mcpconform/mcpconform/protocol"
+
+// Mutant cases for the tools and modern checks; the mutations live in
+// internal/fixtures/mutant/mutations_tools.go.
+func init() {
+	// each expands one wanted verdict over revisions.
+	each := func(id string, status Status, reason string, revs ...string) []mutantWant {
+		var w []mutantWant
+		for _, rev := range revs {
+			w = append(w, mutantWant{ID: id, Revision: rev, Status: status, Reason: reason})
+		}
+		return w
+	}
+	all := protocol.AllRevisions
+	callable := modernAnd(Since(protocol.Rev20250326)) // readOnlyHint exists from 2025-03-26
+	structured := modernAnd(Since(protocol.Rev20250618))
+	named := modernAnd(Since(protocol.Rev20251125))
+	modern := []string{protocol.Modern}
+	addMutantCases(
+		mutantCase{Mutation: "tools-list-icons-string", Want: each("tools.list.shape", StatusFail, "icons: want array", named...)},
+		mutantCase{Mutation: "tools-bad-cursor-result", Want: each("tools.pagination.bad-cursor", StatusWarn, "returned a result instead of error -32602", all...)},
+		mutantCase{Mutation: "tools-input-schema-invalid", Want: each("tools.schema.input", StatusFail, "inputSchema of payments.transfer is not valid JSON Schema", all...)},
+		mutantCase{Mutation: "tools-output-schema-invalid", Want: each("tools.schema.output", StatusFail, "outputSchema of payments.transfer is not valid JSON Schema", structured...)},
+		mutantCase{Mutation: "tools-extra-bad-name", Want: each("tools.names.format", StatusWarn, `"bad name!"`, named...)},
+		mutantCase{Mutation: "tools-duplicate-tool", Want: each("tools.names.unique", StatusWarn, "listed more than once", named...)},
+		mutantCase{Mutation: "tools-call-bogus-content", Want: each("tools.call.shape", StatusFail, `"bogus" is not one of`, callable...)},
+		mutantCase{Mutation: "tools-structured-mismatch", Want: each("tools.call.structured", StatusFail, "does not conform to its outputSchema", structured...)},
+		mutantCase{Mutation: "tools-structured-no-mirror", Want: each("tools.call.structured-text", StatusWarn, "no text block with the same JSON", structured...)},
+		mutantCase{Mutation: "tools-unknown-tool-result", Want: each("tools.call.unknown-tool", StatusFail, "returned a result, not a JSON-RPC error", all...)},
+		mutantCase{Mutation: "tools-malformed-result", Want: each("tools.call.malformed", StatusFail, "without a name returned a result", all...)},
+		// The property checks judge some of the same requirements with
+		// generated traffic; whether they trip depends on their own request
+		// pattern, so the cases below skip them and test only our check
+		// (the property checks have cases of their own).
+		mutantCase{Mutation: "tools-invalid-args-accepted", Tweak: skipProperty, Want: each("tools.call.invalid-arguments", StatusWarn, "accepted arguments that violate its inputSchema", callable...)},
+		mutantCase{Mutation: "tools-list-changed-undeclared", Want: each("tools.notify.list-changed", StatusWarn, "without declaring tools.listChanged", Legacy()...)},
+		mutantCase{Mutation: "shape-progress-no-progress", Want: each("tools.shape.messages", StatusFail, `notifications/progress: params: missing required member "progress"`, all...)},
+
+		mutantCase{Mutation: "discover-versions-string", Want: each("modern.discover.result", StatusFail, "supportedVersions", modern...)},
+		mutantCase{Mutation: "discover-omits-modern", Want: each("modern.discover.version-listed", StatusFail, "does not list it", modern...)},
+		mutantCase{Mutation: "meta-capabilities-optional", Want: each("modern.meta.required", StatusFail, "no clientCapabilities: a result, want error -32602", modern...)},
+		mutantCase{Mutation: "unsupported-version-no-requested", Want: each("modern.version.unsupported", StatusFail, "data.requested is absent", modern...)},
+		mutantCase{Mutation: "unsupported-version-extra-supported", Want: each("modern.version.supported-matches", StatusFail, "-32022 lists [2026-07-28 2099-01-01]", modern...)},
+		mutantCase{Mutation: "result-type-unknown", Want: each("modern.result.result-type", StatusFail, `"mcpconform-bogus" is neither core nor from an advertised extension`, modern...)},
+		mutantCase{Mutation: "input-required-empty", Want: each("modern.mrtr.input-required", StatusFail, "input_required with neither inputRequests nor requestState", modern...)},
+		mutantCase{Mutation: "server-info-missing", Want: each("modern.result.server-info", StatusWarn, "results of tools/list lack", modern...)},
+		mutantCase{Mutation: "cache-ttl-missing", Want: each("modern.cache.hints", StatusFail, `missing required member "ttlMs"`, modern...)},
+		mutantCase{Mutation: "cache-scope-per-page", Args: []string{"--page-size", "2"}, Want: each("modern.cache.page-scope", StatusFail, "different cacheScope values", modern...)},
+		mutantCase{Mutation: "first-request-needs-discover", Tweak: skipProperty, Want: each("modern.stateless.first-request", StatusFail, "as the first message failed", modern...)},
+		mutantCase{Mutation: "tools-shrink-per-connection", Tweak: skipProperty, Want: each("modern.stateless.same-tools", StatusFail, "differs between the shared process and a fresh one", modern...)},
+		mutantCase{Mutation: "tools-order-per-connection", Tweak: skipProperty, Want: each("modern.tools.order", StatusWarn, "in another order", modern...)},
+		mutantCase{Mutation: "modern-only-terse", Want: each("modern.initialize.names-versions", StatusWarn, "does not name the supported version", modern...)},
+		mutantCase{Mutation: "modern-unsolicited-notification", Want: each("modern.notify.unsolicited", StatusFail, "notifications/tools/list_changed", modern...)},
+		mutantCase{Mutation: "modern-server-request", Want: each("modern.stdio.no-requests", StatusFail, "roots/list", modern...)},
+		mutantCase{Mutation: "modern-reserved-error-code", Want: each("modern.errors.code-range", StatusFail, "error code -32050", modern...)},
+	)
+}
+
+// skipProperty leaves the property checks out of a mutant run.
+func skipProperty(o *Options) { o.Skip = append(o.Skip, "property.*") }

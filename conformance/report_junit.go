@@ -1,0 +1,157 @@
+package conformance
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+)
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Timestamp  string          `xml:"timestamp,attr,omitempty"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Error     *junitProblem `xml:"error,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
+}
+
+// WriteJUnit writes the report as JUnit XML: one testsuite per revision
+// checked, one testcase per check. A fail (or, under --strict, a warn) is a
+// <failure>, an error is an <error>; n/a, not-verified, blocked and expected
+// failures are <skipped> with the reason; a warn outside --strict passes
+// with the warning in <system-out>.
+func (rep *Report) WriteJUnit(w io.Writer) error {
+	strict := rep.Options.Strict
+	root := junitSuites{Name: "mcpconform", Time: seconds(rep.DurationMs)}
+	byRev := map[string]*junitSuite{}
+	var order []string
+	for _, r := range rep.Results {
+		s := byRev[r.Revision]
+		if s == nil {
+			s = &junitSuite{Name: "mcp " + r.Revision, Time: "0.000"}
+			if !rep.StartTime.IsZero() {
+				s.Timestamp = rep.StartTime.UTC().Format("2006-01-02T15:04:05")
+			}
+			s.Properties = []junitProperty{
+				{Name: "revision", Value: r.Revision},
+				{Name: "seed", Value: fmt.Sprint(rep.Seed)},
+				{Name: "server", Value: strings.TrimSpace(rep.Server.Name + " " + rep.Server.Version)},
+				{Name: "suite", Value: rep.Suite.Name + " " + rep.Suite.Version},
+			}
+			byRev[r.Revision] = s
+			order = append(order, r.Revision)
+		}
+		c := junitCase{Name: r.ID, Classname: r.Area(), Time: seconds(r.DurationMs)}
+		body := caseBody(r)
+		switch {
+		case r.ExpectedFailure != "" && (r.Status == StatusFail || r.Status == StatusWarn):
+			c.Skipped = &junitSkipped{Message: fmt.Sprintf("expected failure (%s): %s", r.Status, r.ExpectedFailure)}
+			c.SystemOut = body
+		case r.Status == StatusFail || (strict && r.Status == StatusWarn):
+			c.Failure = &junitProblem{Message: r.Message, Type: fmt.Sprintf("%s %s", r.Level, r.Status), Text: body}
+		case r.Status == StatusError:
+			c.Error = &junitProblem{Message: r.Message, Type: "harness error", Text: body}
+		case r.Status == StatusNA || r.Status == StatusNotVerified || r.Status == StatusBlocked:
+			c.Skipped = &junitSkipped{Message: fmt.Sprintf("%s: %s", r.Status, r.Message)}
+		case r.Status == StatusWarn:
+			c.SystemOut = "WARN (SHOULD): " + r.Message + "\n" + body
+		}
+		s.Tests++
+		switch {
+		case c.Failure != nil:
+			s.Failures++
+		case c.Error != nil:
+			s.Errors++
+		case c.Skipped != nil:
+			s.Skipped++
+		}
+		s.Time = seconds(parseSeconds(s.Time)*1000 + r.DurationMs)
+		s.Cases = append(s.Cases, c)
+	}
+	for _, rev := range order {
+		s := byRev[rev]
+		root.Tests += s.Tests
+		root.Failures += s.Failures
+		root.Errors += s.Errors
+		root.Skipped += s.Skipped
+		root.Suites = append(root.Suites, *s)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(root); err != nil {
+		return fmt.Errorf("junit: %w", err)
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// caseBody is the text inside a JUnit failure: requirement, spec refs,
+// expected, actual and the transcript.
+func caseBody(r Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: %s\n", r.Level, r.ID, r.Requirement)
+	for _, ref := range r.Refs {
+		fmt.Fprintf(&b, "spec: %s\n", ref)
+	}
+	if r.Expected != "" {
+		fmt.Fprintf(&b, "expected: %s\n", r.Expected)
+	}
+	if r.Actual != "" {
+		fmt.Fprintf(&b, "actual: %s\n", r.Actual)
+	}
+	for _, l := range r.Transcript {
+		fmt.Fprintf(&b, "%s %s %s\n", l.Process, l.Dir, l.Text)
+	}
+	return b.String()
+}
+
+func seconds(ms float64) string { return fmt.Sprintf("%.3f", ms/1000) }
+
+func parseSeconds(s string) float64 {
+	var f float64
+	fmt.Sscanf(s, "%f", &f)
+	return f
+}

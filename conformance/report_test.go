@@ -1,0 +1,387 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden report files")
+
+// sampleReport is a report with one result of every kind, for the golden
+// tests of the writers.
+func sampleReport(strict bool) *Report {
+	ref := []SpecRef{{Revision: "2025-11-25", File: "basic/index.mdx", Section: "Responses"}}
+	res := func(id, rev string, level Level, st Status, msg string) Result {
+		return Result{ID: id, Revision: rev, Title: "Title of " + id, Level: level, Status: st, Message: msg,
+			Requirement: "Requirement of " + id + ".", Refs: ref, DurationMs: 12.5}
+	}
+	fail := res("jsonrpc.id.string-echoed", "2025-11-25", MUST, StatusFail, `no response echoed id "42" (string) <&>`)
+	fail.Expected, fail.Actual = `responses with ids ["\"42\""]`, "missing"
+	fail.Transcript = []TranscriptLine{
+		{Process: "session", Dir: "send", Text: `{"jsonrpc":"2.0","id":"42","method":"ping"}`},
+		{Process: "session", Dir: "recv", Text: `{"jsonrpc":"2.0","id":42,"result":{}}`},
+	}
+	expected := res("jsonrpc.method.unknown", "2025-11-25", MUST, StatusFail, "got a result")
+	expected.ExpectedFailure = "vendor bug 123 | tracked"
+	blocked := res("lifecycle.initialize.server-info", "2025-11-25", MUST, StatusBlocked, "blocked by lifecycle.initialize.result (fail)")
+	blocked.BlockedBy = "lifecycle.initialize.result"
+	metric := res("stdio.shutdown.exit-on-eof", "2026-07-28", SHOULD, StatusWarn, "the server did not exit after stdin closed; it needed sigterm")
+	metric.Metrics = map[string]float64{"exitMs": 2001}
+	rep := &Report{
+		SchemaVersion: ReportSchemaVersion,
+		Suite:         SuiteInfo{Name: "mcpconform", Version: SuiteVersion},
+		Target:        Target{Command: []string{"server", "--flag"}},
+		Server:        Implementation{Name: "example", Version: "1.0.0"},
+		Eras:          []protocol.Era{protocol.EraLegacy, protocol.EraModern},
+		Supported:     []string{"2025-11-25", "2026-07-28"},
+		Checked:       []string{"2025-11-25", "2026-07-28"},
+		Seed:          7,
+		Options:       ReportOptions{Strict: strict},
+		Detection:     []string{"initialize 2025-11-25: accepted", "server/discover: result: modern"},
+		StartTime:     time.Date(2026, 11, 30, 15, 0, 0, 0, time.UTC),
+		DurationMs:    1234.5,
+		Results: []Result{
+			fail,
+			expected,
+			res("jsonrpc.method.unknown", "2026-07-28", MUST, StatusPass, ""),
+			blocked,
+			res("lifecycle.initialize.result", "2025-11-25", MUST, StatusFail, "initialize 2025-11-25 got error -32603"),
+			res("lifecycle.initialize.result", "2026-07-28", MUST, StatusNA, "does not apply to revision 2026-07-28"),
+			res("stdio.shutdown.exit-on-eof", "2025-11-25", SHOULD, StatusNA, "does not apply to revision 2025-11-25"),
+			metric,
+			res("tools.call.shape", "2025-11-25", MUST, StatusNotVerified, "no tool is safe to call"),
+			res("tools.call.shape", "2026-07-28", MUST, StatusError, "panic in check: boom"),
+		},
+		Stale: []StaleExpected{{ExpectedFailure: ExpectedFailure{ID: "jsonrpc.error.shape", Reason: "old bug", File: "expected.txt", Line: 3},
+			Message: "expected.txt:3: jsonrpc.error.shape is listed as an expected failure but now passes; remove the entry"}},
+	}
+	rep.summarize(strict)
+	return rep
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s differs from the golden file (-want +got):\n%s", name, diff)
+	}
+}
+
+func TestReportGolden(t *testing.T) {
+	writers := []struct {
+		file  string
+		write func(*Report, *bytes.Buffer) error
+	}{
+		{"report.golden.json", func(r *Report, b *bytes.Buffer) error { return r.WriteJSON(b) }},
+		{"report.golden.xml", func(r *Report, b *bytes.Buffer) error { return r.WriteJUnit(b) }},
+		{"report.golden.md", func(r *Report, b *bytes.Buffer) error { return r.WriteMarkdown(b) }},
+		{"report.golden.txt", func(r *Report, b *bytes.Buffer) error { return r.WriteText(b, TextOptions{}) }},
+	}
+	for _, w := range writers {
+		t.Run(w.file, func(t *testing.T) {
+			rep := sampleReport(false)
+			rep.ZeroTimes()
+			var buf bytes.Buffer
+			if err := w.write(rep, &buf); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, w.file, buf.Bytes())
+		})
+	}
+}
+
+func TestSummary(t *testing.T) {
+	tests := []struct {
+		strict  bool
+		exit    int
+		verdict string
+	}{
+		{false, 1, VerdictNotConformant}, // a fail and a stale entry
+		{true, 1, VerdictNotConformant},
+	}
+	for _, tt := range tests {
+		rep := sampleReport(tt.strict)
+		s := rep.Summary
+		if s.ExitCode != tt.exit || s.Verdict != tt.verdict {
+			t.Errorf("strict=%v: exit %d verdict %q, want %d %q", tt.strict, s.ExitCode, s.Verdict, tt.exit, tt.verdict)
+		}
+		if s.Errors != 1 || s.Stale != 1 {
+			t.Errorf("errors %d stale %d, want 1 1", s.Errors, s.Stale)
+		}
+		wantFailed := 2 // the expected failure does not count
+		if tt.strict {
+			wantFailed = 3 // the warn does
+		}
+		if s.Failed != wantFailed {
+			t.Errorf("strict=%v: failed %d, want %d", tt.strict, s.Failed, wantFailed)
+		}
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	mk := func(st Status, level Level, expected string) *Report {
+		r := Result{ID: "jsonrpc.method.unknown", Revision: "2025-11-25", Level: level, Status: st, ExpectedFailure: expected}
+		return &Report{Checked: []string{"2025-11-25"}, Results: []Result{r}}
+	}
+	tests := []struct {
+		name   string
+		rep    *Report
+		strict bool
+		want   int
+	}{
+		{"pass", mk(StatusPass, MUST, ""), false, 0},
+		{"fail", mk(StatusFail, MUST, ""), false, 1},
+		{"expected fail", mk(StatusFail, MUST, "known"), false, 0},
+		{"warn", mk(StatusWarn, SHOULD, ""), false, 0},
+		{"warn strict", mk(StatusWarn, SHOULD, ""), true, 1},
+		{"error", mk(StatusError, MUST, ""), false, 2},
+		{"not verified", mk(StatusNotVerified, MUST, ""), false, 0},
+		{"blocked", mk(StatusBlocked, MUST, ""), false, 0},
+	}
+	for _, tt := range tests {
+		tt.rep.summarize(tt.strict)
+		if got := tt.rep.Summary.ExitCode; got != tt.want {
+			t.Errorf("%s: exit %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestClosingLine(t *testing.T) {
+	rep := &Report{Checked: []string{"2025-11-25"}}
+	for i := 0; i < 60; i++ {
+		st := StatusPass
+		if i < 3 {
+			st = StatusFail
+		}
+		rep.Results = append(rep.Results, Result{ID: "a.b.c", Revision: "2025-11-25", Level: MUST, Status: st})
+	}
+	for i := 0; i < 10; i++ {
+		st := StatusPass
+		if i < 2 {
+			st = StatusWarn
+		}
+		rep.Results = append(rep.Results, Result{ID: "a.b.d", Revision: "2025-11-25", Level: SHOULD, Status: st})
+	}
+	rep.summarize(false)
+	want := "MCP 2025-11-25: 57/60 MUST, 8/10 SHOULD, 0 errors — not conformant"
+	if got := rep.ClosingLine(); got != want {
+		t.Errorf("closing line %q, want %q", got, want)
+	}
+}
+
+// TestJUnitWellFormed: the JUnit report parses, and its counts agree with
+// the testcases it contains.
+func TestJUnitWellFormed(t *testing.T) {
+	for _, strict := range []bool{false, true} {
+		var buf bytes.Buffer
+		if err := sampleReport(strict).WriteJUnit(&buf); err != nil {
+			t.Fatal(err)
+		}
+		var root junitSuites
+		if err := xml.Unmarshal(buf.Bytes(), &root); err != nil {
+			t.Fatalf("junit does not parse: %v", err)
+		}
+		var tests, failures, errors, skipped int
+		for _, s := range root.Suites {
+			for _, c := range s.Cases {
+				tests++
+				switch {
+				case c.Failure != nil:
+					failures++
+				case c.Error != nil:
+					errors++
+				case c.Skipped != nil:
+					skipped++
+				}
+			}
+		}
+		wantFailures := 2 // the fail and lifecycle.initialize.result
+		if strict {
+			wantFailures = 3 // and the warn
+		}
+		if tests != root.Tests || failures != root.Failures || errors != root.Errors || skipped != root.Skipped {
+			t.Errorf("strict=%v: header %d/%d/%d/%d, cases %d/%d/%d/%d", strict, root.Tests, root.Failures, root.Errors, root.Skipped, tests, failures, errors, skipped)
+		}
+		// Skipped: two n/a, one not-verified, one blocked, one expected failure.
+		if failures != wantFailures || errors != 1 || skipped != 5 {
+			t.Errorf("strict=%v: failures %d errors %d skipped %d, want %d 1 5", strict, failures, errors, skipped, wantFailures)
+		}
+	}
+}
+
+// TestReportSchema validates the JSON report against docs/report-schema.json
+// with an independent JSON Schema library.
+func TestReportSchema(t *testing.T) {
+	c := jsonschema.NewCompiler()
+	sch, err := c.Compile(filepath.Join("..", "docs", "report-schema.json"))
+	if err != nil {
+		t.Fatalf("compile report schema: %v", err)
+	}
+	var buf bytes.Buffer
+	if err := sampleReport(false).WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(doc); err != nil {
+		t.Errorf("the JSON report does not match docs/report-schema.json: %v", err)
+	}
+	// The schema must reject a report of another version.
+	bad := map[string]any{}
+	raw, _ := json.Marshal(sampleReport(false))
+	json.Unmarshal(raw, &bad)
+	bad["schemaVersion"] = "mcpconform.report/v0"
+	if sch.Validate(bad) == nil {
+		t.Errorf("the schema accepts schemaVersion v0")
+	}
+}
+
+// TestRunDeterministic: two runs with the same seed give the same report
+// bytes once the designated time fields are zeroed.
+func TestRunDeterministic(t *testing.T) {
+	var out [2][]byte
+	for i := range out {
+		rep := runMutant(t, mutantCase{Mutation: "none"})
+		rep.ZeroTimes()
+		var buf bytes.Buffer
+		if err := rep.WriteJSON(&buf); err != nil {
+			t.Fatal(err)
+		}
+		out[i] = buf.Bytes()
+	}
+	if diff := cmp.Diff(string(out[0]), string(out[1])); diff != "" {
+		t.Errorf("two runs differ (-first +second):\n%s", diff)
+	}
+}
+
+func TestParseExpected(t *testing.T) {
+	good := "# known\n\njsonrpc.method.unknown vendor answers -32602\nlifecycle.ping.operation@2025-06-18 old SDK\n"
+	exp, err := ParseExpected("exp.txt", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ExpectedFailure{
+		{ID: "jsonrpc.method.unknown", Reason: "vendor answers -32602", File: "exp.txt", Line: 3},
+		{ID: "lifecycle.ping.operation", Revision: "2025-06-18", Reason: "old SDK", File: "exp.txt", Line: 4},
+	}
+	if diff := cmp.Diff(want, exp); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+	bad := []struct{ text, err string }{
+		{"jsonrpc.method.unknown\n", "exp.txt:1: entry jsonrpc.method.unknown has no reason"},
+		{"# c\nNotAnID reason\n", `exp.txt:2: "NotAnID" is not a check id`},
+		{"jsonrpc.method.unknown@1999-01-01 r\n", `exp.txt:1: unknown revision "1999-01-01"`},
+		{"a.b.c r\na.b.c again\n", "exp.txt:2: a.b.c is already listed on line 1"},
+	}
+	for _, b := range bad {
+		_, err := ParseExpected("exp.txt", []byte(b.text))
+		if err == nil || !strings.Contains(err.Error(), b.err) {
+			t.Errorf("%q: error %v, want %q", b.text, err, b.err)
+		}
+	}
+	if err := checkExpected([]ExpectedFailure{{ID: "no.such.check", File: "f", Line: 9}}, Catalogue()); err == nil || !strings.Contains(err.Error(), `f:9: unknown check id "no.such.check"`) {
+		t.Errorf("unknown id: %v", err)
+	}
+}
+
+func TestApplyExpected(t *testing.T) {
+	rep := &Report{Checked: []string{"2025-11-25", "2026-07-28"}, Results: []Result{
+		{ID: "a.b.c", Revision: "2025-11-25", Status: StatusFail, Level: MUST},
+		{ID: "a.b.c", Revision: "2026-07-28", Status: StatusPass, Level: MUST},
+		{ID: "a.b.d", Revision: "2025-11-25", Status: StatusPass, Level: MUST},
+		{ID: "a.b.e", Revision: "2025-11-25", Status: StatusNA, Level: MUST},
+	}}
+	applyExpected(rep, []ExpectedFailure{
+		{ID: "a.b.c", Reason: "known"},                         // fails in one revision: not stale
+		{ID: "a.b.c", Revision: "2026-07-28", Reason: "fixed"}, // passes there: stale
+		{ID: "a.b.d", Reason: "fixed"},                         // passes: stale
+		{ID: "a.b.e", Reason: "n/a"},                           // did not run: not stale
+	})
+	if rep.Results[0].ExpectedFailure != "known" {
+		t.Errorf("the failure is not marked expected")
+	}
+	if len(rep.Stale) != 2 || rep.Stale[0].ID != "a.b.c" || rep.Stale[1].ID != "a.b.d" {
+		t.Errorf("stale = %+v, want a.b.c@2026-07-28 and a.b.d", rep.Stale)
+	}
+	rep.summarize(false)
+	if rep.Summary.ExitCode != 1 {
+		t.Errorf("exit %d with stale entries, want 1", rep.Summary.ExitCode)
+	}
+}
+
+func TestRegisterRejects(t *testing.T) {
+	ok := Check{ID: "stdio.test.ok", Title: "t", Requirement: "r", Level: MUST,
+		Refs: []SpecRef{{Revision: "2025-11-25", File: "f"}}, Run: func(*T) {}}
+	tests := []struct {
+		name string
+		edit func(c *Check)
+	}{
+		{"bad id", func(c *Check) { c.ID = "Stdio.x" }},
+		{"unknown area", func(c *Check) { c.ID = "misc.a.b" }},
+		{"no level", func(c *Check) { c.Level = "" }},
+		{"no ref", func(c *Check) { c.Refs = nil }},
+		{"bad revision", func(c *Check) { c.Revisions = []string{"2020-01-01"} }},
+		{"duplicate", func(c *Check) { c.ID = "jsonrpc.method.unknown" }},
+		{"no run", func(c *Check) { c.Run = nil }},
+	}
+	for _, tt := range tests {
+		c := ok
+		tt.edit(&c)
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: Register accepted %+v", tt.name, c.ID)
+				}
+			}()
+			Register(c)
+		}()
+	}
+}
+
+// TestRunSelection: --only and --skip, and no check selected.
+func TestRunSelection(t *testing.T) {
+	bin := mutantBinary(t)
+	_, err := Run(context.Background(), Options{Command: []string{bin, "-mutation", "none"}, Only: []string{"nothing.*"}})
+	if err != ErrNoChecks {
+		t.Errorf("no check selected: err %v, want ErrNoChecks", err)
+	}
+	rep, err := Run(context.Background(), Options{Command: []string{bin, "-mutation", "none"},
+		Only: []string{"jsonrpc.*", "stdio.framing.*"}, Skip: []string{"jsonrpc.batch.*"}, Protocol: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		if !(strings.HasPrefix(r.ID, "jsonrpc.") || strings.HasPrefix(r.ID, "stdio.framing.")) || strings.HasPrefix(r.ID, "jsonrpc.batch.") {
+			t.Errorf("unselected check ran: %s", r.ID)
+		}
+		if r.Revision != "2025-11-25" {
+			t.Errorf("--protocol 2025-11-25 ran %s@%s", r.ID, r.Revision)
+		}
+	}
+	if len(rep.Results) == 0 || !strings.Contains(strings.Join(rep.Checked, ","), "2025-11-25") {
+		t.Errorf("nothing ran: %+v", rep.Checked)
+	}
+}

@@ -1,0 +1,140 @@
+package conformance
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// The stdio checks judge every line the server processes of a revision
+// wrote during the whole run (they are Final), so a fault anywhere is seen.
+
+func refStdio(rev string) SpecRef {
+	if rev == protocol.Modern {
+		return SpecRef{Revision: rev, File: "basic/transports/stdio.mdx", Section: "stdio"}
+	}
+	return SpecRef{Revision: rev, File: "basic/transports.mdx", Section: "stdio"}
+}
+
+func init() {
+	Register(Check{
+		ID:          "stdio.framing.newline-delimited",
+		Title:       "Each message is one line",
+		Requirement: "Messages are delimited by newlines and MUST NOT contain embedded newlines.",
+		Level:       MUST,
+		Refs:        []SpecRef{refStdio(protocol.Rev20251125), refStdio(protocol.Modern)},
+		Final:       true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			_, problems := t.scanInbound()
+			frags := problems[lineFragment]
+			t.Expect("every stdout line is one complete JSON-RPC message")
+			if len(frags) > 0 {
+				t.evidenceLines(frags, 5)
+				t.Actual("%d lines are pieces of a JSON text", len(frags))
+				t.Failf("a message was split across lines (embedded newline), e.g. %s line %q", frags[0].process, clip(frags[0].text))
+			}
+		},
+	})
+	Register(Check{
+		ID:          "stdio.stdout.messages-only",
+		Title:       "Stdout carries only MCP messages",
+		Requirement: "The server MUST NOT write anything to its stdout that is not a valid MCP message; logs belong on stderr.",
+		Level:       MUST,
+		Refs:        []SpecRef{refStdio(protocol.Rev20251125), refStdio(protocol.Modern)},
+		Final:       true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			_, problems := t.scanInbound()
+			bad := append(problems[lineNotJSON], problems[lineNotMessage]...)
+			t.Expect("only JSON-RPC messages on stdout (stderr is never judged)")
+			if len(bad) > 0 {
+				t.evidenceLines(bad, 5)
+				t.Actual("%d lines are not JSON-RPC messages", len(bad))
+				t.Failf("stdout carried a line that is not a JSON-RPC message: %s wrote %q", bad[0].process, clip(bad[0].text))
+			}
+		},
+	})
+	Register(Check{
+		ID:          "stdio.encoding.utf8",
+		Title:       "Messages are UTF-8",
+		Requirement: "JSON-RPC messages MUST be UTF-8 encoded.",
+		Level:       MUST,
+		Refs: []SpecRef{
+			{Revision: protocol.Rev20251125, File: "basic/transports.mdx", Section: "Transports"},
+			{Revision: protocol.Rev20241105, File: "basic/messages.mdx", Section: "Messages"},
+		},
+		Final: true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			_, problems := t.scanInbound()
+			bad := problems[lineNotUTF8]
+			t.Expect("every stdout line is valid UTF-8")
+			if len(bad) > 0 {
+				t.evidenceLines(bad, 3)
+				t.Actual("%d lines are not valid UTF-8", len(bad))
+				t.Failf("%s wrote a line that is not valid UTF-8", bad[0].process)
+			}
+		},
+	})
+	Register(Check{
+		ID:          "stdio.shutdown.exit-on-eof",
+		Title:       "Exits when stdin closes",
+		Requirement: "Servers SHOULD exit promptly when their standard input is closed.",
+		Level:       SHOULD,
+		Refs:        []SpecRef{{Revision: protocol.Modern, File: "basic/transports/stdio.mdx", Section: "Shutdown"}},
+		Revisions:   ModernOnly(),
+		Run: func(t *T) {
+			c := t.Fresh()
+			c.MustRequest(protocol.MethodDiscover, nil)
+			began := time.Now()
+			exit := c.Close()
+			t.Metric("exitMs", ms(time.Since(began)))
+			t.Expect("the process exits after stdin closes, without a signal")
+			t.Actual("shutdown escalation: %s", exit.Escalation)
+			if exit.Escalation != "eof" {
+				t.Failf("the server did not exit after stdin closed; it needed %s", exit.Escalation)
+			}
+		},
+	})
+	Register(Check{
+		ID:          "stdio.shutdown.eof-metric",
+		Title:       "Shutdown by closing stdin (report only)",
+		Requirement: "The client SHOULD shut a stdio server down by closing its stdin, then SIGTERM, then SIGKILL; the server's reaction is reported, not judged.",
+		Level:       MAY,
+		Refs:        []SpecRef{{Revision: protocol.Rev20251125, File: "basic/lifecycle.mdx", Section: "Shutdown"}},
+		Revisions:   Legacy(),
+		Run: func(t *T) {
+			c := t.FreshSession()
+			began := time.Now()
+			exit := c.Close()
+			t.Metric("exitMs", ms(time.Since(began)))
+			switch exit.Escalation {
+			case "eof":
+				t.Logf("the server exited when stdin closed")
+			default:
+				t.Logf("the server needed %s to exit (allowed in this revision)", exit.Escalation)
+			}
+		},
+	})
+}
+
+// clip shortens a line for a one-line message.
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
+
+// describeID renders a JSON id for messages: its JSON text and type.
+func describeID(v any) string {
+	switch v.(type) {
+	case string:
+		return fmt.Sprintf("%q (string)", v)
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%v (number)", v)
+}

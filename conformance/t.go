@@ -1,0 +1,758 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/runner"
+)
+
+// T is what a check's Run function gets: the revision under test, access to
+// server processes, and the means to record a verdict and its evidence.
+// A T is used by one goroutine only.
+type T struct {
+	check *Check
+	env   *revEnv
+	ctx   context.Context
+	rand  *rand.Rand
+
+	status   Status
+	messages []string
+	expected string
+	actual   string
+	blocker  string
+	metrics  map[string]float64
+	notes    []string
+	conns    []*Conn // processes used, in first-use order
+	owned    []*Conn // processes started by this check, closed at its end
+}
+
+// errEnd is the panic value that ends a check early; any other panic is a
+// harness error.
+type endCheck struct{}
+
+func (t *T) end() {
+	panic(endCheck{})
+}
+
+// Check returns the check being run.
+func (t *T) Check() *Check { return t.check }
+
+// Revision returns the protocol revision under test.
+func (t *T) Revision() string { return t.env.rev }
+
+// Era returns the era of the revision under test.
+func (t *T) Era() protocol.Era { return protocol.EraOf(t.env.rev) }
+
+// Modern reports whether the revision under test is the stateless one.
+func (t *T) Modern() bool { return t.env.rev == protocol.Modern }
+
+// Context returns the context of the run; it ends when the run times out.
+func (t *T) Context() context.Context { return t.ctx }
+
+// RequestTimeout returns the per-request timeout of the run.
+func (t *T) RequestTimeout() time.Duration { return t.env.eng.opts.Timeout }
+
+// Rand returns a random source seeded from the run's seed, the check id and
+// the revision, so that a check draws the same values on every run.
+func (t *T) Rand() *rand.Rand {
+	if t.rand == nil {
+		h := fnv.New64a()
+		fmt.Fprintf(h, "%d/%s/%s", t.env.eng.opts.Seed, t.check.ID, t.env.rev)
+		t.rand = rand.New(rand.NewSource(int64(h.Sum64())))
+	}
+	return t.rand
+}
+
+// Server returns what the server said about itself when the suite detected
+// its era: the initialize result for a legacy revision, or the discover
+// result for the modern one.
+func (t *T) Server() ServerInfo { return t.env.info }
+
+// HasCapability reports whether the server declared capability name for
+// this revision.
+func (t *T) HasCapability(name string) bool { return t.env.info.Has(name) }
+
+// CheckedRevisions returns the revisions this run checks, oldest first.
+func (t *T) CheckedRevisions() []string { return slices.Clone(t.env.eng.checked) }
+
+// SupportedRevisions returns the revisions the server accepted when the
+// suite probed it, oldest first.
+func (t *T) SupportedRevisions() []string { return t.env.eng.det.supported() }
+
+// OncePerRun ends the check as n/a unless the revision under test is the
+// newest checked revision of its era: for requirements whose observation
+// does not depend on the revision, so that they are judged once.
+func (t *T) OncePerRun() {
+	newest := ""
+	for _, rev := range t.env.eng.checked {
+		if protocol.EraOf(rev) == t.Era() {
+			newest = rev
+		}
+	}
+	if t.env.rev != newest {
+		t.NotApplicable("judged once per run, under revision %s", newest)
+	}
+}
+
+// Failf records that the requirement is broken and lets the check continue.
+// It records a warn for a SHOULD check and a note for a MAY check.
+func (t *T) Failf(format string, args ...any) {
+	switch t.check.Level {
+	case SHOULD:
+		t.setStatus(StatusWarn)
+	case MAY:
+		t.notes = append(t.notes, fmt.Sprintf(format, args...))
+		return
+	default:
+		t.setStatus(StatusFail)
+	}
+	t.messages = append(t.messages, fmt.Sprintf(format, args...))
+}
+
+// Fatalf is Failf followed by the end of the check.
+func (t *T) Fatalf(format string, args ...any) {
+	t.Failf(format, args...)
+	t.end()
+}
+
+// Warnf records a warn whatever the check's level: for a MUST check whose
+// spec leaves one behaviour merely discouraged.
+func (t *T) Warnf(format string, args ...any) {
+	t.setStatus(StatusWarn)
+	t.messages = append(t.messages, fmt.Sprintf(format, args...))
+}
+
+// Logf adds a note to the check's evidence without changing its verdict.
+func (t *T) Logf(format string, args ...any) {
+	t.notes = append(t.notes, fmt.Sprintf(format, args...))
+}
+
+// NotApplicable ends the check as n/a: the server does not offer what the
+// requirement is about.
+func (t *T) NotApplicable(format string, args ...any) { t.finish(StatusNA, format, args...) }
+
+// NotVerified ends the check as not-verified: it could not be performed. It
+// is not a pass; the message must say what would make it verifiable.
+func (t *T) NotVerified(format string, args ...any) {
+	t.finish(StatusNotVerified, format, args...)
+}
+
+// HarnessError ends the check as error: the suite, not the server, failed,
+// so the verdict is unknown.
+func (t *T) HarnessError(format string, args ...any) { t.finish(StatusError, format, args...) }
+
+// blocked ends the check as blocked by the check with id prereq.
+func (t *T) blocked(prereq, format string, args ...any) {
+	t.blocker = prereq
+	t.finish(StatusBlocked, format, args...)
+}
+
+func (t *T) finish(s Status, format string, args ...any) {
+	t.status = s
+	t.messages = []string{fmt.Sprintf(format, args...)}
+	t.end()
+}
+
+func (t *T) setStatus(s Status) {
+	if s.severity() > t.status.severity() {
+		t.status = s
+	}
+}
+
+// Expect sets the report's "expected" text: what the spec requires here.
+func (t *T) Expect(format string, args ...any) { t.expected = fmt.Sprintf(format, args...) }
+
+// Actual sets the report's "actual" text: what the server did.
+func (t *T) Actual(format string, args ...any) { t.actual = fmt.Sprintf(format, args...) }
+
+// Metric records a measurement (a duration in milliseconds, say). Metrics
+// are reported in a field of their own because they vary between runs.
+func (t *T) Metric(name string, value float64) {
+	if t.metrics == nil {
+		t.metrics = map[string]float64{}
+	}
+	t.metrics[name] = value
+}
+
+// Session returns the revision's shared process, ready for requests: for a
+// legacy revision it has completed the handshake with that revision. Use it
+// only for requests that change nothing and leave nothing pending; anything
+// else needs Fresh. If the handshake is impossible the check is blocked by
+// lifecycle.initialize.result.
+func (t *T) Session() *Conn {
+	c, err := t.env.sharedSession(t.ctx)
+	if err != nil {
+		var hs *handshakeError
+		if errors.As(err, &hs) {
+			t.blocked(PrereqHandshake, "no session: %v", err)
+		}
+		t.HarnessError("start server: %v", err)
+	}
+	t.use(c)
+	c.drain(t.ctx)
+	return c
+}
+
+// settleTraffic is for Final checks that scan all traffic: it sends a
+// barrier on the revision's session, when there is one, so that every
+// answer to earlier requests has arrived. Unlike Session it never ends the
+// check: the traffic of a server that cannot even complete a handshake is
+// still worth scanning.
+func (t *T) settleTraffic() {
+	c, err := t.env.sharedSession(t.ctx)
+	if err != nil {
+		return
+	}
+	t.use(c)
+	c.drain(t.ctx)
+	c.TryBarrier()
+}
+
+// PrereqHandshake is the id of the check that an impossible handshake blocks
+// on.
+const PrereqHandshake = "lifecycle.initialize.result"
+
+// Fresh starts a new process that has seen nothing. It is closed when the
+// check ends.
+func (t *T) Fresh() *Conn {
+	c, err := t.env.start(t.ctx, "fresh")
+	if err != nil {
+		t.HarnessError("start server: %v", err)
+	}
+	t.owned = append(t.owned, c)
+	t.use(c)
+	return c
+}
+
+// FreshSession starts a new process and performs the handshake for the
+// revision under test (for the modern revision there is none).
+func (t *T) FreshSession() *Conn {
+	c := t.Fresh()
+	if t.Modern() {
+		return c
+	}
+	if err := c.handshake(t.ctx, t.env.rev); err != nil {
+		var hs *handshakeError
+		if errors.As(err, &hs) {
+			t.blocked(PrereqHandshake, "handshake failed: %v", err)
+		}
+		t.HarnessError("handshake: %v", err)
+	}
+	return c
+}
+
+func (t *T) use(c *Conn) {
+	if slices.Contains(t.conns, c) {
+		return
+	}
+	c.t = t
+	c.mark = len(c.p.Transcript())
+	t.conns = append(t.conns, c)
+}
+
+// Tools returns the tools of the revision's shared session (every page of
+// tools/list, cached for the revision). It is empty when the server does
+// not declare the tools capability.
+func (t *T) Tools() ([]protocol.Tool, error) {
+	env := t.env
+	if !env.info.Has("tools") {
+		return nil, nil
+	}
+	if !env.toolsDone {
+		c := t.Session() // may end the check; the cache stays empty then
+		env.tools, env.toolsErr = c.ListTools()
+		env.toolsDone = true
+	}
+	return env.tools, env.toolsErr
+}
+
+// CallableTools returns the tools the suite may call: readOnlyHint true, or
+// a name matched by an --allow-calls pattern. Tools the server cannot list
+// make the check not-verified.
+func (t *T) CallableTools() []protocol.Tool {
+	tools, err := t.Tools()
+	if err != nil {
+		t.NotVerified("cannot list tools: %v", err)
+	}
+	var out []protocol.Tool
+	for _, tool := range tools {
+		if t.env.eng.callable(tool) {
+			out = append(out, tool)
+		}
+	}
+	return out
+}
+
+// RequireCallableTool returns the first callable tool that satisfies keep
+// (nil keeps all); with none, the check ends as not-verified and says how to
+// allow one.
+func (t *T) RequireCallableTool(keep func(protocol.Tool) bool) protocol.Tool {
+	callable := t.CallableTools()
+	for _, tool := range callable {
+		if keep == nil || keep(tool) {
+			return tool
+		}
+	}
+	if len(callable) > 0 {
+		// Safe tools exist; none has what this check needs (an
+		// outputSchema, say), so allowing more calls is the only way on.
+		t.NotVerified("none of the %d tools safe to call fits this check; allow another with --allow-calls NAME", len(callable))
+	}
+	t.NotVerified("no tool is safe to call: none has readOnlyHint true%s; allow one with --allow-calls NAME", t.env.eng.allowHint())
+	return protocol.Tool{}
+}
+
+// Exchanges returns every request the checks of this revision made through a
+// Conn, with its response, in the order they completed. Only Final checks
+// see all of them.
+func (t *T) Exchanges() []Exchange {
+	t.env.mu.Lock()
+	defer t.env.mu.Unlock()
+	return slices.Clone(t.env.exchanges)
+}
+
+// Inbound returns every line the processes of this revision wrote to stdout
+// so far, in the order the processes started.
+func (t *T) Inbound() []InboundLine {
+	t.env.mu.Lock()
+	procs := slices.Clone(t.env.conns)
+	t.env.mu.Unlock()
+	var out []InboundLine
+	for _, c := range procs {
+		for _, l := range c.p.Transcript() {
+			if l.Dir == "recv" {
+				out = append(out, InboundLine{Process: c.name, Text: l.Text})
+			}
+		}
+	}
+	return out
+}
+
+// Exchange is one request and the response it got.
+type Exchange struct {
+	Process  string            // process label, e.g. "session" or "fresh-3"
+	Method   string            // request method
+	Params   json.RawMessage   // params as sent
+	Response *protocol.Message // nil when none arrived
+}
+
+// InboundLine is one line a server process wrote to stdout.
+type InboundLine struct {
+	Process string
+	Text    string
+}
+
+// Conn is a server process as a check sees it: requests carry the modern
+// _meta automatically for the modern revision, and failures to answer end
+// the check with the right status through the Must methods.
+type Conn struct {
+	t      *T
+	env    *revEnv
+	p      *runner.Process
+	name   string
+	mark   int  // transcript length when the current check started using it
+	broken bool // exited, flooded or timed out: do not reuse
+	closed bool
+	exit   *runner.Exit
+
+	parseMu     sync.Mutex
+	parsedLines []parsedLine // classified transcript, see parsed
+}
+
+// Process returns the underlying runner process for what Conn does not
+// cover. Prefer Conn's methods: they record the exchanges for Final checks.
+func (c *Conn) Process() *runner.Process { return c.p }
+
+// Name returns the process label used in the evidence.
+func (c *Conn) Name() string { return c.name }
+
+// params adds the modern per-request _meta to params unless it is already
+// there. params may be nil, a map or anything that encodes as an object.
+func (c *Conn) params(params any) (any, error) {
+	if c.env.rev != protocol.Modern {
+		return params, nil
+	}
+	obj := map[string]any{}
+	if params != nil {
+		raw, err := json.Marshal(params)
+		if err != nil {
+			return nil, fmt.Errorf("encode params: %w", err)
+		}
+		if string(raw) != "null" {
+			if err := json.Unmarshal(raw, &obj); err != nil {
+				return params, nil // not an object: send as is
+			}
+		}
+	}
+	meta, _ := obj["_meta"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	for k, v := range protocol.ModernMeta(c.env.rev) {
+		if _, ok := meta[k]; !ok {
+			meta[k] = v
+		}
+	}
+	obj["_meta"] = meta
+	return obj, nil
+}
+
+// Request sends a request with a fresh id (adding the modern _meta) and
+// waits for its response.
+func (c *Conn) Request(method string, params any) (*protocol.Message, error) {
+	p, err := c.params(params)
+	if err != nil {
+		return nil, err
+	}
+	return c.request(method, p, func(ctx context.Context) (*protocol.Message, error) {
+		return c.p.Request(ctx, method, p)
+	})
+}
+
+// RequestPlain is Request without the modern _meta: params go as given.
+func (c *Conn) RequestPlain(method string, params any) (*protocol.Message, error) {
+	return c.request(method, params, func(ctx context.Context) (*protocol.Message, error) {
+		return c.p.Request(ctx, method, params)
+	})
+}
+
+// RequestID is Request with a chosen id (any JSON value, even an invalid one).
+func (c *Conn) RequestID(id any, method string, params any) (*protocol.Message, error) {
+	p, err := c.params(params)
+	if err != nil {
+		return nil, err
+	}
+	return c.request(method, p, func(ctx context.Context) (*protocol.Message, error) {
+		return c.p.RequestID(ctx, id, method, p)
+	})
+}
+
+func (c *Conn) request(method string, params any, do func(context.Context) (*protocol.Message, error)) (*protocol.Message, error) {
+	m, err := do(c.ctx())
+	if m != nil && lineProblem(err) {
+		// The answer came on a faulty line (invalid UTF-8, say): the stdio
+		// checks judge the line; the exchange itself happened.
+		err = nil
+	}
+	c.noteErr(err)
+	raw, _ := json.Marshal(params)
+	if params == nil {
+		raw = nil
+	}
+	c.env.record(Exchange{Process: c.name, Method: method, Params: raw, Response: m})
+	return m, err
+}
+
+func (c *Conn) ctx() context.Context {
+	if c.t != nil {
+		return c.t.ctx
+	}
+	return context.Background()
+}
+
+func (c *Conn) noteErr(err error) {
+	if err == nil {
+		return
+	}
+	if errors.Is(err, runner.ErrExited) || errors.Is(err, runner.ErrFlood) || errors.Is(err, runner.ErrTimeout) {
+		c.broken = true
+	}
+}
+
+// MustRequest is Request that ends the check when no response arrives: a
+// timeout, an exit or a flood fails it (the server broke the exchange), any
+// other problem is a harness error.
+func (c *Conn) MustRequest(method string, params any) *protocol.Message {
+	m, err := c.Request(method, params)
+	c.must(method, err)
+	return m
+}
+
+func (c *Conn) must(method string, err error) {
+	if err == nil {
+		return
+	}
+	t := c.t
+	switch {
+	case c.ctx().Err() != nil:
+		t.HarnessError("run timeout while waiting for %s", method)
+	case errors.Is(err, runner.ErrTimeout):
+		t.Actual("no response within %s", t.RequestTimeout())
+		t.Fatalf("no response to %s within %s", method, t.RequestTimeout())
+	case errors.Is(err, runner.ErrExited):
+		t.Logf("%v", err) // with the stderr tail
+		t.Actual("the process exited")
+		t.Fatalf("server exited instead of answering %s", method)
+	case errors.Is(err, runner.ErrFlood):
+		t.Logf("%v", err)
+		t.Fatalf("server flooded stdout while %s was pending", method)
+	default:
+		t.HarnessError("%s: %v", method, err)
+	}
+}
+
+// Notify sends a notification (adding the modern _meta).
+func (c *Conn) Notify(method string, params any) error {
+	p, err := c.params(params)
+	if err != nil {
+		return err
+	}
+	m, err := protocol.NewNotification(method, p)
+	if err != nil {
+		return err
+	}
+	err = c.p.Send(m)
+	c.noteErr(err)
+	return err
+}
+
+// Send writes a request with the given id without waiting (adding the
+// modern _meta); pair it with Collect.
+func (c *Conn) Send(id any, method string, params any) error {
+	p, err := c.params(params)
+	if err != nil {
+		return err
+	}
+	m, err := protocol.NewRequest(id, method, p)
+	if err != nil {
+		return err
+	}
+	err = c.p.Send(m)
+	c.noteErr(err)
+	return err
+}
+
+// SendRaw writes line as is, followed by a newline.
+func (c *Conn) SendRaw(line string) error {
+	err := c.p.SendRaw([]byte(line))
+	c.noteErr(err)
+	return err
+}
+
+// MustSend is SendRaw that ends the check when the write fails: failed
+// when the server exited or stopped reading, a harness error otherwise.
+func (c *Conn) MustSend(line string) {
+	c.must("a write to the server", c.SendRaw(line))
+}
+
+// Next returns the next unconsumed inbound item.
+func (c *Conn) Next(timeout time.Duration) (runner.Received, error) {
+	r, err := c.p.Next(c.ctx(), timeout)
+	c.noteErr(err)
+	return r, err
+}
+
+// Collect reads inbound items until the response whose id is the JSON
+// encoding of id arrives, and returns the items before it and the response.
+// It fails like MustRequest when the response does not come.
+func (c *Conn) Collect(id any, what string) (before []runner.Received, resp *protocol.Message) {
+	before, resp, err := c.TryCollect(id)
+	c.must(what, err)
+	return before, resp
+}
+
+// TryCollect is Collect that returns the error (wrapping runner.ErrTimeout,
+// runner.ErrExited ...) instead of ending the check; before then holds what
+// arrived up to the failure.
+func (c *Conn) TryCollect(id any) (before []runner.Received, resp *protocol.Message, err error) {
+	raw, err := json.Marshal(id)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode id: %w", err)
+	}
+	key := protocol.IDKey(raw)
+	deadline := time.Now().Add(c.t.RequestTimeout())
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			c.broken = true
+			return before, nil, fmt.Errorf("no response to id %s within %s: %w", key, c.t.RequestTimeout(), runner.ErrTimeout)
+		}
+		r, err := c.Next(left)
+		if err != nil {
+			return before, nil, err
+		}
+		// An object with our id and no method answers the request even
+		// without result or error; the caller judges its shape.
+		if r.Msg != nil && r.Msg.Method == "" && r.Msg.IDKey() == key {
+			return before, r.Msg, nil
+		}
+		before = append(before, r)
+	}
+}
+
+// Barrier sends a request every server must answer (ping for a legacy
+// revision, server/discover for the modern one) and returns everything
+// that arrived before its response. Use it to prove that nothing was sent
+// in reply to earlier input.
+func (c *Conn) Barrier() []runner.Received {
+	before, err := c.TryBarrier()
+	c.must(barrierName(c), err)
+	return before
+}
+
+// TryBarrier is Barrier that returns the error instead of ending the check
+// when the server does not answer (it exited, say).
+func (c *Conn) TryBarrier() ([]runner.Received, error) {
+	id := fmt.Sprintf("barrier-%d", c.env.nextID())
+	method := protocol.MethodPing
+	if c.env.rev == protocol.Modern {
+		method = protocol.MethodDiscover
+	}
+	if err := c.Send(id, method, nil); err != nil {
+		return nil, err
+	}
+	before, _, err := c.TryCollect(id)
+	return before, err
+}
+
+func barrierName(c *Conn) string {
+	if c.env.rev == protocol.Modern {
+		return protocol.MethodDiscover + " (barrier)"
+	}
+	return protocol.MethodPing + " (barrier)"
+}
+
+// ListTools walks every page of tools/list (at most 100 pages).
+func (c *Conn) ListTools() ([]protocol.Tool, error) {
+	var tools []protocol.Tool
+	cursor := ""
+	for page := 0; page < 100; page++ {
+		var params any
+		if cursor != "" {
+			params = map[string]any{"cursor": cursor}
+		}
+		m, err := c.Request(protocol.MethodToolsList, params)
+		if err != nil {
+			return nil, fmt.Errorf("tools/list: %w", err)
+		}
+		if m.Error != nil {
+			return nil, fmt.Errorf("tools/list: %w", m.Error)
+		}
+		var res protocol.ListToolsResult
+		if err := json.Unmarshal(m.Result, &res); err != nil {
+			return nil, fmt.Errorf("tools/list result: %w", err)
+		}
+		tools = append(tools, res.Tools...)
+		if res.NextCursor == "" {
+			return tools, nil
+		}
+		cursor = res.NextCursor
+	}
+	return nil, errors.New("tools/list: more than 100 pages")
+}
+
+// Initialize sends initialize with the given protocol version (and no
+// client capabilities) and returns the response; it does not send the
+// initialized notification.
+func (c *Conn) Initialize(version string) (*protocol.Message, error) {
+	return c.RequestPlain(protocol.MethodInitialize, InitializeParams(version))
+}
+
+// InitializeParams returns the params the suite sends with initialize.
+func InitializeParams(version string) map[string]any {
+	return map[string]any{
+		"protocolVersion": version,
+		"capabilities":    map[string]any{},
+		"clientInfo":      map[string]any{"name": "mcpconform", "version": SuiteVersion},
+	}
+}
+
+// handshakeError says the server would not complete the handshake for a
+// revision: the fault is the server's, which blocks dependent checks.
+type handshakeError struct{ msg string }
+
+func (e *handshakeError) Error() string { return e.msg }
+
+// handshake initializes the process with rev and sends initialized.
+func (c *Conn) handshake(ctx context.Context, rev string) error {
+	m, err := c.p.Request(ctx, protocol.MethodInitialize, InitializeParams(rev))
+	if m != nil && lineProblem(err) {
+		err = nil
+	}
+	c.noteErr(err)
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		return &handshakeError{fmt.Sprintf("initialize %s: no answer (%s)", rev, runFault(err))}
+	}
+	if m.Error != nil {
+		return &handshakeError{fmt.Sprintf("initialize %s: error %d %s", rev, m.Error.Code, m.Error.Message)}
+	}
+	if v, _ := fallbackVersion(m); v != rev {
+		return &handshakeError{fmt.Sprintf("initialize %s: server answered protocolVersion %s", rev, negotiated(m))}
+	}
+	n, _ := protocol.NewNotification(protocol.NotifInitialized, nil)
+	err = c.p.Send(n)
+	c.noteErr(err)
+	return err
+}
+
+// drain consumes items left queued by earlier users of a shared process, so
+// that a check sees only what arrives in answer to its own messages.
+func (c *Conn) drain(ctx context.Context) {
+	for len(c.p.Pending()) > 0 {
+		if _, err := c.p.Next(ctx, time.Millisecond); err != nil {
+			return
+		}
+	}
+}
+
+// Close ends the process as the spec's shutdown says (close stdin, wait,
+// SIGTERM, SIGKILL) and returns how it ended. Closing twice returns the
+// first result.
+func (c *Conn) Close() runner.Exit {
+	if c.closed {
+		if c.exit != nil {
+			return *c.exit
+		}
+		return runner.Exit{}
+	}
+	c.closed = true
+	e := c.p.Close(context.Background())
+	c.exit = &e
+	return e
+}
+
+// lineProblem reports whether err is about the line an answer came on,
+// not about the answer's absence.
+func lineProblem(err error) bool {
+	return errors.Is(err, runner.ErrInvalidUTF8) || errors.Is(err, runner.ErrNotMessage) || errors.Is(err, runner.ErrNotJSON)
+}
+
+// runFault describes a runner error in a few words, for one-line messages;
+// the full error (with the stderr tail) belongs in a note.
+func runFault(err error) string {
+	switch {
+	case errors.Is(err, runner.ErrExited):
+		return "it exited"
+	case errors.Is(err, runner.ErrFlood):
+		return "it flooded stdout"
+	case errors.Is(err, runner.ErrTimeout):
+		return "it stopped answering (timeout)"
+	}
+	return err.Error()
+}
+
+// matchAny reports whether name matches one of the glob patterns.
+func matchAny(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func joinMessages(msgs []string) string { return strings.Join(msgs, "; ") }

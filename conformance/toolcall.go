@@ -1,0 +1,244 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// Tool schemas are compiled with santhosh-tekuri/jsonschema, not with the
+// reference validator: the reference validator implements the subset of
+// JSON Schema the estate uses and reports other keywords as unsupported,
+// while a third-party server may use any keyword of its dialect, and
+// calling a valid schema invalid would be a false failure. The compiler
+// gets no URL loader, so a $ref to the network is never fetched (the spec
+// forbids dereferencing network URIs by default); such a schema is
+// reported as not verifiable rather than invalid.
+
+// errExternalRef marks a schema that refers to a document we must not load.
+var errExternalRef = errors.New("refers to an external document, which the suite does not fetch")
+
+// compileToolSchema compiles a tool's input or output schema under its
+// declared dialect, or the revision's default: JSON Schema 2020-12 from
+// 2025-11-25 on. Earlier revisions named no default, so there a schema
+// without $schema passes if it compiles as 2020-12 or as draft-07 (the
+// dialect of those revisions' own schema.json).
+func compileToolSchema(raw json.RawMessage, rev string) (*jsonschema.Schema, error) {
+	drafts := []*jsonschema.Draft{jsonschema.Draft2020}
+	if !protocol.AtLeast(rev, protocol.Rev20251125) {
+		drafts = append(drafts, jsonschema.Draft7)
+	}
+	var first error
+	for _, d := range drafts {
+		sch, err := compileWith(raw, d)
+		if err == nil {
+			return sch, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return nil, first
+}
+
+func compileWith(raw json.RawMessage, draft *jsonschema.Draft) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("not JSON: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(draft)
+	const url = "mcpconform:tool-schema.json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		var load *jsonschema.LoadURLError
+		if errors.As(err, &load) {
+			return nil, fmt.Errorf("%w: %s", errExternalRef, load.URL)
+		}
+		return nil, err
+	}
+	return sch, nil
+}
+
+// decodeForSchema turns a JSON value into what the jsonschema library
+// validates (json.Number for numbers).
+func decodeForSchema(raw []byte) (any, error) {
+	return jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+}
+
+func toSchemaValue(v any) any {
+	raw, _ := json.Marshal(v)
+	out, err := decodeForSchema(raw)
+	if err != nil {
+		return v
+	}
+	return out
+}
+
+// sampleArgs builds arguments that satisfy a simple input schema: every
+// required property gets its default, const, first enum value, or a plain
+// value of its type. The caller validates the result; a schema too rich for
+// this (oneOf, patterns) simply yields arguments that fail validation, and
+// the tool is skipped.
+func sampleArgs(schema map[string]any) map[string]any {
+	args := map[string]any{}
+	props, _ := schema["properties"].(map[string]any)
+	for _, name := range requiredOf(schema) {
+		p, _ := props[name].(map[string]any)
+		args[name] = sampleValue(p, 0)
+	}
+	return args
+}
+
+func requiredOf(schema map[string]any) []string {
+	var out []string
+	req, _ := schema["required"].([]any)
+	for _, r := range req {
+		if s, ok := r.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func sampleValue(p map[string]any, depth int) any {
+	if p == nil {
+		return "mcpconform"
+	}
+	if v, ok := p["default"]; ok {
+		return v
+	}
+	if v, ok := p["const"]; ok {
+		return v
+	}
+	if e, ok := p["enum"].([]any); ok && len(e) > 0 {
+		return e[0]
+	}
+	typ := p["type"]
+	if ts, ok := typ.([]any); ok && len(ts) > 0 {
+		typ = ts[0]
+	}
+	switch typ {
+	case "integer", "number":
+		if m, ok := p["minimum"]; ok {
+			return m
+		}
+		return 1
+	case "boolean":
+		return false
+	case "array":
+		return []any{}
+	case "object":
+		if depth > 4 {
+			return map[string]any{}
+		}
+		return sampleArgs(p)
+	case "null":
+		return nil
+	}
+	return "mcpconform"
+}
+
+// invalidArgs builds arguments that violate the schema in the plainest way
+// a server must notice: a required property left out, or else a typed
+// property given a value of another type. ok is false when the schema
+// constrains nothing we can break.
+func invalidArgs(schema map[string]any) (args map[string]any, how string, ok bool) {
+	valid := sampleArgs(schema)
+	if req := requiredOf(schema); len(req) > 0 {
+		delete(valid, req[0])
+		return valid, fmt.Sprintf("required property %q omitted", req[0]), true
+	}
+	props, _ := schema["properties"].(map[string]any)
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p, _ := props[n].(map[string]any)
+		switch p["type"] {
+		case "string", "boolean", "array", "object":
+			valid[n] = 12345
+			return valid, fmt.Sprintf("property %q given a number", n), true
+		case "integer", "number":
+			valid[n] = "not a number"
+			return valid, fmt.Sprintf("property %q given a string", n), true
+		}
+	}
+	return nil, "", false
+}
+
+// toolSchemaMap decodes a tool schema as a map (nil if not an object).
+func toolSchemaMap(raw json.RawMessage) map[string]any {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// sampleCall is a call of a callable tool with arguments valid for its
+// schema, and what came back.
+type sampleCall struct {
+	Tool protocol.Tool
+	Args map[string]any
+	Resp *protocol.Message
+}
+
+// callSample calls the first callable tool (in list order) that keep
+// accepts and for which valid arguments can be built, and returns the
+// call. A tool that does not answer within the request timeout is a slow
+// tool, not a protocol breach: the next one is tried, and when none
+// answers the check is not-verified. With no candidate the check ends
+// not-verified with the hint on how to allow a call.
+func (t *T) callSample(keep func(protocol.Tool) bool) sampleCall {
+	var tried []string
+	for _, tool := range t.CallableTools() {
+		if keep != nil && !keep(tool) {
+			continue
+		}
+		schemaMap := toolSchemaMap(tool.InputSchema)
+		sch, err := compileToolSchema(tool.InputSchema, t.Revision())
+		if schemaMap == nil || err != nil {
+			continue
+		}
+		args := sampleArgs(schemaMap)
+		if sch.Validate(toSchemaValue(args)) != nil {
+			tried = append(tried, tool.Name+" (cannot build valid arguments)")
+			continue
+		}
+		c := t.Session()
+		m, err := c.Request(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args})
+		if err != nil {
+			tried = append(tried, fmt.Sprintf("%s (%v)", tool.Name, err))
+			continue
+		}
+		return sampleCall{Tool: tool, Args: args, Resp: m}
+	}
+	if len(tried) > 0 {
+		t.NotVerified("no callable tool gave an answer to judge: %s", strings.Join(tried, "; "))
+	}
+	t.RequireCallableTool(keep)
+	t.NotVerified("no callable tool has an input schema the suite can satisfy")
+	return sampleCall{}
+}
+
+// toolNames returns the tool names in list order, for messages.
+func toolNames(tools []protocol.Tool) []string {
+	out := make([]string, len(tools))
+	for i, tl := range tools {
+		out[i] = tl.Name
+	}
+	return out
+}

@@ -1,0 +1,754 @@
+package conformance
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/conformance/shape"
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// The tools area: tools/list and tools/call as every revision defines them,
+// and the shape of every message a server sends.
+
+// modernAnd returns revs followed by the modern revision.
+func modernAnd(revs []string) []string { return append(slices.Clone(revs), protocol.Modern) }
+
+// toolsRef points at the revision's tools page; the modern revision's text
+// carries each rule that survived into it.
+func toolsRef(rev, section string) SpecRef {
+	return SpecRef{Revision: rev, File: "server/tools.mdx", Section: section}
+}
+
+// maxPages bounds every walk of tools/list: a server whose cursors never
+// end must not hang the suite.
+const maxPages = 100
+
+// toolPage is one page of tools/list as the wire carried it.
+type toolPage struct {
+	Resp   *protocol.Message
+	Result protocol.ListToolsResult
+}
+
+// walkTools follows nextCursor on c from the first page. It ends the check
+// (fail) when a page is an error or unreadable, and reports whether the
+// walk ended within maxPages.
+func walkTools(t *T, c *Conn) (pages []toolPage, ended bool) {
+	cursor := ""
+	for range maxPages {
+		var params any
+		if cursor != "" {
+			params = map[string]any{"cursor": cursor}
+		}
+		m := c.MustRequest(protocol.MethodToolsList, params)
+		if m.Error != nil {
+			t.Actual("error %d %q", m.Error.Code, m.Error.Message)
+			t.Fatalf("tools/list (cursor %q) failed with error %d: %s", cursor, m.Error.Code, m.Error.Message)
+		}
+		var res protocol.ListToolsResult
+		if err := json.Unmarshal(m.Result, &res); err != nil {
+			t.Fatalf("tools/list result is not a ListToolsResult: %s", shapeOrError(t.Revision(), protocol.MethodToolsList, m, err))
+		}
+		pages = append(pages, toolPage{Resp: m, Result: res})
+		if res.NextCursor == "" {
+			return pages, true
+		}
+		cursor = res.NextCursor
+	}
+	return pages, false
+}
+
+// shapeOrError explains an unreadable result by its shape problems, or by
+// the decoding error when the shape checker finds none.
+func shapeOrError(rev, method string, m *protocol.Message, err error) string {
+	if ps := shape.CheckResponse(rev, method, rawOf(m)); len(ps) > 0 {
+		return problemList(ps)
+	}
+	return err.Error()
+}
+
+func allTools(pages []toolPage) []protocol.Tool {
+	var out []protocol.Tool
+	for _, p := range pages {
+		out = append(out, p.Result.Tools...)
+	}
+	return out
+}
+
+func rawOf(m *protocol.Message) []byte {
+	raw, _ := json.Marshal(m)
+	return raw
+}
+
+func problemList(ps []shape.Problem) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.String()
+	}
+	if len(s) > 5 {
+		s = append(s[:5], fmt.Sprintf("and %d more", len(s)-5))
+	}
+	return strings.Join(s, "; ")
+}
+
+// toolNamePattern is the character set of the Tool Names section.
+var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+func init() {
+	Register(Check{
+		ID:          "tools.list.shape",
+		Title:       "tools/list pages have the ListToolsResult shape",
+		Requirement: "Every page of tools/list is a ListToolsResult of the revision: a tools array of Tool objects (name, inputSchema ...), an optional string nextCursor, and in 2026-07-28 resultType, ttlMs and cacheScope.",
+		Level:       MUST,
+		Refs: []SpecRef{
+			toolsRef(protocol.Rev20251125, "Listing Tools"),
+			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "ListToolsResult"},
+			{Revision: protocol.Modern, File: "schema.ts", Section: "ListToolsResult"},
+		},
+		Capability: "tools",
+		Run: func(t *T) {
+			pages, _ := walkTools(t, t.Session())
+			t.Expect("every page valid under %s", t.Revision())
+			bad := 0
+			for i, p := range pages {
+				if ps := payloadProblems(shape.CheckResponse(t.Revision(), protocol.MethodToolsList, rawOf(p.Resp))); len(ps) > 0 {
+					bad++
+					t.Failf("page %d: %s", i+1, problemList(ps))
+				}
+			}
+			t.Actual("%d page(s), %d with shape problems", len(pages), bad)
+		},
+	})
+
+	Register(Check{
+		ID:          "tools.pagination.follow",
+		Title:       "tools/list cursors lead to the next page and end",
+		Requirement: "A nextCursor the server issues is accepted in the next tools/list request, and the walk ends (stable cursors).",
+		Level:       SHOULD,
+		Refs: []SpecRef{
+			{Revision: protocol.Rev20251125, File: "server/utilities/pagination.mdx", Section: "Implementation Guidelines"},
+			{Revision: protocol.Modern, File: "server/utilities/pagination.mdx", Section: "Implementation Guidelines"},
+		},
+		Capability: "tools",
+		Prereqs:    []string{"tools.list.shape"},
+		Run: func(t *T) {
+			pages, ended := walkTools(t, t.Session())
+			t.Expect("the pages end within %d requests", maxPages)
+			t.Actual("%d page(s)", len(pages))
+			if !ended {
+				t.Fatalf("tools/list still returned a nextCursor after %d pages", maxPages)
+			}
+			if len(pages) == 1 {
+				t.Logf("a single page: the server does not paginate tools/list")
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tools.pagination.bad-cursor",
+		Title:       "An invalid cursor gets -32602",
+		Requirement: "Invalid cursors SHOULD result in an error with code -32602 (Invalid params).",
+		Level:       SHOULD,
+		Refs: []SpecRef{
+			{Revision: protocol.Rev20241105, File: "server/utilities/pagination.mdx", Section: "Error Handling"},
+			{Revision: protocol.Modern, File: "server/utilities/pagination.mdx", Section: "Error Handling"},
+		},
+		Capability: "tools",
+		Run: func(t *T) {
+			cursor := fmt.Sprintf("mcpconform-invalid-cursor-%08x", t.Rand().Uint32())
+			m := t.Session().MustRequest(protocol.MethodToolsList, map[string]any{"cursor": cursor})
+			t.Expect("error -32602")
+			switch {
+			case m.Error == nil:
+				t.Actual("a result")
+				t.Failf("tools/list with the made-up cursor %q returned a result instead of error -32602", cursor)
+			case m.Error.Code != protocol.CodeInvalidParams:
+				t.Actual("error %d", m.Error.Code)
+				t.Failf("tools/list with an invalid cursor returned error %d, want -32602", m.Error.Code)
+			default:
+				t.Actual("error -32602")
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tools.schema.input",
+		Title:       "Input schemas are JSON Schema objects of type object",
+		Requirement: `Each tool's inputSchema MUST be a valid JSON Schema object (not null) with type "object", valid under its $schema dialect or the default (2020-12 from 2025-11-25).`,
+		Level:       MUST,
+		Refs: []SpecRef{
+			toolsRef(protocol.Rev20251125, "Tool"),
+			{Revision: protocol.Rev20251125, File: "basic/index.mdx", Section: "JSON Schema Usage"},
+			{Revision: protocol.Rev20241105, File: "schema.ts", Section: "Tool"},
+			toolsRef(protocol.Modern, "Tool"),
+		},
+		Capability: "tools",
+		Prereqs:    []string{"tools.list.shape"},
+		Run: func(t *T) {
+			tools := t.mustTools()
+			t.Expect(`every inputSchema an object with type "object" that compiles`)
+			checkSchemas(t, tools, func(tl protocol.Tool) (json.RawMessage, bool) { return tl.InputSchema, true }, "inputSchema", true)
+		},
+	})
+
+	Register(Check{
+		ID:          "tools.schema.output",
+		Title:       "Output schemas are valid JSON Schema",
+		Requirement: `A tool's outputSchema, when present, is a valid JSON Schema object (type "object" at the root before 2026-07-28).`,
+		Level:       MUST,
+		Refs: []SpecRef{
+			toolsRef(protocol.Rev20250618, "Output Schema"),
+			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "Tool"},
+			toolsRef(protocol.Modern, "Tool"),
+		},
+		Revisions:  modernAnd(Since(protocol.Rev20250618)),
+		Capability: "tools",
+		Prereqs:    []string{"tools.list.shape"},
+		Run: func(t *T) {
+			tools := t.mustTools()
+			t.Expect("every outputSchema compiles")
+			n := checkSchemas(t, tools, func(tl protocol.Tool) (json.RawMessage, bool) {
+				return tl.OutputSchema, len(tl.OutputSchema) > 0
+			}, "outputSchema", !t.Modern())
+			if n == 0 {
+				t.NotApplicable("no tool declares an outputSchema")
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tools.names.format",
+		Title:       "Tool names use 1-128 of A-Z a-z 0-9 _ - .",
+		Requirement: "Tool names SHOULD be 1 to 128 characters of ASCII letters, digits, underscore, hyphen and dot.",
+		Level:       SHOULD,
+		Refs:        []SpecRef{toolsRef(protocol.Rev20251125, "Tool Names"), toolsRef(protocol.Modern, "Tool Names")},
+		Revisions:   modernAnd(Since(protocol.Rev20251125)),
+		Capability:  "tools",
+		Prereqs:     []string{"tools.list.shape"},
+		Run: func(t *T) {
+			tools := t.mustTools()
+			t.Expect("names matching %s", toolNamePattern)
+			var bad []string
+			for _, tl := range tools {
+				if !toolNamePattern.MatchString(tl.Name) {
+					bad = append(bad, fmt.Sprintf("%q", tl.Name))
+				}
+			}
+			t.Actual("%d of %d names outside the rule", len(bad), len(tools))
+			if len(bad) > 0 {
+				t.Failf("tool names outside the allowed form: %s", strings.Join(bad, ", "))
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tools.names.unique",
+		Title:       "Tool names are unique across all pages",
+		Requirement: "Tool names SHOULD be unique within a server.",
+		Level:       SHOULD,
+		Refs:        []SpecRef{toolsRef(protocol.Rev20251125, "Tool Names"), toolsRef(protocol.Modern, "Tool Names")},
+		Revisions:   modernAnd(Since(protocol.Rev20251125)),
+		Capability:  "tools",
+		Prereqs:     []string{"tools.list.shape"},
+		Run: func(t *T) {
+			tools := t.mustTools()
+			seen := map[string]int{}
+			var dups []string
+			for _, tl := range tools {
+				seen[tl.Name]++
+				if seen[tl.Name] == 2 {
+					dups = append(dups, fmt.Sprintf("%q", tl.Name))
+				}
+			}
+			t.Expect("no name twice")
+			t.Actual("%d tools, %d duplicated names", len(tools), len(dups))
+			if len(dups) > 0 {
+				t.Failf("tool names listed more than once: %s", strings.Join(dups, ", "))
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tools.call.shape",
+		Title:       "tools/call results have the CallToolResult shape",
+		Requirement: "A tools/call result is a CallToolResult of the revision: a content array of the revision's content blocks, optional boolean isError, optional structuredContent (an object before 2026-07-28).",
+		Level:       MUST,
+		Refs: []SpecRef{
+			toolsRef(protocol.Rev20251125, "Tool Result"),
+			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "CallToolResult"},
+			{Revision: protocol.Modern, File: "schema.ts", Section: "CallToolResult"},
+		},
+		Capability: "tools",
+		Final:      true,
+		Run: func(t *T) {
+			t.Expect("every tools/call result valid under %s", t.Revision())
+			// The check's own call guarantees one result to judge; the
+			// results of every other check's calls are judged too.
+			tools := t.CallableTools()
+			if len(tools) > 0 {
+				defer func() { judgeCallResults(t) }()
+				t.callSample(nil)
+				return
+			}
+			judgeCallResults(t)
+		},
+	})
+
+	Register(Check{
+		ID:          "tools.call.structured",
+		Title:       "structuredContent conforms to the outputSchema",
+		Requirement: "If a tool provides an outputSchema, the server MUST provide structured results that conform to it.",
+		Level:       MUST,
+		Refs:        []SpecRef{toolsRef(protocol.Rev20250618, "Output Schema"), toolsRef(protocol.Modern, "Output Schema")},
+		Revisions:   modernAnd(Since(protocol.Rev20250618)),
+		Capability:  "tools",
+		Prereqs:     []string{"tools.list.shape", "tools.schema.output"},
+		Run: func(t *T) {
+			call := t.callSample(func(tl protocol.Tool) bool { return len(tl.OutputSchema) > 0 })
+			res, ok := t.toolResult(call)
+			if !ok {
+				return
+			}
+			t.Expect("structuredContent valid against the outputSchema of %s", call.Tool.Name)
+			raw, present := res["structuredContent"]
+			if !present {
+				t.Actual("no structuredContent")
+				t.Fatalf("%s declares an outputSchema but its result has no structuredContent", call.Tool.Name)
+			}
+			sch, err := compileToolSchema(call.Tool.OutputSchema, t.Revision())
+			if err != nil {
+				t.NotVerified("the outputSchema of %s does not compile: %v", call.Tool.Name, err)
+			}
+			v, err := decodeForSchema(raw)
+			if err != nil {
+				t.Fatalf("structuredContent of %s is not JSON: %v", call.Tool.Name, err)
+			}
+			if err := sch.Validate(v); err != nil {
+				t.Actual("%v", headLine(err.Error()))
+				t.Failf("structuredContent of %s does not conform to its outputSchema: %s", call.Tool.Name, headLine(err.Error()))
+				return
+			}
+			t.Actual("conforms")
+		},
+	})
+
+	Register(Check{
+		ID:          "tools.call.structured-text",
+		Title:       "Structured content is mirrored in a text block",
+		Requirement: "A tool that returns structured content SHOULD also return the serialized JSON in a TextContent block.",
+		Level:       SHOULD,
+		Refs:        []SpecRef{toolsRef(protocol.Rev20250618, "Structured Content"), toolsRef(protocol.Modern, "Structured Content")},
+		Revisions:   modernAnd(Since(protocol.Rev20250618)),
+		Capability:  "tools",
+		Prereqs:     []string{"tools.list.shape"},
+		Run: func(t *T) {
+			call := t.callSample(func(tl protocol.Tool) bool { return len(tl.OutputSchema) > 0 })
+			res, ok := t.toolResult(call)
+			if !ok {
+				return
+			}
+			raw, present := res["structuredContent"]
+			if !present {
+				t.NotVerified("the result of %s carries no structuredContent", call.Tool.Name)
+			}
+			var want any
+			_ = json.Unmarshal(raw, &want)
+			var content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			}
+			_ = json.Unmarshal(res["content"], &content)
+			t.Expect("a text block whose JSON equals structuredContent")
+			for _, b := range content {
+				var got any
+				if b.Type == "text" && json.Unmarshal([]byte(b.Text), &got) == nil && reflect.DeepEqual(got, want) {
+					t.Actual("mirrored")
+					return
+				}
+			}
+			t.Actual("%d content block(s), none mirrors it", len(content))
+			t.Failf("the result of %s has structuredContent but no text block with the same JSON", call.Tool.Name)
+		},
+	})
+
+	Register(Check{
+		ID:          "tools.call.unknown-tool",
+		Title:       "An unknown tool gets a JSON-RPC error (-32602)",
+		Requirement: "Calling an unknown tool is a protocol error: a JSON-RPC error response, code -32602 in the spec's example.",
+		Level:       MUST,
+		Refs:        []SpecRef{toolsRef(protocol.Rev20241105, "Error Handling"), toolsRef(protocol.Rev20251125, "Error Handling"), toolsRef(protocol.Modern, "Error Handling")},
+		Capability:  "tools",
+		Run: func(t *T) {
+			name := fmt.Sprintf("mcpconform_no_such_tool_%08x", t.Rand().Uint32())
+			m := t.Session().MustRequest(protocol.MethodToolsCall, map[string]any{"name": name, "arguments": map[string]any{}})
+			t.Expect("a JSON-RPC error, code -32602")
+			switch {
+			case m.Error == nil:
+				t.Actual("a result")
+				t.Failf("calling the unknown tool %q returned a result, not a JSON-RPC error", name)
+			case m.Error.Code != protocol.CodeInvalidParams:
+				t.Actual("error %d", m.Error.Code)
+				t.Warnf("the unknown tool got error %d; the spec's example (and its InvalidParamsError) use -32602", m.Error.Code)
+			default:
+				t.Actual("error -32602")
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tools.call.malformed",
+		Title:       "A tools/call that fails CallToolRequest gets a protocol error",
+		Requirement: "A tools/call request without a name, or with non-object arguments, fails the CallToolRequest schema and is answered with a JSON-RPC error (-32602).",
+		Level:       MUST,
+		Refs:        []SpecRef{toolsRef(protocol.Rev20241105, "Error Handling"), toolsRef(protocol.Rev20251125, "Error Handling"), toolsRef(protocol.Modern, "Error Handling"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "CallToolRequestParams"}},
+		Capability:  "tools",
+		Run: func(t *T) {
+			c := t.Session()
+			t.Expect("JSON-RPC error -32602")
+			m := c.MustRequest(protocol.MethodToolsCall, map[string]any{"arguments": map[string]any{}})
+			switch {
+			case m.Error == nil:
+				t.Actual("a result for a call without a name")
+				t.Failf("tools/call without a name returned a result, not a JSON-RPC error")
+			case m.Error.Code != protocol.CodeInvalidParams:
+				t.Warnf("tools/call without a name got error %d, want -32602 (Invalid params)", m.Error.Code)
+			}
+			// Non-object arguments go to a tool the suite may call, since a
+			// lenient server might run it.
+			tools := t.CallableTools()
+			if len(tools) == 0 {
+				t.Logf("non-object arguments not tried: no tool is safe to call")
+				return
+			}
+			tool := tools[0]
+			m = c.MustRequest(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": []any{"mcpconform"}})
+			switch {
+			case m.Error != nil && m.Error.Code != protocol.CodeInvalidParams:
+				t.Warnf("non-object arguments to %s got error %d, want -32602", tool.Name, m.Error.Code)
+			case m.Error != nil:
+			case isErrorResult(m):
+				// Non-object arguments also violate the inputSchema (type
+				// object), which the spec files under tool execution errors;
+				// the reading is ambiguous, so this is a warn, not a fail.
+				t.Warnf("non-object arguments to %s got an isError result; as a malformed CallToolRequest they call for a protocol error", tool.Name)
+			default:
+				t.Failf("non-object arguments to %s were accepted: the result is not an error", tool.Name)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tools.call.invalid-arguments",
+		Title:       "Schema-violating arguments get an error",
+		Requirement: "Arguments that violate the inputSchema are reported: from 2025-11-25 as a tool execution error (isError true); earlier revisions also allow a JSON-RPC error.",
+		Level:       SHOULD,
+		Refs: []SpecRef{
+			toolsRef(protocol.Rev20250618, "Error Handling"),
+			toolsRef(protocol.Rev20251125, "Error Handling"),
+			toolsRef(protocol.Modern, "Error Handling"),
+			{Revision: protocol.Modern, File: "schema.ts", Section: "InvalidParamsError"},
+		},
+		Capability: "tools",
+		Prereqs:    []string{"tools.list.shape"},
+		Run: func(t *T) {
+			var tool protocol.Tool
+			var args map[string]any
+			var how string
+			for _, tl := range t.CallableTools() {
+				sm := toolSchemaMap(tl.InputSchema)
+				sch, err := compileToolSchema(tl.InputSchema, t.Revision())
+				if sm == nil || err != nil {
+					continue
+				}
+				a, h, ok := invalidArgs(sm)
+				if ok && sch.Validate(toSchemaValue(a)) != nil {
+					tool, args, how = tl, a, h
+					break
+				}
+			}
+			if tool.Name == "" {
+				t.RequireCallableTool(nil)
+				t.NotVerified("no callable tool has an input schema the suite can violate plainly (a required or typed property)")
+			}
+			m := t.Session().MustRequest(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args})
+			legacyProtocolError := !protocol.AtLeast(t.Revision(), protocol.Rev20251125)
+			if legacyProtocolError {
+				t.Expect("an isError result or a JSON-RPC error")
+			} else {
+				t.Expect("an isError result")
+			}
+			switch {
+			case isErrorResult(m):
+				t.Actual("isError result (%s)", how)
+			case m.Error != nil && legacyProtocolError:
+				t.Actual("error %d (%s)", m.Error.Code, how)
+			case m.Error != nil && t.Modern() && m.Error.Code == protocol.CodeInvalidParams:
+				// The 2026-07-28 prose files input validation under tool
+				// execution errors, but its schema's InvalidParamsError
+				// names invalid tool arguments too: both are allowed.
+				t.Actual("error -32602 (%s)", how)
+				t.Logf("accepted: schema.ts InvalidParamsError lists invalid tool arguments")
+			case m.Error != nil:
+				t.Actual("error %d (%s)", m.Error.Code, how)
+				t.Failf("%s with %s got JSON-RPC error %d; input validation errors are tool execution errors (isError true)", tool.Name, how, m.Error.Code)
+			default:
+				t.Actual("a successful result (%s)", how)
+				t.Failf("%s accepted arguments that violate its inputSchema (%s); servers must validate tool inputs", tool.Name, how)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tools.notify.list-changed",
+		Title:       "tools/list_changed only when listChanged is declared",
+		Requirement: "A server sends notifications/tools/list_changed only if it declared the tools listChanged capability.",
+		Level:       SHOULD,
+		Refs: []SpecRef{
+			toolsRef(protocol.Rev20251125, "List Changed Notification"),
+			{Revision: protocol.Rev20251125, File: "basic/lifecycle.mdx", Section: "Operation"},
+		},
+		Revisions: Legacy(),
+		Final:     true,
+		Run: func(t *T) {
+			var caps struct {
+				Tools *protocol.ToolsCapability `json:"tools"`
+			}
+			if raw, ok := t.Server().Capabilities["tools"]; ok {
+				_ = json.Unmarshal(raw, &caps.Tools)
+			}
+			declared := caps.Tools != nil && caps.Tools.ListChanged
+			t.Expect("no tools/list_changed unless listChanged is declared")
+			if declared {
+				t.Actual("listChanged declared")
+				return
+			}
+			n := 0
+			for _, p := range t.traffic() {
+				if p.Msg.Kind() == protocol.KindNotification && p.Msg.Method == protocol.NotifToolsListChanged {
+					n++
+				}
+			}
+			t.Actual("%d notification(s) without the capability", n)
+			if n > 0 {
+				t.Failf("the server sent notifications/tools/list_changed %d time(s) without declaring tools.listChanged", n)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tools.shape.messages",
+		Title:       "Every server message has the revision's shape",
+		Requirement: "Every message the server sends has the shape the negotiated revision's schema gives it; this check judges what no narrower check does (notifications, results of other methods), so that one fault fails one check.",
+		Level:       MUST,
+		Refs: []SpecRef{
+			{Revision: protocol.Rev20251125, File: "basic/index.mdx", Section: "Messages"},
+			{Revision: protocol.Modern, File: "basic/index.mdx", Section: "Messages"},
+			{Revision: protocol.Modern, File: "schema.ts"},
+		},
+		Final: true,
+		Run: func(t *T) {
+			t.Expect("no shape problem in any message")
+			var bad []string
+			n := 0
+			for _, p := range t.traffic() {
+				if p.Request != nil && slices.Contains(judgedElsewhere, p.Request.Method) {
+					continue
+				}
+				ps := payloadProblems(judgeShape(p))
+				n++
+				if len(ps) > 0 {
+					bad = append(bad, fmt.Sprintf("%s %s: %s", p.Process, describe(p), problemList(ps)))
+				}
+			}
+			t.Actual("%d message(s), %d with shape problems", n, len(bad))
+			for i, b := range bad {
+				if i == 10 {
+					t.Failf("and %d more", len(bad)-i)
+					break
+				}
+				t.Failf("%s", b)
+			}
+		},
+	})
+}
+
+// judgedElsewhere lists the methods whose results narrower checks judge:
+// lifecycle.initialize.*, tools.list.shape, tools.call.shape and
+// modern.discover.result.
+var judgedElsewhere = []string{protocol.MethodInitialize, protocol.MethodToolsList, protocol.MethodToolsCall, protocol.MethodDiscover}
+
+// payloadProblems drops the problems other checks own, so that one fault
+// fails one check: the JSON-RPC envelope and error objects (jsonrpc.*, and
+// the -32022 data judged by modern.version.unsupported), and in 2026-07-28
+// the result members resultType (modern.result.result-type), ttlMs and
+// cacheScope (modern.cache.hints).
+func payloadProblems(ps []shape.Problem) []shape.Problem {
+	var out []shape.Problem
+	for _, p := range ps {
+		switch {
+		case p.Path == "" || p.Path == "jsonrpc" || p.Path == "id" || p.Path == "error" || strings.HasPrefix(p.Path, "error."):
+		case p.Path == "result" && strings.HasPrefix(p.Message, "want object"):
+		case p.Path == "result" && (strings.Contains(p.Message, `"resultType"`) || strings.Contains(p.Message, `"ttlMs"`) || strings.Contains(p.Message, `"cacheScope"`)):
+		case p.Path == "result.resultType" || p.Path == "result.ttlMs" || p.Path == "result.cacheScope":
+		default:
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// judgeCallResults judges every tools/call result of the revision's traffic.
+func judgeCallResults(t *T) {
+	n, bad := 0, 0
+	for _, p := range t.traffic() {
+		if p.Request == nil || p.Request.Method != protocol.MethodToolsCall || p.Msg.Result == nil {
+			continue
+		}
+		n++
+		if ps := payloadProblems(judgeShape(p)); len(ps) > 0 {
+			bad++
+			if bad <= 5 {
+				var name struct {
+					Name string `json:"name"`
+				}
+				_ = json.Unmarshal(p.Request.Params, &name)
+				t.Failf("result of %s (%s): %s", name.Name, p.Process, problemList(ps))
+			}
+		}
+	}
+	t.Actual("%d tools/call result(s), %d with shape problems", n, bad)
+	if n == 0 {
+		t.RequireCallableTool(nil)
+		t.NotVerified("no tools/call result to judge")
+	}
+}
+
+// judgeShape checks one message. A response to a request that lacked the
+// modern _meta (a deliberately malformed one, or an era-ambiguous one a
+// dual-era server may serve under legacy rules) is judged by the newest
+// legacy revision's envelope rules instead of the modern ones.
+func judgeShape(p packet) []shape.Problem {
+	raw := []byte(p.Raw)
+	rev := p.Revision
+	if rev == protocol.Modern && p.Request != nil && !p.ModernRequest() {
+		return shape.Check(protocol.LatestLegacy, shape.Message, raw)
+	}
+	if p.Request != nil {
+		return shape.CheckResponse(rev, p.Request.Method, raw)
+	}
+	return shape.Check(rev, shape.Message, raw)
+}
+
+func describe(p packet) string {
+	switch {
+	case p.Request != nil:
+		return fmt.Sprintf("response to %s (id %s)", p.Request.Method, p.Msg.IDKey())
+	case p.Msg.Method != "":
+		return p.Msg.Method
+	}
+	return "message"
+}
+
+func isErrorResult(m *protocol.Message) bool {
+	if m == nil || m.Result == nil {
+		return false
+	}
+	var res struct {
+		IsError bool `json:"isError"`
+	}
+	return json.Unmarshal(m.Result, &res) == nil && res.IsError
+}
+
+// toolResult unpacks a sample call's complete, successful result; other
+// outcomes end the check as not-verified (the spec does not say what an
+// error result must carry).
+func (t *T) toolResult(call sampleCall) (map[string]json.RawMessage, bool) {
+	if call.Resp.Error != nil {
+		t.NotVerified("calling %s returned JSON-RPC error %d; no result to judge", call.Tool.Name, call.Resp.Error.Code)
+	}
+	var res map[string]json.RawMessage
+	if err := json.Unmarshal(call.Resp.Result, &res); err != nil {
+		t.Fatalf("the result of %s is not an object: %v", call.Tool.Name, err)
+	}
+	if isErrorResult(call.Resp) {
+		t.NotVerified("calling %s with valid arguments gave an isError result; structured output is defined for successful results", call.Tool.Name)
+	}
+	var rt string
+	_ = json.Unmarshal(res["resultType"], &rt)
+	if rt == protocol.ResultInputRequired {
+		t.NotVerified("calling %s asked for input (input_required)", call.Tool.Name)
+	}
+	return res, true
+}
+
+// mustTools returns the revision's tools, ending the check when they cannot
+// be listed (tools.list.shape reports why).
+func (t *T) mustTools() []protocol.Tool {
+	tools, err := t.Tools()
+	if err != nil {
+		t.Fatalf("cannot list tools: %v", err)
+	}
+	return tools
+}
+
+// checkSchemas compiles the schema pick returns for each tool and records a
+// failure for each invalid one; it returns how many schemas it judged.
+func checkSchemas(t *T, tools []protocol.Tool, pick func(protocol.Tool) (json.RawMessage, bool), member string, typeObject bool) int {
+	n, bad := 0, 0
+	for _, tl := range tools {
+		raw, ok := pick(tl)
+		if !ok {
+			continue
+		}
+		n++
+		var obj map[string]any
+		if json.Unmarshal(raw, &obj) != nil || obj == nil {
+			bad++
+			t.Failf("%s of %s is not a JSON object: %s", member, tl.Name, clipText(string(raw), 80))
+			continue
+		}
+		if typeObject && obj["type"] != "object" {
+			bad++
+			t.Failf(`%s of %s has type %v, want "object"`, member, tl.Name, shortJSON(obj["type"]))
+			continue
+		}
+		if _, err := compileToolSchema(raw, t.Revision()); err != nil {
+			if errors.Is(err, errExternalRef) {
+				t.Logf("%s of %s not compiled: %v", member, tl.Name, err)
+				continue
+			}
+			bad++
+			t.Failf("%s of %s is not valid JSON Schema: %s", member, tl.Name, headLine(err.Error()))
+		}
+	}
+	t.Actual("%d %s(s), %d invalid", n, member, bad)
+	return n
+}
+
+func shortJSON(v any) string {
+	if v == nil {
+		return "absent"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func headLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}

@@ -1,0 +1,86 @@
+package conformance
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// packet is one message a server process wrote, paired with the request it
+// answers when it is a response. Final checks of the tools and modern areas
+// judge the whole traffic of a revision through it.
+type packet struct {
+	Process string
+	Raw     string
+	Msg     *protocol.Message
+	Request *protocol.Message // the request this response answers; nil for other messages
+	// Revision is the revision the message is judged under: the process's
+	// negotiated legacy revision once an initialize result named one (a
+	// fallback may negotiate another than the check's), else the revision
+	// under test.
+	Revision string
+}
+
+// ModernRequest reports whether the packet answers a request that carried
+// the modern per-request _meta with the modern revision and client
+// capabilities: the requests a server must serve statelessly.
+func (p packet) ModernRequest() bool {
+	if p.Request == nil || p.Revision != protocol.Modern {
+		return false
+	}
+	var params struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(p.Request.Params, &params) != nil {
+		return false
+	}
+	var v string
+	_ = json.Unmarshal(params.Meta[protocol.MetaProtocolVersion], &v)
+	caps, ok := params.Meta[protocol.MetaClientCapabilities]
+	return v == protocol.Modern && ok && len(caps) > 0 && caps[0] == '{'
+}
+
+// traffic returns every JSON-RPC message the revision's processes wrote so
+// far, in process order, each paired with its request.
+func (t *T) traffic() []packet {
+	t.env.mu.Lock()
+	conns := slices.Clone(t.env.conns)
+	t.env.mu.Unlock()
+	var out []packet
+	for _, c := range conns {
+		pending := map[string]*protocol.Message{}
+		rev := t.env.rev
+		for _, l := range c.p.Transcript() {
+			m, err := protocol.ParseMessage([]byte(l.Text))
+			if err != nil {
+				continue // not JSON: the stdio checks judge framing
+			}
+			switch l.Dir {
+			case "send":
+				if m.Kind() == protocol.KindRequest {
+					pending[m.IDKey()] = m
+				}
+			case "recv":
+				p := packet{Process: c.name, Raw: l.Text, Msg: m, Revision: rev}
+				if m.Kind() == protocol.KindResponse || (m.Method == "" && m.ID != nil) {
+					if req, ok := pending[m.IDKey()]; ok {
+						p.Request = req
+						delete(pending, m.IDKey())
+						if req.Method == protocol.MethodInitialize && m.Result != nil {
+							var res struct {
+								ProtocolVersion string `json:"protocolVersion"`
+							}
+							if json.Unmarshal(m.Result, &res) == nil && protocol.IsLegacy(res.ProtocolVersion) {
+								rev = res.ProtocolVersion
+								p.Revision = rev
+							}
+						}
+					}
+				}
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,206 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// lineKind classifies one line a server wrote, for the checks that scan all
+// traffic. Each fault belongs to exactly one kind so that one fault fails
+// one check: a split message is a fragment (stdio framing), invalid UTF-8 is
+// an encoding fault, other non-messages are stdout noise, and a response
+// without result or error is still a message (judged by jsonrpc checks).
+type lineKind int
+
+const (
+	lineMessage    lineKind = iota // a JSON object that is a JSON-RPC message or a response attempt
+	lineBatch                      // a JSON array
+	lineFragment                   // not JSON, but looks like part of a JSON text split by a newline
+	lineNotJSON                    // anything else that is not JSON: a banner, a log line, an empty line
+	lineNotUTF8                    // not valid UTF-8
+	lineNotMessage                 // JSON that is not a message: a scalar, or an object without id and method
+	lineUnjudged                   // cut short by the runner's limits: cannot be judged
+)
+
+// The runner marks lines it did not keep whole; their text is not the line.
+var truncatedLine = regexp.MustCompile(`… \[(line of \d+ bytes discarded|\d+ bytes in all)\]$`)
+
+// classifyLine returns the kind of a line and, for a message, its members
+// decoded with json.Number.
+func classifyLine(text string) (lineKind, map[string]any) {
+	if truncatedLine.MatchString(text) {
+		return lineUnjudged, nil
+	}
+	if !utf8.ValidString(text) {
+		return lineNotUTF8, nil
+	}
+	trimmed := strings.TrimSpace(text)
+	if trimmed == "" {
+		return lineNotJSON, nil
+	}
+	if !json.Valid([]byte(trimmed)) {
+		if looksLikeFragment(trimmed) {
+			return lineFragment, nil
+		}
+		return lineNotJSON, nil
+	}
+	switch trimmed[0] {
+	case '[':
+		return lineBatch, nil
+	case '{':
+	default:
+		return lineNotMessage, nil
+	}
+	obj, err := decodeObject([]byte(trimmed))
+	if err != nil {
+		return lineNotMessage, nil
+	}
+	_, hasID := obj["id"]
+	_, hasMethod := obj["method"]
+	_, hasResult := obj["result"]
+	_, hasError := obj["error"]
+	if !hasID && !hasMethod && !hasResult && !hasError {
+		return lineNotMessage, nil
+	}
+	return lineMessage, obj
+}
+
+func looksLikeFragment(s string) bool {
+	first, last := s[0], s[len(s)-1]
+	return strings.IndexByte(`{}[]"`, first) >= 0 || strings.IndexByte(`{[,:`, last) >= 0
+}
+
+func decodeObject(data []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+// isInteger reports whether v is a JSON number without fraction or exponent.
+func isInteger(v any) bool {
+	n, ok := v.(json.Number)
+	return ok && !strings.ContainsAny(string(n), ".eE")
+}
+
+// isResponse reports whether a message object is a response (or an attempt
+// at one): it has no method and carries an id, a result or an error.
+func isResponse(obj map[string]any) bool {
+	if _, ok := obj["method"]; ok {
+		return false
+	}
+	_, hasID := obj["id"]
+	_, hasResult := obj["result"]
+	_, hasError := obj["error"]
+	return hasID || hasResult || hasError
+}
+
+// isServerRequest reports whether a message object is a request.
+func isServerRequest(obj map[string]any) bool {
+	_, hasID := obj["id"]
+	_, hasMethod := obj["method"]
+	return hasID && hasMethod
+}
+
+// idKey renders an id member as canonical JSON ("" when absent).
+func idKey(obj map[string]any) string {
+	v, ok := obj["id"]
+	if !ok {
+		return ""
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// parsedLine is one transcript line, classified once.
+type parsedLine struct {
+	dir  string
+	text string
+	kind lineKind
+	obj  map[string]any
+}
+
+// processLog is the classified transcript of one process of the revision.
+type processLog struct {
+	name  string
+	lines []parsedLine
+}
+
+// parsed returns c's transcript classified, extending the cache kept on c
+// with the lines added since the last call: Final checks scan all traffic
+// of a revision, and re-parsing it for each of them would be quadratic.
+func (c *Conn) parsed() []parsedLine {
+	c.parseMu.Lock()
+	defer c.parseMu.Unlock()
+	lines := c.p.Transcript()
+	for _, l := range lines[len(c.parsedLines):] {
+		pl := parsedLine{dir: l.Dir, text: l.Text}
+		if l.Dir != "note" {
+			pl.kind, pl.obj = classifyLine(l.Text)
+		}
+		c.parsedLines = append(c.parsedLines, pl)
+	}
+	return c.parsedLines
+}
+
+// processLogs returns the classified transcripts of every process the
+// revision used, in start order.
+func (t *T) processLogs() []processLog {
+	t.env.mu.Lock()
+	conns := slices.Clone(t.env.conns)
+	t.env.mu.Unlock()
+	out := make([]processLog, 0, len(conns))
+	for _, c := range conns {
+		out = append(out, processLog{name: c.name, lines: c.parsed()})
+	}
+	return out
+}
+
+// inboundMessage is a message line a server wrote, decoded.
+type inboundMessage struct {
+	process string
+	text    string
+	obj     map[string]any
+}
+
+// scanInbound classifies every line the revision's processes wrote and
+// returns the messages and the lines of each problem kind.
+func (t *T) scanInbound() (msgs []inboundMessage, problems map[lineKind][]inboundMessage) {
+	problems = map[lineKind][]inboundMessage{}
+	for _, pl := range t.processLogs() {
+		for _, l := range pl.lines {
+			if l.dir != "recv" {
+				continue
+			}
+			m := inboundMessage{process: pl.name, text: l.text, obj: l.obj}
+			if l.kind == lineMessage {
+				msgs = append(msgs, m)
+			} else {
+				problems[l.kind] = append(problems[l.kind], m)
+			}
+		}
+	}
+	return msgs, problems
+}
+
+// evidenceLines attaches up to max offending lines as notes.
+func (t *T) evidenceLines(lines []inboundMessage, max int) {
+	for i, l := range lines {
+		if i == max {
+			t.Logf("… and %d more", len(lines)-max)
+			return
+		}
+		text := l.text
+		if len(text) > 300 {
+			text = text[:300] + "…"
+		}
+		t.Logf("%s recv %s", l.process, text)
+	}
+}
