@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/mcpconform/mcpconform/runner"
+	"github.com/mcpconform/mcpconform/vectors/transcript"
+)
+
+func init() {
+	register("replay", "replay a transcript vector (a saved failing case) against a server", runReplay)
+}
+
+const replayUsage = `usage: mcpconform replay [--timeout D] FILE [-- CMD [ARGS...]]
+
+Replays the transcript vector FILE (the format of vectors/transcripts/, in
+which property checks save a shrunk failing case) against the server CMD,
+started fresh, and reports the first step that does not hold. Without CMD
+it replays against the reference server (mcpconform reference with the
+transcript's args).
+
+Exit status: 0 when every step holds, 1 when one does not, 2 on a usage or
+harness error.
+`
+
+func runReplay(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	timeout := fs.Duration("timeout", 5*time.Second, "how long each recv step waits")
+	var command []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, command = args[:i], args[i+1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, replayUsage)
+			return 0
+		}
+		fmt.Fprintf(stderr, "mcpconform replay: %v (see mcpconform replay --help)\n", err)
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintf(stderr, "mcpconform replay: expected one transcript file, got %d (see mcpconform replay --help)\n", fs.NArg())
+		return 2
+	}
+	file := fs.Arg(0)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpconform replay: %v\n", err)
+		return 2
+	}
+	tr, err := transcript.Parse(file, data)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpconform replay: %v\n", err)
+		return 2
+	}
+	if len(command) == 0 {
+		self, err := os.Executable()
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpconform replay: locate the reference server: %v\n", err)
+			return 2
+		}
+		command = append([]string{self, "reference"}, tr.Args...)
+	}
+	transcript.RecvTimeout = *timeout
+	ctx := context.Background()
+	p, err := runner.Start(ctx, runner.Config{Command: command, RequestTimeout: *timeout})
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpconform replay: start %v: %v\n", command, err)
+		return 2
+	}
+	runErr := transcript.Run(ctx, tr, p)
+	p.Close(ctx)
+	if runErr != nil {
+		fmt.Fprintf(stdout, "FAIL %s (%s)\n%v\n", tr.ID, file, runErr)
+		return 1
+	}
+	fmt.Fprintf(stdout, "ok   %s (%s): %d steps hold\n", tr.ID, file, len(tr.Steps))
+	return 0
+}

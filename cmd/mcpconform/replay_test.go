@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const replayPing = `id: replay.test.ping
+description: ping is answered before the handshake.
+revision: 2025-11-25
+applies: any
+
+send {"jsonrpc":"2.0","id":7,"method":"ping"}
+recv
+  id == %s
+  result == {}
+close
+eof
+`
+
+// buildSelf builds this command, so that replay's default target (the
+// program's own reference server) can be exercised.
+func buildSelf(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "mcpconform")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestReplay(t *testing.T) {
+	bin := buildSelf(t)
+	dir := t.TempDir()
+	write := func(name, id string) string {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(strings.Replace(replayPing, "%s", id, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	good, bad := write("good.txt", "7"), write("bad.txt", "8")
+	tests := []struct {
+		name string
+		args []string
+		code int
+		out  string // substring of stdout
+		err  string // substring of stderr
+	}{
+		{"holds against the default reference", []string{"replay", good}, 0, "ok   replay.test.ping", ""},
+		{"holds against an explicit command", []string{"replay", good, "--", bin, "reference"}, 0, "4 steps hold", ""},
+		{"a broken step names its line", []string{"replay", bad}, 1, "bad.txt:8: id == 8", ""},
+		{"no file", []string{"replay"}, 2, "", "expected one transcript file"},
+		{"missing file", []string{"replay", filepath.Join(dir, "none.txt")}, 2, "", "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(bin, tt.args...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tt.code || !strings.Contains(stdout.String(), tt.out) || !strings.Contains(stderr.String(), tt.err) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
+					code, stdout.String(), stderr.String(), tt.code, tt.out, tt.err)
+			}
+		})
+	}
+}
+
+// TestRunCases: --cases sets the number of generated cases per property
+// check (default 100).
+func TestRunCases(t *testing.T) {
+	bin := buildSelf(t)
+	run := func(args ...string) string {
+		out, err := exec.Command(bin, append([]string{"run", "--only", "property.jsonrpc.notifications-unanswered", "--protocol", "2025-11-25", "--verbose"}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("run %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	if out := run("--cases", "7"); !strings.Contains(out, "no response to any of 7 notifications") {
+		t.Errorf("--cases 7 did not make 7 cases:\n%s", out)
+	}
+	if out := run(); !strings.Contains(out, "no response to any of 100 notifications") {
+		t.Errorf("the default is not 100 cases:\n%s", out)
+	}
+}

@@ -1,0 +1,89 @@
+package conformance
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpconform/mcpconform/vectors/transcript"
+)
+
+// Each black-box property check fails (or warns, for a SHOULD) against the
+// mutation that breaks its invariant. A broken JSON-RPC invariant may also
+// be caught by a fixed-probe check; such checks are listed with an empty
+// reason.
+func init() {
+	addMutantCases(
+		mutantCase{Mutation: "prop-duplicate-answer", Want: []mutantWant{
+			{ID: "property.jsonrpc.answered-once", Status: StatusFail, Reason: "answered 2 times"},
+			{ID: "jsonrpc.response.one-per-request", Status: StatusFail},
+		}},
+		mutantCase{Mutation: "prop-answer-notification-params", Want: []mutantWant{
+			{ID: "property.jsonrpc.notifications-unanswered", Status: StatusFail, Reason: "a notification was answered"},
+			{ID: "property.jsonrpc.answered-once", Status: StatusFail, Reason: "answers no request"},
+			{ID: "jsonrpc.notification.no-response", Status: StatusFail},
+		}},
+		mutantCase{Mutation: "prop-dies-after-parse-errors", Want: []mutantWant{
+			{ID: "property.jsonrpc.malformed-keeps-serving", Status: StatusFail, Reason: "stopped serving after malformed input"},
+		}},
+		mutantCase{Mutation: "prop-error-counter", Want: []mutantWant{
+			{ID: "property.errors.same-bytes", Status: StatusWarn, Reason: "gave different answers twice"},
+		}},
+		mutantCase{Mutation: "prop-drops-extra-arguments", Want: []mutantWant{
+			{ID: "property.arguments.invalid-rejected", Status: StatusFail, Reason: "additional property is not allowed"},
+		}},
+		mutantCase{Mutation: "prop-optional-required", Want: []mutantWant{
+			{ID: "property.arguments.valid-accepted", Status: StatusWarn, Reason: "rejected arguments valid under its input schema"},
+		}},
+		mutantCase{Mutation: "prop-list-unstable", Want: []mutantWant{
+			{ID: "property.tools.list-stable", Status: StatusWarn, Reason: "without a list-changed notification"},
+		}},
+	)
+}
+
+// TestPropertyFailureSaved: a failing property check names a transcript of
+// its shrunk case in its message, the file parses, and it replays green
+// against the reference and red against the mutant that produced it.
+func TestPropertyFailureSaved(t *testing.T) {
+	old := FailureDir
+	FailureDir = t.TempDir()
+	defer func() { FailureDir = old }()
+	c := mutantCase{Mutation: "prop-duplicate-answer", Protocol: "2025-11-25",
+		Tweak: func(o *Options) { o.Only = []string{"property.jsonrpc.answered-once"} }}
+	rep := runMutant(t, c)
+	if len(rep.Results) != 1 || rep.Results[0].Status != StatusFail {
+		t.Fatalf("want one failing result, got %+v", rep.Results)
+	}
+	msg := rep.Results[0].Message
+	_, after, ok := strings.Cut(msg, "failing case saved as ")
+	if !ok {
+		t.Fatalf("the message names no saved case: %s", msg)
+	}
+	file := strings.TrimSuffix(strings.Fields(after)[0], ")")
+	if filepath.Dir(file) != FailureDir {
+		t.Fatalf("case saved as %s, outside %s", file, FailureDir)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := transcript.Parse(file, data)
+	if err != nil {
+		t.Fatalf("the saved case is not a transcript vector: %v", err)
+	}
+	if !strings.HasPrefix(tr.ID, "property.jsonrpc.answered-once.seed-") || tr.Revision != "2025-11-25" {
+		t.Errorf("saved case has id %q, revision %q", tr.ID, tr.Revision)
+	}
+	// The shrunk case still holds at least the one request answered twice
+	// and is shorter than the generated sequence.
+	sends := 0
+	for _, s := range tr.Steps {
+		if s.Kind == transcript.StepSend {
+			sends++
+		}
+	}
+	if sends >= DefaultCases {
+		t.Errorf("the saved case was not shrunk: %d sends", sends)
+	}
+}

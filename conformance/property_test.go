@@ -1,0 +1,183 @@
+package conformance
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mcpconform/mcpconform/properties/gen"
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// propertyT returns a T for check id and revision in a run with seed, as
+// the engine makes one, without a server.
+func propertyT(t *testing.T, id, rev string, seed int64) *T {
+	t.Helper()
+	c, ok := Lookup(id)
+	if !ok {
+		t.Fatalf("no check %s", id)
+	}
+	return &T{check: c, env: &revEnv{eng: &engine{opts: Options{Seed: seed}}, rev: rev}}
+}
+
+// TestPropertySequencesFollowTheSeed: the same seed gives the same
+// messages, another seed other ones, for every generated sequence.
+func TestPropertySequencesFollowTheSeed(t *testing.T) {
+	draws := []struct {
+		id   string
+		draw func(src gen.Source, rev string) []wireLine
+	}{
+		{"property.jsonrpc.answered-once", func(s gen.Source, rev string) []wireLine { return answeredOnceLines(s, rev, 50) }},
+		{"property.jsonrpc.notifications-unanswered", func(s gen.Source, rev string) []wireLine { return notificationLines(s, rev, 50) }},
+		{"property.jsonrpc.malformed-keeps-serving", func(s gen.Source, rev string) []wireLine { return malformedLines(s, rev, 20) }},
+	}
+	for _, d := range draws {
+		for _, rev := range []string{protocol.Rev20241105, protocol.Modern} {
+			a := d.draw(propertyT(t, d.id, rev, 42).Rand(), rev)
+			b := d.draw(propertyT(t, d.id, rev, 42).Rand(), rev)
+			c := d.draw(propertyT(t, d.id, rev, 43).Rand(), rev)
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("%s %s: seed 42 drew two different sequences", d.id, rev)
+			}
+			if reflect.DeepEqual(a, c) {
+				t.Errorf("%s %s: seeds 42 and 43 drew the same sequence", d.id, rev)
+			}
+		}
+	}
+}
+
+// TestPropertyLinesAreWellFormed: generated requests and notifications are
+// valid JSON-RPC for their revision (modern ones carry the _meta), request
+// ids are unique, and malformed lines are not JSON.
+func TestPropertyLinesAreWellFormed(t *testing.T) {
+	for _, rev := range []string{protocol.Rev20250326, protocol.Modern} {
+		src := gen.NewRand(7)
+		lines := slicesConcat(answeredOnceLines(src, rev, 200), notificationLines(src, rev, 100), malformedLines(src, rev, 100))
+		seen := map[string]bool{}
+		for _, l := range lines {
+			if l.Malformed {
+				if json.Valid([]byte(l.Raw)) || strings.TrimSpace(l.Raw) == "" {
+					t.Errorf("%s: malformed line %q is valid JSON or empty", rev, l.Raw)
+				}
+				continue
+			}
+			m, err := protocol.ParseMessage([]byte(l.Raw))
+			if err != nil || m.JSONRPC != "2.0" {
+				t.Fatalf("%s: %q is not a JSON-RPC message: %v", rev, l.Raw, err)
+			}
+			want := protocol.KindNotification
+			if l.ID != "" {
+				want = protocol.KindRequest
+				if m.IDKey() != l.ID {
+					t.Errorf("%s: line %s has id %s, recorded %s", rev, l.Raw, m.IDKey(), l.ID)
+				}
+			}
+			if m.Kind() != want {
+				t.Errorf("%s: %s is kind %v, want %v", rev, l.Raw, m.Kind(), want)
+			}
+			if rev == protocol.Modern && !strings.Contains(string(m.Params), protocol.MetaProtocolVersion) {
+				t.Errorf("%s: %s lacks the modern _meta", rev, l.Raw)
+			}
+		}
+		for _, l := range answeredOnceLines(gen.NewRand(8), rev, 200) {
+			if l.ID != "" && seen[l.ID] {
+				t.Errorf("%s: id %s used twice in one sequence", rev, l.ID)
+			}
+			seen[l.ID] = true
+		}
+	}
+}
+
+func slicesConcat(xs ...[]wireLine) []wireLine {
+	var out []wireLine
+	for _, x := range xs {
+		out = append(out, x...)
+	}
+	return out
+}
+
+// TestShrinkSlice: shrinking keeps a failing case failing and removes what
+// the failure does not need.
+func TestShrinkSlice(t *testing.T) {
+	xs := make([]int, 100)
+	for i := range xs {
+		xs[i] = i
+	}
+	// Fails when both 17 and 63 are present.
+	fails := func(ys []int) bool {
+		var a, b bool
+		for _, y := range ys {
+			a = a || y == 17
+			b = b || y == 63
+		}
+		return a && b
+	}
+	got := shrinkSlice(xs, fails)
+	if !fails(got) {
+		t.Fatalf("shrunk case %v no longer fails", got)
+	}
+	if len(got) > 4 {
+		t.Errorf("shrunk to %d elements %v, want about 2", len(got), got)
+	}
+}
+
+// TestSimplerArguments: the argument shrinker proposes smaller objects.
+func TestSimplerArguments(t *testing.T) {
+	v := map[string]any{"a": json.Number("1"), "b": map[string]any{"c": true}, "d": []any{json.Number("1"), json.Number("2")}}
+	got := simpler(v)
+	if len(got) < 4 {
+		t.Fatalf("got %d candidates, want at least one per key and one per nested value", len(got))
+	}
+	for _, c := range got {
+		if len(gen.Encode(c)) >= len(gen.Encode(v)) {
+			t.Errorf("candidate %s is not smaller than %s", gen.Encode(c), gen.Encode(v))
+		}
+	}
+}
+
+// TestArgumentSchema: annotations are ignored, an unsupported keyword makes
+// the tool unverifiable rather than guessed.
+func TestArgumentSchema(t *testing.T) {
+	tests := []struct {
+		schema string
+		ok     bool
+	}{
+		{`{"type":"object","properties":{"a":{"type":"string"}}}`, true},
+		{`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"type":"number","examples":[1],"$comment":"x"}}}`, true},
+		{`{"type":"object","properties":{"a":{"type":"integer","multipleOf":5}}}`, false},
+		{`{"type":"object","properties":{"a":{"oneOf":[{"type":"string"},{"type":"null"}]}}}`, false},
+		{`{"type":"object","properties":{"$schema":{"type":"string"}}}`, true},
+		{`not json`, false},
+	}
+	for _, tt := range tests {
+		_, ok := argumentSchema(protocol.Tool{Name: "t", InputSchema: json.RawMessage(tt.schema)})
+		if ok != tt.ok {
+			t.Errorf("%s: verifiable = %v, want %v", tt.schema, ok, tt.ok)
+		}
+	}
+}
+
+// TestJudgeCall: only a result without isError accepts arguments; only
+// -32602 rejects them as invalid params.
+func TestJudgeCall(t *testing.T) {
+	tests := []struct {
+		line string
+		want verdict
+	}{
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`, accepted},
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":false}}`, accepted},
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}`, refused},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad"}}`, rejectedParams},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"boom"}}`, refused},
+	}
+	for _, tt := range tests {
+		m, err := protocol.ParseMessage([]byte(tt.line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := judgeCall(m); got != tt.want {
+			t.Errorf("%s: verdict %v, want %v", tt.line, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,89 @@
+package gen
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"regexp"
+	"testing"
+)
+
+// TestMatching: every drawn string matches its pattern.
+func TestMatching(t *testing.T) {
+	patterns := append([]string{`^ACC-\d{4}$`, `^[a-f0-9]{2,5}(-x)?$`, `a|bc+`, `^\w+@\w+\.com$`}, Patterns...)
+	src := NewRand(1)
+	for _, p := range patterns {
+		re := regexp.MustCompile(p)
+		for range 200 {
+			s, ok := Matching(src, p)
+			if !ok {
+				t.Fatalf("%s: does not parse", p)
+			}
+			if !re.MatchString(s) {
+				t.Errorf("%s: drew %q, which does not match", p, s)
+			}
+		}
+	}
+	if _, ok := Matching(src, `(`); ok {
+		t.Errorf("an unparsable pattern was accepted")
+	}
+}
+
+// TestEncodeShuffled: a shuffled encoding decodes to the same value, and
+// some draw differs from the sorted encoding.
+func TestEncodeShuffled(t *testing.T) {
+	src := NewRand(2)
+	differs := false
+	for range 200 {
+		v := Value(src, Schema(src, 3))
+		sorted, shuffled := Encode(v), EncodeShuffled(src, v)
+		var a, b any
+		if err := json.Unmarshal(sorted, &a); err != nil {
+			t.Fatalf("%s: %v", sorted, err)
+		}
+		if err := json.Unmarshal(shuffled, &b); err != nil {
+			t.Fatalf("%s: %v", shuffled, err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("%s and %s differ as values", sorted, shuffled)
+		}
+		differs = differs || !bytes.Equal(sorted, shuffled)
+	}
+	if !differs {
+		t.Errorf("no shuffled encoding differed from the sorted one")
+	}
+}
+
+// TestSameSeedSameDraws: a seed fixes every draw.
+func TestSameSeedSameDraws(t *testing.T) {
+	draw := func(seed uint64) string {
+		src := NewRand(seed)
+		var b bytes.Buffer
+		for range 20 {
+			s := Schema(src, 3)
+			b.Write(Encode(s))
+			b.Write(Encode(Value(src, s)))
+			b.Write(Encode(Mutate(src, s)))
+		}
+		return b.String()
+	}
+	if draw(5) != draw(5) {
+		t.Errorf("seed 5 drew two different sequences")
+	}
+	if draw(5) == draw(6) {
+		t.Errorf("seeds 5 and 6 drew the same sequence")
+	}
+}
+
+// TestMutateCopies: Mutate never changes its input.
+func TestMutateCopies(t *testing.T) {
+	src := NewRand(3)
+	for range 200 {
+		s := Schema(src, 3)
+		before := string(Encode(s))
+		Mutate(src, s)
+		if after := string(Encode(s)); after != before {
+			t.Fatalf("Mutate changed its input:\n%s\n%s", before, after)
+		}
+	}
+}

@@ -1,0 +1,144 @@
+package properties
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/mcpconform/mcpconform/reference"
+)
+
+// casesPerProperty is how many cases each property runs in `make test`;
+// rapid's own default is 100.
+const casesPerProperty = "1000"
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	given := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if !given["rapid.checks"] && os.Getenv("RAPID_CHECKS") == "" {
+		mustSet("rapid.checks", casesPerProperty)
+	}
+	// A failure is reported with its seed; fail files would land in the
+	// source tree, including the deliberate failures of the mutation tests.
+	if !given["rapid.nofailfile"] && os.Getenv("RAPID_NOFAILFILE") == "" {
+		mustSet("rapid.nofailfile", "true")
+	}
+	os.Exit(m.Run())
+}
+
+func mustSet(name, value string) {
+	if err := flag.Set(name, value); err != nil {
+		panic(err)
+	}
+}
+
+// properties lists every in-process property on the reference.
+var properties = []struct {
+	name string
+	prop func(*rapid.T)
+}{
+	{"repair-idempotent", RepairIdempotent(reference.RepairArguments)},
+	{"errors-deterministic", ErrorsDeterministic(reference.Validate)},
+	{"invisible-equals-missing", InvisibleEqualsMissing(Reference)},
+	{"immutability", Immutability(Reference, reference.ClassifySchemaChange)},
+	{"discovery", Discovery(Reference)},
+	{"classifier-sound", ClassifierSound(reference.ClassifySchemaChange, reference.Validate)},
+	{"agrees-with-oracle", AgreesWithOracle(JSONSchemaValidate, SanthoshOracle)},
+	{"dispatch", Dispatch(ReferenceServer)},
+}
+
+func TestPropertiesHoldOnReference(t *testing.T) {
+	for _, p := range properties {
+		t.Run(p.name, rapid.MakeCheck(p.prop))
+	}
+}
+
+// recorder is a rapid.TB that records a failure instead of failing the
+// test, so a test can assert that a property is falsified.
+type recorder struct {
+	failed bool
+	log    strings.Builder
+}
+
+type stop struct{}
+
+func (r *recorder) Helper()                          {}
+func (r *recorder) Name() string                     { return "mutant" }
+func (r *recorder) Logf(format string, args ...any)  { fmt.Fprintf(&r.log, format+"\n", args...) }
+func (r *recorder) Log(args ...any)                  { fmt.Fprintln(&r.log, args...) }
+func (r *recorder) Skipf(format string, args ...any) { r.Logf(format, args...); r.SkipNow() }
+func (r *recorder) Skip(args ...any)                 { r.Log(args...); r.SkipNow() }
+func (r *recorder) SkipNow()                         { panic(stop{}) }
+func (r *recorder) Errorf(format string, args ...any) {
+	r.Logf(format, args...)
+	r.failed = true
+}
+func (r *recorder) Error(args ...any)                 { r.Log(args...); r.failed = true }
+func (r *recorder) Fatalf(format string, args ...any) { r.Errorf(format, args...); r.FailNow() }
+func (r *recorder) Fatal(args ...any)                 { r.Error(args...); r.FailNow() }
+func (r *recorder) FailNow()                          { r.failed = true; panic(stop{}) }
+func (r *recorder) Fail()                             { r.failed = true }
+func (r *recorder) Failed() bool                      { return r.failed }
+
+// falsify runs prop under rapid and reports whether rapid found a failing
+// case, with rapid's report of it. Shrinking is bounded: the point is that
+// a failure exists.
+func falsify(t *testing.T, prop func(*rapid.T)) (bool, string) {
+	t.Helper()
+	old := flag.Lookup("rapid.shrinktime").Value.String()
+	mustSet("rapid.shrinktime", "2s")
+	defer mustSet("rapid.shrinktime", old)
+	r := &recorder{}
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				if _, ok := v.(stop); !ok {
+					panic(v)
+				}
+			}
+		}()
+		rapid.Check(r, prop)
+	}()
+	return r.failed, r.log.String()
+}
+
+// TestPropertiesFailOnMutants shows that every property can fail: each is
+// run on a deliberately broken implementation and must be falsified, with
+// the failure message the broken behaviour produces.
+func TestPropertiesFailOnMutants(t *testing.T) {
+	tests := []struct {
+		name     string
+		prop     func(*rapid.T)
+		evidence []string // fragments of the failure report; one must appear
+	}{
+		{"repair that coerces twice", RepairIdempotent(oscillatingRepair), []string{"repair is not idempotent"}},
+		{"validator that forgets to sort", ErrorsDeterministic(unsortedValidate), []string{"not sorted", "errors differ with the key order"}},
+		{"call that leaks a hidden tool", InvisibleEqualsMissing(leakyRegistry), []string{"differs from calling a missing one"}},
+		{"registry that lets a version be replaced", Immutability(replacingRegistry, reference.ClassifySchemaChange), []string{"accepted, but it breaks [immutable"}},
+		{"discovery with a stale cache", Discovery(staleRegistry), []string{"a fresh registry with the same history says", "brute force says"}},
+		{"discovery of the newest version, visible or not", Discovery(newestRegistry), []string{"brute force says"}},
+		{"classifier that ignores bounds", ClassifierSound(boundBlindClassify, reference.Validate), []string{"is valid under the old schema and not under the new"}},
+		{"validator with the estate's integer rule", AgreesWithOracle(reference.Validate, SanthoshOracle), []string{"verdicts differ"}},
+		{"server that answers a notification", Dispatch(notificationAnsweringServer), []string{"expected no answer"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			failed, report := falsify(t, tt.prop)
+			if !failed {
+				t.Fatalf("the property held on the mutant; it cannot detect the bug")
+			}
+			if !slices.ContainsFunc(tt.evidence, func(e string) bool { return strings.Contains(report, e) }) {
+				t.Fatalf("the property failed, but not with any of %q:\n%s", tt.evidence, report)
+			}
+			t.Logf("falsified in %v", time.Since(start).Round(time.Millisecond))
+		})
+	}
+}
