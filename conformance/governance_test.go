@@ -1,0 +1,152 @@
+package conformance
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mcpconform/mcpconform/conformance/profile"
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+var govBin struct {
+	once sync.Once
+	path string
+	err  error
+	dir  string
+}
+
+// govBuild builds a main package of this module once per test binary and
+// returns its path.
+func govBuild(t *testing.T, pkg string) string {
+	t.Helper()
+	govBin.once.Do(func() {
+		dir, err := exec.Command("mktemp", "-d").Output()
+		if err != nil {
+			govBin.err = err
+			return
+		}
+		govBin.dir = strings.TrimSpace(string(dir))
+	})
+	if govBin.err != nil {
+		t.Fatal(govBin.err)
+	}
+	out := filepath.Join(govBin.dir, filepath.Base(pkg))
+	govBuildMu.Lock()
+	defer govBuildMu.Unlock()
+	if govBuilt[pkg] {
+		return out
+	}
+	cmd := exec.Command("go", "build", "-o", out, "github.com/mcpconform/mcpconform/"+pkg)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build %s: %v\n%s", pkg, err, msg)
+	}
+	govBuilt[pkg] = true
+	return out
+}
+
+var (
+	govBuildMu sync.Mutex
+	govBuilt   = map[string]bool{}
+)
+
+func govReferenceProfile(t *testing.T) *profile.Profile {
+	t.Helper()
+	p, err := profile.Load(filepath.Join("..", "examples", "reference.profile.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func govRun(t *testing.T, command []string, prof *profile.Profile, rev string) map[string]Result {
+	t.Helper()
+	rep, err := Run(context.Background(), Options{
+		Command: command, Profile: prof, Only: []string{"governance.*"}, Protocol: rev,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]Result{}
+	for _, r := range rep.Results {
+		out[r.ID+"@"+r.Revision] = r
+	}
+	return out
+}
+
+// TestGovernanceReference: the reference passes every governance check in
+// every revision with examples/reference.profile.json.
+func TestGovernanceReference(t *testing.T) {
+	bin := govBuild(t, "cmd/mcpconform")
+	results := govRun(t, []string{bin, "reference"}, govReferenceProfile(t), "")
+	ids := []string{GovHiddenEqualsMissing, GovListCallAgree, GovInvalidCallInert, GovListSortedStable, GovPublishGuard, GovLifecycle, GovListChanged}
+	for _, rev := range protocol.AllRevisions {
+		for _, id := range ids {
+			r, ok := results[id+"@"+rev]
+			if !ok {
+				t.Errorf("%s in %s: no result", id, rev)
+				continue
+			}
+			want := StatusPass
+			switch {
+			case id == GovListChanged && rev == protocol.Modern,
+				id == GovLifecycle && rev < protocol.Rev20250618,
+				id == GovListSortedStable && rev != protocol.LatestLegacy && rev != protocol.Modern:
+				want = StatusNA
+			}
+			if r.Status != want {
+				t.Errorf("%s in %s: %s (%s), want %s", id, rev, r.Status, r.Message, want)
+			}
+		}
+	}
+}
+
+// The mutations that make each governance check fail are cases of
+// TestMutants, in mutant_governance_test.go.
+
+// TestGovernanceWithoutProfile: with no profile every governance check is
+// n/a and says how to enable it.
+func TestGovernanceWithoutProfile(t *testing.T) {
+	bin := govBuild(t, "cmd/mcpconform")
+	for key, r := range govRun(t, []string{bin, "reference"}, nil, protocol.LatestLegacy) {
+		if r.Status != StatusNA || !strings.Contains(r.Message, "--profile") {
+			t.Errorf("%s: %s %q, want n/a naming --profile", key, r.Status, r.Message)
+		}
+	}
+}
+
+// TestGovernanceThinProfile: a profile too thin for a check makes it
+// not-verified or n/a with a message saying what to add, never a pass.
+func TestGovernanceThinProfile(t *testing.T) {
+	bin := govBuild(t, "cmd/mcpconform")
+	prof, err := profile.Parse("thin.json", []byte(`{"principals": [{"name": "only"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct {
+		status Status
+		reason string
+	}{
+		GovHiddenEqualsMissing: {StatusNotVerified, "add principals that see different tools"},
+		GovListCallAgree:       {StatusPass, ""}, // readOnlyHint tools are probed with {}
+		GovInvalidCallInert:    {StatusNotVerified, "the profile has no observe call"},
+		GovListSortedStable:    {StatusPass, ""},
+		GovPublishGuard:        {StatusNA, "does not claim the estate admin contract"},
+		GovLifecycle:           {StatusNA, "does not claim the estate admin contract"},
+		GovListChanged:         {StatusNA, "does not claim the estate admin contract"},
+	}
+	results := govRun(t, []string{bin, "reference"}, prof, protocol.LatestLegacy)
+	for id, w := range want {
+		r, ok := results[id+"@"+protocol.LatestLegacy]
+		if !ok {
+			t.Errorf("%s: no result", id)
+			continue
+		}
+		if r.Status != w.status || !strings.Contains(r.Message, w.reason) {
+			t.Errorf("%s: %s %q, want %s containing %q", id, r.Status, r.Message, w.status, w.reason)
+		}
+	}
+}
