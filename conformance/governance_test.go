@@ -2,55 +2,13 @@ package conformance
 
 import (
 	"context"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mcpconform/mcpconform/conformance/profile"
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 	"github.com/mcpconform/mcpconform/protocol"
-)
-
-var govBin struct {
-	once sync.Once
-	path string
-	err  error
-	dir  string
-}
-
-// govBuild builds a main package of this module once per test binary and
-// returns its path.
-func govBuild(t *testing.T, pkg string) string {
-	t.Helper()
-	govBin.once.Do(func() {
-		dir, err := exec.Command("mktemp", "-d").Output()
-		if err != nil {
-			govBin.err = err
-			return
-		}
-		govBin.dir = strings.TrimSpace(string(dir))
-	})
-	if govBin.err != nil {
-		t.Fatal(govBin.err)
-	}
-	out := filepath.Join(govBin.dir, filepath.Base(pkg))
-	govBuildMu.Lock()
-	defer govBuildMu.Unlock()
-	if govBuilt[pkg] {
-		return out
-	}
-	cmd := exec.Command("go", "build", "-o", out, "github.com/mcpconform/mcpconform/"+pkg)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build %s: %v\n%s", pkg, err, msg)
-	}
-	govBuilt[pkg] = true
-	return out
-}
-
-var (
-	govBuildMu sync.Mutex
-	govBuilt   = map[string]bool{}
 )
 
 func govReferenceProfile(t *testing.T) *profile.Profile {
@@ -80,7 +38,7 @@ func govRun(t *testing.T, command []string, prof *profile.Profile, rev string) m
 // TestGovernanceReference: the reference passes every governance check in
 // every revision with examples/reference.profile.json.
 func TestGovernanceReference(t *testing.T) {
-	bin := govBuild(t, "cmd/mcpconform")
+	bin := fixturebin.Build(t, "cmd/mcpconform")
 	results := govRun(t, []string{bin, "reference"}, govReferenceProfile(t), "")
 	ids := []string{GovHiddenEqualsMissing, GovListCallAgree, GovInvalidCallInert, GovListSortedStable, GovPublishGuard, GovLifecycle, GovListChanged}
 	for _, rev := range protocol.AllRevisions {
@@ -110,7 +68,7 @@ func TestGovernanceReference(t *testing.T) {
 // TestGovernanceWithoutProfile: with no profile every governance check is
 // n/a and says how to enable it.
 func TestGovernanceWithoutProfile(t *testing.T) {
-	bin := govBuild(t, "cmd/mcpconform")
+	bin := fixturebin.Build(t, "cmd/mcpconform")
 	for key, r := range govRun(t, []string{bin, "reference"}, nil, protocol.LatestLegacy) {
 		if r.Status != StatusNA || !strings.Contains(r.Message, "--profile") {
 			t.Errorf("%s: %s %q, want n/a naming --profile", key, r.Status, r.Message)
@@ -121,7 +79,7 @@ func TestGovernanceWithoutProfile(t *testing.T) {
 // TestGovernanceThinProfile: a profile too thin for a check makes it
 // not-verified or n/a with a message saying what to add, never a pass.
 func TestGovernanceThinProfile(t *testing.T) {
-	bin := govBuild(t, "cmd/mcpconform")
+	bin := fixturebin.Build(t, "cmd/mcpconform")
 	prof, err := profile.Parse("thin.json", []byte(`{"principals": [{"name": "only"}]}`))
 	if err != nil {
 		t.Fatal(err)

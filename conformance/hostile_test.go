@@ -3,39 +3,12 @@ package conformance
 import (
 	"context"
 	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 )
-
-var hostileBin struct {
-	once sync.Once
-	path string
-	err  error
-	out  []byte
-}
-
-// hostileBinary builds internal/fixtures/hostile once per test binary.
-func hostileBinary(t *testing.T) string {
-	t.Helper()
-	hostileBin.once.Do(func() {
-		dir, err := os.MkdirTemp("", "mcpconform-hostile-")
-		if err != nil {
-			hostileBin.err = err
-			return
-		}
-		hostileBin.path = filepath.Join(dir, "hostile")
-		hostileBin.out, hostileBin.err = exec.Command("go", "build", "-o", hostileBin.path, "github.com/mcpconform/mcpconform/internal/fixtures/hostile").CombinedOutput()
-	})
-	if hostileBin.err != nil {
-		t.Fatalf("build hostile: %v\n%s", hostileBin.err, hostileBin.out)
-	}
-	return hostileBin.path
-}
 
 // TestHostileServers runs the catalogue against each hostile behaviour of
 // internal/fixtures/hostile: every run must end with a report (never hang
@@ -43,7 +16,7 @@ func hostileBinary(t *testing.T) string {
 // it fails the test) in which the behaviour is a fail or warn of the check
 // that owns it, or an error, never a pass of that check.
 func TestHostileServers(t *testing.T) {
-	bin := hostileBinary(t)
+	bin := fixturebin.Build(t, "internal/fixtures/hostile")
 	tests := []struct {
 		mode []string
 		want map[string]Status // check id → status it must have in some revision

@@ -567,16 +567,9 @@ func init() {
 		Revisions:   ModernOnly(),
 		Final:       true,
 		Run: func(t *T) {
-			n := 0
-			var methods []string
-			for _, p := range t.traffic() {
-				if p.Revision == protocol.Modern && p.Msg.Kind() == protocol.KindRequest {
-					n++
-					if !slices.Contains(methods, p.Msg.Method) {
-						methods = append(methods, p.Msg.Method)
-					}
-				}
-			}
+			n, methods := t.trafficMethods(func(p packet) bool {
+				return p.Revision == protocol.Modern && p.Msg.Kind() == protocol.KindRequest
+			})
 			t.Expect("no message with both method and id")
 			t.Actual("%d request(s)", n)
 			if n > 0 {
@@ -600,17 +593,9 @@ func init() {
 		Final:     true,
 		Run: func(t *T) {
 			asked := askedForNotifications(t)
-			var methods []string
-			n := 0
-			for _, p := range t.traffic() {
-				if p.Revision != protocol.Modern || p.Msg.Kind() != protocol.KindNotification || asked[p.Process] {
-					continue
-				}
-				n++
-				if !slices.Contains(methods, p.Msg.Method) {
-					methods = append(methods, p.Msg.Method)
-				}
-			}
+			n, methods := t.trafficMethods(func(p packet) bool {
+				return p.Revision == protocol.Modern && p.Msg.Kind() == protocol.KindNotification && !asked[p.Process]
+			})
 			t.Expect("no notifications: the suite sets no progressToken or logLevel and opens no subscriptions/listen stream")
 			t.Actual("%d notification(s)", n)
 			if n > 0 {

@@ -9,7 +9,6 @@ var (
 	shapeFail      = mutantWant{ID: "tools.shape.messages", Status: StatusFail, Optional: true}
 	resultTypeFail = mutantWant{ID: "modern.result.result-type", Status: StatusFail, Optional: true}
 	serverInfoWarn = mutantWant{ID: "modern.result.server-info", Status: StatusWarn, Optional: true}
-	malformedFail  = mutantWant{ID: "property.jsonrpc.malformed-keeps-serving", Status: StatusFail, Optional: true}
 	malformedWarn  = mutantWant{ID: "property.jsonrpc.malformed-keeps-serving", Status: StatusWarn, Optional: true}
 	unaskedFail    = mutantWant{ID: "jsonrpc.response.one-per-request", Status: StatusFail, Reason: "never sent or was already answered"}
 )
@@ -79,7 +78,7 @@ func init() {
 		}},
 		mutantCase{Mutation: "die-on-parse-error", Want: []mutantWant{
 			{ID: "jsonrpc.parse-error.keeps-serving", Status: StatusWarn, Reason: "stopped serving after a line that is not JSON: it exited"},
-			malformedFail,
+			malformedWarn,
 		}},
 		mutantCase{Mutation: "die-on-invalid-request", Want: []mutantWant{
 			{ID: "jsonrpc.invalid-request.rejected", Status: StatusWarn, Reason: "stopped serving after an invalid request: it exited"},
@@ -98,7 +97,7 @@ func init() {
 			{ID: "jsonrpc.batch.tolerated", Revision: "2024-11-05", Status: StatusWarn, Reason: "stopped serving after a batch: it exited"},
 			{ID: "jsonrpc.batch.accepted", Revision: "2025-03-26", Status: StatusFail, Reason: "did not answer every request of a batch"},
 			{ID: "jsonrpc.batch.rejected", Status: StatusWarn, Reason: "stopped serving after a batch: it exited"},
-			malformedFail,
+			malformedWarn,
 		}},
 		mutantCase{Mutation: "server-ping-null-id", Want: append(legacyFail("jsonrpc.request.id-valid", "ping request with id null"), shapeFail)},
 		mutantCase{Mutation: "server-ping-reused-id", Want: legacyFail("jsonrpc.request.id-unique", `reused request id "mutant-ping"`)},

@@ -3,14 +3,13 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 )
 
 // The mutant harness: internal/fixtures/mutant is the reference server with
@@ -60,33 +59,12 @@ func addMutantCases(cs ...mutantCase) {
 	mutantCases = append(mutantCases, cs...)
 }
 
-var mutantBin struct {
-	once sync.Once
-	path string
-	err  error
-}
+func TestMain(m *testing.M) { fixturebin.Main(m) }
 
-// mutantBinary builds internal/fixtures/mutant once per test binary.
+// mutantBinary returns internal/fixtures/mutant, built once per test binary.
 func mutantBinary(t testing.TB) string {
 	t.Helper()
-	mutantBin.once.Do(func() {
-		dir, err := os.MkdirTemp("", "mcpconform-mutant-")
-		if err != nil {
-			mutantBin.err = err
-			return
-		}
-		out := filepath.Join(dir, "mutant")
-		cmd := exec.Command("go", "build", "-o", out, "github.com/mcpconform/mcpconform/internal/fixtures/mutant")
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			mutantBin.err = fmt.Errorf("build mutant: %v\n%s", err, msg)
-			return
-		}
-		mutantBin.path = out
-	})
-	if mutantBin.err != nil {
-		t.Fatal(mutantBin.err)
-	}
-	return mutantBin.path
+	return fixturebin.Build(t, "internal/fixtures/mutant")
 }
 
 // runMutant runs the catalogue against one mutation.

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 )
 
 // The real-server test runs the whole catalogue against servers nobody on
@@ -30,12 +32,7 @@ type realServer struct {
 
 var realServers = []realServer{
 	{"gosdk", func(t *testing.T) []string {
-		bin := filepath.Join(t.TempDir(), "gosdk")
-		out, err := exec.Command("go", "build", "-o", bin, "../internal/fixtures/gosdk").CombinedOutput()
-		if err != nil {
-			t.Fatalf("build the go-sdk fixture: %v\n%s", err, out)
-		}
-		return []string{bin}
+		return []string{fixturebin.Build(t, "internal/fixtures/gosdk")}
 	}},
 	{"server-everything", func(t *testing.T) []string {
 		root, err := filepath.Abs("../testdata/npm")

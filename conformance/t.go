@@ -725,6 +725,28 @@ func (c *Conn) Close() runner.Exit {
 	return e
 }
 
+// judgeErrorCode judges m, the answer to a request that must fail with the
+// JSON-RPC error code want, and records the answer as the actual value. A
+// result fails the check with onResult; another code fails it when
+// strictCode, else only warns (the spec merely suggests the code), with
+// onCode, a format whose one verb is the code received.
+func judgeErrorCode(t *T, m *protocol.Message, want int, onResult, onCode string, strictCode bool) {
+	switch {
+	case m.Error == nil:
+		t.Actual("a result")
+		t.Failf("%s", onResult)
+	case m.Error.Code != want:
+		t.Actual("error %d", m.Error.Code)
+		if strictCode {
+			t.Failf(onCode, m.Error.Code)
+		} else {
+			t.Warnf(onCode, m.Error.Code)
+		}
+	default:
+		t.Actual("error %d", want)
+	}
+}
+
 // lineProblem reports whether err is about the line an answer came on,
 // not about the answer's absence.
 func lineProblem(err error) bool {

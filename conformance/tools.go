@@ -163,16 +163,9 @@ func init() {
 			cursor := fmt.Sprintf("mcpconform-invalid-cursor-%08x", t.Rand().Uint32())
 			m := t.Session().MustRequest(protocol.MethodToolsList, map[string]any{"cursor": cursor})
 			t.Expect("error -32602")
-			switch {
-			case m.Error == nil:
-				t.Actual("a result")
-				t.Failf("tools/list with the made-up cursor %q returned a result instead of error -32602", cursor)
-			case m.Error.Code != protocol.CodeInvalidParams:
-				t.Actual("error %d", m.Error.Code)
-				t.Failf("tools/list with an invalid cursor returned error %d, want -32602", m.Error.Code)
-			default:
-				t.Actual("error -32602")
-			}
+			judgeErrorCode(t, m, protocol.CodeInvalidParams,
+				fmt.Sprintf("tools/list with the made-up cursor %q returned a result instead of error -32602", cursor),
+				"tools/list with an invalid cursor returned error %d, want -32602", true)
 		},
 	})
 
@@ -387,16 +380,9 @@ func init() {
 			name := fmt.Sprintf("mcpconform_no_such_tool_%08x", t.Rand().Uint32())
 			m := t.Session().MustRequest(protocol.MethodToolsCall, map[string]any{"name": name, "arguments": map[string]any{}})
 			t.Expect("a JSON-RPC error, code -32602")
-			switch {
-			case m.Error == nil:
-				t.Actual("a result")
-				t.Failf("calling the unknown tool %q returned a result, not a JSON-RPC error", name)
-			case m.Error.Code != protocol.CodeInvalidParams:
-				t.Actual("error %d", m.Error.Code)
-				t.Warnf("the unknown tool got error %d; the spec's example (and its InvalidParamsError) use -32602", m.Error.Code)
-			default:
-				t.Actual("error -32602")
-			}
+			judgeErrorCode(t, m, protocol.CodeInvalidParams,
+				fmt.Sprintf("calling the unknown tool %q returned a result, not a JSON-RPC error", name),
+				"the unknown tool got error %d; the spec's example (and its InvalidParamsError) use -32602", false)
 		},
 	})
 

@@ -84,3 +84,18 @@ func (t *T) traffic() []packet {
 	}
 	return out
 }
+
+// trafficMethods counts the packets of the traffic that keep accepts and
+// lists their distinct methods in order of first appearance.
+func (t *T) trafficMethods(keep func(packet) bool) (n int, methods []string) {
+	for _, p := range t.traffic() {
+		if !keep(p) {
+			continue
+		}
+		n++
+		if !slices.Contains(methods, p.Msg.Method) {
+			methods = append(methods, p.Msg.Method)
+		}
+	}
+	return n, methods
+}

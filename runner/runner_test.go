@@ -7,62 +7,22 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
-// hostileBin is the hostile fixture server, built once by TestMain.
-var hostileBin string
+func TestMain(m *testing.M) { fixturebin.Main(m) }
 
-func TestMain(m *testing.M) {
-	os.Exit(runTests(m))
-}
-
-func runTests(m *testing.M) int {
-	root, err := moduleRoot()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	dir, err := os.MkdirTemp("", "runner-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	defer os.RemoveAll(dir)
-	hostileBin = filepath.Join(dir, "hostile")
-	build := exec.Command("go", "build", "-o", hostileBin, "./internal/fixtures/hostile")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build hostile fixture: %v\n%s", err, out)
-		return 2
-	}
-	return m.Run()
-}
-
-// moduleRoot walks up from the working directory to the directory holding
-// go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("go.mod not found above the working directory")
-		}
-		dir = parent
-	}
+// hostileBin returns the hostile fixture server, built once per test binary.
+func hostileBin(t testing.TB) string {
+	t.Helper()
+	return fixturebin.Build(t, "internal/fixtures/hostile")
 }
 
 // testCtx bounds a test generously; it exists so that a runner bug fails the
@@ -77,7 +37,7 @@ func testCtx(t *testing.T) context.Context {
 // cleanup (a second Close in the test is harmless).
 func startHostile(t *testing.T, cfg Config, mode string, flags ...string) *Process {
 	t.Helper()
-	cfg.Command = append([]string{hostileBin, "-mode", mode}, flags...)
+	cfg.Command = append([]string{hostileBin(t), "-mode", mode}, flags...)
 	return startCfg(t, cfg)
 }
 
@@ -498,7 +458,7 @@ func TestStderrTail(t *testing.T) {
 // TestContextKillsGroup proves that the Start context bounds the process.
 func TestContextKillsGroup(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	p, err := Start(ctx, Config{Command: []string{hostileBin, "-mode", "ignore-eof"}})
+	p, err := Start(ctx, Config{Command: []string{hostileBin(t), "-mode", "ignore-eof"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -601,7 +561,7 @@ func TestStartErrors(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Start(ctx, Config{Command: []string{hostileBin}}); !errors.Is(err, context.Canceled) {
+	if _, err := Start(ctx, Config{Command: []string{hostileBin(t)}}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Start with a done context = %v, want context.Canceled", err)
 	}
 }
@@ -661,7 +621,7 @@ func TestModernRequest(t *testing.T) {
 }
 
 func BenchmarkRequest(b *testing.B) {
-	p, err := Start(context.Background(), Config{Command: []string{hostileBin, "-mode", "echo"}})
+	p, err := Start(context.Background(), Config{Command: []string{hostileBin(b), "-mode", "echo"}})
 	if err != nil {
 		b.Fatal(err)
 	}

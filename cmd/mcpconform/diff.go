@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -47,13 +46,8 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	var files []string
 	rest := args
 	for {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stdout, diffUsage)
-				return 0
-			}
-			fmt.Fprintf(stderr, "mcpconform diff: %v (see mcpconform diff --help)\n", err)
-			return 2
+		if code, ok := parseFlags(fs, rest, diffUsage, stdout, stderr); !ok {
+			return code
 		}
 		if fs.NArg() == 0 {
 			break

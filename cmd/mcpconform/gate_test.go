@@ -4,40 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 	"github.com/mcpconform/mcpconform/release"
 )
-
-var gateMutant struct {
-	once sync.Once
-	path string
-	err  error
-	out  []byte
-}
-
-// gateMutantBinary builds the mutant fixture server once.
-func gateMutantBinary(t *testing.T) string {
-	t.Helper()
-	gateMutant.once.Do(func() {
-		dir, err := os.MkdirTemp("", "mcpconform-gate-")
-		if err != nil {
-			gateMutant.err = err
-			return
-		}
-		gateMutant.path = filepath.Join(dir, "mutant")
-		cmd := exec.Command("go", "build", "-o", gateMutant.path, "github.com/mcpconform/mcpconform/internal/fixtures/mutant")
-		gateMutant.out, gateMutant.err = cmd.CombinedOutput()
-	})
-	if gateMutant.err != nil {
-		t.Fatalf("build mutant: %v\n%s", gateMutant.err, gateMutant.out)
-	}
-	return gateMutant.path
-}
 
 func gateRun(t *testing.T, f func([]string, *bytes.Buffer, *bytes.Buffer) int, args ...string) (int, string, string) {
 	t.Helper()
@@ -53,7 +26,7 @@ func diffCmd(args []string, out, errOut *bytes.Buffer) int     { return runDiff(
 // server — the reference, and the mutation that tightens payments.lookup's
 // schema keeping its version — and runs diff on them.
 func TestReleaseGateEndToEnd(t *testing.T) {
-	mutant := gateMutantBinary(t)
+	mutant := fixturebin.Build(t, "internal/fixtures/mutant")
 	dir := t.TempDir()
 	prof := filepath.Join("..", "..", "examples", "reference.profile.json")
 	oldFile, newFile := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")

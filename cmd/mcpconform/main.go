@@ -4,6 +4,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -55,4 +57,19 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
+}
+
+// parseFlags parses a subcommand's args into fs, which is named after the
+// subcommand. ok is false when the subcommand must end with code: 0 after
+// printing usage to stdout for --help, 2 after reporting a bad flag.
+func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) (code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
+			return 0, false
+		}
+		fmt.Fprintf(stderr, "mcpconform %s: %v (see mcpconform %s --help)\n", fs.Name(), err, fs.Name())
+		return 2, false
+	}
+	return 0, true
 }

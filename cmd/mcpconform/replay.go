@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,13 +37,8 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	if i := slices.Index(args, "--"); i >= 0 {
 		args, command = args[:i], args[i+1:]
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, replayUsage)
-			return 0
-		}
-		fmt.Fprintf(stderr, "mcpconform replay: %v (see mcpconform replay --help)\n", err)
-		return 2
+	if code, ok := parseFlags(fs, args, replayUsage, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintf(stderr, "mcpconform replay: expected one transcript file, got %d (see mcpconform replay --help)\n", fs.NArg())

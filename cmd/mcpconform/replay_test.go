@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 )
 
 const replayPing = `id: replay.test.ping
@@ -22,19 +24,8 @@ close
 eof
 `
 
-// buildSelf builds this command, so that replay's default target (the
-// program's own reference server) can be exercised.
-func buildSelf(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "mcpconform")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func TestReplay(t *testing.T) {
-	bin := buildSelf(t)
+	bin := fixturebin.Build(t, "cmd/mcpconform")
 	dir := t.TempDir()
 	write := func(name, id string) string {
 		f := filepath.Join(dir, name)
@@ -80,7 +71,7 @@ func TestReplay(t *testing.T) {
 // TestRunCases: --cases sets the number of generated cases per property
 // check (default 100).
 func TestRunCases(t *testing.T) {
-	bin := buildSelf(t)
+	bin := fixturebin.Build(t, "cmd/mcpconform")
 	run := func(args ...string) string {
 		out, err := exec.Command(bin, append([]string{"run", "--only", "property.jsonrpc.notifications-unanswered", "--protocol", "2025-11-25", "--verbose"}, args...)...).Output()
 		if err != nil {

@@ -82,13 +82,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&mdFile, "markdown", "", "")
 	fs.BoolVar(&noColor, "no-color", false, "")
 	fs.BoolVar(&verbose, "verbose", false, "")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, runUsage, conformance.DefaultSeed, conformance.DefaultCases)
-			return 0
-		}
-		fmt.Fprintf(stderr, "mcpconform run: %v (see mcpconform run --help)\n", err)
-		return 2
+	if code, ok := parseFlags(fs, args, fmt.Sprintf(runUsage, conformance.DefaultSeed, conformance.DefaultCases), stdout, stderr); !ok {
+		return code
 	}
 	opts.Only, opts.Skip, opts.AllowCalls = only, skip, allow
 	opts.Command = fs.Args()

@@ -7,38 +7,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 )
 
-var runBins struct {
-	once            sync.Once
-	self, mutant    string
-	err             error
-	selfOut, mutOut []byte
-}
+func TestMain(m *testing.M) { fixturebin.Main(m) }
 
-// runBinaries builds mcpconform and the mutant fixture once per test binary.
+// runBinaries returns mcpconform and the mutant fixture, built once per test
+// binary.
 func runBinaries(t *testing.T) (self, mutant string) {
 	t.Helper()
-	runBins.once.Do(func() {
-		dir, err := os.MkdirTemp("", "mcpconform-run-")
-		if err != nil {
-			runBins.err = err
-			return
-		}
-		runBins.self = filepath.Join(dir, "mcpconform")
-		runBins.mutant = filepath.Join(dir, "mutant")
-		if runBins.selfOut, err = exec.Command("go", "build", "-o", runBins.self, ".").CombinedOutput(); err != nil {
-			runBins.err = err
-			return
-		}
-		runBins.mutOut, runBins.err = exec.Command("go", "build", "-o", runBins.mutant, "github.com/mcpconform/mcpconform/internal/fixtures/mutant").CombinedOutput()
-	})
-	if runBins.err != nil {
-		t.Fatalf("build: %v\n%s%s", runBins.err, runBins.selfOut, runBins.mutOut)
-	}
-	return runBins.self, runBins.mutant
+	return fixturebin.Build(t, "cmd/mcpconform"), fixturebin.Build(t, "internal/fixtures/mutant")
 }
 
 // runCLI runs `mcpconform run ARGS` in process.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -48,13 +47,8 @@ func runSnapshot(args []string, stdout, stderr io.Writer) int {
 	versionMeta := fs.String("version-meta", "", "")
 	output := fs.String("output", "", "")
 	timeout := fs.Duration("timeout", 5*time.Second, "")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, snapshotUsage)
-			return 0
-		}
-		fmt.Fprintf(stderr, "mcpconform snapshot: %v (see mcpconform snapshot --help)\n", err)
-		return 2
+	if code, ok := parseFlags(fs, args, snapshotUsage, stdout, stderr); !ok {
+		return code
 	}
 	var prof *profile.Profile
 	if *profilePath != "" {

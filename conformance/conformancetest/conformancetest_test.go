@@ -3,36 +3,19 @@ package conformancetest
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mcpconform/mcpconform/conformance"
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 )
 
-var mutant struct {
-	once sync.Once
-	path string
-	err  error
-	out  []byte
-}
+func TestMain(m *testing.M) { fixturebin.Main(m) }
 
+// mutantBinary returns internal/fixtures/mutant, built once per test binary.
 func mutantBinary(t *testing.T) string {
 	t.Helper()
-	mutant.once.Do(func() {
-		dir, err := os.MkdirTemp("", "conformancetest-")
-		if err != nil {
-			mutant.err = err
-			return
-		}
-		mutant.path = filepath.Join(dir, "mutant")
-		mutant.out, mutant.err = exec.Command("go", "build", "-o", mutant.path, "github.com/mcpconform/mcpconform/internal/fixtures/mutant").CombinedOutput()
-	})
-	if mutant.err != nil {
-		t.Fatalf("build mutant: %v\n%s", mutant.err, mutant.out)
-	}
-	return mutant.path
+	return fixturebin.Build(t, "internal/fixtures/mutant")
 }
 
 // TestRunTestReference: the reference passes as subtests.

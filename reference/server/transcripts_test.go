@@ -4,42 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/runner"
 	"github.com/mcpconform/mcpconform/vectors"
 	"github.com/mcpconform/mcpconform/vectors/transcript"
 )
 
-// binary is the mcpconform command, built once by TestMain, so that the
-// transcripts run against the real stdio server.
-var binary string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcpconform-server-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "mcpconform")
-	build := exec.Command("go", "build", "-o", binary, "github.com/mcpconform/mcpconform/cmd/mcpconform")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "build mcpconform: %v\n", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { fixturebin.Main(m) }
 
 // minTranscripts is the number of transcripts the issue asks for.
 const minTranscripts = 60
@@ -123,6 +100,9 @@ var (
 // transcript test and the schema test share the results.
 func runAll(t *testing.T) []runResult {
 	t.Helper()
+	// The mcpconform command, so that the transcripts run against the real
+	// stdio server.
+	binary := fixturebin.Build(t, "cmd/mcpconform")
 	runOnce.Do(func() {
 		ts, err := transcript.LoadDir(vectors.FS, "transcripts")
 		if err != nil {
@@ -138,7 +118,7 @@ func runAll(t *testing.T) []runResult {
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				results[i] = runOne(tr)
+				results[i] = runOne(binary, tr)
 			}()
 		}
 		wg.Wait()
@@ -149,7 +129,7 @@ func runAll(t *testing.T) []runResult {
 	return results
 }
 
-func runOne(tr *transcript.Transcript) runResult {
+func runOne(binary string, tr *transcript.Transcript) runResult {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := append([]string{binary, "reference"}, tr.Args...)
