@@ -1,6 +1,10 @@
 package conformance
 
-import "github.com/mcpconform/mcpconform/protocol"
+import (
+	"testing"
+
+	"github.com/mcpconform/mcpconform/protocol"
+)
 
 // Mutant cases for the tools and modern checks; the mutations live in
 // internal/fixtures/mutant/mutations_tools.go.
@@ -26,8 +30,8 @@ func init() {
 		mutantCase{Mutation: "tools-extra-bad-name", Want: each("tools.names.format", StatusWarn, `"bad name!"`, named...)},
 		mutantCase{Mutation: "tools-duplicate-tool", Want: each("tools.names.unique", StatusWarn, "listed more than once", named...)},
 		mutantCase{Mutation: "tools-call-bogus-content", Want: each("tools.call.shape", StatusFail, `"bogus" is not one of`, callable...)},
-		mutantCase{Mutation: "tools-structured-mismatch", Want: each("tools.call.structured", StatusFail, "does not conform to its outputSchema", structured...)},
-		mutantCase{Mutation: "tools-structured-no-mirror", Want: each("tools.call.structured-text", StatusWarn, "no text block with the same JSON", structured...)},
+		mutantCase{Mutation: "tools-structured-mismatch", Want: each("tools.call.structured", StatusFail, "structuredContent of fx.rates does not conform to its outputSchema", structured...)},
+		mutantCase{Mutation: "tools-structured-no-mirror", Want: each("tools.call.structured-text", StatusWarn, "the result of fx.rates has structuredContent but no text block with the same JSON", structured...)},
 		mutantCase{Mutation: "tools-unknown-tool-result", Want: each("tools.call.unknown-tool", StatusFail, "returned a result, not a JSON-RPC error", all...)},
 		mutantCase{Mutation: "tools-malformed-result", Want: each("tools.call.malformed", StatusFail, "without a name returned a result", all...)},
 		// The property checks judge some of the same requirements with
@@ -60,3 +64,23 @@ func init() {
 
 // skipProperty leaves the property checks out of a mutant run.
 func skipProperty(o *Options) { o.Skip = append(o.Skip, "property.*") }
+
+// TestReferenceExercisesStructuredChecks: the reference declares output
+// schemas and mirrors structured results, so the three structured-output
+// checks pass against it from 2025-06-18 on (rather than ending
+// not-verified or n/a), which is what makes their mutant cases meaningful.
+func TestReferenceExercisesStructuredChecks(t *testing.T) {
+	ids := []string{"tools.call.structured", "tools.call.structured-text", "tools.schema.output"}
+	rep := runMutant(t, mutantCase{Mutation: "none", Tweak: func(o *Options) { o.Only = ids }})
+	got := map[string]Status{}
+	for _, r := range rep.Results {
+		got[r.ID+"@"+r.Revision] = r.Status
+	}
+	for _, id := range ids {
+		for _, rev := range modernAnd(Since(protocol.Rev20250618)) {
+			if s := got[id+"@"+rev]; s != StatusPass {
+				t.Errorf("%s@%s = %q, want pass", id, rev, s)
+			}
+		}
+	}
+}

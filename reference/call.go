@@ -61,6 +61,16 @@ func unknownTool(name string) *CallError {
 // input schema give a *CallError with the sorted errors, and the handler
 // is not run and the call log not touched. Any other error (an unknown
 // clearance) is a plain error.
+//
+// A tool with an output schema promises that every successful result
+// carries a Structured value valid under it. A handler that breaks that
+// promise (no Structured value, or one that fails the schema) is a failure
+// of the tool, not of the caller: the result becomes an isError result
+// whose text names the broken output contract and the sorted violations,
+// and the offending value is withheld, so no client ever receives output
+// that contradicts the schema it was shown. Failed results (IsError) are
+// not held to the output schema: the schema describes what the tool
+// returns when it works.
 func (r *Registry) Call(p Principal, name string, args any) (CallResult, error) {
 	a, _, err := newAudience(p)
 	if err != nil {
@@ -99,6 +109,9 @@ func (r *Registry) Call(p Principal, name string, args any) (CallResult, error) 
 	r.logMu.Unlock()
 
 	hr := runHandler(e.spec, obj)
+	if !hr.IsError && e.spec.OutputSchema != nil {
+		hr = holdToOutputSchema(e.spec, hr)
+	}
 	return CallResult{
 		Content:    []protocol.Content{protocol.TextContent(hr.Text)},
 		Structured: hr.Structured,
@@ -135,6 +148,35 @@ func runHandler(spec ToolSpec, args map[string]any) (hr HandlerResult) {
 		}
 	}()
 	return spec.Handler(cloneValue(args).(map[string]any))
+}
+
+// holdToOutputSchema checks a successful handler result against the tool's
+// output schema and turns a violation into a tool failure.
+func holdToOutputSchema(spec ToolSpec, hr HandlerResult) HandlerResult {
+	broken := func(why string) HandlerResult {
+		return HandlerResult{Text: fmt.Sprintf("tool %s %s broke its output contract: %s", spec.Name, spec.Version, why), IsError: true}
+	}
+	if hr.Structured == nil {
+		return broken("no structured result, but the tool declares an output schema")
+	}
+	value, err := copyValue(hr.Structured)
+	if err != nil {
+		return broken("structured result: " + err.Error())
+	}
+	errs, err := Validate(value, spec.OutputSchema)
+	if err != nil {
+		// Publish compiled the schema, so this is not expected; the
+		// result must still not pass unchecked.
+		return broken("output schema: " + err.Error())
+	}
+	if len(errs) > 0 {
+		parts := make([]string, len(errs))
+		for i, v := range errs {
+			parts[i] = v.String()
+		}
+		return broken("structured result does not match the output schema: " + strings.Join(parts, "; "))
+	}
+	return hr
 }
 
 // CallLog returns a copy of the calls that reached a handler, oldest first.

@@ -236,3 +236,55 @@ func TestCallUnknownClearance(t *testing.T) {
 		t.Errorf("Call = %v, want a plain ErrUnknownClassification", err)
 	}
 }
+
+// TestCallHoldsHandlerToOutputSchema: a successful result of a tool with an
+// output schema passes only with a conforming Structured value; a broken
+// output contract becomes an isError result and the value is withheld.
+// Failed results are not held to the schema.
+func TestCallHoldsHandlerToOutputSchema(t *testing.T) {
+	out := map[string]any{
+		"type":                 "object",
+		"properties":           map[string]any{"n": map[string]any{"type": "integer"}},
+		"required":             []any{"n"},
+		"additionalProperties": false,
+	}
+	tests := []struct {
+		name string
+		hr   HandlerResult
+		want CallResult
+	}{
+		{"conforming", HandlerResult{Text: "n is 3", Structured: map[string]any{"n": 3}},
+			CallResult{Content: []protocol.Content{{Type: "text", Text: "n is 3"}}, Structured: map[string]any{"n": 3}}},
+		{"violating", HandlerResult{Text: "n is 3", Structured: map[string]any{"n": "3", "x": true}},
+			CallResult{Content: []protocol.Content{{Type: "text", Text: "tool t 1.0.0 broke its output contract: structured result does not match the output schema: " +
+				"$.n: expected type integer, got string; $.x: additional property is not allowed"}}, IsError: true}},
+		{"not an object", HandlerResult{Text: "n is 3", Structured: []any{3}},
+			CallResult{Content: []protocol.Content{{Type: "text", Text: "tool t 1.0.0 broke its output contract: structured result does not match the output schema: " +
+				"$: expected type object, got array"}}, IsError: true}},
+		{"missing", HandlerResult{Text: "n is 3"},
+			CallResult{Content: []protocol.Content{{Type: "text", Text: "tool t 1.0.0 broke its output contract: no structured result, but the tool declares an output schema"}}, IsError: true}},
+		{"not JSON", HandlerResult{Text: "n is 3", Structured: map[string]any{"n": make(chan int)}},
+			CallResult{Content: []protocol.Content{{Type: "text", Text: "tool t 1.0.0 broke its output contract: structured result: not a JSON value: json: unsupported type: chan int"}}, IsError: true}},
+		{"failure not judged", HandlerResult{Text: "timeout", Structured: map[string]any{"error": "timeout"}, IsError: true},
+			CallResult{Content: []protocol.Content{{Type: "text", Text: "timeout"}}, Structured: map[string]any{"error": "timeout"}, IsError: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewRegistry()
+			s := estSpec("t", "1.0.0")
+			s.OutputSchema = out
+			s.Handler = func(map[string]any) HandlerResult { return tt.hr }
+			estPublish(t, r, s)
+			got, err := r.Call(Principal{Clearance: "public"}, "t", nil)
+			if err != nil {
+				t.Fatalf("Call = %v, want a result", err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Call (-want +got):\n%s", diff)
+			}
+			if n := len(r.CallLog()); n != 1 {
+				t.Errorf("call log has %d records, want 1: the handler ran", n)
+			}
+		})
+	}
+}

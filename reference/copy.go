@@ -67,6 +67,9 @@ func cloneSpec(s ToolSpec) ToolSpec {
 	if s.InputSchema != nil {
 		out.InputSchema = cloneValue(s.InputSchema).(map[string]any)
 	}
+	if s.OutputSchema != nil {
+		out.OutputSchema = cloneValue(s.OutputSchema).(map[string]any)
+	}
 	out.Tenants = cloneStrings(s.Tenants)
 	out.RequiredScopes = cloneStrings(s.RequiredScopes)
 	return out

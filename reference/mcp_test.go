@@ -12,6 +12,9 @@ func TestToMCPEmitsExactlyFiveKeys(t *testing.T) {
 	s := estPayments()
 	s.Title = "Look up a payment"
 	s.Tenants = []string{"bank"}
+	// An output schema is not one of the five keys: the server adds it
+	// per revision, as it adds annotations.
+	s.OutputSchema = map[string]any{"type": "object"}
 	for _, spec := range []ToolSpec{s, {Name: "bare", Version: "0.0.1"}} {
 		m := ToMCP(spec)
 		var keys []string

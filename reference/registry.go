@@ -24,11 +24,14 @@ type Handler func(args map[string]any) HandlerResult
 type ToolSpec struct {
 	Name, Version, Title, Description string
 	InputSchema                       map[string]any
-	Tenants                           []string // empty = all tenants
-	RequiredScopes                    []string
-	Classification                    Classification
-	SideEffect                        SideEffect
-	Handler                           Handler
+	// OutputSchema, when set, is the contract of a successful result's
+	// Structured value: an object schema that Call holds the handler to.
+	OutputSchema   map[string]any
+	Tenants        []string // empty = all tenants
+	RequiredScopes []string
+	Classification Classification
+	SideEffect     SideEffect
+	Handler        Handler
 }
 
 // Tool is a published tool version as the registry reports it: a deep copy
@@ -260,11 +263,38 @@ func newEntry(spec ToolSpec) (*entry, *PublishError) {
 	if _, err := Validate(map[string]any{}, schema); err != nil {
 		return nil, invalid(err, "input schema: %v", err)
 	}
+	output, perr := checkOutputSchema(spec.OutputSchema)
+	if perr != nil {
+		return nil, invalid(perr, "output schema: %v", perr)
+	}
 	own := spec
 	own.InputSchema = schema
+	own.OutputSchema = output
 	own.Tenants = cloneStrings(spec.Tenants)
 	own.RequiredScopes = cloneStrings(spec.RequiredScopes)
 	return &entry{spec: own, version: v, status: StatusActive}, nil
+}
+
+// checkOutputSchema returns a private copy of an optional output schema
+// after the checks the input schema gets: an object schema (MCP restricts
+// outputSchema to type "object" before 2026-07-28, and the server renders
+// it in every revision that has it) that the validator can use, since Call
+// validates every successful structured result against it.
+func checkOutputSchema(s map[string]any) (map[string]any, error) {
+	if s == nil {
+		return nil, nil
+	}
+	schema, err := copyValueObject(s)
+	if err != nil {
+		return nil, err
+	}
+	if t, _ := schema["type"].(string); t != "object" {
+		return nil, errors.New(`type must be "object"`)
+	}
+	if _, err := Validate(map[string]any{}, schema); err != nil {
+		return nil, err
+	}
+	return schema, nil
 }
 
 // checkToolName applies the MCP tool-name guidance, which the reference

@@ -163,6 +163,12 @@ func TestPublishInvalidSpec(t *testing.T) {
 		{"schema not an object", func(s *ToolSpec) { s.InputSchema = map[string]any{"type": "string"} }, `type must be "object"`},
 		{"schema without type", func(s *ToolSpec) { s.InputSchema = map[string]any{} }, `type must be "object"`},
 		{"schema not JSON", func(s *ToolSpec) { s.InputSchema = map[string]any{"type": "object", "x": make(chan int)} }, "not a JSON value"},
+		{"output schema not an object", func(s *ToolSpec) { s.OutputSchema = map[string]any{"type": "array"} }, `output schema: type must be "object"`},
+		{"output schema empty", func(s *ToolSpec) { s.OutputSchema = map[string]any{} }, `output schema: type must be "object"`},
+		{"output schema not JSON", func(s *ToolSpec) { s.OutputSchema = map[string]any{"type": "object", "x": make(chan int)} }, "output schema: not a JSON value"},
+		{"output schema bad keyword value", func(s *ToolSpec) {
+			s.OutputSchema = map[string]any{"type": "object", "required": "q"}
+		}, "output schema: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -185,14 +191,25 @@ func TestPublishInvalidSpec(t *testing.T) {
 }
 
 // TestPublishRejectsSchemaTheValidatorCannotUse needs the validator to
-// reject an unsupported keyword with a *SchemaError.
+// reject an unsupported keyword with a *SchemaError, in the input schema
+// and in the output schema alike.
 func TestPublishRejectsSchemaTheValidatorCannotUse(t *testing.T) {
-	s := estSpec("t", "1.0.0")
-	s.InputSchema = map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"oneOf": []any{}}}}
-	err := NewRegistry().Publish(s)
-	var se *SchemaError
-	if estRule(err) != RuleInvalidSpec || !errors.As(err, &se) {
-		t.Fatalf("Publish = %v, want invalid-spec wrapping *SchemaError", err)
+	unsupported := map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"oneOf": []any{}}}}
+	for _, member := range []string{"input", "output"} {
+		s := estSpec("t", "1.0.0")
+		if member == "input" {
+			s.InputSchema = unsupported
+		} else {
+			s.OutputSchema = unsupported
+		}
+		err := NewRegistry().Publish(s)
+		var se *SchemaError
+		if estRule(err) != RuleInvalidSpec || !errors.As(err, &se) {
+			t.Fatalf("Publish with that %s schema = %v, want invalid-spec wrapping *SchemaError", member, err)
+		}
+		if !strings.Contains(err.Error(), member+" schema: ") {
+			t.Errorf("Publish error %q does not name the %s schema", err, member)
+		}
 	}
 }
 
@@ -207,11 +224,17 @@ func TestPublishedVersionNeverMutatedOrReplaced(t *testing.T) {
 		"properties": map[string]any{"q": map[string]any{"type": "string", "enum": []any{"a", "b"}}},
 		"required":   []string{"q"}, // a Go literal type: stored converted
 	}
+	s.OutputSchema = map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"n": map[string]any{"type": "integer", "enum": []any{1, 2}}},
+		"required":   []string{"n"},
+	}
 	s.Tenants = []string{"acme"}
 	s.RequiredScopes = []string{"read"}
 	estPublish(t, r, s)
 	want := estJSON(t, ToMCP(r.estResolve(t, "t", "1.0.0").Spec))
 	wantGov := fmt.Sprint(s.Tenants, s.RequiredScopes)
+	wantOut := estJSON(t, r.estResolve(t, "t", "1.0.0").Spec.OutputSchema)
 
 	// The caller mutates everything it still holds.
 	props := s.InputSchema["properties"].(map[string]any)
@@ -221,6 +244,11 @@ func TestPublishedVersionNeverMutatedOrReplaced(t *testing.T) {
 	props["extra"] = true
 	s.InputSchema["required"].([]string)[0] = "nope"
 	s.InputSchema["type"] = "array"
+	out := s.OutputSchema["properties"].(map[string]any)["n"].(map[string]any)
+	out["type"] = "string"
+	out["enum"].([]any)[0] = "zzz"
+	s.OutputSchema["required"].([]string)[0] = "nope"
+	s.OutputSchema["type"] = "array"
 	s.Tenants[0] = "evil"
 	s.RequiredScopes[0] = "none"
 
@@ -228,6 +256,9 @@ func TestPublishedVersionNeverMutatedOrReplaced(t *testing.T) {
 	mutate := func(t Tool) {
 		t.Spec.InputSchema["type"] = "array"
 		t.Spec.InputSchema["properties"].(map[string]any)["q"].(map[string]any)["enum"].([]any)[1] = "zzz"
+		t.Spec.OutputSchema["type"] = "array"
+		t.Spec.OutputSchema["properties"].(map[string]any)["n"].(map[string]any)["enum"].([]any)[1] = "zzz"
+		t.Spec.OutputSchema["required"].([]any)[0] = "nope"
 		t.Spec.Tenants[0] = "evil"
 		t.Spec.RequiredScopes[0] = "none"
 	}
@@ -240,7 +271,8 @@ func TestPublishedVersionNeverMutatedOrReplaced(t *testing.T) {
 		t.Fatalf("Discover = %v, %v", found, err)
 	}
 	mutate(found[0])
-	mutate(Tool{Spec: ToolSpec{InputSchema: ToMCP(found[0].Spec)["inputSchema"].(map[string]any), Tenants: []string{""}, RequiredScopes: []string{""}}})
+	mutate(Tool{Spec: ToolSpec{InputSchema: ToMCP(found[0].Spec)["inputSchema"].(map[string]any), OutputSchema: found[0].Spec.OutputSchema,
+		Tenants: []string{""}, RequiredScopes: []string{""}}})
 
 	// A republish with other content is refused.
 	other := estSpec("t", "1.0.0")
@@ -252,6 +284,12 @@ func TestPublishedVersionNeverMutatedOrReplaced(t *testing.T) {
 	got := r.estResolve(t, "t", "1.0.0")
 	if diff := cmp.Diff(want, estJSON(t, ToMCP(got.Spec))); diff != "" {
 		t.Errorf("stored spec changed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantOut, estJSON(t, got.Spec.OutputSchema)); diff != "" {
+		t.Errorf("stored output schema changed (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(wantOut, `"enum":[1,2]`) || !strings.Contains(wantOut, `"required":["n"]`) {
+		t.Errorf("stored output schema %s is not the one published", wantOut)
 	}
 	if g := fmt.Sprint(got.Spec.Tenants, got.Spec.RequiredScopes); g != wantGov {
 		t.Errorf("stored tenants/scopes = %s, want %s", g, wantGov)

@@ -43,6 +43,7 @@ type estateSpec struct {
 	Title          string          `json:"title,omitempty"`
 	Description    string          `json:"description,omitempty"`
 	InputSchema    json.RawMessage `json:"inputSchema"`
+	OutputSchema   json.RawMessage `json:"outputSchema,omitempty"`
 	Tenants        []string        `json:"tenants,omitempty"`
 	RequiredScopes []string        `json:"requiredScopes,omitempty"`
 	Classification string          `json:"classification"`
@@ -394,6 +395,17 @@ func toSpec(s estateSpec) (reference.ToolSpec, error) {
 			return spec, fmt.Errorf("inputSchema is not an object")
 		}
 		spec.InputSchema = m
+	}
+	if len(s.OutputSchema) > 0 {
+		v, err := reference.DecodeJSON(s.OutputSchema)
+		if err != nil {
+			return spec, fmt.Errorf("outputSchema: %w", err)
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return spec, fmt.Errorf("outputSchema is not an object")
+		}
+		spec.OutputSchema = m
 	}
 	spec.Handler = handlerFor(s)
 	return spec, nil

@@ -72,6 +72,7 @@ func specs() []entry {
 			Title:          "Look up a payment",
 			Description:    "Returns the status, amount and currency of a payment by its reference.",
 			InputSchema:    lookupSchema(),
+			OutputSchema:   lookupOutputSchema(),
 			RequiredScopes: []string{"payments.read"},
 			Classification: reference.ClassificationInternal,
 			SideEffect:     reference.SideEffectNone,
@@ -82,6 +83,7 @@ func specs() []entry {
 			Title:          "Look up a payment",
 			Description:    "Returns the status, amount, currency and, on request, the settlement legs of a payment.",
 			InputSchema:    lookupSchema(),
+			OutputSchema:   lookupOutputSchema(),
 			RequiredScopes: []string{"payments.legs", "payments.read"},
 			Classification: reference.ClassificationInternal,
 			SideEffect:     reference.SideEffectNone,
@@ -115,9 +117,13 @@ func specs() []entry {
 		}},
 		{spec: reference.ToolSpec{
 			Name: "fx.rates", Version: "1.0.0",
-			Title:          "Foreign exchange rates",
-			Description:    "Returns the bank's published reference rates against a base currency.",
-			InputSchema:    object(map[string]any{"base": map[string]any{"type": "string", "enum": []any{"AED", "EUR", "USD"}}}),
+			Title:       "Foreign exchange rates",
+			Description: "Returns the bank's published reference rates against a base currency.",
+			InputSchema: object(map[string]any{"base": currency()}),
+			OutputSchema: object(map[string]any{
+				"base":  currency(),
+				"rates": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "number", "exclusiveMinimum": 0}},
+			}, "base", "rates"),
 			RequiredScopes: []string{"fx.read"},
 			Classification: reference.ClassificationPublic,
 			SideEffect:     reference.SideEffectNone,
@@ -170,6 +176,7 @@ func specs() []entry {
 			Title:          "Treasury positions",
 			Description:    "Returns the treasury's open positions. Only tenant globex runs a treasury desk.",
 			InputSchema:    object(map[string]any{}),
+			OutputSchema:   object(map[string]any{"positions": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}}, "positions"),
 			Tenants:        []string{"globex"},
 			RequiredScopes: []string{"treasury.read"},
 			Classification: reference.ClassificationInternal,
@@ -183,9 +190,14 @@ func specs() []entry {
 		}},
 		{spec: reference.ToolSpec{
 			Name: "kyc.dossier", Version: "1.0.0",
-			Title:          "KYC dossier",
-			Description:    "Returns the know-your-customer dossier of a customer. Restricted data.",
-			InputSchema:    object(map[string]any{"customer": map[string]any{"type": "string", "pattern": `^CUS-\d{4}$`}}, "customer"),
+			Title:       "KYC dossier",
+			Description: "Returns the know-your-customer dossier of a customer. Restricted data.",
+			InputSchema: object(map[string]any{"customer": map[string]any{"type": "string", "pattern": `^CUS-\d{4}$`}}, "customer"),
+			OutputSchema: object(map[string]any{
+				"customer": map[string]any{"type": "string"},
+				"risk":     map[string]any{"type": "string", "enum": []any{"HIGH", "LOW", "MEDIUM"}},
+				"verified": map[string]any{"type": "boolean"},
+			}, "customer", "risk", "verified"),
 			Classification: reference.ClassificationRestricted,
 			SideEffect:     reference.SideEffectNone,
 			Handler: func(args map[string]any) reference.HandlerResult {
@@ -231,6 +243,25 @@ func lookupSchema() map[string]any {
 		"reference":    map[string]any{"type": "string", "pattern": PaymentReferencePattern, "description": "Payment reference, e.g. PMT-771."},
 		"include_legs": map[string]any{"type": "boolean", "description": "Also return the settlement legs."},
 	}, "reference")
+}
+
+// lookupOutputSchema is the structured result of a successful
+// payments.lookup: legs only when asked for, version naming the tool
+// version that answered.
+func lookupOutputSchema() map[string]any {
+	return object(map[string]any{
+		"reference": map[string]any{"type": "string", "pattern": PaymentReferencePattern},
+		"status":    map[string]any{"type": "string", "enum": []any{"HELD", "SETTLED"}},
+		"amount":    map[string]any{"type": "integer", "minimum": 1},
+		"currency":  currency(),
+		"version":   map[string]any{"type": "string"},
+		"legs":      map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+	}, "amount", "currency", "reference", "status", "version")
+}
+
+// currency is the schema of a currency code the demo bank trades.
+func currency() map[string]any {
+	return map[string]any{"type": "string", "enum": []any{"AED", "EUR", "USD"}}
 }
 
 func transferSchema() map[string]any {

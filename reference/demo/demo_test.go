@@ -103,3 +103,46 @@ func TestHandlers(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputSchemasHold calls every tool with an output schema in each of
+// its successful shapes: Call turns a result that breaks the schema into
+// an isError result, so a schema that does not fit its handler fails here.
+func TestOutputSchemasHold(t *testing.T) {
+	r := demo.Estate()
+	var declared []string
+	for _, name := range []string{"accounts.balance", "accounts.statement", "cards.freeze", "fx.rates", "kyc.dossier", "notify.sms", "payments.lookup", "payments.transfer", "treasury.positions"} {
+		for _, v := range r.Versions(name) {
+			if v.Spec.OutputSchema != nil {
+				declared = append(declared, name+"@"+v.Spec.Version)
+			}
+		}
+	}
+	wantDeclared := []string{"fx.rates@1.0.0", "kyc.dossier@1.0.0", "payments.lookup@1.0.0", "payments.lookup@2.0.0", "treasury.positions@1.0.0"}
+	if diff := cmp.Diff(wantDeclared, declared); diff != "" {
+		t.Errorf("tools with an output schema (-want +got):\n%s", diff)
+	}
+	legs1 := reference.Principal{Tenant: "acme", Scopes: []string{"payments.read"}, Clearance: "internal"}
+	globex := reference.Principal{Tenant: "globex", Scopes: []string{"treasury.read"}, Clearance: "internal"}
+	restricted := reference.Principal{Tenant: "acme", Clearance: "restricted"}
+	tests := []struct {
+		p    reference.Principal
+		tool string
+		args map[string]any
+	}{
+		{demo.DefaultPrincipal(), "fx.rates", nil},
+		{demo.DefaultPrincipal(), "fx.rates", map[string]any{"base": "AED"}},
+		{demo.DefaultPrincipal(), "fx.rates", map[string]any{"base": "EUR"}},
+		{demo.DefaultPrincipal(), "fx.rates", map[string]any{"base": "USD"}},
+		{demo.DefaultPrincipal(), "payments.lookup", map[string]any{"reference": "PMT-100"}},
+		{demo.DefaultPrincipal(), "payments.lookup", map[string]any{"reference": "PMT-771", "include_legs": true}},
+		{legs1, "payments.lookup", map[string]any{"reference": "PMT-771", "include_legs": false}},
+		{globex, "treasury.positions", nil},
+		{restricted, "kyc.dossier", map[string]any{"customer": "CUS-0001"}},
+	}
+	for _, tt := range tests {
+		res, err := r.Call(tt.p, tt.tool, tt.args)
+		if err != nil || res.IsError || res.Structured == nil {
+			t.Errorf("%s %v: %+v, %v; want a successful structured result", tt.tool, tt.args, res, err)
+		}
+	}
+}

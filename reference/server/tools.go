@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -64,10 +65,15 @@ func (s *Server) listTools(params map[string]json.RawMessage, rev string) (map[s
 	return result, nil
 }
 
-// renderTool is ToMCP plus annotations, trimmed to the members revision rev
-// defines: title and _meta arrived in 2025-06-18, annotations in 2025-03-26.
+// renderTool is ToMCP plus annotations and the output schema, trimmed to
+// the members revision rev defines: title, _meta and outputSchema arrived
+// in 2025-06-18, annotations in 2025-03-26.
 func renderTool(t reference.Tool, rev string) map[string]any {
 	m := reference.ToMCP(t.Spec)
+	if t.Spec.OutputSchema != nil && protocol.AtLeast(rev, protocol.Rev20250618) {
+		// t is the registry's copy, so the schema is not shared.
+		m["outputSchema"] = t.Spec.OutputSchema
+	}
 	if !protocol.AtLeast(rev, protocol.Rev20250326) {
 		delete(m, "title")
 		delete(m, "_meta")
@@ -169,6 +175,14 @@ func errorList(errs []reference.ValidationError) []any {
 // renderResult renders a call result for revision rev: structuredContent
 // exists from 2025-06-18, where it must be an object; the modern era
 // allows any JSON value.
+//
+// A successful result with structuredContent also carries the value's JSON
+// as a second text block, after the handler's own text: the spec says a
+// tool returning structured content SHOULD return the serialized JSON in a
+// TextContent block for clients that ignore structuredContent, and content
+// is a list, so the human sentence stays first for the model and the
+// mirror follows. Error results keep their one text block, the error
+// message: their structured content is diagnostic detail, not output.
 func renderResult(r reference.CallResult, rev string) map[string]any {
 	content := make([]any, 0, len(r.Content))
 	for _, c := range r.Content {
@@ -182,7 +196,25 @@ func renderResult(r reference.CallResult, rev string) map[string]any {
 	if r.Structured != nil && protocol.AtLeast(rev, protocol.Rev20250618) {
 		if _, isObject := r.Structured.(map[string]any); isObject || rev == protocol.Modern {
 			out["structuredContent"] = r.Structured
+			if !r.IsError {
+				if text, err := mirrorJSON(r.Structured); err == nil {
+					out["content"] = append(content, map[string]any{"type": "text", "text": text})
+				}
+			}
 		}
 	}
 	return out
+}
+
+// mirrorJSON serializes structured content for its text block: compact,
+// keys sorted (encoding/json sorts map keys), and without HTML escaping, so
+// that a model reading the text sees "->", not "-\u003e".
+func mirrorJSON(v any) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
 }
