@@ -19,6 +19,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/mcpconform/mcpconform/internal/jsonpos"
 )
 
 // FS holds every vector file (*.json, including vector.schema.json) and the
@@ -55,7 +57,7 @@ func Decode[V any](name string, data []byte, area string) (*File[V], error) {
 		Area string `json:"area"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("vectors: %s: %w", name, err)
+		return nil, fmt.Errorf("vectors: %w", jsonpos.Error(name, data, err, 0))
 	}
 	if head.Area != area {
 		return nil, fmt.Errorf("vectors: %s: area is %q, want %q", name, head.Area, area)
@@ -65,7 +67,7 @@ func Decode[V any](name string, data []byte, area string) (*File[V], error) {
 	dec.UseNumber()
 	var f File[V]
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("vectors: %s: %w", name, err)
+		return nil, fmt.Errorf("vectors: %w", jsonpos.Error(name, data, err, dec.InputOffset()))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("vectors: %s: trailing data after the top-level object", name)

@@ -263,6 +263,12 @@ func TestDecodeStrictRejectsUnknownFields(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `unknown field "erors"`) {
 		t.Fatalf("decodeStrict(typo) = %v, want an unknown-field error", err)
 	}
+	// The error names the file and the line of the typo, so a vector
+	// author goes straight to it.
+	typoLine := 1 + strings.Count(typo[:strings.Index(typo, `"erors"`)], "\n")
+	if want := fmt.Sprintf("validate.json:%d:", typoLine); !strings.Contains(err.Error(), want) {
+		t.Errorf("decodeStrict(typo) = %v, want it to name %s", err, want)
+	}
 	top := strings.Replace(goodValidateFile, `"area"`, `"extra": 1, "area"`, 1)
 	if _, err := decodeStrict("validate.json", []byte(top)); err == nil || !strings.Contains(err.Error(), `unknown field "extra"`) {
 		t.Fatalf("decodeStrict(top-level extra) = %v, want an unknown-field error", err)

@@ -17,6 +17,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/mcpconform/mcpconform/internal/jsonpos"
 )
 
 // DefaultVersionMeta is the _meta key the reference estate uses for a tool's
@@ -177,19 +179,8 @@ func positioned(file string, data []byte, err error) error {
 	if !ok {
 		return &Error{File: file, Message: err.Error()}
 	}
-	line, col := lineCol(data, fe.offset)
+	line, col := jsonpos.LineCol(data, fe.offset)
 	return &Error{File: file, Line: line, Column: col, Field: fe.field, Message: fe.msg}
-}
-
-// lineCol converts a byte offset into a 1-based line and column.
-func lineCol(data []byte, offset int64) (line, col int) {
-	if offset > int64(len(data)) {
-		offset = int64(len(data))
-	}
-	before := data[:offset]
-	line = bytes.Count(before, []byte("\n")) + 1
-	col = int(offset) - (bytes.LastIndexByte(before, '\n') + 1) + 1
-	return line, col
 }
 
 var principalName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
