@@ -104,14 +104,16 @@ func judgeMutant(rep *Report, want []mutantWant) []string {
 	var problems []string
 	matched := make([]bool, len(want))
 	for _, r := range rep.Results {
-		if r.Status != StatusFail && r.Status != StatusWarn && r.Status != StatusError {
-			continue
-		}
 		ok := false
 		for i, w := range want {
 			if w.ID == r.ID && (w.Revision == "" || w.Revision == r.Revision) && w.Status == r.Status && strings.Contains(r.Message, w.Reason) {
 				matched[i], ok = true, true
 			}
+		}
+		// Any other status may be wanted (blocked, say) but is never a
+		// surprise; a fail, warn or error nobody wanted is.
+		if r.Status != StatusFail && r.Status != StatusWarn && r.Status != StatusError {
+			continue
 		}
 		if !ok {
 			problems = append(problems, fmt.Sprintf("unexpected %s of %s@%s: %s", r.Status, r.ID, r.Revision, r.Message))

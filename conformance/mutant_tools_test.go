@@ -24,6 +24,10 @@ func init() {
 	modern := []string{protocol.Modern}
 	addMutantCases(
 		mutantCase{Mutation: "tools-list-icons-string", Want: each("tools.list.shape", StatusFail, "icons: want array", named...)},
+		// A cursor loop is one fault: the page walk warns, and every check
+		// that needs the whole list is blocked by it rather than failing.
+		mutantCase{Mutation: "tools-cursor-loop", Want: append(each("tools.pagination.follow", StatusWarn, "still returned a nextCursor after 100 pages", all...),
+			each("tools.schema.input", StatusBlocked, "blocked by tools.pagination.follow", all...)...)},
 		mutantCase{Mutation: "tools-bad-cursor-result", Want: each("tools.pagination.bad-cursor", StatusWarn, "returned a result instead of error -32602", all...)},
 		mutantCase{Mutation: "tools-input-schema-invalid", Want: each("tools.schema.input", StatusFail, "inputSchema of payments.transfer is not valid JSON Schema", all...)},
 		mutantCase{Mutation: "tools-output-schema-invalid", Want: each("tools.schema.output", StatusFail, "outputSchema of payments.transfer is not valid JSON Schema", structured...)},

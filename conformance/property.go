@@ -1066,7 +1066,7 @@ func runListStable(t *T) {
 				if errors.Is(err, runner.ErrTimeout) || errors.Is(err, runner.ErrExited) {
 					c.must(protocol.MethodToolsList, err)
 				}
-				t.Fatalf("tools/list failed in %s: %v", label, err)
+				t.blockOnTools(fmt.Errorf("in %s: %w", label, err))
 			}
 			if listChanged(c) {
 				t.Logf("%s sent %s; its lists are not compared", label, protocol.NotifToolsListChanged)

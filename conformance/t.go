@@ -279,11 +279,11 @@ func (t *T) Tools() ([]protocol.Tool, error) {
 
 // CallableTools returns the tools the suite may call: readOnlyHint true, or
 // a name matched by an --allow-calls pattern. Tools the server cannot list
-// make the check not-verified.
+// block the check.
 func (t *T) CallableTools() []protocol.Tool {
 	tools, err := t.Tools()
 	if err != nil {
-		t.NotVerified("cannot list tools: %v", err)
+		t.blockOnTools(err)
 	}
 	var out []protocol.Tool
 	for _, tool := range tools {
@@ -649,7 +649,22 @@ func (c *Conn) ListTools() ([]protocol.Tool, error) {
 		}
 		cursor = res.NextCursor
 	}
-	return nil, errors.New("tools/list: more than 100 pages")
+	return nil, errTooManyPages
+}
+
+// errTooManyPages ends a tools/list walk whose cursors never run out.
+var errTooManyPages = errors.New("tools/list: more than 100 pages")
+
+// blockOnTools ends the check as blocked when the revision's tools cannot
+// be listed: the check that owns the failure (the page walk, or the list's
+// shape) reports it once, rather than every check that needs the list
+// failing with it.
+func (t *T) blockOnTools(err error) {
+	owner := "tools.list.shape"
+	if errors.Is(err, errTooManyPages) {
+		owner = "tools.pagination.follow"
+	}
+	t.blocked(owner, "blocked by %s: cannot list tools: %v", owner, err)
 }
 
 // Initialize sends initialize with the given protocol version (and no

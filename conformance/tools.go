@@ -672,12 +672,12 @@ func (t *T) toolResult(call sampleCall) (map[string]json.RawMessage, bool) {
 	return res, true
 }
 
-// mustTools returns the revision's tools, ending the check when they cannot
-// be listed (tools.list.shape reports why).
+// mustTools returns the revision's tools, blocking the check when they
+// cannot be listed (tools.list.shape or tools.pagination.follow reports why).
 func (t *T) mustTools() []protocol.Tool {
 	tools, err := t.Tools()
 	if err != nil {
-		t.Fatalf("cannot list tools: %v", err)
+		t.blockOnTools(err)
 	}
 	return tools
 }
