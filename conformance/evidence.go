@@ -16,8 +16,7 @@ import (
 // the end. A runner note stays with the line before it.
 func canonicalOrder(lines []runner.TranscriptLine) []runner.TranscriptLine {
 	type group struct {
-		lines  []runner.TranscriptLine
-		anchor int // index of the send it follows; -1 before any
+		lines []runner.TranscriptLine
 	}
 	var sends, recvs []*group
 	var last *group
