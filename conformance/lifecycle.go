@@ -59,7 +59,7 @@ func init() {
 	Register(Check{
 		ID:          "lifecycle.initialize.server-info",
 		Title:       "serverInfo has a name and a version",
-		Requirement: "serverInfo MUST be an Implementation: a string name and a string version (title, if present, a string).",
+		Requirement: "serverInfo MUST be an Implementation: a string name and a string version (from 2025-06-18, which defines title, a title present must be a string).",
 		Level:       MUST,
 		Refs:        []SpecRef{refLifecycle("Initialization"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "Implementation"}},
 		Revisions:   Legacy(),
@@ -73,7 +73,9 @@ func init() {
 					t.Failf("serverInfo.%s is %s, not a string", k, jsonText(info[k], "absent"))
 				}
 			}
-			if v, ok := info["title"]; ok {
+			// title comes with 2025-06-18; before, it is a member the
+			// revision does not define, not ours to judge.
+			if v, ok := info["title"]; ok && protocol.AtLeast(t.Revision(), protocol.Rev20250618) {
 				if _, s := v.(string); !s {
 					t.Failf("serverInfo.title is %s, not a string", jsonText(v, ""))
 				}
@@ -114,16 +116,23 @@ func init() {
 			t.OncePerRun()
 			det := t.env.eng.det
 			t.Expect("each version offered instead of a requested one is accepted when requested")
+			offers := 0
 			for _, k := range protocol.LegacyRevisions {
 				p := det.legacy[k]
 				if p == nil || p.accepted || p.negotiated == "" {
 					continue
 				}
+				offers++
 				t.Logf("initialize %s was answered with %q", k, p.negotiated)
 				if !acceptsVersion(t, p.negotiated) {
 					t.Actual("%q offered for %s is not accepted when requested", p.negotiated, k)
 					t.Failf("the server offered %q for %s but does not accept %q when asked for it", p.negotiated, k, p.negotiated)
 				}
+			}
+			if offers == 0 {
+				// Nothing was counter-offered, so there is nothing to judge;
+				// the offer for an unknown version is lifecycle.version.fallback's.
+				t.NotApplicable("no counter-offer: the server answered every legacy revision it was asked for with that revision or an error")
 			}
 		},
 	})
@@ -191,7 +200,7 @@ func init() {
 	Register(Check{
 		ID:          "lifecycle.capabilities.shape",
 		Title:       "Capabilities are well formed",
-		Requirement: "Each server capability the revision defines MUST be an object, and its listChanged and subscribe flags booleans.",
+		Requirement: "Each server capability the revision defines MUST be an object, and the listChanged and subscribe flags it defines for it booleans.",
 		Level:       MUST,
 		Refs:        []SpecRef{refLifecycle("Capability Negotiation"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "ServerCapabilities"}},
 		Revisions:   Legacy(),
@@ -199,9 +208,11 @@ func init() {
 		Run: func(t *T) {
 			res := initResult(t)
 			caps, _ := res["capabilities"].(map[string]any)
-			t.Expect("objects for experimental, logging, completions, prompts, resources, tools, tasks; boolean flags")
+			defined := serverCapabilities(t.Revision())
+			t.Expect("objects for %v; boolean flags", sortedKeys(defined))
 			for _, name := range sortedKeys(caps) {
-				if !slices.Contains(knownCapabilities, name) {
+				flags, ok := defined[name]
+				if !ok {
 					continue // defined by another revision or an extension: not ours to judge
 				}
 				v, ok := caps[name].(map[string]any)
@@ -209,7 +220,7 @@ func init() {
 					t.Failf("capability %s is %s, not an object", name, jsonText(caps[name], ""))
 					continue
 				}
-				for _, flag := range []string{"listChanged", "subscribe"} {
+				for _, flag := range flags {
 					if f, present := v[flag]; present {
 						if _, b := f.(bool); !b {
 							t.Failf("capability %s.%s is %s, not a boolean", name, flag, jsonText(f, ""))
@@ -254,12 +265,13 @@ func init() {
 	Register(Check{
 		ID:          "lifecycle.capabilities.respected",
 		Title:       "Only negotiated capabilities are used",
-		Requirement: "The server MUST only use negotiated capabilities (SHOULD before 2025-06-18): no sampling, roots or elicitation requests to a client that declared none, no log notifications without the logging capability.",
+		Requirement: "The server MUST only use negotiated capabilities (SHOULD before 2025-06-18): no sampling, roots or elicitation requests to a client that declared none; and, in every revision, a server that emits log notifications MUST declare the logging capability.",
 		Level:       MUST,
 		Refs: []SpecRef{
 			refLifecycle("Operation"),
 			{Revision: protocol.Rev20250326, File: "basic/lifecycle.mdx", Section: "Operation"},
 			{Revision: protocol.Rev20251125, File: "server/utilities/logging.mdx", Section: "Capabilities"},
+			{Revision: protocol.Rev20241105, File: "server/utilities/logging.mdx", Section: "Capabilities"},
 		},
 		Revisions: Legacy(),
 		Final:     true,
@@ -269,19 +281,20 @@ func init() {
 			t.Expect("no %v requests (the suite declares no client capabilities)%s", clientFeatureMethods, map[bool]string{false: " and no notifications/message"}[t.HasCapability("logging")])
 			for _, m := range msgs {
 				method, _ := m.obj["method"].(string)
-				bad := ""
+				bad, must := "", protocol.AtLeast(t.Revision(), protocol.Rev20250618)
 				switch {
 				case isServerRequest(m.obj) && slices.Contains(clientFeatureMethods, method):
 					bad = fmt.Sprintf("a %s request, though the client declared no such capability", method)
 				case method == protocol.NotifMessage && !t.HasCapability("logging"):
-					bad = "a log notification without the logging capability"
+					// The logging page's own MUST, in every revision.
+					bad, must = "a log notification without the logging capability", true
 				}
 				if bad == "" {
 					continue
 				}
 				t.evidenceLines([]inboundMessage{m}, 1)
 				t.Actual("%s", bad)
-				if protocol.AtLeast(t.Revision(), protocol.Rev20250618) {
+				if must {
 					t.Fatalf("%s sent %s", m.process, bad)
 				}
 				t.Warnf("%s sent %s (a SHOULD in this revision)", m.process, bad)
@@ -348,8 +361,24 @@ func init() {
 	})
 }
 
-// knownCapabilities are the server capabilities the legacy revisions define.
-var knownCapabilities = []string{"completions", "experimental", "logging", "prompts", "resources", "tasks", "tools"}
+// serverCapabilities returns the server capabilities a legacy revision's
+// ServerCapabilities defines, each with the boolean flags it defines.
+func serverCapabilities(rev string) map[string][]string {
+	caps := map[string][]string{
+		"experimental": nil,
+		"logging":      nil,
+		"prompts":      {"listChanged"},
+		"resources":    {"listChanged", "subscribe"},
+		"tools":        {"listChanged"},
+	}
+	if protocol.AtLeast(rev, protocol.Rev20250326) {
+		caps["completions"] = nil
+	}
+	if protocol.AtLeast(rev, protocol.Rev20251125) {
+		caps["tasks"] = nil
+	}
+	return caps
+}
 
 // clientFeatureMethods are server requests that need a client capability.
 var clientFeatureMethods = []string{"elicitation/create", "roots/list", "sampling/createMessage"}

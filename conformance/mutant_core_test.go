@@ -15,16 +15,25 @@ var (
 
 // Mutant cases for the stdio, jsonrpc and lifecycle checks.
 func init() {
-	legacyFail := func(id, reason string) []mutantWant {
+	revFail := func(id, reason string, revs []string) []mutantWant {
 		var w []mutantWant
-		for _, rev := range Legacy() {
+		for _, rev := range revs {
 			w = append(w, mutantWant{ID: id, Revision: rev, Status: StatusFail, Reason: reason})
 		}
 		return w
 	}
+	legacyFail := func(id, reason string) []mutantWant { return revFail(id, reason, Legacy()) }
 	addMutantCases(
 		mutantCase{Mutation: "banner", Want: []mutantWant{
 			{ID: "stdio.stdout.messages-only", Status: StatusFail, Reason: `"mutant server ready"`},
+			// The server sends no requests: their ids are not judged.
+			{ID: "jsonrpc.request.id-valid", Revision: "2025-11-25", Status: StatusNA, Reason: "sent no requests"},
+			{ID: "jsonrpc.request.id-unique", Revision: "2025-11-25", Status: StatusNA, Reason: "sent no requests"},
+		}},
+		// A log line that opens with a bracket is noise, not a piece of
+		// a split message: only the stdout check may fail.
+		mutantCase{Mutation: "log-line-bracket", Want: []mutantWant{
+			{ID: "stdio.stdout.messages-only", Status: StatusFail, Reason: `"[INFO] mutant server ready"`},
 		}},
 		// Some modern-era checks send initialize too (a modern-only server
 		// must refuse it), so faults keyed to initialize show in every
@@ -73,7 +82,7 @@ func init() {
 			{ID: "property.jsonrpc.notifications-unanswered", Status: StatusFail, Optional: true},
 		}},
 		mutantCase{Mutation: "parse-error-wrong-code", Want: []mutantWant{
-			{ID: "jsonrpc.parse-error.reply", Status: StatusFail, Reason: "got error -32600, want -32700"},
+			{ID: "jsonrpc.parse-error.reply", Status: StatusWarn, Reason: "invalid JSON got error -32600; the JSON-RPC code is -32700"},
 			malformedWarn,
 		}},
 		mutantCase{Mutation: "die-on-parse-error", Want: []mutantWant{
@@ -103,11 +112,17 @@ func init() {
 		mutantCase{Mutation: "server-ping-reused-id", Want: legacyFail("jsonrpc.request.id-unique", `reused request id "mutant-ping"`)},
 		mutantCase{Mutation: "init-instructions-number", Want: append(legacyFail("lifecycle.initialize.result", "instructions is 42, not a string"), shapeFail)},
 		mutantCase{Mutation: "init-no-server-version", Want: append(legacyFail("lifecycle.initialize.server-info", "serverInfo.version is absent"), shapeFail)},
+		// title is defined from 2025-06-18 on: earlier revisions must not
+		// judge it.
+		mutantCase{Mutation: "init-server-title-number", Want: append(
+			revFail("lifecycle.initialize.server-info", "serverInfo.title is 7, not a string", Since("2025-06-18")), shapeFail)},
 		mutantCase{Mutation: "version-shift", Want: []mutantWant{
 			{ID: "lifecycle.version.negotiated-supported", Revision: "2025-11-25", Status: StatusFail, Reason: `offered "2025-03-26" for 2024-11-05`},
 		}},
 		mutantCase{Mutation: "echo-any-version", Want: []mutantWant{
 			{ID: "lifecycle.version.fallback", Revision: "2025-11-25", Status: StatusFail, Reason: `echoed "1900-01-01"`},
+			// Every known revision is echoed, so nothing was counter-offered.
+			{ID: "lifecycle.version.negotiated-supported", Revision: "2025-11-25", Status: StatusNA, Reason: "no counter-offer"},
 		}},
 		mutantCase{Mutation: "unsupported-version-error", Want: []mutantWant{
 			{ID: "lifecycle.version.fallback", Revision: "2025-11-25", Status: StatusWarn, Reason: "got error -32602 instead of a supported version"},
@@ -116,6 +131,10 @@ func init() {
 			{ID: "lifecycle.version.fallback-latest", Revision: "2025-11-25", Status: StatusWarn, Reason: `offered "2024-11-05", but it supports the later "2025-11-25"`},
 		}},
 		mutantCase{Mutation: "tools-capability-true", Want: append(legacyFail("lifecycle.capabilities.shape", "capability tools is true, not an object"), shapeFail)},
+		// completions is defined from 2025-03-26 on, and logging has no
+		// flags: 2024-11-05 must pass.
+		mutantCase{Mutation: "completions-capability-true", Want: append(
+			revFail("lifecycle.capabilities.shape", "capability completions is true, not an object", Since("2025-03-26")), shapeFail)},
 		mutantCase{Mutation: "hide-tools-capability", Want: legacyFail("lifecycle.capabilities.declared", "the tools capability is not declared")},
 		mutantCase{Mutation: "sampling-request", Want: []mutantWant{
 			{ID: "lifecycle.capabilities.respected", Revision: "2024-11-05", Status: StatusWarn, Reason: "sampling/createMessage request"},
@@ -123,6 +142,9 @@ func init() {
 			{ID: "lifecycle.capabilities.respected", Revision: "2025-06-18", Status: StatusFail, Reason: "sampling/createMessage request"},
 			{ID: "lifecycle.capabilities.respected", Revision: "2025-11-25", Status: StatusFail, Reason: "sampling/createMessage request"},
 		}},
+		// The logging page's MUST holds in every revision, unlike the
+		// Operation section's, which was a SHOULD before 2025-06-18.
+		mutantCase{Mutation: "log-without-capability", Want: legacyFail("lifecycle.capabilities.respected", "log notification without the logging capability")},
 		mutantCase{Mutation: "ping-result-members", Want: legacyFail("lifecycle.ping.operation", "non-empty result with members [status]")},
 		mutantCase{Mutation: "ping-error-before-initialized", Want: legacyFail("lifecycle.ping.before-initialized", "ping got error -32600")},
 		mutantCase{Mutation: "early-request", Want: []mutantWant{

@@ -12,7 +12,8 @@ import (
 
 func refStdio(rev string) SpecRef {
 	if rev == protocol.Modern {
-		return SpecRef{Revision: rev, File: "basic/transports/stdio.mdx", Section: "stdio"}
+		// The framing rules open the page, before its first heading.
+		return SpecRef{Revision: rev, File: "basic/transports/stdio.mdx"}
 	}
 	return SpecRef{Revision: rev, File: "basic/transports.mdx", Section: "stdio"}
 }
@@ -59,11 +60,13 @@ func init() {
 	Register(Check{
 		ID:          "stdio.encoding.utf8",
 		Title:       "Messages are UTF-8",
-		Requirement: "JSON-RPC messages MUST be UTF-8 encoded.",
+		Requirement: "JSON-RPC messages MUST be UTF-8 encoded (stated from 2025-03-26; under 2024-11-05 a line that is not valid UTF-8 is not the valid MCP message stdio requires, since it is no JSON text).",
 		Level:       MUST,
 		Refs: []SpecRef{
-			{Revision: protocol.Rev20251125, File: "basic/transports.mdx", Section: "Transports"},
-			{Revision: protocol.Rev20241105, File: "basic/messages.mdx", Section: "Messages"},
+			// The sentence opens the page, before its first heading.
+			{Revision: protocol.Rev20251125, File: "basic/transports.mdx"},
+			{Revision: protocol.Modern, File: "basic/transports/index.mdx", Section: "Messages"},
+			refStdio(protocol.Rev20241105),
 		},
 		Final: true,
 		Run: func(t *T) {

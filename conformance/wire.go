@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -19,7 +20,7 @@ type lineKind int
 const (
 	lineMessage    lineKind = iota // a JSON object that is a JSON-RPC message or a response attempt
 	lineBatch                      // a JSON array
-	lineFragment                   // not JSON, but looks like part of a JSON text split by a newline
+	lineFragment                   // one of consecutive lines that together form one JSON text: a message split by newlines
 	lineNotJSON                    // anything else that is not JSON: a banner, a log line, an empty line
 	lineNotUTF8                    // not valid UTF-8
 	lineNotMessage                 // JSON that is not a message: a scalar, or an object without id and method
@@ -43,9 +44,8 @@ func classifyLine(text string) (lineKind, map[string]any) {
 		return lineNotJSON, nil
 	}
 	if !json.Valid([]byte(trimmed)) {
-		if looksLikeFragment(trimmed) {
-			return lineFragment, nil
-		}
+		// Whether it is a piece of a split message depends on the lines
+		// after it: markFragments decides.
 		return lineNotJSON, nil
 	}
 	switch trimmed[0] {
@@ -69,9 +69,81 @@ func classifyLine(text string) (lineKind, map[string]any) {
 	return lineMessage, obj
 }
 
-func looksLikeFragment(s string) bool {
-	first, last := s[0], s[len(s)-1]
-	return strings.IndexByte(`{}[]"`, first) >= 0 || strings.IndexByte(`{[,:`, last) >= 0
+// Bounds of the search for a message split across lines: a split message
+// longer than this is judged line by line (as stdout noise).
+const (
+	maxSplitLines = 2000
+	maxSplitBytes = 4 << 20 // bytes read while looking for the end
+)
+
+// markFragments returns the kinds of a process's inbound lines (texts, in
+// arrival order) with the pieces of split messages marked lineFragment. A
+// line that is not JSON starts a split message only when it and the lines
+// after it join, newline for newline, into one JSON object or array; a
+// newline inside a string (written raw) is tried too. Guessing from a line's
+// look would take a log line such as "[INFO] ready" for a piece of JSON.
+func markFragments(texts []string, kinds []lineKind) []lineKind {
+	out := slices.Clone(kinds)
+	for i := 0; i < len(texts); i++ {
+		if out[i] != lineNotJSON || !startsJSONText(texts[i]) {
+			continue
+		}
+		if j := splitEnd(texts, out, i); j > i {
+			for k := i; k <= j; k++ {
+				out[k] = lineFragment
+			}
+			i = j
+		}
+	}
+	return out
+}
+
+// startsJSONText reports whether a line could open a JSON object or array.
+func startsJSONText(s string) bool {
+	s = strings.TrimSpace(s)
+	return s != "" && (s[0] == '{' || s[0] == '[')
+}
+
+// splitEnd returns the last line of the JSON text that starts at line i and
+// spans at least two lines, or -1. The lines are read only as far as the
+// decoder needs them, so a log line costs a few bytes of reading.
+func splitEnd(texts []string, kinds []lineKind, i int) int {
+	for _, sep := range []string{"\n", `\n`} {
+		var parts []io.Reader
+		var ends []int64 // offset just after each line
+		var size int64
+		for k := i; k < len(texts) && k-i < maxSplitLines && size < maxSplitBytes; k++ {
+			if kinds[k] == lineNotUTF8 || kinds[k] == lineUnjudged {
+				break
+			}
+			if k > i {
+				parts = append(parts, strings.NewReader(sep))
+				size += int64(len(sep))
+			}
+			parts = append(parts, strings.NewReader(texts[k]))
+			size += int64(len(texts[k]))
+			ends = append(ends, size)
+		}
+		dec := json.NewDecoder(io.MultiReader(parts...))
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			continue
+		}
+		end := dec.InputOffset()
+		for n, e := range ends {
+			if end > e {
+				continue
+			}
+			// The value must end on a line after the first, with only
+			// blanks after it on that line.
+			last := texts[i+n]
+			if n > 0 && strings.TrimSpace(last[len(last)-int(e-end):]) == "" {
+				return i + n
+			}
+			break
+		}
+	}
+	return -1
 }
 
 func decodeObject(data []byte) (map[string]any, error) {
@@ -175,15 +247,23 @@ type inboundMessage struct {
 func (t *T) scanInbound() (msgs []inboundMessage, problems map[lineKind][]inboundMessage) {
 	problems = map[lineKind][]inboundMessage{}
 	for _, pl := range t.processLogs() {
+		var recv []parsedLine
+		var texts []string
+		var kinds []lineKind
 		for _, l := range pl.lines {
-			if l.dir != "recv" {
-				continue
+			if l.dir == "recv" {
+				recv = append(recv, l)
+				texts = append(texts, l.text)
+				kinds = append(kinds, l.kind)
 			}
+		}
+		kinds = markFragments(texts, kinds)
+		for i, l := range recv {
 			m := inboundMessage{process: pl.name, text: l.text, obj: l.obj}
-			if l.kind == lineMessage {
+			if kinds[i] == lineMessage {
 				msgs = append(msgs, m)
 			} else {
-				problems[l.kind] = append(problems[l.kind], m)
+				problems[kinds[i]] = append(problems[kinds[i]], m)
 			}
 		}
 	}

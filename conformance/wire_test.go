@@ -1,0 +1,78 @@
+package conformance
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestMarkFragments: a line is a piece of a split message only when the
+// lines from it on join into one JSON text; log lines that merely look like
+// JSON (a leading bracket, a trailing colon) are stdout noise.
+func TestMarkFragments(t *testing.T) {
+	const (
+		M = lineMessage
+		F = lineFragment
+		N = lineNotJSON
+		S = lineNotMessage
+	)
+	tests := []struct {
+		name  string
+		lines []string
+		want  []lineKind
+	}{
+		{"pretty-printed", []string{"{", `  "jsonrpc": "2.0",`, `  "method": "x"`, "}"}, []lineKind{F, F, F, F}},
+		{"split array with a valid line inside", []string{"[", `{"jsonrpc":"2.0","id":1,"result":{}}`, "]"}, []lineKind{F, F, F}},
+		{"raw newline in a string", []string{`{"jsonrpc":"2.0","method":"x","params":{"t":"a`, `b"}}`, `{"jsonrpc":"2.0","id":1,"result":{}}`}, []lineKind{F, F, M}},
+		{"log line with a bracket", []string{"[INFO] server ready", `{"jsonrpc":"2.0","id":1,"result":{}}`}, []lineKind{N, M}},
+		{"log line ending in a colon", []string{"Available tools:", `"echo"`}, []lineKind{N, S}},
+		{"truncated message, nothing follows", []string{`{"jsonrpc":"2.0","id":1,"result":`}, []lineKind{N}},
+		{"value ends inside a later line", []string{"{", `"a":1} trailing`}, []lineKind{N, N}},
+		{"complete value then junk on one line", []string{`{"a":1} junk`, "}"}, []lineKind{N, N}},
+		{"trailing blanks after the value", []string{"{", `"a":1}  `}, []lineKind{F, F}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kinds := make([]lineKind, len(tt.lines))
+			for i, l := range tt.lines {
+				kinds[i], _ = classifyLine(l)
+			}
+			if got := markFragments(tt.lines, kinds); !slices.Equal(got, tt.want) {
+				t.Errorf("markFragments(%q) = %v, want %v", tt.lines, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestUnaskedResponse: each sent id excuses one response; a sent line the
+// transcript cut short (its id unknown) excuses one response to any id.
+func TestUnaskedResponse(t *testing.T) {
+	send := func(text string) parsedLine { return parsedLine{dir: "send", text: text} }
+	recv := func(text string) parsedLine {
+		kind, obj := classifyLine(text)
+		return parsedLine{dir: "recv", text: text, kind: kind, obj: obj}
+	}
+	ping := func(id string) parsedLine { return send(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`) }
+	answer := func(id string) parsedLine { return recv(`{"jsonrpc":"2.0","id":` + id + `,"result":{}}`) }
+	cut := send(`{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"x":"aaaa… [70000 bytes in all]`)
+	tests := []struct {
+		name  string
+		lines []parsedLine
+		want  string // the unasked id, "" for none
+	}{
+		{"answered once", []parsedLine{ping("1"), answer("1")}, ""},
+		{"answered twice", []parsedLine{ping("1"), answer("1"), answer("1")}, "1"},
+		{"never sent", []parsedLine{ping("1"), answer("2")}, "2"},
+		{"same id sent twice", []parsedLine{ping(`"a"`), answer(`"a"`), ping(`"a"`), answer(`"a"`)}, ""},
+		{"null id", []parsedLine{send("{bad"), recv(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`)}, ""},
+		{"cut-short request", []parsedLine{cut, answer(`"big"`)}, ""},
+		{"cut-short request excuses one", []parsedLine{cut, answer(`"big"`), answer(`"big"`)}, `"big"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, key, ok := unaskedResponse(tt.lines)
+			if ok != (tt.want != "") || key != tt.want {
+				t.Errorf("unaskedResponse = %q, %v; want %q", key, ok, tt.want)
+			}
+		})
+	}
+}
