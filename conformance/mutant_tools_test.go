@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -36,8 +37,17 @@ func init() {
 		mutantCase{Mutation: "tools-call-bogus-content", Want: each("tools.call.shape", StatusFail, `"bogus" is not one of`, callable...)},
 		mutantCase{Mutation: "tools-structured-mismatch", Want: each("tools.call.structured", StatusFail, "structuredContent of fx.rates does not conform to its outputSchema", structured...)},
 		mutantCase{Mutation: "tools-structured-no-mirror", Want: each("tools.call.structured-text", StatusWarn, "the result of fx.rates has structuredContent but no text block with the same JSON", structured...)},
-		mutantCase{Mutation: "tools-unknown-tool-result", Want: each("tools.call.unknown-tool", StatusFail, "returned a result, not a JSON-RPC error", all...)},
-		mutantCase{Mutation: "tools-malformed-result", Want: each("tools.call.malformed", StatusFail, "without a name returned a result", all...)},
+		// The spec files unknown tools and malformed requests under
+		// protocol errors without an RFC 2119 keyword: a result is a warn.
+		mutantCase{Mutation: "tools-unknown-tool-result", Want: each("tools.call.unknown-tool", StatusWarn, "returned a result, not a JSON-RPC error", all...)},
+		mutantCase{Mutation: "tools-malformed-result", Want: each("tools.call.malformed", StatusWarn, "without a name returned a result", all...)},
+		// Accepting non-object arguments breaks "Servers MUST validate all
+		// tool inputs"; the suite sends them only to a callable tool.
+		mutantCase{Mutation: "tools-array-args-accepted", Tweak: skipProperty, Want: each("tools.call.malformed", StatusFail, "were accepted: the result is not an error", callable...)},
+		// A content block of a later revision is a warn where respecting
+		// the negotiated version is a SHOULD (2025-03-26; no tool is
+		// callable in 2024-11-05) and valid from 2025-06-18 on.
+		mutantCase{Mutation: "tools-call-resource-link", Want: each("tools.call.shape", StatusWarn, "valid under 2025-06-18, which the session did not negotiate", protocol.Rev20250326)},
 		// The property checks judge some of the same requirements with
 		// generated traffic; whether they trip depends on their own request
 		// pattern, so the cases below skip them and test only our check
@@ -51,8 +61,13 @@ func init() {
 		mutantCase{Mutation: "meta-capabilities-optional", Want: each("modern.meta.required", StatusFail, "no clientCapabilities: a result, want error -32602", modern...)},
 		mutantCase{Mutation: "unsupported-version-no-requested", Want: each("modern.version.unsupported", StatusFail, "data.requested is absent", modern...)},
 		mutantCase{Mutation: "unsupported-version-extra-supported", Want: each("modern.version.supported-matches", StatusFail, "-32022 lists [2026-07-28 2099-01-01]", modern...)},
+		// Legacy versions in -32022 but not in discover: the spec's own
+		// examples differ that way, so no check fails.
+		mutantCase{Mutation: "unsupported-version-lists-legacy"},
 		mutantCase{Mutation: "result-type-unknown", Want: each("modern.result.result-type", StatusFail, `"mcpconform-bogus" is neither core nor from an advertised extension`, modern...)},
 		mutantCase{Mutation: "input-required-empty", Want: each("modern.mrtr.input-required", StatusFail, "input_required with neither inputRequests nor requestState", modern...)},
+		// An empty inputRequests object is still included.
+		mutantCase{Mutation: "input-required-empty-requests"},
 		mutantCase{Mutation: "server-info-missing", Want: each("modern.result.server-info", StatusWarn, "results of tools/list lack", modern...)},
 		mutantCase{Mutation: "cache-ttl-missing", Want: each("modern.cache.hints", StatusFail, `missing required member "ttlMs"`, modern...)},
 		mutantCase{Mutation: "cache-scope-per-page", Args: []string{"--page-size", "2"}, Want: each("modern.cache.page-scope", StatusFail, "different cacheScope values", modern...)},
@@ -63,7 +78,76 @@ func init() {
 		mutantCase{Mutation: "modern-unsolicited-notification", Want: each("modern.notify.unsolicited", StatusFail, "notifications/tools/list_changed", modern...)},
 		mutantCase{Mutation: "modern-server-request", Want: each("modern.stdio.no-requests", StatusFail, "roots/list", modern...)},
 		mutantCase{Mutation: "modern-reserved-error-code", Want: each("modern.errors.code-range", StatusFail, "error code -32050", modern...)},
+		// An era-ambiguous request (no _meta, no initialize) answered as
+		// a legacy implementation would: no check may fail over it.
+		mutantCase{Mutation: "ambiguous-reserved-error-code", Tweak: skipProperty},
+		// Silence is a legacy answer too (versioning.mdx §Compatibility
+		// Matrix): the dual-era reference must not fail modern.meta.required.
+		mutantCase{Mutation: "ambiguous-silent", Tweak: skipProperty},
 	)
+}
+
+// TestSinglePageIsNotApplicable: the checks about cursors and pages are
+// n/a when tools/list fits on one page (the reference's default), rather
+// than passing with nothing compared, and pass once the server paginates.
+func TestSinglePageIsNotApplicable(t *testing.T) {
+	ids := []string{"tools.pagination.follow", "modern.cache.page-scope"}
+	for _, tc := range []struct {
+		args []string
+		want Status
+	}{
+		{nil, StatusNA},
+		{[]string{"--page-size", "2"}, StatusPass},
+	} {
+		rep := runMutant(t, mutantCase{Mutation: "none", Args: tc.args, Protocol: protocol.Modern, Tweak: func(o *Options) { o.Only = ids }})
+		got := map[string]Status{}
+		for _, r := range rep.Results {
+			got[r.ID] = r.Status
+		}
+		for _, id := range ids {
+			if got[id] != tc.want {
+				t.Errorf("args %v: %s = %q, want %q", tc.args, id, got[id], tc.want)
+			}
+		}
+	}
+}
+
+// TestNoEvidenceIsNotApplicable: checks whose requirement is about listed
+// tools are n/a when the server lists none (the spec allows an empty set),
+// modern.tools.order needs two tools, and tools.notify.list-changed is n/a
+// when the server declares listChanged (the reference does); none of them
+// passes with nothing judged.
+func TestNoEvidenceIsNotApplicable(t *testing.T) {
+	empty := []string{"tools.schema.input", "tools.names.format", "tools.names.unique", "modern.tools.order"}
+	for _, tc := range []struct {
+		mutation string
+		ids      []string
+	}{
+		{"tools-list-empty", empty},
+		{"none", []string{"tools.notify.list-changed"}},
+	} {
+		rep := runMutant(t, mutantCase{Mutation: tc.mutation, Tweak: func(o *Options) { o.Only = tc.ids }})
+		n := 0
+		for _, r := range rep.Results {
+			if c, ok := Lookup(r.ID); !ok || !c.AppliesTo(r.Revision) {
+				continue
+			}
+			n++
+			reason := "tools/list lists no tools"
+			switch r.ID {
+			case "modern.tools.order":
+				reason = "0 tool(s): there is no order to compare"
+			case "tools.notify.list-changed":
+				reason = "declares tools.listChanged"
+			}
+			if r.Status != StatusNA || !strings.Contains(r.Message, reason) {
+				t.Errorf("%s: %s@%s = %s (%s), want n/a (%s)", tc.mutation, r.ID, r.Revision, r.Status, r.Message, reason)
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no results for %v", tc.mutation, tc.ids)
+		}
+	}
 }
 
 // skipProperty leaves the property checks out of a mutant run.
