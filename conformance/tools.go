@@ -231,10 +231,7 @@ func init() {
 		Capability:  "tools",
 		Prereqs:     []string{"tools.list.shape"},
 		Run: func(t *T) {
-			tools := t.mustTools()
-			if len(tools) == 0 {
-				t.NotApplicable("tools/list lists no tools")
-			}
+			tools := t.mustListedTools()
 			t.Expect("names matching %s", toolNamePattern)
 			var bad []string
 			for _, tl := range tools {
@@ -259,10 +256,7 @@ func init() {
 		Capability:  "tools",
 		Prereqs:     []string{"tools.list.shape"},
 		Run: func(t *T) {
-			tools := t.mustTools()
-			if len(tools) == 0 {
-				t.NotApplicable("tools/list lists no tools")
-			}
+			tools := t.mustListedTools()
 			seen := map[string]int{}
 			var dups []string
 			for _, tl := range tools {
@@ -752,6 +746,16 @@ func (t *T) toolResult(call sampleCall) (map[string]json.RawMessage, bool) {
 		t.NotVerified("calling %s asked for input (input_required)", call.Tool.Name)
 	}
 	return res, true
+}
+
+// mustListedTools is mustTools for checks that judge the listed tools
+// themselves: with none listed there is nothing to judge, so n/a.
+func (t *T) mustListedTools() []protocol.Tool {
+	tools := t.mustTools()
+	if len(tools) == 0 {
+		t.NotApplicable("tools/list lists no tools")
+	}
+	return tools
 }
 
 // mustTools returns the revision's tools, blocking the check when they
