@@ -39,6 +39,7 @@ type Options struct {
 	Seed       int64            // 0 means DefaultSeed
 	Cases      int              // generated cases per property check; 0 means DefaultCases
 	AllowCalls []string         // tool-name globs the suite may call besides readOnlyHint tools
+	DenyCalls  []string         // tool-name globs the suite never calls, readOnlyHint or not
 	Profile    *profile.Profile // target profile for the governance checks; nil makes them n/a
 	Expected   []ExpectedFailure
 	Checks     []*Check // the catalogue to run; nil means Catalogue()
@@ -68,6 +69,11 @@ type engine struct {
 }
 
 func (e *engine) callable(tool protocol.Tool) bool {
+	if matchAny(e.opts.DenyCalls, tool.Name) {
+		// The user's no wins over the server's own readOnlyHint: a tool
+		// that reads secrets changes nothing and may still be unwelcome.
+		return false
+	}
 	if tool.Annotations != nil && tool.Annotations.ReadOnlyHint != nil && *tool.Annotations.ReadOnlyHint {
 		return true
 	}
@@ -97,7 +103,7 @@ func (o *Options) defaults() error {
 	if o.Protocol != "" && !protocol.IsKnown(o.Protocol) {
 		return fmt.Errorf("unknown protocol revision %q (known: %s)", o.Protocol, strings.Join(protocol.AllRevisions, ", "))
 	}
-	for _, g := range slices.Concat(o.Only, o.Skip, o.AllowCalls) {
+	for _, g := range slices.Concat(o.Only, o.Skip, o.AllowCalls, o.DenyCalls) {
 		if _, err := path.Match(g, ""); err != nil {
 			return fmt.Errorf("bad pattern %q: %w", g, err)
 		}
@@ -197,7 +203,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		Supported:     det.supported(),
 		Checked:       revs,
 		Seed:          opts.Seed,
-		Options:       ReportOptions{Protocol: opts.Protocol, Only: opts.Only, Skip: opts.Skip, Strict: opts.Strict, AllowCalls: opts.AllowCalls, Cases: opts.cases()},
+		Options:       ReportOptions{Protocol: opts.Protocol, Only: opts.Only, Skip: opts.Skip, Strict: opts.Strict, AllowCalls: opts.AllowCalls, DenyCalls: opts.DenyCalls, Cases: opts.cases()},
 		StartTime:     start,
 		Detection:     det.notes,
 	}

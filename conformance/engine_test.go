@@ -132,3 +132,27 @@ func TestCanonicalOrder(t *testing.T) {
 		t.Errorf("canonical order: %v", a)
 	}
 }
+
+func TestCallableHonoursAllowAndDeny(t *testing.T) {
+	yes := true
+	readOnly := protocol.Tool{Name: "get-env", Annotations: &protocol.ToolAnnotations{ReadOnlyHint: &yes}}
+	write := protocol.Tool{Name: "payments.transfer"}
+	tests := []struct {
+		name        string
+		allow, deny []string
+		tool        protocol.Tool
+		want        bool
+	}{
+		{"read-only is callable", nil, nil, readOnly, true},
+		{"a write is not", nil, nil, write, false},
+		{"allowed write", []string{"payments.*"}, nil, write, true},
+		{"denied read-only", nil, []string{"get-*"}, readOnly, false},
+		{"deny wins over allow", []string{"*"}, []string{"payments.transfer"}, write, false},
+	}
+	for _, tt := range tests {
+		e := &engine{opts: Options{AllowCalls: tt.allow, DenyCalls: tt.deny}}
+		if got := e.callable(tt.tool); got != tt.want {
+			t.Errorf("%s: callable(%s) = %v, want %v", tt.name, tt.tool.Name, got, tt.want)
+		}
+	}
+}

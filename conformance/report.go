@@ -59,6 +59,7 @@ type ReportOptions struct {
 	Skip       []string `json:"skip,omitempty"`
 	Strict     bool     `json:"strict"`
 	AllowCalls []string `json:"allowCalls,omitempty"`
+	DenyCalls  []string `json:"denyCalls,omitempty"`
 	Cases      int      `json:"cases,omitempty"` // generated cases per property check
 }
 

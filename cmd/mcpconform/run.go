@@ -33,6 +33,8 @@ flags:
                            an entry that now passes fails the run as stale
   --allow-calls GLOB       tools the suite may call besides readOnlyHint ones
                            (repeatable, matched against tool names)
+  --deny-calls GLOB        tools the suite never calls, even with readOnlyHint
+                           (repeatable; wins over --allow-calls)
   --profile FILE           target profile (docs/profile.md): principals, tool
                            samples and admin contract for the governance checks
   --timeout D              per-request timeout (default 5s)
@@ -62,13 +64,14 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var opts conformance.Options
-	var only, skip, allow globList
+	var only, skip, allow, deny globList
 	var expected, jsonFile, junitFile, mdFile, profilePath string
 	var noColor, verbose bool
 	fs.StringVar(&opts.Protocol, "protocol", "", "")
 	fs.Var(&only, "only", "")
 	fs.Var(&skip, "skip", "")
 	fs.Var(&allow, "allow-calls", "")
+	fs.Var(&deny, "deny-calls", "")
 	fs.BoolVar(&opts.Strict, "strict", false, "")
 	fs.StringVar(&expected, "expected-failures", "", "")
 	fs.StringVar(&profilePath, "profile", "", "")
@@ -85,7 +88,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fs, args, fmt.Sprintf(runUsage, conformance.DefaultSeed, conformance.DefaultCases), stdout, stderr); !ok {
 		return code
 	}
-	opts.Only, opts.Skip, opts.AllowCalls = only, skip, allow
+	opts.Only, opts.Skip, opts.AllowCalls, opts.DenyCalls = only, skip, allow, deny
 	opts.Command = fs.Args()
 	if err := applyProfile(profilePath, len(opts.Command) > 0, &opts); err != nil {
 		fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
