@@ -71,69 +71,6 @@ import (
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
-// Level is the strength of a requirement, as RFC 2119 words it.
-type Level string
-
-// Requirement levels. A broken SHOULD is a warn, never a fail; a MAY check
-// only reports what it saw.
-const (
-	MUST   Level = "MUST"
-	SHOULD Level = "SHOULD"
-	MAY    Level = "MAY"
-)
-
-// Status is the verdict of one check in one revision.
-type Status string
-
-// Check statuses.
-const (
-	StatusPass        Status = "pass"
-	StatusFail        Status = "fail"         // a MUST (or MUST NOT) is broken
-	StatusWarn        Status = "warn"         // a SHOULD is broken
-	StatusNA          Status = "n/a"          // capability not declared or revision does not apply
-	StatusNotVerified Status = "not-verified" // could not be performed; not a pass
-	StatusBlocked     Status = "blocked"      // a prerequisite check failed
-	StatusError       Status = "error"        // harness problem: the verdict is unknown
-)
-
-// Statuses lists every status in report order.
-var Statuses = []Status{StatusPass, StatusFail, StatusWarn, StatusNA, StatusNotVerified, StatusBlocked, StatusError}
-
-// severity orders statuses from most to least alarming, for summaries.
-func (s Status) severity() int {
-	switch s {
-	case StatusError:
-		return 6
-	case StatusFail:
-		return 5
-	case StatusWarn:
-		return 4
-	case StatusBlocked:
-		return 3
-	case StatusNotVerified:
-		return 2
-	case StatusPass:
-		return 1
-	}
-	return 0
-}
-
-// SpecRef points at the text of the specification that states a requirement.
-type SpecRef struct {
-	Revision string `json:"revision"`          // e.g. "2025-11-25"
-	File     string `json:"file"`              // relative to docs/specification/<revision>/, or "schema.ts"
-	Section  string `json:"section,omitempty"` // heading, or the schema type for schema.ts
-}
-
-// String renders the reference as "revision/file §section".
-func (r SpecRef) String() string {
-	s := r.Revision + "/" + r.File
-	if r.Section != "" {
-		s += " §" + r.Section
-	}
-	return s
-}
-
 // Check is one entry of the catalogue.
 type Check struct {
 	ID          string    // permanent id area.topic.detail
