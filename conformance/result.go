@@ -19,13 +19,35 @@ type (
 	ExpectedFailure = report.ExpectedFailure
 	StaleExpected   = report.StaleExpected
 	Implementation  = report.Implementation
+	AuthorityKind   = report.AuthorityKind
+	Keyword         = report.Keyword
+	Authority       = report.Authority
 )
 
 // Requirement levels; see report.Level.
 const (
-	MUST   = report.MUST
-	SHOULD = report.SHOULD
-	MAY    = report.MAY
+	MUST     = report.MUST
+	SHOULD   = report.SHOULD
+	MAY      = report.MAY
+	ADVISORY = report.ADVISORY
+)
+
+// Authority kinds; see report.AuthorityKind.
+const (
+	AuthorityMCP      = report.AuthorityMCP
+	AuthorityJSONRPC  = report.AuthorityJSONRPC
+	AuthorityProfile  = report.AuthorityProfile
+	AuthorityAdvisory = report.AuthorityAdvisory
+)
+
+// RFC 2119 keywords; see report.Keyword.
+const (
+	KeywordMust      = report.KeywordMust
+	KeywordMustNot   = report.KeywordMustNot
+	KeywordRequired  = report.KeywordRequired
+	KeywordShould    = report.KeywordShould
+	KeywordShouldNot = report.KeywordShouldNot
+	KeywordMay       = report.KeywordMay
 )
 
 // Check statuses; see report.Status.

@@ -19,15 +19,17 @@ import (
 // disappears; adding a field does not change it.
 const SchemaVersion = "mcpconform.report/v1"
 
-// Level is the strength of a requirement, as RFC 2119 words it.
+// Level is the strength of a requirement, as RFC 2119 words it, or
+// ADVISORY for good practice the specification states without a keyword.
 type Level string
 
-// Requirement levels. A broken SHOULD is a warn, never a fail; a MAY check
-// only reports what it saw.
+// Requirement levels. A broken SHOULD or ADVISORY is a warn, never a fail;
+// a MAY check only reports what it saw.
 const (
-	MUST   Level = "MUST"
-	SHOULD Level = "SHOULD"
-	MAY    Level = "MAY"
+	MUST     Level = "MUST"
+	SHOULD   Level = "SHOULD"
+	MAY      Level = "MAY"
+	ADVISORY Level = "ADVISORY" // good practice with no keyword: a broken one is a warn
 )
 
 // Status is the verdict of one check in one revision.
@@ -82,6 +84,105 @@ func (r SpecRef) String() string {
 		s += " §" + r.Section
 	}
 	return s
+}
+
+// AuthorityKind says what a check's verdict rests on.
+type AuthorityKind string
+
+// Authority kinds. Only mcp and jsonrpc checks count towards "MCP ...
+// conformant"; profile checks have their own verdict line; advisory checks
+// never fail.
+const (
+	AuthorityMCP      AuthorityKind = "mcp"      // a sentence of the MCP specification with its keyword
+	AuthorityJSONRPC  AuthorityKind = "jsonrpc"  // a sentence of the JSON-RPC 2.0 specification
+	AuthorityProfile  AuthorityKind = "profile"  // a rule of the governed-estate profile
+	AuthorityAdvisory AuthorityKind = "advisory" // good practice with no keyword behind it
+)
+
+// Keyword is an RFC 2119 keyword as a quoted sentence writes it.
+type Keyword string
+
+// The keywords a quoted sentence can carry. REQUIRED (JSON-RPC 2.0 writes
+// "This member is REQUIRED") binds like MUST.
+const (
+	KeywordMust      Keyword = "MUST"
+	KeywordMustNot   Keyword = "MUST NOT"
+	KeywordRequired  Keyword = "REQUIRED"
+	KeywordShould    Keyword = "SHOULD"
+	KeywordShouldNot Keyword = "SHOULD NOT"
+	KeywordMay       Keyword = "MAY"
+)
+
+// Level is the check level the keyword gives.
+func (k Keyword) Level() Level {
+	switch k {
+	case KeywordMust, KeywordMustNot, KeywordRequired:
+		return MUST
+	case KeywordShould, KeywordShouldNot:
+		return SHOULD
+	case KeywordMay:
+		return MAY
+	}
+	return ""
+}
+
+// Authority is what a check's verdict rests on: the quoted sentence of a
+// specification with its keyword, a rule of the estate profile, or good
+// practice. Build it with MCP, JSONRPC, Profile, Advisory or AdvisoryOn.
+type Authority struct {
+	Kind     AuthorityKind `json:"kind"`
+	Revision string        `json:"revision,omitempty"` // mcp (and advisory citing MCP prose)
+	File     string        `json:"file,omitempty"`     // relative to docs/specification/<revision>/, or "schema.ts"
+	Section  string        `json:"section,omitempty"`  // heading; schema type; JSON-RPC section; profile rule
+	Sentence string        `json:"sentence,omitempty"` // quoted verbatim (profile: the rule's statement)
+	Keyword  Keyword       `json:"keyword,omitempty"`  // mcp and jsonrpc: the keyword the check verifies
+	Note     string        `json:"note,omitempty"`     // advisory: why it is good practice; else how the check reads the sentence
+}
+
+// WithKeyword returns a with the keyword the check verifies, for a sentence
+// that carries more than one.
+func (a Authority) WithKeyword(k Keyword) Authority {
+	a.Keyword = k
+	return a
+}
+
+// WithNote returns a with a note on how the check reads the sentence.
+func (a Authority) WithNote(note string) Authority {
+	a.Note = note
+	return a
+}
+
+// Level is the check level the authority gives: the keyword's for mcp and
+// jsonrpc, MUST for a profile rule, ADVISORY for advisory.
+func (a Authority) Level() Level {
+	switch a.Kind {
+	case AuthorityMCP, AuthorityJSONRPC:
+		return a.Keyword.Level()
+	case AuthorityProfile:
+		return MUST
+	case AuthorityAdvisory:
+		return ADVISORY
+	}
+	return ""
+}
+
+// String renders the authority in one line, e.g.
+// `MCP 2025-11-25 server/tools.mdx §Tool Names: SHOULD "Tool names SHOULD be unique..."`.
+func (a Authority) String() string {
+	switch a.Kind {
+	case AuthorityMCP:
+		return fmt.Sprintf("MCP %s %s §%s: %s %q", a.Revision, a.File, a.Section, a.Keyword, a.Sentence)
+	case AuthorityJSONRPC:
+		return fmt.Sprintf("JSON-RPC 2.0 §%s: %s %q", a.Section, a.Keyword, a.Sentence)
+	case AuthorityProfile:
+		return fmt.Sprintf("estate profile §%s: %s", a.Section, a.Sentence)
+	case AuthorityAdvisory:
+		if a.Sentence != "" {
+			return fmt.Sprintf("advisory (MCP %s %s §%s, no keyword: %q): %s", a.Revision, a.File, a.Section, a.Sentence, a.Note)
+		}
+		return "advisory: " + a.Note
+	}
+	return ""
 }
 
 // ExpectedFailure is one entry of an expected-failures file: a check (in
@@ -162,6 +263,7 @@ type Result struct {
 	BlockedBy       string             `json:"blockedBy,omitempty"`
 	ExpectedFailure string             `json:"expectedFailure,omitempty"` // the reason, when listed in --expected-failures
 	Requirement     string             `json:"requirement"`
+	Authority       *Authority         `json:"authority,omitempty"` // absent only for a check that states none yet
 	Capability      string             `json:"capability,omitempty"`
 	Refs            []SpecRef          `json:"specRefs"`
 	DurationMs      float64            `json:"durationMs"`
