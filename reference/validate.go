@@ -270,10 +270,10 @@ func (w *walker) value(v any, n *schemaNode) {
 		return
 	}
 	if n.hasConst && !jsonEqual(v, n.constant) {
-		w.add("must be equal to "+compactJSON(n.constant))
+		w.add("must be equal to " + compactJSON(n.constant))
 	}
 	if n.hasEnum && !slices.ContainsFunc(n.enum, func(e any) bool { return jsonEqual(v, e) }) {
-		w.add("must be one of "+n.enumText)
+		w.add("must be one of " + n.enumText)
 	}
 	switch k {
 	case kindNumber:
@@ -289,16 +289,16 @@ func (w *walker) value(v any, n *schemaNode) {
 
 func (w *walker) number(d decimal, n *schemaNode) {
 	if b := n.minimum; b != nil && d.cmp(b.d) < 0 {
-		w.add("must be >= "+b.text)
+		w.add("must be >= " + b.text)
 	}
 	if b := n.exclusiveMinimum; b != nil && d.cmp(b.d) <= 0 {
-		w.add("must be > "+b.text)
+		w.add("must be > " + b.text)
 	}
 	if b := n.maximum; b != nil && d.cmp(b.d) > 0 {
-		w.add("must be <= "+b.text)
+		w.add("must be <= " + b.text)
 	}
 	if b := n.exclusiveMaximum; b != nil && d.cmp(b.d) >= 0 {
-		w.add("must be < "+b.text)
+		w.add("must be < " + b.text)
 	}
 }
 
@@ -307,10 +307,10 @@ func (w *walker) string(s string, n *schemaNode) {
 		// Lengths count Unicode code points, as JSON Schema specifies.
 		l := int64(utf8.RuneCountInString(s))
 		if n.minLength >= 0 && l < n.minLength {
-			w.add("must be at least "+plural(n.minLength, "character")+" long")
+			w.add("must be at least " + plural(n.minLength, "character") + " long")
 		}
 		if n.maxLength >= 0 && l > n.maxLength {
-			w.add("must be at most "+plural(n.maxLength, "character")+" long")
+			w.add("must be at most " + plural(n.maxLength, "character") + " long")
 		}
 	}
 	if n.pattern != nil && !n.pattern.MatchString(s) {
@@ -321,10 +321,10 @@ func (w *walker) string(s string, n *schemaNode) {
 func (w *walker) array(a []any, n *schemaNode) {
 	l := int64(len(a))
 	if n.minItems >= 0 && l < n.minItems {
-		w.add("must have at least "+plural(n.minItems, "item"))
+		w.add("must have at least " + plural(n.minItems, "item"))
 	}
 	if n.maxItems >= 0 && l > n.maxItems {
-		w.add("must have at most "+plural(n.maxItems, "item"))
+		w.add("must have at most " + plural(n.maxItems, "item"))
 	}
 	if n.uniqueItems && len(a) > 1 {
 		seen := make(map[string]int, len(a))
