@@ -83,6 +83,9 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 		}
 		ew.printf("\n")
 	}
+	if rep.FailureDir != "" {
+		ew.printf("failing cases saved in %s (replay one with: mcpconform replay FILE -- CMD)\n", Clean(rep.FailureDir))
+	}
 	if n := rep.Summary.ByStatus[StatusNotVerified]; n > 0 {
 		hint := ""
 		for _, r := range rep.Results {
