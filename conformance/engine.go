@@ -41,9 +41,13 @@ type Options struct {
 	AllowCalls []string         // tool-name globs the suite may call besides readOnlyHint tools
 	DenyCalls  []string         // tool-name globs the suite never calls, readOnlyHint or not
 	Profile    *profile.Profile // target profile for the governance checks; nil makes them n/a
-	Expected   []ExpectedFailure
-	Checks     []*Check // the catalogue to run; nil means Catalogue()
-	Parallel   int      // revisions checked at once; 0 means all
+	// Estate runs the estate-profile checks (Authority Profile) without a
+	// profile, for a target that is the reference estate. Without it and
+	// without Profile those checks are n/a.
+	Estate   bool
+	Expected []ExpectedFailure
+	Checks   []*Check // the catalogue to run; nil means Catalogue()
+	Parallel int      // revisions checked at once; 0 means all
 
 	// StartTimeout bounds a server process's start and first answer; 0
 	// means the runner's default (10s, for servers that start slowly).
@@ -56,6 +60,10 @@ type Options struct {
 	// now is replaced by tests to make reports reproducible.
 	now func() time.Time
 }
+
+// notEstate is the n/a message of a profile check in a run that checks
+// no estate.
+const notEstate = "an estate-profile check: it runs with --profile FILE or against the reference"
 
 // ErrNoChecks is returned by Run when the filters select no check.
 var ErrNoChecks = errors.New("no check selected")
@@ -389,9 +397,18 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 		ID: c.ID, Title: c.Title, Level: c.Level, Revision: env.rev,
 		Requirement: c.Requirement, Refs: c.Refs, Capability: c.Capability,
 	}
+	if c.Authority.Kind != "" {
+		a := c.Authority
+		r.Authority = &a
+	}
 	if !c.AppliesTo(env.rev) {
 		r.Status = StatusNA
 		r.Message = "does not apply to revision " + env.rev
+		return r
+	}
+	if c.IsProfile() && env.eng.opts.Profile == nil && !env.eng.opts.Estate {
+		r.Status = StatusNA
+		r.Message = notEstate
 		return r
 	}
 	if c.Capability != "" && !env.info.Has(c.Capability) {

@@ -76,6 +76,7 @@ type Result struct {
 	BlockedBy       string             `json:"blockedBy,omitempty"`
 	ExpectedFailure string             `json:"expectedFailure,omitempty"` // the reason, when listed in --expected-failures
 	Requirement     string             `json:"requirement"`
+	Authority       *Authority         `json:"authority,omitempty"` // absent only for a check that states none yet
 	Capability      string             `json:"capability,omitempty"`
 	Refs            []SpecRef          `json:"specRefs"`
 	DurationMs      float64            `json:"durationMs"`

@@ -106,10 +106,11 @@ func (t *T) OncePerRun() {
 }
 
 // Failf records that the requirement is broken and lets the check continue.
-// It records a warn for a SHOULD check and a note for a MAY check.
+// It records a warn for a SHOULD or ADVISORY check and a note for a MAY
+// check.
 func (t *T) Failf(format string, args ...any) {
 	switch t.check.Level {
-	case SHOULD:
+	case SHOULD, ADVISORY:
 		t.setStatus(StatusWarn)
 	case MAY:
 		t.notes = append(t.notes, fmt.Sprintf(format, args...))

@@ -95,6 +95,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if len(opts.Command) == 0 {
+		opts.Estate = true // the embedded reference is the estate the profile checks describe
 		exe, err := os.Executable()
 		if err != nil {
 			fmt.Fprintf(stderr, "mcpconform run: cannot find the embedded reference server: %v\n", err)
