@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -136,9 +135,24 @@ func toolByName(t *T, names ...string) (protocol.Tool, bool) {
 	return protocol.Tool{}, false
 }
 
-// errNoAnswer is a handler's way to say "do not answer this request".
-var errNoAnswer = errors.New("no answer")
-
 func rpcError(code int, format string, args ...any) *protocol.Error {
 	return &protocol.Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// memo returns what a check of the revision stored under key, for checks
+// that judge one observation (nil when none).
+func (env *revEnv) memo(key string) any {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	return env.memos[key]
+}
+
+// setMemo stores v under key for the other checks of the revision.
+func (env *revEnv) setMemo(key string, v any) {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	if env.memos == nil {
+		env.memos = map[string]any{}
+	}
+	env.memos[key] = v
 }

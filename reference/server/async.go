@@ -27,7 +27,7 @@ const (
 
 // MaxWaitMs bounds demo.wait's durationMs, so that a client calling it
 // with generated arguments (a property test) waits seconds, not hours.
-const MaxWaitMs = 3000
+const MaxWaitMs = 1000
 
 // asyncCall is a demo tool call whose arguments passed validation; the
 // server runs it outside the registry, as it does the admin tools.
