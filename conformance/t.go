@@ -166,7 +166,7 @@ func (t *T) finish(s Status, format string, args ...any) {
 }
 
 func (t *T) setStatus(s Status) {
-	if s.severity() > t.status.severity() {
+	if s.Severity() > t.status.Severity() {
 		t.status = s
 	}
 }

@@ -467,8 +467,8 @@ func (s *Server) fingerprint() string {
 		return "error: " + err.Error()
 	}
 	var b strings.Builder
-	for _, t := range tools {
-		b.WriteString(t.Spec.Name + "@" + t.Spec.Version + "\n")
+	for _, t := range tools.All() {
+		b.WriteString(t.Name() + "@" + t.Version() + "\n")
 	}
 	return b.String()
 }
