@@ -285,6 +285,7 @@ type revEnv struct {
 	conns     []*Conn
 	results   map[string]*Result
 	fresh     int
+	memos     map[string]any // observations shared by checks of the revision; see memo
 }
 
 // nextID numbers the suite's own request ids per revision, so that the
