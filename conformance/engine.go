@@ -66,6 +66,7 @@ type engine struct {
 	checks  []*Check
 	det     *detection
 	checked []string
+	schemas schemaCache // compiled tool schemas (toolcall.go)
 }
 
 func (e *engine) callable(tool protocol.Tool) bool {
