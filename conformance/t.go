@@ -127,10 +127,11 @@ func (t *T) OncePerRun() {
 }
 
 // Failf records that the requirement is broken and lets the check continue.
-// It records a warn for a SHOULD check and a note for a MAY check.
+// It records a warn for a SHOULD or ADVISORY check and a note for a MAY
+// check.
 func (t *T) Failf(format string, args ...any) {
 	switch t.check.Level {
-	case SHOULD:
+	case SHOULD, ADVISORY:
 		t.setStatus(StatusWarn)
 	case MAY:
 		t.notes = append(t.notes, fmt.Sprintf(format, args...))
@@ -186,7 +187,7 @@ func (t *T) finish(s Status, format string, args ...any) {
 }
 
 func (t *T) setStatus(s Status) {
-	if s.severity() > t.status.severity() {
+	if s.Severity() > t.status.Severity() {
 		t.status = s
 	}
 }
@@ -400,6 +401,8 @@ type Conn struct {
 
 	parseMu     sync.Mutex
 	parsedLines []parsedLine // classified transcript, see parsed
+
+	onRequest func(req *protocol.Message) (result any, rpcErr *protocol.Error) // answers server requests while collecting; see client.go
 }
 
 // Process returns the underlying runner process for what Conn does not
@@ -659,6 +662,9 @@ func (c *Conn) TryCollect(id any) (before []runner.Received, resp *protocol.Mess
 			return before, r.Msg, nil
 		}
 		before = append(before, r)
+		if c.onRequest != nil && r.Msg != nil && r.Msg.Kind() == protocol.KindRequest {
+			c.answer(r.Msg) // a server request waits for us: see client.go
+		}
 	}
 }
 
