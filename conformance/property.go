@@ -233,17 +233,29 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 		run.Err = err
 		return run, nil
 	}
-	deadline := time.Now().Add(t.RequestTimeout() + time.Duration(len(lines))*time.Millisecond)
+	// The wait is per request, not a total for the sequence: every item
+	// that arrives renews it. A process not yet opened by an initialize
+	// answer gets the start timeout for its first line.
+	wait := t.RequestTimeout()
+	if opening(t.env.rev) == nil {
+		wait = max(wait, t.env.eng.startTimeout())
+	}
+	deadline := time.Now().Add(wait)
 	collect := func(done func() bool) error {
 		for !done() {
 			left := time.Until(deadline)
 			if left <= 0 {
+				t.noteTimeout()
 				return runner.ErrTimeout
 			}
 			r, err := p.Next(ctx, left)
 			if err != nil {
+				if errors.Is(err, runner.ErrTimeout) {
+					t.noteTimeout()
+				}
 				return err
 			}
+			deadline = time.Now().Add(t.RequestTimeout())
 			if r.Msg != nil && r.Msg.Kind() == protocol.KindResponse {
 				key := r.Msg.IDKey()
 				if key == barrierID || key == barrier2ID {
