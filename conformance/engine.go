@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/conformance/profile"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/report"
 	"github.com/mcpconform/mcpconform/runner"
 )
 
@@ -41,9 +42,13 @@ type Options struct {
 	AllowCalls []string         // tool-name globs the suite may call besides readOnlyHint tools
 	DenyCalls  []string         // tool-name globs the suite never calls, readOnlyHint or not
 	Profile    *profile.Profile // target profile for the governance checks; nil makes them n/a
-	Expected   []ExpectedFailure
-	Checks     []*Check // the catalogue to run; nil means Catalogue()
-	Parallel   int      // revisions checked at once; 0 means all
+	// Estate runs the estate-profile checks (Authority Profile) without a
+	// profile, for a target that is the reference estate. Without it and
+	// without Profile those checks are n/a.
+	Estate   bool
+	Expected []ExpectedFailure
+	Checks   []*Check // the catalogue to run; nil means Catalogue()
+	Parallel int      // revisions checked at once; 0 means all
 
 	// StartTimeout bounds a server process's start and first answer; 0
 	// means the runner's default (10s, for servers that start slowly).
@@ -56,6 +61,10 @@ type Options struct {
 	// now is replaced by tests to make reports reproducible.
 	now func() time.Time
 }
+
+// notEstate is the n/a message of a profile check in a run that checks
+// no estate.
+const notEstate = "an estate-profile check: it runs with --profile FILE or against the reference"
 
 // ErrNoChecks is returned by Run when the filters select no check.
 var ErrNoChecks = errors.New("no check selected")
@@ -195,15 +204,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	wg.Wait()
 
 	rep := &Report{
-		SchemaVersion: ReportSchemaVersion,
-		Suite:         SuiteInfo{Name: "mcpconform", Version: SuiteVersion},
-		Target:        Target{Command: slices.Clone(opts.Command)},
+		SchemaVersion: report.SchemaVersion,
+		Suite:         report.SuiteInfo{Name: "mcpconform", Version: SuiteVersion},
+		Target:        report.Target{Command: slices.Clone(opts.Command)},
 		Server:        det.serverInfo(),
 		Eras:          det.eras(),
 		Supported:     det.supported(),
 		Checked:       revs,
 		Seed:          opts.Seed,
-		Options:       ReportOptions{Protocol: opts.Protocol, Only: opts.Only, Skip: opts.Skip, Strict: opts.Strict, AllowCalls: opts.AllowCalls, DenyCalls: opts.DenyCalls, Cases: opts.cases()},
+		Options:       report.Options{Protocol: opts.Protocol, Only: opts.Only, Skip: opts.Skip, Strict: opts.Strict, AllowCalls: opts.AllowCalls, DenyCalls: opts.DenyCalls, Cases: opts.cases()},
 		StartTime:     start,
 		Detection:     det.notes,
 	}
@@ -220,7 +229,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return a.Revision < b.Revision
 	})
 	applyExpected(rep, opts.Expected)
-	rep.summarize(opts.Strict)
+	rep.Summarize(opts.Strict)
 	rep.DurationMs = ms(time.Since(began))
 	return rep, nil
 }
@@ -389,9 +398,18 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 		ID: c.ID, Title: c.Title, Level: c.Level, Revision: env.rev,
 		Requirement: c.Requirement, Refs: c.Refs, Capability: c.Capability,
 	}
+	if c.Authority.Kind != "" {
+		a := c.Authority
+		r.Authority = &a
+	}
 	if !c.AppliesTo(env.rev) {
 		r.Status = StatusNA
 		r.Message = "does not apply to revision " + env.rev
+		return r
+	}
+	if c.IsProfile() && env.eng.opts.Profile == nil && !env.eng.opts.Estate {
+		r.Status = StatusNA
+		r.Message = notEstate
 		return r
 	}
 	if c.Capability != "" && !env.info.Has(c.Capability) {

@@ -106,10 +106,11 @@ func (t *T) OncePerRun() {
 }
 
 // Failf records that the requirement is broken and lets the check continue.
-// It records a warn for a SHOULD check and a note for a MAY check.
+// It records a warn for a SHOULD or ADVISORY check and a note for a MAY
+// check.
 func (t *T) Failf(format string, args ...any) {
 	switch t.check.Level {
-	case SHOULD:
+	case SHOULD, ADVISORY:
 		t.setStatus(StatusWarn)
 	case MAY:
 		t.notes = append(t.notes, fmt.Sprintf(format, args...))
@@ -165,7 +166,7 @@ func (t *T) finish(s Status, format string, args ...any) {
 }
 
 func (t *T) setStatus(s Status) {
-	if s.severity() > t.status.severity() {
+	if s.Severity() > t.status.Severity() {
 		t.status = s
 	}
 }

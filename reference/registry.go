@@ -102,6 +102,9 @@ type entry struct {
 	spec    ToolSpec
 	version Version
 	status  Status
+	// input and output are the spec's schemas, compiled once at publish
+	// (output nil when the tool declares none), so a call never compiles.
+	input, output *Schema
 }
 
 func (e *entry) tool() Tool { return Tool{Spec: cloneSpec(e.spec), Status: e.status} }
@@ -258,12 +261,13 @@ func newEntry(spec ToolSpec) (*entry, *PublishError) {
 	if t, _ := schema["type"].(string); t != "object" {
 		return nil, invalid(nil, `input schema: type must be "object"`)
 	}
-	// Validating a value surfaces a schema the validator cannot use (an
-	// unsupported keyword, a malformed bound) now rather than at call time.
-	if _, err := Validate(map[string]any{}, schema); err != nil {
+	// Compiling surfaces a schema the validator cannot use (an unsupported
+	// keyword, a malformed bound) now rather than at call time.
+	input, err := Compile(schema)
+	if err != nil {
 		return nil, invalid(err, "input schema: %v", err)
 	}
-	output, perr := checkOutputSchema(spec.OutputSchema)
+	output, outputSchema, perr := checkOutputSchema(spec.OutputSchema)
 	if perr != nil {
 		return nil, invalid(perr, "output schema: %v", perr)
 	}
@@ -272,29 +276,30 @@ func newEntry(spec ToolSpec) (*entry, *PublishError) {
 	own.OutputSchema = output
 	own.Tenants = cloneStrings(spec.Tenants)
 	own.RequiredScopes = cloneStrings(spec.RequiredScopes)
-	return &entry{spec: own, version: v, status: StatusActive}, nil
+	return &entry{spec: own, version: v, status: StatusActive, input: input, output: outputSchema}, nil
 }
 
-// checkOutputSchema returns a private copy of an optional output schema
-// after the checks the input schema gets: an object schema (MCP restricts
+// checkOutputSchema returns a private copy of an optional output schema,
+// and its compiled form, after the checks the input schema gets: an object schema (MCP restricts
 // outputSchema to type "object" before 2026-07-28, and the server renders
 // it in every revision that has it) that the validator can use, since Call
 // validates every successful structured result against it.
-func checkOutputSchema(s map[string]any) (map[string]any, error) {
+func checkOutputSchema(s map[string]any) (map[string]any, *Schema, error) {
 	if s == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	schema, err := copyValueObject(s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if t, _ := schema["type"].(string); t != "object" {
-		return nil, errors.New(`type must be "object"`)
+		return nil, nil, errors.New(`type must be "object"`)
 	}
-	if _, err := Validate(map[string]any{}, schema); err != nil {
-		return nil, err
+	compiled, err := Compile(schema)
+	if err != nil {
+		return nil, nil, err
 	}
-	return schema, nil
+	return schema, compiled, nil
 }
 
 // checkToolName applies the MCP tool-name guidance, which the reference
