@@ -75,6 +75,7 @@ type engine struct {
 	checks  []*Check
 	det     *detection
 	checked []string
+	budget  readBudget // resources/read, prompts/get and completion/complete of the whole run
 }
 
 func (e *engine) callable(tool protocol.Tool) bool {
@@ -275,6 +276,7 @@ type revEnv struct {
 	toolsDone    bool  // checks of one revision run one at a time
 	tools        []protocol.Tool
 	toolsErr     error
+	features     featureCache // listings and samples of resources, prompts and completion
 
 	mu        sync.Mutex
 	idSeq     int64
