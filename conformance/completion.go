@@ -11,10 +11,10 @@ import (
 )
 
 // The completion area: completion/complete (the completions capability
-// exists from 2025-03-26). The suite asks for completions of the first
-// argument of up to three listed prompts and of the first variable of up
-// to two listed resource templates, each with an empty value, the request
-// that returns the most values.
+// exists from 2025-03-26). The suite asks for completions of every argument
+// of up to three listed prompts and of every variable of up to two listed
+// resource templates, each with an empty value, the request that returns
+// the most values; all within the revision's share of the read budget.
 
 // completionRevision reports whether revision rev has the completions
 // capability.
@@ -66,13 +66,15 @@ func (t *T) completionSamples() []completionSample {
 					continue
 				}
 				n++
-				targets = append(targets, struct {
-					what   string
-					params map[string]any
-				}{fmt.Sprintf("prompt %s argument %s", p.Name, p.Arguments[0].Name), map[string]any{
-					"ref":      map[string]any{"type": protocol.RefPrompt, "name": p.Name},
-					"argument": map[string]any{"name": p.Arguments[0].Name, "value": ""},
-				}})
+				for _, a := range p.Arguments {
+					targets = append(targets, struct {
+						what   string
+						params map[string]any
+					}{fmt.Sprintf("prompt %s argument %s", p.Name, a.Name), map[string]any{
+						"ref":      map[string]any{"type": protocol.RefPrompt, "name": p.Name},
+						"argument": map[string]any{"name": a.Name, "value": ""},
+					}})
+				}
 			}
 		}
 	}
@@ -89,13 +91,15 @@ func (t *T) completionSamples() []completionSample {
 					continue
 				}
 				n++
-				targets = append(targets, struct {
-					what   string
-					params map[string]any
-				}{fmt.Sprintf("template %s variable %s", rt.URITemplate, vars[0]), map[string]any{
-					"ref":      map[string]any{"type": protocol.RefResource, "uri": rt.URITemplate},
-					"argument": map[string]any{"name": vars[0], "value": ""},
-				}})
+				for _, v := range vars {
+					targets = append(targets, struct {
+						what   string
+						params map[string]any
+					}{fmt.Sprintf("template %s variable %s", rt.URITemplate, v), map[string]any{
+						"ref":      map[string]any{"type": protocol.RefResource, "uri": rt.URITemplate},
+						"argument": map[string]any{"name": v, "value": ""},
+					}})
+				}
 			}
 		}
 	}

@@ -75,7 +75,6 @@ type engine struct {
 	checks  []*Check
 	det     *detection
 	checked []string
-	budget  readBudget // resources/read, prompts/get and completion/complete of the whole run
 }
 
 func (e *engine) callable(tool protocol.Tool) bool {

@@ -86,7 +86,7 @@ func (t *T) logActivity(c *Conn, level string) []logMessage {
 			}
 			params["_meta"] = map[string]any{protocol.MetaLogLevel: level}
 		}
-		if r.method != protocol.MethodToolsList && !t.env.eng.budget.spend() {
+		if r.method != protocol.MethodToolsList && !t.spend() {
 			continue
 		}
 		id := fmt.Sprintf("log-%d", t.env.nextID())

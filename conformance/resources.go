@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/mcpconform/mcpconform/conformance/shape"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -24,51 +23,53 @@ import (
 // keeps a server with huge resources from blowing the run up.
 
 // Budget of the requests that fetch contents (resources/read, prompts/get,
-// completion/complete) over the whole run, and how many items each revision
-// samples.
+// completion/complete) over the whole run, shared evenly by the revisions
+// checked so that a revision's verdicts never depend on how fast another
+// spent its share; and how many items each revision samples.
 const (
-	maxFeatureRequests = 200
-	maxFeatureBytes    = 16 << 20
+	maxFeatureRequests = 250
+	maxFeatureBytes    = 20 << 20
 	maxReadSamples     = 8
 	maxPromptSamples   = 8
 	maxSubscriptions   = 20
 )
 
-// readBudget counts what the run spent on contents; the zero value is an
-// unspent budget.
+// readBudget counts what one revision spent on contents; the zero value
+// is an unspent budget. Checks of one revision run one at a time.
 type readBudget struct {
-	mu       sync.Mutex
 	requests int
 	bytes    int64
 }
 
-// spend reserves one request; false when the budget is spent.
-func (b *readBudget) spend() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.requests >= maxFeatureRequests || b.bytes >= maxFeatureBytes {
+// share returns one revision's part of the run's budget.
+func (t *T) share() (requests int, bytes int64) {
+	n := max(len(t.CheckedRevisions()), 1)
+	return maxFeatureRequests / n, maxFeatureBytes / int64(n)
+}
+
+// spend reserves one request of the revision's share; false when it is
+// spent.
+func (t *T) spend() bool {
+	b := &t.env.features.budget
+	requests, bytes := t.share()
+	if b.requests >= requests || b.bytes >= bytes {
 		return false
 	}
 	b.requests++
 	return true
 }
 
-func (b *readBudget) charge(n int) {
-	b.mu.Lock()
-	b.bytes += int64(n)
-	b.mu.Unlock()
-}
-
 // budgeted sends a contents request within the run's budget; ok is false,
 // with nothing sent, when the budget is spent. No answer ends the check as
 // MustRequest does.
 func (t *T) budgeted(c *Conn, method string, params any) (m *protocol.Message, ok bool) {
-	if !t.env.eng.budget.spend() {
-		t.Logf("the run's budget for contents (%d requests, %d MiB) is spent: %s not sent", maxFeatureRequests, maxFeatureBytes>>20, method)
+	if !t.spend() {
+		requests, bytes := t.share()
+		t.Logf("this revision's budget for contents (%d requests, %d KiB) is spent: %s not sent", requests, bytes>>10, method)
 		return nil, false
 	}
 	m = c.MustRequest(method, params)
-	t.env.eng.budget.charge(len(m.Result) + len(rawError(m)))
+	t.env.features.budget.bytes += int64(len(m.Result) + len(rawError(m)))
 	return m, true
 }
 
@@ -81,13 +82,15 @@ func rawError(m *protocol.Message) []byte {
 
 // budgetSpent ends the check as not-verified for lack of budget.
 func (t *T) budgetSpent() {
-	t.NotVerified("the run's budget for reading contents (%d requests, %d MiB) was spent before this check", maxFeatureRequests, maxFeatureBytes>>20)
+	requests, bytes := t.share()
+	t.NotVerified("this revision's budget for reading contents (%d requests, %d KiB, of %d and %d MiB per run) was spent before this check", requests, bytes>>10, maxFeatureRequests, maxFeatureBytes>>20)
 }
 
 // featureCache holds, per revision, what several checks judge: the walks
 // of the list methods on the shared session and the sampled contents.
 // Checks of one revision run one at a time.
 type featureCache struct {
+	budget      readBudget
 	lists       map[string]*listWalk
 	reads       []readSample
 	readsDone   bool
