@@ -47,8 +47,11 @@ type Options struct {
 	// without Profile those checks are n/a.
 	Estate   bool
 	Expected []ExpectedFailure
-	Checks   []*Check // the catalogue to run; nil means Catalogue()
-	Parallel int      // revisions checked at once; 0 means all
+	// FailureDir is where property checks save failing cases; "" means
+	// the package's FailureDir.
+	FailureDir string
+	Checks     []*Check // the catalogue to run; nil means Catalogue()
+	Parallel   int      // revisions checked at once; 0 means all
 
 	// StartTimeout bounds a server process's start and first answer; 0
 	// means the runner's default (10s, for servers that start slowly).
@@ -283,6 +286,7 @@ type revEnv struct {
 	conns     []*Conn
 	results   map[string]*Result
 	fresh     int
+	memos     map[string]any // observations shared by checks of the revision; see memo
 }
 
 // nextID numbers the suite's own request ids per revision, so that the

@@ -395,8 +395,12 @@ func newTranscript(t *T, what string) *transcript.Transcript {
 // note saying why it could not.
 func saveTranscript(t *T, tr *transcript.Transcript) string {
 	tr.Steps = append(tr.Steps, transcript.Step{Kind: transcript.StepClose})
-	name := filepath.Join(FailureDir, fmt.Sprintf("%s.%s.txt", tr.ID, t.env.rev))
-	if err := os.MkdirAll(FailureDir, 0o755); err != nil {
+	dir := t.env.eng.opts.FailureDir
+	if dir == "" {
+		dir = FailureDir
+	}
+	name := filepath.Join(dir, fmt.Sprintf("%s.%s.txt", tr.ID, t.env.rev))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "(not saved: " + err.Error() + ")"
 	}
 	if err := os.WriteFile(name, tr.Format(), 0o644); err != nil {

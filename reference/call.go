@@ -72,7 +72,7 @@ func unknownTool(name string) *CallError {
 // not held to the output schema: the schema describes what the tool
 // returns when it works.
 func (r *Registry) Call(p Principal, name string, args any) (CallResult, error) {
-	a, _, err := newAudience(p)
+	a, err := newAudience(p)
 	if err != nil {
 		return CallResult{}, fmt.Errorf("call %s: %w", name, err)
 	}

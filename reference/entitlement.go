@@ -19,22 +19,22 @@ type Entitlement struct {
 // clearance, and p holds every required scope. An unknown classification
 // on either side is an error, never a default.
 func (e Entitlement) Allows(p Principal) (bool, error) {
-	a, _, err := newAudience(p)
+	clearance, err := ClassificationRank(p.Clearance)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("principal clearance: %w", err)
 	}
-	if len(e.Tenants) > 0 && !slices.Contains(e.Tenants, a.tenant) {
+	if len(e.Tenants) > 0 && !slices.Contains(e.Tenants, p.Tenant) {
 		return false, nil
 	}
 	rank, err := ClassificationRank(e.Classification)
 	if err != nil {
 		return false, fmt.Errorf("entitlement: %w", err)
 	}
-	if rank > a.rank {
+	if rank > clearance {
 		return false, nil
 	}
 	for _, s := range e.RequiredScopes {
-		if !a.held[s] {
+		if !slices.Contains(p.Scopes, s) {
 			return false, nil
 		}
 	}

@@ -56,6 +56,9 @@ func (s *Server) serveModern(env envelope) []byte {
 			result["cacheScope"] = "private"
 		}
 	case protocol.MethodToolsCall:
+		if out, ok := s.callAsync(env, protocol.Modern); ok {
+			return out
+		}
 		result, rpcErr = s.callTool(env.params, protocol.Modern)
 	default:
 		var handled bool
@@ -67,6 +70,12 @@ func (s *Server) serveModern(env envelope) []byte {
 	if rpcErr != nil {
 		return errorLine(env.id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
 	}
+	return resultLine(env.id, s.modernResult(result))
+}
+
+// modernResult adds what every modern result carries: resultType and the
+// server's identity in _meta.
+func (s *Server) modernResult(result map[string]any) map[string]any {
 	out := maps.Clone(result)
 	out["resultType"] = protocol.ResultComplete
 	meta, _ := out["_meta"].(map[string]any)
@@ -76,7 +85,7 @@ func (s *Server) serveModern(env envelope) []byte {
 	}
 	meta[protocol.MetaServerInfo] = s.info
 	out["_meta"] = meta
-	return resultLine(env.id, out)
+	return out
 }
 
 // checkModernMeta validates the per-request protocol fields: a missing or
