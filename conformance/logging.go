@@ -90,7 +90,11 @@ func (t *T) logActivity(c *Conn, level string) []logMessage {
 			continue
 		}
 		id := fmt.Sprintf("log-%d", t.env.nextID())
-		if err := c.Send(id, r.method, params); err != nil {
+		var p any // a nil map would go out as "params":null
+		if params != nil {
+			p = params
+		}
+		if err := c.Send(id, r.method, p); err != nil {
 			t.HarnessError("send %s: %v", r.method, err)
 		}
 		before, _ := c.Collect(id, r.method)

@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 
@@ -70,10 +71,32 @@ func (t *T) promptSamples() []promptSample {
 		if !ok {
 			break
 		}
+		if guessed := retryPlaceholders(args); m.Error != nil && guessed != nil {
+			// Ids are often numbers: one more guess before giving up.
+			params["arguments"] = guessed
+			if again, ok := t.budgeted(c, protocol.MethodPromptsGet, params); ok && again.Error == nil {
+				m, args = again, guessed
+			}
+		}
 		f.prompts = append(f.prompts, promptSample{Name: p.Name, Args: args, Resp: m})
 	}
 	f.promptsDone = true
 	return f.prompts
+}
+
+// retryPlaceholders returns args with every placeholder replaced by "1",
+// or nil when no argument is a placeholder.
+func retryPlaceholders(args map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range args {
+		if v == placeholderArgument {
+			if out == nil {
+				out = maps.Clone(args)
+			}
+			out[k] = "1"
+		}
+	}
+	return out
 }
 
 // suggestArgument returns the server's first completion for a prompt
