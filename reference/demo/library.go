@@ -350,3 +350,13 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// AccountIDs returns the id of every account of the estate, visible or
+// not, sorted: the universe the entitlement properties draw from.
+func AccountIDs() []string {
+	out := make([]string, len(accounts))
+	for i, a := range accounts {
+		out[i] = a.id
+	}
+	return out
+}
