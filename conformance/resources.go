@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -715,7 +716,7 @@ func init() {
 			if len(stray) > 0 {
 				t.Failf("notifications/resources/updated for URIs never subscribed to: %s", strings.Join(stray, ", "))
 			}
-			for uri := range subscribed {
+			for _, uri := range slices.Sorted(maps.Keys(subscribed)) {
 				c.MustRequest(protocol.MethodResourcesUnsubscribe, map[string]any{"uri": uri})
 			}
 			// What the server wrote before it saw the last unsubscribe may
