@@ -75,7 +75,9 @@ func InvisibleResourcesEqualMissing(newServer NewPrincipalServer) func(*rapid.T)
 			if strings.Contains(prompts, `"`+pr.Name+`"`) {
 				t.Fatalf("prompts/list names the invisible prompt %s", pr.Name)
 			}
-			get := func(name string) map[string]any { return map[string]any{"name": name, "arguments": map[string]any{"case": "C-1"}} }
+			get := func(name string) map[string]any {
+				return map[string]any{"name": name, "arguments": map[string]any{"case": "C-1"}}
+			}
 			c.same(protocol.MethodPromptsGet, get(pr.Name), get("no-such-prompt"), pr.Name, "no-such-prompt")
 			if protocol.AtLeast(rev, protocol.Rev20250326) {
 				comp := func(name string) map[string]any {
@@ -162,4 +164,3 @@ func normalize(line, name string) string {
 	b, _ := json.Marshal(m)
 	return strings.ReplaceAll(string(b), name, "<name>")
 }
-
