@@ -93,6 +93,7 @@ type Server struct {
 	wake         chan struct{}
 	pending      map[string]*pendingCall // by the id of the server's request
 	reqSeq       int
+	modernSeq    int64 // modern input-asking calls served: the clock of requestState (mrtr.go)
 }
 
 type state int
