@@ -34,6 +34,9 @@ type realServer struct {
 	command   func(t *testing.T) []string
 	env       []string // added to the server's environment
 	supported []string // the revisions detection must find
+	// allowCalls are tools without readOnlyHint that the suite may call:
+	// ones that only ask the client something (sampling, elicitation).
+	allowCalls []string
 }
 
 var realServers = []realServer{
@@ -42,7 +45,11 @@ var realServers = []realServer{
 	}, supported: protocol.AllRevisions},
 	{name: "server-everything", command: func(t *testing.T) []string {
 		return nodeCommand(t, filepath.Join("node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio")
-	}, supported: protocol.LegacyRevisions},
+	}, supported: protocol.LegacyRevisions,
+		// They only send a request to the client and report its answer;
+		// they are listed only to a client that declares the capability.
+		allowCalls: []string{"trigger-sampling-request", "trigger-elicitation-request", "trigger-url-elicitation"},
+	},
 	{name: "tsv2", command: func(t *testing.T) []string {
 		return nodeCommand(t, filepath.Join("tsv2", "server.mjs"))
 	}, supported: protocol.AllRevisions},
@@ -220,7 +227,7 @@ func checkRealServer(t *testing.T, srv realServer, opts Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.Command, opts.Env = srv.command(t), srv.env
+	opts.Command, opts.Env, opts.AllowCalls = srv.command(t), srv.env, srv.allowCalls
 	rep, err := Run(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("run: %v", err)
