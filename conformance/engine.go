@@ -52,6 +52,9 @@ type Options struct {
 	// exit after stdin closes before SIGTERM, and KillGrace how long after
 	// SIGTERM before SIGKILL; 0 means the runner's defaults.
 	ShutdownGrace, KillGrace time.Duration
+	// MaxLineBytes is the longest stdout line judged; 0 means the runner's
+	// default (4 MiB). A longer line is reported, not decoded.
+	MaxLineBytes int
 
 	// now is replaced by tests to make reports reproducible.
 	now func() time.Time
@@ -262,17 +265,32 @@ type revEnv struct {
 	info ServerInfo
 
 	session      *Conn
-	handshakeErr error // a session handshake failed: later ones would too
-	toolsDone    bool  // checks of one revision run one at a time
+	handshakeErr error             // a session handshake failed: later ones would too
+	sessionLost  *sessionLostError // the session stopped answering: no new one, no new wait
+	toolsDone    bool              // checks of one revision run one at a time
 	tools        []protocol.Tool
 	toolsErr     error
 
 	mu        sync.Mutex
+	stalls    []stallRecord // processes of the revision that missed an answer, in order
 	idSeq     int64
 	exchanges []Exchange
 	conns     []*Conn
 	results   map[string]*Result
 	fresh     int
+}
+
+// silent reports whether no process of the revision wrote anything to stdout.
+func (env *revEnv) silent() bool {
+	env.mu.Lock()
+	conns := slices.Clone(env.conns)
+	env.mu.Unlock()
+	for _, c := range conns {
+		if c.p.HasSpoken() {
+			return false
+		}
+	}
+	return true
 }
 
 // nextID numbers the suite's own request ids per revision, so that the
@@ -293,7 +311,7 @@ func (env *revEnv) record(x Exchange) {
 func (env *revEnv) config() runner.Config {
 	o := env.eng.opts
 	return runner.Config{Command: o.Command, Env: o.Env, Dir: o.Dir, StartTimeout: o.StartTimeout,
-		RequestTimeout: o.Timeout, ShutdownGrace: o.ShutdownGrace, KillGrace: o.KillGrace}
+		RequestTimeout: o.Timeout, ShutdownGrace: o.ShutdownGrace, KillGrace: o.KillGrace, MaxLineBytes: o.MaxLineBytes}
 }
 
 // start launches a process labelled name-N for this revision.
@@ -313,10 +331,26 @@ func (env *revEnv) start(ctx context.Context, name string) (*Conn, error) {
 // sharedSession returns the revision's session, starting a new one when
 // there is none or the last one broke.
 func (env *revEnv) sharedSession(ctx context.Context) (*Conn, error) {
+	if env.sessionLost != nil {
+		return nil, env.sessionLost
+	}
 	if env.session != nil && !env.session.broken && !env.session.closed {
 		return env.session, nil
 	}
 	if env.session != nil {
+		if err := env.session.p.Err(); errors.Is(err, runner.ErrTimeout) {
+			// A server that stopped answering once would cost every later
+			// check a wait: those checks are blocked instead. (One that
+			// exited is restarted: that costs no wait.)
+			lost := &sessionLostError{cause: err}
+			if env.session.t != nil {
+				lost.check = env.session.t.check.ID
+			}
+			env.sessionLost = lost
+			env.session.Close()
+			env.session = nil
+			return nil, lost
+		}
 		env.session.Close()
 	}
 	env.session = nil
@@ -340,6 +374,70 @@ func (env *revEnv) sharedSession(ctx context.Context) (*Conn, error) {
 	env.session = c
 	return c, nil
 }
+
+// stallRecord is a process of the revision that missed an answer: during
+// which check, and the timeout.
+type stallRecord struct {
+	check     string
+	cause     error
+	conn      *Conn
+	silent    bool // the process had never written a line
+	processes int  // processes stalled so far, when this record trips the breaker
+}
+
+// noteStall records that c missed an answer (a timeout).
+func (env *revEnv) noteStall(c *Conn, err error) {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	for _, s := range env.stalls {
+		if s.conn == c {
+			return
+		}
+	}
+	if c.t == nil {
+		return // a session's handshake: handshakeErr covers it
+	}
+	env.stalls = append(env.stalls, stallRecord{check: c.t.check.ID, cause: err, conn: c, silent: !c.p.HasSpoken()})
+}
+
+// stallBreaker returns the first stall once the server has stopped
+// answering in two processes of the revision, or in one that never said
+// anything: a server that hangs would otherwise cost every later check a
+// full timeout. It returns nil while the server still answers.
+func (env *revEnv) stallBreaker() *stallRecord {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	if len(env.stalls) == 0 || len(env.stalls) < 2 && !env.stalls[0].silent {
+		return nil
+	}
+	first := env.stalls[0]
+	first.processes = len(env.stalls)
+	return &first
+}
+
+// resetStalls forgets the stalls seen so far: for when a later request of
+// the revision was answered after all (a slow machine, not a hung server).
+func (env *revEnv) resetStalls() {
+	env.mu.Lock()
+	env.stalls = nil
+	env.mu.Unlock()
+}
+
+// sessionLostError says the revision's shared session stopped answering
+// during check; the checks that need it are blocked by that check.
+type sessionLostError struct {
+	check string
+	cause error
+}
+
+func (e *sessionLostError) Error() string {
+	if e.check != "" {
+		return "the shared session stopped answering during " + e.check
+	}
+	return "the shared session stopped answering"
+}
+
+func (e *sessionLostError) Unwrap() error { return e.cause }
 
 // order returns the checks in run order: prerequisites first, then by id;
 // Final checks last.
@@ -439,6 +537,11 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 	r.Message = joinMessages(t.messages)
 	if r.Status == StatusPass && len(t.notes) > 0 && c.Level == MAY {
 		r.Message = joinMessages(t.notes)
+	}
+	if c.Final && r.Status == StatusPass && env.silent() {
+		// A check that scans all traffic saw none: no evidence, no pass.
+		r.Status = StatusNotVerified
+		r.Message = "the server wrote nothing to stdout, so there is no message to judge"
 	}
 	r.Expected, r.Actual = t.expected, t.actual
 	r.BlockedBy = t.blocker

@@ -190,6 +190,7 @@ func barrierLine(rev, id string) string {
 // answer is still attributed to the sequence (a duplicate, say).
 func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 	ctx := t.ctx
+	t.unlessStalled()
 	var p *runner.Process
 	if evidence {
 		// A process of the check's own: its transcript becomes the
@@ -302,8 +303,18 @@ func sequenceProperty(t *T, what string, lines []wireLine, judge func([]wireLine
 		t.Logf("%d generated lines (seed %d), %d requests", len(lines), t.env.eng.opts.Seed, run.Requests)
 		return
 	}
+	// Each attempt that ends in a timeout costs a full wait: a server
+	// that hangs gets few of them (counted, not timed, so that the same
+	// seed shrinks alike).
+	timeouts := 0
 	small := shrinkSlice(lines, func(ls []wireLine) bool {
+		if timeouts >= maxShrinkTimeouts {
+			return false
+		}
 		r, err := drive(t, ls, false)
+		if errors.Is(err, runner.ErrTimeout) || errors.Is(r.Err, runner.ErrTimeout) {
+			timeouts++
+		}
 		return err == nil && len(judge(ls, r)) > 0
 	})
 	r, _ := drive(t, small, true)
@@ -325,6 +336,10 @@ func rate(t *T, requests int, elapsed time.Duration) {
 		t.Metric("requests_per_second", float64(requests)/elapsed.Seconds())
 	}
 }
+
+// maxShrinkTimeouts bounds the shrink attempts of a sequence that may end
+// in a timeout.
+const maxShrinkTimeouts = 2
 
 // shrinkSlice removes chunks of xs, halving the chunk size, as long as the
 // case keeps failing, within shrinkBudget attempts.

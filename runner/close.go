@@ -68,6 +68,16 @@ func (p *Process) shutdown(ctx context.Context) {
 			p.note("members of the process group are still alive after SIGKILL")
 		}
 	}
+	// Descendants that left the group (setsid) still carry the token.
+	if pids := Descendants(p.token); len(pids) > 0 {
+		p.note(fmt.Sprintf("killing %d processes the server started outside its process group", len(pids)))
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		if !p.reap(pids, reapBound) {
+			p.note("processes the server started are still alive after SIGKILL")
+		}
+	}
 
 	// Let the reader drain what the server wrote; if something outside the
 	// group still holds the pipes, stop reading anyway.
@@ -168,6 +178,86 @@ func (p *Process) waitGroupGone(d time.Duration) bool {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// Descendants returns the live processes whose environment holds TokenVar
+// with the value token: a server and everything it started, whatever process
+// group or session they moved to (unless they cleared their environment).
+// Without /proc it returns nil.
+func Descendants(token string) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	want := []byte(TokenVar + "=" + token + "\x00")
+	self := os.Getpid()
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		// Unreadable: gone, or not ours; empty: a zombie.
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !bytes.HasPrefix(env, want) && !bytes.Contains(env, append([]byte{0}, want...)) {
+			continue
+		}
+		out = append(out, pid)
+	}
+	return out
+}
+
+// reap waits up to d until none of pids is alive, reaping those that became
+// zombies of this process (as child subreaper it inherits orphans). The
+// server itself is left to cmd.Wait. It reports whether all are gone.
+func (p *Process) reap(pids []int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	self := os.Getpid()
+	for {
+		alive := 0
+		for _, pid := range pids {
+			stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+			if err != nil {
+				continue // gone
+			}
+			state, ppid, ok := parseStatParent(stat)
+			if !ok || state == 'X' {
+				continue
+			}
+			if state == 'Z' {
+				if ppid == self && pid != p.pid {
+					var ws syscall.WaitStatus
+					syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+				}
+				continue // a zombie runs nothing; its parent reaps it
+			}
+			alive++
+		}
+		if alive == 0 {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// parseStatParent extracts the state and the parent pid from /proc/PID/stat.
+func parseStatParent(stat []byte) (state byte, ppid int, ok bool) {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	fields := strings.Fields(string(stat[i+1:]))
+	if len(fields) < 2 || len(fields[0]) != 1 {
+		return 0, 0, false
+	}
+	ppid, err := strconv.Atoi(fields[1])
+	if err != nil {
+		return 0, 0, false
+	}
+	return fields[0][0], ppid, true
 }
 
 // groupHasLiveMember reports whether a process that is not a zombie belongs

@@ -40,6 +40,8 @@ flags:
   --timeout D              per-request timeout (default 5s)
   --start-timeout D        bound on a server process's start and first answer
                            (default 10s)
+  --max-line-bytes N       longest stdout line read and judged (default 4MiB;
+                           units KiB, MiB, GiB); a longer one is reported only
   --run-timeout D          bound on the whole run (default 10m)
   --seed N                 seed for generated inputs (default %d)
   --cases N                generated cases per property check (default %d)
@@ -75,8 +77,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&opts.Strict, "strict", false, "")
 	fs.StringVar(&expected, "expected-failures", "", "")
 	fs.StringVar(&profilePath, "profile", "", "")
-	fs.DurationVar(&opts.Timeout, "timeout", 5*time.Second, "")
-	fs.DurationVar(&opts.StartTimeout, "start-timeout", 10*time.Second, "")
+	opts.Timeout, opts.StartTimeout = 5*time.Second, 10*time.Second
+	fs.Var(positiveDuration{&opts.Timeout}, "timeout", "")
+	fs.Var(positiveDuration{&opts.StartTimeout}, "start-timeout", "")
+	fs.Var(byteSize{&opts.MaxLineBytes}, "max-line-bytes", "")
 	fs.DurationVar(&opts.RunTimeout, "run-timeout", 10*time.Minute, "")
 	fs.Int64Var(&opts.Seed, "seed", conformance.DefaultSeed, "")
 	fs.IntVar(&opts.Cases, "cases", conformance.DefaultCases, "")
