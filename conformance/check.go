@@ -12,9 +12,9 @@
 //		Register(Check{
 //			ID:          "tools.list.names-unique",   // permanent: never renumbered or reused
 //			Title:       "Tool names are unique",
-//			Requirement: "Tool names SHOULD be unique within a server.",
-//			Level:       SHOULD,
-//			Refs:        []SpecRef{{Revision: "2025-11-25", File: "server/tools.mdx", Section: "Tool Names"}},
+//			Requirement: "Tool names are unique within a server.",
+//			Authority: MCP(protocol.Rev20251125, "server/tools.mdx", "Tool Names",
+//				"Tool names SHOULD be unique within a server."), // quoted verbatim
 //			Revisions:   Since(protocol.Rev20251125), // nil = every revision of both eras
 //			Capability:  "tools",                     // n/a when the server does not declare it
 //			Prereqs:     []string{"tools.list.shape"},
@@ -23,10 +23,36 @@
 //				...
 //				t.Expect("no duplicate names")
 //				t.Actual("%q appears twice", name)
-//				t.Failf("tool %q is listed twice", name) // becomes warn: the level is SHOULD
+//				t.Failf("tool %q is listed twice", name) // becomes warn: the keyword is SHOULD
 //			},
 //		})
 //	}
+//
+// # Authority
+//
+// Every check states on whose authority it judges (Check.Authority), and
+// its Level follows from that: leave Level empty and Register derives it,
+// or set it and Register refuses a mismatch.
+//   - MCP(revision, file, section, sentence): a sentence of the MCP
+//     specification, quoted verbatim, with its RFC 2119 keyword (MUST, MUST
+//     NOT, SHOULD, SHOULD NOT, MAY). MUST and MUST NOT give a MUST check,
+//     SHOULD and SHOULD NOT a SHOULD check, MAY a MAY check. A sentence with
+//     two different keywords needs WithKeyword to say which one the check
+//     verifies; a check that verifies both parts is two checks.
+//   - JSONRPC(section, sentence): a sentence of the JSON-RPC 2.0
+//     specification, e.g. JSONRPC("5 Response object", "...").
+//   - Profile(rule, statement): a rule or invariant of the governed-estate
+//     profile (docs/profile.md). Such a check runs only when the run has a
+//     profile or targets the reference, and is reported apart from the MCP
+//     verdict ("Estate profile: ...").
+//   - Advisory(why): good practice with no keyword behind it. It never
+//     fails: Failf records a warn labelled advisory. AdvisoryOn(revision,
+//     file, section, sentence, why) cites the keyword-less prose it rests on.
+//
+// Every MCP sentence a check quotes must be in the requirement inventory
+// docs/requirements/<revision>.json (regenerate it with
+// `go run ./internal/reqinventory` after citing a new one; see
+// docs/requirements/README.md). Retired ids stay in reservedIDs forever.
 //
 // A check runs once per revision it applies to. Inside Run:
 //   - t.Session() is a process of the revision's era that is ready to use
@@ -71,76 +97,134 @@ import (
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
-// Level is the strength of a requirement, as RFC 2119 words it.
-type Level string
+// keywordPattern finds RFC 2119 keywords, longest first so that "MUST NOT"
+// is one keyword, not MUST.
+var keywordPattern = regexp.MustCompile(`\b(MUST NOT|SHOULD NOT|MUST|SHOULD|MAY|REQUIRED)\b`)
 
-// Requirement levels. A broken SHOULD is a warn, never a fail; a MAY check
-// only reports what it saw.
-const (
-	MUST   Level = "MUST"
-	SHOULD Level = "SHOULD"
-	MAY    Level = "MAY"
-)
-
-// Status is the verdict of one check in one revision.
-type Status string
-
-// Check statuses.
-const (
-	StatusPass        Status = "pass"
-	StatusFail        Status = "fail"         // a MUST (or MUST NOT) is broken
-	StatusWarn        Status = "warn"         // a SHOULD is broken
-	StatusNA          Status = "n/a"          // capability not declared or revision does not apply
-	StatusNotVerified Status = "not-verified" // could not be performed; not a pass
-	StatusBlocked     Status = "blocked"      // a prerequisite check failed
-	StatusError       Status = "error"        // harness problem: the verdict is unknown
-)
-
-// Statuses lists every status in report order.
-var Statuses = []Status{StatusPass, StatusFail, StatusWarn, StatusNA, StatusNotVerified, StatusBlocked, StatusError}
-
-// severity orders statuses from most to least alarming, for summaries.
-func (s Status) severity() int {
-	switch s {
-	case StatusError:
-		return 6
-	case StatusFail:
-		return 5
-	case StatusWarn:
-		return 4
-	case StatusBlocked:
-		return 3
-	case StatusNotVerified:
-		return 2
-	case StatusPass:
-		return 1
+// KeywordsIn returns the distinct RFC 2119 keywords of a sentence, in the
+// order they first appear.
+func KeywordsIn(sentence string) []Keyword {
+	var out []Keyword
+	for _, m := range keywordPattern.FindAllString(sentence, -1) {
+		if k := Keyword(m); !slices.Contains(out, k) {
+			out = append(out, k)
+		}
 	}
-	return 0
+	return out
 }
 
-// SpecRef points at the text of the specification that states a requirement.
-type SpecRef struct {
-	Revision string `json:"revision"`          // e.g. "2025-11-25"
-	File     string `json:"file"`              // relative to docs/specification/<revision>/, or "schema.ts"
-	Section  string `json:"section,omitempty"` // heading, or the schema type for schema.ts
-}
+// JSONRPCSpec names the JSON-RPC 2.0 specification, for reports.
+const JSONRPCSpec = "https://www.jsonrpc.org/specification"
 
-// String renders the reference as "revision/file §section".
-func (r SpecRef) String() string {
-	s := r.Revision + "/" + r.File
-	if r.Section != "" {
-		s += " §" + r.Section
+// MCP cites a sentence of the MCP specification, quoted verbatim. The
+// keyword is the sentence's only RFC 2119 keyword; use WithKeyword when it
+// has more than one.
+func MCP(revision, file, section, sentence string) Authority {
+	a := Authority{Kind: AuthorityMCP, Revision: revision, File: file, Section: section, Sentence: sentence}
+	if ks := KeywordsIn(sentence); len(ks) == 1 {
+		a.Keyword = ks[0]
 	}
-	return s
+	return a
 }
+
+// JSONRPC cites a sentence of the JSON-RPC 2.0 specification, quoted
+// verbatim, under its numbered section ("5 Response object").
+func JSONRPC(section, sentence string) Authority {
+	a := Authority{Kind: AuthorityJSONRPC, Section: section, Sentence: sentence}
+	if ks := KeywordsIn(sentence); len(ks) == 1 {
+		a.Keyword = ks[0]
+	}
+	return a
+}
+
+// Profile cites a rule of the governed-estate profile (docs/profile.md):
+// rule names it, statement says it in one sentence.
+func Profile(rule, statement string) Authority {
+	return Authority{Kind: AuthorityProfile, Section: rule, Sentence: statement}
+}
+
+// Advisory marks good practice no keyword requires; why says what it
+// protects.
+func Advisory(why string) Authority {
+	return Authority{Kind: AuthorityAdvisory, Note: why}
+}
+
+// AdvisoryOn is Advisory resting on keyword-less prose of the MCP
+// specification, quoted verbatim.
+func AdvisoryOn(revision, file, section, sentence, why string) Authority {
+	return Authority{Kind: AuthorityAdvisory, Revision: revision, File: file, Section: section, Sentence: sentence, Note: why}
+}
+
+// validateAuthority reports what is wrong with a check's authority: a
+// sentence without the keyword it claims, a kind without its fields.
+func validateAuthority(a Authority) error {
+	switch a.Kind {
+	case AuthorityMCP, AuthorityJSONRPC:
+		if a.Kind == AuthorityMCP && (!protocol.IsKnown(a.Revision) || a.File == "" || a.Section == "") {
+			return fmt.Errorf("mcp authority needs a known revision, a file and a section: %+v", a)
+		}
+		if a.Kind == AuthorityJSONRPC && (a.Revision != "" || a.File != "" || a.Section == "") {
+			return fmt.Errorf("jsonrpc authority needs a section and no MCP revision or file: %+v", a)
+		}
+		if a.Sentence == "" {
+			return fmt.Errorf("%s authority quotes no sentence", a.Kind)
+		}
+		ks := KeywordsIn(a.Sentence)
+		switch {
+		case len(ks) == 0:
+			return fmt.Errorf("the quoted sentence has no RFC 2119 keyword (a requirement without one is Advisory): %q", a.Sentence)
+		case a.Keyword == "" && len(ks) > 1:
+			return fmt.Errorf("the quoted sentence has keywords %v: say which one the check verifies with WithKeyword", ks)
+		case !slices.Contains(ks, a.Keyword):
+			return fmt.Errorf("keyword %q is not in the quoted sentence %q", a.Keyword, a.Sentence)
+		}
+	case AuthorityProfile:
+		if a.Section == "" || a.Sentence == "" {
+			return fmt.Errorf("profile authority needs the rule and its statement: %+v", a)
+		}
+	case AuthorityAdvisory:
+		if a.Note == "" {
+			return fmt.Errorf("advisory authority needs a note on why it is good practice")
+		}
+		if a.Keyword != "" {
+			return fmt.Errorf("advisory authority has keyword %q: a sentence with a keyword is MCP or JSONRPC", a.Keyword)
+		}
+		if a.Sentence != "" {
+			if ks := KeywordsIn(a.Sentence); len(ks) > 0 {
+				return fmt.Errorf("advisory authority quotes a sentence with keywords %v: cite it with MCP instead", ks)
+			}
+			if !protocol.IsKnown(a.Revision) || a.File == "" || a.Section == "" {
+				return fmt.Errorf("advisory authority quoting MCP prose needs a known revision, a file and a section: %+v", a)
+			}
+		}
+	case "":
+		return fmt.Errorf("no authority: set Authority to MCP(...), JSONRPC(...), Profile(...) or Advisory(...)")
+	default:
+		return fmt.Errorf("unknown authority kind %q", a.Kind)
+	}
+	return nil
+}
+
+// Counted reports whether the check's results count towards the MCP
+// verdict ("MCP 2025-11-25: ... conformant"): mcp and jsonrpc checks do;
+// profile checks have their own line. Checks that do not state an
+// authority yet count as before.
+func (c *Check) Counted() bool {
+	return c.Authority.Kind != AuthorityProfile
+}
+
+// IsProfile reports whether the check enforces the estate profile, and so
+// runs only with a profile or against the reference.
+func (c *Check) IsProfile() bool { return c.Authority.Kind == AuthorityProfile }
 
 // Check is one entry of the catalogue.
 type Check struct {
 	ID          string    // permanent id area.topic.detail
 	Title       string    // short, for one report line
-	Requirement string    // the requirement in one sentence
-	Level       Level     // MUST, SHOULD or MAY
-	Refs        []SpecRef // where the spec says so
+	Requirement string    // what the check verifies, in one sentence
+	Authority   Authority // on whose authority it judges: MCP, JSONRPC, Profile or Advisory
+	Level       Level     // empty: derived from Authority; set: must agree with it
+	Refs        []SpecRef // further places the spec says so (other revisions, schema types)
 	Revisions   []string  // revisions it applies to; nil means all of protocol.AllRevisions
 	Capability  string    // server capability it needs ("tools", "logging" ...); "" for none
 	Prereqs     []string  // ids of checks that must not fail first (same revision)
@@ -163,11 +247,21 @@ func (c *Check) AppliesTo(rev string) bool {
 }
 
 // Areas lists the catalogue's areas in report order.
-var Areas = []string{"stdio", "jsonrpc", "lifecycle", "tools", "modern", "property", "governance"}
+var Areas = []string{"stdio", "jsonrpc", "lifecycle", "tools", "progress", "cancellation", "sampling", "elicitation", "roots", "tasks", "modern", "property", "governance"}
 
 var idPattern = regexp.MustCompile(`^[a-z][a-z0-9]*\.[a-z0-9][a-z0-9-]*\.[a-z0-9][a-z0-9-]*$`)
 
 var registry = map[string]*Check{}
+
+// reservedIDs are ids that once named a check and may never name another
+// one, with what became of them. A check that is split or withdrawn adds
+// its old id here.
+var reservedIDs = map[string]string{}
+
+// requireAuthority makes Register refuse a check without an authority.
+// It is false while the catalogue is being annotated, so that branches
+// adding checks keep compiling; see TestEveryCheckHasAuthority.
+const requireAuthority = false
 
 // Register adds c to the catalogue. It panics on a malformed or duplicate
 // entry, because a catalogue mistake must stop every test, not hide a check.
@@ -177,6 +271,9 @@ func Register(c Check) {
 	}
 	if _, dup := registry[c.ID]; dup {
 		panic(fmt.Sprintf("conformance.Register: duplicate check id %q", c.ID))
+	}
+	if why, ok := reservedIDs[c.ID]; ok {
+		panic(fmt.Sprintf("conformance.Register: check id %q is reserved (%s): ids are never reused", c.ID, why))
 	}
 	c.Refs = slices.Clone(c.Refs)
 	c.Revisions = slices.Clone(c.Revisions)
@@ -194,12 +291,22 @@ func validate(c *Check) error {
 	if c.Title == "" || c.Requirement == "" {
 		return fmt.Errorf("%s: title and requirement are required", c.ID)
 	}
-	switch c.Level {
-	case MUST, SHOULD, MAY:
-	default:
-		return fmt.Errorf("%s: level %q is not MUST, SHOULD or MAY", c.ID, c.Level)
+	if c.Authority.Kind != "" || requireAuthority {
+		if err := validateAuthority(c.Authority); err != nil {
+			return fmt.Errorf("%s: %v", c.ID, err)
+		}
+		derived := c.Authority.Level()
+		if c.Level != "" && c.Level != derived {
+			return fmt.Errorf("%s: level %s disagrees with its authority, which gives %s (leave Level empty to derive it)", c.ID, c.Level, derived)
+		}
+		c.Level = derived
 	}
-	if len(c.Refs) == 0 {
+	switch c.Level {
+	case MUST, SHOULD, MAY, ADVISORY:
+	default:
+		return fmt.Errorf("%s: level %q is not MUST, SHOULD, MAY or ADVISORY", c.ID, c.Level)
+	}
+	if c.Authority.Kind == "" && len(c.Refs) == 0 {
 		return fmt.Errorf("%s: no spec reference", c.ID)
 	}
 	for _, r := range c.Refs {

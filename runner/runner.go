@@ -678,6 +678,28 @@ func (p *Process) Await(ctx context.Context, id json.RawMessage) (*protocol.Mess
 	return answerOf(r, key, what)
 }
 
+// AnswerOf returns what Await would for r, the line that answers the
+// request with id key (see Received.Answers): the message, and an error for
+// a line the runner could not hand over as is.
+func AnswerOf(r Received, key string) (*protocol.Message, error) {
+	return answerOf(r, key, "response to id "+key)
+}
+
+// MarkStalled records that the response described by what did not arrive
+// within after, for callers that wait through Next, and returns the
+// timeout error; later waits for a response on p end at once.
+func (p *Process) MarkStalled(what string, after time.Duration) error {
+	err := &TimeoutError{What: what, After: after}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.noteLocked(err.Error())
+	if p.stalled == nil {
+		p.stalled = err
+		p.broadcastLocked()
+	}
+	return fmt.Errorf("runner: %w", err)
+}
+
 // Collect is Await that also consumes what arrives before the response and
 // returns it, in arrival order, with the response.
 func (p *Process) Collect(ctx context.Context, id json.RawMessage) (before []Received, resp *protocol.Message, err error) {

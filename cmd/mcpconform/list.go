@@ -19,19 +19,20 @@ const listUsage = `usage: mcpconform list [--json]
 
 Prints every check of the catalogue, sorted by id: level, id, the
 revisions it applies to and its title. --json prints the full entries
-(requirement, spec references, capability, prerequisites).
+(requirement, authority, spec references, capability, prerequisites).
 `
 
 // listEntry is one check in list --json.
 type listEntry struct {
-	ID          string                `json:"id"`
-	Title       string                `json:"title"`
-	Requirement string                `json:"requirement"`
-	Level       conformance.Level     `json:"level"`
-	Revisions   []string              `json:"revisions"`
-	Capability  string                `json:"capability,omitempty"`
-	Prereqs     []string              `json:"prerequisites,omitempty"`
-	Refs        []conformance.SpecRef `json:"specRefs"`
+	ID          string                 `json:"id"`
+	Title       string                 `json:"title"`
+	Requirement string                 `json:"requirement"`
+	Level       conformance.Level      `json:"level"`
+	Authority   *conformance.Authority `json:"authority,omitempty"`
+	Revisions   []string               `json:"revisions"`
+	Capability  string                 `json:"capability,omitempty"`
+	Prereqs     []string               `json:"prerequisites,omitempty"`
+	Refs        []conformance.SpecRef  `json:"specRefs"`
 }
 
 func runList(args []string, stdout, stderr io.Writer) int {
@@ -51,6 +52,10 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		for i, c := range cat {
 			entries[i] = listEntry{ID: c.ID, Title: c.Title, Requirement: c.Requirement, Level: c.Level,
 				Revisions: revisionsOf(c), Capability: c.Capability, Prereqs: c.Prereqs, Refs: c.Refs}
+			if c.Authority.Kind != "" {
+				a := c.Authority
+				entries[i].Authority = &a
+			}
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
