@@ -284,6 +284,7 @@ type revEnv struct {
 	slow         bool              // the running check is a re-run: doubled timeouts
 	tools        []protocol.Tool
 	toolsErr     error
+	features     featureCache // listings and samples of resources, prompts and completion
 
 	mu        sync.Mutex
 	stalls    []stallRecord // processes of the revision that missed an answer, in order
