@@ -355,9 +355,19 @@ func (env *revEnv) start(ctx context.Context, name string) (*Conn, error) {
 
 // sharedSession returns the revision's session, starting a new one when
 // there is none or the last one broke.
-func (env *revEnv) sharedSession(ctx context.Context) (*Conn, error) {
-	if env.sessionLost != nil {
-		return nil, env.sessionLost
+func (env *revEnv) sharedSession(ctx context.Context, check string) (*Conn, error) {
+	if lost := env.sessionLost; lost != nil {
+		r := env.results[lost.check]
+		switch {
+		case r == nil || r.Status == StatusFail || r.Status == StatusWarn:
+			return nil, lost
+		case r.Status == StatusBlocked && !env.owed(check):
+			return nil, lost // blocked by the check the loss was blocked by
+		}
+		// The check that lost the session does not own the fault: a new
+		// session lets the check that owns it (this one, when the loser
+		// was blocked by it) show it.
+		env.sessionLost = nil
 	}
 	if env.session != nil && !env.session.broken && !env.session.closed {
 		return env.session, nil
@@ -405,39 +415,72 @@ func (env *revEnv) sharedSession(ctx context.Context) (*Conn, error) {
 type stallRecord struct {
 	check     string
 	cause     error
-	conn      *Conn
+	proc      *runner.Process
 	silent    bool // the process had never written a line
 	processes int  // processes stalled so far, when this record trips the breaker
 }
 
-// noteStall records that c missed an answer (a timeout).
-func (env *revEnv) noteStall(c *Conn, err error) {
+// noteStall records that process p missed an answer (a timeout) during
+// check.
+func (env *revEnv) noteStall(check string, p *runner.Process, err error) {
 	env.mu.Lock()
 	defer env.mu.Unlock()
 	for _, s := range env.stalls {
-		if s.conn == c {
+		if s.proc == p {
 			return
 		}
 	}
-	if c.t == nil {
-		return // a session's handshake: handshakeErr covers it
-	}
-	env.stalls = append(env.stalls, stallRecord{check: c.t.check.ID, cause: err, conn: c, silent: !c.p.HasSpoken()})
+	env.stalls = append(env.stalls, stallRecord{check: check, cause: err, proc: p, silent: !p.HasSpoken()})
 }
 
-// stallBreaker returns the first stall once the server has stopped
-// answering in two processes of the revision, or in one that never said
-// anything: a server that hangs would otherwise cost every later check a
-// full timeout. It returns nil while the server still answers.
-func (env *revEnv) stallBreaker() *stallRecord {
+// stallBreaker returns the first stall whose check failed (or warned) once
+// the server has stopped answering in two processes of the revision, or in
+// one that never said anything: a server that hangs would otherwise cost
+// every later check a full timeout. It returns nil while the server still
+// answers, and while no failed check owns a stall.
+func (env *revEnv) stallBreaker(check string) *stallRecord {
 	env.mu.Lock()
 	defer env.mu.Unlock()
 	if len(env.stalls) == 0 || len(env.stalls) < 2 && !env.stalls[0].silent {
 		return nil
 	}
+	// Blocked by the first check whose verdict shows the fault; until one
+	// does, the checks that stalled checks were blocked by still run, so
+	// that one of them fails and the chain of blocks ends in a verdict.
+	for _, s := range env.stalls {
+		if r := env.results[s.check]; r != nil && (r.Status == StatusFail || r.Status == StatusWarn) {
+			s.processes = len(env.stalls)
+			return &s
+		}
+	}
+	if env.owedLocked(check) {
+		return nil
+	}
 	first := env.stalls[0]
 	first.processes = len(env.stalls)
 	return &first
+}
+
+// owed reports whether check is one a check that stalled was blocked by:
+// it must still run to show the fault.
+func (env *revEnv) owed(check string) bool {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	return env.owedLocked(check)
+}
+
+func (env *revEnv) owedLocked(check string) bool {
+	for _, s := range env.stalls {
+		if r := env.results[s.check]; r != nil && r.Status == StatusBlocked && r.BlockedBy == check {
+			return true
+		}
+	}
+	if env.sessionLost != nil {
+		if r := env.results[env.sessionLost.check]; r != nil && r.Status == StatusBlocked && r.BlockedBy == check {
+			return true
+		}
+	}
+	return false
 }
 
 // resetStalls forgets the stalls seen so far: for when a later request of

@@ -221,7 +221,7 @@ func (t *T) Session() *Conn {
 		}
 		return t.retrySes
 	}
-	c, err := t.env.sharedSession(t.ctx)
+	c, err := t.env.sharedSession(t.ctx, t.check.ID)
 	if err != nil {
 		var hs *handshakeError
 		if errors.As(err, &hs) {
@@ -248,7 +248,7 @@ func (t *T) Session() *Conn {
 // check: the traffic of a server that cannot even complete a handshake is
 // still worth scanning.
 func (t *T) settleTraffic() {
-	c, err := t.env.sharedSession(t.ctx)
+	c, err := t.env.sharedSession(t.ctx, t.check.ID)
 	if err != nil {
 		return
 	}
@@ -295,7 +295,7 @@ func (t *T) FreshSession() *Conn {
 // the server has stopped answering in earlier processes of the revision (see
 // stallBreaker).
 func (t *T) unlessStalled() {
-	if b := t.env.stallBreaker(); b != nil && b.check != t.check.ID {
+	if b := t.env.stallBreaker(t.check.ID); b != nil && b.check != t.check.ID {
 		t.Logf("%v", b.cause)
 		where := "a process that never wrote a line"
 		if b.processes > 1 {
@@ -555,8 +555,9 @@ var basicMethods = map[string]bool{
 // noteStall records, for the revision's breaker, a timeout on a basic
 // request.
 func (c *Conn) noteStall(method string, err error) {
-	if basicMethods[method] && errors.Is(err, runner.ErrTimeout) && !errors.Is(err, runner.ErrStalled) && c.ctx().Err() == nil {
-		c.env.noteStall(c, err)
+	// A session's handshake (no check yet) is covered by handshakeErr.
+	if c.t != nil && basicMethods[method] && errors.Is(err, runner.ErrTimeout) && !errors.Is(err, runner.ErrStalled) && c.ctx().Err() == nil {
+		c.env.noteStall(c.t.check.ID, c.p, err)
 	}
 }
 

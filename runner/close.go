@@ -60,24 +60,8 @@ func (p *Process) shutdown(ctx context.Context) {
 			p.waitExit(context.Background(), reapBound)
 		}
 	}
-	// The leader is gone; grandchildren may not be.
-	if p.groupAlive() {
-		p.note("killing the remaining members of the process group")
-		p.signalGroup(syscall.SIGKILL)
-		if !p.waitGroupGone(reapBound) {
-			p.note("members of the process group are still alive after SIGKILL")
-		}
-	}
-	// Descendants that left the group (setsid) still carry the token.
-	if pids := Descendants(p.token); len(pids) > 0 {
-		p.note(fmt.Sprintf("killing %d processes the server started outside its process group", len(pids)))
-		for _, pid := range pids {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-		if !p.reap(pids, reapBound) {
-			p.note("processes the server started are still alive after SIGKILL")
-		}
-	}
+	// The leader is gone; what it started may not be.
+	p.killLeftovers()
 
 	// Let the reader drain what the server wrote; if something outside the
 	// group still holds the pipes, stop reading anyway.
@@ -145,6 +129,25 @@ func (p *Process) awaitOutstanding(ctx context.Context) {
 	}
 }
 
+// killLeftovers ends every process the server started that is still alive:
+// members of its process group and those that left it (setsid) alike, found
+// by the token in their environment. Once the leader is reaped its pid, and
+// so its process group id, may belong to an unrelated process, so the group
+// is not signalled by id any more.
+func (p *Process) killLeftovers() {
+	pids := Descendants(p.token)
+	if len(pids) == 0 {
+		return
+	}
+	p.note(fmt.Sprintf("killing the %d processes the server left behind (in its process group or not)", len(pids)))
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if !p.reap(pids, reapBound) {
+		p.note("processes the server started are still alive after SIGKILL")
+	}
+}
+
 // waitExit waits up to d (and not beyond ctx) for the process to exit and
 // reports whether it did.
 func (p *Process) waitExit(ctx context.Context, d time.Duration) bool {
@@ -161,22 +164,6 @@ func (p *Process) waitExit(ctx context.Context, d time.Duration) bool {
 		return true
 	default:
 		return false
-	}
-}
-
-// waitGroupGone polls until no live member of the process group is left, or d
-// has passed. A killed process is gone once it is a zombie: its parent, or an
-// init that may never reap it, owns it then.
-func (p *Process) waitGroupGone(d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for {
-		if !p.groupAlive() || !groupHasLiveMember(p.pid) {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -258,49 +245,6 @@ func parseStatParent(stat []byte) (state byte, ppid int, ok bool) {
 		return 0, 0, false
 	}
 	return fields[0][0], ppid, true
-}
-
-// groupHasLiveMember reports whether a process that is not a zombie belongs
-// to process group pgid, by scanning /proc. Without /proc it answers true, so
-// the caller falls back to signal 0 alone.
-func groupHasLiveMember(pgid int) bool {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return true
-	}
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue // gone meanwhile
-		}
-		state, group, ok := parseStat(stat)
-		if ok && group == pgid && state != 'Z' && state != 'X' {
-			return true
-		}
-	}
-	return false
-}
-
-// parseStat extracts the state and the process group from /proc/PID/stat:
-// "pid (comm) state ppid pgrp ...", where comm may contain spaces and
-// parentheses.
-func parseStat(stat []byte) (state byte, pgrp int, ok bool) {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	fields := strings.Fields(string(stat[i+1:]))
-	if len(fields) < 3 || len(fields[0]) != 1 {
-		return 0, 0, false
-	}
-	pgrp, err := strconv.Atoi(fields[2])
-	if err != nil {
-		return 0, 0, false
-	}
-	return fields[0][0], pgrp, true
 }
 
 // describeState says how a process ended.

@@ -117,6 +117,12 @@ func (p *Process) deliverTooLong(head []byte, size int) {
 	p.enqueueLocked(r)
 }
 
+// twinOf is typeTwin's id, or "" when there is none.
+func twinOf(key string) string {
+	twin, _ := typeTwin(json.RawMessage(key))
+	return twin
+}
+
 // LooksLikeObject reports whether the start of a line could be the start of
 // a JSON object: its first byte that is not blank is "{".
 func LooksLikeObject(head []byte) bool {
@@ -170,13 +176,12 @@ func byteSize(n int) string {
 // (7 for "7") when only that one is pending. It returns "" when no pending
 // request matches.
 func (p *Process) answeredLocked(key string) string {
-	if p.outstanding[key] {
-		delete(p.outstanding, key)
-		return key
-	}
-	if twin, ok := typeTwin(json.RawMessage(key)); ok && p.outstanding[twin] {
-		delete(p.outstanding, twin)
-		return twin
+	for _, k := range []string{key, twinOf(key)} {
+		if k != "" && (p.outstanding[k] || p.rawPending[k]) {
+			delete(p.outstanding, k)
+			delete(p.rawPending, k)
+			return k
+		}
 	}
 	return ""
 }

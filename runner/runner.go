@@ -12,6 +12,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -79,6 +80,9 @@ const maxTranscriptText = 64 << 10
 // maxTranscriptBytes bounds the whole transcript's text so that a server that
 // talks forever cannot exhaust memory through it.
 const maxTranscriptBytes = 32 << 20
+
+// maxRawPending bounds the ids of raw requests remembered for matching.
+const maxRawPending = 100000
 
 // maxNotifications bounds the list returned by Notifications.
 const maxNotifications = 10000
@@ -235,6 +239,7 @@ type Process struct {
 	transFull   bool
 	usedIDs     map[string]bool
 	outstanding map[string]bool // ids of requests sent with Send whose response has not arrived
+	rawPending  map[string]bool // ids of requests sent as raw lines, unanswered: for matching only
 	nextID      int64
 	fatal       error // ErrFlood or a context error: the runner killed the group
 	stalled     error // wraps ErrTimeout: a wait for a response timed out
@@ -309,6 +314,7 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 		changed:     make(chan struct{}),
 		usedIDs:     make(map[string]bool),
 		outstanding: make(map[string]bool),
+		rawPending:  make(map[string]bool),
 	}
 	p.note(fmt.Sprintf("started pid %d: %q", p.pid, cfg.Command))
 	go p.readStdout()
@@ -429,9 +435,10 @@ func (p *Process) kill(why error) {
 	p.mu.Lock()
 	if p.state != nil {
 		// The server already exited on its own: kill what it left behind
-		// without calling it an escalation.
+		// without calling it an escalation (not by group id: see
+		// killLeftovers).
 		p.mu.Unlock()
-		p.signalGroup(syscall.SIGKILL)
+		p.killLeftovers()
 		return
 	}
 	if p.fatal == nil {
@@ -448,11 +455,6 @@ func (p *Process) kill(why error) {
 // is not an error.
 func (p *Process) signalGroup(sig syscall.Signal) bool {
 	return syscall.Kill(-p.pid, sig) == nil
-}
-
-// groupAlive reports whether any process of the group still exists.
-func (p *Process) groupAlive() bool {
-	return syscall.Kill(-p.pid, 0) == nil
 }
 
 func (p *Process) broadcastLocked() {
@@ -543,6 +545,11 @@ func (p *Process) SendRaw(line []byte) error {
 		return fmt.Errorf("runner: send: %w", err)
 	}
 	p.recordLocked("send", line)
+	if len(p.rawPending) < maxRawPending && bytes.Contains(line, []byte(`"method"`)) {
+		if m, err := protocol.ParseMessage(line); err == nil && m.Kind() == protocol.KindRequest && !p.outstanding[m.IDKey()] {
+			p.rawPending[m.IDKey()] = true
+		}
+	}
 	p.mu.Unlock()
 
 	if err := p.stdin.SetWriteDeadline(time.Now().Add(p.cfg.RequestTimeout)); err != nil {

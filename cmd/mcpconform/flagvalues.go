@@ -2,37 +2,13 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
-	"time"
 )
 
-// positiveDuration is a duration flag that refuses zero and negative values:
-// a timeout of 0 would fail every request of a correct server.
-type positiveDuration struct{ d *time.Duration }
-
-func (p positiveDuration) String() string {
-	if p.d == nil {
-		return ""
-	}
-	return p.d.String()
-}
-
-func (p positiveDuration) Set(s string) error {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return errors.New("not a duration (use e.g. 5s, 500ms)")
-	}
-	if d <= 0 {
-		return errors.New("must be more than 0")
-	}
-	*p.d = d
-	return nil
-}
-
-// byteSize is a flag holding a positive number of bytes, written plainly
-// (4194304) or with a binary unit (64KiB, 4MiB, 1GiB; K, M, G alike).
+// byteSize is a flag holding a number of bytes, written plainly (4194304)
+// or with a binary unit (64KiB, 4MiB, 1GiB; K, M, G alike); checkRunFlags
+// rejects values below 1.
 type byteSize struct{ n *int }
 
 func (b byteSize) String() string {
@@ -51,7 +27,7 @@ func (b byteSize) Set(s string) error {
 	return nil
 }
 
-// parseByteSize reads a positive byte count with an optional binary unit.
+// parseByteSize reads a byte count with an optional binary unit.
 func parseByteSize(s string) (int, error) {
 	num, mult := strings.TrimSpace(s), 1
 	for _, u := range []struct {
@@ -67,11 +43,8 @@ func parseByteSize(s string) (int, error) {
 	if err != nil {
 		return 0, errors.New("not a byte count (use e.g. 4194304, 64KiB, 16MiB)")
 	}
-	if n <= 0 {
-		return 0, errors.New("must be more than 0")
-	}
-	if n > (1<<40)/int64(mult) {
-		return 0, fmt.Errorf("more than 1 TiB")
+	if n > (1<<40)/int64(mult) || n < -(1<<40)/int64(mult) {
+		return 0, errors.New("more than 1 TiB")
 	}
 	return int(n) * mult, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/conformance"
 	"github.com/mcpconform/mcpconform/report"
+	"github.com/mcpconform/mcpconform/runner"
 )
 
 func init() {
@@ -97,9 +98,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&opts.Strict, "strict", false, "")
 	fs.StringVar(&expected, "expected-failures", "", "")
 	fs.StringVar(&profilePath, "profile", "", "")
-	opts.Timeout, opts.StartTimeout = 5*time.Second, 10*time.Second
-	fs.Var(positiveDuration{&opts.Timeout}, "timeout", "")
-	fs.Var(positiveDuration{&opts.StartTimeout}, "start-timeout", "")
+	fs.DurationVar(&opts.Timeout, "timeout", 5*time.Second, "")
+	fs.DurationVar(&opts.StartTimeout, "start-timeout", 10*time.Second, "")
+	opts.MaxLineBytes = runner.DefaultMaxLineBytes
 	fs.Var(byteSize{&opts.MaxLineBytes}, "max-line-bytes", "")
 	fs.DurationVar(&opts.RunTimeout, "run-timeout", 10*time.Minute, "")
 	fs.Int64Var(&opts.Seed, "seed", conformance.DefaultSeed, "")
@@ -205,6 +206,9 @@ func checkRunFlags(fs *flag.FlagSet, args []string, opts conformance.Options) er
 		if d.v <= 0 {
 			return fmt.Errorf("--%s %v: must be more than 0", d.name, d.v)
 		}
+	}
+	if opts.MaxLineBytes <= 0 {
+		return fmt.Errorf("--max-line-bytes %d: must be more than 0", opts.MaxLineBytes)
 	}
 	if opts.Cases < 1 {
 		return fmt.Errorf("--cases %d: must be at least 1", opts.Cases)
