@@ -608,7 +608,7 @@ func checkIDsEchoed(t *T, ids []any) {
 		c.must(method, c.Send(id, method, nil))
 	}
 	t.Expect("responses with ids %s", keysOf(want))
-	var strays []string
+	var strays, mistyped []string
 	deadline := time.Now().Add(t.RequestTimeout())
 	for len(want) > 0 && time.Now().Before(deadline) {
 		r, err := c.Next(time.Until(deadline))
@@ -618,12 +618,23 @@ func checkIDsEchoed(t *T, ids []any) {
 		if r.Msg == nil || r.Msg.Kind() != protocol.KindResponse {
 			continue
 		}
+		if req := canonID(json.RawMessage(r.Request)); r.Request != "" && want[req] != nil {
+			// The answer to a wanted id, with the id's JSON type changed.
+			got := canonID(r.Msg.ID)
+			t.Failf("request %s was answered with id %s", describeID(want[req]), describeRawID(got))
+			mistyped = append(mistyped, got)
+			delete(want, req)
+			continue
+		}
 		key := canonID(r.Msg.ID)
 		if _, ok := want[key]; ok {
 			delete(want, key)
 			continue
 		}
 		strays = append(strays, key)
+	}
+	if len(mistyped) > 0 {
+		t.Actual("responses with ids %v", mistyped)
 	}
 	if len(want) == 0 {
 		return
@@ -633,6 +644,19 @@ func checkIDsEchoed(t *T, ids []any) {
 	for _, key := range sortedKeys(want) {
 		t.Failf("no response echoed id %s", describeID(want[key]))
 	}
+}
+
+// describeRawID renders a canonical JSON id for messages, as describeID does
+// a decoded one: "7" (string), 7 (number).
+func describeRawID(key string) string {
+	var v any
+	if json.Unmarshal([]byte(key), &v) != nil {
+		return key
+	}
+	if _, ok := v.(float64); ok {
+		return key + " (number)"
+	}
+	return describeID(v)
 }
 
 func keysOf(m map[string]any) string {

@@ -62,11 +62,11 @@ func init() {
 		mutantCase{Mutation: "barrier-duplicate", Want: []mutantWant{unaskedFail}},
 		// A response with a changed id also answers an id never sent.
 		mutantCase{Mutation: "id-numeric-string", Want: []mutantWant{
-			{ID: "jsonrpc.id.string-echoed", Status: StatusFail, Reason: `no response echoed id "42" (string)`},
+			{ID: "jsonrpc.id.string-echoed", Status: StatusFail, Reason: `request "42" (string) was answered with id 42 (number)`},
 			unaskedFail,
 		}},
 		mutantCase{Mutation: "id-nonpositive-string", Want: []mutantWant{
-			{ID: "jsonrpc.id.integer-echoed", Status: StatusFail, Reason: "no response echoed id 0 (number)"},
+			{ID: "jsonrpc.id.integer-echoed", Status: StatusFail, Reason: `request 0 (number) was answered with id "0" (string)`},
 			unaskedFail,
 		}},
 		mutantCase{Mutation: "unknown-method-error-no-message", Want: []mutantWant{

@@ -191,6 +191,7 @@ func barrierLine(rev, id string) string {
 // answer is still attributed to the sequence (a duplicate, say).
 func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 	ctx := t.ctx
+	t.unlessStalled()
 	var p *runner.Process
 	if evidence {
 		// A process of the check's own: its transcript becomes the
@@ -209,6 +210,9 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 			return run, fmt.Errorf("send initialize: %w", err)
 		}
 		m, err := p.Await(ctx, json.RawMessage(initID))
+		if m != nil && lineProblem(err) {
+			err = nil // a faulty line (invalid UTF-8, say) is the stdio checks' to judge
+		}
 		if err != nil {
 			return run, fmt.Errorf("initialize: %w", err)
 		}
@@ -257,8 +261,11 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 				return err
 			}
 			deadline = time.Now().Add(t.RequestTimeout())
+			if r.Msg == nil && r.Request != "" {
+				delete(pending, r.Request) // answered, on a line too long or too deep to read
+			}
 			if r.Msg != nil && r.Msg.Kind() == protocol.KindResponse {
-				key := r.Msg.IDKey()
+				key := answeredID(r)
 				if key == barrierID || key == barrier2ID {
 					delete(pending, key)
 					continue
@@ -272,6 +279,11 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 	if err := collect(func() bool { return len(pending) == 0 }); err != nil {
 		run.Err = err
 		run.Answered = !pending[barrierID] // the server still serves; some requests went unanswered
+		if !run.Answered && !slices.ContainsFunc(lines, func(l wireLine) bool { return l.Malformed }) {
+			// No answer to a barrier after well-formed lines: the process
+			// hangs, which the revision's breaker counts.
+			t.env.noteStall(t.check.ID, p, err)
+		}
 		return run, nil
 	}
 	pending[barrier2ID] = true
@@ -287,15 +299,26 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 	return run, nil
 }
 
-// responses returns the responses among received items, by id key.
+// responses returns the responses among received items, by the id of the
+// request each answers.
 func responses(rs []runner.Received) map[string][]*protocol.Message {
 	out := map[string][]*protocol.Message{}
 	for _, r := range rs {
 		if r.Msg != nil && r.Msg.Kind() == protocol.KindResponse {
-			out[r.Msg.IDKey()] = append(out[r.Msg.IDKey()], r.Msg)
+			out[answeredID(r)] = append(out[answeredID(r)], r.Msg)
 		}
 	}
 	return out
+}
+
+// answeredID is the id of the request a response answers: its own id, or
+// the id of the other JSON type it stands for (7 answered as "7"), a fault
+// jsonrpc.id.*-echoed owns.
+func answeredID(r runner.Received) string {
+	if r.Request != "" {
+		return r.Request
+	}
+	return r.Msg.IDKey()
 }
 
 // sequenceProperty runs a generated sequence, shrinks it when judge finds a
@@ -308,6 +331,12 @@ func sequenceProperty(t *T, what string, lines []wireLine, judge func([]wireLine
 	}
 	elapsed := time.Since(start)
 	rate(t, run.Requests, elapsed)
+	for _, r := range run.Received {
+		if errors.Is(r.Problem, runner.ErrLineTooLong) || errors.Is(r.Problem, runner.ErrTooDeep) {
+			t.Logf("%v", r.Problem)
+			t.NotVerified("an answer was not read (%s); raise --max-line-bytes or shorten the server's answers to judge the sequence", clip(r.Problem.Error()))
+		}
+	}
 	problems := judge(lines, run)
 	if len(problems) == 0 {
 		// The rate is a metric; the note stays free of timings so that
@@ -315,15 +344,27 @@ func sequenceProperty(t *T, what string, lines []wireLine, judge func([]wireLine
 		t.Logf("%d generated lines (seed %d), %d requests", len(lines), t.env.eng.opts.Seed, run.Requests)
 		return
 	}
+	// Each attempt that ends in a timeout costs a full wait: a server
+	// that hangs gets few of them (counted, not timed, so that the same
+	// seed shrinks alike).
+	timeouts := 0
 	small := shrinkSlice(lines, func(ls []wireLine) bool {
+		if timeouts >= maxShrinkTimeouts || t.env.stallBreaker(t.check.ID) != nil {
+			return false // a hung server is not worth more full waits
+		}
 		r, err := drive(t, ls, false)
+		if errors.Is(err, runner.ErrTimeout) || errors.Is(r.Err, runner.ErrTimeout) {
+			timeouts++
+		}
 		return err == nil && len(judge(ls, r)) > 0
 	})
-	r, _ := drive(t, small, true)
-	if p := judge(small, r); len(p) > 0 {
-		problems = p
-	} else {
-		small = lines
+	if t.env.stallBreaker(t.check.ID) == nil {
+		r, _ := drive(t, small, true)
+		if p := judge(small, r); len(p) > 0 {
+			problems = p
+		} else {
+			small = lines
+		}
 	}
 	file := saveSequence(t, what, small)
 	t.Actual("%s", strings.Join(problems, "; "))
@@ -338,6 +379,10 @@ func rate(t *T, requests int, elapsed time.Duration) {
 		t.Metric("requests_per_second", float64(requests)/elapsed.Seconds())
 	}
 }
+
+// maxShrinkTimeouts bounds the shrink attempts of a sequence that may end
+// in a timeout.
+const maxShrinkTimeouts = 2
 
 // shrinkSlice removes chunks of xs, halving the chunk size, as long as the
 // case keeps failing, within shrinkBudget attempts.

@@ -2,9 +2,13 @@ package conformance
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/runner"
 )
 
 // The stdio checks judge every line the server processes of a revision
@@ -28,7 +32,8 @@ func init() {
 		Final:       true,
 		Run: func(t *T) {
 			t.settleTraffic()
-			_, problems := t.scanInbound()
+			msgs, problems := t.scanInbound()
+			requireOutput(t, msgs, problems)
 			frags := problems[lineFragment]
 			t.Expect("every stdout line is one complete JSON-RPC message")
 			if len(frags) > 0 {
@@ -47,13 +52,50 @@ func init() {
 		Final:       true,
 		Run: func(t *T) {
 			t.settleTraffic()
-			_, problems := t.scanInbound()
-			bad := append(problems[lineNotJSON], problems[lineNotMessage]...)
+			msgs, problems := t.scanInbound()
+			requireOutput(t, msgs, problems)
+			var bad, deep []inboundMessage
+			for _, l := range append(problems[lineNotJSON], problems[lineNotMessage]...) {
+				if runner.TooDeep([]byte(l.text)) {
+					deep = append(deep, l) // valid or not, not decoded here
+				} else {
+					bad = append(bad, l)
+				}
+			}
+			var junk, unread []inboundMessage // over-long lines, by their start
+			var junkWhat []string
+			for _, l := range problems[lineUnjudged] {
+				head, size, ok := discardedLine(l.text)
+				switch {
+				case !ok:
+				case runner.LooksLikeObject([]byte(head)) || strings.HasPrefix(strings.TrimSpace(head), "["):
+					unread = append(unread, l)
+				default:
+					junk = append(junk, l)
+					junkWhat = append(junkWhat, runner.DescribeLongLine([]byte(head), size))
+				}
+			}
 			t.Expect("only JSON-RPC messages on stdout (stderr is never judged)")
+			if len(junk) > 0 {
+				t.evidenceLines(junk, 3)
+				t.Actual("%d lines over the line limit are not JSON", len(junk))
+				t.Failf("stdout carried %s (%s)", junkWhat[0], junk[0].process)
+			}
 			if len(bad) > 0 {
 				t.evidenceLines(bad, 5)
 				t.Actual("%d lines are not JSON-RPC messages", len(bad))
 				t.Failf("stdout carried a line that is not a JSON-RPC message: %s wrote %q", bad[0].process, clip(bad[0].text))
+			}
+			if len(junk)+len(bad) > 0 {
+				return
+			}
+			if len(unread) > 0 {
+				t.evidenceLines(unread, 3)
+				t.NotVerified("%d stdout lines over the limit of %d bytes were not read (the first from %s); raise --max-line-bytes to judge them", len(unread), t.maxLineBytes(), unread[0].process)
+			}
+			if len(deep) > 0 {
+				t.evidenceLines(deep, 3)
+				t.NotVerified("%d stdout lines nest JSON more than 10000 levels deep, which this suite does not decode (the first from %s)", len(deep), deep[0].process)
 			}
 		},
 	})
@@ -71,7 +113,8 @@ func init() {
 		Final: true,
 		Run: func(t *T) {
 			t.settleTraffic()
-			_, problems := t.scanInbound()
+			msgs, problems := t.scanInbound()
+			requireOutput(t, msgs, problems)
 			bad := problems[lineNotUTF8]
 			t.Expect("every stdout line is valid UTF-8")
 			if len(bad) > 0 {
@@ -121,6 +164,42 @@ func init() {
 			}
 		},
 	})
+}
+
+// requireOutput ends a check that judges stdout lines as not-verified when
+// the server wrote none: zero lines are no evidence of conformance.
+func requireOutput(t *T, msgs []inboundMessage, problems map[lineKind][]inboundMessage) {
+	n := len(msgs)
+	for _, lines := range problems {
+		n += len(lines)
+	}
+	if n == 0 {
+		t.NotVerified("the server wrote nothing to stdout, so there is no line to judge")
+	}
+}
+
+// discardedLine reads the transcript text of a line the runner discarded
+// for its length: the head it kept and the line's size.
+func discardedLine(text string) (head string, size int, ok bool) {
+	m := discardedMark.FindStringSubmatchIndex(text)
+	if m == nil {
+		return "", 0, false
+	}
+	size, err := strconv.Atoi(text[m[2]:m[3]])
+	if err != nil {
+		return "", 0, false
+	}
+	return text[:m[0]], size, true
+}
+
+var discardedMark = regexp.MustCompile(`… \[line of (\d+) bytes discarded\]$`)
+
+// maxLineBytes is the line limit in effect for the run.
+func (t *T) maxLineBytes() int {
+	if n := t.env.eng.opts.MaxLineBytes; n > 0 {
+		return n
+	}
+	return runner.DefaultMaxLineBytes
 }
 
 // clip shortens a line for a one-line message.
