@@ -290,10 +290,12 @@ type revEnv struct {
 	stalls    []stallRecord // processes of the revision that missed an answer, in order
 	idSeq     int64
 	exchanges []Exchange
-	conns     []*Conn
-	results   map[string]*Result
-	fresh     int
-	memos     map[string]any // observations shared by checks of the revision; see memo
+	// exchangeBytes is the size of what exchanges keep; see record.
+	exchangeBytes int
+	conns         []*Conn
+	results       map[string]*Result
+	fresh         int
+	memos         map[string]any // observations shared by checks of the revision; see memo
 }
 
 // silent reports whether no process of the revision wrote anything to stdout.
@@ -318,10 +320,24 @@ func (env *revEnv) nextID() int64 {
 	return env.idSeq
 }
 
+// maxExchangeBytes bounds the params and results the exchanges of one
+// revision keep: a server with ten thousand tools answers tools/list with
+// megabytes, and keeping every answer would make the suite's memory grow
+// with the number of requests times the size of the list.
+const maxExchangeBytes = 16 << 20
+
 func (env *revEnv) record(x Exchange) {
+	size := len(x.Params)
+	if x.Response != nil {
+		size += len(x.Response.Result)
+	}
 	env.mu.Lock()
+	defer env.mu.Unlock()
+	if env.exchangeBytes+size > maxExchangeBytes {
+		return
+	}
+	env.exchangeBytes += size
 	env.exchanges = append(env.exchanges, x)
-	env.mu.Unlock()
 }
 
 func (env *revEnv) config() runner.Config {
