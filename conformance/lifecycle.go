@@ -24,9 +24,11 @@ func init() {
 		ID:          "lifecycle.initialize.result",
 		Title:       "initialize returns an InitializeResult",
 		Requirement: "The server MUST answer initialize with its protocolVersion (a string), its capabilities (an object), its serverInfo and optional string instructions.",
-		Level:       MUST,
-		Refs:        []SpecRef{refLifecycle("Initialization"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "InitializeResult"}},
-		Revisions:   Legacy(),
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Initialization",
+			"The server MUST respond with its own capabilities and information:").
+			WithNote("schema.ts InitializeResult: protocolVersion, capabilities, serverInfo and optional instructions."),
+		Refs:      []SpecRef{refLifecycle("Initialization"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "InitializeResult"}},
+		Revisions: Legacy(),
 		Run: func(t *T) {
 			c := t.Fresh()
 			m, err := c.Initialize(t.Revision())
@@ -60,10 +62,12 @@ func init() {
 		ID:          "lifecycle.initialize.server-info",
 		Title:       "serverInfo has a name and a version",
 		Requirement: "serverInfo MUST be an Implementation: a string name and a string version (from 2025-06-18, which defines title, a title present must be a string).",
-		Level:       MUST,
-		Refs:        []SpecRef{refLifecycle("Initialization"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "Implementation"}},
-		Revisions:   Legacy(),
-		Prereqs:     []string{"lifecycle.initialize.result"},
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Initialization",
+			"The server MUST respond with its own capabilities and information:").
+			WithNote("schema.ts Implementation: the information is a string name and version, and from 2025-06-18 an optional string title."),
+		Refs:      []SpecRef{refLifecycle("Initialization"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "Implementation"}},
+		Revisions: Legacy(),
+		Prereqs:   []string{"lifecycle.initialize.result"},
 		Run: func(t *T) {
 			res := initResult(t)
 			info, _ := res["serverInfo"].(map[string]any)
@@ -86,10 +90,11 @@ func init() {
 		ID:          "lifecycle.version.echo",
 		Title:       "A supported version is echoed",
 		Requirement: "If the server supports the requested protocol version, it MUST respond with the same version, in every new session.",
-		Level:       MUST,
-		Refs:        []SpecRef{refLifecycle("Version Negotiation")},
-		Revisions:   Legacy(),
-		Prereqs:     []string{"lifecycle.initialize.result"},
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Version Negotiation",
+			"If the server supports the requested protocol version, it MUST respond with the same version."),
+		Refs:      []SpecRef{refLifecycle("Version Negotiation")},
+		Revisions: Legacy(),
+		Prereqs:   []string{"lifecycle.initialize.result"},
 		Run: func(t *T) {
 			// The probe already saw the server accept this revision; a
 			// second session must agree.
@@ -108,10 +113,12 @@ func init() {
 		ID:          "lifecycle.version.negotiated-supported",
 		Title:       "A counter-offered version is supported",
 		Requirement: "When the server answers a requested version with another, it MUST be a version the server supports: requesting it gets it echoed.",
-		Level:       MUST,
-		Refs:        []SpecRef{refLifecycle("Version Negotiation")},
-		Revisions:   Legacy(),
-		Prereqs:     []string{"lifecycle.initialize.result"},
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Version Negotiation",
+			"Otherwise, the server MUST respond with another protocol version it supports.").
+			WithNote("A version the server supports is one it echoes when a client requests it."),
+		Refs:      []SpecRef{refLifecycle("Version Negotiation")},
+		Revisions: Legacy(),
+		Prereqs:   []string{"lifecycle.initialize.result"},
 		Run: func(t *T) {
 			t.OncePerRun()
 			det := t.env.eng.det
@@ -140,10 +147,12 @@ func init() {
 		ID:          "lifecycle.version.fallback",
 		Title:       "An unsupported version gets a supported one",
 		Requirement: "If the server does not support the requested version it MUST respond with another version it supports; an error reply (as in the spec's own error example) is a warning.",
-		Level:       MUST,
-		Refs:        []SpecRef{refLifecycle("Version Negotiation"), refLifecycle("Error Handling")},
-		Revisions:   Legacy(),
-		Prereqs:     []string{"lifecycle.initialize.result"},
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Version Negotiation",
+			"Otherwise, the server MUST respond with another protocol version it supports.").
+			WithNote("The spec's own error example answers an unsupported version with an error, so an error reply is a warn, not a fail."),
+		Refs:      []SpecRef{refLifecycle("Version Negotiation"), refLifecycle("Error Handling")},
+		Revisions: Legacy(),
+		Prereqs:   []string{"lifecycle.initialize.result"},
 		Run: func(t *T) {
 			t.OncePerRun()
 			c := t.Fresh()
@@ -171,10 +180,11 @@ func init() {
 		ID:          "lifecycle.version.fallback-latest",
 		Title:       "The fallback is the latest version",
 		Requirement: "The version offered for an unsupported request SHOULD be the latest version the server supports.",
-		Level:       SHOULD,
-		Refs:        []SpecRef{refLifecycle("Version Negotiation")},
-		Revisions:   Legacy(),
-		Prereqs:     []string{"lifecycle.version.fallback"},
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Version Negotiation",
+			"This SHOULD be the latest version supported by the server."),
+		Refs:      []SpecRef{refLifecycle("Version Negotiation")},
+		Revisions: Legacy(),
+		Prereqs:   []string{"lifecycle.version.fallback"},
 		Run: func(t *T) {
 			t.OncePerRun()
 			c := t.Fresh()
@@ -201,10 +211,12 @@ func init() {
 		ID:          "lifecycle.capabilities.shape",
 		Title:       "Capabilities are well formed",
 		Requirement: "Each server capability the revision defines MUST be an object, and the listChanged and subscribe flags it defines for it booleans.",
-		Level:       MUST,
-		Refs:        []SpecRef{refLifecycle("Capability Negotiation"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "ServerCapabilities"}},
-		Revisions:   Legacy(),
-		Prereqs:     []string{"lifecycle.initialize.result"},
+		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
+			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.").
+			WithNote("schema.ts defines each ServerCapabilities member as an object, with boolean listChanged and subscribe flags."),
+		Refs:      []SpecRef{refLifecycle("Capability Negotiation"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "ServerCapabilities"}},
+		Revisions: Legacy(),
+		Prereqs:   []string{"lifecycle.initialize.result"},
 		Run: func(t *T) {
 			res := initResult(t)
 			caps, _ := res["capabilities"].(map[string]any)
@@ -234,7 +246,11 @@ func init() {
 		ID:          "lifecycle.capabilities.declared",
 		Title:       "Served features are declared",
 		Requirement: "A server that supports tools, prompts or resources MUST declare the capability; a declared capability's list method works.",
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20251125, "server/tools.mdx", "Capabilities",
+			"Servers that support tools MUST declare the `tools` capability:"),
+		Also: []Authority{MCP(protocol.Rev20251125, "server/prompts.mdx", "Capabilities",
+			"Servers that support prompts MUST declare the `prompts` capability during initialization:"), MCP(protocol.Rev20251125, "server/resources.mdx", "Capabilities",
+			"Servers that support resources MUST declare the `resources` capability:")},
 		Refs: []SpecRef{
 			{Revision: protocol.Rev20251125, File: "server/tools.mdx", Section: "Capabilities"},
 			{Revision: protocol.Rev20251125, File: "server/prompts.mdx", Section: "Capabilities"},
@@ -266,7 +282,10 @@ func init() {
 		ID:          "lifecycle.capabilities.respected",
 		Title:       "Only negotiated capabilities are used",
 		Requirement: "The server MUST only use negotiated capabilities (SHOULD before 2025-06-18): no sampling, roots or elicitation requests to a client that declared none; and, in every revision, a server that emits log notifications MUST declare the logging capability.",
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Operation",
+			"Both parties MUST: Only use capabilities that were successfully negotiated"),
+		Also: []Authority{MCP(protocol.Rev20251125, "server/utilities/logging.mdx", "Capabilities",
+			"Servers that emit log message notifications MUST declare the `logging` capability:")},
 		Refs: []SpecRef{
 			refLifecycle("Operation"),
 			{Revision: protocol.Rev20250326, File: "basic/lifecycle.mdx", Section: "Operation"},
@@ -306,9 +325,10 @@ func init() {
 		ID:          "lifecycle.ping.operation",
 		Title:       "ping gets an empty result",
 		Requirement: "The receiver of a ping MUST respond promptly with an empty result.",
-		Level:       MUST,
-		Refs:        []SpecRef{{Revision: protocol.Rev20251125, File: "basic/utilities/ping.mdx", Section: "Behavior Requirements"}},
-		Revisions:   Legacy(),
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/ping.mdx", "Behavior Requirements",
+			"The receiver MUST respond promptly with an empty response:"),
+		Refs:      []SpecRef{{Revision: protocol.Rev20251125, File: "basic/utilities/ping.mdx", Section: "Behavior Requirements"}},
+		Revisions: Legacy(),
 		Run: func(t *T) {
 			c := t.Session()
 			m := c.MustRequest(protocol.MethodPing, nil)
@@ -319,7 +339,9 @@ func init() {
 		ID:          "lifecycle.ping.before-initialized",
 		Title:       "ping is answered during initialization",
 		Requirement: "A ping sent before the initialize response (the only request a client may send then) MUST get an empty result.",
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/ping.mdx", "Behavior Requirements",
+			"The receiver MUST respond promptly with an empty response:").
+			WithNote("basic/lifecycle.mdx: the client may send pings before the initialize response, so the receiver answers them then too."),
 		Refs: []SpecRef{
 			refLifecycle("Initialization"),
 			{Revision: protocol.Rev20251125, File: "basic/utilities/ping.mdx", Section: "Behavior Requirements"},
@@ -338,10 +360,11 @@ func init() {
 		ID:          "lifecycle.initialize.no-early-requests",
 		Title:       "No requests before initialized",
 		Requirement: "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification.",
-		Level:       SHOULD,
-		Refs:        []SpecRef{refLifecycle("Initialization")},
-		Revisions:   Legacy(),
-		Prereqs:     []string{"lifecycle.initialize.result"},
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Initialization",
+			"The server SHOULD NOT send requests other than pings and logging before receiving the `initialized` notification."),
+		Refs:      []SpecRef{refLifecycle("Initialization")},
+		Revisions: Legacy(),
+		Prereqs:   []string{"lifecycle.initialize.result"},
 		Run: func(t *T) {
 			c := t.Fresh()
 			m, err := c.Initialize(t.Revision())
