@@ -97,115 +97,6 @@ import (
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
-// Level is the strength of a requirement, as RFC 2119 words it, or
-// ADVISORY for good practice the specification states without a keyword.
-type Level string
-
-// Requirement levels. A broken SHOULD or ADVISORY is a warn, never a fail;
-// a MAY check only reports what it saw.
-const (
-	MUST     Level = "MUST"
-	SHOULD   Level = "SHOULD"
-	MAY      Level = "MAY"
-	ADVISORY Level = "ADVISORY" // good practice with no keyword: a broken one is a warn
-)
-
-// Status is the verdict of one check in one revision.
-type Status string
-
-// Check statuses.
-const (
-	StatusPass        Status = "pass"
-	StatusFail        Status = "fail"         // a MUST (or MUST NOT) is broken
-	StatusWarn        Status = "warn"         // a SHOULD is broken
-	StatusNA          Status = "n/a"          // capability not declared or revision does not apply
-	StatusNotVerified Status = "not-verified" // could not be performed; not a pass
-	StatusBlocked     Status = "blocked"      // a prerequisite check failed
-	StatusError       Status = "error"        // harness problem: the verdict is unknown
-)
-
-// Statuses lists every status in report order.
-var Statuses = []Status{StatusPass, StatusFail, StatusWarn, StatusNA, StatusNotVerified, StatusBlocked, StatusError}
-
-// severity orders statuses from most to least alarming, for summaries.
-func (s Status) severity() int {
-	switch s {
-	case StatusError:
-		return 6
-	case StatusFail:
-		return 5
-	case StatusWarn:
-		return 4
-	case StatusBlocked:
-		return 3
-	case StatusNotVerified:
-		return 2
-	case StatusPass:
-		return 1
-	}
-	return 0
-}
-
-// SpecRef points at the text of the specification that states a requirement.
-type SpecRef struct {
-	Revision string `json:"revision"`          // e.g. "2025-11-25"
-	File     string `json:"file"`              // relative to docs/specification/<revision>/, or "schema.ts"
-	Section  string `json:"section,omitempty"` // heading, or the schema type for schema.ts
-}
-
-// String renders the reference as "revision/file §section".
-func (r SpecRef) String() string {
-	s := r.Revision + "/" + r.File
-	if r.Section != "" {
-		s += " §" + r.Section
-	}
-	return s
-}
-
-// AuthorityKind says what a check's verdict rests on.
-type AuthorityKind string
-
-// Authority kinds. Only mcp and jsonrpc checks count towards "MCP ...
-// conformant"; profile checks have their own verdict line; advisory checks
-// never fail.
-const (
-	AuthorityMCP      AuthorityKind = "mcp"      // a sentence of the MCP specification with its keyword
-	AuthorityJSONRPC  AuthorityKind = "jsonrpc"  // a sentence of the JSON-RPC 2.0 specification
-	AuthorityProfile  AuthorityKind = "profile"  // a rule of the governed-estate profile
-	AuthorityAdvisory AuthorityKind = "advisory" // good practice with no keyword behind it
-)
-
-// Keyword is an RFC 2119 keyword as a quoted sentence writes it.
-type Keyword string
-
-// The keywords a quoted sentence can carry (RFC 2119 section 1 to 5).
-const (
-	KeywordMust           Keyword = "MUST"
-	KeywordMustNot        Keyword = "MUST NOT"
-	KeywordRequired       Keyword = "REQUIRED"
-	KeywordShall          Keyword = "SHALL"
-	KeywordShallNot       Keyword = "SHALL NOT"
-	KeywordShould         Keyword = "SHOULD"
-	KeywordShouldNot      Keyword = "SHOULD NOT"
-	KeywordRecommended    Keyword = "RECOMMENDED"
-	KeywordNotRecommended Keyword = "NOT RECOMMENDED"
-	KeywordMay            Keyword = "MAY"
-	KeywordOptional       Keyword = "OPTIONAL"
-)
-
-// Level is the check level the keyword gives.
-func (k Keyword) Level() Level {
-	switch k {
-	case KeywordMust, KeywordMustNot, KeywordRequired, KeywordShall, KeywordShallNot:
-		return MUST
-	case KeywordShould, KeywordShouldNot, KeywordRecommended, KeywordNotRecommended:
-		return SHOULD
-	case KeywordMay, KeywordOptional:
-		return MAY
-	}
-	return ""
-}
-
 // keywordPattern finds RFC 2119 keywords, longest first so that "MUST NOT"
 // is one keyword, not MUST.
 var keywordPattern = regexp.MustCompile(`\b(MUST NOT|SHALL NOT|SHOULD NOT|NOT RECOMMENDED|MUST|SHALL|SHOULD|RECOMMENDED|REQUIRED|MAY|OPTIONAL)\b`)
@@ -220,19 +111,6 @@ func KeywordsIn(sentence string) []Keyword {
 		}
 	}
 	return out
-}
-
-// Authority is what a check's verdict rests on: the quoted sentence of a
-// specification with its keyword, a rule of the estate profile, or good
-// practice. Build it with MCP, JSONRPC, Profile, Advisory or AdvisoryOn.
-type Authority struct {
-	Kind     AuthorityKind `json:"kind"`
-	Revision string        `json:"revision,omitempty"` // mcp (and advisory citing MCP prose)
-	File     string        `json:"file,omitempty"`     // relative to docs/specification/<revision>/, or "schema.ts"
-	Section  string        `json:"section,omitempty"`  // heading; schema type; JSON-RPC section; profile rule
-	Sentence string        `json:"sentence,omitempty"` // quoted verbatim (profile: the rule's statement)
-	Keyword  Keyword       `json:"keyword,omitempty"`  // mcp and jsonrpc: the keyword the check verifies
-	Note     string        `json:"note,omitempty"`     // advisory: why it is good practice; else how the check reads the sentence
 }
 
 // JSONRPCSpec names the JSON-RPC 2.0 specification, for reports.
@@ -277,53 +155,9 @@ func AdvisoryOn(revision, file, section, sentence, why string) Authority {
 	return Authority{Kind: AuthorityAdvisory, Revision: revision, File: file, Section: section, Sentence: sentence, Note: why}
 }
 
-// WithKeyword returns a with the keyword the check verifies, for a sentence
-// that carries more than one.
-func (a Authority) WithKeyword(k Keyword) Authority {
-	a.Keyword = k
-	return a
-}
-
-// WithNote returns a with a note on how the check reads the sentence.
-func (a Authority) WithNote(note string) Authority {
-	a.Note = note
-	return a
-}
-
-// Level is the check level the authority gives: the keyword's for mcp and
-// jsonrpc, MUST for a profile rule, ADVISORY for advisory.
-func (a Authority) Level() Level {
-	switch a.Kind {
-	case AuthorityMCP, AuthorityJSONRPC:
-		return a.Keyword.Level()
-	case AuthorityProfile:
-		return MUST
-	case AuthorityAdvisory:
-		return ADVISORY
-	}
-	return ""
-}
-
-// String renders the authority in one line, e.g.
-// `MCP 2025-11-25 server/tools.mdx §Tool Names: SHOULD "Tool names SHOULD be unique..."`.
-func (a Authority) String() string {
-	switch a.Kind {
-	case AuthorityMCP:
-		return fmt.Sprintf("MCP %s %s §%s: %s %q", a.Revision, a.File, a.Section, a.Keyword, a.Sentence)
-	case AuthorityJSONRPC:
-		return fmt.Sprintf("JSON-RPC 2.0 §%s: %s %q", a.Section, a.Keyword, a.Sentence)
-	case AuthorityProfile:
-		return fmt.Sprintf("estate profile §%s: %s", a.Section, a.Sentence)
-	case AuthorityAdvisory:
-		if a.Sentence != "" {
-			return fmt.Sprintf("advisory (MCP %s %s §%s, no keyword: %q): %s", a.Revision, a.File, a.Section, a.Sentence, a.Note)
-		}
-		return "advisory: " + a.Note
-	}
-	return ""
-}
-
-func (a Authority) validate() error {
+// validateAuthority reports what is wrong with a check's authority: a
+// sentence without the keyword it claims, a kind without its fields.
+func validateAuthority(a Authority) error {
 	switch a.Kind {
 	case AuthorityMCP, AuthorityJSONRPC:
 		if a.Kind == AuthorityMCP && (!protocol.IsKnown(a.Revision) || a.File == "" || a.Section == "") {
@@ -414,7 +248,7 @@ func (c *Check) AppliesTo(rev string) bool {
 }
 
 // Areas lists the catalogue's areas in report order.
-var Areas = []string{"stdio", "jsonrpc", "lifecycle", "tools", "modern", "property", "governance"}
+var Areas = []string{"stdio", "jsonrpc", "lifecycle", "tools", "progress", "cancellation", "sampling", "elicitation", "roots", "tasks", "modern", "property", "governance"}
 
 var idPattern = regexp.MustCompile(`^[a-z][a-z0-9]*\.[a-z0-9][a-z0-9-]*\.[a-z0-9][a-z0-9-]*$`)
 
@@ -459,7 +293,7 @@ func validate(c *Check) error {
 		return fmt.Errorf("%s: title and requirement are required", c.ID)
 	}
 	if c.Authority.Kind != "" || requireAuthority {
-		if err := c.Authority.validate(); err != nil {
+		if err := validateAuthority(c.Authority); err != nil {
 			return fmt.Errorf("%s: %v", c.ID, err)
 		}
 		derived := c.Authority.Level()
@@ -468,7 +302,7 @@ func validate(c *Check) error {
 		}
 		c.Level = derived
 		for _, a := range c.Also {
-			if err := a.validate(); err != nil {
+			if err := validateAuthority(a); err != nil {
 				return fmt.Errorf("%s: Also: %v", c.ID, err)
 			}
 			if a.Level() != derived {

@@ -41,7 +41,7 @@ func TestAuthorityValidate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.a.validate()
+			err := validateAuthority(tc.a)
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatalf("validate: %v", err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/conformance/profile"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/report"
 	"github.com/mcpconform/mcpconform/runner"
 )
 
@@ -203,15 +204,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	wg.Wait()
 
 	rep := &Report{
-		SchemaVersion: ReportSchemaVersion,
-		Suite:         SuiteInfo{Name: "mcpconform", Version: SuiteVersion},
-		Target:        Target{Command: slices.Clone(opts.Command)},
+		SchemaVersion: report.SchemaVersion,
+		Suite:         report.SuiteInfo{Name: "mcpconform", Version: SuiteVersion},
+		Target:        report.Target{Command: slices.Clone(opts.Command)},
 		Server:        det.serverInfo(),
 		Eras:          det.eras(),
 		Supported:     det.supported(),
 		Checked:       revs,
 		Seed:          opts.Seed,
-		Options:       ReportOptions{Protocol: opts.Protocol, Only: opts.Only, Skip: opts.Skip, Strict: opts.Strict, AllowCalls: opts.AllowCalls, DenyCalls: opts.DenyCalls, Cases: opts.cases()},
+		Options:       report.Options{Protocol: opts.Protocol, Only: opts.Only, Skip: opts.Skip, Strict: opts.Strict, AllowCalls: opts.AllowCalls, DenyCalls: opts.DenyCalls, Cases: opts.cases()},
 		StartTime:     start,
 		Detection:     det.notes,
 	}
@@ -228,7 +229,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return a.Revision < b.Revision
 	})
 	applyExpected(rep, opts.Expected)
-	rep.summarize(opts.Strict)
+	rep.Summarize(opts.Strict)
 	rep.DurationMs = ms(time.Since(began))
 	return rep, nil
 }
@@ -281,6 +282,7 @@ type revEnv struct {
 	conns     []*Conn
 	results   map[string]*Result
 	fresh     int
+	memos     map[string]any // observations shared by checks of the revision; see memo
 }
 
 // nextID numbers the suite's own request ids per revision, so that the

@@ -10,22 +10,6 @@ import (
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
-// ExpectedFailure is one entry of an expected-failures file: a check (in
-// one revision, or in all) that is known to fail or warn, and why.
-type ExpectedFailure struct {
-	ID       string `json:"id"`
-	Revision string `json:"revision,omitempty"` // "" matches every revision
-	Reason   string `json:"reason"`
-	File     string `json:"file"`
-	Line     int    `json:"line"`
-}
-
-// StaleExpected is an expected failure whose check now passes.
-type StaleExpected struct {
-	ExpectedFailure
-	Message string `json:"message"`
-}
-
 // LoadExpected reads an expected-failures file; see ParseExpected.
 func LoadExpected(file string) ([]ExpectedFailure, error) {
 	data, err := os.ReadFile(file)

@@ -166,7 +166,7 @@ func (t *T) finish(s Status, format string, args ...any) {
 }
 
 func (t *T) setStatus(s Status) {
-	if s.severity() > t.status.severity() {
+	if s.Severity() > t.status.Severity() {
 		t.status = s
 	}
 }
@@ -369,6 +369,8 @@ type Conn struct {
 
 	parseMu     sync.Mutex
 	parsedLines []parsedLine // classified transcript, see parsed
+
+	onRequest func(req *protocol.Message) (result any, rpcErr *protocol.Error) // answers server requests while collecting; see client.go
 }
 
 // Process returns the underlying runner process for what Conn does not
@@ -589,6 +591,9 @@ func (c *Conn) TryCollect(id any) (before []runner.Received, resp *protocol.Mess
 			return before, r.Msg, nil
 		}
 		before = append(before, r)
+		if c.onRequest != nil && r.Msg != nil && r.Msg.Kind() == protocol.KindRequest {
+			c.answer(r.Msg) // a server request waits for us: see client.go
+		}
 	}
 }
 

@@ -72,29 +72,37 @@ func (l *leaky) Call(p reference.Principal, name string, args any) (reference.Ca
 }
 
 // replacingRegistry lets an already published version be published again,
-// replacing its contract.
+// replacing its contract. Published tools cannot be changed, so the
+// replacement is published into a registry of its own and handed out
+// instead of the original.
 func replacingRegistry() Registry {
-	return &replacing{Registry: reference.NewRegistry(), over: map[string]reference.ToolSpec{}}
+	return &replacing{Registry: reference.NewRegistry(), over: map[string]*reference.Registry{}}
 }
 
 type replacing struct {
 	*reference.Registry
-	over map[string]reference.ToolSpec
+	over map[string]*reference.Registry
 }
 
 func (r *replacing) Publish(spec reference.ToolSpec) error {
 	err := r.Registry.Publish(spec)
 	var pe *reference.PublishError
 	if errors.As(err, &pe) && pe.Rule == reference.RuleImmutable {
-		r.over[spec.Name+"@"+spec.Version] = cloneSpec(spec)
+		side := reference.NewRegistry()
+		if err := side.Publish(cloneSpec(spec)); err != nil {
+			return err
+		}
+		r.over[spec.Name+"@"+spec.Version] = side
 		return nil
 	}
 	return err
 }
 
 func (r *replacing) swap(t reference.Tool) reference.Tool {
-	if s, ok := r.over[t.Spec.Name+"@"+t.Spec.Version]; ok {
-		t.Spec = cloneSpec(s)
+	if side, ok := r.over[t.Name()+"@"+t.Version()]; ok {
+		if s, ok := side.Resolve(t.Name(), t.Version()); ok {
+			return s
+		}
 	}
 	return t
 }
@@ -119,15 +127,15 @@ func (r *replacing) Versions(name string) []reference.Tool {
 
 // staleRegistry caches discovery per principal and never invalidates.
 func staleRegistry() Registry {
-	return &stale{Registry: reference.NewRegistry(), cache: map[string][]reference.Tool{}}
+	return &stale{Registry: reference.NewRegistry(), cache: map[string]reference.View{}}
 }
 
 type stale struct {
 	*reference.Registry
-	cache map[string][]reference.Tool
+	cache map[string]reference.View
 }
 
-func (s *stale) Discover(p reference.Principal, incl bool) ([]reference.Tool, error) {
+func (s *stale) Discover(p reference.Principal, incl bool) (reference.View, error) {
 	key := fmt.Sprintf("%v|%v", p, incl)
 	if tools, ok := s.cache[key]; ok {
 		return tools, nil
@@ -145,25 +153,40 @@ func newestRegistry() Registry { return &newest{reference.NewRegistry()} }
 
 type newest struct{ *reference.Registry }
 
-func (n *newest) Discover(p reference.Principal, incl bool) ([]reference.Tool, error) {
+func (n *newest) Discover(p reference.Principal, incl bool) (reference.View, error) {
 	if _, err := reference.ClassificationRank(p.Clearance); err != nil {
-		return nil, err
+		return reference.View{}, err
 	}
 	var out []reference.Tool
 	for _, name := range slices.Sorted(slices.Values(gen.ToolNames)) {
 		vs := n.Versions(name)
 		for i := len(vs) - 1; i >= 0; i-- {
 			v := vs[i]
-			if v.Status == reference.StatusRetired || v.Status == reference.StatusDeprecated && !incl {
+			if v.Status() == reference.StatusRetired || v.Status() == reference.StatusDeprecated && !incl {
 				continue
 			}
-			if visible(v.Spec, p) {
+			if visible(v.Spec(), p) {
 				out = append(out, v)
 			}
 			break
 		}
 	}
-	return out, nil
+	return reference.NewView(out...), nil
+}
+
+// meddlingRegistry deprecates the first tool of every view it hands out,
+// as a discovery that "upgrades" or expires what it lists on the way: the
+// next caller sees other tools than the last one was given.
+func meddlingRegistry() Registry { return &meddling{reference.NewRegistry()} }
+
+type meddling struct{ *reference.Registry }
+
+func (m *meddling) Discover(p reference.Principal, incl bool) (reference.View, error) {
+	v, err := m.Registry.Discover(p, incl)
+	if err == nil && v.Len() > 0 && v.At(0).Status() == reference.StatusActive {
+		_ = m.Deprecate(v.At(0).Name(), v.At(0).Version())
+	}
+	return v, err
 }
 
 // boundBlindClassify ignores numeric, length and size bounds.

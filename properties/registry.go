@@ -21,7 +21,7 @@ type Registry interface {
 	Latest(name string) (reference.Tool, bool)
 	Resolve(name, version string) (reference.Tool, bool)
 	Versions(name string) []reference.Tool
-	Discover(p reference.Principal, includeDeprecated bool) ([]reference.Tool, error)
+	Discover(p reference.Principal, includeDeprecated bool) (reference.View, error)
 	Call(p reference.Principal, name string, args any) (reference.CallResult, error)
 	CallLog() []reference.CallRecord
 }
@@ -119,7 +119,7 @@ func InvisibleEqualsMissing(newRegistry NewRegistry) func(*rapid.T) {
 			}
 			hidden := true
 			for _, v := range versions {
-				if v.Status != reference.StatusRetired && visible(v.Spec, p) {
+				if v.Status() != reference.StatusRetired && visible(v.Spec(), p) {
 					hidden = false
 				}
 			}
@@ -354,11 +354,11 @@ func (m *registryModel) checkHistory(t *rapid.T) {
 			t.Fatalf("Versions(%s) has %d entries, the model %d: history must only grow by accepted publishes", name, len(got), len(es))
 		}
 		for i, e := range es {
-			if c := contract(got[i].Spec); c != e.contract {
+			if c := contract(got[i].Spec()); c != e.contract {
 				t.Fatalf("Versions(%s)[%d] changed:\ngot  %s\nwant %s", name, i, c, e.contract)
 			}
-			if got[i].Status != e.status {
-				t.Fatalf("Versions(%s)[%d] (%s) has status %s, the model %s", name, i, e.spec.Version, got[i].Status, e.status)
+			if got[i].Status() != e.status {
+				t.Fatalf("Versions(%s)[%d] (%s) has status %s, the model %s", name, i, e.spec.Version, got[i].Status(), e.status)
 			}
 			tool, ok := m.reg.Resolve(name, e.spec.Version)
 			if e.status == reference.StatusRetired {
@@ -370,7 +370,7 @@ func (m *registryModel) checkHistory(t *rapid.T) {
 			if !ok {
 				t.Fatalf("Resolve(%s, %s) found nothing; status %s", name, e.spec.Version, e.status)
 			}
-			if c := contract(tool.Spec); c != e.contract {
+			if c := contract(tool.Spec()); c != e.contract {
 				t.Fatalf("Resolve(%s, %s) returned a different contract:\ngot  %s\nwant %s", name, e.spec.Version, c, e.contract)
 			}
 		}
@@ -378,11 +378,11 @@ func (m *registryModel) checkHistory(t *rapid.T) {
 		want := m.latestActive(name)
 		switch {
 		case want == nil && ok:
-			t.Fatalf("Latest(%s) = %s (%s), but no version is active", name, latest.Spec.Version, latest.Status)
+			t.Fatalf("Latest(%s) = %s (%s), but no version is active", name, latest.Version(), latest.Status())
 		case want != nil && !ok:
 			t.Fatalf("Latest(%s) found nothing, want %s", name, want.spec.Version)
-		case want != nil && (latest.Spec.Version != want.spec.Version || latest.Status != reference.StatusActive):
-			t.Fatalf("Latest(%s) = %s (%s), want %s (active)", name, latest.Spec.Version, latest.Status, want.spec.Version)
+		case want != nil && (latest.Version() != want.spec.Version || latest.Status() != reference.StatusActive):
+			t.Fatalf("Latest(%s) = %s (%s), want %s (active)", name, latest.Version(), latest.Status(), want.spec.Version)
 		}
 	}
 }
@@ -437,10 +437,10 @@ func (m *registryModel) bruteForce(p reference.Principal, includeDeprecated bool
 	return out
 }
 
-func listed(tools []reference.Tool) []string {
+func listed(tools reference.View) []string {
 	var out []string
-	for _, tool := range tools {
-		out = append(out, tool.Spec.Name+"@"+tool.Spec.Version)
+	for _, tool := range tools.All() {
+		out = append(out, tool.Name()+"@"+tool.Version())
 	}
 	return out
 }
@@ -481,8 +481,8 @@ func (m *registryModel) checkDiscovery(t *rapid.T, newRegistry NewRegistry, prin
 					t.Fatalf("Discover(%+v, %v) after changes = [%s], a fresh registry with the same history says [%s]", p, incl, names, w)
 				}
 			}
-			for i := 1; i < len(got); i++ {
-				if got[i-1].Spec.Name >= got[i].Spec.Name {
+			for i := 1; i < got.Len(); i++ {
+				if got.At(i-1).Name() >= got.At(i).Name() {
 					t.Fatalf("Discover(%+v, %v) is not sorted with one version per tool: [%s]", p, incl, names)
 				}
 			}
@@ -510,11 +510,11 @@ func Discovery(newRegistry NewRegistry) func(*rapid.T) {
 		// the registry's statuses.
 		for _, name := range m.names {
 			for _, v := range m.reg.Versions(name) {
-				if v.Status != reference.StatusActive {
-					name, version, status := name, v.Spec.Version, v.Status
+				if v.Status() != reference.StatusActive {
+					name, version, status := name, v.Version(), v.Status()
 					m.ops = append(m.ops, func(r Registry) error { return apply2(r, status, name, version) })
 				}
-				m.byName[name] = append(m.byName[name], &modelEntry{version: mustVersion(t, v.Spec.Version), spec: cloneSpec(v.Spec), contract: contract(v.Spec), status: v.Status})
+				m.byName[name] = append(m.byName[name], &modelEntry{version: mustVersion(t, v.Version()), spec: cloneSpec(v.Spec()), contract: contract(v.Spec()), status: v.Status()})
 			}
 		}
 		principals := principalsOf(s)
@@ -562,4 +562,102 @@ func mustVersion(t *rapid.T, s string) reference.Version {
 		t.Fatalf("ParseVersion(%q): %v", s, err)
 	}
 	return v
+}
+
+// scribble overwrites every member of a JSON value at every depth, and adds
+// one, as a careless caller might.
+func scribble(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		if x == nil {
+			return
+		}
+		for k, e := range x {
+			scribble(e)
+			x[k] = "tampered"
+		}
+		x["tampered"] = true
+	case []any:
+		for i, e := range x {
+			scribble(e)
+			x[i] = "tampered"
+		}
+	}
+}
+
+// tamper changes everything a view hands out: the slice Tools returns,
+// and every map, slice and byte slice a listed tool's accessors return.
+func tamper(v reference.View) {
+	tools := v.Tools()
+	for i, tool := range tools {
+		spec := tool.Spec()
+		for _, m := range []map[string]any{spec.InputSchema, spec.OutputSchema, tool.InputSchema(), tool.OutputSchema(), tool.MCP()} {
+			scribble(m)
+		}
+		for _, s := range [][]string{spec.Tenants, spec.RequiredScopes, tool.Tenants(), tool.RequiredScopes()} {
+			for j := range s {
+				s[j] = "tampered"
+			}
+		}
+		for _, b := range [][]byte{tool.InputSchemaJSON(), tool.OutputSchemaJSON()} {
+			for j := range b {
+				b[j] = ' '
+			}
+		}
+		tools[i] = reference.Tool{}
+	}
+}
+
+// snapshot renders a view whole: each tool's status, contract and schema
+// bytes, in order.
+func snapshot(v reference.View) string {
+	var b strings.Builder
+	for _, tool := range v.All() {
+		fmt.Fprintf(&b, "%s %s %s %s\n", tool.Status(), contract(tool.Spec()), tool.InputSchemaJSON(), tool.OutputSchemaJSON())
+	}
+	return b.String()
+}
+
+// ViewsAreReadOnly is the immutability invariant seen from discovery: after
+// a caller tampers with everything a discovered view hands out, the view it
+// holds, a second discovery and Resolve of every listed version give
+// exactly what they gave before. Discover returns its cached views without
+// copying them, so this is what keeps one caller from changing what the
+// next one sees.
+func ViewsAreReadOnly(newRegistry NewRegistry) func(*rapid.T) {
+	return func(t *rapid.T) {
+		s := Source(t)
+		r := newRegistry()
+		publishEstate(t, s, r)
+		for _, p := range principalsOf(s) {
+			if _, err := reference.ClassificationRank(p.Clearance); err != nil {
+				continue
+			}
+			for _, incl := range []bool{false, true} {
+				view, err := r.Discover(p, incl)
+				if err != nil {
+					t.Fatalf("Discover(%+v, %v): %v", p, incl, err)
+				}
+				before := snapshot(view)
+				tamper(view)
+				if got := snapshot(view); got != before {
+					t.Fatalf("Discover(%+v, %v): the view a caller holds changed when it tampered with what the view handed out:\ngot  %s\nwant %s", p, incl, got, before)
+				}
+				again, err := r.Discover(p, incl)
+				if err != nil {
+					t.Fatalf("second Discover(%+v, %v): %v", p, incl, err)
+				}
+				if got := snapshot(again); got != before {
+					t.Fatalf("Discover(%+v, %v): a second discovery differs after a caller tampered with the first:\ngot  %s\nwant %s", p, incl, got, before)
+				}
+				for _, tool := range view.All() {
+					got, ok := r.Resolve(tool.Name(), tool.Version())
+					if !ok || contract(got.Spec()) != contract(tool.Spec()) {
+						t.Fatalf("Resolve(%s, %s) after tampering = %v, %s; want the discovered contract %s",
+							tool.Name(), tool.Version(), ok, contract(got.Spec()), contract(tool.Spec()))
+					}
+				}
+			}
+		}
+	}
 }

@@ -3,6 +3,8 @@ package reference
 import (
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // benchSchema is a payment-initiation schema of realistic size: nested
@@ -83,4 +85,71 @@ func replaceOnce(b *testing.B, s, old, new string) string {
 		b.Fatalf("%q not in the schema", old)
 	}
 	return strings.Replace(s, old, new, 1)
+}
+
+// nestedSchema nests objects and arrays five levels deep, each level with
+// bounds, an enum and a pattern, so that validation walks a tree rather
+// than a flat object.
+func nestedSchema(depth int) string {
+	s := `{"type": "object", "properties": {"id": {"type": "string", "pattern": "^[a-z]+$"}, "n": {"type": "integer", "minimum": 0}}, "required": ["id"]}`
+	for range depth {
+		s = `{"type": "object", "properties": {"kind": {"type": "string", "enum": ["a", "b", "c"]},
+		  "size": {"type": "number", "maximum": 100}, "child": ` + s + `,
+		  "list": {"type": "array", "maxItems": 5, "items": ` + s + `}},
+		  "required": ["kind", "child"], "additionalProperties": false}`
+	}
+	return s
+}
+
+// nestedValue is a valid value for nestedSchema(depth).
+func nestedValue(depth int) string {
+	v := `{"id": "leaf", "n": 3}`
+	for range depth {
+		v = `{"kind": "b", "size": 12.5, "child": ` + v + `, "list": [` + v + `, ` + v + `]}`
+	}
+	return v
+}
+
+// compiledCases are the cases of BenchmarkCompiledValidate: the seed's
+// traced call (invalid three ways), a valid payment, and a nested schema.
+var compiledCases = []struct{ name, schema, value string }{
+	{"traced-call", paymentsLookup, `{"reference": "PMT771", "include_legs": "yes", "urgent": true}`},
+	{"valid", benchSchema, benchValid},
+	{"nested", nestedSchema(3), nestedValue(3)},
+}
+
+// BenchmarkCompiledValidate validates precompiled schemas, ours and, in the
+// santhosh sub-benchmarks, github.com/santhosh-tekuri/jsonschema/v6's, on
+// the same decoded values; both must reach the same verdict first.
+func BenchmarkCompiledValidate(b *testing.B) {
+	for _, tc := range compiledCases {
+		schema, value := mustDecode(b, tc.schema), mustDecode(b, tc.value)
+		ours, err := Compile(schema)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := jsonschema.NewCompiler()
+		if err := c.AddResource("mem:///"+tc.name+".json", schema); err != nil {
+			b.Fatal(err)
+		}
+		theirs, err := c.Compile("mem:///" + tc.name + ".json")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if o, t := len(ours.Validate(value)) == 0, theirs.Validate(value) == nil; o != t {
+			b.Fatalf("%s: verdicts differ: ours valid=%v, santhosh valid=%v", tc.name, o, t)
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				ours.Validate(value)
+			}
+		})
+		b.Run(tc.name+"/santhosh", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = theirs.Validate(value)
+			}
+		})
+	}
 }

@@ -72,7 +72,7 @@ func unknownTool(name string) *CallError {
 // not held to the output schema: the schema describes what the tool
 // returns when it works.
 func (r *Registry) Call(p Principal, name string, args any) (CallResult, error) {
-	a, _, err := newAudience(p)
+	a, err := newAudience(p)
 	if err != nil {
 		return CallResult{}, fmt.Errorf("call %s: %w", name, err)
 	}
@@ -90,11 +90,7 @@ func (r *Registry) Call(p Principal, name string, args any) (CallResult, error) 
 	if err != nil {
 		return CallResult{}, invalidArguments(name, []ValidationError{{Path: "$", Message: err.Error()}})
 	}
-	errs, err := Validate(value, e.spec.InputSchema)
-	if err != nil {
-		return CallResult{}, fmt.Errorf("call %s %s: %w", name, e.spec.Version, err)
-	}
-	if len(errs) > 0 {
+	if errs := e.input.Validate(value); len(errs) > 0 {
 		return CallResult{}, invalidArguments(name, errs)
 	}
 	obj, ok := value.(map[string]any)
@@ -109,8 +105,8 @@ func (r *Registry) Call(p Principal, name string, args any) (CallResult, error) 
 	r.logMu.Unlock()
 
 	hr := runHandler(e.spec, obj)
-	if !hr.IsError && e.spec.OutputSchema != nil {
-		hr = holdToOutputSchema(e.spec, hr)
+	if !hr.IsError && e.output != nil {
+		hr = holdToOutputSchema(e.spec, e.output, hr)
 	}
 	return CallResult{
 		Content:    []protocol.Content{protocol.TextContent(hr.Text)},
@@ -152,7 +148,7 @@ func runHandler(spec ToolSpec, args map[string]any) (hr HandlerResult) {
 
 // holdToOutputSchema checks a successful handler result against the tool's
 // output schema and turns a violation into a tool failure.
-func holdToOutputSchema(spec ToolSpec, hr HandlerResult) HandlerResult {
+func holdToOutputSchema(spec ToolSpec, output *Schema, hr HandlerResult) HandlerResult {
 	broken := func(why string) HandlerResult {
 		return HandlerResult{Text: fmt.Sprintf("tool %s %s broke its output contract: %s", spec.Name, spec.Version, why), IsError: true}
 	}
@@ -163,13 +159,7 @@ func holdToOutputSchema(spec ToolSpec, hr HandlerResult) HandlerResult {
 	if err != nil {
 		return broken("structured result: " + err.Error())
 	}
-	errs, err := Validate(value, spec.OutputSchema)
-	if err != nil {
-		// Publish compiled the schema, so this is not expected; the
-		// result must still not pass unchecked.
-		return broken("output schema: " + err.Error())
-	}
-	if len(errs) > 0 {
+	if errs := output.Validate(value); len(errs) > 0 {
 		parts := make([]string, len(errs))
 		for i, v := range errs {
 			parts[i] = v.String()

@@ -1,19 +1,42 @@
 package reference
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
-	"strings"
 )
 
-// viewKey identifies a cached discovery view: everything visibility depends
-// on, with the scopes sorted and deduplicated so that the same set in any
-// order shares one view.
-type viewKey struct {
-	tenant     string
-	scopes     string // sorted, deduplicated, joined with "\x00"
-	clearance  Classification
-	deprecated bool
+// appendViewKey appends the cache key of a discovery view to dst:
+// everything visibility depends on, each string length-prefixed so no two
+// principals share a key, with the scopes sorted and deduplicated so that
+// the same set in any order shares one view. Up to 16 scopes are sorted on
+// the stack, so a cached lookup allocates nothing.
+func appendViewKey(dst []byte, p Principal, includeDeprecated bool) []byte {
+	if includeDeprecated {
+		dst = append(dst, 1)
+	} else {
+		dst = append(dst, 0)
+	}
+	dst = appendKeyString(dst, string(p.Clearance))
+	dst = appendKeyString(dst, p.Tenant)
+	var buf [16]string
+	scopes := buf[:0]
+	if len(p.Scopes) > len(buf) {
+		scopes = make([]string, 0, len(p.Scopes))
+	}
+	scopes = append(scopes, p.Scopes...)
+	slices.Sort(scopes)
+	for i, s := range scopes {
+		if i == 0 || s != scopes[i-1] {
+			dst = appendKeyString(dst, s)
+		}
+	}
+	return dst
+}
+
+func appendKeyString(dst []byte, s string) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(s)))
+	return append(dst, s...)
 }
 
 // audience is a principal prepared for visibility checks.
@@ -23,19 +46,16 @@ type audience struct {
 	rank   int
 }
 
-func newAudience(p Principal) (audience, []string, error) {
+func newAudience(p Principal) (audience, error) {
 	rank, err := ClassificationRank(p.Clearance)
 	if err != nil {
-		return audience{}, nil, fmt.Errorf("principal clearance: %w", err)
+		return audience{}, fmt.Errorf("principal clearance: %w", err)
 	}
-	scopes := slices.Clone(p.Scopes)
-	slices.Sort(scopes)
-	scopes = slices.Compact(scopes)
-	held := make(map[string]bool, len(scopes))
-	for _, s := range scopes {
+	held := make(map[string]bool, len(p.Scopes))
+	for _, s := range p.Scopes {
 		held[s] = true
 	}
-	return audience{tenant: p.Tenant, held: held, rank: rank}, scopes, nil
+	return audience{tenant: p.Tenant, held: held, rank: rank}, nil
 }
 
 // sees reports whether the audience is entitled to e, ignoring status:
@@ -85,50 +105,55 @@ func (a audience) newestVisible(versions []*entry, includeDeprecated bool) (*ent
 // the newest version p is entitled to, skipping retired versions and, unless
 // includeDeprecated, deprecated ones. An unknown clearance is an error.
 // Views are cached per (tenant, scope set, clearance, includeDeprecated)
-// and dropped on every registry change; the result is always a fresh copy.
-func (r *Registry) Discover(p Principal, includeDeprecated bool) ([]Tool, error) {
-	a, scopes, err := newAudience(p)
-	if err != nil {
-		return nil, fmt.Errorf("discover: %w", err)
+// and dropped on every registry change. A cached view is returned as is:
+// it is read-only, so sharing it is safe, and a cached call copies and
+// allocates nothing.
+func (r *Registry) Discover(p Principal, includeDeprecated bool) (View, error) {
+	if _, err := ClassificationRank(p.Clearance); err != nil {
+		return View{}, fmt.Errorf("discover: principal clearance: %w", err)
 	}
-	key := viewKey{tenant: p.Tenant, scopes: strings.Join(scopes, "\x00"), clearance: p.Clearance, deprecated: includeDeprecated}
+	var buf [128]byte
+	key := appendViewKey(buf[:0], p, includeDeprecated)
+	// Every change clears the cache under cacheMu while holding the write
+	// lock, so a view found here is current without taking r.mu.
+	r.cacheMu.Lock()
+	view, ok := r.views[string(key)]
+	r.cacheMu.Unlock()
+	if ok {
+		return view, nil
+	}
 
+	a, err := newAudience(p)
+	if err != nil {
+		return View{}, fmt.Errorf("discover: %w", err)
+	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
+	view, err = r.viewLocked(a, includeDeprecated)
+	if err != nil {
+		return View{}, fmt.Errorf("discover: %w", err)
+	}
+	// Changes hold the write lock, so no change can slip between computing
+	// this view and storing it.
 	r.cacheMu.Lock()
-	view, ok := r.views[key]
+	if r.views == nil || len(r.views) >= maxViews {
+		r.views = map[string]View{}
+	}
+	r.views[string(key)] = view
 	r.cacheMu.Unlock()
-	if !ok {
-		view, err = r.viewLocked(a, includeDeprecated)
-		if err != nil {
-			return nil, fmt.Errorf("discover: %w", err)
-		}
-		// Changes hold the write lock, so no change can slip between
-		// computing this view and storing it.
-		r.cacheMu.Lock()
-		if r.views == nil || len(r.views) >= maxViews {
-			r.views = map[viewKey][]*entry{}
-		}
-		r.views[key] = view
-		r.cacheMu.Unlock()
-	}
-	out := make([]Tool, len(view))
-	for i, e := range view {
-		out[i] = e.tool()
-	}
-	return out, nil
+	return view, nil
 }
 
-func (r *Registry) viewLocked(a audience, includeDeprecated bool) ([]*entry, error) {
-	view := []*entry{}
+func (r *Registry) viewLocked(a audience, includeDeprecated bool) (View, error) {
+	tools := []Tool{}
 	for _, name := range r.sortedNamesLocked() {
 		e, err := a.newestVisible(r.byName[name], includeDeprecated)
 		if err != nil {
-			return nil, err
+			return View{}, err
 		}
 		if e != nil {
-			view = append(view, e)
+			tools = append(tools, e.tool())
 		}
 	}
-	return view, nil
+	return View{tools: slices.Clip(tools)}, nil
 }

@@ -12,10 +12,10 @@ import (
 )
 
 // visible renders a discovery result as "name@version" strings.
-func visible(tools []Tool) []string {
+func visible(tools View) []string {
 	out := []string{}
-	for _, t := range tools {
-		out = append(out, t.Spec.Name+"@"+t.Spec.Version)
+	for _, t := range tools.All() {
+		out = append(out, t.Name()+"@"+t.Version())
 	}
 	return out
 }
@@ -91,7 +91,7 @@ func TestDiscoverUnknownClearance(t *testing.T) {
 	estPublish(t, r, estSpec("a", "1.0.0"))
 	for _, c := range []Classification{"", "secret", "PUBLIC"} {
 		tools, err := r.Discover(Principal{Clearance: c}, false)
-		if !errors.Is(err, ErrUnknownClassification) || tools != nil {
+		if !errors.Is(err, ErrUnknownClassification) || tools.Len() != 0 {
 			t.Errorf("Discover(clearance %q) = %v, %v; want ErrUnknownClassification", c, tools, err)
 		}
 	}
@@ -178,9 +178,9 @@ func TestDiscoverAtMostOneVersionPerToolInNameOrder(t *testing.T) {
 		if err != nil {
 			rt.Fatal(err)
 		}
-		names := make([]string, len(tools))
-		for i, tool := range tools {
-			names[i] = tool.Spec.Name
+		names := make([]string, tools.Len())
+		for i, tool := range tools.All() {
+			names[i] = tool.Name()
 		}
 		if !slices.IsSorted(names) || len(slices.Compact(slices.Clone(names))) != len(names) {
 			rt.Fatalf("names %v: not strictly sorted", names)
@@ -191,7 +191,7 @@ func TestDiscoverAtMostOneVersionPerToolInNameOrder(t *testing.T) {
 		for _, name := range []string{"C", "a", "b", "c.d"} {
 			versions := r.Versions(name)
 			for i := len(versions) - 1; i >= 0; i-- {
-				s, st := versions[i].Spec, versions[i].Status
+				s, st := versions[i].Spec(), versions[i].Status()
 				cr, _ := ClassificationRank(s.Classification)
 				ok := st == StatusActive || st == StatusDeprecated && dep
 				ok = ok && (len(s.Tenants) == 0 || slices.Contains(s.Tenants, p.Tenant)) && cr <= rank
@@ -230,7 +230,7 @@ func TestRegistryConcurrentUse(t *testing.T) {
 	}
 	wg.Wait()
 	tools, err := r.Discover(Principal{Clearance: "public"}, true)
-	if err != nil || len(tools) != 20 {
-		t.Errorf("Discover after concurrent use: %d tools, %v; want 20", len(tools), err)
+	if err != nil || tools.Len() != 20 {
+		t.Errorf("Discover after concurrent use: %d tools, %v; want 20", tools.Len(), err)
 	}
 }

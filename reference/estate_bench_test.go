@@ -52,8 +52,8 @@ func BenchmarkPublish(b *testing.B) {
 	}
 }
 
-// BenchmarkDiscoverCold measures discovery over 10,000 tools with the cache
-// emptied before every call.
+// BenchmarkDiscoverCold measures discovery over 10,000 tools (about 5,500
+// visible to the principal) with the cache emptied before every call.
 func BenchmarkDiscoverCold(b *testing.B) {
 	r := benchRegistry(b)
 	b.ReportAllocs()
@@ -68,7 +68,8 @@ func BenchmarkDiscoverCold(b *testing.B) {
 }
 
 // BenchmarkDiscoverCached measures discovery over 10,000 tools served from
-// the cached view; the remaining cost is copying the result.
+// the cached view, which is returned as is: the cost is the key and the
+// lookup, with no allocation.
 func BenchmarkDiscoverCached(b *testing.B) {
 	r := benchRegistry(b)
 	if _, err := r.Discover(benchPrincipal, false); err != nil {

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -32,13 +33,6 @@ type ToolSpec struct {
 	Classification Classification
 	SideEffect     SideEffect
 	Handler        Handler
-}
-
-// Tool is a published tool version as the registry reports it: a deep copy
-// of the spec with its status, never an alias of registry state.
-type Tool struct {
-	Spec   ToolSpec
-	Status Status
 }
 
 // Principal is the caller on whose behalf tools are discovered and called.
@@ -96,15 +90,26 @@ var (
 	ErrRetired      = errors.New("version is retired")
 )
 
-// entry is one stored tool version. Its spec is a private deep copy; only
-// status ever changes, under the registry's write lock.
+// entry is one stored tool version. Everything but status is frozen at
+// publish: the spec is a private deep copy no caller ever sees, the schemas
+// are compiled and rendered once. Only status ever changes, under the
+// registry's write lock, and a Tool carries a copy of it rather than
+// reading it.
 type entry struct {
 	spec    ToolSpec
 	version Version
 	status  Status
+	// input and output are the spec's schemas, compiled once at publish
+	// (output nil when the tool declares none), so a call never compiles.
+	input, output *Schema
+	// inputJSON and outputJSON are the schemas as canonical JSON ("" when
+	// absent), held as strings so no caller can write through them.
+	inputJSON, outputJSON string
 }
 
-func (e *entry) tool() Tool { return Tool{Spec: cloneSpec(e.spec), Status: e.status} }
+// tool returns a handle on e as it is now; the caller holds at least the
+// read lock. It copies nothing.
+func (e *entry) tool() Tool { return Tool{e: e, status: e.status} }
 
 // maxViews bounds the discovery cache; principals are few in practice, and
 // an adversarial stream of distinct scope sets must not grow memory.
@@ -125,7 +130,7 @@ type Registry struct {
 	sorted   []string
 
 	cacheMu sync.Mutex
-	views   map[viewKey][]*entry
+	views   map[string]View // by appendViewKey
 
 	logMu sync.Mutex
 	log   []CallRecord
@@ -258,12 +263,13 @@ func newEntry(spec ToolSpec) (*entry, *PublishError) {
 	if t, _ := schema["type"].(string); t != "object" {
 		return nil, invalid(nil, `input schema: type must be "object"`)
 	}
-	// Validating a value surfaces a schema the validator cannot use (an
-	// unsupported keyword, a malformed bound) now rather than at call time.
-	if _, err := Validate(map[string]any{}, schema); err != nil {
+	// Compiling surfaces a schema the validator cannot use (an unsupported
+	// keyword, a malformed bound) now rather than at call time.
+	input, err := Compile(schema)
+	if err != nil {
 		return nil, invalid(err, "input schema: %v", err)
 	}
-	output, perr := checkOutputSchema(spec.OutputSchema)
+	output, outputSchema, perr := checkOutputSchema(spec.OutputSchema)
 	if perr != nil {
 		return nil, invalid(perr, "output schema: %v", perr)
 	}
@@ -272,29 +278,47 @@ func newEntry(spec ToolSpec) (*entry, *PublishError) {
 	own.OutputSchema = output
 	own.Tenants = cloneStrings(spec.Tenants)
 	own.RequiredScopes = cloneStrings(spec.RequiredScopes)
-	return &entry{spec: own, version: v, status: StatusActive}, nil
+	e := &entry{spec: own, version: v, status: StatusActive, input: input, output: outputSchema,
+		inputJSON: canonicalText(schema), outputJSON: canonicalText(output)}
+	return e, nil
 }
 
-// checkOutputSchema returns a private copy of an optional output schema
-// after the checks the input schema gets: an object schema (MCP restricts
+// checkOutputSchema returns a private copy of an optional output schema,
+// and its compiled form, after the checks the input schema gets: an object schema (MCP restricts
 // outputSchema to type "object" before 2026-07-28, and the server renders
 // it in every revision that has it) that the validator can use, since Call
 // validates every successful structured result against it.
-func checkOutputSchema(s map[string]any) (map[string]any, error) {
+func checkOutputSchema(s map[string]any) (map[string]any, *Schema, error) {
 	if s == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	schema, err := copyValueObject(s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if t, _ := schema["type"].(string); t != "object" {
-		return nil, errors.New(`type must be "object"`)
+		return nil, nil, errors.New(`type must be "object"`)
 	}
-	if _, err := Validate(map[string]any{}, schema); err != nil {
-		return nil, err
+	compiled, err := Compile(schema)
+	if err != nil {
+		return nil, nil, err
 	}
-	return schema, nil
+	return schema, compiled, nil
+}
+
+// canonicalText renders a canonical schema as JSON with sorted keys, ""
+// for none. The schema passed Compile, so it is JSON.
+func canonicalText(schema map[string]any) string {
+	if schema == nil {
+		return ""
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(schema); err != nil {
+		panic("reference: compiled schema is not JSON: " + err.Error())
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // checkToolName applies the MCP tool-name guidance, which the reference

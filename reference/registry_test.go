@@ -232,9 +232,10 @@ func TestPublishedVersionNeverMutatedOrReplaced(t *testing.T) {
 	s.Tenants = []string{"acme"}
 	s.RequiredScopes = []string{"read"}
 	estPublish(t, r, s)
-	want := estJSON(t, ToMCP(r.estResolve(t, "t", "1.0.0").Spec))
+	want := estJSON(t, r.estResolve(t, "t", "1.0.0").MCP())
+	wantJSON := string(r.estResolve(t, "t", "1.0.0").InputSchemaJSON())
 	wantGov := fmt.Sprint(s.Tenants, s.RequiredScopes)
-	wantOut := estJSON(t, r.estResolve(t, "t", "1.0.0").Spec.OutputSchema)
+	wantOut := estJSON(t, r.estResolve(t, "t", "1.0.0").OutputSchema())
 
 	// The caller mutates everything it still holds.
 	props := s.InputSchema["properties"].(map[string]any)
@@ -253,26 +254,37 @@ func TestPublishedVersionNeverMutatedOrReplaced(t *testing.T) {
 	s.RequiredScopes[0] = "none"
 
 	// And mutates every copy the registry hands out.
+	mutateSpec := func(s ToolSpec) {
+		s.InputSchema["type"] = "array"
+		s.InputSchema["properties"].(map[string]any)["q"].(map[string]any)["enum"].([]any)[1] = "zzz"
+		s.OutputSchema["type"] = "array"
+		s.OutputSchema["properties"].(map[string]any)["n"].(map[string]any)["enum"].([]any)[1] = "zzz"
+		s.OutputSchema["required"].([]any)[0] = "nope"
+		s.Tenants[0] = "evil"
+		s.RequiredScopes[0] = "none"
+	}
 	mutate := func(t Tool) {
-		t.Spec.InputSchema["type"] = "array"
-		t.Spec.InputSchema["properties"].(map[string]any)["q"].(map[string]any)["enum"].([]any)[1] = "zzz"
-		t.Spec.OutputSchema["type"] = "array"
-		t.Spec.OutputSchema["properties"].(map[string]any)["n"].(map[string]any)["enum"].([]any)[1] = "zzz"
-		t.Spec.OutputSchema["required"].([]any)[0] = "nope"
-		t.Spec.Tenants[0] = "evil"
-		t.Spec.RequiredScopes[0] = "none"
+		mutateSpec(t.Spec())
+		mutateSpec(ToolSpec{InputSchema: t.InputSchema(), OutputSchema: t.OutputSchema(),
+			Tenants: t.Tenants(), RequiredScopes: t.RequiredScopes()})
+		mutateSpec(ToolSpec{InputSchema: t.MCP()["inputSchema"].(map[string]any), OutputSchema: t.OutputSchema(),
+			Tenants: []string{""}, RequiredScopes: []string{""}})
+		for _, b := range [][]byte{t.InputSchemaJSON(), t.OutputSchemaJSON()} {
+			for i := range b {
+				b[i] = ' '
+			}
+		}
 	}
 	latest, _ := r.Latest("t")
 	mutate(latest)
 	mutate(r.estResolve(t, "t", "1.0.0"))
 	mutate(r.Versions("t")[0])
 	found, err := r.Discover(Principal{Tenant: "acme", Scopes: []string{"read"}, Clearance: ClassificationPublic}, false)
-	if err != nil || len(found) != 1 {
+	if err != nil || found.Len() != 1 {
 		t.Fatalf("Discover = %v, %v", found, err)
 	}
-	mutate(found[0])
-	mutate(Tool{Spec: ToolSpec{InputSchema: ToMCP(found[0].Spec)["inputSchema"].(map[string]any), OutputSchema: found[0].Spec.OutputSchema,
-		Tenants: []string{""}, RequiredScopes: []string{""}}})
+	mutate(found.At(0))
+	found.Tools()[0] = Tool{}
 
 	// A republish with other content is refused.
 	other := estSpec("t", "1.0.0")
@@ -282,20 +294,30 @@ func TestPublishedVersionNeverMutatedOrReplaced(t *testing.T) {
 	}
 
 	got := r.estResolve(t, "t", "1.0.0")
-	if diff := cmp.Diff(want, estJSON(t, ToMCP(got.Spec))); diff != "" {
+	if diff := cmp.Diff(want, estJSON(t, got.MCP())); diff != "" {
 		t.Errorf("stored spec changed (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(wantOut, estJSON(t, got.Spec.OutputSchema)); diff != "" {
+	if diff := cmp.Diff(want, estJSON(t, ToMCP(got.Spec()))); diff != "" {
+		t.Errorf("stored spec changed (-want +got):\n%s", diff)
+	}
+	if g := string(got.InputSchemaJSON()); g != wantJSON || g != estJSON(t, got.InputSchema()) {
+		t.Errorf("stored schema JSON = %s, want %s", g, wantJSON)
+	}
+	again, err := r.Discover(Principal{Tenant: "acme", Scopes: []string{"read"}, Clearance: ClassificationPublic}, false)
+	if err != nil || again.Len() != 1 || again.At(0).Name() != "t" {
+		t.Errorf("cached view changed through a copy: %v, %v", again.Tools(), err)
+	}
+	if diff := cmp.Diff(wantOut, estJSON(t, got.OutputSchema())); diff != "" {
 		t.Errorf("stored output schema changed (-want +got):\n%s", diff)
 	}
 	if !strings.Contains(wantOut, `"enum":[1,2]`) || !strings.Contains(wantOut, `"required":["n"]`) {
 		t.Errorf("stored output schema %s is not the one published", wantOut)
 	}
-	if g := fmt.Sprint(got.Spec.Tenants, got.Spec.RequiredScopes); g != wantGov {
+	if g := fmt.Sprint(got.Tenants(), got.RequiredScopes()); g != wantGov {
 		t.Errorf("stored tenants/scopes = %s, want %s", g, wantGov)
 	}
-	if got.Spec.Description != "test tool t" {
-		t.Errorf("description = %q: the version was replaced", got.Spec.Description)
+	if got.Description() != "test tool t" {
+		t.Errorf("description = %q: the version was replaced", got.Description())
 	}
 }
 
@@ -334,7 +356,7 @@ func TestDeprecateAndRetire(t *testing.T) {
 	}
 	var got []string
 	for _, tool := range r.Versions("t") {
-		got = append(got, tool.Spec.Version+"="+string(tool.Status))
+		got = append(got, tool.Version()+"="+string(tool.Status()))
 	}
 	if want := []string{"1.0.0=active", "1.1.0=retired"}; !cmp.Equal(got, want) {
 		t.Errorf("Versions = %v, want %v", got, want)
@@ -342,8 +364,8 @@ func TestDeprecateAndRetire(t *testing.T) {
 	if _, ok := r.Resolve("t", "1.1.0"); ok {
 		t.Errorf("Resolve returned a retired version")
 	}
-	if l, ok := r.Latest("t"); !ok || l.Spec.Version != "1.0.0" {
-		t.Errorf("Latest = %v %v, want 1.0.0", l.Spec.Version, ok)
+	if l, ok := r.Latest("t"); !ok || l.Version() != "1.0.0" {
+		t.Errorf("Latest = %v %v, want 1.0.0", l.Version(), ok)
 	}
 }
 
@@ -388,36 +410,36 @@ func TestLatestNeverDeprecatedOrRetiredResolveNeverRetired(t *testing.T) {
 			for _, n := range names {
 				versions := r.Versions(n)
 				if l, ok := r.Latest(n); ok {
-					if l.Status != StatusActive {
-						rt.Fatalf("Latest(%s) = %s with status %s", n, l.Spec.Version, l.Status)
+					if l.Status() != StatusActive {
+						rt.Fatalf("Latest(%s) = %s with status %s", n, l.Version(), l.Status())
 					}
 					for _, other := range versions {
-						ov, _ := ParseVersion(other.Spec.Version)
-						lv, _ := ParseVersion(l.Spec.Version)
-						if other.Status == StatusActive && ov.Compare(lv) > 0 {
-							rt.Fatalf("Latest(%s) = %s but %s is active", n, l.Spec.Version, other.Spec.Version)
+						ov, _ := ParseVersion(other.Version())
+						lv, _ := ParseVersion(l.Version())
+						if other.Status() == StatusActive && ov.Compare(lv) > 0 {
+							rt.Fatalf("Latest(%s) = %s but %s is active", n, l.Version(), other.Version())
 						}
 					}
 				} else {
 					for _, other := range versions {
-						if other.Status == StatusActive {
-							rt.Fatalf("Latest(%s) missing but %s is active", n, other.Spec.Version)
+						if other.Status() == StatusActive {
+							rt.Fatalf("Latest(%s) missing but %s is active", n, other.Version())
 						}
 					}
 				}
 				for i, other := range versions {
-					got, ok := r.Resolve(n, other.Spec.Version)
-					if ok == (other.Status == StatusRetired) {
-						rt.Fatalf("Resolve(%s, %s) ok=%v with status %s", n, other.Spec.Version, ok, other.Status)
+					got, ok := r.Resolve(n, other.Version())
+					if ok == (other.Status() == StatusRetired) {
+						rt.Fatalf("Resolve(%s, %s) ok=%v with status %s", n, other.Version(), ok, other.Status())
 					}
-					if ok && got.Status == StatusRetired {
+					if ok && got.Status() == StatusRetired {
 						rt.Fatalf("Resolve returned a retired version")
 					}
 					if i > 0 {
-						prev, _ := ParseVersion(versions[i-1].Spec.Version)
-						cur, _ := ParseVersion(other.Spec.Version)
+						prev, _ := ParseVersion(versions[i-1].Version())
+						cur, _ := ParseVersion(other.Version())
 						if prev.Compare(cur) >= 0 {
-							rt.Fatalf("Versions(%s) not increasing: %s then %s", n, versions[i-1].Spec.Version, other.Spec.Version)
+							rt.Fatalf("Versions(%s) not increasing: %s then %s", n, versions[i-1].Version(), other.Version())
 						}
 					}
 				}

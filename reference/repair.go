@@ -30,7 +30,7 @@ func RepairArguments(args, schema any) (repaired any, remaining []ValidationErro
 		return cloneJSON(args), []ValidationError{{Path: "$", Message: err.Error()}}
 	}
 	repaired = repairValue(cloneJSON(args), n)
-	return repaired, Validator{}.validateNode(repaired, n)
+	return repaired, (&Schema{root: n}).Validate(repaired)
 }
 
 // repairValue repairs v, a fresh copy it may modify in place, and returns
@@ -112,6 +112,6 @@ func coerceString(s string, n *schemaNode) (any, bool) {
 // unsorted.
 func walkerErrors(v any, n *schemaNode) []ValidationError {
 	w := walker{}
-	w.value(v, n, "$")
+	w.value(v, n)
 	return w.errs
 }

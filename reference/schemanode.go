@@ -41,6 +41,10 @@ type schemaNode struct {
 
 	types     typeSet  // 0: any type
 	typeNames []string // as written, for messages
+	// mismatch is the type error's message by the type the value has,
+	// indexed by jsonKind with kindInvalid standing for "integer", built
+	// at compile time so that reporting a mismatch builds no string.
+	mismatch [kindObject + 1]string
 
 	hasEnum  bool
 	enum     []any
@@ -60,6 +64,7 @@ type schemaNode struct {
 
 	uniqueItems bool
 	pattern     *regexp.Regexp
+	patternMsg  string // the message when pattern does not match
 
 	hasDefault bool
 	def        any
@@ -273,6 +278,7 @@ func (n *schemaNode) compileKeyword(k string, raw any, path string) error {
 		if n.pattern, err = compilePattern(src); err != nil {
 			return bad("does not compile as an RE2 regular expression")
 		}
+		n.patternMsg = "does not match pattern '" + src + "'"
 	}
 	return err
 }
@@ -304,6 +310,14 @@ func (n *schemaNode) compileType(v any, bad func(string) error) error {
 		n.types |= bit
 	}
 	n.typeNames = names
+	want := "expected type " + strings.Join(names, " or ") + ", got "
+	for k := range n.mismatch {
+		got := kindNames[k]
+		if jsonKind(k) == kindInvalid {
+			got = "integer"
+		}
+		n.mismatch[k] = want + got
+	}
 	return nil
 }
 
@@ -331,8 +345,9 @@ func schemaCount(v any) (int64, bool) {
 	return c, true
 }
 
-// patternCache keeps compiled patterns: schemas are compiled on every call
-// and the same few patterns recur. It is cleared when full, so a stream of
+// patternCache keeps compiled patterns: the one-shot Validate and
+// RepairArguments compile their schema on every call, and the same few
+// patterns recur. It is cleared when full, so a stream of
 // distinct hostile patterns cannot grow it without bound.
 var patternCache struct {
 	sync.Mutex

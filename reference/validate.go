@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -42,27 +43,56 @@ type Validator struct {
 	JSONSchemaIntegers bool
 }
 
-// Validate returns every violation of schema by value, sorted by (path,
-// message), or a *SchemaError if the schema itself is invalid. A valid value
-// gives no errors (a nil slice).
-//
-// The traversal accumulates rather than stopping at the first error, except
-// under a type mismatch: that value gets exactly one error and nothing
-// beneath it is checked, since every further message would be noise.
-func (v Validator) Validate(value, schema any) ([]ValidationError, error) {
+// Schema is a compiled schema: checked once, then used to validate any
+// number of values. It has no mutable state, so it is safe for concurrent
+// use.
+type Schema struct {
+	root     *schemaNode
+	jsonInts bool
+}
+
+// Compile checks schema and compiles it for the estate's validator. An
+// invalid schema is a *SchemaError. The whole schema is checked, not only
+// the parts a value reaches, so a schema is valid or invalid independently
+// of the values it meets. Compile keeps no reference to schema.
+func Compile(schema any) (*Schema, error) { return Validator{}.Compile(schema) }
+
+// Compile checks schema and compiles it in v's mode.
+func (v Validator) Compile(schema any) (*Schema, error) {
 	n, err := compileSchema(schema, "$")
 	if err != nil {
 		return nil, err
 	}
-	return v.validateNode(value, n), nil
+	return &Schema{root: n, jsonInts: v.JSONSchemaIntegers}, nil
 }
 
-// validateNode validates against a compiled schema and sorts the errors.
-func (v Validator) validateNode(value any, n *schemaNode) []ValidationError {
-	w := walker{jsonInts: v.JSONSchemaIntegers}
-	w.value(value, n, "$")
-	sortErrors(w.errs)
-	return w.errs
+// Validate returns every violation of the schema by value, sorted by (path,
+// message). A valid value gives no errors (a nil slice).
+//
+// The traversal accumulates rather than stopping at the first error, except
+// under a type mismatch: that value gets exactly one error and nothing
+// beneath it is checked, since every further message would be noise.
+func (s *Schema) Validate(value any) []ValidationError {
+	w := walkers.Get().(*walker)
+	w.jsonInts = s.jsonInts
+	w.value(value, s.root)
+	errs := w.errs
+	w.errs, w.steps = nil, w.steps[:0]
+	walkers.Put(w)
+	sortErrors(errs)
+	return errs
+}
+
+// Validate returns every violation of schema by value, sorted by (path,
+// message), or a *SchemaError if the schema itself is invalid. It compiles
+// schema on every call; a schema used more than once should be compiled
+// once with Compile.
+func (v Validator) Validate(value, schema any) ([]ValidationError, error) {
+	s, err := v.Compile(schema)
+	if err != nil {
+		return nil, err
+	}
+	return s.Validate(value), nil
 }
 
 // sortErrors sorts by (path, message) in byte order, so the same input always
@@ -93,14 +123,60 @@ func DecodeJSON(data []byte) (any, error) {
 	return v, nil
 }
 
-// walker carries one validation's mode and accumulated errors.
+// walker carries one validation's mode, the path to the value in hand and
+// the accumulated errors.
 type walker struct {
 	jsonInts bool
 	errs     []ValidationError
+	// steps is the path from the root to the value being checked, pushed
+	// and popped as the walk descends. It is rendered as a string only when
+	// an error is reported, so a valid value costs no path strings.
+	steps []pathStep
 }
 
-func (w *walker) add(path, msg string) {
+// pathStep is one step of a value's path: an object key, or an array index
+// when index >= 0.
+type pathStep struct {
+	key   string
+	index int
+}
+
+// walkers recycles walkers, and with them their path stacks, across
+// validations.
+var walkers = sync.Pool{New: func() any { return new(walker) }}
+
+// path renders the current path as "$", "$.a.b", "$.a[2]", "$["a b"]".
+func (w *walker) path() string {
+	p := "$"
+	for _, s := range w.steps {
+		if s.index >= 0 {
+			p = indexPath(p, s.index)
+		} else {
+			p = childPath(p, s.key)
+		}
+	}
+	return p
+}
+
+func (w *walker) add(msg string) { w.addAt(w.path(), msg) }
+
+// addChild reports an error at the object key k below the current path.
+func (w *walker) addChild(k, msg string) { w.addAt(childPath(w.path(), k), msg) }
+
+func (w *walker) addAt(path, msg string) {
+	if w.errs == nil {
+		// Most invalid values have a few errors; one allocation holds them.
+		w.errs = make([]ValidationError, 0, 4)
+	}
 	w.errs = append(w.errs, ValidationError{Path: path, Message: msg})
+}
+
+// descend validates v, found at key k (or index i when i >= 0) below the
+// current path, against n.
+func (w *walker) descend(v any, n *schemaNode, k string, i int) {
+	w.steps = append(w.steps, pathStep{key: k, index: i})
+	w.value(v, n)
+	w.steps = w.steps[:len(w.steps)-1]
 }
 
 // isInteger applies the mode's integer rule to a number.
@@ -111,13 +187,14 @@ func (w *walker) isInteger(d decimal) bool {
 	return d.lexInt
 }
 
-// typeName is the name a value's type is reported under: a number is
-// "integer" when the mode counts it as one, else "number".
-func (w *walker) typeName(k jsonKind, d decimal) string {
+// mismatchIndex is where schemaNode.mismatch holds the message for a value
+// of kind k: a number is reported as "integer" when the mode counts it as
+// one, else "number".
+func (w *walker) mismatchIndex(k jsonKind, d decimal) jsonKind {
 	if k == kindNumber && w.isInteger(d) {
-		return "integer"
+		return kindInvalid
 	}
-	return kindNames[k]
+	return k
 }
 
 // typeMatches reports whether a value of kind k (and, for a number, value d)
@@ -140,6 +217,33 @@ func (w *walker) typeMatches(k jsonKind, d decimal, t typeSet) bool {
 	return false
 }
 
+// classifyValue returns v in canonical form with its kind and, for a number,
+// its exact value, parsed once; ok is false for a value JSON cannot hold.
+// The canonical types take a fast path that neither converts nor allocates.
+func classifyValue(v any) (any, jsonKind, decimal, bool) {
+	switch x := v.(type) {
+	case nil:
+		return v, kindNull, decimal{}, true
+	case bool:
+		return v, kindBoolean, decimal{}, true
+	case string:
+		return v, kindString, decimal{}, true
+	case []any:
+		return v, kindArray, decimal{}, true
+	case map[string]any:
+		return v, kindObject, decimal{}, true
+	case json.Number:
+		d, ok := parseDecimal(string(x))
+		return v, kindNumber, d, ok
+	}
+	c, ok := canonicalJSON(v)
+	if !ok {
+		return nil, kindInvalid, decimal{}, false
+	}
+	k, d := valueKind(c)
+	return c, k, d, k != kindInvalid
+}
+
 // valueKind returns the kind of a canonical value and, for a number, its
 // exact value, parsed once.
 func valueKind(v any) (jsonKind, decimal) {
@@ -151,77 +255,76 @@ func valueKind(v any) (jsonKind, decimal) {
 	return k, d
 }
 
-func (w *walker) value(v any, n *schemaNode, path string) {
-	v, ok := canonicalJSON(v)
-	k, d := valueKind(v)
-	if !ok || k == kindInvalid {
-		w.add(path, "is not a JSON value")
+func (w *walker) value(v any, n *schemaNode) {
+	v, k, d, ok := classifyValue(v)
+	if !ok {
+		w.add("is not a JSON value")
 		return
 	}
 	if n.reject {
-		w.add(path, "no value is allowed")
+		w.add("no value is allowed")
 		return
 	}
 	if n.types != 0 && !w.typeMatches(k, d, n.types) {
-		w.add(path, "expected type "+strings.Join(n.typeNames, " or ")+", got "+w.typeName(k, d))
+		w.add(n.mismatch[w.mismatchIndex(k, d)])
 		return
 	}
 	if n.hasConst && !jsonEqual(v, n.constant) {
-		w.add(path, "must be equal to "+compactJSON(n.constant))
+		w.add("must be equal to " + compactJSON(n.constant))
 	}
 	if n.hasEnum && !slices.ContainsFunc(n.enum, func(e any) bool { return jsonEqual(v, e) }) {
-		w.add(path, "must be one of "+n.enumText)
+		w.add("must be one of " + n.enumText)
 	}
 	switch k {
 	case kindNumber:
-		w.number(d, n, path)
+		w.number(d, n)
 	case kindString:
-		w.string(v.(string), n, path)
+		w.string(v.(string), n)
 	case kindArray:
-		w.array(v.([]any), n, path)
+		w.array(v.([]any), n)
 	case kindObject:
-		w.object(v.(map[string]any), n, path)
+		w.object(v.(map[string]any), n)
 	}
 }
 
-func (w *walker) number(d decimal, n *schemaNode, path string) {
+func (w *walker) number(d decimal, n *schemaNode) {
 	if b := n.minimum; b != nil && d.cmp(b.d) < 0 {
-		w.add(path, "must be >= "+b.text)
+		w.add("must be >= " + b.text)
 	}
 	if b := n.exclusiveMinimum; b != nil && d.cmp(b.d) <= 0 {
-		w.add(path, "must be > "+b.text)
+		w.add("must be > " + b.text)
 	}
 	if b := n.maximum; b != nil && d.cmp(b.d) > 0 {
-		w.add(path, "must be <= "+b.text)
+		w.add("must be <= " + b.text)
 	}
 	if b := n.exclusiveMaximum; b != nil && d.cmp(b.d) >= 0 {
-		w.add(path, "must be < "+b.text)
+		w.add("must be < " + b.text)
 	}
 }
 
-func (w *walker) string(s string, n *schemaNode, path string) {
+func (w *walker) string(s string, n *schemaNode) {
 	if n.minLength >= 0 || n.maxLength >= 0 {
 		// Lengths count Unicode code points, as JSON Schema specifies.
 		l := int64(utf8.RuneCountInString(s))
 		if n.minLength >= 0 && l < n.minLength {
-			w.add(path, "must be at least "+plural(n.minLength, "character")+" long")
+			w.add("must be at least " + plural(n.minLength, "character") + " long")
 		}
 		if n.maxLength >= 0 && l > n.maxLength {
-			w.add(path, "must be at most "+plural(n.maxLength, "character")+" long")
+			w.add("must be at most " + plural(n.maxLength, "character") + " long")
 		}
 	}
 	if n.pattern != nil && !n.pattern.MatchString(s) {
-		w.add(path, "does not match pattern '"+n.pattern.String()+"'")
+		w.add(n.patternMsg)
 	}
 }
 
-func (w *walker) array(a []any, n *schemaNode, path string) {
+func (w *walker) array(a []any, n *schemaNode) {
 	l := int64(len(a))
 	if n.minItems >= 0 && l < n.minItems {
-		w.add(path, "must have at least "+plural(n.minItems, "item"))
+		w.add("must have at least " + plural(n.minItems, "item"))
 	}
 	if n.maxItems >= 0 && l > n.maxItems {
-		w.add(path, "must have at most "+plural(n.maxItems, "item"))
+		w.add("must have at most " + plural(n.maxItems, "item"))
 	}
 	if n.uniqueItems && len(a) > 1 {
 		seen := make(map[string]int, len(a))
@@ -230,7 +333,7 @@ func (w *walker) array(a []any, n *schemaNode, path string) {
 			b.Reset()
 			equalityKey(&b, e)
 			if i, dup := seen[b.String()]; dup {
-				w.add(path, fmt.Sprintf("must have unique items, but [%d] and [%d] are equal", i, j))
+				w.add(fmt.Sprintf("must have unique items, but [%d] and [%d] are equal", i, j))
 				break
 			}
 			seen[b.String()] = j
@@ -238,15 +341,15 @@ func (w *walker) array(a []any, n *schemaNode, path string) {
 	}
 	if n.items != nil {
 		for i, e := range a {
-			w.value(e, n.items, indexPath(path, i))
+			w.descend(e, n.items, "", i)
 		}
 	}
 }
 
-func (w *walker) object(m map[string]any, n *schemaNode, path string) {
+func (w *walker) object(m map[string]any, n *schemaNode) {
 	for _, name := range n.required {
 		if _, ok := m[name]; !ok {
-			w.add(childPath(path, name), "required property is missing")
+			w.addChild(name, "required property is missing")
 		}
 	}
 	if n.properties == nil && n.additional == nil {
@@ -254,15 +357,15 @@ func (w *walker) object(m map[string]any, n *schemaNode, path string) {
 	}
 	for k, e := range m {
 		if p, ok := n.properties[k]; ok {
-			w.value(e, p, childPath(path, k))
+			w.descend(e, p, k, -1)
 			continue
 		}
 		switch {
 		case n.additional == nil:
 		case n.additional.reject:
-			w.add(childPath(path, k), "additional property is not allowed")
+			w.addChild(k, "additional property is not allowed")
 		default:
-			w.value(e, n.additional, childPath(path, k))
+			w.descend(e, n.additional, k, -1)
 		}
 	}
 }

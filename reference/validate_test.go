@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -228,5 +229,51 @@ func TestPaths(t *testing.T) {
 	}
 	if got := indexPath(childPath("$", "legs"), 2); got != "$.legs[2]" {
 		t.Errorf("indexPath = %s", got)
+	}
+}
+
+// TestCompiledSchemaConcurrentUse validates with one compiled schema from
+// many goroutines at once (run under -race to see a shared write): every
+// goroutine gets the errors a lone call gets.
+func TestCompiledSchemaConcurrentUse(t *testing.T) {
+	s, err := Compile(mustDecode(t, benchSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := []any{mustDecode(t, benchValid), mustDecode(t, benchInvalid)}
+	want := make([]string, len(values))
+	for i, v := range values {
+		want[i] = renderErrors(s.Validate(v))
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 50 {
+				k := (g + i) % len(values)
+				if got := renderErrors(s.Validate(values[k])); got != want[k] {
+					t.Errorf("goroutine %d: %s, want %s", g, got, want[k])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestCompileMatchesValidate pins the wrappers to the compiled schema: the
+// one-shot Validate reports what Compile and Schema.Validate report, schema
+// errors included.
+func TestCompileMatchesValidate(t *testing.T) {
+	value := mustDecode(t, benchInvalid)
+	for _, schema := range []string{benchSchema, `{"type": "object", "minimum": "x"}`, `{"items": []}`} {
+		sv := mustDecode(t, schema)
+		errs, verr := Validate(value, sv)
+		s, cerr := Compile(sv)
+		if fmt.Sprint(verr) != fmt.Sprint(cerr) {
+			t.Fatalf("%s: Validate error %v, Compile error %v", schema, verr, cerr)
+		}
+		if cerr == nil && renderErrors(errs) != renderErrors(s.Validate(value)) {
+			t.Fatalf("%s: Validate and Schema.Validate differ", schema)
+		}
 	}
 }

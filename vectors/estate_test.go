@@ -238,8 +238,8 @@ func runEstateStep(r *reference.Registry, s estateStep) error {
 			return errors.New("discover step expects neither tools nor error")
 		}
 		got := []estateToolRef{}
-		for _, t := range tools {
-			got = append(got, estateToolRef{t.Spec.Name, t.Spec.Version})
+		for _, t := range tools.All() {
+			got = append(got, estateToolRef{t.Name(), t.Version()})
 		}
 		if diff := cmp.Diff(e.Tools, got); diff != "" {
 			return fmt.Errorf("tools (-want +got):\n%s", diff)
@@ -361,14 +361,14 @@ func checkCall(res reference.CallResult, err error, e *estateExpect) error {
 func checkEstateState(r *reference.Registry, name string, want estateState) error {
 	got := estateState{Latest: json.RawMessage("null"), Versions: []estateVersionState{}}
 	if l, ok := r.Latest(name); ok {
-		b, _ := json.Marshal(l.Spec.Version)
+		b, _ := json.Marshal(l.Version())
 		got.Latest = b
 	}
 	for _, t := range r.Versions(name) {
-		got.Versions = append(got.Versions, estateVersionState{t.Spec.Version, string(t.Status)})
+		got.Versions = append(got.Versions, estateVersionState{t.Version(), string(t.Status())})
 		// Resolve agrees with the status: never a retired version.
-		if _, ok := r.Resolve(name, t.Spec.Version); ok == (t.Status == reference.StatusRetired) {
-			return fmt.Errorf("Resolve(%s) = %v with status %s", t.Spec.Version, ok, t.Status)
+		if _, ok := r.Resolve(name, t.Version()); ok == (t.Status() == reference.StatusRetired) {
+			return fmt.Errorf("Resolve(%s) = %v with status %s", t.Version(), ok, t.Status())
 		}
 	}
 	want.Latest = json.RawMessage(canonical(want.Latest))

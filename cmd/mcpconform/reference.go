@@ -39,6 +39,9 @@ flags:
                    public, internal, confidential or restricted (default %s)
   --admin          also register registry.publish, registry.deprecate and
                    registry.retire, visible to a principal holding scope %s
+  --async          also register the asynchronous demo tools: demo.wait
+                   (progress, cancellation), demo.sample, demo.elicit and
+                   demo.roots (requests to the client)
   --page-size N    tools per tools/list page (default %d)
   --help           print this help
 
@@ -95,6 +98,7 @@ func parseReferenceFlags(args []string) (server.Options, error) {
 	tenant := fs.String("tenant", demo.DefaultTenant, "")
 	clearance := fs.String("clearance", string(demo.DefaultClearance), "")
 	admin := fs.Bool("admin", false, "")
+	async := fs.Bool("async", false, "")
 	pageSize := fs.Int("page-size", server.DefaultPageSize, "")
 	var scopes scopeList
 	fs.Var(&scopes, "scope", "")
@@ -121,6 +125,7 @@ func parseReferenceFlags(args []string) (server.Options, error) {
 	return server.Options{
 		Principal: reference.Principal{Tenant: *tenant, Scopes: held, Clearance: reference.Classification(*clearance)},
 		Admin:     *admin,
+		Async:     *async,
 		PageSize:  *pageSize,
 	}, nil
 }

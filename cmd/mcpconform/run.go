@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/conformance"
+	"github.com/mcpconform/mcpconform/report"
 )
 
 func init() {
@@ -122,7 +123,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	color := !noColor && os.Getenv("NO_COLOR") == "" && isTerminal(stdout)
-	if err := rep.WriteText(stdout, conformance.TextOptions{Color: color, Verbose: verbose}); err != nil {
+	if err := rep.WriteText(stdout, report.TextOptions{Color: color, Verbose: verbose}); err != nil {
 		fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
 		return 2
 	}

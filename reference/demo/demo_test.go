@@ -16,8 +16,8 @@ func visible(t *testing.T, p reference.Principal) []string {
 		t.Fatal(err)
 	}
 	var out []string
-	for _, tool := range tools {
-		out = append(out, tool.Spec.Name+"@"+tool.Spec.Version)
+	for _, tool := range tools.All() {
+		out = append(out, tool.Name()+"@"+tool.Version())
 	}
 	return out
 }
@@ -49,7 +49,7 @@ func TestLifecycleStates(t *testing.T) {
 	r := demo.Estate()
 	for name, want := range map[string]reference.Status{"accounts.statement": reference.StatusDeprecated, "cards.block_legacy": reference.StatusRetired} {
 		v := r.Versions(name)
-		if len(v) != 1 || v[0].Status != want {
+		if len(v) != 1 || v[0].Status() != want {
 			t.Errorf("%s: %+v, want one version %s", name, v, want)
 		}
 	}
@@ -112,8 +112,8 @@ func TestOutputSchemasHold(t *testing.T) {
 	var declared []string
 	for _, name := range []string{"accounts.balance", "accounts.statement", "cards.freeze", "fx.rates", "kyc.dossier", "notify.sms", "payments.lookup", "payments.transfer", "treasury.positions"} {
 		for _, v := range r.Versions(name) {
-			if v.Spec.OutputSchema != nil {
-				declared = append(declared, name+"@"+v.Spec.Version)
+			if v.OutputSchema() != nil {
+				declared = append(declared, name+"@"+v.Version())
 			}
 		}
 	}

@@ -52,6 +52,9 @@ func (s *Server) serveModern(env envelope) []byte {
 			result["cacheScope"] = "private"
 		}
 	case protocol.MethodToolsCall:
+		if out, ok := s.callAsync(env, protocol.Modern); ok {
+			return out
+		}
 		result, rpcErr = s.callTool(env.params, protocol.Modern)
 	default:
 		// ping, logging/setLevel and initialize do not exist in this era.
@@ -60,6 +63,12 @@ func (s *Server) serveModern(env envelope) []byte {
 	if rpcErr != nil {
 		return errorLine(env.id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
 	}
+	return resultLine(env.id, s.modernResult(result))
+}
+
+// modernResult adds what every modern result carries: resultType and the
+// server's identity in _meta.
+func (s *Server) modernResult(result map[string]any) map[string]any {
 	out := maps.Clone(result)
 	out["resultType"] = protocol.ResultComplete
 	meta, _ := out["_meta"].(map[string]any)
@@ -69,7 +78,7 @@ func (s *Server) serveModern(env envelope) []byte {
 	}
 	meta[protocol.MetaServerInfo] = s.info
 	out["_meta"] = meta
-	return resultLine(env.id, out)
+	return out
 }
 
 // checkModernMeta validates the per-request protocol fields: a missing or

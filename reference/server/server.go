@@ -59,6 +59,9 @@ type Options struct {
 	Name, Version string
 	// Log receives diagnostics; nil discards them. Never stdout.
 	Log io.Writer
+	// Async registers the asynchronous demo tools (demo.wait, demo.sample,
+	// demo.elicit, demo.roots; see async.go).
+	Async bool
 }
 
 // Server is one connection's MCP server. It is safe for concurrent use, but
@@ -74,6 +77,17 @@ type Server struct {
 
 	changed atomic.Bool // the registry reported a change since the last look
 	visible string      // fingerprint of the principal's tool list
+
+	// The asynchronous demo tools (async.go, clientreq.go).
+	clientCaps   map[string]json.RawMessage // capabilities the client declared in initialize
+	emit         func([]byte)               // output for lines written after HandleLine returned
+	later        [][]byte                   // lines for HandleLine to add when there is no emit
+	waits        []*waitOp                  // in-flight demo.wait calls
+	waitSeq      int64
+	clockRunning bool
+	wake         chan struct{}
+	pending      map[string]*pendingCall // by the id of the server's request
+	reqSeq       int
 }
 
 type state int
@@ -107,6 +121,9 @@ func New(opts Options) *Server {
 	if opts.Admin {
 		s.registerAdmin()
 	}
+	if opts.Async {
+		s.registerAsync()
+	}
 	// OnChange may run with the registry's lock held: only raise a flag
 	// here and compare visible lists after the request.
 	reg.OnChange(func() {
@@ -121,17 +138,29 @@ func New(opts Options) *Server {
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	r := bufio.NewReaderSize(in, 64*1024)
 	w := bufio.NewWriter(out)
+	var outMu sync.Mutex // HandleLine's answers and the lines sent later share out
+	s.SetOutput(func(line []byte) {
+		outMu.Lock()
+		defer outMu.Unlock()
+		w.Write(line)
+		w.WriteByte('\n')
+		w.Flush()
+	})
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
-			for _, msg := range s.HandleLine(line) {
+			msgs := s.HandleLine(line)
+			outMu.Lock()
+			for _, msg := range msgs {
 				w.Write(msg)
 				w.WriteByte('\n')
 			}
-			if ferr := w.Flush(); ferr != nil {
+			ferr := w.Flush()
+			outMu.Unlock()
+			if ferr != nil {
 				return fmt.Errorf("write response: %w", ferr)
 			}
 		}
@@ -169,6 +198,8 @@ func (s *Server) HandleLine(line []byte) [][]byte {
 	} else if resp := s.handleMessage(trimmed); resp != nil {
 		out = append(out, resp)
 	}
+	out = append(out, s.later...)
+	s.later = nil
 	return append(out, s.notifications()...)
 }
 
@@ -271,13 +302,13 @@ func (s *Server) handleMessage(data []byte) []byte {
 		return errorLine(env.id, protocol.CodeInvalidRequest, "invalid request: "+problem, nil)
 	}
 	if env.method == "" {
-		s.logf("ignored a response from the client: this server sends no requests")
-		return nil
+		// A response: the client's answer to a request of clientreq.go.
+		return s.handleClientResponse(env)
 	}
 	// Gate 2: notifications are handled and never answered, even when they
 	// carry an id.
 	if strings.HasPrefix(env.method, protocol.NotificationPrefix) {
-		s.handleNotification(env.method)
+		s.handleNotification(env)
 		return nil
 	}
 	// Gate 3: nothing to answer to.
@@ -314,13 +345,15 @@ func (s *Server) handleMessage(data []byte) []byte {
 	return s.dispatchLegacy(env)
 }
 
-func (s *Server) handleNotification(method string) {
-	switch method {
+func (s *Server) handleNotification(env envelope) {
+	switch method := env.method; method {
 	case protocol.NotifInitialized:
 		if s.state == stateInitializing {
 			s.state = stateLive
 			s.logf("session live under %s", s.revision)
 		}
+	case protocol.NotifCancelled:
+		s.cancel(env.params)
 	default:
 		s.logf("ignored notification %s", method)
 	}
@@ -353,6 +386,10 @@ func (s *Server) initialize(env envelope) []byte {
 	}
 	s.revision = version
 	s.state = stateInitializing
+	var caps map[string]json.RawMessage
+	if json.Unmarshal(env.params["capabilities"], &caps) == nil {
+		s.clientCaps = caps
+	}
 	s.logf("initialize: negotiated %s", version)
 	return resultLine(env.id, map[string]any{
 		"protocolVersion": version,
@@ -390,6 +427,9 @@ func (s *Server) dispatchLegacy(env envelope) []byte {
 		}
 		return resultLine(env.id, result)
 	case protocol.MethodToolsCall:
+		if out, ok := s.callAsync(env, s.revision); ok {
+			return out
+		}
 		result, rpcErr := s.callTool(env.params, s.revision)
 		if rpcErr != nil {
 			return errorLine(env.id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
@@ -427,8 +467,8 @@ func (s *Server) fingerprint() string {
 		return "error: " + err.Error()
 	}
 	var b strings.Builder
-	for _, t := range tools {
-		b.WriteString(t.Spec.Name + "@" + t.Spec.Version + "\n")
+	for _, t := range tools.All() {
+		b.WriteString(t.Name() + "@" + t.Version() + "\n")
 	}
 	return b.String()
 }

@@ -52,15 +52,15 @@ func (s *Server) listTools(params map[string]json.RawMessage, rev string) (map[s
 	if err != nil {
 		return nil, &rpcError{Code: protocol.CodeInternalError, Message: "internal error: discovery failed: " + err.Error()}
 	}
-	start := sort.Search(len(tools), func(i int) bool { return tools[i].Spec.Name > after })
-	end := min(start+s.opts.PageSize, len(tools))
+	start := sort.Search(tools.Len(), func(i int) bool { return tools.At(i).Name() > after })
+	end := min(start+s.opts.PageSize, tools.Len())
 	page := make([]any, 0, end-start)
-	for _, t := range tools[start:end] {
-		page = append(page, renderTool(t, rev))
+	for i := start; i < end; i++ {
+		page = append(page, renderTool(tools.At(i), rev))
 	}
 	result := map[string]any{"tools": page}
-	if end < len(tools) {
-		result["nextCursor"] = encodeCursor(tools[end-1].Spec.Name)
+	if end < tools.Len() {
+		result["nextCursor"] = encodeCursor(tools.At(end - 1).Name())
 	}
 	return result, nil
 }
@@ -69,17 +69,16 @@ func (s *Server) listTools(params map[string]json.RawMessage, rev string) (map[s
 // the members revision rev defines: title, _meta and outputSchema arrived
 // in 2025-06-18, annotations in 2025-03-26.
 func renderTool(t reference.Tool, rev string) map[string]any {
-	m := reference.ToMCP(t.Spec)
-	if t.Spec.OutputSchema != nil && protocol.AtLeast(rev, protocol.Rev20250618) {
-		// t is the registry's copy, so the schema is not shared.
-		m["outputSchema"] = t.Spec.OutputSchema
+	m := t.MCP()
+	if out := t.OutputSchema(); out != nil && protocol.AtLeast(rev, protocol.Rev20250618) {
+		m["outputSchema"] = out // a fresh copy, not the registry's
 	}
 	if !protocol.AtLeast(rev, protocol.Rev20250326) {
 		delete(m, "title")
 		delete(m, "_meta")
 		return m
 	}
-	a := annotations(t.Spec.SideEffect)
+	a := annotations(t.SideEffect())
 	if !protocol.AtLeast(rev, protocol.Rev20250618) {
 		if title, ok := m["title"].(string); ok && title != "" {
 			a["title"] = title

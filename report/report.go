@@ -1,4 +1,9 @@
-package conformance
+// Package report holds the versioned report model of a conformance run and
+// its writers (text, JSON, JUnit XML, Markdown) and readers. It knows
+// nothing of the checks or of how they run: the engine in conformance fills
+// a Report, and the commands read reports back (from this run, other runs
+// or older suite versions) to write, merge and compare them.
+package report
 
 import (
 	"fmt"
@@ -9,10 +14,198 @@ import (
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
-// ReportSchemaVersion names the layout of the JSON report
+// SchemaVersion names the layout of the JSON report
 // (docs/report-schema.json). It changes whenever a field changes meaning or
 // disappears; adding a field does not change it.
-const ReportSchemaVersion = "mcpconform.report/v1"
+const SchemaVersion = "mcpconform.report/v1"
+
+// Level is the strength of a requirement, as RFC 2119 words it, or
+// ADVISORY for good practice the specification states without a keyword.
+type Level string
+
+// Requirement levels. A broken SHOULD or ADVISORY is a warn, never a fail;
+// a MAY check only reports what it saw.
+const (
+	MUST     Level = "MUST"
+	SHOULD   Level = "SHOULD"
+	MAY      Level = "MAY"
+	ADVISORY Level = "ADVISORY" // good practice with no keyword: a broken one is a warn
+)
+
+// Status is the verdict of one check in one revision.
+type Status string
+
+// Check statuses.
+const (
+	StatusPass        Status = "pass"
+	StatusFail        Status = "fail"         // a MUST (or MUST NOT) is broken
+	StatusWarn        Status = "warn"         // a SHOULD is broken
+	StatusNA          Status = "n/a"          // capability not declared or revision does not apply
+	StatusNotVerified Status = "not-verified" // could not be performed; not a pass
+	StatusBlocked     Status = "blocked"      // a prerequisite check failed
+	StatusError       Status = "error"        // harness problem: the verdict is unknown
+)
+
+// Statuses lists every status in report order.
+var Statuses = []Status{StatusPass, StatusFail, StatusWarn, StatusNA, StatusNotVerified, StatusBlocked, StatusError}
+
+// Severity orders statuses from most to least alarming, for summaries: the
+// higher, the worse. n/a ranks below pass, so that a check that passed
+// somewhere shows as pass.
+func (s Status) Severity() int {
+	switch s {
+	case StatusError:
+		return 6
+	case StatusFail:
+		return 5
+	case StatusWarn:
+		return 4
+	case StatusBlocked:
+		return 3
+	case StatusNotVerified:
+		return 2
+	case StatusPass:
+		return 1
+	}
+	return 0
+}
+
+// SpecRef points at the text of the specification that states a requirement.
+type SpecRef struct {
+	Revision string `json:"revision"`          // e.g. "2025-11-25"
+	File     string `json:"file"`              // relative to docs/specification/<revision>/, or "schema.ts"
+	Section  string `json:"section,omitempty"` // heading, or the schema type for schema.ts
+}
+
+// String renders the reference as "revision/file §section".
+func (r SpecRef) String() string {
+	s := r.Revision + "/" + r.File
+	if r.Section != "" {
+		s += " §" + r.Section
+	}
+	return s
+}
+
+// AuthorityKind says what a check's verdict rests on.
+type AuthorityKind string
+
+// Authority kinds. Only mcp and jsonrpc checks count towards "MCP ...
+// conformant"; profile checks have their own verdict line; advisory checks
+// never fail.
+const (
+	AuthorityMCP      AuthorityKind = "mcp"      // a sentence of the MCP specification with its keyword
+	AuthorityJSONRPC  AuthorityKind = "jsonrpc"  // a sentence of the JSON-RPC 2.0 specification
+	AuthorityProfile  AuthorityKind = "profile"  // a rule of the governed-estate profile
+	AuthorityAdvisory AuthorityKind = "advisory" // good practice with no keyword behind it
+)
+
+// Keyword is an RFC 2119 keyword as a quoted sentence writes it.
+type Keyword string
+
+// The keywords a quoted sentence can carry (RFC 2119 sections 1 to 5).
+// REQUIRED (JSON-RPC 2.0 writes "This member is REQUIRED") and SHALL bind
+// like MUST, RECOMMENDED like SHOULD, OPTIONAL like MAY.
+const (
+	KeywordMust           Keyword = "MUST"
+	KeywordMustNot        Keyword = "MUST NOT"
+	KeywordRequired       Keyword = "REQUIRED"
+	KeywordShall          Keyword = "SHALL"
+	KeywordShallNot       Keyword = "SHALL NOT"
+	KeywordShould         Keyword = "SHOULD"
+	KeywordShouldNot      Keyword = "SHOULD NOT"
+	KeywordRecommended    Keyword = "RECOMMENDED"
+	KeywordNotRecommended Keyword = "NOT RECOMMENDED"
+	KeywordMay            Keyword = "MAY"
+	KeywordOptional       Keyword = "OPTIONAL"
+)
+
+// Level is the check level the keyword gives.
+func (k Keyword) Level() Level {
+	switch k {
+	case KeywordMust, KeywordMustNot, KeywordRequired, KeywordShall, KeywordShallNot:
+		return MUST
+	case KeywordShould, KeywordShouldNot, KeywordRecommended, KeywordNotRecommended:
+		return SHOULD
+	case KeywordMay, KeywordOptional:
+		return MAY
+	}
+	return ""
+}
+
+// Authority is what a check's verdict rests on: the quoted sentence of a
+// specification with its keyword, a rule of the estate profile, or good
+// practice. Build it with MCP, JSONRPC, Profile, Advisory or AdvisoryOn.
+type Authority struct {
+	Kind     AuthorityKind `json:"kind"`
+	Revision string        `json:"revision,omitempty"` // mcp (and advisory citing MCP prose)
+	File     string        `json:"file,omitempty"`     // relative to docs/specification/<revision>/, or "schema.ts"
+	Section  string        `json:"section,omitempty"`  // heading; schema type; JSON-RPC section; profile rule
+	Sentence string        `json:"sentence,omitempty"` // quoted verbatim (profile: the rule's statement)
+	Keyword  Keyword       `json:"keyword,omitempty"`  // mcp and jsonrpc: the keyword the check verifies
+	Note     string        `json:"note,omitempty"`     // advisory: why it is good practice; else how the check reads the sentence
+}
+
+// WithKeyword returns a with the keyword the check verifies, for a sentence
+// that carries more than one.
+func (a Authority) WithKeyword(k Keyword) Authority {
+	a.Keyword = k
+	return a
+}
+
+// WithNote returns a with a note on how the check reads the sentence.
+func (a Authority) WithNote(note string) Authority {
+	a.Note = note
+	return a
+}
+
+// Level is the check level the authority gives: the keyword's for mcp and
+// jsonrpc, MUST for a profile rule, ADVISORY for advisory.
+func (a Authority) Level() Level {
+	switch a.Kind {
+	case AuthorityMCP, AuthorityJSONRPC:
+		return a.Keyword.Level()
+	case AuthorityProfile:
+		return MUST
+	case AuthorityAdvisory:
+		return ADVISORY
+	}
+	return ""
+}
+
+// String renders the authority in one line, e.g.
+// `MCP 2025-11-25 server/tools.mdx §Tool Names: SHOULD "Tool names SHOULD be unique..."`.
+func (a Authority) String() string {
+	switch a.Kind {
+	case AuthorityMCP:
+		return fmt.Sprintf("MCP %s %s §%s: %s %q", a.Revision, a.File, a.Section, a.Keyword, a.Sentence)
+	case AuthorityJSONRPC:
+		return fmt.Sprintf("JSON-RPC 2.0 §%s: %s %q", a.Section, a.Keyword, a.Sentence)
+	case AuthorityProfile:
+		return fmt.Sprintf("estate profile §%s: %s", a.Section, a.Sentence)
+	case AuthorityAdvisory:
+		if a.Sentence != "" {
+			return fmt.Sprintf("advisory (MCP %s %s §%s, no keyword: %q): %s", a.Revision, a.File, a.Section, a.Sentence, a.Note)
+		}
+		return "advisory: " + a.Note
+	}
+	return ""
+}
+
+// ExpectedFailure is one entry of an expected-failures file: a check (in
+// one revision, or in all) that is known to fail or warn, and why.
+type ExpectedFailure struct {
+	ID       string `json:"id"`
+	Revision string `json:"revision,omitempty"` // "" matches every revision
+	Reason   string `json:"reason"`
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+}
+
+// StaleExpected is an expected failure whose check now passes.
+type StaleExpected struct {
+	ExpectedFailure
+	Message string `json:"message"`
+}
 
 // Report is the outcome of a run. Apart from StartTime, DurationMs, each
 // result's DurationMs and Metrics, the same server, options and seed give
@@ -26,7 +219,7 @@ type Report struct {
 	Supported     []string        `json:"supported"` // revisions the server accepts (of those probed)
 	Checked       []string        `json:"checked"`   // revisions checked
 	Seed          int64           `json:"seed"`
-	Options       ReportOptions   `json:"options"`
+	Options       Options         `json:"options"`
 	Detection     []string        `json:"detection"` // what each era probe saw
 	StartTime     time.Time       `json:"startTime"`
 	DurationMs    float64         `json:"durationMs"`
@@ -52,8 +245,8 @@ type Implementation struct {
 	Version string `json:"version"`
 }
 
-// ReportOptions are the options of the run that change its outcome.
-type ReportOptions struct {
+// Options are the options of the run that change its outcome.
+type Options struct {
 	Protocol   string   `json:"protocol,omitempty"`
 	Only       []string `json:"only,omitempty"`
 	Skip       []string `json:"skip,omitempty"`
@@ -128,15 +321,19 @@ const (
 	VerdictError         = "error"
 )
 
-// counts reports whether r counts against the run.
-func (r Result) counts(strict bool) bool {
+// Counts reports whether r counts against the run: a fail, or a warn under
+// strict, that is not listed as an expected failure.
+func (r Result) Counts(strict bool) bool {
 	if r.ExpectedFailure != "" {
 		return false
 	}
 	return r.Status == StatusFail || (strict && r.Status == StatusWarn)
 }
 
-func (rep *Report) summarize(strict bool) {
+// Summarize counts the results into rep.Summary: per revision and overall,
+// with the verdict and the exit code of mcpconform run. strict makes a warn
+// count as a failure.
+func (rep *Report) Summarize(strict bool) {
 	s := Summary{ByStatus: map[Status]int{}}
 	for _, st := range Statuses {
 		s.ByStatus[st] = 0
@@ -157,7 +354,7 @@ func (rep *Report) summarize(strict bool) {
 			s.Errors++
 			rs.Errors++
 		}
-		if r.counts(strict) {
+		if r.Counts(strict) {
 			s.Failed++
 		}
 		if r.Status == StatusNA {
@@ -178,7 +375,7 @@ func (rep *Report) summarize(strict bool) {
 	}
 	for _, r := range rep.Results {
 		rs := per[r.Revision]
-		if r.counts(strict) {
+		if r.Counts(strict) {
 			rs.Verdict = VerdictNotConformant
 		}
 	}
@@ -231,7 +428,7 @@ func (rep *Report) ClosingLine() string {
 		strings.Join(rep.Checked, ", "), must, mustT, should, shouldT, plural(errs, "error"), rep.Summary.Verdict)
 }
 
-// RevisionLine is ClosingLine for one revision.
+// String is ClosingLine for one revision.
 func (rs RevSummary) String() string {
 	return fmt.Sprintf("MCP %s: %d/%d MUST, %d/%d SHOULD, %s — %s",
 		rs.Revision, rs.MustPassed, rs.MustTotal, rs.ShouldPassed, rs.ShouldTotal, plural(rs.Errors, "error"), rs.Verdict)
@@ -260,7 +457,7 @@ func (rep *Report) Rows() []CheckRow {
 		if n := len(rows); n > 0 && rows[n-1].ID == r.ID {
 			row := &rows[n-1]
 			row.Results = append(row.Results, r)
-			if rowSeverity(r) > rowSeverity(Result{Status: row.Status}) {
+			if r.Status.Severity() > row.Status.Severity() {
 				row.Status = r.Status
 			}
 			continue
@@ -269,7 +466,3 @@ func (rep *Report) Rows() []CheckRow {
 	}
 	return rows
 }
-
-// rowSeverity ranks n/a below pass, so that a check that passed somewhere
-// shows as pass.
-func rowSeverity(r Result) int { return r.Status.severity() }

@@ -1,0 +1,158 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// The suite as a client with features: sessions that declare client
+// capabilities (sampling, elicitation, roots) and answer the requests a
+// legacy server sends for them. Collect, TryCollect and Barrier answer each
+// server request through the Conn's handler as it arrives; Request does
+// not (it waits for its own response only), so a check that expects the
+// server to ask something sends with Send and reads with Collect.
+
+// RequestHandler answers one request from the server: a result, or an
+// error when rpcErr is not nil.
+type RequestHandler func(req *protocol.Message) (result any, rpcErr *protocol.Error)
+
+// OnRequest sets the handler of the server's requests on c.
+func (c *Conn) OnRequest(h RequestHandler) { c.onRequest = h }
+
+// answer writes the handler's answer to a server request.
+func (c *Conn) answer(req *protocol.Message) {
+	result, rpcErr := c.onRequest(req)
+	resp := map[string]any{"jsonrpc": protocol.JSONRPCVersion, "id": req.ID}
+	if rpcErr != nil {
+		resp["error"] = rpcErr
+	} else {
+		if result == nil {
+			result = map[string]any{}
+		}
+		resp["result"] = result
+	}
+	raw, err := json.Marshal(resp)
+	if err != nil {
+		return
+	}
+	c.SendRaw(string(raw))
+}
+
+// FreshSessionWith is FreshSession with the given client capabilities
+// declared in initialize (legacy revisions only).
+func (t *T) FreshSessionWith(caps map[string]any) *Conn {
+	if t.Modern() {
+		t.HarnessError("FreshSessionWith is for legacy revisions")
+	}
+	c := t.Fresh()
+	params := InitializeParams(t.Revision())
+	params["capabilities"] = caps
+	m, err := c.RequestPlain(protocol.MethodInitialize, params)
+	if err != nil {
+		c.must(protocol.MethodInitialize, err)
+	}
+	if m.Error != nil {
+		t.blocked(PrereqHandshake, "initialize with client capabilities failed: error %d %s", m.Error.Code, m.Error.Message)
+	}
+	if v, _ := fallbackVersion(m); v != t.Revision() {
+		t.blocked(PrereqHandshake, "initialize %s: server answered protocolVersion %s", t.Revision(), negotiated(m))
+	}
+	c.must(protocol.NotifInitialized, c.Notify(protocol.NotifInitialized, nil))
+	return c
+}
+
+// clientCaps returns the client capabilities the suite declared in the
+// initialize request of each process of the revision, by process name; a
+// process without one declared none.
+func (t *T) clientCaps() map[string]map[string]json.RawMessage {
+	out := map[string]map[string]json.RawMessage{}
+	for _, pl := range t.processLogs() {
+		for _, l := range pl.lines {
+			if l.dir != "send" || l.obj == nil || l.obj["method"] != protocol.MethodInitialize {
+				continue
+			}
+			var req struct {
+				Params struct {
+					Capabilities map[string]json.RawMessage `json:"capabilities"`
+				} `json:"params"`
+			}
+			if json.Unmarshal([]byte(l.text), &req) == nil {
+				out[pl.name] = req.Params.Capabilities
+			}
+		}
+	}
+	return out
+}
+
+// declared reports whether caps holds name (present, not null).
+func declared(caps map[string]json.RawMessage, name string) bool {
+	v, ok := caps[name]
+	return ok && string(v) != "null"
+}
+
+// callCollect sends tools/call of tool with args (and params' _meta
+// members) and collects until its answer, answering server requests
+// through c's handler. It ends the check like Collect when no answer comes.
+func (t *T) callCollect(c *Conn, id string, tool string, args map[string]any, meta map[string]any) ([]*protocol.Message, *protocol.Message) {
+	params := map[string]any{"name": tool, "arguments": args}
+	if meta != nil {
+		params["_meta"] = meta
+	}
+	c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, params))
+	before, resp := c.Collect(id, "tools/call of "+tool)
+	var msgs []*protocol.Message
+	for _, r := range before {
+		if r.Msg != nil {
+			msgs = append(msgs, r.Msg)
+		}
+	}
+	return msgs, resp
+}
+
+// serverRequests returns the requests among msgs with the given method.
+func serverRequests(msgs []*protocol.Message, method string) []*protocol.Message {
+	var out []*protocol.Message
+	for _, m := range msgs {
+		if m.Kind() == protocol.KindRequest && m.Method == method {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// toolByName returns the callable tool with the first of names that the
+// server lists, with ok false when there is none.
+func toolByName(t *T, names ...string) (protocol.Tool, bool) {
+	callable := t.CallableTools()
+	for _, n := range names {
+		if i := slices.IndexFunc(callable, func(tl protocol.Tool) bool { return tl.Name == n }); i >= 0 {
+			return callable[i], true
+		}
+	}
+	return protocol.Tool{}, false
+}
+
+func rpcError(code int, format string, args ...any) *protocol.Error {
+	return &protocol.Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// memo returns what a check of the revision stored under key, for checks
+// that judge one observation (nil when none).
+func (env *revEnv) memo(key string) any {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	return env.memos[key]
+}
+
+// setMemo stores v under key for the other checks of the revision.
+func (env *revEnv) setMemo(key string, v any) {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	if env.memos == nil {
+		env.memos = map[string]any{}
+	}
+	env.memos[key] = v
+}

@@ -1,0 +1,83 @@
+package conformance
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// Mutant cases for the progress, cancellation, sampling, elicitation and
+// roots checks; the mutations live in
+// internal/fixtures/mutant/mutations_async.go. The mutant runs with -async
+// (the demo tools these checks call); the property checks are skipped,
+// because they would call demo.wait with generated durations for seconds
+// and judge nothing of this area.
+
+// asyncCallable are the revisions where the demo tools are callable:
+// readOnlyHint exists from 2025-03-26.
+var asyncCallable = modernAnd(Since(protocol.Rev20250326))
+
+func asyncCase(mutation string, want ...mutantWant) mutantCase {
+	return mutantCase{Mutation: mutation, Args: []string{"-async"}, Tweak: skipProperty, Want: want}
+}
+
+// eachRev expands one wanted verdict over revisions.
+func eachRev(id string, status Status, reason string, revs ...string) []mutantWant {
+	var w []mutantWant
+	for _, rev := range revs {
+		w = append(w, mutantWant{ID: id, Revision: rev, Status: status, Reason: reason})
+	}
+	return w
+}
+
+func init() {
+	addMutantCases(
+		asyncCase("progress-wrong-token", eachRev("progress.notify.token", StatusFail, `references token "mutant-token"`, asyncCallable...)...),
+		asyncCase("progress-constant", eachRev("progress.notify.increasing", StatusFail, "progress went from 1 to 1", asyncCallable...)...),
+		asyncCase("progress-over-total", eachRev("progress.notify.total", StatusWarn, "progress 2 is above its total 1", asyncCallable...)...),
+		asyncCase("progress-after-response", eachRev("progress.notify.stop", StatusFail, "1 progress notification(s) arrived after the response", asyncCallable...)...),
+		asyncCase("cancel-ignored", eachRev("cancellation.request.no-response", StatusWarn, "was answered", asyncCallable...)...),
+		asyncCase("cancel-stops-serving", eachRev("cancellation.request.keeps-serving", StatusFail, "did not answer the next call of demo.wait", asyncCallable...)...),
+		asyncCase("cancel-finished-misapplied", eachRev("cancellation.finished.ignored", StatusWarn, "in flight was not answered", asyncCallable...)...),
+		asyncCase("cancel-unknown-misapplied", eachRev("cancellation.unknown.ignored", StatusWarn, "in flight was not answered", asyncCallable...)...),
+		asyncCase("cancel-client-request", append(eachRev("cancellation.server.same-direction", StatusFail, "request(s) it did not issue", Since(protocol.Rev20250326)...),
+			eachRev("cancellation.server.listen-only", StatusFail, "that are not subscriptions/listen", protocol.Modern)...)...),
+	)
+}
+
+// asyncAreas are the areas whose checks the reference with -async must pass
+// in every revision where its demo tools are callable.
+var asyncAreas = []string{"progress", "cancellation", "sampling", "elicitation", "roots"}
+
+// TestAsyncReferencePasses runs the async areas against the reference with
+// its demo tools: every check passes where it applies (n/a otherwise), and
+// where no tool is callable (2024-11-05 has no readOnlyHint) it is
+// not-verified, never a pass.
+func TestAsyncReferencePasses(t *testing.T) {
+	rep := runMutant(t, mutantCase{Mutation: "none", Args: []string{"-async"}, Tweak: func(o *Options) {
+		for _, a := range asyncAreas {
+			o.Only = append(o.Only, a+".*")
+		}
+	}})
+	if len(rep.Results) == 0 {
+		t.Fatal("no results")
+	}
+	for _, r := range rep.Results {
+		want := []Status{StatusPass}
+		if !slices.Contains(asyncCallable, r.Revision) {
+			// No tool is callable: checks that call one are not-verified.
+			want = append(want, StatusNotVerified)
+		}
+		if c, _ := Lookup(r.ID); !c.AppliesTo(r.Revision) {
+			want = []Status{StatusNA}
+		}
+		if !slices.Contains(want, r.Status) {
+			t.Errorf("%s@%s: %s (%s), want one of %v", r.ID, r.Revision, r.Status, r.Message, want)
+		}
+		if r.Status == StatusPass && strings.Contains(r.Message, "not") {
+			t.Logf("%s@%s passes with message %q", r.ID, r.Revision, r.Message)
+		}
+	}
+}

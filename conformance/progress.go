@@ -1,0 +1,294 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// The progress area: a request that carries _meta.progressToken may get
+// notifications/progress until its response. The suite calls a read-only
+// tool that takes a duration (the reference's demo.wait, server-everything's
+// trigger-long-running-operation) with a token, collects what arrives until
+// the response, then sends a barrier: what arrives between the response and
+// the barrier's answer arrived after completion. No check sleeps.
+
+// progressRef is the progress page of a revision.
+func progressRef(rev, section string) SpecRef {
+	file := "basic/utilities/progress.mdx"
+	if rev == protocol.Modern {
+		file = "basic/patterns/progress.mdx"
+	}
+	return SpecRef{Revision: rev, File: file, Section: section}
+}
+
+// progressRefs cites section of the progress page in every revision.
+func progressRefs(section string) []SpecRef {
+	var out []SpecRef
+	for _, rev := range protocol.AllRevisions {
+		out = append(out, progressRef(rev, section))
+	}
+	return out
+}
+
+// slowCall is a callable tool that runs for a duration it takes as an
+// argument, and the arguments that make it run about d.
+type slowCall struct {
+	tool protocol.Tool
+	args func(d time.Duration, steps int) map[string]any
+}
+
+// durationArgs recognises a duration argument by name and type: durationMs
+// (integer milliseconds) or duration (seconds, as server-everything), with
+// an optional integer steps.
+func durationArgs(tool protocol.Tool) func(d time.Duration, steps int) map[string]any {
+	var schema struct {
+		Properties map[string]struct {
+			Type any `json:"type"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(tool.InputSchema, &schema) != nil {
+		return nil
+	}
+	numeric := func(name string) bool {
+		p, ok := schema.Properties[name]
+		return ok && (p.Type == "integer" || p.Type == "number")
+	}
+	_, hasSteps := schema.Properties["steps"]
+	with := func(m map[string]any, steps int) map[string]any {
+		if hasSteps {
+			m["steps"] = steps
+		}
+		return m
+	}
+	switch {
+	case numeric("durationMs"):
+		return func(d time.Duration, steps int) map[string]any {
+			return with(map[string]any{"durationMs": d.Milliseconds()}, steps)
+		}
+	case numeric("duration"):
+		return func(d time.Duration, steps int) map[string]any {
+			return with(map[string]any{"duration": d.Seconds()}, steps)
+		}
+	}
+	return nil
+}
+
+// requireSlowCall returns the first callable tool with a duration
+// argument, ending the check as not-verified when there is none.
+func requireSlowCall(t *T) slowCall {
+	tool := t.RequireCallableTool(func(tl protocol.Tool) bool { return durationArgs(tl) != nil })
+	return slowCall{tool: tool, args: durationArgs(tool)}
+}
+
+// progressDuration is how long the progress checks make the slow call run:
+// long enough for several steps, well inside the request timeout.
+func progressDuration(t *T) time.Duration { return min(400*time.Millisecond, t.RequestTimeout()/4) }
+
+// progressSteps is the number of steps the progress checks ask for.
+const progressSteps = 4
+
+// progressRun is one slow call with a progress token, as the server
+// answered it.
+type progressRun struct {
+	conn   *Conn
+	mark   int
+	tool   string
+	token  string
+	before []*protocol.Message // messages before the response
+	resp   *protocol.Message
+	after  []*protocol.Message // messages after the response, before the barrier's answer
+}
+
+// progress returns the messages carrying notifications/progress in msgs.
+func progressNotes(msgs []*protocol.Message) []*protocol.Message {
+	var out []*protocol.Message
+	for _, m := range msgs {
+		if m.Kind() == protocol.KindNotification && m.Method == protocol.NotifProgress {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// observeProgress makes the slow call with a progress token once per
+// revision; the progress checks judge the same observation, each attaching
+// its transcript.
+func observeProgress(t *T) *progressRun {
+	if run, ok := t.env.memo("progress").(*progressRun); ok {
+		t.use(run.conn)
+		run.conn.mark = run.mark
+		return run
+	}
+	call := requireSlowCall(t)
+	var c *Conn
+	if t.Modern() {
+		c = t.Fresh()
+	} else {
+		c = t.FreshSession()
+	}
+	run := &progressRun{conn: c, mark: len(c.p.Transcript()), tool: call.tool.Name,
+		token: fmt.Sprintf("mcpconform-progress-%d", c.env.nextID())}
+	id := fmt.Sprintf("progress-%d", c.env.nextID())
+	run.before, run.resp = t.callCollect(c, id, call.tool.Name, call.args(progressDuration(t), progressSteps),
+		map[string]any{protocol.MetaProgressToken: run.token})
+	for _, r := range c.Barrier() {
+		if r.Msg != nil {
+			run.after = append(run.after, r.Msg)
+		}
+	}
+	c.Close() // its transcript stays readable for the other checks
+	t.env.setMemo("progress", run)
+	return run
+}
+
+// requireProgress returns the run's progress notifications before the
+// response, ending the check as not-verified when there were none (a
+// server MAY send none).
+func requireProgress(t *T, run *progressRun) []protocol.ProgressParams {
+	if run.resp.Error != nil {
+		t.NotVerified("%s answered error %d: %s; no progress to judge", run.tool, run.resp.Error.Code, run.resp.Error.Message)
+	}
+	var out []protocol.ProgressParams
+	for _, m := range progressNotes(run.before) {
+		var p protocol.ProgressParams
+		dec := json.NewDecoder(bytes.NewReader(m.Params))
+		dec.UseNumber()
+		if dec.Decode(&p) != nil {
+			continue // the shape checks judge the params
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		t.NotVerified("%s sent no progress notification for token %q, which a server MAY do", run.tool, run.token)
+	}
+	return out
+}
+
+// numberValue parses a JSON number exactly, or returns nil.
+func numberValue(n json.Number) *big.Float {
+	f, _, err := big.ParseFloat(string(n), 10, 200, big.ToNearestEven)
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+func init() {
+	Register(Check{
+		ID:          "progress.notify.token",
+		Title:       "Progress notifications reference the request's token",
+		Requirement: "Every notifications/progress sent while a request with a progressToken is in flight carries that token, with its JSON type.",
+		Authority: MCP(protocol.Modern, "basic/patterns/progress.mdx", "Behavior Requirements",
+			"Progress notifications MUST only reference tokens that: Were provided in an active request"),
+		Refs:       progressRefs("Behavior Requirements"),
+		Capability: "tools",
+		Run: func(t *T) {
+			run := observeProgress(t)
+			notes := requireProgress(t, run)
+			want, _ := json.Marshal(run.token)
+			t.Expect("progressToken %s on every notification", want)
+			bad := 0
+			for _, p := range notes {
+				if protocol.IDKey(p.ProgressToken) != string(want) {
+					bad++
+					if bad == 1 {
+						t.Failf("a progress notification references token %s, which no active request provided (the call of %s carried %s)", p.ProgressToken, run.tool, want)
+					}
+				}
+			}
+			t.Actual("%d progress notification(s), %d with another token", len(notes), bad)
+		},
+	})
+
+	Register(Check{
+		ID:          "progress.notify.increasing",
+		Title:       "Progress increases with each notification",
+		Requirement: "The progress value of successive notifications for one token strictly increases.",
+		Authority: MCP(protocol.Modern, "basic/patterns/progress.mdx", "Progress Flow",
+			"The `progress` value MUST increase with each notification, even if the total is unknown."),
+		Refs:       progressRefs("Progress Flow"),
+		Capability: "tools",
+		Run: func(t *T) {
+			run := observeProgress(t)
+			notes := requireProgress(t, run)
+			t.Expect("each progress above the one before")
+			var prev *big.Float
+			var seen []string
+			for _, p := range notes {
+				seen = append(seen, string(p.Progress))
+				v := numberValue(p.Progress)
+				if v == nil {
+					continue // not a number: the shape checks judge it
+				}
+				if prev != nil && v.Cmp(prev) <= 0 {
+					t.Actual("progress %v", seen)
+					t.Fatalf("progress went from %s to %s: it must increase with each notification", prev.Text('g', 10), p.Progress)
+				}
+				prev = v
+			}
+			t.Actual("progress %v", seen)
+		},
+	})
+
+	Register(Check{
+		ID:          "progress.notify.total",
+		Title:       "Progress does not exceed the total",
+		Requirement: "When a notification gives a total, its progress is not above it: the total is the progress required to finish.",
+		Authority: AdvisoryOn(protocol.Rev20251125, "schema.ts", "ProgressNotification",
+			"Total number of items to process (or total progress required), if known.",
+			"a progress above its own total tells the client the operation is more than done; the schema defines total without a keyword"),
+		Refs:       progressRefs("Progress Flow"),
+		Capability: "tools",
+		Run: func(t *T) {
+			run := observeProgress(t)
+			notes := requireProgress(t, run)
+			t.Expect("progress <= total whenever total is given")
+			n := 0
+			for _, p := range notes {
+				if p.Total == nil {
+					continue
+				}
+				n++
+				v, total := numberValue(p.Progress), numberValue(*p.Total)
+				if v != nil && total != nil && v.Cmp(total) > 0 {
+					t.Actual("progress %s of total %s", p.Progress, *p.Total)
+					t.Fatalf("progress %s is above its total %s", p.Progress, *p.Total)
+				}
+			}
+			if n == 0 {
+				t.NotVerified("no progress notification gave a total, which is optional")
+			}
+			t.Actual("%d notification(s) with a total, none above it", n)
+		},
+	})
+
+	Register(Check{
+		ID:          "progress.notify.stop",
+		Title:       "No progress after the response",
+		Requirement: "Once the request is answered, no progress notification for its token arrives (judged up to the answer of a barrier request sent after the response).",
+		Authority: MCP(protocol.Modern, "basic/patterns/progress.mdx", "Implementation Notes",
+			"Progress notifications MUST stop after completion"),
+		Refs:       progressRefs("Implementation Notes"),
+		Capability: "tools",
+		Run: func(t *T) {
+			run := observeProgress(t)
+			if run.resp.Error != nil {
+				t.NotVerified("%s answered error %d: %s", run.tool, run.resp.Error.Code, run.resp.Error.Message)
+			}
+			late := progressNotes(run.after)
+			t.Expect("no notifications/progress between the response and the barrier's answer")
+			t.Actual("%d progress notification(s) after the response", len(late))
+			if len(late) > 0 {
+				t.Failf("%d progress notification(s) arrived after the response to the call of %s, the first: %s", len(late), run.tool, clip2(string(late[0].Params), 200))
+			}
+			if len(progressNotes(run.before)) == 0 && len(late) == 0 {
+				t.NotVerified("%s sent no progress notification at all, which a server MAY do", run.tool)
+			}
+		},
+	})
+}

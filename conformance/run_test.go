@@ -1,0 +1,137 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestRunDeterministic: two runs with the same seed give the same report
+// bytes once the designated time fields are zeroed.
+func TestRunDeterministic(t *testing.T) {
+	var out [2][]byte
+	for i := range out {
+		rep := runMutant(t, mutantCase{Mutation: "none"})
+		rep.ZeroTimes()
+		var buf bytes.Buffer
+		if err := rep.WriteJSON(&buf); err != nil {
+			t.Fatal(err)
+		}
+		out[i] = buf.Bytes()
+	}
+	if diff := cmp.Diff(string(out[0]), string(out[1])); diff != "" {
+		t.Errorf("two runs differ (-first +second):\n%s", diff)
+	}
+}
+
+func TestParseExpected(t *testing.T) {
+	good := "# known\n\njsonrpc.method.unknown vendor answers -32602\nlifecycle.ping.operation@2025-06-18 old SDK\n"
+	exp, err := ParseExpected("exp.txt", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ExpectedFailure{
+		{ID: "jsonrpc.method.unknown", Reason: "vendor answers -32602", File: "exp.txt", Line: 3},
+		{ID: "lifecycle.ping.operation", Revision: "2025-06-18", Reason: "old SDK", File: "exp.txt", Line: 4},
+	}
+	if diff := cmp.Diff(want, exp); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+	bad := []struct{ text, err string }{
+		{"jsonrpc.method.unknown\n", "exp.txt:1: entry jsonrpc.method.unknown has no reason"},
+		{"# c\nNotAnID reason\n", `exp.txt:2: "NotAnID" is not a check id`},
+		{"jsonrpc.method.unknown@1999-01-01 r\n", `exp.txt:1: unknown revision "1999-01-01"`},
+		{"a.b.c r\na.b.c again\n", "exp.txt:2: a.b.c is already listed on line 1"},
+	}
+	for _, b := range bad {
+		_, err := ParseExpected("exp.txt", []byte(b.text))
+		if err == nil || !strings.Contains(err.Error(), b.err) {
+			t.Errorf("%q: error %v, want %q", b.text, err, b.err)
+		}
+	}
+	if err := checkExpected([]ExpectedFailure{{ID: "no.such.check", File: "f", Line: 9}}, Catalogue()); err == nil || !strings.Contains(err.Error(), `f:9: unknown check id "no.such.check"`) {
+		t.Errorf("unknown id: %v", err)
+	}
+}
+
+func TestApplyExpected(t *testing.T) {
+	rep := &Report{Checked: []string{"2025-11-25", "2026-07-28"}, Results: []Result{
+		{ID: "a.b.c", Revision: "2025-11-25", Status: StatusFail, Level: MUST},
+		{ID: "a.b.c", Revision: "2026-07-28", Status: StatusPass, Level: MUST},
+		{ID: "a.b.d", Revision: "2025-11-25", Status: StatusPass, Level: MUST},
+		{ID: "a.b.e", Revision: "2025-11-25", Status: StatusNA, Level: MUST},
+	}}
+	applyExpected(rep, []ExpectedFailure{
+		{ID: "a.b.c", Reason: "known"},                         // fails in one revision: not stale
+		{ID: "a.b.c", Revision: "2026-07-28", Reason: "fixed"}, // passes there: stale
+		{ID: "a.b.d", Reason: "fixed"},                         // passes: stale
+		{ID: "a.b.e", Reason: "n/a"},                           // did not run: not stale
+	})
+	if rep.Results[0].ExpectedFailure != "known" {
+		t.Errorf("the failure is not marked expected")
+	}
+	if len(rep.Stale) != 2 || rep.Stale[0].ID != "a.b.c" || rep.Stale[1].ID != "a.b.d" {
+		t.Errorf("stale = %+v, want a.b.c@2026-07-28 and a.b.d", rep.Stale)
+	}
+	rep.Summarize(false)
+	if rep.Summary.ExitCode != 1 {
+		t.Errorf("exit %d with stale entries, want 1", rep.Summary.ExitCode)
+	}
+}
+
+func TestRegisterRejects(t *testing.T) {
+	ok := Check{ID: "stdio.test.ok", Title: "t", Requirement: "r", Level: MUST,
+		Refs: []SpecRef{{Revision: "2025-11-25", File: "f"}}, Run: func(*T) {}}
+	tests := []struct {
+		name string
+		edit func(c *Check)
+	}{
+		{"bad id", func(c *Check) { c.ID = "Stdio.x" }},
+		{"unknown area", func(c *Check) { c.ID = "misc.a.b" }},
+		{"no level", func(c *Check) { c.Level = "" }},
+		{"no ref", func(c *Check) { c.Refs = nil }},
+		{"bad revision", func(c *Check) { c.Revisions = []string{"2020-01-01"} }},
+		{"duplicate", func(c *Check) { c.ID = "jsonrpc.method.unknown" }},
+		{"no run", func(c *Check) { c.Run = nil }},
+	}
+	for _, tt := range tests {
+		c := ok
+		tt.edit(&c)
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: Register accepted %+v", tt.name, c.ID)
+				}
+			}()
+			Register(c)
+		}()
+	}
+}
+
+// TestRunSelection: --only and --skip, and no check selected.
+func TestRunSelection(t *testing.T) {
+	bin := mutantBinary(t)
+	_, err := Run(context.Background(), Options{Command: []string{bin, "-mutation", "none"}, Only: []string{"nothing.*"}})
+	if err != ErrNoChecks {
+		t.Errorf("no check selected: err %v, want ErrNoChecks", err)
+	}
+	rep, err := Run(context.Background(), Options{Command: []string{bin, "-mutation", "none"},
+		Only: []string{"jsonrpc.*", "stdio.framing.*"}, Skip: []string{"jsonrpc.batch.*"}, Protocol: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		if !(strings.HasPrefix(r.ID, "jsonrpc.") || strings.HasPrefix(r.ID, "stdio.framing.")) || strings.HasPrefix(r.ID, "jsonrpc.batch.") {
+			t.Errorf("unselected check ran: %s", r.ID)
+		}
+		if r.Revision != "2025-11-25" {
+			t.Errorf("--protocol 2025-11-25 ran %s@%s", r.ID, r.Revision)
+		}
+	}
+	if len(rep.Results) == 0 || !strings.Contains(strings.Join(rep.Checked, ","), "2025-11-25") {
+		t.Errorf("nothing ran: %+v", rep.Checked)
+	}
+}

@@ -1,0 +1,317 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/reference"
+)
+
+// The asynchronous demo tools, registered when Options.Async is set. All
+// are read-only: they wait, or ask the client, and change nothing.
+const (
+	// ToolWait takes durationMs and steps, reports progress once per step
+	// when the request carries a progressToken, and answers after the
+	// last step; notifications/cancelled stops it without an answer.
+	ToolWait = "demo.wait"
+	// ToolSample asks the client's model through sampling/createMessage.
+	ToolSample = "demo.sample"
+	// ToolElicit asks the client's user through elicitation/create.
+	ToolElicit = "demo.elicit"
+	// ToolRoots asks the client for its roots through roots/list.
+	ToolRoots = "demo.roots"
+)
+
+// MaxWaitMs bounds demo.wait's durationMs, so that a client calling it
+// with generated arguments (a property test) waits seconds, not hours.
+const MaxWaitMs = 1000
+
+// asyncCall is a demo tool call whose arguments passed validation; the
+// server runs it outside the registry, as it does the admin tools.
+type asyncCall struct {
+	tool string
+	args map[string]any
+}
+
+func (s *Server) registerAsync() {
+	str := map[string]any{"type": "string", "minLength": 1, "maxLength": 200}
+	specs := []reference.ToolSpec{
+		{
+			Name: ToolWait, Version: "1.0.0",
+			Title:       "Wait and report progress",
+			Description: "Waits durationMs milliseconds in steps equal parts, sending notifications/progress after each step when the request carries a progressToken. A notifications/cancelled for the request stops it: no further progress, no answer.",
+			InputSchema: map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"durationMs": map[string]any{"type": "integer", "minimum": 0, "maximum": MaxWaitMs},
+					"steps":      map[string]any{"type": "integer", "minimum": 1, "maximum": 20},
+				},
+				"additionalProperties": false,
+			},
+		},
+		{
+			Name: ToolSample, Version: "1.0.0",
+			Title:       "Ask the client's model",
+			Description: "Sends sampling/createMessage with the prompt and returns the model's answer; an isError result when the client did not declare sampling or refused.",
+			InputSchema: map[string]any{
+				"type": "object", "properties": map[string]any{"prompt": str},
+				"additionalProperties": false,
+			},
+		},
+		{
+			Name: ToolElicit, Version: "1.0.0",
+			Title:       "Ask the client's user",
+			Description: "Sends elicitation/create (form mode; url mode from 2025-11-25 when asked) and returns the user's action; an isError result when the client did not declare the mode.",
+			InputSchema: map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"message": str,
+					"mode":    map[string]any{"type": "string", "enum": []any{protocol.ElicitModeForm, protocol.ElicitModeURL}},
+				},
+				"additionalProperties": false,
+			},
+		},
+		{
+			Name: ToolRoots, Version: "1.0.0",
+			Title:       "List the client's roots",
+			Description: "Sends roots/list and returns the roots' URIs; an isError result when the client did not declare roots.",
+			InputSchema: map[string]any{"type": "object", "additionalProperties": false},
+		},
+	}
+	for _, spec := range specs {
+		spec.Classification = reference.ClassificationPublic
+		spec.SideEffect = reference.SideEffectNone
+		tool := spec.Name
+		spec.Handler = func(args map[string]any) reference.HandlerResult {
+			return reference.HandlerResult{Text: tool + " pending", Structured: &asyncCall{tool: tool, args: args}}
+		}
+		if err := s.reg.Publish(spec); err != nil {
+			s.logf("cannot register %s: %v", spec.Name, err)
+		}
+	}
+}
+
+// SetOutput names where the server writes the lines it sends outside of
+// HandleLine's answer: progress notifications and the answers of demo.wait.
+// Serve sets it; a caller driving HandleLine itself sets it before the
+// first line. Without one, demo.wait answers at once, without waiting.
+func (s *Server) SetOutput(emit func(line []byte)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.emit = emit
+}
+
+// waitOp is an in-flight demo.wait call.
+type waitOp struct {
+	id     json.RawMessage
+	key    string
+	token  json.RawMessage // nil without a progressToken
+	rev    string
+	step   int
+	steps  int
+	every  time.Duration
+	due    time.Time
+	seq    int64
+	modern bool
+}
+
+// pendingCall is a demo tool call waiting for the client's answer to the
+// request the server sent for it.
+type pendingCall struct {
+	id   json.RawMessage // of the tools/call
+	key  string
+	tool string
+	rev  string
+	mode string // elicitation mode asked for
+}
+
+// callAsync handles tools/call of an async demo tool: handled is false for
+// any other tool. out is the answer to put on the wire now (nil when the
+// answer comes later).
+func (s *Server) callAsync(env envelope, rev string) (out []byte, handled bool) {
+	if !s.opts.Async {
+		return nil, false
+	}
+	var name string
+	if raw, ok := env.params["name"]; !ok || json.Unmarshal(raw, &name) != nil || !slices.Contains([]string{ToolWait, ToolSample, ToolElicit, ToolRoots}, name) {
+		return nil, false
+	}
+	args := any(map[string]any{})
+	if raw, ok := env.params["arguments"]; ok && len(raw) > 0 && raw[0] == '{' {
+		if v, err := reference.DecodeJSON(raw); err == nil {
+			args = v
+		}
+	}
+	res, err := s.reg.Call(s.opts.Principal, name, args)
+	call, ok := res.Structured.(*asyncCall)
+	if err != nil || !ok {
+		return nil, false // the ordinary path renders the error
+	}
+	switch call.tool {
+	case ToolWait:
+		return s.startWait(env, rev, call.args), true
+	case ToolSample:
+		return s.askClient(env, rev, call)
+	case ToolElicit:
+		return s.askClient(env, rev, call)
+	case ToolRoots:
+		return s.askClient(env, rev, call)
+	}
+	return nil, false
+}
+
+func intArg(args map[string]any, name string, def int) int {
+	switch v := args[name].(type) {
+	case float64:
+		return int(v)
+	case json.Number:
+		if n, err := v.Int64(); err == nil {
+			return int(n)
+		}
+	case int64:
+		return int(v)
+	case int:
+		return v
+	}
+	return def
+}
+
+// progressToken returns the request's _meta.progressToken, or nil.
+func progressToken(params map[string]json.RawMessage) json.RawMessage {
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(params["_meta"], &meta) != nil {
+		return nil
+	}
+	tok := meta[protocol.MetaProgressToken]
+	if len(tok) == 0 || (tok[0] != '"' && !integerID.Match(tok)) {
+		return nil
+	}
+	return tok
+}
+
+// startWait queues a demo.wait call on the server's clock. Without an
+// output for later lines it runs every step at once.
+func (s *Server) startWait(env envelope, rev string, args map[string]any) []byte {
+	steps := max(1, intArg(args, "steps", 4))
+	d := time.Duration(min(max(0, intArg(args, "durationMs", 0)), MaxWaitMs)) * time.Millisecond
+	s.waitSeq++
+	op := &waitOp{id: env.id, key: protocol.IDKey(env.id), token: progressToken(env.params), rev: rev,
+		steps: steps, every: d / time.Duration(steps), seq: s.waitSeq, modern: s.state == stateModern}
+	op.due = time.Now().Add(op.every)
+	if s.emit == nil {
+		for !s.advance(op, func(b []byte) { s.later = append(s.later, b) }) {
+		}
+		return nil
+	}
+	s.waits = append(s.waits, op)
+	if !s.clockRunning {
+		s.clockRunning = true
+		go s.clock()
+	}
+	s.wakeClock()
+	return nil
+}
+
+func (s *Server) wakeClock() {
+	if s.wake == nil {
+		s.wake = make(chan struct{}, 1)
+	}
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// clock runs the steps of in-flight demo.wait calls in the order they are
+// due (ties by start order), one goroutine per server, so that of two
+// calls of equal duration the earlier always answers first. It ends when
+// no call is left.
+func (s *Server) clock() {
+	for {
+		s.mu.Lock()
+		if len(s.waits) == 0 {
+			s.clockRunning = false
+			s.mu.Unlock()
+			return
+		}
+		next := slices.MinFunc(s.waits, func(a, b *waitOp) int {
+			if c := a.due.Compare(b.due); c != 0 {
+				return c
+			}
+			return int(a.seq - b.seq)
+		})
+		wait := time.Until(next.due)
+		wake := s.wake
+		if wait <= 0 {
+			if s.advance(next, s.emit) {
+				s.waits = slices.DeleteFunc(s.waits, func(o *waitOp) bool { return o == next })
+			}
+			s.mu.Unlock()
+			continue
+		}
+		s.mu.Unlock()
+		timer := time.NewTimer(wait)
+		select {
+		case <-timer.C:
+		case <-wake:
+		}
+		timer.Stop()
+	}
+}
+
+// advance runs one step of op, writing through emit, and reports whether
+// op is done. The server's lock is held.
+func (s *Server) advance(op *waitOp, emit func([]byte)) bool {
+	op.step++
+	if op.token != nil {
+		params := map[string]any{"progressToken": op.token, "progress": op.step, "total": op.steps}
+		if protocol.AtLeast(op.rev, protocol.Rev20250326) {
+			params["message"] = fmt.Sprintf("step %d of %d", op.step, op.steps) // no message member before
+		}
+		b, _ := marshal(map[string]any{"jsonrpc": protocol.JSONRPCVersion, "method": protocol.NotifProgress, "params": params})
+		emit(b)
+	}
+	if op.step < op.steps {
+		op.due = op.due.Add(op.every)
+		return false
+	}
+	result := renderResult(reference.CallResult{
+		Content:    []protocol.Content{protocol.TextContent(fmt.Sprintf("waited %d steps of %s", op.steps, op.every))},
+		Structured: map[string]any{"steps": op.steps},
+	}, op.rev)
+	if op.modern {
+		result = s.modernResult(result)
+	}
+	emit(resultLine(op.id, result))
+	return true
+}
+
+// cancel handles notifications/cancelled: an in-flight demo.wait or a call
+// waiting for the client stops without an answer; any other id (unknown,
+// finished) is ignored, as the spec allows.
+func (s *Server) cancel(params map[string]json.RawMessage) {
+	raw, ok := params["requestId"]
+	if !ok {
+		s.logf("ignored notifications/cancelled without requestId")
+		return
+	}
+	key := protocol.IDKey(raw)
+	before := len(s.waits)
+	s.waits = slices.DeleteFunc(s.waits, func(o *waitOp) bool { return o.key == key })
+	removed := before - len(s.waits)
+	for id, p := range s.pending {
+		if p.key == key {
+			delete(s.pending, id)
+			removed++
+		}
+	}
+	if removed == 0 {
+		s.logf("ignored notifications/cancelled for %s: no such request in flight", key)
+		return
+	}
+	s.logf("cancelled request %s", key)
+	s.wakeClock()
+}

@@ -1,0 +1,71 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// schemaFamily prefixes every schemaVersion this package reads.
+const schemaFamily = "mcpconform.report/"
+
+// Decode parses a JSON report as WriteJSON writes it, from this suite
+// version or an older one. Fields it does not know are ignored (adding a
+// field does not change the schema version); a report of another schema
+// family or a newer schema version is an error. A report whose summary is
+// missing gets one computed from its results.
+func Decode(data []byte) (*Report, error) {
+	var head struct {
+		SchemaVersion *string `json:"schemaVersion"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, jsonError(data, err)
+	}
+	if head.SchemaVersion == nil || !strings.HasPrefix(*head.SchemaVersion, schemaFamily) {
+		return nil, fmt.Errorf("not an mcpconform report: no schemaVersion %s…", schemaFamily)
+	}
+	if v := *head.SchemaVersion; v != SchemaVersion {
+		return nil, fmt.Errorf("report schema %s is not one this suite reads (it reads %s); use the suite version that wrote it", v, SchemaVersion)
+	}
+	var rep Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, jsonError(data, err)
+	}
+	if len(rep.Summary.Revisions) == 0 && len(rep.Results) > 0 {
+		rep.Summarize(rep.Options.Strict)
+	}
+	return &rep, nil
+}
+
+// ReadFile reads a JSON report; errors name the file (and the line, for a
+// syntax or type error).
+func ReadFile(name string) (*Report, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return rep, nil
+}
+
+// jsonError adds the line and column to a decoding error that has an offset.
+func jsonError(data []byte, err error) error {
+	var off int64
+	switch e := err.(type) {
+	case *json.SyntaxError:
+		off = e.Offset
+	case *json.UnmarshalTypeError:
+		off = e.Offset
+	default:
+		return err
+	}
+	before := data[:min(int(off), len(data))]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := len(before) - bytes.LastIndexByte(before, '\n')
+	return fmt.Errorf("line %d, column %d: %w", line, col, err)
+}

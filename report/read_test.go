@@ -1,0 +1,110 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDecodeRoundTrip: a report written as JSON reads back equal.
+func TestDecodeRoundTrip(t *testing.T) {
+	rep := sampleReport(false)
+	var buf bytes.Buffer
+	if err := rep.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(rep, got); diff != "" {
+		t.Errorf("read back differs (-wrote +read):\n%s", diff)
+	}
+}
+
+// TestDecodeOlder: a report from an older suite version (fields it did not
+// have yet, one it had that is gone, no summary) reads, and gets a summary.
+func TestDecodeOlder(t *testing.T) {
+	var doc map[string]any
+	var buf bytes.Buffer
+	if err := sampleReport(false).WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc, "summary")
+	delete(doc, "staleExpectedFailures")
+	doc["suite"] = map[string]any{"name": "mcpconform", "version": "0.0.9"}
+	doc["retiredField"] = true
+	for _, r := range doc["results"].([]any) {
+		delete(r.(map[string]any), "specRefs")
+	}
+	old, _ := json.Marshal(doc)
+	rep, err := Decode(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Suite.Version != "0.0.9" || len(rep.Results) != 10 {
+		t.Errorf("suite %v, %d results", rep.Suite, len(rep.Results))
+	}
+	if len(rep.Summary.Revisions) != 2 || rep.Summary.Verdict != VerdictNotConformant {
+		t.Errorf("summary not recomputed: %+v", rep.Summary)
+	}
+}
+
+func TestDecodeRejects(t *testing.T) {
+	tests := []struct{ doc, err string }{
+		{`{"results": []}`, "not an mcpconform report"},
+		{`{"schemaVersion": "other/v1"}`, "not an mcpconform report"},
+		{`{"schemaVersion": "mcpconform.report/v9"}`, "report schema mcpconform.report/v9 is not one this suite reads"},
+		{"{\n\"schemaVersion\": \"mcpconform.report/v1\",\n\"seed\": \"x\"}", "line 3, column"},
+		{"{\n\"schemaVersion\": ", "line 2, column"},
+	}
+	for _, tt := range tests {
+		_, err := Decode([]byte(tt.doc))
+		if err == nil || !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("%q: error %v, want %q", tt.doc, err, tt.err)
+		}
+	}
+	dir := t.TempDir()
+	name := filepath.Join(dir, "r.json")
+	os.WriteFile(name, []byte("[]"), 0o644)
+	if _, err := ReadFile(name); err == nil || !strings.HasPrefix(err.Error(), name+": ") {
+		t.Errorf("ReadFile error %v does not name the file", err)
+	}
+}
+
+// TestImports: the report package stands alone; it imports neither the
+// checks and engine nor the property generators, so any tool can read and
+// write reports without them.
+func TestImports(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := map[string]bool{"github.com/mcpconform/mcpconform/protocol": true}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		ast, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range ast.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasPrefix(p, "github.com/mcpconform/") && !allowed[p] {
+				t.Errorf("%s imports %s", f, p)
+			}
+		}
+	}
+}
