@@ -1,14 +1,18 @@
 package conformance
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/runner"
 )
 
 // detection is what the era probes found. Each probe uses a fresh process,
@@ -26,101 +30,219 @@ type detection struct {
 }
 
 type legacyProbe struct {
+	answered   bool // the initialize request got a response at all
 	accepted   bool
 	negotiated string
 	info       ServerInfo
 }
 
-// probeTimeout bounds the discover probe: a legacy server may ignore a
-// request before initialize, and the spec counts a timeout as "legacy".
-const probeTimeout = 2 * time.Second
+// ErrNoAnswer is wrapped by Run's error when the server answered none of
+// the era probes in time: nothing can be judged, so there is no report.
+var ErrNoAnswer = errors.New("the server answered no probe")
 
+// probeSpec is one era probe: server/discover (rev protocol.Modern) or
+// initialize with a legacy revision.
+type probeSpec struct{ rev string }
+
+func (s probeSpec) String() string {
+	if s.rev == protocol.Modern {
+		return protocol.MethodDiscover
+	}
+	return protocol.MethodInitialize + " " + s.rev
+}
+
+// probeOutcome is what one probe process saw.
+type probeOutcome struct {
+	spec     probeSpec
+	answered bool  // a response arrived
+	timedOut bool  // nothing arrived in time: harness trouble as likely as the server's
+	err      error // why nothing arrived
+	startErr error // the process could not be started
+	retried  bool
+	apply    func(det *detection) // records the verdict; run under the detection lock
+}
+
+// probeParallel bounds how many probe processes start at once: five Node
+// processes starting together on a small machine starve each other.
+const probeParallel = 2
+
+// detect runs the era probes. Each probe is a fresh process that waits up to
+// the start timeout for its first answer. The first two run together; when
+// neither answers, one is retried alone before the server is declared
+// silent (ErrNoAnswer). The rest run at most probeParallel at a time, and
+// every probe that got no answer is retried once, alone, before its
+// silence counts: a slow start under load is not a verdict.
 func (e *engine) detect(ctx context.Context) (*detection, error) {
 	det := &detection{legacy: map[string]*legacyProbe{}, sessions: map[string]*Conn{}}
-	var legacyRevs []string
-	probeModern := true
+	var specs []probeSpec
 	switch p := e.opts.Protocol; {
 	case p == "":
-		legacyRevs = protocol.LegacyRevisions
-	case p == protocol.Modern:
+		specs = append(specs, probeSpec{protocol.Modern})
+		for i := len(protocol.LegacyRevisions) - 1; i >= 0; i-- {
+			specs = append(specs, probeSpec{protocol.LegacyRevisions[i]}) // newest first
+		}
 	default:
-		legacyRevs = []string{p}
-		probeModern = false
+		specs = []probeSpec{{p}}
 	}
-
 	var mu sync.Mutex
-	var startErrs []error
-	var wg sync.WaitGroup
-	fail := func(err error) {
-		mu.Lock()
-		startErrs = append(startErrs, err)
-		mu.Unlock()
+	runSet := func(set []probeSpec, par int) []*probeOutcome {
+		out := make([]*probeOutcome, len(set))
+		sem := make(chan struct{}, par)
+		var wg sync.WaitGroup
+		for i, s := range set {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				out[i] = e.probe(ctx, det, s, &mu)
+			}()
+		}
+		wg.Wait()
+		return out
 	}
-	if probeModern {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			env := &revEnv{eng: e, rev: protocol.Modern}
-			c, err := env.start(ctx, "probe")
-			if err != nil {
-				fail(err)
-				return
-			}
-			note, keep := det.probeDiscover(ctx, c, &mu)
-			mu.Lock()
-			det.notes = append(det.notes, note)
+	first := specs[:min(2, len(specs))]
+	outcomes := runSet(first, probeParallel)
+	if !anyAnswered(outcomes) {
+		if o := firstTimedOut(outcomes); o != nil {
+			r := e.probe(ctx, det, o.spec, &mu)
+			r.retried = true
+			outcomes[slices.Index(outcomes, o)] = r
+		}
+	}
+	if !anyAnswered(outcomes) {
+		if err := noAnswer(e, outcomes); err != nil {
+			det.closeAll()
+			return nil, err
+		}
+	}
+	outcomes = append(outcomes, runSet(specs[len(first):], probeParallel)...)
+	for i, o := range outcomes {
+		if o.timedOut && !o.retried && ctx.Err() == nil {
+			r := e.probe(ctx, det, o.spec, &mu)
+			r.retried = true
+			outcomes[i] = r
+		}
+	}
+	for _, o := range outcomes {
+		if o.apply != nil {
+			o.apply(det)
+		}
+	}
+	slices.Sort(det.notes)
+	return det, nil
+}
+
+func anyAnswered(os []*probeOutcome) bool {
+	return slices.ContainsFunc(os, func(o *probeOutcome) bool { return o.answered })
+}
+
+func firstTimedOut(os []*probeOutcome) *probeOutcome {
+	for _, o := range os {
+		if o.timedOut {
+			return o
+		}
+	}
+	return nil
+}
+
+// noAnswer builds the error of a run whose first probes all went
+// unanswered: a start failure, or silence (a timeout) even when retried
+// alone. Probes whose processes all exited are evidence, not harness
+// trouble: they return nil, and the checks show the exit.
+func noAnswer(e *engine, os []*probeOutcome) error {
+	var names []string
+	timedOut := false
+	for _, o := range os {
+		names = append(names, o.spec.String())
+		timedOut = timedOut || o.timedOut
+	}
+	if !slices.ContainsFunc(os, func(o *probeOutcome) bool { return o.startErr == nil }) {
+		return fmt.Errorf("cannot start the server: %w", os[0].startErr)
+	}
+	if !timedOut {
+		return nil
+	}
+	if ctxErr := errors.Is(firstTimedOut(os).err, context.DeadlineExceeded); ctxErr {
+		return fmt.Errorf("%w: %s got no answer before the run timeout; raise --run-timeout (now %s)", ErrNoAnswer, strings.Join(names, " and "), e.opts.RunTimeout)
+	}
+	return fmt.Errorf("%w: %s got no answer within the start timeout %s, and again when retried alone; if the server starts slowly, raise --start-timeout", ErrNoAnswer, strings.Join(names, " and "), e.startTimeout())
+}
+
+// startTimeout is the bound on a fresh process's first answer in effect.
+func (e *engine) startTimeout() time.Duration {
+	return max(cmp.Or(e.opts.StartTimeout, runner.DefaultStartTimeout), e.opts.Timeout)
+}
+
+// probe runs one era probe in a fresh process. Its verdict is applied to
+// det later (apply), so that a retry replaces a first attempt's.
+func (e *engine) probe(ctx context.Context, det *detection, s probeSpec, mu *sync.Mutex) *probeOutcome {
+	o := &probeOutcome{spec: s}
+	env := &revEnv{eng: e, rev: s.rev}
+	c, err := env.start(ctx, "probe")
+	if err != nil {
+		o.startErr = err
+		return o
+	}
+	if s.rev == protocol.Modern {
+		note, keep, answered, perr := det.probeDiscover(ctx, c, mu)
+		o.answered, o.err = answered, perr
+		o.timedOut = !answered && errors.Is(perr, runner.ErrTimeout)
+		if !keep {
+			c.Close()
+		}
+		o.apply = func(det *detection) {
+			det.notes = append(det.notes, note+retriedNote(o))
 			if keep {
 				det.sessions[protocol.Modern] = c
 			}
-			mu.Unlock()
-			if !keep {
-				c.Close()
-			}
-		}()
+		}
+		return o
 	}
-	for _, rev := range legacyRevs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			env := &revEnv{eng: e, rev: rev}
-			c, err := env.start(ctx, "probe")
-			if err != nil {
-				fail(err)
-				return
-			}
-			probe, note := probeInitialize(ctx, c, rev)
-			mu.Lock()
-			det.legacy[rev] = probe
-			det.notes = append(det.notes, note)
-			if probe.accepted {
-				det.sessions[rev] = c
-			}
-			mu.Unlock()
-			if !probe.accepted {
-				c.Close()
-			}
-		}()
+	probe, note, perr := probeInitialize(ctx, c, s.rev)
+	o.answered, o.err = probe.answered, perr
+	o.timedOut = !probe.answered && errors.Is(perr, runner.ErrTimeout)
+	if !probe.accepted {
+		c.Close()
 	}
-	wg.Wait()
-	slices.Sort(det.notes)
-	if n := len(legacyRevs) + map[bool]int{true: 1}[probeModern]; len(startErrs) == n {
-		return nil, fmt.Errorf("cannot start the server: %w", startErrs[0])
+	o.apply = func(det *detection) {
+		det.legacy[s.rev] = probe
+		det.notes = append(det.notes, note+retriedNote(o))
+		if probe.accepted {
+			det.sessions[s.rev] = c
+		}
 	}
-	return det, nil
+	return o
+}
+
+func retriedNote(o *probeOutcome) string {
+	if !o.retried {
+		return ""
+	}
+	if o.timedOut {
+		return " (also when retried alone; raise --start-timeout if the server starts slowly)"
+	}
+	return " (on a retry alone, after a first attempt got no answer)"
 }
 
 // probeDiscover sends the modern probe and reports whether the server is
 // modern and supports protocol.Modern (then the process is kept).
-func (det *detection) probeDiscover(ctx context.Context, c *Conn, mu *sync.Mutex) (note string, keep bool) {
-	pctx, cancel := context.WithTimeout(ctx, min(probeTimeout, c.env.eng.opts.Timeout))
-	defer cancel()
+func (det *detection) probeDiscover(ctx context.Context, c *Conn, mu *sync.Mutex) (note string, keep, answered bool, err error) {
+	note, keep, err = det.judgeDiscover(ctx, c, mu)
+	return note, keep, err == nil, err
+}
+
+// judgeDiscover sends server/discover; the first answer of a fresh process
+// may take up to the start timeout (a legacy server may also ignore the
+// request, which the spec counts as legacy).
+func (det *detection) judgeDiscover(ctx context.Context, c *Conn, mu *sync.Mutex) (string, bool, error) {
 	params, _ := c.params(nil)
-	m, err := c.p.Request(pctx, protocol.MethodDiscover, params)
+	m, err := c.p.Request(ctx, protocol.MethodDiscover, params)
 	if m != nil && lineProblem(err) {
 		err = nil
 	}
 	if err != nil {
-		return fmt.Sprintf("server/discover: no answer (%s): not modern", runFault(err)), false
+		return fmt.Sprintf("server/discover: no answer (%s): not modern", runFault(err)), false, err
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -130,29 +252,29 @@ func (det *detection) probeDiscover(ctx context.Context, c *Conn, mu *sync.Mutex
 		_ = json.Unmarshal(m.Result, &res)
 		det.modern = true
 		det.modernInfo = infoFromDiscover(m.Result)
-		return fmt.Sprintf("server/discover: result, supportedVersions %v: modern", res.SupportedVersions), true
+		return fmt.Sprintf("server/discover: result, supportedVersions %v: modern", res.SupportedVersions), true, nil
 	case m.Error != nil && m.Error.Code == protocol.CodeUnsupportedProtocolVersion:
 		var data protocol.UnsupportedVersionData
 		_ = json.Unmarshal(m.Error.Data, &data)
 		if slices.Contains(data.Supported, protocol.Modern) {
 			det.modern = true
-			return fmt.Sprintf("server/discover: -32022 although it lists %s: modern", protocol.Modern), true
+			return fmt.Sprintf("server/discover: -32022 although it lists %s: modern", protocol.Modern), true, nil
 		}
 		det.modernOther = data.Supported
-		return fmt.Sprintf("server/discover: -32022, supported %v: modern, but not %s", data.Supported, protocol.Modern), false
+		return fmt.Sprintf("server/discover: -32022, supported %v: modern, but not %s", data.Supported, protocol.Modern), false, nil
 	case m.Error != nil && (m.Error.Code == protocol.CodeMissingClientCapability || m.Error.Code == protocol.CodeHeaderMismatch):
 		det.modern = true
-		return fmt.Sprintf("server/discover: modern error %d: modern", m.Error.Code), true
+		return fmt.Sprintf("server/discover: modern error %d: modern", m.Error.Code), true, nil
 	case m.Error != nil:
-		return fmt.Sprintf("server/discover: error %d: not modern", m.Error.Code), false
+		return fmt.Sprintf("server/discover: error %d: not modern", m.Error.Code), false, nil
 	}
-	return "server/discover: neither result nor error: not modern", false
+	return "server/discover: neither result nor error: not modern", false, nil
 }
 
 // probeInitialize initializes c with rev; the revision is accepted only
 // when the server echoes it (a fallback to another version is not
 // acceptance). An accepted process gets the initialized notification.
-func probeInitialize(ctx context.Context, c *Conn, rev string) (*legacyProbe, string) {
+func probeInitialize(ctx context.Context, c *Conn, rev string) (*legacyProbe, string, error) {
 	probe := &legacyProbe{}
 	m, err := c.p.Request(ctx, protocol.MethodInitialize, InitializeParams(rev))
 	if m != nil && lineProblem(err) {
@@ -160,27 +282,29 @@ func probeInitialize(ctx context.Context, c *Conn, rev string) (*legacyProbe, st
 	}
 	switch {
 	case err != nil:
-		return probe, fmt.Sprintf("initialize %s: no answer (%s)", rev, runFault(err))
+		return probe, fmt.Sprintf("initialize %s: no answer (%s)", rev, runFault(err)), err
 	case m.Error != nil:
-		return probe, fmt.Sprintf("initialize %s: error %d", rev, m.Error.Code)
+		probe.answered = true
+		return probe, fmt.Sprintf("initialize %s: error %d", rev, m.Error.Code), nil
 	}
+	probe.answered = true
 	// Only protocolVersion decides acceptance; the rest of the result is
 	// judged by the lifecycle checks, not by the probe.
 	v, ok := fallbackVersion(m)
 	if !ok {
-		return probe, fmt.Sprintf("initialize %s: result without a string protocolVersion", rev)
+		return probe, fmt.Sprintf("initialize %s: result without a string protocolVersion", rev), nil
 	}
 	probe.negotiated = v
 	probe.info = infoFromInitialize(m.Result)
 	if v != rev {
-		return probe, fmt.Sprintf("initialize %s: answered %q: not accepted", rev, v)
+		return probe, fmt.Sprintf("initialize %s: answered %q: not accepted", rev, v), nil
 	}
 	n, _ := protocol.NewNotification(protocol.NotifInitialized, nil)
 	if err := c.p.Send(n); err != nil {
-		return probe, fmt.Sprintf("initialize %s: %v", rev, err)
+		return probe, fmt.Sprintf("initialize %s: %v", rev, err), nil
 	}
 	probe.accepted = true
-	return probe, fmt.Sprintf("initialize %s: accepted", rev)
+	return probe, fmt.Sprintf("initialize %s: accepted", rev), nil
 }
 
 func infoFromInitialize(raw json.RawMessage) ServerInfo {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -375,16 +376,30 @@ func init() {
 		Run: func(t *T) {
 			c := t.Session()
 			c.MustSend(batchOfBarriers(t))
-			before, err := c.TryBarrier()
 			t.Expect("an error response or nothing, then the next request answered")
-			for _, r := range append(before, c.Process().Pending()...) {
-				if r.IsBatch() {
-					t.Actual("an array reply %s", clip(string(r.Raw)))
-					t.Fatalf("the server answered a batch with an array, which this revision does not allow")
+			// The batch's answer may trail the barrier's (a server can work
+			// on both at once): a verdict read at the first barrier would
+			// depend on which came first. Wait until the answer that decides
+			// arrives, or a second barrier, sent after the first was
+			// answered, proves that none was on its way.
+			var seen []runner.Received
+			for range 2 {
+				before, err := c.TryBarrier()
+				seen = append(seen, before...)
+				seen = append(seen, c.Process().Pending()...)
+				for _, r := range seen {
+					if r.IsBatch() {
+						t.Actual("an array reply %s", clip(string(r.Raw)))
+						t.Fatalf("the server answered a batch with an array, which this revision does not allow")
+					}
 				}
-			}
-			if err != nil {
-				diedAfter(t, c, "a batch", err)
+				if err != nil {
+					diedAfter(t, c, "a batch", err)
+					return
+				}
+				if batchAnswered(seen) {
+					return
+				}
 			}
 		},
 	})
@@ -535,6 +550,22 @@ func diedAfter(t *T, c *Conn, what string, err error) {
 
 // invalidJSON is a request cut short: no parser can read its id.
 const invalidJSON = `{"jsonrpc": "2.0", "method": "ping", "params": {`
+
+// batchAnswered reports whether items hold a non-array answer to the batch
+// of batchOfBarriers: an error with a null id, or a response to one of its
+// ids.
+func batchAnswered(items []runner.Received) bool {
+	for _, r := range items {
+		if r.Msg == nil || r.Msg.Kind() != protocol.KindResponse {
+			continue
+		}
+		key := r.Msg.IDKey()
+		if key == "" || key == "null" || strings.HasPrefix(key, `"mcpconform-batch-`) {
+			return true
+		}
+	}
+	return false
+}
 
 func batchOfBarriers(t *T) string {
 	elems := make([]string, 2)

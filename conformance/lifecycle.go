@@ -456,7 +456,9 @@ func fallbackVersion(m *protocol.Message) (string, bool) {
 // session now.
 func acceptsVersion(t *T, v string) bool {
 	det := t.env.eng.det
-	if p := det.legacy[v]; p != nil {
+	if p := det.legacy[v]; p != nil && p.answered {
+		// Only an answer is evidence: a probe that timed out under load
+		// says nothing about the version, so ask again below.
 		return p.accepted
 	}
 	c := t.Fresh()

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/vectors/transcript"
 )
 
@@ -31,15 +32,38 @@ func init() {
 			{ID: "property.errors.same-bytes", Status: StatusWarn, Reason: "gave different answers twice"},
 		}},
 		mutantCase{Mutation: "prop-drops-extra-arguments", Want: []mutantWant{
-			{ID: "property.arguments.invalid-rejected", Status: StatusFail, Reason: "additional property is not allowed"},
+			{ID: "property.arguments.invalid-rejected", Status: StatusFail, Reason: `which breaks $ additionalProperties false (property "mcpconform_extra")`},
+			{ID: "tools.call.invalid-arguments", Status: StatusWarn, Reason: "which breaks $ additionalProperties false"},
 		}},
 		mutantCase{Mutation: "prop-optional-required", Want: []mutantWant{
-			{ID: "property.arguments.valid-accepted", Status: StatusWarn, Reason: "rejected arguments valid under its input schema"},
+			{ID: "property.arguments.valid-accepted", Status: StatusWarn, Reason: "valid under its input schema, as invalid params"},
+			// Its -32602 for a case that omits an optional property is, at
+			// 2025-11-25, the wrong channel for invalid arguments too.
+			{ID: "tools.call.invalid-arguments", Status: StatusWarn, Reason: "got JSON-RPC error -32602", Optional: true},
 		}},
+		laxCase("prop-validates-nothing", "tool repeat_text accepted", "repeat_text accepted"),
+		laxCase("prop-ignores-patterns", `which breaks $.text pattern '^[A-Za-z0-9 ]{1,40}$'`, "which breaks $.text pattern"),
+		laxCase("prop-ignores-maxima", "aximum 10", "aximum 10"),
+		laxCase("prop-ignores-additional", `which breaks $ additionalProperties false`, `which breaks $ additionalProperties false`),
 		mutantCase{Mutation: "prop-list-unstable", Want: []mutantWant{
 			{ID: "property.tools.list-stable", Status: StatusWarn, Reason: "without a list-changed notification"},
 		}},
 	)
+}
+
+// laxCase is a mutant that adds repeat_text, whose handler validates less
+// than its listed schema: property.arguments.invalid-rejected fails on
+// every revision (repeat_text is allowed, since 2024-11-05 has no
+// readOnlyHint) naming the constraint broken, and tools.call.invalid-arguments
+// warns on each.
+func laxCase(mutation, reason, perKind string) mutantCase {
+	var want []mutantWant
+	for _, rev := range protocol.AllRevisions {
+		want = append(want,
+			mutantWant{ID: "property.arguments.invalid-rejected", Revision: rev, Status: StatusFail, Reason: reason},
+			mutantWant{ID: "tools.call.invalid-arguments", Revision: rev, Status: StatusWarn, Reason: perKind})
+	}
+	return mutantCase{Mutation: mutation, Tweak: func(o *Options) { o.AllowCalls = []string{"repeat_text"} }, Want: want}
 }
 
 // TestPropertyFailureSaved: a failing property check names a transcript of

@@ -52,7 +52,7 @@ func init() {
 		// generated traffic; whether they trip depends on their own request
 		// pattern, so the cases below skip them and test only our check
 		// (the property checks have cases of their own).
-		mutantCase{Mutation: "tools-invalid-args-accepted", Tweak: skipProperty, Want: each("tools.call.invalid-arguments", StatusWarn, "accepted arguments that violate its inputSchema", callable...)},
+		mutantCase{Mutation: "tools-invalid-args-accepted", Tweak: skipProperty, Want: each("tools.call.invalid-arguments", StatusWarn, "; servers must validate tool inputs", callable...)},
 		mutantCase{Mutation: "tools-list-changed-undeclared", Want: each("tools.notify.list-changed", StatusWarn, "without declaring tools.listChanged", Legacy()...)},
 		mutantCase{Mutation: "shape-progress-no-progress", Want: each("tools.shape.messages", StatusFail, `notifications/progress: params: missing required member "progress"`, all...)},
 

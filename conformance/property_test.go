@@ -136,24 +136,47 @@ func TestSimplerArguments(t *testing.T) {
 	}
 }
 
-// TestArgumentSchema: annotations are ignored, an unsupported keyword makes
-// the tool unverifiable rather than guessed.
-func TestArgumentSchema(t *testing.T) {
+// TestDrawCase: generated cases agree with the oracle, whatever the
+// schema's dialect and keywords; a keyword the generator does not know is
+// named, and a schema with nothing to break yields no invalid case.
+func TestDrawCase(t *testing.T) {
+	e := &engine{}
 	tests := []struct {
-		schema string
-		ok     bool
+		schema      string
+		unsupported string
+		breakable   int
 	}{
-		{`{"type":"object","properties":{"a":{"type":"string"}}}`, true},
-		{`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"type":"number","examples":[1],"$comment":"x"}}}`, true},
-		{`{"type":"object","properties":{"a":{"type":"integer","multipleOf":5}}}`, false},
-		{`{"type":"object","properties":{"a":{"oneOf":[{"type":"string"},{"type":"null"}]}}}`, false},
-		{`{"type":"object","properties":{"$schema":{"type":"string"}}}`, true},
-		{`not json`, false},
+		{`{"type":"object","properties":{"a":{"type":"string"}}}`, "", 1},
+		{`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"type":"number","examples":[1],"$comment":"x"}},"required":["a"]}`, "", 2},
+		{`{"type":"object","properties":{"a":{"type":"integer","multipleOf":5}},"required":["a"]}`, "", 3},
+		{`{"type":"object","properties":{"a":{"oneOf":[{"type":"string"},{"type":"null"}]}}}`, "oneOf at $.a", 0},
+		{`{"type":"object","properties":{"a":{"allOf":[{"type":"string"}]}},"required":["a"]}`, "allOf at $.a: not generated", 1},
+		{`{"type":"object"}`, "", 0},
 	}
+	src := gen.NewRand(1)
 	for _, tt := range tests {
-		_, ok := argumentSchema(protocol.Tool{Name: "t", InputSchema: json.RawMessage(tt.schema)})
-		if ok != tt.ok {
-			t.Errorf("%s: verifiable = %v, want %v", tt.schema, ok, tt.ok)
+		at := argTool{protocol.Tool{Name: "t"}, e.compiled(json.RawMessage(tt.schema), protocol.Rev20250618)}
+		if at.err != nil {
+			t.Fatalf("%s: %v", tt.schema, at.err)
+		}
+		if got := strings.Join(at.plan.Unsupported(), "; "); !strings.Contains(got, tt.unsupported) || (tt.unsupported == "" && got != "") {
+			t.Errorf("%s: unsupported %q, want %q", tt.schema, got, tt.unsupported)
+		}
+		cons := breakable(at.plan)
+		if len(cons) != tt.breakable {
+			t.Errorf("%s: %d breakable constraints %v, want %d", tt.schema, len(cons), cons, tt.breakable)
+		}
+		for range 20 {
+			// Only where the generator understands every keyword must the
+			// oracle agree with every draw; elsewhere it filters them.
+			if _, _, disagree := drawCase(src, at, nil); disagree && tt.unsupported == "" {
+				t.Errorf("%s: a valid case the oracle rejects", tt.schema)
+			}
+			for _, c := range cons {
+				if args, ok, _ := drawCase(src, at, &c); ok && len(oracleLeaves(at.sch, args)) != 1 {
+					t.Errorf("%s: case %s for %s breaks %v", tt.schema, args, c, oracleLeaves(at.sch, args))
+				}
+			}
 		}
 	}
 }

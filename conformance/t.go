@@ -35,7 +35,15 @@ type T struct {
 	notes    []string
 	conns    []*Conn // processes used, in first-use order
 	owned    []*Conn // processes started by this check, closed at its end
+
+	timeouts int   // request timeouts the check met: a fail then gets a re-run
+	retry    bool  // this run is that re-run: Session is a fresh process
+	retrySes *Conn // the re-run's own session
 }
+
+// noteTimeout records that a wait of the check ended in a timeout, for
+// waits that do not go through a Conn.
+func (t *T) noteTimeout() { t.timeouts++ }
 
 // errEnd is the panic value that ends a check early; any other panic is a
 // harness error.
@@ -61,7 +69,7 @@ func (t *T) Modern() bool { return t.env.rev == protocol.Modern }
 func (t *T) Context() context.Context { return t.ctx }
 
 // RequestTimeout returns the per-request timeout of the run.
-func (t *T) RequestTimeout() time.Duration { return t.env.eng.opts.Timeout }
+func (t *T) RequestTimeout() time.Duration { return t.env.timeout() }
 
 // Rand returns a random source seeded from the run's seed, the check id and
 // the revision, so that a check draws the same values on every run.
@@ -81,7 +89,20 @@ func (t *T) Server() ServerInfo { return t.env.info }
 
 // HasCapability reports whether the server declared capability name for
 // this revision.
-func (t *T) HasCapability(name string) bool { return t.env.info.Has(name) }
+// Without a result the suite saw, the capabilities are unknown and the
+// check is blocked rather than judged.
+func (t *T) HasCapability(name string) bool {
+	t.requireInfo()
+	return t.env.info.Has(name)
+}
+
+// requireInfo ends the check as blocked when no initialize (or discover)
+// result was seen for the revision.
+func (t *T) requireInfo() {
+	if !t.env.infoSeen() {
+		t.blocked(t.env.infoPrereq(), "blocked by %s: no %s result was seen for %s", t.env.infoPrereq(), t.env.infoMethod(), t.env.rev)
+	}
+}
 
 // CheckedRevisions returns the revisions this run checks, oldest first.
 func (t *T) CheckedRevisions() []string { return slices.Clone(t.env.eng.checked) }
@@ -192,6 +213,14 @@ func (t *T) Metric(name string, value float64) {
 // else needs Fresh. If the handshake is impossible the check is blocked by
 // lifecycle.initialize.result.
 func (t *T) Session() *Conn {
+	if t.retry {
+		// A re-run owes nothing to the shared session, which may be the
+		// very process that was too slow.
+		if t.retrySes == nil {
+			t.retrySes = t.FreshSession()
+		}
+		return t.retrySes
+	}
 	c, err := t.env.sharedSession(t.ctx)
 	if err != nil {
 		var hs *handshakeError
@@ -267,7 +296,7 @@ func (t *T) use(c *Conn) {
 // not declare the tools capability.
 func (t *T) Tools() ([]protocol.Tool, error) {
 	env := t.env
-	if !env.info.Has("tools") {
+	if !t.HasCapability("tools") {
 		return nil, nil
 	}
 	if !env.toolsDone {
@@ -365,7 +394,10 @@ type Conn struct {
 	mark   int  // transcript length when the current check started using it
 	broken bool // exited, flooded or timed out: do not reuse
 	closed bool
-	exit   *runner.Exit
+	// spoke is set once the process wrote a line; startUsed once a wait
+	// with the start-up allowance ended without one.
+	spoke, startUsed bool
+	exit             *runner.Exit
 
 	parseMu     sync.Mutex
 	parsedLines []parsedLine // classified transcript, see parsed
@@ -468,6 +500,9 @@ func (c *Conn) noteErr(err error) {
 	if err == nil {
 		return
 	}
+	if errors.Is(err, runner.ErrTimeout) && c.t != nil {
+		c.t.noteTimeout()
+	}
 	if errors.Is(err, runner.ErrExited) || errors.Is(err, runner.ErrFlood) || errors.Is(err, runner.ErrTimeout) {
 		c.broken = true
 	}
@@ -549,11 +584,36 @@ func (c *Conn) MustSend(line string) {
 	c.must("a write to the server", c.SendRaw(line))
 }
 
-// Next returns the next unconsumed inbound item.
+// Next returns the next unconsumed inbound item. A fresh process that has
+// not written a line yet gets the start timeout for it (once), as the
+// runner gives its first Request.
 func (c *Conn) Next(timeout time.Duration) (runner.Received, error) {
+	starting := c.starting()
+	if starting {
+		timeout = max(timeout, c.env.eng.startTimeout())
+	}
 	r, err := c.p.Next(c.ctx(), timeout)
 	c.noteErr(err)
+	if starting {
+		c.spoke = err == nil
+		c.startUsed = err != nil
+	}
 	return r, err
+}
+
+// starting reports whether c is a process that has not answered yet and
+// still has its start-up allowance.
+func (c *Conn) starting() bool {
+	if c.spoke || c.startUsed {
+		return false
+	}
+	for _, l := range c.p.Transcript() {
+		if l.Dir == "recv" {
+			c.spoke = true
+			return false
+		}
+	}
+	return true
 }
 
 // Collect reads inbound items until the response whose id is the JSON
@@ -574,16 +634,27 @@ func (c *Conn) TryCollect(id any) (before []runner.Received, resp *protocol.Mess
 		return nil, nil, fmt.Errorf("encode id: %w", err)
 	}
 	key := protocol.IDKey(raw)
-	deadline := time.Now().Add(c.t.RequestTimeout())
+	budget := c.t.RequestTimeout()
+	starting := c.starting()
+	if starting {
+		budget = max(budget, c.env.eng.startTimeout())
+	}
+	deadline := time.Now().Add(budget)
 	for {
 		left := time.Until(deadline)
 		if left <= 0 {
 			c.broken = true
-			return before, nil, fmt.Errorf("no response to id %s within %s: %w", key, c.t.RequestTimeout(), runner.ErrTimeout)
+			c.t.noteTimeout()
+			return before, nil, fmt.Errorf("no response to id %s within %s: %w", key, budget, runner.ErrTimeout)
 		}
 		r, err := c.Next(left)
 		if err != nil {
 			return before, nil, err
+		}
+		if starting {
+			// The process has started: the rest is an ordinary wait.
+			starting, budget = false, c.t.RequestTimeout()
+			deadline = time.Now().Add(budget)
 		}
 		// An object with our id and no method answers the request even
 		// without result or error; the caller judges its shape.

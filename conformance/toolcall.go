@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/mcpconform/mcpconform/properties/gen"
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
@@ -149,36 +151,6 @@ func sampleValue(p map[string]any, depth int) any {
 	return "mcpconform"
 }
 
-// invalidArgs builds arguments that violate the schema in the plainest way
-// a server must notice: a required property left out, or else a typed
-// property given a value of another type. ok is false when the schema
-// constrains nothing we can break.
-func invalidArgs(schema map[string]any) (args map[string]any, how string, ok bool) {
-	valid := sampleArgs(schema)
-	if req := requiredOf(schema); len(req) > 0 {
-		delete(valid, req[0])
-		return valid, fmt.Sprintf("required property %q omitted", req[0]), true
-	}
-	props, _ := schema["properties"].(map[string]any)
-	names := make([]string, 0, len(props))
-	for n := range props {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		p, _ := props[n].(map[string]any)
-		switch p["type"] {
-		case "string", "boolean", "array", "object":
-			valid[n] = 12345
-			return valid, fmt.Sprintf("property %q given a number", n), true
-		case "integer", "number":
-			valid[n] = "not a number"
-			return valid, fmt.Sprintf("property %q given a string", n), true
-		}
-	}
-	return nil, "", false
-}
-
 // toolSchemaMap decodes a tool schema as a map (nil if not an object).
 func toolSchemaMap(raw json.RawMessage) map[string]any {
 	var m map[string]any
@@ -240,5 +212,137 @@ func toolNames(tools []protocol.Tool) []string {
 	for i, tl := range tools {
 		out[i] = tl.Name
 	}
+	return out
+}
+
+// compiledSchema is a tool schema compiled for the oracle, with the
+// argument generator's plan of it.
+type compiledSchema struct {
+	sch  *jsonschema.Schema
+	err  error
+	plan *gen.Plan
+}
+
+// schemaCache holds compiled schemas by dialect and text, so that a server
+// with ten thousand tools has each schema compiled once per run rather
+// than once per check and revision.
+type schemaCache struct {
+	mu sync.Mutex
+	m  map[string]*compiledSchema
+}
+
+// compiled compiles raw under the dialects of rev, once per run; the plan
+// is made on first use.
+func (e *engine) compiled(raw json.RawMessage, rev string) *compiledSchema {
+	key := "2020|"
+	if !protocol.AtLeast(rev, protocol.Rev20251125) {
+		key = "2020,07|"
+	}
+	key += string(raw)
+	e.schemas.mu.Lock()
+	defer e.schemas.mu.Unlock()
+	if c, ok := e.schemas.m[key]; ok {
+		return c
+	}
+	if e.schemas.m == nil {
+		e.schemas.m = map[string]*compiledSchema{}
+	}
+	c := &compiledSchema{}
+	c.sch, c.err = compileToolSchema(raw, rev)
+	if c.err == nil {
+		if doc, err := decodeForSchema(raw); err == nil {
+			c.plan = gen.NewPlan(doc)
+		} else {
+			c.err = err
+		}
+	}
+	e.schemas.m[key] = c
+	return c
+}
+
+// argTool is a callable tool whose input schema the oracle compiled.
+type argTool struct {
+	tool protocol.Tool
+	*compiledSchema
+}
+
+// argumentTools returns the callable tools whose input schema compiles,
+// in list order, and names the others with the reason.
+func (t *T) argumentTools() (tools []argTool, skipped []string) {
+	for _, tool := range t.CallableTools() {
+		c := t.env.eng.compiled(tool.InputSchema, t.Revision())
+		if c.err != nil {
+			skipped = append(skipped, fmt.Sprintf("%s (input schema not compiled: %s)", tool.Name, headLine(c.err.Error())))
+			continue
+		}
+		tools = append(tools, argTool{tool, c})
+	}
+	return tools, skipped
+}
+
+// argCase is one generated arguments object for a tool, checked by the
+// oracle: valid, or breaking exactly Broken.
+type argCase struct {
+	tool   int // index into the argTools of the check
+	args   json.RawMessage
+	broken *gen.Constraint // nil for a valid case
+}
+
+// drawCase draws a valid case (c nil) or one that breaks c, and holds it
+// against the oracle: ok is false when the generator found no such
+// arguments object or the oracle disagrees (disagree is then true).
+func drawCase(src gen.Source, at argTool, c *gen.Constraint) (args json.RawMessage, ok, disagree bool) {
+	var v any
+	if c == nil {
+		v, ok = at.plan.Valid(src)
+	} else {
+		v, ok = at.plan.Invalid(src, *c)
+	}
+	if _, isObject := v.(map[string]any); !ok || !isObject {
+		return nil, false, false
+	}
+	text := gen.Encode(v)
+	if !oracleAgrees(at.sch, text, c == nil) {
+		return nil, false, true
+	}
+	return text, true, false
+}
+
+// oracleAgrees reports whether the oracle finds args valid when valid is
+// true, and invalid otherwise.
+func oracleAgrees(sch *jsonschema.Schema, args []byte, valid bool) bool {
+	inst, err := decodeForSchema(args)
+	if err != nil {
+		return false
+	}
+	return (sch.Validate(inst) == nil) == valid
+}
+
+// oracleLeaves returns the violations the oracle finds in args, each as
+// "instance-pointer keyword", sorted: one entry per broken constraint.
+func oracleLeaves(sch *jsonschema.Schema, args []byte) []string {
+	inst, err := decodeForSchema(args)
+	if err != nil {
+		return []string{"undecodable"}
+	}
+	err = sch.Validate(inst)
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return nil
+	}
+	var out []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			kp := e.ErrorKind.KeywordPath()
+			out = append(out, "/"+strings.Join(e.InstanceLocation, "/")+" "+strings.Join(kp, "/"))
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.Strings(out)
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/conformance/shape"
+	"github.com/mcpconform/mcpconform/properties/gen"
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
@@ -468,7 +469,7 @@ func init() {
 	Register(Check{
 		ID:          "tools.call.invalid-arguments",
 		Title:       "Schema-violating arguments get an error",
-		Requirement: "Arguments that violate the inputSchema are reported: from 2025-11-25 as a tool execution error (isError true); earlier revisions also allow a JSON-RPC error.",
+		Requirement: "Arguments that violate the inputSchema are reported: from 2025-11-25 as a tool execution error (isError true); earlier revisions also allow a JSON-RPC error. One case per kind of constraint the callable tools' schemas hold (type, required, pattern, bounds...), each breaking only that constraint.",
 		Authority:   Advisory("server/tools.mdx (Error Handling) describes invalid arguments as a tool execution error from 2025-11-25 (a protocol error is also allowed before), without an RFC 2119 keyword."),
 		Refs: []SpecRef{
 			toolsRef(protocol.Rev20250618, "Error Handling"),
@@ -478,52 +479,7 @@ func init() {
 		},
 		Capability: "tools",
 		Prereqs:    []string{"tools.list.shape"},
-		Run: func(t *T) {
-			var tool protocol.Tool
-			var args map[string]any
-			var how string
-			for _, tl := range t.CallableTools() {
-				sm := toolSchemaMap(tl.InputSchema)
-				sch, err := compileToolSchema(tl.InputSchema, t.Revision())
-				if sm == nil || err != nil {
-					continue
-				}
-				a, h, ok := invalidArgs(sm)
-				if ok && sch.Validate(toSchemaValue(a)) != nil {
-					tool, args, how = tl, a, h
-					break
-				}
-			}
-			if tool.Name == "" {
-				t.RequireCallableTool(nil)
-				t.NotVerified("no callable tool has an input schema the suite can violate plainly (a required or typed property)")
-			}
-			m := t.Session().MustRequest(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args})
-			legacyProtocolError := !protocol.AtLeast(t.Revision(), protocol.Rev20251125)
-			if legacyProtocolError {
-				t.Expect("an isError result or a JSON-RPC error")
-			} else {
-				t.Expect("an isError result")
-			}
-			switch {
-			case isErrorResult(m):
-				t.Actual("isError result (%s)", how)
-			case m.Error != nil && legacyProtocolError:
-				t.Actual("error %d (%s)", m.Error.Code, how)
-			case m.Error != nil && t.Modern() && m.Error.Code == protocol.CodeInvalidParams:
-				// The 2026-07-28 prose files input validation under tool
-				// execution errors, but its schema's InvalidParamsError
-				// names invalid tool arguments too: both are allowed.
-				t.Actual("error -32602 (%s)", how)
-				t.Logf("accepted: schema.ts InvalidParamsError lists invalid tool arguments")
-			case m.Error != nil:
-				t.Actual("error %d (%s)", m.Error.Code, how)
-				t.Failf("%s with %s got JSON-RPC error %d; input validation errors are tool execution errors (isError true)", tool.Name, how, m.Error.Code)
-			default:
-				t.Actual("a successful result (%s)", how)
-				t.Failf("%s accepted arguments that violate its inputSchema (%s); servers must validate tool inputs", tool.Name, how)
-			}
-		},
+		Run:        runInvalidArguments,
 	})
 
 	Register(Check{
@@ -847,4 +803,94 @@ func headLine(s string) string {
 		return s[:i] + " …"
 	}
 	return s
+}
+
+// runInvalidArguments is tools.call.invalid-arguments: for each callable
+// tool, up to a budget of tools, one call per kind of constraint its input
+// schema holds, whose arguments break exactly one constraint of that kind.
+func runInvalidArguments(t *T) {
+	tools, _ := t.argumentTools()
+	src := t.Rand()
+	type kindCase struct {
+		tool protocol.Tool
+		c    gen.Constraint
+		args json.RawMessage
+	}
+	var cases []kindCase
+	limit := max(1, t.cases()/10)
+	if len(tools) > limit {
+		t.Logf("tried the first %d of %d callable tools", limit, len(tools))
+		tools = tools[:limit]
+	}
+	for _, at := range tools {
+		tried := map[string]bool{}
+		for _, c := range breakable(at.plan) {
+			if tried[c.Kind] {
+				continue
+			}
+			if args, ok, _ := drawCase(src, at, &c); ok {
+				tried[c.Kind] = true
+				cases = append(cases, kindCase{at.tool, c, args})
+			}
+		}
+	}
+	if len(cases) == 0 {
+		t.RequireCallableTool(nil)
+		t.NotVerified("no callable tool has an input schema with a constraint the suite can break on its own")
+	}
+	legacyProtocolError := !protocol.AtLeast(t.Revision(), protocol.Rev20251125)
+	if legacyProtocolError {
+		t.Expect("an isError result or a JSON-RPC error for each of %d cases", len(cases))
+	} else {
+		t.Expect("an isError result for each of %d cases", len(cases))
+	}
+	var acceptedCases, wrongCode []int
+	for i, kc := range cases {
+		m := t.Session().MustRequest(protocol.MethodToolsCall, map[string]any{"name": kc.tool.Name, "arguments": kc.args})
+		switch {
+		case isErrorResult(m):
+		case m.Error != nil && legacyProtocolError:
+		case m.Error != nil && t.Modern() && m.Error.Code == protocol.CodeInvalidParams:
+			// The 2026-07-28 prose files input validation under tool
+			// execution errors, but its schema's InvalidParamsError
+			// names invalid tool arguments too: both are allowed.
+		case m.Error != nil:
+			if len(wrongCode) == 0 {
+				t.Failf("%s with %s, which breaks %s, got JSON-RPC error %d; input validation errors are tool execution errors (isError true)",
+					kc.tool.Name, clipText(string(kc.args), 100), kc.c, m.Error.Code)
+			}
+			wrongCode = append(wrongCode, i)
+		default:
+			acceptedCases = append(acceptedCases, i)
+		}
+	}
+	kindCount := func(idx []int) string {
+		counts := map[string]int{}
+		var order []string
+		for _, i := range idx {
+			k := cases[i].c.Kind
+			if counts[k] == 0 {
+				order = append(order, k)
+			}
+			counts[k]++
+		}
+		parts := make([]string, len(order))
+		for j, k := range order {
+			parts[j] = fmt.Sprintf("%s %d", k, counts[k])
+		}
+		return strings.Join(parts, ", ")
+	}
+	all := make([]int, len(cases))
+	for i := range all {
+		all[i] = i
+	}
+	if len(acceptedCases) > 0 {
+		kc := cases[acceptedCases[0]]
+		more := ""
+		if len(acceptedCases) > 1 {
+			more = fmt.Sprintf(" (%d of %d cases accepted: %s)", len(acceptedCases), len(cases), kindCount(acceptedCases))
+		}
+		t.Failf("%s accepted %s, which breaks %s; servers must validate tool inputs%s", kc.tool.Name, clipText(string(kc.args), 100), kc.c, more)
+	}
+	t.Actual("%d case(s) (%s): %d accepted, %d with another error", len(cases), kindCount(all), len(acceptedCases), len(wrongCode))
 }

@@ -5,15 +5,17 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
+// junitSuites is the root. It has no skipped attribute: Jenkins' schema
+// allows none there (each testsuite has its own).
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
 	Time     string       `xml:"time,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
@@ -25,7 +27,6 @@ type junitSuite struct {
 	Errors     int             `xml:"errors,attr"`
 	Skipped    int             `xml:"skipped,attr"`
 	Time       string          `xml:"time,attr"`
-	Timestamp  string          `xml:"timestamp,attr,omitempty"`
 	Properties []junitProperty `xml:"properties>property,omitempty"`
 	Cases      []junitCase     `xml:"testcase"`
 }
@@ -56,7 +57,8 @@ type junitSkipped struct {
 }
 
 // WriteJUnit writes the report as JUnit XML: one testsuite per revision
-// checked, one testcase per check. A fail (or, under --strict, a warn) is a
+// checked, one testcase per check named CHECK-ID@REVISION. The file keeps
+// to what both Jenkins' junit-10.xsd and Surefire's test-report XSD allow. A fail (or, under --strict, a warn) is a
 // <failure>, an error is an <error>; n/a, not-verified, blocked and expected
 // failures are <skipped> with the reason; a warn outside --strict passes
 // with the warning in <system-out>.
@@ -69,19 +71,22 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 		s := byRev[r.Revision]
 		if s == nil {
 			s = &junitSuite{Name: "mcp " + r.Revision, Time: "0.000"}
-			if !rep.StartTime.IsZero() {
-				s.Timestamp = rep.StartTime.UTC().Format("2006-01-02T15:04:05")
-			}
 			s.Properties = []junitProperty{
 				{Name: "revision", Value: r.Revision},
 				{Name: "seed", Value: fmt.Sprint(rep.Seed)},
 				{Name: "server", Value: strings.TrimSpace(rep.Server.Name + " " + rep.Server.Version)},
 				{Name: "suite", Value: rep.Suite.Name + " " + rep.Suite.Version},
 			}
+			// Surefire's schema has no timestamp attribute on a testsuite.
+			if !rep.StartTime.IsZero() {
+				s.Properties = append(s.Properties, junitProperty{Name: "timestamp", Value: rep.StartTime.UTC().Format(time.RFC3339)})
+			}
 			byRev[r.Revision] = s
 			order = append(order, r.Revision)
 		}
-		c := junitCase{Name: r.ID, Classname: r.Area(), Time: seconds(r.DurationMs)}
+		// Tools that merge suites key cases by name: the revision makes
+		// each one unique.
+		c := junitCase{Name: r.ID + "@" + r.Revision, Classname: r.Area(), Time: seconds(r.DurationMs)}
 		body := caseBody(r)
 		switch {
 		case r.ExpectedFailure != "" && (r.Status == StatusFail || r.Status == StatusWarn):
@@ -113,7 +118,6 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 		root.Tests += s.Tests
 		root.Failures += s.Failures
 		root.Errors += s.Errors
-		root.Skipped += s.Skipped
 		root.Suites = append(root.Suites, *s)
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {

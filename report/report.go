@@ -225,6 +225,7 @@ type Report struct {
 	DurationMs    float64         `json:"durationMs"`
 	Results       []Result        `json:"results"` // sorted by id, then revision
 	Stale         []StaleExpected `json:"staleExpectedFailures"`
+	FailureDir    string          `json:"failureDir,omitempty"` // where failing property cases were saved, if any
 	Summary       Summary         `json:"summary"`
 }
 

@@ -3,7 +3,10 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // TextOptions control the text report.
@@ -22,20 +25,27 @@ var statusColor = map[Status]string{
 	StatusNotVerified: "\x1b[36m", StatusBlocked: "\x1b[35m", StatusError: "\x1b[31;1m",
 }
 
+// expectedColor paints a listed expected failure: known, so not alarming.
+const expectedColor = "\x1b[2;36m"
+
+// Legend explains the report's notation in one line; the text report
+// prints it above the closing lines.
+const Legend = `legend: each line is STATUS LEVEL CHECK-ID; "WARN MUST" is a MUST check that saw something to look at but no broken MUST (a warn never fails the run); XFAIL/XWARN are listed in --expected-failures; "26/31 MUST" counts MUST results passed of those that applied (n/a not counted); "conformant" means no MUST failed and no check errored`
+
 // WriteText writes the human report: a header, the checks grouped by area
 // (one line each, details under the ones that did not pass), and closing
 // lines per revision and overall.
 func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 	ew := &errWriter{w: w}
-	paint := func(s Status, text string) string {
+	paint := func(color, text string) string {
 		if !o.Color {
 			return text
 		}
-		return statusColor[s] + text + "\x1b[0m"
+		return color + text + "\x1b[0m"
 	}
-	ew.printf("%s %s — %s\n", rep.Suite.Name, rep.Suite.Version, strings.Join(rep.Target.Command, " "))
+	ew.printf("%s %s — %s\n", rep.Suite.Name, rep.Suite.Version, Clean(strings.Join(rep.Target.Command, " ")))
 	if rep.Server.Name != "" {
-		ew.printf("server: %s %s\n", rep.Server.Name, rep.Server.Version)
+		ew.printf("server: %s %s\n", Clean(rep.Server.Name), Clean(rep.Server.Version))
 	}
 	probed := ""
 	if rep.Options.Protocol != "" {
@@ -44,7 +54,7 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 	ew.printf("supported: %s%s; checked: %s; seed %d\n", listOrNone(rep.Supported), probed, listOrNone(rep.Checked), rep.Seed)
 	if o.Verbose {
 		for _, d := range rep.Detection {
-			ew.printf("probe: %s\n", d)
+			ew.printf("probe: %s\n", Clean(d))
 		}
 	}
 	area := ""
@@ -53,19 +63,29 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 			area = a
 			ew.printf("\n%s\n", area)
 		}
-		label := fmt.Sprintf("%-10s", statusLabel[row.Status])
-		ew.printf("  %s %-6s %-44s %s\n", paint(row.Status, label), row.Level, row.ID, row.Title)
+		label, color := rowLabel(row)
+		ew.printf("  %s %-6s %-44s %s\n", paint(color, fmt.Sprintf("%-10s", label)), row.Level, row.ID, Clean(row.Title))
 		for _, d := range rowDetails(row, o.Verbose) {
-			ew.printf("             %s\n", d)
+			ew.printf("             %s\n", Clean(d))
 		}
 	}
 	if len(rep.Stale) > 0 {
 		ew.printf("\nstale expected failures\n")
 		for _, s := range rep.Stale {
-			ew.printf("  %s %s\n", paint(StatusFail, "STALE     "), s.Message)
+			ew.printf("  %s %s\n", paint(statusColor[StatusFail], "STALE     "), Clean(s.Message))
 		}
 	}
 	ew.printf("\n")
+	if recap := recapLines(rep); len(recap) > 0 {
+		ew.printf("%s:\n", recapTitle(rep))
+		for _, l := range recap {
+			ew.printf("  %s %-6s %s: %s\n", paint(l.color, fmt.Sprintf("%-5s", l.label)), l.r.Level, l.r.ID+"@"+l.r.Revision, Clean(l.text))
+		}
+		ew.printf("\n")
+	}
+	if rep.FailureDir != "" {
+		ew.printf("failing cases saved in %s (replay one with: mcpconform replay FILE -- CMD)\n", Clean(rep.FailureDir))
+	}
 	if n := rep.Summary.ByStatus[StatusNotVerified]; n > 0 {
 		hint := ""
 		for _, r := range rep.Results {
@@ -76,6 +96,7 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 		}
 		ew.printf("%s not verified (not a pass)%s\n", plural(n, "result"), hint)
 	}
+	ew.printf("%s\n", Legend)
 	if len(rep.Summary.Revisions) > 1 {
 		for _, rs := range rep.Summary.Revisions {
 			ew.printf("%s\n", rs)
@@ -140,4 +161,114 @@ func listOrNone(s []string) string {
 		return "none"
 	}
 	return strings.Join(s, ", ")
+}
+
+// label returns the text report's label for one result and its colour: a
+// listed expected failure is XFAIL or XWARN, never a red FAIL.
+func label(r Result) (string, string) {
+	if r.ExpectedFailure != "" {
+		switch r.Status {
+		case StatusFail:
+			return "XFAIL", expectedColor
+		case StatusWarn:
+			return "XWARN", expectedColor
+		}
+	}
+	return statusLabel[r.Status], statusColor[r.Status]
+}
+
+// rowLabel is the label of a check's line: that of its most severe result
+// across revisions, where a listed expected failure ranks between pass and
+// not-verified, so that it shows only when nothing worse happened.
+func rowLabel(row CheckRow) (string, string) {
+	rank := func(r Result) int {
+		if r.ExpectedFailure != "" && (r.Status == StatusFail || r.Status == StatusWarn) {
+			return 2*StatusPass.Severity() + 1
+		}
+		return 2 * r.Status.Severity()
+	}
+	worst := row.Results[0]
+	for _, r := range row.Results[1:] {
+		if rank(r) > rank(worst) {
+			worst = r
+		}
+	}
+	return label(worst)
+}
+
+// recapLine is one line of the recap at the end of the text report.
+type recapLine struct {
+	r            Result
+	label, color string
+	text         string
+}
+
+// recapLines lists every fail, warn and error (expected failures last),
+// so that the end of a long report says what to fix.
+func recapLines(rep *Report) []recapLine {
+	var now, expected []recapLine
+	for _, r := range rep.Results {
+		if r.Status != StatusFail && r.Status != StatusWarn && r.Status != StatusError {
+			continue
+		}
+		l, c := label(r)
+		line := recapLine{r: r, label: l, color: c, text: r.Message}
+		if r.ExpectedFailure != "" {
+			line.text += " (expected failure: " + r.ExpectedFailure + ")"
+			expected = append(expected, line)
+			continue
+		}
+		now = append(now, line)
+	}
+	return append(now, expected...)
+}
+
+// recapTitle counts the recap's lines by kind.
+func recapTitle(rep *Report) string {
+	n := map[string]int{}
+	for _, l := range recapLines(rep) {
+		n[l.label]++
+	}
+	var parts []string
+	for _, k := range []string{"FAIL", "WARN", "ERROR", "XFAIL", "XWARN"} {
+		if n[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[k], strings.ToLower(k)))
+		}
+	}
+	return "recap: " + strings.Join(parts, ", ")
+}
+
+// Clean makes text a server chose safe to print on a terminal: control
+// characters (an ANSI escape could rewrite the screen) and invalid UTF-8
+// are shown as Go escapes, and the text stays on one line.
+func Clean(s string) string {
+	if cleanText(s) {
+		return s
+	}
+	var b strings.Builder
+	for i, w := 0, 0; i < len(s); i += w {
+		r, width := utf8.DecodeRuneInString(s[i:])
+		w = width
+		switch {
+		case r == utf8.RuneError && width == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\t':
+			b.WriteByte(' ')
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func cleanText(s string) bool {
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return false
+		}
+	}
+	return true
 }

@@ -30,6 +30,13 @@ func main() {
 }
 
 func dispatch(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 2 && args[0] == "help" {
+		if cmd, ok := commands[args[1]]; ok {
+			return cmd.run([]string{"--help"}, stdout, stderr) // prints the command's own flags
+		}
+		fmt.Fprintf(stderr, "mcpconform: unknown command %q (run 'mcpconform help')\n", args[1])
+		return 2
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr)
 		if len(args) == 0 {
@@ -57,6 +64,8 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "'mcpconform help COMMAND' (or COMMAND --help) prints the command's flags.")
 }
 
 // parseFlags parses a subcommand's args into fs, which is named after the

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -38,21 +40,30 @@ flags:
                            (repeatable; wins over --allow-calls)
   --profile FILE           target profile (docs/profile.md): principals, tool
                            samples and admin contract for the governance checks
-  --timeout D              per-request timeout (default 5s)
+  --timeout D              per-request timeout, more than 0 (default 5s)
   --start-timeout D        bound on a server process's start and first answer
                            (default 10s)
   --run-timeout D          bound on the whole run (default 10m)
   --seed N                 seed for generated inputs (default %d)
-  --cases N                generated cases per property check (default %d)
+  --cases N                generated cases per property check, at least 1
+                           (default %d)
   --json FILE              write the JSON report (schema mcpconform.report/v1)
-  --junit FILE             write a JUnit XML report
-  --markdown FILE          write a Markdown summary (for a CI step summary)
+  --junit FILE             write a JUnit XML report (cases CHECK-ID@REVISION)
+  --markdown FILE          write a Markdown summary; appended to, not replaced,
+                           when FILE is $GITHUB_STEP_SUMMARY
+                           Report files are opened before the run starts; FILE
+                           "-" is standard output (the text report then goes
+                           to standard error).
   --no-color               no ANSI colours (they are used only on a terminal)
   --verbose                show details of passing checks too
 
+Failing property cases are saved under %s/SERVER/RUN;
+the report names the directory.
+
 exit status: 0 no MUST check failed and nothing errored; 1 a check failed
 (or warned under --strict) or an expected failure is stale; 2 usage or
-harness error, or no check ran.
+harness error (a report that could not be written included), or no check
+ran. A server command must follow --: flags after it go to the server.
 `
 
 // globList is a repeatable flag.
@@ -62,6 +73,10 @@ func (g *globList) String() string     { return strings.Join(*g, ",") }
 func (g *globList) Set(v string) error { *g = append(*g, v); return nil }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "mcpconform run: "+format+"\n", a...)
+		return 2
+	}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var opts conformance.Options
@@ -86,80 +101,121 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&mdFile, "markdown", "", "")
 	fs.BoolVar(&noColor, "no-color", false, "")
 	fs.BoolVar(&verbose, "verbose", false, "")
-	if code, ok := parseFlags(fs, args, fmt.Sprintf(runUsage, conformance.DefaultSeed, conformance.DefaultCases), stdout, stderr); !ok {
+	if code, ok := parseFlags(fs, args, fmt.Sprintf(runUsage, conformance.DefaultSeed, conformance.DefaultCases, conformance.FailureDir), stdout, stderr); !ok {
 		return code
+	}
+	if err := checkRunFlags(fs, args, opts); err != nil {
+		return fail("%v (see mcpconform run --help)", err)
 	}
 	opts.Only, opts.Skip, opts.AllowCalls, opts.DenyCalls = only, skip, allow, deny
 	opts.Command = fs.Args()
 	if err := applyProfile(profilePath, len(opts.Command) > 0, &opts); err != nil {
-		fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
-		return 2
+		return fail("%v", err)
 	}
 	if len(opts.Command) == 0 {
 		opts.Estate = true // the embedded reference is the estate the profile checks describe
 		exe, err := os.Executable()
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpconform run: cannot find the embedded reference server: %v\n", err)
-			return 2
+			return fail("cannot find the embedded reference server: %v", err)
 		}
 		opts.Command = []string{exe, "reference"}
 	}
 	if expected != "" {
 		exp, err := conformance.LoadExpected(expected)
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
-			return 2
+			return fail("%v", err)
 		}
 		opts.Expected = exp
 	}
 
+	outs := []*output{
+		{flag: "--json", path: jsonFile, write: (*report.Report).WriteJSON},
+		{flag: "--junit", path: junitFile, write: (*report.Report).WriteJUnit},
+		{flag: "--markdown", path: mdFile, append: stepSummary(mdFile), write: (*report.Report).WriteMarkdown},
+	}
+	toStdout, err := openOutputs(outs, stdout)
+	if err != nil {
+		return fail("%v", err)
+	}
+	textOut := stdout
+	if toStdout {
+		textOut = stderr // standard output carries the report asked for with -
+	}
+	opts.FailureDir = failureDir(opts.Command, time.Now())
+
 	rep, err := conformance.Run(context.Background(), opts)
 	if err != nil {
+		closeOutputs(outs, true)
 		if errors.Is(err, conformance.ErrNoChecks) {
-			fmt.Fprintf(stderr, "mcpconform run: no check ran: --only/--skip select none of the catalogue (see mcpconform list)\n")
-		} else {
-			fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
+			return fail("no check ran: --only/--skip select none of the catalogue (see mcpconform list)")
 		}
-		return 2
+		return fail("%v", err)
 	}
-	color := !noColor && os.Getenv("NO_COLOR") == "" && isTerminal(stdout)
-	if err := rep.WriteText(stdout, report.TextOptions{Color: color, Verbose: verbose}); err != nil {
+	if _, err := os.Stat(opts.FailureDir); err == nil {
+		rep.FailureDir = opts.FailureDir
+	}
+	code := rep.Summary.ExitCode
+	problem := func(err error) {
 		fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
-		return 2
-	}
-	for _, out := range []struct {
-		file  string
-		write func(io.Writer) error
-	}{
-		{jsonFile, rep.WriteJSON},
-		{junitFile, rep.WriteJUnit},
-		{mdFile, rep.WriteMarkdown},
-	} {
-		if out.file == "" {
-			continue
-		}
-		if err := writeFile(out.file, out.write); err != nil {
-			fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
-			return 2
+		if code == 0 {
+			code = 2 // a missing report is an error; a failed check still says 1
 		}
 	}
-	return rep.Summary.ExitCode
+	color := !noColor && os.Getenv("NO_COLOR") == "" && isTerminal(textOut)
+	if err := rep.WriteText(textOut, report.TextOptions{Color: color, Verbose: verbose}); err != nil {
+		problem(err)
+	}
+	for _, o := range outs {
+		if err := o.emit(rep); err != nil {
+			problem(err)
+		}
+	}
+	closeOutputs(outs, false)
+	return code
 }
 
-// writeFile writes a report through write, reporting the file on error.
-func writeFile(name string, write func(io.Writer) error) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return fmt.Errorf("write report: %w", err)
+// checkRunFlags rejects what parses but makes no sense: a server command
+// not introduced by --, an empty one after it, and out-of-range values. A
+// CI job must not go green on a run that checked something else.
+func checkRunFlags(fs *flag.FlagSet, args []string, opts conformance.Options) error {
+	rest := fs.Args()
+	dashed := len(args) > len(rest) && args[len(args)-len(rest)-1] == "--"
+	switch {
+	case dashed && len(rest) == 0:
+		return errors.New("nothing after --: name the server command, or leave out -- to check the embedded reference")
+	case !dashed && len(rest) > 0:
+		return fmt.Errorf("%q is not a flag: put the server command after --, as in mcpconform run [flags] -- CMD ARGS...", rest[0])
 	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write report %s: %w", name, err)
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"timeout", opts.Timeout}, {"start-timeout", opts.StartTimeout}, {"run-timeout", opts.RunTimeout}} {
+		if d.v <= 0 {
+			return fmt.Errorf("--%s %v: must be more than 0", d.name, d.v)
+		}
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write report %s: %w", name, err)
+	if opts.Cases < 1 {
+		return fmt.Errorf("--cases %d: must be at least 1", opts.Cases)
 	}
 	return nil
+}
+
+// failureDir is where this run's property checks save failing cases: one
+// directory per server (its program's name and a hash of its command
+// line) and per run (start time and process id), so that runs against
+// several servers, or the same one twice, never overwrite each other.
+func failureDir(command []string, start time.Time) string {
+	sum := sha256.Sum256([]byte(strings.Join(command, "\x00")))
+	name := filepath.Base(command[0])
+	name = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, name)
+	server := fmt.Sprintf("%s-%x", name, sum[:4])
+	run := fmt.Sprintf("%s-%d", start.UTC().Format("20060102T150405Z"), os.Getpid())
+	return filepath.Join(conformance.FailureDir, server, run)
 }
 
 // isTerminal reports whether w is a character device (a terminal).

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/mcpconform/mcpconform/conformance"
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 )
 
@@ -97,6 +99,16 @@ func TestRunExitCodes(t *testing.T) {
 		{"skip the failing check", append(append(only, "--skip", "jsonrpc.method.*"), "--", mutant, "-mutation", "unknown-method-result"), 0, "— conformant", ""},
 		{"no check ran", append([]string{"--only", "nothing.*"}, ref...), 2, "", "no check ran"},
 		{"usage", []string{"--bogus"}, 2, "", "flag provided but not defined"},
+		{"nothing after --", []string{"--"}, 2, "", "nothing after --: name the server command"},
+		{"command without --", []string{mutant, "--json", filepath.Join(dir, "never.json")}, 2, "", "is not a flag: put the server command after --"},
+		{"timeout 0", append([]string{"--timeout", "0"}, ref...), 2, "", "--timeout 0s: must be more than 0"},
+		{"negative timeout", append([]string{"--timeout", "-5s"}, ref...), 2, "", "--timeout -5s: must be more than 0"},
+		{"start-timeout 0", append([]string{"--start-timeout", "0"}, ref...), 2, "", "--start-timeout 0s: must be more than 0"},
+		{"run-timeout 0", append([]string{"--run-timeout", "0s"}, ref...), 2, "", "--run-timeout 0s: must be more than 0"},
+		{"negative cases", append([]string{"--cases", "-1"}, ref...), 2, "", "--cases -1: must be at least 1"},
+		{"bad report path", append([]string{"--json", filepath.Join(dir, "no-such-dir", "r.json")}, ref...), 2, "", "--json: open "},
+		{"report path is a directory", append([]string{"--junit", dir}, ref...), 2, "", "is a directory"},
+		{"two reports on stdout", append([]string{"--json", "-", "--markdown", "-"}, ref...), 2, "", "only one report can go to standard output"},
 		{"unknown revision", append([]string{"--protocol", "1999-01-01"}, ref...), 2, "", `unknown protocol revision "1999-01-01"`},
 		{"unsupported revision", append([]string{"--protocol", "2024-11-05"}, "--", mutant, "-mutation", "version-shift"), 2, "", "does not support protocol revision 2024-11-05"},
 		{"server cannot start", append(only, "--", filepath.Join(dir, "no-such-server")), 2, "", "cannot start the server"},
@@ -105,6 +117,9 @@ func TestRunExitCodes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			code, out, errOut := runCLI(append([]string{"--no-color", "--timeout", "2s"}, tt.args...)...)
+			if tt.want == 2 && tt.stderr != "" && strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+				t.Errorf("a usage error takes one line, got:\n%s", errOut)
+			}
 			if code != tt.want || !strings.Contains(out, tt.stdout) || !strings.Contains(errOut, tt.stderr) {
 				t.Errorf("exit %d, want %d; stdout want %q:\n%s\nstderr want %q:\n%s", code, tt.want, tt.stdout, out, tt.stderr, errOut)
 			}
@@ -129,6 +144,125 @@ func TestRunReportFiles(t *testing.T) {
 	}
 	if strings.Contains(out, "\x1b[") {
 		t.Errorf("colour codes in non-terminal output")
+	}
+}
+
+// TestRunUsageErrorsStartNothing: a usage error is found before any
+// server starts, and leaves no report file behind.
+func TestRunUsageErrorsStartNothing(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "started")
+	j := filepath.Join(dir, "r.json")
+	script := filepath.Join(dir, "server.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755)
+	code, _, errOut := runCLI("--json", j, "--junit", filepath.Join(dir, "missing", "r.xml"), "--", script)
+	if code != 2 || !strings.Contains(errOut, "--junit: open") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the server was started although a report path is bad")
+	}
+	if _, err := os.Stat(j); err == nil {
+		t.Errorf("%s was left behind by a run that made no report", j)
+	}
+}
+
+// TestRunOutputs: "-" is standard output (and the text report moves to
+// stderr), the Markdown summary appends to $GITHUB_STEP_SUMMARY, and one
+// report that cannot be written loses neither the others nor a failing
+// verdict.
+func TestRunOutputs(t *testing.T) {
+	self, mutant := runBinaries(t)
+	dir := t.TempDir()
+	only := []string{"--no-color", "--protocol", "2025-11-25", "--only", "jsonrpc.method.*"}
+
+	code, out, errOut := runCLI(append(only, "--json", "-", "--", self, "reference")...)
+	var rep struct{ SchemaVersion string }
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || rep.SchemaVersion != "mcpconform.report/v1" {
+		t.Errorf("--json -: exit %d, stdout is not the JSON report (%v):\n%s", code, err, out)
+	}
+	if !strings.Contains(errOut, "— conformant") {
+		t.Errorf("--json -: the text report is not on stderr:\n%s", errOut)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Errorf("--json - created a file named -")
+	}
+
+	summary := filepath.Join(dir, "summary.md")
+	os.WriteFile(summary, []byte("# an earlier step\n"), 0o644)
+	t.Setenv("GITHUB_STEP_SUMMARY", summary)
+	other := filepath.Join(dir, "other.md")
+	os.WriteFile(other, []byte("# old\n"), 0o644)
+	if code, out, errOut := runCLI(append(only, "--markdown", summary, "--", self, "reference")...); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runCLI(append(only, "--markdown", other, "--", self, "reference")...); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	data, _ := os.ReadFile(summary)
+	if !strings.HasPrefix(string(data), "# an earlier step\n# mcpconform report") {
+		t.Errorf("the step summary was not appended to:\n%s", data)
+	}
+	data, _ = os.ReadFile(other)
+	if strings.Contains(string(data), "# old") {
+		t.Errorf("a Markdown file that is not the step summary was appended to")
+	}
+
+	j := filepath.Join(dir, "r.json")
+	code, _, errOut = runCLI(append(only, "--junit", "/dev/full", "--json", j, "--", mutant, "-mutation", "unknown-method-result")...)
+	if code != 1 || !strings.Contains(errOut, "--junit /dev/full") {
+		t.Errorf("write error with a failing check: exit %d, want 1 and the error:\n%s", code, errOut)
+	}
+	if data, err := os.ReadFile(j); err != nil || !strings.Contains(string(data), `"schemaVersion"`) {
+		t.Errorf("the JSON report was not written after the JUnit one failed: %v", err)
+	}
+	code, _, errOut = runCLI(append(only, "--junit", "/dev/full", "--", self, "reference")...)
+	if code != 2 {
+		t.Errorf("write error on a conformant run: exit %d, want 2:\n%s", code, errOut)
+	}
+}
+
+// TestFailureDir: failing cases of different servers, and of two runs of
+// one server, go to different directories, which the report names.
+func TestFailureDir(t *testing.T) {
+	now := time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)
+	a := failureDir([]string{"/usr/bin/node", "a.js"}, now)
+	b := failureDir([]string{"/usr/bin/node", "b.js"}, now)
+	a2 := failureDir([]string{"/usr/bin/node", "a.js"}, now.Add(time.Second))
+	if a == b || a == a2 || filepath.Dir(a) != filepath.Dir(a2) || !strings.HasPrefix(filepath.Base(filepath.Dir(a)), "node-") {
+		t.Errorf("failure dirs: %s %s %s", a, b, a2)
+	}
+
+	_, mutant := runBinaries(t)
+	old := conformance.FailureDir
+	conformance.FailureDir = t.TempDir()
+	defer func() { conformance.FailureDir = old }()
+	j := filepath.Join(t.TempDir(), "r.json")
+	code, out, errOut := runCLI("--no-color", "--protocol", "2025-11-25", "--only", "property.jsonrpc.answered-once", "--json", j,
+		"--", mutant, "-mutation", "prop-duplicate-answer")
+	if code != 1 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	var rep struct{ FailureDir string }
+	data, _ := os.ReadFile(j)
+	json.Unmarshal(data, &rep)
+	if !strings.HasPrefix(rep.FailureDir, conformance.FailureDir+string(filepath.Separator)) || !strings.Contains(out, "failing cases saved in "+rep.FailureDir) {
+		t.Fatalf("report names failure dir %q; text:\n%s", rep.FailureDir, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(rep.FailureDir, "*.txt"))
+	if len(files) == 0 {
+		t.Errorf("no case saved in %s", rep.FailureDir)
+	}
+}
+
+// TestHelpRun: `help run` prints run's own flags.
+func TestHelpRun(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := dispatch([]string{"help", "run"}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "--json FILE") {
+		t.Errorf("help run: exit %d:\n%s%s", code, out.String(), errOut.String())
+	}
+	if code := dispatch([]string{"help", "nope"}, &out, &errOut); code != 2 {
+		t.Errorf("help nope: exit %d", code)
 	}
 }
 

@@ -65,3 +65,73 @@ func emit(s Source, b *strings.Builder, re *syntax.Regexp, depth int) {
 	}
 	// Anchors, word boundaries and empty matches emit nothing.
 }
+
+// emitString draws a string the parsed, simplified pattern re matches.
+// hint is the repetition budget: an unbounded repetition repeats at most
+// hint times beyond its minimum, a bounded one at most hint beyond its
+// minimum and never beyond its maximum; hint 0 gives the shortest string
+// the choices allow. Half the time a repetition takes its largest count,
+// so that long strings are drawn too.
+func emitString(s Source, re *syntax.Regexp, hint int) string {
+	var b strings.Builder
+	emitHint(s, &b, re, hint, 0)
+	return b.String()
+}
+
+func emitHint(s Source, b *strings.Builder, re *syntax.Regexp, hint, depth int) {
+	if depth > 40 || b.Len() > 4096 {
+		return
+	}
+	switch re.Op {
+	case syntax.OpLiteral:
+		b.WriteString(string(re.Rune))
+	case syntax.OpCharClass:
+		b.WriteRune(classRune(s, re.Rune))
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		b.WriteRune(pick(s, alphabet))
+	case syntax.OpCapture:
+		emitHint(s, b, re.Sub[0], hint, depth+1)
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		lo, hi := 0, -1
+		switch re.Op {
+		case syntax.OpPlus:
+			lo = 1
+		case syntax.OpQuest:
+			hi = 1
+		case syntax.OpRepeat:
+			lo, hi = re.Min, re.Max
+		}
+		if hi < 0 || hi > lo+hint {
+			hi = lo + hint
+		}
+		n := hi
+		if flip(s) {
+			n = lo + s.Intn(hi-lo+1)
+		}
+		for range n {
+			emitHint(s, b, re.Sub[0], hint, depth+1)
+		}
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			emitHint(s, b, sub, hint, depth+1)
+		}
+	case syntax.OpAlternate:
+		emitHint(s, b, pick(s, re.Sub), hint, depth+1)
+	}
+}
+
+// classRune draws a rune of a character class (pairs of inclusive
+// ranges), printable where the range allows: a negated class starts at
+// U+0000.
+func classRune(s Source, ranges []rune) rune {
+	if len(ranges) < 2 {
+		return 'a'
+	}
+	pair := s.Intn(len(ranges) / 2)
+	lo, hi := ranges[2*pair], ranges[2*pair+1]
+	if lo < 0x20 && hi >= 0x20 {
+		lo = 0x20
+	}
+	span := min(int(hi-lo)+1, 26)
+	return lo + rune(s.Intn(span))
+}
