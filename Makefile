@@ -5,15 +5,26 @@ GO ?= go
 # npm installs it from the lock file whenever the lock file is newer.
 NPM_STAMP := testdata/npm/node_modules/.package-lock.json
 
-.PHONY: all lint test bench build deps
+.PHONY: all lint test bench build deps browser
 
 all: lint test
 
 build:
 	$(GO) build ./...
 
-deps: $(NPM_STAMP)
+deps: $(NPM_STAMP) browser
 	$(GO) mod download
+
+# The HTML report tests drive a real headless Chromium through chromedriver:
+# the Debian packages chromium and chromium-driver, installed when missing
+# (CI runs as root; elsewhere through sudo).
+browser:
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+	  echo "installing chromium and chromium-driver for the HTML report tests"; \
+	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null; \
+	fi
 
 $(NPM_STAMP): testdata/npm/package.json testdata/npm/package-lock.json
 	npm ci --prefix testdata/npm --no-audit --no-fund

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mcpconform/mcpconform/protocol"
 )
@@ -155,4 +156,11 @@ func (env *revEnv) setMemo(key string, v any) {
 		env.memos = map[string]any{}
 	}
 	env.memos[key] = v
+}
+
+// clientFeatureCapability names the client capability a server request
+// needs: "sampling" for sampling/createMessage, and so on.
+func clientFeatureCapability(method string) string {
+	capability, _, _ := strings.Cut(method, "/")
+	return capability
 }

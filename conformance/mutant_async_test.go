@@ -42,6 +42,17 @@ func init() {
 		asyncCase("cancel-stops-serving", eachRev("cancellation.request.keeps-serving", StatusFail, "did not answer the next call of demo.wait", asyncCallable...)...),
 		asyncCase("cancel-finished-misapplied", eachRev("cancellation.finished.ignored", StatusWarn, "in flight was not answered", asyncCallable...)...),
 		asyncCase("cancel-unknown-misapplied", eachRev("cancellation.unknown.ignored", StatusWarn, "in flight was not answered", asyncCallable...)...),
+		asyncCase("sampling-error-unanswered", eachRev("sampling.reply.answered", StatusFail, "answered sampling/createMessage with error -1, the call of demo.sample got no response", Since(protocol.Rev20250326)...)...),
+		asyncCase("elicitation-error-unanswered", eachRev("elicitation.reply.answered", StatusFail, "answered elicitation/create with error -32603, the call of demo.elicit got no response", Since(protocol.Rev20250618)...)...),
+		asyncCase("roots-error-unanswered", eachRev("roots.reply.answered", StatusFail, "answered roots/list with error -32603, the call of demo.roots got no response", Since(protocol.Rev20250326)...)...),
+		asyncCase("sampling-with-tools", eachRev("sampling.request.tools-declared", StatusFail, "carries tools although the client did not declare sampling.tools", protocol.Rev20251125)...),
+		asyncCase("sampling-include-context", eachRev("sampling.request.include-context", StatusWarn, `sets includeContext "thisServer"`, protocol.Rev20251125)...),
+		asyncCase("elicit-form-no-schema", eachRev("elicitation.request.form-params", StatusFail, "has no requestedSchema object", protocol.Rev20251125)...),
+		asyncCase("elicit-url-undeclared", eachRev("elicitation.request.mode-declared", StatusFail, "sent a URL-mode elicitation request", protocol.Rev20251125)...),
+		// A MUST from 2025-06-18, a SHOULD in 2025-03-26.
+		asyncCase("sampling-capability-assumed", append(eachRev("lifecycle.capabilities.respected", StatusFail, "a sampling/createMessage request, though the client declared no such capability", Since(protocol.Rev20250618)...),
+			eachRev("lifecycle.capabilities.respected", StatusWarn, "a sampling/createMessage request, though the client declared no such capability", protocol.Rev20250326)...)...),
+		asyncCase("server-request-id-reused", eachRev("jsonrpc.request.id-unique", StatusFail, `reused request id "mutant-request"`, Since(protocol.Rev20250326)...)...),
 		asyncCase("cancel-client-request", append(eachRev("cancellation.server.same-direction", StatusFail, "request(s) it did not issue", Since(protocol.Rev20250326)...),
 			eachRev("cancellation.server.listen-only", StatusFail, "that are not subscriptions/listen", protocol.Modern)...)...),
 	)

@@ -28,12 +28,15 @@ import (
 type realServer struct {
 	name    string
 	command func(t *testing.T) []string
+	// allowCalls are tools without readOnlyHint that the suite may call:
+	// ones that only ask the client something (sampling, elicitation).
+	allowCalls []string
 }
 
 var realServers = []realServer{
 	{"gosdk", func(t *testing.T) []string {
 		return []string{fixturebin.Build(t, "internal/fixtures/gosdk")}
-	}},
+	}, nil},
 	{"server-everything", func(t *testing.T) []string {
 		root, err := filepath.Abs("../testdata/npm")
 		if err != nil {
@@ -50,7 +53,11 @@ var realServers = []realServer{
 			t.Fatalf("node is needed for server-everything: %v", err)
 		}
 		return []string{node, entry, "stdio"}
-	}},
+	},
+		// They only send a request to the client and report its answer;
+		// they are listed only to a client that declares the capability.
+		[]string{"trigger-sampling-request", "trigger-elicitation-request", "trigger-url-elicitation"},
+	},
 }
 
 // expectation is one line of an .expected file: a check whose verdict is
@@ -127,7 +134,7 @@ func TestRealServers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := Run(context.Background(), Options{Command: srv.command(t)})
+			rep, err := Run(context.Background(), Options{Command: srv.command(t), AllowCalls: srv.allowCalls})
 			if err != nil {
 				t.Fatalf("run: %v", err)
 			}

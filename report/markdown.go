@@ -17,17 +17,17 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	ew := &errWriter{w: w}
 	ew.printf("# mcpconform report\n\n")
 	ew.printf("**%s**\n\n", mdEscape(rep.ClosingLine()))
-	ew.printf("- Target: `%s`\n", strings.Join(rep.Target.Command, " "))
+	ew.printf("- Target: %s\n", mdCode(strings.Join(rep.Target.Command, " ")))
 	if rep.Server.Name != "" {
 		ew.printf("- Server: %s %s\n", mdEscape(rep.Server.Name), mdEscape(rep.Server.Version))
 	}
-	ew.printf("- Supported revisions: %s\n", listOrNone(rep.Supported))
-	ew.printf("- Checked revisions: %s\n", listOrNone(rep.Checked))
-	ew.printf("- Suite: %s %s, seed %d\n\n", rep.Suite.Name, rep.Suite.Version, rep.Seed)
+	ew.printf("- Supported revisions: %s\n", mdEscape(listOrNone(rep.Supported)))
+	ew.printf("- Checked revisions: %s\n", mdEscape(listOrNone(rep.Checked)))
+	ew.printf("- Suite: %s %s, seed %d\n\n", mdEscape(rep.Suite.Name), mdEscape(rep.Suite.Version), rep.Seed)
 
 	ew.printf("| Revision | MUST | SHOULD | Errors | Verdict |\n|---|---|---|---|---|\n")
 	for _, rs := range rep.Summary.Revisions {
-		ew.printf("| %s | %d/%d | %d/%d | %d | %s |\n", rs.Revision, rs.MustPassed, rs.MustTotal, rs.ShouldPassed, rs.ShouldTotal, rs.Errors, rs.Verdict)
+		ew.printf("| %s | %d/%d | %d/%d | %d | %s |\n", mdEscape(rs.Revision), rs.MustPassed, rs.MustTotal, rs.ShouldPassed, rs.ShouldTotal, rs.Errors, rs.Verdict)
 	}
 	ew.printf("\n")
 
@@ -46,7 +46,11 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 			if r.ExpectedFailure != "" {
 				reason += " (expected failure: " + r.ExpectedFailure + ")"
 			}
-			ew.printf("| `%s` | %s | %s | %s | %s |\n", r.ID, r.Revision, r.Level, statusEmoji[r.Status], mdEscape(reason))
+			status := statusEmoji[r.Status]
+			if r.ExpectedFailure != "" {
+				status = "🔷 expected " + string(r.Status)
+			}
+			ew.printf("| %s | %s | %s | %s | %s |\n", mdCode(r.ID), mdEscape(r.Revision), mdEscape(string(r.Level)), status, mdEscape(reason))
 		}
 	}
 	if len(rep.Stale) > 0 {
@@ -56,28 +60,54 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	ew.printf("\n<details><summary>All %d results</summary>\n\n", len(rep.Results))
-	ew.printf("| Check | Title | %s |\n|---|---|%s\n", strings.Join(rep.Checked, " | "), strings.Repeat("---|", len(rep.Checked)))
+	revs := make([]string, len(rep.Checked))
+	for i, rev := range rep.Checked {
+		revs[i] = mdEscape(rev)
+	}
+	ew.printf("| Check | Title | %s |\n|---|---|%s\n", strings.Join(revs, " | "), strings.Repeat("---|", len(rep.Checked)))
 	for _, row := range rep.Rows() {
 		cells := make([]string, len(rep.Checked))
 		for i, rev := range rep.Checked {
 			cells[i] = " "
 			for _, r := range row.Results {
 				if r.Revision == rev {
-					cells[i] = string(r.Status)
+					cells[i] = mdEscape(string(r.Status))
 				}
 			}
 		}
-		ew.printf("| `%s` | %s | %s |\n", row.ID, mdEscape(row.Title), strings.Join(cells, " | "))
+		ew.printf("| %s | %s | %s |\n", mdCode(row.ID), mdEscape(row.Title), strings.Join(cells, " | "))
 	}
 	ew.printf("\n</details>\n")
 	return ew.err
 }
 
-// mdEscape keeps a cell on one line and stops pipes from splitting it.
+// mdEscape makes text literal in GitHub Markdown, in a table cell or a
+// line: one line (Clean), no HTML, no table break, and no emphasis, link
+// or code span.
 func mdEscape(s string) string {
-	return mdReplacer.Replace(s)
+	return mdReplacer.Replace(Clean(s))
 }
 
-// mdReplacer keeps text literal in GitHub Markdown: no HTML, no table
-// breaks.
-var mdReplacer = strings.NewReplacer("\n", " ", "|", `\|`, "&", "&amp;", "<", "&lt;", ">", "&gt;")
+var mdReplacer = strings.NewReplacer("\\", `\\`, "|", `\|`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "~", `\~`,
+	"&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+// mdCode renders text as a code span that stays one table cell: the
+// fence is longer than any run of backticks inside, and pipes are
+// escaped (GitHub splits cells on them even in code).
+func mdCode(s string) string {
+	s = strings.ReplaceAll(Clean(s), "|", `\|`)
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if longest > 0 {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}

@@ -51,6 +51,10 @@ flags:
   --junit FILE             write a JUnit XML report (cases CHECK-ID@REVISION)
   --markdown FILE          write a Markdown summary; appended to, not replaced,
                            when FILE is $GITHUB_STEP_SUMMARY
+  --html FILE              write the certificate: one self-contained HTML page
+                           (matrix of checks × revisions, evidence per result)
+  --badge FILE             write a shields.io endpoint badge JSON
+                           ("MCP 2025-11-25 | 35/35 MUST")
                            Report files are opened before the run starts; FILE
                            "-" is standard output (the text report then goes
                            to standard error).
@@ -81,7 +85,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	var opts conformance.Options
 	var only, skip, allow, deny globList
-	var expected, jsonFile, junitFile, mdFile, profilePath string
+	var expected, jsonFile, junitFile, mdFile, htmlFile, badgeFile, profilePath string
 	var noColor, verbose bool
 	fs.StringVar(&opts.Protocol, "protocol", "", "")
 	fs.Var(&only, "only", "")
@@ -99,6 +103,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&jsonFile, "json", "", "")
 	fs.StringVar(&junitFile, "junit", "", "")
 	fs.StringVar(&mdFile, "markdown", "", "")
+	fs.StringVar(&htmlFile, "html", "", "")
+	fs.StringVar(&badgeFile, "badge", "", "")
 	fs.BoolVar(&noColor, "no-color", false, "")
 	fs.BoolVar(&verbose, "verbose", false, "")
 	if code, ok := parseFlags(fs, args, fmt.Sprintf(runUsage, conformance.DefaultSeed, conformance.DefaultCases, conformance.FailureDir), stdout, stderr); !ok {
@@ -132,6 +138,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		{flag: "--json", path: jsonFile, write: (*report.Report).WriteJSON},
 		{flag: "--junit", path: junitFile, write: (*report.Report).WriteJUnit},
 		{flag: "--markdown", path: mdFile, append: stepSummary(mdFile), write: (*report.Report).WriteMarkdown},
+		{flag: "--html", path: htmlFile, write: (*report.Report).WriteHTML},
+		{flag: "--badge", path: badgeFile, write: (*report.Report).WriteBadge},
 	}
 	toStdout, err := openOutputs(outs, stdout)
 	if err != nil {

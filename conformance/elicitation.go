@@ -1,0 +1,151 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// The elicitation area (legacy, from 2025-06-18): a tool that asks the
+// client's user through elicitation/create. The harness is sampling.go's.
+
+var elicitFeature = feature{
+	name: protocol.ClientCapElicit, caps: map[string]any{}, method: protocol.MethodElicit, hint: "elicit",
+	since: protocol.Rev20250618, provoked: true,
+	argsFor: func(tool protocol.Tool) map[string]any {
+		args := sampleArgs(toolSchemaMap(tool.InputSchema))
+		if elicitModeArg(tool) {
+			args["mode"] = protocol.ElicitModeForm
+		}
+		return args
+	},
+	answers: []RequestHandler{
+		func(*protocol.Message) (any, *protocol.Error) { return map[string]any{"action": "decline"}, nil },
+		func(*protocol.Message) (any, *protocol.Error) {
+			return nil, rpcError(protocol.CodeInternalError, "mcpconform: the client failed to show the form")
+		},
+	},
+}
+
+// elicitModeArg reports whether the tool takes a mode argument that can be
+// "url" (the reference's demo.elicit does).
+func elicitModeArg(tool protocol.Tool) bool {
+	var schema struct {
+		Properties map[string]struct {
+			Enum []any `json:"enum"`
+		} `json:"properties"`
+	}
+	return json.Unmarshal(tool.InputSchema, &schema) == nil && slices.Contains(schema.Properties["mode"].Enum, any(protocol.ElicitModeURL))
+}
+
+func elicitRef(rev, section string) SpecRef {
+	return SpecRef{Revision: rev, File: "client/elicitation.mdx", Section: section}
+}
+
+func init() {
+	Register(Check{
+		ID:          "elicitation.reply.answered",
+		Title:       "A tool that elicits answers whatever the client said",
+		Requirement: "When a tool's call made the server send elicitation/create, the call is answered after the client's reply: a decline, and an error -32603.",
+		Authority:   rpcReply,
+		Refs:        []SpecRef{elicitRef(protocol.Rev20251125, "Error Handling"), elicitRef(protocol.Rev20250618, "Response Actions")},
+		Revisions:   Since(protocol.Rev20250618),
+		Capability:  "tools",
+		Run: func(t *T) {
+			judgeRepliesAnswered(t, elicitFeature, observeFeature(t, elicitFeature), []string{`action "decline"`, "error -32603"})
+		},
+	})
+
+	Register(Check{
+		ID:          "elicitation.request.form-params",
+		Title:       "Form-mode elicitation carries message and requestedSchema",
+		Requirement: `Every elicitation/create in form mode (mode "form" or absent) carries a string message and an object requestedSchema.`,
+		Authority: MCP(protocol.Rev20251125, "client/elicitation.mdx", "Form Mode Elicitation Requests",
+			"Form mode elicitation requests MUST either specify `mode: \"form\"` or omit the `mode` field, and include these additional parameters:"),
+		Refs:       []SpecRef{elicitRef(protocol.Rev20251125, "Elicitation Requests"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "ElicitRequestFormParams"}},
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tools",
+		Run: func(t *T) {
+			run := observeFeature(t, elicitFeature)
+			reqs := requireRequests(t, elicitFeature, run)
+			t.Expect("message and requestedSchema in each form-mode request")
+			n := 0
+			for _, r := range reqs {
+				var p map[string]json.RawMessage
+				_ = json.Unmarshal(r.Params, &p)
+				var mode string
+				_ = json.Unmarshal(p["mode"], &mode)
+				if mode != "" && mode != protocol.ElicitModeForm {
+					continue
+				}
+				n++
+				var msg string
+				if raw, ok := p["message"]; !ok || json.Unmarshal(raw, &msg) != nil {
+					t.Failf("form-mode elicitation request %s has no string message", r.ID)
+				}
+				if raw, ok := p["requestedSchema"]; !ok || !strings.HasPrefix(strings.TrimSpace(string(raw)), "{") {
+					t.Failf("form-mode elicitation request %s has no requestedSchema object", r.ID)
+				}
+			}
+			t.Actual("%d form-mode request(s)", n)
+			if n == 0 {
+				t.NotVerified("no form-mode elicitation request was sent")
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "elicitation.request.mode-declared",
+		Title:       "No URL-mode elicitation to a form-only client",
+		Requirement: "A client that declared elicitation: {} (form mode only) gets no elicitation/create in URL mode, even from a tool asked for one.",
+		Authority: MCP(protocol.Rev20251125, "client/elicitation.mdx", "Capabilities",
+			"Servers MUST NOT send elicitation requests with modes that are not supported by the client."),
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tools",
+		Run: func(t *T) {
+			c := t.FreshSessionWith(map[string]any{protocol.ClientCapElicit: map[string]any{}})
+			tools, err := c.ListTools()
+			if err != nil {
+				t.blockOnTools(err)
+			}
+			i := slices.IndexFunc(tools, func(tl protocol.Tool) bool {
+				name := strings.ToLower(tl.Name)
+				return strings.Contains(name, "elicit") && (elicitModeArg(tl) || strings.Contains(name, "url")) && t.env.eng.callable(tl)
+			})
+			if i < 0 {
+				t.NotVerified("no callable elicitation tool takes a url mode (a mode argument with \"url\", or \"url\" in its name)")
+			}
+			tool := tools[i]
+			args := sampleArgs(toolSchemaMap(tool.InputSchema))
+			if elicitModeArg(tool) {
+				args["mode"] = protocol.ElicitModeURL
+			}
+			var urlReqs []*protocol.Message
+			c.OnRequest(func(req *protocol.Message) (any, *protocol.Error) {
+				var p struct {
+					Mode string `json:"mode"`
+				}
+				_ = json.Unmarshal(req.Params, &p)
+				if req.Method == protocol.MethodElicit && p.Mode == protocol.ElicitModeURL {
+					urlReqs = append(urlReqs, req)
+					// What a form-only client answers (client/elicitation.mdx §Error Handling).
+					return nil, rpcError(protocol.CodeInvalidParams, "mcpconform: url mode was not declared")
+				}
+				return map[string]any{"action": "decline"}, nil
+			})
+			id := fmt.Sprintf("elicit-url-%d", c.env.nextID())
+			c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args}))
+			if _, _, err := c.TryCollect(id); err != nil {
+				t.Logf("the call of %s got no answer (%s)", tool.Name, runFault(err))
+			}
+			t.Expect("no elicitation/create with mode \"url\" (the suite declared elicitation: {})")
+			t.Actual("%d URL-mode request(s)", len(urlReqs))
+			if len(urlReqs) > 0 {
+				t.Failf("calling %s sent a URL-mode elicitation request (%s) to a client that declared form mode only", tool.Name, urlReqs[0].ID)
+			}
+		},
+	})
+}

@@ -1,0 +1,255 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// The sampling area, and the harness the elicitation and roots areas share:
+// a legacy server asks its client through a request (sampling/createMessage,
+// elicitation/create, roots/list) while one of its tools runs. The suite
+// declares the capability in a fresh session, calls a callable tool whose
+// name names the feature (demo.sample, get-roots-list ...) and answers each
+// request the server sends, first with a valid result and then with an
+// error, as a client may. The same tool is first called on a session that
+// declared nothing, where a request for the feature is
+// lifecycle.capabilities.respected's failure (the suite answers it with
+// -32601, as a client without the feature does, so the call can finish).
+
+// feature is one client feature a server may ask for.
+type feature struct {
+	name     string         // capability name, and the memo key
+	caps     map[string]any // the capability as the suite declares it
+	method   string         // the request the server sends
+	hint     string         // a callable tool whose name contains it uses the feature
+	since    string         // first revision with the feature
+	answers  []RequestHandler
+	argsFor  func(protocol.Tool) map[string]any // nil: sampleArgs of the schema
+	provoked bool                               // also call the tool on a session without the capability
+}
+
+// featureCall is one call of the feature's tool and what it caused.
+type featureCall struct {
+	requests []*protocol.Message // the feature's requests from the server
+	resp     *protocol.Message   // the tools/call answer; nil when none came
+	err      error               // why no answer came
+}
+
+// featureRun is the feature's observation in one revision.
+type featureRun struct {
+	conn  *Conn
+	mark  int
+	tool  string
+	calls []featureCall
+}
+
+// requests returns every feature request of the run.
+func (r *featureRun) requests() []*protocol.Message {
+	var out []*protocol.Message
+	for _, c := range r.calls {
+		out = append(out, c.requests...)
+	}
+	return out
+}
+
+// observeFeature runs the feature's tool once per answer, once per
+// revision, and shares the observation among the feature's checks.
+func observeFeature(t *T, f feature) *featureRun {
+	key := "feature/" + f.name
+	if run, ok := t.env.memo(key).(*featureRun); ok {
+		t.use(run.conn)
+		run.conn.mark = run.mark
+		return run
+	}
+	c := t.FreshSessionWith(map[string]any{f.name: f.caps})
+	mark := len(c.p.Transcript())
+	tools, err := c.ListTools()
+	if err != nil {
+		t.blockOnTools(err)
+	}
+	i := slices.IndexFunc(tools, func(tl protocol.Tool) bool {
+		return strings.Contains(strings.ToLower(tl.Name), f.hint) && t.env.eng.callable(tl)
+	})
+	if i < 0 {
+		var named []string
+		for _, tl := range tools {
+			if strings.Contains(strings.ToLower(tl.Name), f.hint) {
+				named = append(named, tl.Name)
+			}
+		}
+		if len(named) > 0 {
+			t.NotVerified("no tool that uses %s is safe to call (%s: no readOnlyHint true); allow one with --allow-calls %s (it should only ask the client)", f.name, strings.Join(named, ", "), named[0])
+		}
+		t.NotVerified("no callable tool names %q: the suite finds the tool that uses %s by its name", f.hint, f.name)
+	}
+	tool := tools[i]
+	args := sampleArgs(toolSchemaMap(tool.InputSchema))
+	if f.argsFor != nil {
+		args = f.argsFor(tool)
+	}
+	if f.provoked {
+		// On a session that declared nothing the tool must not ask;
+		// lifecycle.capabilities.respected judges it.
+		bare := t.FreshSession()
+		bare.OnRequest(func(*protocol.Message) (any, *protocol.Error) {
+			return nil, rpcError(protocol.CodeMethodNotFound, "mcpconform: the client did not declare this capability")
+		})
+		id := fmt.Sprintf("%s-undeclared-%d", f.name, c.env.nextID())
+		bare.must(protocol.MethodToolsCall, bare.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args}))
+		_, _, _ = bare.TryCollect(id)
+	}
+	run := &featureRun{conn: c, mark: mark, tool: tool.Name}
+	for _, answer := range f.answers {
+		var call featureCall
+		c.OnRequest(func(req *protocol.Message) (any, *protocol.Error) {
+			if req.Method == f.method {
+				call.requests = append(call.requests, req)
+				return answer(req)
+			}
+			return nil, rpcError(protocol.CodeMethodNotFound, "mcpconform: no such client method")
+		})
+		id := fmt.Sprintf("%s-%d", f.name, c.env.nextID())
+		c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args}))
+		_, call.resp, call.err = c.TryCollect(id)
+		run.calls = append(run.calls, call)
+		if call.err != nil {
+			break // the process may be stuck: the rest would only time out
+		}
+	}
+	c.OnRequest(nil)
+	c.Close()
+	t.env.setMemo(key, run)
+	return run
+}
+
+// requireRequests ends the check as not-verified when the tool never asked.
+func requireRequests(t *T, f feature, run *featureRun) []*protocol.Message {
+	reqs := run.requests()
+	if len(reqs) == 0 {
+		t.NotVerified("calling %s sent no %s request, so there is nothing to judge", run.tool, f.method)
+	}
+	return reqs
+}
+
+// judgeRepliesAnswered fails the check unless every call whose request the
+// suite answered got a response itself.
+func judgeRepliesAnswered(t *T, f feature, run *featureRun, answers []string) {
+	requireRequests(t, f, run)
+	t.Expect("a response to each tools/call after the suite answered its %s request", f.method)
+	var got []string
+	for i, call := range run.calls {
+		what := answers[i]
+		switch {
+		case len(call.requests) == 0:
+			got = append(got, what+": no request")
+		case call.err != nil:
+			got = append(got, what+": no response")
+			t.Failf("after the suite answered %s with %s, the call of %s got no response (%s)", f.method, what, run.tool, runFault(call.err))
+		case call.resp.Error != nil:
+			got = append(got, fmt.Sprintf("%s: error %d", what, call.resp.Error.Code))
+		default:
+			got = append(got, what+": result")
+		}
+	}
+	t.Actual("%s", strings.Join(got, "; "))
+}
+
+// rpcReply is the JSON-RPC sentence every reply check rests on: the
+// server's request to the client is part of serving the tools/call, which
+// must still be answered whatever the client said.
+var rpcReply = JSONRPC("5 Response object", "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.")
+
+// samplingResult is a valid CreateMessageResult.
+func samplingResult(*protocol.Message) (any, *protocol.Error) {
+	return map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "mcpconform sample"},
+		"model": "mcpconform-model", "stopReason": "endTurn"}, nil
+}
+
+var samplingFeature = feature{
+	name: protocol.ClientCapSampling, caps: map[string]any{}, method: protocol.MethodSampling, hint: "sampl",
+	since: protocol.Rev20241105, provoked: true,
+	answers: []RequestHandler{
+		samplingResult,
+		func(*protocol.Message) (any, *protocol.Error) {
+			return nil, rpcError(protocol.CodeUserRejected, "User rejected sampling request")
+		},
+	},
+}
+
+func samplingRef(rev, section string) SpecRef {
+	return SpecRef{Revision: rev, File: "client/sampling.mdx", Section: section}
+}
+
+func init() {
+	Register(Check{
+		ID:          "sampling.reply.answered",
+		Title:       "A tool that samples answers whatever the client said",
+		Requirement: "When a tool's call made the server send sampling/createMessage, the call is answered after the client's reply: a CreateMessageResult, and an error -1 (user rejected).",
+		Authority:   rpcReply,
+		Refs:        []SpecRef{samplingRef(protocol.Rev20251125, "Error Handling"), samplingRef(protocol.Rev20241105, "Error Handling")},
+		Revisions:   Legacy(),
+		Capability:  "tools",
+		Run: func(t *T) {
+			judgeRepliesAnswered(t, samplingFeature, observeFeature(t, samplingFeature), []string{"a CreateMessageResult", "error -1"})
+		},
+	})
+
+	Register(Check{
+		ID:          "sampling.request.tools-declared",
+		Title:       "No tool-enabled sampling without sampling.tools",
+		Requirement: "A sampling/createMessage request to a client that declared sampling without tools carries no tools (nor toolChoice).",
+		Authority: MCP(protocol.Rev20251125, "client/sampling.mdx", "Tools in Sampling",
+			"Servers MUST NOT send tool-enabled sampling requests to Clients that have not declared support for tool use via the `sampling.tools` capability."),
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tools",
+		Run: func(t *T) {
+			run := observeFeature(t, samplingFeature)
+			reqs := requireRequests(t, samplingFeature, run)
+			t.Expect("no tools or toolChoice in sampling requests (the suite declared sampling: {})")
+			for _, r := range reqs {
+				var p map[string]json.RawMessage
+				_ = json.Unmarshal(r.Params, &p)
+				if _, ok := p["tools"]; ok {
+					t.Actual("tools in request %s", r.ID)
+					t.Fatalf("sampling request %s carries tools although the client did not declare sampling.tools", r.ID)
+				}
+				if _, ok := p["toolChoice"]; ok {
+					t.Actual("toolChoice in request %s", r.ID)
+					t.Fatalf("sampling request %s carries toolChoice although the client did not declare sampling.tools", r.ID)
+				}
+			}
+			t.Actual("%d request(s) without tools", len(reqs))
+		},
+	})
+
+	Register(Check{
+		ID:          "sampling.request.include-context",
+		Title:       "No thisServer/allServers context without sampling.context",
+		Requirement: `A sampling/createMessage request to a client that did not declare sampling.context does not set includeContext to "thisServer" or "allServers".`,
+		Authority: MCP(protocol.Rev20251125, "client/sampling.mdx", "Capabilities",
+			"Servers SHOULD avoid using these values (e.g. can just omit `includeContext` since it defaults to `\"none\"`), and SHOULD NOT use them unless the client declares `sampling.context` capability.").
+			WithKeyword(KeywordShouldNot),
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tools",
+		Run: func(t *T) {
+			run := observeFeature(t, samplingFeature)
+			reqs := requireRequests(t, samplingFeature, run)
+			t.Expect(`includeContext absent or "none"`)
+			for _, r := range reqs {
+				var p struct {
+					IncludeContext string `json:"includeContext"`
+				}
+				_ = json.Unmarshal(r.Params, &p)
+				if p.IncludeContext == "thisServer" || p.IncludeContext == "allServers" {
+					t.Actual("includeContext %q", p.IncludeContext)
+					t.Fatalf("sampling request %s sets includeContext %q although the client did not declare sampling.context", r.ID, p.IncludeContext)
+				}
+			}
+			t.Actual("%d request(s), none asking for server context", len(reqs))
+		},
+	})
+}
