@@ -264,9 +264,12 @@ func init() {
 			before, err := c.TryBarrier()
 			before = append(before, c.Process().Pending()...)
 			t.Expect("an error response with code -32700 and id null or absent")
-			if err != nil && !hasNullIDResponse(before) {
-				t.NotVerified("the server stopped serving after invalid JSON without a reply (jsonrpc.parse-error.keeps-serving judges that)")
+			if err != nil && !hasNullIDResponse(before) && !errors.Is(err, runner.ErrExited) {
+				t.NotVerified("the server stopped answering after invalid JSON without a reply (jsonrpc.parse-error.keeps-serving judges that)")
 			}
+			// A server that exits without writing -32700 was silent, as
+			// one that goes on without it: the same warn (its exit is
+			// jsonrpc.parse-error.keeps-serving's to judge).
 			judgeRejection(t, before, protocol.CodeParseError, "invalid JSON", nil)
 		},
 	})
@@ -361,7 +364,7 @@ func init() {
 	Register(Check{
 		ID:          "jsonrpc.batch.rejected",
 		Title:       "Batches get no array reply (2025-06-18 on)",
-		Requirement: "Batching was removed in 2025-06-18: a batch gets an error or nothing, never an array reply (not a valid MCP message); the server SHOULD go on serving.",
+		Requirement: "Batching was removed in 2025-06-18: a batch gets an error or nothing, never an array reply (not a valid MCP message). A server that exits after it does not break this: the stdio lifecycle lets a server shut down by exiting.",
 		Authority: MCP(protocol.Rev20250618, "basic/transports.mdx", "stdio",
 			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.").
 			WithNote("2025-06-18 removed batching: an array is no valid MCP message from then on. Stopping after the batch is a warn (advisory: no keyword requires a server to survive a bad message)."),
@@ -392,6 +395,14 @@ func init() {
 						t.Actual("an array reply %s", clip(string(r.Raw)))
 						t.Fatalf("the server answered a batch with an array, which this revision does not allow")
 					}
+				}
+				if errors.Is(err, runner.ErrExited) {
+					// The stdio lifecycle lets a server shut down by
+					// exiting, and no SHOULD of a revision without
+					// batches asks it to go on: no array came first.
+					t.Actual("no array reply; the server then exited")
+					t.Logf("%v", err)
+					return
 				}
 				if err != nil {
 					diedAfter(t, c, "a batch", err)

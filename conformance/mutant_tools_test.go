@@ -37,6 +37,7 @@ func init() {
 		mutantCase{Mutation: "tools-call-bogus-content", Want: each("tools.call.shape", StatusFail, `"bogus" is not one of`, callable...)},
 		mutantCase{Mutation: "tools-structured-mismatch", Want: each("tools.call.structured", StatusFail, "structuredContent of fx.rates does not conform to its outputSchema", structured...)},
 		mutantCase{Mutation: "tools-structured-no-mirror", Want: each("tools.call.structured-text", StatusWarn, "the result of fx.rates has structuredContent but no text block with the same JSON", structured...)},
+		mutantCase{Mutation: "tools-structured-no-mirror-second", Want: each("tools.call.structured-text", StatusWarn, "the result of fx.quote has structuredContent but no text block with the same JSON", structured...)},
 		// The spec files unknown tools and malformed requests under
 		// protocol errors without an RFC 2119 keyword: a result is a warn.
 		mutantCase{Mutation: "tools-unknown-tool-result", Want: each("tools.call.unknown-tool", StatusWarn, "returned a result, not a JSON-RPC error", all...)},
@@ -168,6 +169,43 @@ func TestReferenceExercisesStructuredChecks(t *testing.T) {
 		for _, rev := range modernAnd(Since(protocol.Rev20250618)) {
 			if s := got[id+"@"+rev]; s != StatusPass {
 				t.Errorf("%s@%s = %q, want pass", id, rev, s)
+			}
+		}
+	}
+}
+
+// TestStructuredStatusHonest: with no outputSchema listed the structured
+// checks are n/a, not not-verified; when every listed tool may be called
+// (--allow-calls '*') no message tells the user to allow another; and
+// with tools excluded, the hint names how many would fit.
+func TestStructuredStatusHonest(t *testing.T) {
+	ids := []string{"tools.call.structured", "tools.call.structured-text"}
+	revs := modernAnd(Since(protocol.Rev20250618))
+	cases := []struct {
+		mutation string
+		allow    []string
+		want     Status
+		reason   string
+	}{
+		{"tools-no-output-schema", nil, StatusNA, "no listed tool declares an outputSchema"},
+		{"tools-no-output-schema", []string{"*"}, StatusNA, "no listed tool declares an outputSchema"},
+		{"tools-output-schema-write-only", nil, StatusNotVerified, "allow one with --allow-calls NAME"},
+	}
+	for _, c := range cases {
+		rep := runMutant(t, mutantCase{Mutation: c.mutation, Tweak: func(o *Options) { o.Only = ids; o.AllowCalls = c.allow }})
+		got := map[string]Result{}
+		for _, r := range rep.Results {
+			got[r.ID+"@"+r.Revision] = r
+		}
+		for _, id := range ids {
+			for _, rev := range revs {
+				r := got[id+"@"+rev]
+				if r.Status != c.want || !strings.Contains(r.Message, c.reason) {
+					t.Errorf("%s (allow %v): %s@%s = %s %q, want %s %q", c.mutation, c.allow, id, rev, r.Status, r.Message, c.want, c.reason)
+				}
+				if c.allow != nil && strings.Contains(r.Message, "--allow-calls") {
+					t.Errorf("%s@%s advises --allow-calls although every tool is allowed: %s", id, rev, r.Message)
+				}
 			}
 		}
 	}

@@ -325,8 +325,10 @@ func (t *T) CallableTools() []protocol.Tool {
 }
 
 // RequireCallableTool returns the first callable tool that satisfies keep
-// (nil keeps all); with none, the check ends as not-verified and says how to
-// allow one.
+// (nil keeps all). With none, the check ends: as not-verified, with the
+// hint on how to allow a call, when some listed tool that fits is excluded
+// by the options (no readOnlyHint, or --deny-calls); as n/a when no listed
+// tool fits at all, since no option would change that.
 func (t *T) RequireCallableTool(keep func(protocol.Tool) bool) protocol.Tool {
 	callable := t.CallableTools()
 	for _, tool := range callable {
@@ -334,10 +336,20 @@ func (t *T) RequireCallableTool(keep func(protocol.Tool) bool) protocol.Tool {
 			return tool
 		}
 	}
-	if len(callable) > 0 {
-		// Safe tools exist; none has what this check needs (an
-		// outputSchema, say), so allowing more calls is the only way on.
-		t.NotVerified("none of the %d tools safe to call fits this check; allow another with --allow-calls NAME", len(callable))
+	tools, _ := t.Tools()
+	excluded := 0
+	for _, tool := range tools {
+		if (keep == nil || keep(tool)) && !t.env.eng.callable(tool) {
+			excluded++
+		}
+	}
+	switch {
+	case len(tools) == 0:
+		t.NotApplicable("tools/list lists no tools")
+	case excluded == 0:
+		t.NotApplicable("none of the %d listed tools fits this check", len(tools))
+	case len(callable) > 0:
+		t.NotVerified("none of the %d tools safe to call fits this check; %d that would are not called (no readOnlyHint true%s, or --deny-calls): allow one with --allow-calls NAME", len(callable), excluded, t.env.eng.allowHint())
 	}
 	t.NotVerified("no tool is safe to call: none has readOnlyHint true%s; allow one with --allow-calls NAME", t.env.eng.allowHint())
 	return protocol.Tool{}

@@ -164,8 +164,31 @@ func toolSchemaMap(raw json.RawMessage) map[string]any {
 // schema, and what came back.
 type sampleCall struct {
 	Tool protocol.Tool
-	Args map[string]any
+	Args json.RawMessage
 	Resp *protocol.Message
+}
+
+// validArgs returns arguments the oracle finds valid for tool: the plain
+// sample (required properties with defaults, consts, first enum values)
+// when it is valid, else a few draws of the generator; ok is false when
+// neither gives any.
+func (t *T) validArgs(tool protocol.Tool, src gen.Source) (json.RawMessage, bool) {
+	c := t.env.eng.compiled(tool.InputSchema, t.Revision())
+	if c.err != nil {
+		return nil, false
+	}
+	if m := toolSchemaMap(tool.InputSchema); m != nil {
+		args, _ := json.Marshal(sampleArgs(m))
+		if oracleAgrees(c.sch, args, true) {
+			return args, true
+		}
+	}
+	for range 5 {
+		if args, ok, _ := drawCase(src, argTool{tool, c}, nil); ok {
+			return args, true
+		}
+	}
+	return nil, false
 }
 
 // callSample calls the first callable tool (in list order) that keep
@@ -176,17 +199,13 @@ type sampleCall struct {
 // not-verified with the hint on how to allow a call.
 func (t *T) callSample(keep func(protocol.Tool) bool) sampleCall {
 	var tried []string
+	src := t.Rand()
 	for _, tool := range t.CallableTools() {
 		if keep != nil && !keep(tool) {
 			continue
 		}
-		schemaMap := toolSchemaMap(tool.InputSchema)
-		sch, err := compileToolSchema(tool.InputSchema, t.Revision())
-		if schemaMap == nil || err != nil {
-			continue
-		}
-		args := sampleArgs(schemaMap)
-		if sch.Validate(toSchemaValue(args)) != nil {
+		args, ok := t.validArgs(tool, src)
+		if !ok {
 			tried = append(tried, tool.Name+" (cannot build valid arguments)")
 			continue
 		}
@@ -204,6 +223,77 @@ func (t *T) callSample(keep func(protocol.Tool) bool) sampleCall {
 	t.RequireCallableTool(keep)
 	t.NotVerified("no callable tool has an input schema the suite can satisfy")
 	return sampleCall{}
+}
+
+// structuredCalls calls each callable tool that declares an outputSchema,
+// up to a budget of tools, with valid arguments, and returns the calls
+// that gave a complete, successful result. It ends the check as n/a when
+// no listed tool declares an outputSchema, and as not-verified when none
+// may be called or none gave such a result.
+func (t *T) structuredCalls() []sampleCall {
+	hasOutput := func(tl protocol.Tool) bool { return len(tl.OutputSchema) > 0 }
+	listed := 0
+	for _, tl := range t.mustTools() {
+		if hasOutput(tl) {
+			listed++
+		}
+	}
+	if listed == 0 {
+		t.NotApplicable("no listed tool declares an outputSchema")
+	}
+	var tools []protocol.Tool
+	for _, tl := range t.CallableTools() {
+		if hasOutput(tl) {
+			tools = append(tools, tl)
+		}
+	}
+	if len(tools) == 0 {
+		t.RequireCallableTool(hasOutput)
+	}
+	limit := max(1, t.cases()/10)
+	if len(tools) > limit {
+		t.Logf("called the first %d of %d callable tools with an outputSchema", limit, len(tools))
+		tools = tools[:limit]
+	}
+	src := t.Rand()
+	var calls []sampleCall
+	var skipped noteList
+	for _, tool := range tools {
+		args, ok := t.validArgs(tool, src)
+		if !ok {
+			skipped.add("%s (cannot build valid arguments)", tool.Name)
+			continue
+		}
+		m, err := t.Session().Request(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args})
+		switch {
+		case err != nil:
+			skipped.add("%s (%v)", tool.Name, err)
+			continue
+		case m.Error != nil:
+			skipped.add("%s (JSON-RPC error %d)", tool.Name, m.Error.Code)
+			continue
+		case isErrorResult(m):
+			skipped.add("%s (an isError result)", tool.Name)
+			continue
+		}
+		var res struct {
+			ResultType string `json:"resultType"`
+		}
+		if json.Unmarshal(m.Result, &res) == nil && res.ResultType == protocol.ResultInputRequired {
+			skipped.add("%s (asked for input)", tool.Name)
+			continue
+		}
+		calls = append(calls, sampleCall{Tool: tool, Args: args, Resp: m})
+	}
+	skipped.log(t, "not judged: ")
+	if len(calls) == 0 {
+		more := ""
+		if skipped.more > 0 {
+			more = fmt.Sprintf(" and %d more", skipped.more)
+		}
+		t.NotVerified("no call of the %d callable tools with an outputSchema gave a successful result: %s%s", len(tools), strings.Join(skipped.items, "; "), more)
+	}
+	return calls
 }
 
 // toolNames returns the tool names in list order, for messages.

@@ -327,33 +327,7 @@ func init() {
 		Revisions:  modernAnd(Since(protocol.Rev20250618)),
 		Capability: "tools",
 		Prereqs:    []string{"tools.list.shape", "tools.schema.output"},
-		Run: func(t *T) {
-			call := t.callSample(func(tl protocol.Tool) bool { return len(tl.OutputSchema) > 0 })
-			res, ok := t.toolResult(call)
-			if !ok {
-				return
-			}
-			t.Expect("structuredContent valid against the outputSchema of %s", call.Tool.Name)
-			raw, present := res["structuredContent"]
-			if !present {
-				t.Actual("no structuredContent")
-				t.Fatalf("%s declares an outputSchema but its result has no structuredContent", call.Tool.Name)
-			}
-			sch, err := compileToolSchema(call.Tool.OutputSchema, t.Revision())
-			if err != nil {
-				t.NotVerified("the outputSchema of %s does not compile: %v", call.Tool.Name, err)
-			}
-			v, err := decodeForSchema(raw)
-			if err != nil {
-				t.Fatalf("structuredContent of %s is not JSON: %v", call.Tool.Name, err)
-			}
-			if err := sch.Validate(v); err != nil {
-				t.Actual("%v", headLine(err.Error()))
-				t.Failf("structuredContent of %s does not conform to its outputSchema: %s", call.Tool.Name, headLine(err.Error()))
-				return
-			}
-			t.Actual("conforms")
-		},
+		Run:        runStructured,
 	})
 
 	Register(Check{
@@ -366,34 +340,7 @@ func init() {
 		Revisions:  modernAnd(Since(protocol.Rev20250618)),
 		Capability: "tools",
 		Prereqs:    []string{"tools.list.shape"},
-		Run: func(t *T) {
-			call := t.callSample(func(tl protocol.Tool) bool { return len(tl.OutputSchema) > 0 })
-			res, ok := t.toolResult(call)
-			if !ok {
-				return
-			}
-			raw, present := res["structuredContent"]
-			if !present {
-				t.NotVerified("the result of %s carries no structuredContent", call.Tool.Name)
-			}
-			var want any
-			_ = json.Unmarshal(raw, &want)
-			var content []struct {
-				Type string `json:"type"`
-				Text string `json:"text"`
-			}
-			_ = json.Unmarshal(res["content"], &content)
-			t.Expect("a text block whose JSON equals structuredContent")
-			for _, b := range content {
-				var got any
-				if b.Type == "text" && json.Unmarshal([]byte(b.Text), &got) == nil && reflect.DeepEqual(got, want) {
-					t.Actual("mirrored")
-					return
-				}
-			}
-			t.Actual("%d content block(s), none mirrors it", len(content))
-			t.Failf("the result of %s has structuredContent but no text block with the same JSON", call.Tool.Name)
-		},
+		Run:        runStructuredText,
 	})
 
 	Register(Check{
@@ -706,28 +653,6 @@ func isErrorResult(m *protocol.Message) bool {
 	return json.Unmarshal(m.Result, &res) == nil && res.IsError
 }
 
-// toolResult unpacks a sample call's complete, successful result; other
-// outcomes end the check as not-verified (the spec does not say what an
-// error result must carry).
-func (t *T) toolResult(call sampleCall) (map[string]json.RawMessage, bool) {
-	if call.Resp.Error != nil {
-		t.NotVerified("calling %s returned JSON-RPC error %d; no result to judge", call.Tool.Name, call.Resp.Error.Code)
-	}
-	var res map[string]json.RawMessage
-	if err := json.Unmarshal(call.Resp.Result, &res); err != nil {
-		t.Fatalf("the result of %s is not an object: %v", call.Tool.Name, err)
-	}
-	if isErrorResult(call.Resp) {
-		t.NotVerified("calling %s with valid arguments gave an isError result; structured output is defined for successful results", call.Tool.Name)
-	}
-	var rt string
-	_ = json.Unmarshal(res["resultType"], &rt)
-	if rt == protocol.ResultInputRequired {
-		t.NotVerified("calling %s asked for input (input_required)", call.Tool.Name)
-	}
-	return res, true
-}
-
 // mustListedTools is mustTools for checks that judge the listed tools
 // themselves: with none listed there is nothing to judge, so n/a.
 func (t *T) mustListedTools() []protocol.Tool {
@@ -893,4 +818,91 @@ func runInvalidArguments(t *T) {
 		t.Failf("%s accepted %s, which breaks %s; servers must validate tool inputs%s", kc.tool.Name, clipText(string(kc.args), 100), kc.c, more)
 	}
 	t.Actual("%d case(s) (%s): %d accepted, %d with another error", len(cases), kindCount(all), len(acceptedCases), len(wrongCode))
+}
+
+// resultMembers decodes a tool result's members.
+func resultMembers(m *protocol.Message) map[string]json.RawMessage {
+	var res map[string]json.RawMessage
+	_ = json.Unmarshal(m.Result, &res)
+	return res
+}
+
+// runStructured is tools.call.structured: every judged result of a tool
+// with an outputSchema carries structuredContent valid under it.
+func runStructured(t *T) {
+	calls := t.structuredCalls()
+	t.Expect("structuredContent valid against the outputSchema, for each of %d tool(s) called", len(calls))
+	bad := 0
+	for _, call := range calls {
+		raw, present := resultMembers(call.Resp)["structuredContent"]
+		if !present {
+			bad++
+			t.Failf("%s declares an outputSchema but its result has no structuredContent", call.Tool.Name)
+			continue
+		}
+		c := t.env.eng.compiled(call.Tool.OutputSchema, t.Revision())
+		if c.err != nil {
+			t.Logf("the outputSchema of %s does not compile (tools.schema.output judges it): %v", call.Tool.Name, headLine(c.err.Error()))
+			continue
+		}
+		v, err := decodeForSchema(raw)
+		if err != nil {
+			bad++
+			t.Failf("structuredContent of %s is not JSON: %v", call.Tool.Name, err)
+			continue
+		}
+		if err := c.sch.Validate(v); err != nil {
+			bad++
+			t.Failf("structuredContent of %s does not conform to its outputSchema: %s", call.Tool.Name, headLine(err.Error()))
+		}
+	}
+	t.Actual("%d result(s) of %s, %d not conforming", len(calls), strings.Join(callNames(calls), ", "), bad)
+}
+
+// runStructuredText is tools.call.structured-text: every judged result
+// with structuredContent mirrors it as JSON in a text block.
+func runStructuredText(t *T) {
+	calls := t.structuredCalls()
+	t.Expect("a text block whose JSON equals structuredContent, in each result that has one")
+	judged := 0
+	var missing []string
+	for _, call := range calls {
+		res := resultMembers(call.Resp)
+		raw, present := res["structuredContent"]
+		if !present {
+			continue
+		}
+		judged++
+		var want any
+		_ = json.Unmarshal(raw, &want)
+		var content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		_ = json.Unmarshal(res["content"], &content)
+		if !slices.ContainsFunc(content, func(b struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}) bool {
+			var got any
+			return b.Type == "text" && json.Unmarshal([]byte(b.Text), &got) == nil && reflect.DeepEqual(got, want)
+		}) {
+			missing = append(missing, call.Tool.Name)
+		}
+	}
+	if judged == 0 {
+		t.NotVerified("no result of %s carries structuredContent", strings.Join(callNames(calls), ", "))
+	}
+	t.Actual("%d result(s) with structuredContent, %d without a mirroring text block", judged, len(missing))
+	for _, name := range missing {
+		t.Failf("the result of %s has structuredContent but no text block with the same JSON", name)
+	}
+}
+
+func callNames(calls []sampleCall) []string {
+	out := make([]string, len(calls))
+	for i, c := range calls {
+		out[i] = c.Tool.Name
+	}
+	return out
 }

@@ -68,6 +68,11 @@ type schemaNode struct {
 
 	hasDefault bool
 	def        any
+
+	// valuePath is the path of the value this node validates when it is
+	// reached from the root through properties alone ("" otherwise); set
+	// by Compile.
+	valuePath string
 }
 
 // annotations are the keywords that describe but never constrain, with the

@@ -63,7 +63,18 @@ func (v Validator) Compile(schema any) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
+	setValuePaths(n, "$")
 	return &Schema{root: n, jsonInts: v.JSONSchemaIntegers}, nil
+}
+
+// setValuePaths records on n, and on every node below it through
+// properties alone, the path of the value it validates: such a node only
+// ever meets the value at that path, so an error there needs no path built.
+func setValuePaths(n *schemaNode, path string) {
+	n.valuePath = path
+	for k, p := range n.properties {
+		setValuePaths(p, childPath(path, k))
+	}
 }
 
 // Validate returns every violation of the schema by value, sorted by (path,
@@ -74,10 +85,10 @@ func (v Validator) Compile(schema any) (*Schema, error) {
 // beneath it is checked, since every further message would be noise.
 func (s *Schema) Validate(value any) []ValidationError {
 	w := walkers.Get().(*walker)
-	w.jsonInts = s.jsonInts
+	w.jsonInts, w.static = s.jsonInts, s.root.valuePath
 	w.value(value, s.root)
 	errs := w.errs
-	w.errs, w.steps = nil, w.steps[:0]
+	w.errs, w.steps, w.static = nil, w.steps[:0], ""
 	walkers.Put(w)
 	sortErrors(errs)
 	return errs
@@ -132,6 +143,10 @@ type walker struct {
 	// and popped as the walk descends. It is rendered as a string only when
 	// an error is reported, so a valid value costs no path strings.
 	steps []pathStep
+	// static is the current value's path when its node knows it (see
+	// setValuePaths), else "". Only Schema.Validate sets it: a walk that
+	// starts below the root (repair's check of a default) must not.
+	static string
 }
 
 // pathStep is one step of a value's path: an object key, or an array index
@@ -147,6 +162,9 @@ var walkers = sync.Pool{New: func() any { return new(walker) }}
 
 // path renders the current path as "$", "$.a.b", "$.a[2]", "$["a b"]".
 func (w *walker) path() string {
+	if w.static != "" {
+		return w.static
+	}
 	p := "$"
 	for _, s := range w.steps {
 		if s.index >= 0 {
@@ -175,7 +193,13 @@ func (w *walker) addAt(path, msg string) {
 // current path, against n.
 func (w *walker) descend(v any, n *schemaNode, k string, i int) {
 	w.steps = append(w.steps, pathStep{key: k, index: i})
+	outer := w.static
+	if outer != "" {
+		// Static below static: reached through properties from the root.
+		w.static = n.valuePath
+	}
 	w.value(v, n)
+	w.static = outer
 	w.steps = w.steps[:len(w.steps)-1]
 }
 

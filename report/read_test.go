@@ -59,6 +59,10 @@ func TestDecodeOlder(t *testing.T) {
 	if len(rep.Summary.Revisions) != 2 || rep.Summary.Verdict != VerdictNotConformant {
 		t.Errorf("summary not recomputed: %+v", rep.Summary)
 	}
+	// It compares with a report of this version by check id.
+	if c := Compare(rep, sampleReport(false), "old.json", "new.json"); c.Unchanged != 10 || len(c.Changes) != 0 {
+		t.Errorf("an older report compares with %d unchanged and changes %+v", c.Unchanged, c.Changes)
+	}
 }
 
 func TestDecodeRejects(t *testing.T) {

@@ -1,0 +1,293 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// MergeFormat names the layout of the merged JSON.
+const MergeFormat = "mcpconform.merge/v1"
+
+// Merged is one matrix of servers × checks × revisions, from the reports
+// of many runs: how a registry of servers is certified nightly (one run
+// per server, then one merge).
+type Merged struct {
+	Format    string         `json:"format"`
+	Servers   []MergedServer `json:"servers"`   // in the order the reports were given
+	Revisions []string       `json:"revisions"` // every revision any report checked, sorted
+	Checks    []MergedCheck  `json:"checks"`    // every check any report ran, by id
+}
+
+// MergedServer is one report's run.
+type MergedServer struct {
+	Label     string         `json:"label"` // the server's name and version, made unique
+	File      string         `json:"file"`
+	Server    Implementation `json:"server"`
+	Command   []string       `json:"command"`
+	Suite     SuiteInfo      `json:"suite"`
+	StartTime time.Time      `json:"startTime"`
+	Checked   []string       `json:"checked"`
+	Summary   Summary        `json:"summary"`
+	Closing   string         `json:"closingLine"`
+}
+
+// MergedCheck is one check's results across servers and revisions.
+type MergedCheck struct {
+	ID      string         `json:"id"`
+	Title   string         `json:"title"`
+	Level   Level          `json:"level"`
+	Results []MergedResult `json:"results"` // by server, then revision
+}
+
+// MergedResult is one cell of the matrix.
+type MergedResult struct {
+	Server          int    `json:"server"` // index into Servers
+	Revision        string `json:"revision"`
+	Status          Status `json:"status"`
+	Message         string `json:"message,omitempty"`
+	ExpectedFailure string `json:"expectedFailure,omitempty"`
+}
+
+// Merge combines reports; files names each report (its path) in the same
+// order.
+func Merge(reps []*Report, files []string) *Merged {
+	m := &Merged{Format: MergeFormat, Servers: []MergedServer{}, Revisions: []string{}, Checks: []MergedCheck{}}
+	revs := map[string]bool{}
+	checks := map[string]*MergedCheck{}
+	labels := map[string]int{}
+	for i, rep := range reps {
+		label := strings.TrimSpace(rep.Server.Name + " " + rep.Server.Version)
+		if label == "" {
+			label = filepath.Base(files[i])
+		}
+		labels[label]++
+		m.Servers = append(m.Servers, MergedServer{Label: label, File: files[i], Server: rep.Server, Command: rep.Target.Command,
+			Suite: rep.Suite, StartTime: rep.StartTime, Checked: rep.Checked, Summary: rep.Summary, Closing: rep.ClosingLine()})
+		for _, rev := range rep.Checked {
+			revs[rev] = true
+		}
+		for _, r := range rep.Results {
+			revs[r.Revision] = true
+			c := checks[r.ID]
+			if c == nil {
+				c = &MergedCheck{ID: r.ID, Title: r.Title, Level: r.Level}
+				checks[r.ID] = c
+			}
+			c.Results = append(c.Results, MergedResult{Server: i, Revision: r.Revision, Status: r.Status, Message: r.Message, ExpectedFailure: r.ExpectedFailure})
+		}
+	}
+	// Two runs of servers that call themselves the same get their file
+	// name added, so that every column says which run it is.
+	for i := range m.Servers {
+		if s := &m.Servers[i]; labels[s.Label] > 1 {
+			s.Label += " (" + s.File + ")"
+		}
+	}
+	m.Revisions = sortedKeys(revs)
+	for _, id := range sortedKeys(checks) {
+		c := checks[id]
+		sort.SliceStable(c.Results, func(i, j int) bool {
+			a, b := c.Results[i], c.Results[j]
+			if a.Server != b.Server {
+				return a.Server < b.Server
+			}
+			return a.Revision < b.Revision
+		})
+		m.Checks = append(m.Checks, *c)
+	}
+	return m
+}
+
+// ExitCode is what mcpconform merge exits with: 1 when a server's run is
+// not conformant, 2 when none failed but one errored, 0 otherwise.
+func (m *Merged) ExitCode() int {
+	code := 0
+	for _, s := range m.Servers {
+		switch s.Summary.ExitCode {
+		case 1:
+			code = 1
+		case 2:
+			if code == 0 {
+				code = 2
+			}
+		}
+	}
+	return code
+}
+
+// cell returns the results of check c for server s, in the order of
+// m.Revisions (a zero Status where it did not run).
+func (m *Merged) cell(c MergedCheck, s int) []MergedResult {
+	out := make([]MergedResult, len(m.Revisions))
+	for i, rev := range m.Revisions {
+		out[i] = MergedResult{Server: s, Revision: rev}
+	}
+	for _, r := range c.Results {
+		if r.Server != s {
+			continue
+		}
+		for i, rev := range m.Revisions {
+			if rev == r.Revision {
+				out[i] = r
+			}
+		}
+	}
+	return out
+}
+
+// WriteJSON writes the merged matrix as indented JSON (mcpconform.merge/v1).
+func (m *Merged) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(m)
+}
+
+var mdStatus = map[Status]string{
+	StatusPass: "✅", StatusFail: "❌", StatusWarn: "⚠️", StatusNA: "➖",
+	StatusNotVerified: "❔", StatusBlocked: "⛔", StatusError: "💥", "": "·",
+}
+
+// WriteText writes one line per server: its verdict line.
+func (m *Merged) WriteText(w io.Writer) error {
+	ew := &errWriter{w: w}
+	ew.printf("%d servers, %d checks, revisions %s\n", len(m.Servers), len(m.Checks), listOrNone(m.Revisions))
+	for _, s := range m.Servers {
+		ew.printf("  %-12s %s — %s\n", s.Summary.Verdict, Clean(s.Label), Clean(s.Closing))
+	}
+	return ew.err
+}
+
+// WriteMarkdown writes the matrix for a step summary: a verdict table per
+// server, then one row per check with one status symbol per revision for
+// each server.
+func (m *Merged) WriteMarkdown(w io.Writer) error {
+	ew := &errWriter{w: w}
+	ew.printf("# mcpconform: %d servers\n\n", len(m.Servers))
+	ew.printf("| Server | Verdict | Result |\n|---|---|---|\n")
+	for _, s := range m.Servers {
+		ew.printf("| %s | %s | %s |\n", mdEscape(s.Label), mdEscape(s.Summary.Verdict), mdEscape(s.Closing))
+	}
+	revs := make([]string, len(m.Revisions))
+	for i, r := range m.Revisions {
+		revs[i] = mdEscape(r)
+	}
+	ew.printf("\nEach cell shows the revisions %s in that order (· not run). ✅ pass ❌ fail ⚠️ warn ➖ n/a ❔ not verified ⛔ blocked 💥 error; 🔷 expected failure.\n\n", strings.Join(revs, ", "))
+	ew.printf("| Check | Level |")
+	for _, s := range m.Servers {
+		ew.printf(" %s |", mdEscape(s.Label))
+	}
+	ew.printf("\n|---|---|%s\n", strings.Repeat("---|", len(m.Servers)))
+	for _, c := range m.Checks {
+		ew.printf("| %s | %s |", mdCode(c.ID), mdEscape(string(c.Level)))
+		for s := range m.Servers {
+			var b strings.Builder
+			for _, r := range m.cell(c, s) {
+				sym, ok := mdStatus[r.Status]
+				if !ok {
+					sym = "?"
+				}
+				if r.ExpectedFailure != "" {
+					sym = "🔷"
+				}
+				b.WriteString(sym)
+			}
+			ew.printf(" %s |", b.String())
+		}
+		ew.printf("\n")
+	}
+	return ew.err
+}
+
+// WriteHTML writes the matrix as one self-contained page, styled like the
+// run's certificate.
+func (m *Merged) WriteHTML(w io.Writer) error {
+	t, err := template.New("merge").Funcs(htmlFuncs).Parse(mergeTemplate)
+	if err != nil {
+		return fmt.Errorf("html template: %w", err)
+	}
+	type cell struct {
+		Label, Class, Tip string
+	}
+	type row struct {
+		ID, Title string
+		Level     Level
+		Servers   [][]cell
+	}
+	page := struct {
+		CSS    template.CSS
+		M      *Merged
+		Rows   []row
+		Legend string
+	}{CSS: template.CSS(htmlCSS), M: m, Legend: Legend}
+	for _, c := range m.Checks {
+		r := row{ID: c.ID, Title: c.Title, Level: c.Level}
+		for s := range m.Servers {
+			var cells []cell
+			for _, res := range m.cell(c, s) {
+				if res.Status == "" {
+					cells = append(cells, cell{Label: "·", Class: "none", Tip: res.Revision + ": not run"})
+					continue
+				}
+				rr := Result{Status: res.Status, ExpectedFailure: res.ExpectedFailure}
+				label, _ := label(rr)
+				tip := res.Revision + ": " + string(res.Status)
+				if res.Message != "" {
+					tip += ": " + Clean(res.Message)
+				}
+				cells = append(cells, cell{Label: label, Class: statusClass(rr), Tip: tip})
+			}
+			r.Servers = append(r.Servers, cells)
+		}
+		page.Rows = append(page.Rows, r)
+	}
+	return t.Execute(w, page)
+}
+
+const mergeTemplate = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>MCP conformance: {{len .M.Servers}} servers</title>
+<style>{{.CSS}}
+#matrix td.cell { padding: 0; }
+#matrix span.rev { display: inline-block; min-width: 3.2em; padding: .2rem .25rem; font-size: 11px; text-align: center; }
+</style>
+</head>
+<body>
+<header>
+<h1>MCP conformance: {{len .M.Servers}} servers</h1>
+<table id="verdicts">
+<thead><tr><th>Server</th><th>Report</th><th>Result</th><th>Verdict</th></tr></thead>
+<tbody>
+{{- range .M.Servers}}
+<tr><th scope="row">{{clean .Label}}</th><td><code>{{clean .File}}</code></td><td>{{clean .Closing}}</td><td class="verdict s-{{if eq .Summary.Verdict "conformant"}}pass{{else if eq .Summary.Verdict "not conformant"}}fail{{else}}error{{end}}">{{.Summary.Verdict}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+</header>
+<main>
+<h2>Checks × servers × revisions</h2>
+<p>Each server's cell holds one status per revision: {{join .M.Revisions ", "}}.</p>
+<table id="matrix">
+<thead><tr><th>Check</th><th>Level</th>{{range .M.Servers}}<th>{{clean .Label}}</th>{{end}}</tr></thead>
+<tbody>
+{{- range .Rows}}
+<tr class="check"><th scope="row" class="check"><code>{{clean .ID}}</code><br><span class="title">{{clean .Title}}</span></th><td>{{.Level}}</td>
+{{- range .Servers}}<td class="cell">{{range .}}<span class="rev s-{{.Class}}" title="{{.Tip}}">{{.Label}}</span>{{end}}</td>{{end}}</tr>
+{{- end}}
+</tbody>
+</table>
+</main>
+<footer><p>{{.Legend}}</p></footer>
+</body>
+</html>
+`

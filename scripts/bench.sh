@@ -1,0 +1,116 @@
+#!/bin/sh
+# bench.sh prints, in one run, the performance table of issue 13 as
+# Markdown, each figure the median of COUNT runs measured side by side with
+# its peer or floor in this same run:
+#   - compiled validate against santhosh-tekuri/jsonschema/v6 on the same
+#     precompiled cases (BenchmarkCompiledValidate): target >= 3x faster;
+#   - discovery over 10,000 tools, cached and cold (BenchmarkDiscoverCached,
+#     BenchmarkDiscoverCold): targets <= 2 us with 0 allocations, <= 5 ms;
+#   - the property phase against its ping floor (the property benchmark);
+#   - `mcpconform run` wall time against the embedded reference and against
+#     @modelcontextprotocol/server-everything: targets <= 0.5 s and <= 8 s.
+# It also prints the load average before and after, since the machine is
+# shared: quote it with the table.
+# Usage: scripts/bench.sh [COUNT]   (default 5)
+set -eu
+cd "$(dirname "$0")/.."
+count=${1:-5}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
+echo
+
+# median reads numbers, one a line, and prints their median.
+median() {
+	sort -g | awk '{v[NR] = $1} END {if (NR == 0) {print "?"} else if (NR % 2) {print v[(NR + 1) / 2]} else {print (v[NR / 2] + v[NR / 2 + 1]) / 2}}'
+}
+
+# metric BENCH UNIT prints the median of the value before UNIT on the lines
+# of benchmark BENCH (exact name, without the -N suffix).
+metric() {
+	awk -v b="$1" -v u="$2" '{
+		name = $1; sub(/-[0-9]+$/, "", name)
+		if (name != b) next
+		for (i = 2; i <= NF; i++) if ($(i) == u) print $(i - 1)
+	}' "$tmp/bench.txt" | median
+}
+
+# pairratio A B prints the median over runs of B's ns/op divided by A's in
+# the same run: the sub-benchmarks of one case run back to back, so each
+# pair saw the same load even when the load changes between runs.
+pairratio() {
+	awk -v a="$1" -v b="$2" '{
+		name = $1; sub(/-[0-9]+$/, "", name)
+		if (name == a) x[++na] = $3
+		if (name == b) y[++nb] = $3
+	} END {for (i = 1; i <= na && i <= nb; i++) print y[i] / x[i]}' "$tmp/bench.txt" | median
+}
+
+# Short runs, many of them: ours and santhosh's alternate more often.
+go test -run '^$' -bench '^(BenchmarkCompiledValidate|BenchmarkDiscoverCached|BenchmarkDiscoverCold)$' \
+	-benchmem -benchtime 300ms -count "$((count * 3))" ./reference/ >"$tmp/bench.txt"
+
+echo "| measurement | ours | peer / floor | ratio | target |"
+echo "|---|---|---|---|---|"
+for c in traced-call valid nested; do
+	ns=$(metric "BenchmarkCompiledValidate/$c" ns/op)
+	al=$(metric "BenchmarkCompiledValidate/$c" allocs/op)
+	sns=$(metric "BenchmarkCompiledValidate/$c/santhosh" ns/op)
+	sal=$(metric "BenchmarkCompiledValidate/$c/santhosh" allocs/op)
+	ratio=$(pairratio "BenchmarkCompiledValidate/$c" "BenchmarkCompiledValidate/$c/santhosh" | awk '{printf "%.1fx faster", $1}')
+	echo "| compiled validate, $c | $ns ns, $al allocs | santhosh $sns ns, $sal allocs | $ratio | >= 3x |"
+done
+ns=$(metric BenchmarkDiscoverCached ns/op)
+al=$(metric BenchmarkDiscoverCached allocs/op)
+echo "| discover 10,000 tools, cached | $ns ns, $al allocs | | | <= 2 us, 0 allocs |"
+ns=$(metric BenchmarkDiscoverCold ns/op)
+al=$(metric BenchmarkDiscoverCold allocs/op)
+echo "| discover 10,000 tools, cold | $(awk -v n="$ns" 'BEGIN {printf "%.2f ms", n / 1e6}'), $al allocs | | | <= 5 ms |"
+
+# The property phase: the benchmark reports its request rate and, once it
+# measures one, the ping floor of the same server in the same run.
+go test -run '^$' -bench '^BenchmarkPropertyPhase$' -benchtime "${count}x" ./conformance/ >"$tmp/bench.txt" 2>&1 || {
+	cat "$tmp/bench.txt" >&2
+	exit 1
+}
+rate=$(metric BenchmarkPropertyPhase req/s)
+floor=$(metric BenchmarkPropertyPhase floor-req/s)
+if [ "$floor" = "?" ]; then
+	echo "| property phase | $rate req/s | (no floor measured) | | >= 10,000 req/s, >= 0.5 of floor |"
+else
+	ratio=$(awk -v a="$rate" -v b="$floor" 'BEGIN {printf "%.2f of floor", a / b}')
+	echo "| property phase | $rate req/s | ping floor $floor req/s | $ratio | >= 10,000 req/s, >= 0.5 of floor |"
+fi
+
+# Run time of the binary users run, against the two servers.
+go build -o "$tmp/mcpconform" ./cmd/mcpconform
+# walltime CMD... prints the wall seconds of one run (its exit status, 1
+# for a non-conformant server, is not an error here).
+walltime() {
+	start=$(date +%s.%N)
+	"$@" >/dev/null 2>&1 || [ $? -eq 1 ]
+	end=$(date +%s.%N)
+	awk -v a="$start" -v b="$end" 'BEGIN {printf "%.2f\n", b - a}'
+}
+i=0
+while [ $i -lt "$count" ]; do
+	walltime "$tmp/mcpconform" run --no-color >>"$tmp/ref.txt"
+	i=$((i + 1))
+done
+echo "| run time, embedded reference | $(median <"$tmp/ref.txt") s | | | <= 0.5 s |"
+everything=testdata/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+if [ -f "$everything" ] && command -v node >/dev/null; then
+	runs=$(((count + 1) / 2))
+	i=0
+	while [ $i -lt "$runs" ]; do
+		walltime "$tmp/mcpconform" run --no-color -- node "$everything" stdio >>"$tmp/ev.txt"
+		i=$((i + 1))
+	done
+	echo "| run time, server-everything | $(median <"$tmp/ev.txt") s | reference $(median <"$tmp/ref.txt") s | | <= 8 s |"
+else
+	echo "server-everything is not installed: run make deps" >&2
+	exit 1
+fi
+echo
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
