@@ -818,3 +818,248 @@ func declaresNoCapabilities(req *protocol.Message) bool {
 	var caps map[string]json.RawMessage
 	return json.Unmarshal(params.Meta[protocol.MetaClientCapabilities], &caps) == nil && caps != nil && len(caps) == 0
 }
+
+// Multi round-trip requests and -32021, driven (unlike the Final checks
+// above, which judge what other checks saw): the suite calls a callable
+// tool whose name names a client feature (demo.sample, demo.elicit ...),
+// declaring that feature in _meta, gets an input_required result, and
+// retries it as a client would, or deliberately would not.
+
+// mrtrFeature is a client feature a modern tool may ask for, with the
+// answer the suite gives to its input request.
+type mrtrFeature struct {
+	capability, method, hint string
+	answer                   any
+}
+
+var mrtrFeatures = []mrtrFeature{
+	{protocol.ClientCapSampling, protocol.MethodSampling, "sampl", map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "mcpconform sample"}, "model": "mcpconform-model", "stopReason": "endTurn"}},
+	{protocol.ClientCapElicit, protocol.MethodElicit, "elicit", map[string]any{"action": "decline"}},
+	{protocol.ClientCapRoots, protocol.MethodRootsList, "roots", map[string]any{"roots": []any{map[string]any{"uri": "file:///tmp/mcpconform-root", "name": "mcpconform"}}}},
+}
+
+// inputRequired is an InputRequiredResult as the suite reads it.
+type inputRequired struct {
+	ResultType    string                     `json:"resultType"`
+	InputRequests map[string]json.RawMessage `json:"inputRequests"`
+	RequestState  *string                    `json:"requestState"`
+}
+
+// mrtrCall is a tool that answered input_required when called with its
+// feature declared.
+type mrtrCall struct {
+	conn    *Conn
+	tool    protocol.Tool
+	feature mrtrFeature
+	args    map[string]any
+	first   inputRequired
+}
+
+// metaWithCaps is the modern _meta with the given client capabilities.
+func metaWithCaps(caps map[string]any) map[string]any {
+	meta := protocol.ModernMeta(protocol.Modern)
+	meta[protocol.MetaClientCapabilities] = caps
+	return meta
+}
+
+// call makes one tools/call with the given client capabilities and extra
+// params (inputResponses, requestState), ending the check when no answer
+// comes.
+func (m *mrtrCall) call(args map[string]any, caps map[string]any, extra map[string]any) *protocol.Message {
+	params := map[string]any{"name": m.tool.Name, "arguments": args, "_meta": metaWithCaps(caps)}
+	for k, v := range extra {
+		params[k] = v
+	}
+	return m.conn.MustRequest(protocol.MethodToolsCall, params)
+}
+
+func (m *mrtrCall) caps() map[string]any {
+	return map[string]any{m.feature.capability: map[string]any{}}
+}
+
+// responses answers every input request of the first result with the
+// feature's answer.
+func (m *mrtrCall) responses() map[string]any {
+	out := map[string]any{}
+	for k := range m.first.InputRequests {
+		out[k] = m.feature.answer
+	}
+	return out
+}
+
+// requireMRTR finds a tool that answers input_required, or ends the check
+// as not-verified.
+func requireMRTR(t *T) *mrtrCall {
+	callable := t.CallableTools()
+	for _, f := range mrtrFeatures {
+		for _, tool := range callable {
+			if !strings.Contains(strings.ToLower(tool.Name), f.hint) {
+				continue
+			}
+			m := &mrtrCall{conn: t.Fresh(), tool: tool, feature: f, args: sampleArgs(toolSchemaMap(tool.InputSchema))}
+			resp := m.call(m.args, m.caps(), nil)
+			if resp.Error != nil || json.Unmarshal(resp.Result, &m.first) != nil || m.first.ResultType != protocol.ResultInputRequired {
+				continue
+			}
+			return m
+		}
+	}
+	t.NotVerified("no callable tool named for sampling, elicitation or roots answered input_required when called with that capability declared")
+	return nil
+}
+
+// judgeRejected passes an error or a new input_required; a complete result
+// is judged by accepted.
+func judgeRejected(t *T, resp *protocol.Message, what string, accepted func()) {
+	var res inputRequired
+	switch {
+	case resp.Error != nil:
+		t.Actual("error %d", resp.Error.Code)
+	case json.Unmarshal(resp.Result, &res) == nil && res.ResultType == protocol.ResultInputRequired:
+		t.Actual("a new input_required result")
+	default:
+		t.Actual("a complete result")
+		t.Logf("retry with %s: %s", what, clip2(string(rawOf(resp)), 300))
+		accepted()
+	}
+}
+
+func init() {
+	Register(Check{
+		ID:          "modern.mrtr.state-tampered",
+		Title:       "Tampered requestState is rejected",
+		Requirement: "A retry whose requestState was altered is rejected (an error, or input_required asking afresh), not completed; completing it is a warn, because the rule binds only state that influences authorization, resource access or business logic, which the suite cannot see.",
+		Authority: MCP(protocol.Modern, "basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)",
+			"If `requestState` influences authorization, resource access, or business logic, servers MUST protect its integrity (e.g. HMAC or AEAD) and MUST reject state that fails verification."),
+		Revisions:  ModernOnly(),
+		Capability: "tools",
+		Run: func(t *T) {
+			m := requireMRTR(t)
+			if m.first.RequestState == nil || *m.first.RequestState == "" {
+				t.NotVerified("%s's input_required result carries no requestState", m.tool.Name)
+			}
+			state := *m.first.RequestState
+			tampered := state[:len(state)-1] + map[bool]string{true: "B", false: "A"}[strings.HasSuffix(state, "A")]
+			t.Expect("the retry with tampered requestState rejected")
+			resp := m.call(m.args, m.caps(), map[string]any{"inputResponses": m.responses(), "requestState": tampered})
+			judgeRejected(t, resp, "tampered requestState", func() {
+				t.Warnf("%s completed a retry whose requestState was altered (last character changed): state that influences its logic must be integrity-protected and rejected when it fails verification", m.tool.Name)
+			})
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.mrtr.state-replayed",
+		Title:       "requestState is bound to its request",
+		Requirement: "A requestState issued for one call of a tool, presented on a call of it with other arguments, is rejected (an error, or input_required asking afresh).",
+		Authority: MCP(protocol.Modern, "basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)",
+			"To prevent replay, servers SHOULD include the following inside the integrity-protected `requestState` payload and verify each on receipt: an identifier for the originating request, e.g. the method name and a digest of its salient parameters, rejecting state presented on a request that does not match."),
+		Revisions:  ModernOnly(),
+		Capability: "tools",
+		Run: func(t *T) {
+			m := requireMRTR(t)
+			if m.first.RequestState == nil {
+				t.NotVerified("%s's input_required result carries no requestState", m.tool.Name)
+			}
+			other, changed := otherArgs(toolSchemaMap(m.tool.InputSchema), m.args)
+			if !changed {
+				t.NotVerified("%s takes no string argument the suite could change", m.tool.Name)
+			}
+			t.Expect("the state of one call rejected on a call with other arguments")
+			resp := m.call(other, m.caps(), map[string]any{"inputResponses": m.responses(), "requestState": *m.first.RequestState})
+			judgeRejected(t, resp, "the state of another call", func() {
+				t.Failf("%s completed a call with arguments %s using the requestState issued for arguments %s", m.tool.Name, mustJSON(other), mustJSON(m.args))
+			})
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.mrtr.missing-input",
+		Title:       "A retry missing its input is asked again",
+		Requirement: "A retry that echoes requestState but answers none of the inputRequests gets a new input_required result, not an error.",
+		Authority: MCP(protocol.Modern, "basic/patterns/mrtr.mdx", "Error Handling",
+			"If the client fails to send all the information requested in a previous `InputRequests`, and the missing information is necessary for the server to process the request, the server SHOULD respond with a new `InputRequiredResult` requesting the missing information again, rather than returning an error."),
+		Revisions:  ModernOnly(),
+		Capability: "tools",
+		Run: func(t *T) {
+			m := requireMRTR(t)
+			if len(m.first.InputRequests) == 0 {
+				t.NotVerified("%s's input_required result asks for no input", m.tool.Name)
+			}
+			extra := map[string]any{"inputResponses": map[string]any{}}
+			if m.first.RequestState != nil {
+				extra["requestState"] = *m.first.RequestState
+			}
+			t.Expect("a new input_required result")
+			resp := m.call(m.args, m.caps(), extra)
+			if resp.Error != nil {
+				t.Actual("error %d", resp.Error.Code)
+				t.Failf("the retry without the requested input got error %d (%s) instead of a new input_required result", resp.Error.Code, resp.Error.Message)
+				return
+			}
+			var res inputRequired
+			_ = json.Unmarshal(resp.Result, &res)
+			t.Actual("resultType %q", res.ResultType)
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.capability.missing",
+		Title:       "A request needing an undeclared client capability gets -32021",
+		Requirement: "A call that asked for a client feature when it was declared is answered, without the declaration, with -32021 whose data.requiredCapabilities names the feature.",
+		Authority: MCP(protocol.Modern, "basic/index.mdx", "`_meta`",
+			"If processing a request requires a capability the client did not include in `io.modelcontextprotocol/clientCapabilities`, the server MUST return a MissingRequiredClientCapabilityError (`-32021`) whose `data.requiredCapabilities` lists the missing capabilities."),
+		Refs:       []SpecRef{modernRef("schema.ts", "MissingRequiredClientCapabilityError")},
+		Revisions:  ModernOnly(),
+		Capability: "tools",
+		Run: func(t *T) {
+			m := requireMRTR(t)
+			t.Expect("error -32021 listing %s in data.requiredCapabilities", m.feature.capability)
+			resp := m.call(m.args, map[string]any{}, nil)
+			if resp.Error == nil {
+				var res inputRequired
+				_ = json.Unmarshal(resp.Result, &res)
+				if res.ResultType == protocol.ResultInputRequired && len(res.InputRequests) > 0 {
+					t.NotVerified("it asked for input the client did not declare, which modern.mrtr.input-required judges")
+				}
+				// Completing without the feature shows it was not required.
+				t.Actual("a %s result: the capability was not required", res.ResultType)
+				return
+			}
+			if resp.Error.Code != protocol.CodeMissingClientCapability {
+				t.Actual("error %d", resp.Error.Code)
+				t.Fatalf("without the %s capability the call of %s got error %d (%s), not -32021", m.feature.capability, m.tool.Name, resp.Error.Code, resp.Error.Message)
+			}
+			var data struct {
+				RequiredCapabilities map[string]json.RawMessage `json:"requiredCapabilities"`
+			}
+			_ = json.Unmarshal(resp.Error.Data, &data)
+			if _, ok := data.RequiredCapabilities[m.feature.capability]; !ok {
+				t.Actual("-32021 with data %s", clip2(string(resp.Error.Data), 120))
+				t.Fatalf("-32021 does not list %s in data.requiredCapabilities", m.feature.capability)
+			}
+			t.Actual("-32021 listing %s", m.feature.capability)
+		},
+	})
+}
+
+// otherArgs returns args with its first string property (in name order)
+// changed, reporting whether there was one to change.
+func otherArgs(schema map[string]any, args map[string]any) (map[string]any, bool) {
+	props, _ := schema["properties"].(map[string]any)
+	names := slices.Sorted(maps.Keys(props))
+	for _, name := range names {
+		p, _ := props[name].(map[string]any)
+		if p["type"] != "string" || p["enum"] != nil {
+			continue
+		}
+		out := maps.Clone(args)
+		if out == nil {
+			out = map[string]any{}
+		}
+		prev, _ := out[name].(string)
+		out[name] = prev + "mcpconform-other"
+		return out, true
+	}
+	return nil, false
+}

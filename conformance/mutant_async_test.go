@@ -53,6 +53,10 @@ func init() {
 		asyncCase("sampling-capability-assumed", append(eachRev("lifecycle.capabilities.respected", StatusFail, "a sampling/createMessage request, though the client declared no such capability", Since(protocol.Rev20250618)...),
 			eachRev("lifecycle.capabilities.respected", StatusWarn, "a sampling/createMessage request, though the client declared no such capability", protocol.Rev20250326)...)...),
 		asyncCase("server-request-id-reused", eachRev("jsonrpc.request.id-unique", StatusFail, `reused request id "mutant-request"`, Since(protocol.Rev20250326)...)...),
+		asyncCase("mrtr-state-unverified", eachRev("modern.mrtr.state-tampered", StatusWarn, "completed a retry whose requestState was altered", protocol.Modern)...),
+		asyncCase("mrtr-state-unbound", eachRev("modern.mrtr.state-replayed", StatusWarn, "using the requestState issued for arguments", protocol.Modern)...),
+		asyncCase("mrtr-missing-input-error", eachRev("modern.mrtr.missing-input", StatusWarn, "got error -32602 (mutant: inputResponses are missing) instead of a new input_required result", protocol.Modern)...),
+		asyncCase("capability-missing-wrong-code", eachRev("modern.capability.missing", StatusFail, "got error -32602", protocol.Modern)...),
 		asyncCase("cancel-client-request", append(eachRev("cancellation.server.same-direction", StatusFail, "request(s) it did not issue", Since(protocol.Rev20250326)...),
 			eachRev("cancellation.server.listen-only", StatusFail, "that are not subscriptions/listen", protocol.Modern)...)...),
 	)
@@ -60,7 +64,7 @@ func init() {
 
 // asyncAreas are the areas whose checks the reference with -async must pass
 // in every revision where its demo tools are callable.
-var asyncAreas = []string{"progress", "cancellation", "sampling", "elicitation", "roots"}
+var asyncAreas = []string{"progress", "cancellation", "sampling", "elicitation", "roots", "modern.mrtr", "modern.capability"}
 
 // TestAsyncReferencePasses runs the async areas against the reference with
 // its demo tools: every check passes where it applies (n/a otherwise), and

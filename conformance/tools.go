@@ -516,9 +516,12 @@ func init() {
 }
 
 // judgedElsewhere lists the methods whose results narrower checks judge:
-// lifecycle.initialize.*, tools.list.shape, tools.call.shape and
-// modern.discover.result.
-var judgedElsewhere = []string{protocol.MethodInitialize, protocol.MethodToolsList, protocol.MethodToolsCall, protocol.MethodDiscover}
+// lifecycle.initialize.*, tools.list.shape, tools.call.shape,
+// modern.discover.result and the resources.*, prompts.* and completion.*
+// shape checks.
+var judgedElsewhere = []string{protocol.MethodInitialize, protocol.MethodToolsList, protocol.MethodToolsCall, protocol.MethodDiscover,
+	protocol.MethodResourcesList, protocol.MethodResourcesTemplatesList, protocol.MethodResourcesRead,
+	protocol.MethodPromptsList, protocol.MethodPromptsGet, protocol.MethodComplete}
 
 // payloadProblems drops the problems other checks own, so that one fault
 // fails one check: the JSON-RPC envelope and error objects (jsonrpc.*, and

@@ -55,9 +55,8 @@ func (s *Server) elicitModes() []string {
 // with an isError result when the client cannot take it.
 func (s *Server) askClient(env envelope, rev string, call *asyncCall) ([]byte, bool) {
 	if s.state == stateModern {
-		// A modern server sends no requests; 2026-07-28's way to ask is an
-		// input_required result.
-		return s.toolErrorLine(env.id, rev, call.tool+" needs a legacy session: a 2026-07-28 server sends no requests"), true
+		// A modern server sends no requests: it asks with input_required.
+		return s.modernAsk(env, call), true
 	}
 	var method, mode string
 	var params map[string]any
