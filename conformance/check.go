@@ -257,7 +257,10 @@ var registry = map[string]*Check{}
 // reservedIDs are ids that once named a check and may never name another
 // one, with what became of them. A check that is split or withdrawn adds
 // its old id here.
-var reservedIDs = map[string]string{}
+var reservedIDs = map[string]string{
+	"lifecycle.capabilities.respected": "split into lifecycle.capabilities.client-features (MUST), lifecycle.capabilities.client-features-early (SHOULD) and lifecycle.capabilities.logging-declared (MUST)",
+	"modern.errors.code-range":         "split into modern.errors.reserved-codes (MUST NOT) and modern.errors.legacy-range (SHOULD NOT)",
+}
 
 // requireAuthority makes Register refuse a check without an authority
 // (false only while a catalogue is being annotated).

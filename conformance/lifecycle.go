@@ -278,17 +278,38 @@ func init() {
 			}
 		},
 	})
+	// lifecycle.capabilities.respected mixed the Operation section's MUST
+	// (a SHOULD before 2025-06-18) and the logging page's MUST: three checks
+	// now, one level each.
 	Register(Check{
-		ID:          "lifecycle.capabilities.respected",
-		Title:       "Only negotiated capabilities are used",
-		Requirement: "The server MUST only use negotiated capabilities (SHOULD before 2025-06-18): no sampling, roots or elicitation requests to a client that declared none; and, in every revision, a server that emits log notifications MUST declare the logging capability.",
+		ID:          "lifecycle.capabilities.client-features",
+		Title:       "Only negotiated client features are used",
+		Requirement: "The server sends no sampling, roots or elicitation request to a client that did not declare the capability.",
 		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Operation",
 			"Both parties MUST: Only use capabilities that were successfully negotiated"),
-		Also: []Authority{MCP(protocol.Rev20251125, "server/utilities/logging.mdx", "Capabilities",
-			"Servers that emit log message notifications MUST declare the `logging` capability:")},
+		Refs:      []SpecRef{refLifecycle("Operation")},
+		Revisions: Since(protocol.Rev20250618),
+		Final:     true,
+		Run:       runClientFeatures,
+	})
+	Register(Check{
+		ID:          "lifecycle.capabilities.client-features-early",
+		Title:       "Only negotiated client features are used (before 2025-06-18)",
+		Requirement: "Before 2025-06-18 the server SHOULD send no sampling or roots request to a client that did not declare the capability.",
+		Authority: MCP(protocol.Rev20250326, "basic/lifecycle.mdx", "Operation",
+			"Both parties SHOULD: Only use capabilities that were successfully negotiated"),
+		Refs:      []SpecRef{{Revision: protocol.Rev20250326, File: "basic/lifecycle.mdx", Section: "Operation"}},
+		Revisions: Before(protocol.Rev20250618),
+		Final:     true,
+		Run:       runClientFeatures,
+	})
+	Register(Check{
+		ID:          "lifecycle.capabilities.logging-declared",
+		Title:       "Log notifications need the logging capability",
+		Requirement: "A server that emits log notifications declares the logging capability, in every revision.",
+		Authority: MCP(protocol.Rev20251125, "server/utilities/logging.mdx", "Capabilities",
+			"Servers that emit log message notifications MUST declare the `logging` capability:"),
 		Refs: []SpecRef{
-			refLifecycle("Operation"),
-			{Revision: protocol.Rev20250326, File: "basic/lifecycle.mdx", Section: "Operation"},
 			{Revision: protocol.Rev20251125, File: "server/utilities/logging.mdx", Section: "Capabilities"},
 			{Revision: protocol.Rev20241105, File: "server/utilities/logging.mdx", Section: "Capabilities"},
 		},
@@ -296,29 +317,17 @@ func init() {
 		Final:     true,
 		Run: func(t *T) {
 			t.settleTraffic()
+			if t.HasCapability("logging") {
+				t.NotApplicable("the server declares the logging capability")
+			}
 			msgs, _ := t.scanInbound()
-			caps := t.clientCaps() // what the suite declared, per process (client.go)
-			t.Expect("no %v request to a process whose initialize did not declare its capability%s", clientFeatureMethods, map[bool]string{false: " and no notifications/message"}[t.HasCapability("logging")])
+			t.Expect("no notifications/message from a server without the logging capability")
 			for _, m := range msgs {
-				method, _ := m.obj["method"].(string)
-				bad, must := "", protocol.AtLeast(t.Revision(), protocol.Rev20250618)
-				switch {
-				case isServerRequest(m.obj) && slices.Contains(clientFeatureMethods, method) && !declared(caps[m.process], clientFeatureCapability(method)):
-					bad = fmt.Sprintf("a %s request, though the client declared no such capability", method)
-				case method == protocol.NotifMessage && !t.HasCapability("logging"):
-					// The logging page's own MUST, in every revision.
-					bad, must = "a log notification without the logging capability", true
+				if method, _ := m.obj["method"].(string); method == protocol.NotifMessage {
+					t.evidenceLines([]inboundMessage{m}, 1)
+					t.Actual("a log notification without the logging capability")
+					t.Fatalf("%s sent a log notification without the logging capability", m.process)
 				}
-				if bad == "" {
-					continue
-				}
-				t.evidenceLines([]inboundMessage{m}, 1)
-				t.Actual("%s", bad)
-				if must {
-					t.Fatalf("%s sent %s", m.process, bad)
-				}
-				t.Warnf("%s sent %s (a SHOULD in this revision)", m.process, bad)
-				return
 			}
 		},
 	})
@@ -501,4 +510,22 @@ func listLen(result json.RawMessage, member string) int {
 		return 0
 	}
 	return len(items)
+}
+
+// runClientFeatures judges the server requests of a revision against the
+// client capabilities the suite declared to each process.
+func runClientFeatures(t *T) {
+	t.settleTraffic()
+	msgs, _ := t.scanInbound()
+	caps := t.clientCaps() // what the suite declared, per process (client.go)
+	t.Expect("no %v request to a process whose initialize did not declare its capability", clientFeatureMethods)
+	for _, m := range msgs {
+		method, _ := m.obj["method"].(string)
+		if isServerRequest(m.obj) && slices.Contains(clientFeatureMethods, method) && !declared(caps[m.process], clientFeatureCapability(method)) {
+			bad := fmt.Sprintf("a %s request, though the client declared no such capability", method)
+			t.evidenceLines([]inboundMessage{m}, 1)
+			t.Actual("%s", bad)
+			t.Fatalf("%s sent %s", m.process, bad)
+		}
+	}
 }

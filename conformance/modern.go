@@ -680,10 +680,12 @@ func init() {
 		},
 	})
 
+	// modern.errors.code-range mixed a MUST NOT and a SHOULD NOT: two
+	// checks now, one level each.
 	Register(Check{
-		ID:          "modern.errors.code-range",
-		Title:       "Error codes respect the MCP reserved ranges",
-		Requirement: "Implementations MUST NOT emit codes of -32020..-32099 the spec does not define, nor -32002 or -32042; new implementations SHOULD NOT use -32000..-32019. Judged on answers to requests whose _meta names a protocol version: a dual-era server may answer an era-ambiguous request as a legacy implementation.",
+		ID:          "modern.errors.reserved-codes",
+		Title:       "No undefined code of the MCP reserved range",
+		Requirement: "The server emits no code of -32020..-32099 the spec does not define, nor -32002 or -32042. Judged on answers to requests whose _meta names a protocol version: a dual-era server may answer an era-ambiguous request as a legacy implementation.",
 		Authority: MCP(protocol.Rev20260728, "basic/index.mdx", "Error Codes",
 			"Implementations MUST NOT emit any code from this sub-range that is not defined by this specification and MUST use defined codes only with their specified meanings.").WithKeyword(KeywordMustNot),
 		Also: []Authority{MCP(protocol.Rev20260728, "basic/index.mdx", "Error Codes",
@@ -692,29 +694,36 @@ func init() {
 		Revisions: ModernOnly(),
 		Final:     true,
 		Run: func(t *T) {
-			t.settleTraffic() // answers and notifications still in flight count too
 			defined := []int{protocol.CodeHeaderMismatch, protocol.CodeMissingClientCapability, protocol.CodeUnsupportedProtocolVersion}
-			var codes []int
-			for _, p := range t.traffic() {
-				if p.Revision != protocol.Modern || p.Msg.Error == nil || (p.Request != nil && !namesVersion(p.Request)) {
-					continue
-				}
-				code := p.Msg.Error.Code
-				if slices.Contains(codes, code) {
-					continue
-				}
-				codes = append(codes, code)
+			codes := modernErrorCodes(t, func(code int, p packet) {
 				switch {
 				case code == protocol.CodeResourceNotFound || code == protocol.CodeURLElicitationRequired:
 					t.Failf("error code %d belongs to an earlier revision and MUST NOT be emitted (%s)", code, describe(p))
 				case code <= -32020 && code >= -32099 && !slices.Contains(defined, code):
 					t.Failf("error code %d is in the range reserved for the MCP specification, which does not define it (%s)", code, describe(p))
-				case code <= -32000 && code >= -32019:
-					t.Warnf("error code %d is in the legacy range new implementations SHOULD NOT use (%s)", code, describe(p))
 				}
-			}
-			slices.Sort(codes)
+			})
 			t.Expect("codes outside -32020..-32099 except -32020/-32021/-32022, and not -32002/-32042")
+			t.Actual("codes seen: %v", codes)
+		},
+	})
+	Register(Check{
+		ID:          "modern.errors.legacy-range",
+		Title:       "No code of the legacy MCP range",
+		Requirement: "The server does not use codes of -32000..-32019, which new implementations should not use. Judged on answers to requests whose _meta names a protocol version.",
+		Authority: MCP(protocol.Rev20260728, "basic/index.mdx", "Error Codes",
+			"New codes MUST NOT be allocated in this sub-range, and new implementations SHOULD NOT use codes from this sub-range at all.").WithKeyword(KeywordShouldNot),
+		Refs:      []SpecRef{modernRef("basic/index.mdx", "Error Codes")},
+		Revisions: ModernOnly(),
+		Final:     true,
+		Run: func(t *T) {
+			codes := modernErrorCodes(t, func(code int, p packet) {
+				// -32002 is modern.errors.reserved-codes': a MUST NOT.
+				if code <= -32000 && code >= -32019 && code != protocol.CodeResourceNotFound {
+					t.Failf("error code %d is in the legacy range new implementations SHOULD NOT use (%s)", code, describe(p))
+				}
+			})
+			t.Expect("no code of -32000..-32019")
 			t.Actual("codes seen: %v", codes)
 		},
 	})
@@ -1008,7 +1017,7 @@ func init() {
 		Title:       "A request needing an undeclared client capability gets -32021",
 		Requirement: "A call that asked for a client feature when it was declared is answered, without the declaration, with -32021 whose data.requiredCapabilities names the feature.",
 		Authority: MCP(protocol.Modern, "basic/index.mdx", "`_meta`",
-			"If processing a request requires a capability the client did not include in `io.modelcontextprotocol/clientCapabilities`, the server MUST return a MissingRequiredClientCapabilityError (`-32021`) whose `data.requiredCapabilities` lists the missing capabilities."),
+			"If processing a request requires a capability the client did not include in `io.modelcontextprotocol/clientCapabilities`, the server MUST return a `MissingRequiredClientCapabilityError` (`-32021`) whose `data.requiredCapabilities` lists the missing capabilities."),
 		Refs:       []SpecRef{modernRef("schema.ts", "MissingRequiredClientCapabilityError")},
 		Revisions:  ModernOnly(),
 		Capability: "tools",
@@ -1062,4 +1071,25 @@ func otherArgs(schema map[string]any, args map[string]any) (map[string]any, bool
 		return out, true
 	}
 	return nil, false
+}
+
+// modernErrorCodes calls judge once per distinct error code the server
+// answered a modern request with (one that names its protocol version in
+// _meta), and returns the codes sorted.
+func modernErrorCodes(t *T, judge func(code int, p packet)) []int {
+	t.settleTraffic() // answers and notifications still in flight count too
+	var codes []int
+	for _, p := range t.traffic() {
+		if p.Revision != protocol.Modern || p.Msg.Error == nil || (p.Request != nil && !namesVersion(p.Request)) {
+			continue
+		}
+		code := p.Msg.Error.Code
+		if slices.Contains(codes, code) {
+			continue
+		}
+		codes = append(codes, code)
+		judge(code, p)
+	}
+	slices.Sort(codes)
+	return codes
 }
