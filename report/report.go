@@ -301,7 +301,7 @@ type Summary struct {
 	// verdict; nil when none ran (no --profile, not the reference).
 	Profile  *ProfileSummary `json:"profile,omitempty"`
 	Advisory int             `json:"advisoryWarnings,omitempty"` // advisory checks that warned
-	Failed   int             `json:"failed"`           // fail (and warn under --strict) not listed as expected
+	Failed   int             `json:"failed"`                     // fail (and warn under --strict) not listed as expected
 	Errors   int             `json:"errors"`
 	Stale    int             `json:"stale"`
 	Verdict  string          `json:"verdict"`  // "conformant" or "not conformant" or "error"
