@@ -67,6 +67,9 @@ func init() {
 		one("completion-undeclared", modern, "completion.capability.absent", StatusWarn, "without the completions capability returned error -32602, want -32601"),
 		one("completion-unknown-prompt-result", protocol.Rev20250618, "completion.complete.unknown-prompt", StatusWarn, "returned a result instead of error -32602"),
 
+		one("resources-undeclared-modern", modern, "resources.capability.declared", StatusFail, "resources/list lists 6 resources but server/discover does not declare the resources capability"),
+		one("prompts-undeclared-modern", modern, "prompts.capability.declared", StatusFail, "prompts/list lists 3 prompts but server/discover does not declare the prompts capability"),
+		one("logging-undeclared-modern", modern, "logging.modern.capability", StatusFail, "notifications/message but server/discover does not declare logging"),
 		one("logging-set-level-error", legacy, "logging.set-level.result", StatusWarn, "failed with error -32603"),
 		one("logging-invalid-level-accepted", protocol.Rev20241105, "logging.set-level.invalid", StatusWarn, "returned a result instead of error -32602"),
 		one("logging-ignores-level", legacy, "logging.set-level.filter", StatusWarn, "after logging/setLevel info the server sent 1 message(s) below it: debug"),

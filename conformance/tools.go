@@ -697,7 +697,7 @@ func checkSchemas(t *T, tools []protocol.Tool, pick func(protocol.Tool) (json.Ra
 			t.Failf(`%s of %s has type %v, want "object"`, member, tl.Name, shortJSON(obj["type"]))
 			continue
 		}
-		if _, err := compileToolSchema(raw, t.Revision()); err != nil {
+		if err := t.env.eng.compiled(raw, t.Revision()).err; err != nil {
 			if errors.Is(err, errExternalRef) {
 				t.Logf("%s of %s not compiled: %v", member, tl.Name, err)
 				continue
