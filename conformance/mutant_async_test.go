@@ -50,8 +50,8 @@ func init() {
 		asyncCase("elicit-form-no-schema", eachRev("elicitation.request.form-params", StatusFail, "has no requestedSchema object", protocol.Rev20251125)...),
 		asyncCase("elicit-url-undeclared", eachRev("elicitation.request.mode-declared", StatusFail, "sent a URL-mode elicitation request", protocol.Rev20251125)...),
 		// A MUST from 2025-06-18, a SHOULD in 2025-03-26.
-		asyncCase("sampling-capability-assumed", append(eachRev("lifecycle.capabilities.respected", StatusFail, "a sampling/createMessage request, though the client declared no such capability", Since(protocol.Rev20250618)...),
-			eachRev("lifecycle.capabilities.respected", StatusWarn, "a sampling/createMessage request, though the client declared no such capability", protocol.Rev20250326)...)...),
+		asyncCase("sampling-capability-assumed", append(eachRev("lifecycle.capabilities.client-features", StatusFail, "a sampling/createMessage request, though the client declared no such capability", Since(protocol.Rev20250618)...),
+			eachRev("lifecycle.capabilities.client-features-early", StatusWarn, "a sampling/createMessage request, though the client declared no such capability", protocol.Rev20250326)...)...),
 		asyncCase("server-request-id-reused", eachRev("jsonrpc.request.id-unique", StatusFail, `reused request id "mutant-request"`, Since(protocol.Rev20250326)...)...),
 		asyncCase("mrtr-state-unverified", eachRev("modern.mrtr.state-tampered", StatusWarn, "completed a retry whose requestState was altered", protocol.Modern)...),
 		asyncCase("mrtr-state-unbound", eachRev("modern.mrtr.state-replayed", StatusWarn, "using the requestState issued for arguments", protocol.Modern)...),

@@ -24,7 +24,7 @@ func init() {
 		one("resources-not-found-32602", protocol.Rev20250618, "resources.read.not-found", StatusWarn, "returned error -32602, want -32002"),
 		mutantCase{Mutation: "resources-not-found-32002-modern", Protocol: modern, Want: []mutantWant{
 			{ID: "resources.read.not-found-code", Revision: modern, Status: StatusFail, Reason: "returned error -32002, want -32602"},
-			{ID: "modern.errors.code-range", Revision: modern, Status: StatusFail, Reason: "error code -32002 belongs to an earlier revision"},
+			{ID: "modern.errors.reserved-codes", Revision: modern, Status: StatusFail, Reason: "error code -32002 belongs to an earlier revision"},
 		}},
 		one("resources-not-found-empty", legacy, "resources.read.not-found", StatusWarn, "returned a result instead of error -32002"),
 		mutantCase{Mutation: "resources-not-found-empty", Protocol: modern, Want: []mutantWant{

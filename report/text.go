@@ -102,6 +102,9 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 			ew.printf("%s\n", rs)
 		}
 	}
+	if line := rep.ProfileLine(); line != "" {
+		ew.printf("%s\n", line)
+	}
 	ew.printf("%s\n", rep.ClosingLine())
 	return ew.err
 }
