@@ -1,6 +1,9 @@
 package conformance
 
 import (
+	"slices"
+	"testing"
+
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
@@ -80,4 +83,31 @@ func init() {
 		one("logging-modern-ignores-level", modern, "logging.modern.level-filter", StatusWarn, "with _meta logLevel info the server sent"),
 		one("logging-modern-invalid-accepted", modern, "logging.modern.invalid-level", StatusWarn, "returned a result instead of error -32602"),
 	)
+}
+
+// TestFeaturePagination: with --page-size 2 the reference pages
+// resources/list (3 pages), resources/templates/list and prompts/list (2
+// each), and every new check passes or is n/a in every revision: the cursor
+// walks pass instead of being n/a, and nothing else changes.
+func TestFeaturePagination(t *testing.T) {
+	follow := []string{"resources.pagination.follow", "resources.pagination.templates-follow", "prompts.pagination.follow"}
+	rep := runMutant(t, mutantCase{Mutation: "none", Args: []string{"--page-size", "2"},
+		Tweak: func(o *Options) { o.Only = []string{"resources.*", "prompts.*", "completion.*", "logging.*"} }})
+	seen := map[string]int{}
+	for _, r := range rep.Results {
+		switch {
+		case slices.Contains(follow, r.ID):
+			seen[r.ID]++
+			if r.Status != StatusPass {
+				t.Errorf("%s@%s = %s (%s), want pass", r.ID, r.Revision, r.Status, r.Message)
+			}
+		case r.Status != StatusPass && r.Status != StatusNA:
+			t.Errorf("%s@%s = %s (%s), want pass or n/a", r.ID, r.Revision, r.Status, r.Message)
+		}
+	}
+	for _, id := range follow {
+		if seen[id] != len(protocol.AllRevisions) {
+			t.Errorf("%s ran in %d revisions, want %d", id, seen[id], len(protocol.AllRevisions))
+		}
+	}
 }
