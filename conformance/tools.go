@@ -555,6 +555,8 @@ func judgeCallResults(t *T) {
 		at := callAt{procs[p.Process], p.Msg.IDKey()}
 		seen := map[string]bool{}
 		for _, pr := range ps {
+			// The same fault at another array index is the same problem.
+			pr.Path = indexPattern.ReplaceAllString(pr.Path, "[*]")
 			key := p.Revision + "\x00" + later + "\x00" + pr.String()
 			if seen[key] {
 				continue
@@ -590,6 +592,9 @@ func judgeCallResults(t *T) {
 	}
 }
 
+// indexPattern matches the array indices of a shape problem's path.
+var indexPattern = regexp.MustCompile(`\.[0-9]+`)
+
 // callAt orders requests: by process start, then by id (numbers by value).
 type callAt struct {
 	proc int
@@ -604,6 +609,9 @@ func (a callAt) before(b callAt) bool {
 	y, errB := strconv.ParseInt(b.id, 10, 64)
 	if errA == nil && errB == nil {
 		return x < y
+	}
+	if len(a.id) != len(b.id) {
+		return len(a.id) < len(b.id) // "arg-9" before "arg-10"
 	}
 	return a.id < b.id
 }
