@@ -630,19 +630,21 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 	}
 	r.DurationMs = ms(time.Since(began))
 	r.Status = t.status
-	r.Message = joinMessages(t.messages)
+	msgs := t.messages
 	if r.Status == StatusPass && len(t.notes) > 0 && c.Level == MAY {
-		r.Message = joinMessages(t.notes)
+		msgs = t.notes
 	}
 	if c.Final && r.Status == StatusPass && env.silent() {
 		// A check that scans all traffic saw none: no evidence, no pass.
 		r.Status = StatusNotVerified
-		r.Message = "the server wrote nothing to stdout, so there is no message to judge"
+		msgs = []string{"the server wrote nothing to stdout, so there is no message to judge"}
 	}
+	suffix := ""
 	if rerun != "" && (r.Status == StatusFail || r.Status == StatusWarn) {
-		r.Message += fmt.Sprintf(" (confirmed on a re-run with the timeout doubled to %s)", 2*env.eng.opts.Timeout)
+		suffix = fmt.Sprintf(" (confirmed on a re-run with the timeout doubled to %s)", 2*env.eng.opts.Timeout)
 	}
 	r.Expected, r.Actual = t.expected, t.actual
+	tidyResult(r, msgs, suffix, &t.notes)
 	r.BlockedBy = t.blocker
 	r.Metrics = t.metrics
 	r.Transcript = evidence(t)

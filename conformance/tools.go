@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/conformance/shape"
@@ -543,30 +545,99 @@ func payloadProblems(ps []shape.Problem) []shape.Problem {
 	return out
 }
 
-// judgeCallResults judges every tools/call result of the revision's traffic.
+// judgeCallResults judges every tools/call result of the revision's traffic
+// and reports each distinct problem once, with how many results have it
+// and the first call that shows it.
 func judgeCallResults(t *T) {
+	type fault struct {
+		problem, rev, later, first string
+		results                    int
+		at                         callAt // the earliest call showing it
+	}
+	var faults []*fault
+	byKey := map[string]*fault{}
+	procs := map[string]int{} // process order: the traffic's, which is start order
 	n, bad := 0, 0
 	for _, p := range t.traffic() {
 		if p.Request == nil || p.Request.Method != protocol.MethodToolsCall || p.Msg.Result == nil {
 			continue
 		}
 		n++
-		if ps := payloadProblems(judgeShape(p)); len(ps) > 0 {
-			bad++
-			if bad <= 5 {
-				var name struct {
-					Name string `json:"name"`
-				}
-				_ = json.Unmarshal(p.Request.Params, &name)
-				shapeFault(t, p.Revision, laterFit(p.Revision, p.judgeAt), "result of %s (%s): %s", name.Name, p.Process, problemList(ps))
-			}
+		ps := payloadProblems(judgeShape(p))
+		if len(ps) == 0 {
+			continue
 		}
+		bad++
+		later := laterFit(p.Revision, p.judgeAt)
+		var name struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(p.Request.Params, &name)
+		if _, ok := procs[p.Process]; !ok {
+			procs[p.Process] = len(procs)
+		}
+		at := callAt{procs[p.Process], p.Msg.IDKey()}
+		seen := map[string]bool{}
+		for _, pr := range ps {
+			// The same fault at another array index is the same problem.
+			pr.Path = indexPattern.ReplaceAllString(pr.Path, "[*]")
+			key := p.Revision + "\x00" + later + "\x00" + pr.String()
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			f := byKey[key]
+			if f == nil {
+				f = &fault{problem: pr.String(), rev: p.Revision, later: later}
+				byKey[key] = f
+				faults = append(faults, f)
+			}
+			if f.results == 0 || at.before(f.at) {
+				// The earliest call, not the first to arrive: pipelined
+				// answers arrive in any order.
+				f.at, f.first = at, fmt.Sprintf("tools/call %s, request %s#%s", name.Name, p.Process, p.Msg.IDKey())
+			}
+			f.results++
+		}
+	}
+	sort.Slice(faults, func(i, j int) bool {
+		if faults[i].rev != faults[j].rev {
+			return faults[i].rev < faults[j].rev
+		}
+		return faults[i].problem+faults[i].later < faults[j].problem+faults[j].later
+	})
+	for _, f := range faults {
+		shapeFault(t, f.rev, f.later, "%s: %d of %d tools/call results, first: %s", f.problem, f.results, n, f.first)
 	}
 	t.Actual("%d tools/call result(s), %d with shape problems", n, bad)
 	if n == 0 {
 		t.RequireCallableTool(nil)
 		t.NotVerified("no tools/call result to judge")
 	}
+}
+
+// indexPattern matches the array indices of a shape problem's path.
+var indexPattern = regexp.MustCompile(`\.[0-9]+`)
+
+// callAt orders requests: by process start, then by id (numbers by value).
+type callAt struct {
+	proc int
+	id   string
+}
+
+func (a callAt) before(b callAt) bool {
+	if a.proc != b.proc {
+		return a.proc < b.proc
+	}
+	x, errA := strconv.ParseInt(a.id, 10, 64)
+	y, errB := strconv.ParseInt(b.id, 10, 64)
+	if errA == nil && errB == nil {
+		return x < y
+	}
+	if len(a.id) != len(b.id) {
+		return len(a.id) < len(b.id) // "arg-9" before "arg-10"
+	}
+	return a.id < b.id
 }
 
 // judgeShape checks one message. A response to a request that lacked the

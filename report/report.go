@@ -265,6 +265,7 @@ type Result struct {
 	Level           Level              `json:"level"`
 	Status          Status             `json:"status"`
 	Message         string             `json:"message,omitempty"`
+	Details         []string           `json:"details,omitempty"` // every distinct problem in full, when they do not all fit in Message
 	Expected        string             `json:"expected,omitempty"`
 	Actual          string             `json:"actual,omitempty"`
 	BlockedBy       string             `json:"blockedBy,omitempty"`
