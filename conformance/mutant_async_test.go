@@ -57,6 +57,8 @@ func init() {
 		asyncCase("mrtr-state-unbound", eachRev("modern.mrtr.state-replayed", StatusWarn, "using the requestState issued for arguments", protocol.Modern)...),
 		asyncCase("mrtr-missing-input-error", eachRev("modern.mrtr.missing-input", StatusWarn, "got error -32602 (mutant: inputResponses are missing) instead of a new input_required result", protocol.Modern)...),
 		asyncCase("capability-missing-wrong-code", eachRev("modern.capability.missing", StatusFail, "got error -32602", protocol.Modern)...),
+		asyncCase("listen-no-ack", eachRev("modern.listen.acknowledged", StatusFail, "no notifications/subscriptions/acknowledged for listen-", protocol.Modern)...),
+		asyncCase("listen-extra-kind", eachRev("modern.listen.filter", StatusFail, "carried notifications/prompts/list_changed", protocol.Modern)...),
 		asyncCase("cancel-client-request", append(eachRev("cancellation.server.same-direction", StatusFail, "request(s) it did not issue", Since(protocol.Rev20250326)...),
 			eachRev("cancellation.server.listen-only", StatusFail, "that are not subscriptions/listen", protocol.Modern)...)...),
 	)
@@ -64,7 +66,7 @@ func init() {
 
 // asyncAreas are the areas whose checks the reference with -async must pass
 // in every revision where its demo tools are callable.
-var asyncAreas = []string{"progress", "cancellation", "sampling", "elicitation", "roots", "modern.mrtr", "modern.capability"}
+var asyncAreas = []string{"progress", "cancellation", "sampling", "elicitation", "roots", "modern.mrtr", "modern.capability", "modern.listen"}
 
 // TestAsyncReferencePasses runs the async areas against the reference with
 // its demo tools: every check passes where it applies (n/a otherwise), and

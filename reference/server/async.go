@@ -302,6 +302,9 @@ func (s *Server) cancel(params map[string]json.RawMessage) {
 	before := len(s.waits)
 	s.waits = slices.DeleteFunc(s.waits, func(o *waitOp) bool { return o.key == key })
 	removed := before - len(s.waits)
+	if s.unsubscribe(key) {
+		removed++
+	}
 	for id, p := range s.pending {
 		if p.key == key {
 			delete(s.pending, id)

@@ -33,9 +33,15 @@ func (s *Server) serveModern(env envelope) []byte {
 	var rpcErr *rpcError
 	switch env.method {
 	case protocol.MethodDiscover:
+		tools := map[string]any{}
+		if s.opts.Async {
+			// With the async features the server serves subscriptions/listen,
+			// whose one kind of notification is tools/list_changed.
+			tools["listChanged"] = true
+		}
 		result = map[string]any{
 			"supportedVersions": supportedModern,
-			"capabilities":      map[string]any{"tools": map[string]any{}},
+			"capabilities":      map[string]any{"tools": tools},
 			"instructions":      instructions,
 			"ttlMs":             discoverTTLMs,
 			"cacheScope":        "public",
@@ -51,6 +57,11 @@ func (s *Server) serveModern(env envelope) []byte {
 			// clearance: it is not the same for every caller.
 			result["cacheScope"] = "private"
 		}
+	case protocol.MethodSubscribe:
+		if s.opts.Async {
+			return s.listen(env)
+		}
+		rpcErr = &rpcError{Code: protocol.CodeMethodNotFound, Message: "method not found: " + env.method}
 	case protocol.MethodToolsCall:
 		if out, ok := s.callAsync(env, protocol.Modern); ok {
 			return out

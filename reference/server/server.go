@@ -88,7 +88,8 @@ type Server struct {
 	wake         chan struct{}
 	pending      map[string]*pendingCall // by the id of the server's request
 	reqSeq       int
-	modernSeq    int64 // modern input-asking calls served: the clock of requestState (mrtr.go)
+	modernSeq    int64          // modern input-asking calls served: the clock of requestState (mrtr.go)
+	subs         []subscription // open subscriptions/listen streams (listen.go)
 }
 
 type state int
@@ -454,6 +455,9 @@ func (s *Server) notifications() [][]byte {
 		return nil
 	}
 	s.visible = now
+	if s.state == stateModern {
+		return s.subscriptionNotices()
+	}
 	if s.state != stateLive {
 		return nil
 	}
