@@ -280,6 +280,7 @@ type revEnv struct {
 	slow         bool  // the running check is a re-run: doubled timeouts
 	tools        []protocol.Tool
 	toolsErr     error
+	features     featureCache // listings and samples of resources, prompts and completion
 
 	mu        sync.Mutex
 	idSeq     int64

@@ -492,9 +492,12 @@ func init() {
 }
 
 // judgedElsewhere lists the methods whose results narrower checks judge:
-// lifecycle.initialize.*, tools.list.shape, tools.call.shape and
-// modern.discover.result.
-var judgedElsewhere = []string{protocol.MethodInitialize, protocol.MethodToolsList, protocol.MethodToolsCall, protocol.MethodDiscover}
+// lifecycle.initialize.*, tools.list.shape, tools.call.shape,
+// modern.discover.result and the resources.*, prompts.* and completion.*
+// shape checks.
+var judgedElsewhere = []string{protocol.MethodInitialize, protocol.MethodToolsList, protocol.MethodToolsCall, protocol.MethodDiscover,
+	protocol.MethodResourcesList, protocol.MethodResourcesTemplatesList, protocol.MethodResourcesRead,
+	protocol.MethodPromptsList, protocol.MethodPromptsGet, protocol.MethodComplete}
 
 // payloadProblems drops the problems other checks own, so that one fault
 // fails one check: the JSON-RPC envelope and error objects (jsonrpc.*, and
@@ -670,7 +673,7 @@ func checkSchemas(t *T, tools []protocol.Tool, pick func(protocol.Tool) (json.Ra
 			t.Failf(`%s of %s has type %v, want "object"`, member, tl.Name, shortJSON(obj["type"]))
 			continue
 		}
-		if _, err := compileToolSchema(raw, t.Revision()); err != nil {
+		if err := t.env.eng.compiled(raw, t.Revision()).err; err != nil {
 			if errors.Is(err, errExternalRef) {
 				t.Logf("%s of %s not compiled: %v", member, tl.Name, err)
 				continue

@@ -12,6 +12,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/mcpconform/mcpconform/reference"
+	"github.com/mcpconform/mcpconform/reference/demo"
 )
 
 // casesPerProperty is how many cases each property runs in `make test`;
@@ -53,6 +54,7 @@ var properties = []struct {
 	{"classifier-sound", ClassifierSound(reference.ClassifySchemaChange, reference.Validate)},
 	{"agrees-with-oracle", AgreesWithOracle(JSONSchemaValidate, SanthoshOracle)},
 	{"dispatch", Dispatch(ReferenceServer)},
+	{"invisible-resources-equal-missing", InvisibleResourcesEqualMissing(ReferenceFor)},
 }
 
 func TestPropertiesHoldOnReference(t *testing.T) {
@@ -129,6 +131,7 @@ func TestPropertiesFailOnMutants(t *testing.T) {
 		{"classifier that ignores bounds", ClassifierSound(boundBlindClassify, reference.Validate), []string{"is valid under the old schema and not under the new"}},
 		{"validator with the estate's integer rule", AgreesWithOracle(reference.Validate, SanthoshOracle), []string{"verdicts differ"}},
 		{"server that answers a notification", Dispatch(notificationAnsweringServer), []string{"expected no answer"}},
+		{"server that says forbidden for another tenant's account", InvisibleResourcesEqualMissing(forbiddingServer), []string{"hidden differs from missing"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,4 +146,28 @@ func TestPropertiesFailOnMutants(t *testing.T) {
 			t.Logf("falsified in %v", time.Since(start).Round(time.Millisecond))
 		})
 	}
+}
+
+// forbiddingServer is the reference server that answers requests about an
+// account that exists but is not the principal's with "forbidden": it
+// tells the caller the account exists.
+func forbiddingServer(p reference.Principal) LineHandler {
+	return forbidding{ReferenceFor(p)}
+}
+
+type forbidding struct{ LineHandler }
+
+func (f forbidding) HandleLine(line []byte) [][]byte {
+	out := f.LineHandler.HandleLine(line)
+	hidden := false
+	for _, id := range demo.AccountIDs() {
+		hidden = hidden || strings.Contains(string(line), id)
+	}
+	if !hidden {
+		return out
+	}
+	for i, o := range out {
+		out[i] = []byte(strings.Replace(string(o), "resource not found", "forbidden", 1))
+	}
+	return out
 }

@@ -174,8 +174,9 @@ func TestExamplesAgree(t *testing.T) {
 // §3: one ReadResourceResultResponse example lacks ttlMs and cacheScope. The
 // schema accepts it only through the anyOf with InputRequiredResult; checked
 // against ReadResourceResult itself it fails, so it is no conforming vector
-// for caching. Our checker does not model resources/read results (generic
-// Result), and the caching rule is judged by the modern.cache.* checks.
+// for caching. Our checker models resources/read results without the
+// caching members for that reason; the caching rule is judged by the
+// modern.cache.* checks.
 func TestReadResourceExampleLoophole(t *testing.T) {
 	o := newOracle(t, protocol.Modern)
 	p := shareddata.MustPath(t, "mcp-schema", protocol.Modern, "examples", "ReadResourceResultResponse", "read-resource-result-response.json")
@@ -331,6 +332,7 @@ func bases(rev string) []base {
 			skip: map[string]string{"method": "another method name is another notification type"},
 		},
 	)
+	out = append(out, featureBases(rev, obj, when, common, meta, cache, annotations, blocks, resultEnvelope)...)
 	if modern {
 		out = append(out, base{
 			name: "unsupported-version", defs: []string{"UnsupportedProtocolVersionError"},
@@ -505,4 +507,56 @@ func TestGeneratedMessagesAgree(t *testing.T) {
 // follows the later reading in every revision and does not judge formats.
 func formatOnly(rev, mutation string) bool {
 	return !protocol.AtLeast(rev, protocol.Rev20251125) && strings.HasSuffix(mutation, `.uri = "s"`)
+}
+
+// featureBases are the generated messages of resources, prompts and
+// completion.
+func featureBases(rev string, obj func(...string) string, when func(bool, string) string, common, meta, cache, annotations string, blocks []string, resultEnvelope string) []base {
+	modern := rev == protocol.Modern
+	since := func(r string) bool { return protocol.AtLeast(rev, r) }
+	defs := func(name string) []string {
+		if modern {
+			return []string{name + "Response"}
+		}
+		return []string{resultEnvelope, name + "Wrapper"}
+	}
+	icons := `"icons":[{"src":"https://example.com/i.png"}]`
+	described := func(members ...string) string {
+		return obj(append(members, `"description":"d"`, when(since(protocol.Rev20250618), `"title":"T","_meta":{"k":1}`), when(since(protocol.Rev20251125), icons))...)
+	}
+	resource := described(`"uri":"file:///a.txt"`, `"name":"a"`, `"mimeType":"text/plain"`, `"size":12`, `"annotations":`+annotations)
+	template := described(`"uriTemplate":"file:///{path}"`, `"name":"files"`, `"mimeType":"text/plain"`, `"annotations":`+annotations)
+	prompt := described(`"name":"p"`, `"arguments":[`+obj(`"name":"a"`, `"description":"d"`, `"required":true`, when(since(protocol.Rev20250618), `"title":"A"`))+`]`)
+	var messages []string
+	for i, b := range blocks {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		messages = append(messages, `{"role":"`+role+`","content":`+b+`}`)
+	}
+	noMethod := map[string]string{"method": "another method name is another notification type"}
+	out := []base{
+		{name: "resources/list", method: protocol.MethodResourcesList, defs: defs("ListResourcesResult"),
+			msg: `{"jsonrpc":"2.0","id":10,"result":` + obj(common, meta, cache, `"resources":[`+resource+`]`, `"nextCursor":"c"`) + `}`},
+		{name: "resources/templates/list", method: protocol.MethodResourcesTemplatesList, defs: defs("ListResourceTemplatesResult"),
+			msg: `{"jsonrpc":"2.0","id":11,"result":` + obj(common, meta, cache, `"resourceTemplates":[`+template+`]`, `"nextCursor":"c"`) + `}`},
+		{name: "prompts/list", method: protocol.MethodPromptsList, defs: defs("ListPromptsResult"),
+			msg: `{"jsonrpc":"2.0","id":12,"result":` + obj(common, meta, cache, `"prompts":[`+prompt+`]`, `"nextCursor":"c"`) + `}`},
+		{name: "prompts/get", method: protocol.MethodPromptsGet, defs: []string{resultEnvelope, "GetPromptResultWrapper"},
+			msg: `{"jsonrpc":"2.0","id":13,"result":` + obj(common, meta, `"description":"d"`, `"messages":[`+strings.Join(messages, ",")+`]`) + `}`},
+		{name: "completion/complete", method: protocol.MethodComplete, defs: []string{resultEnvelope, "CompleteResultWrapper"},
+			msg: `{"jsonrpc":"2.0","id":14,"result":` + obj(common, meta, `"completion":{"values":["a","b"],"total":2,"hasMore":false}`) + `}`},
+		{name: "notifications/resources/updated", defs: []string{"JSONRPCNotification", "ResourceUpdatedNotification"},
+			msg: `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"file:///a.txt"}}`, skip: noMethod},
+	}
+	if !modern {
+		// The 2026 read response is anyOf[InputRequiredResult,
+		// ReadResourceResult] and the result need not carry the caching
+		// members in our checker (see the loophole test), so only the legacy
+		// revisions compare it member by member.
+		out = append(out, base{name: "resources/read", method: protocol.MethodResourcesRead, defs: defs("ReadResourceResult"),
+			msg: `{"jsonrpc":"2.0","id":15,"result":` + obj(meta, `"contents":[{"uri":"file:///a.txt","mimeType":"text/plain","text":"a"},{"uri":"file:///b.bin","blob":"aGk="}]`) + `}`})
+	}
+	return out
 }

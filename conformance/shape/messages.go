@@ -79,7 +79,9 @@ func (c *checker) resultOfKind(kind Kind, v any, path string) {
 	case CallToolResult:
 		c.callToolResult(v, path)
 	default:
-		c.result(v, path)
+		if !c.featureResult(kind, v, path) {
+			c.result(v, path)
+		}
 	}
 }
 
@@ -127,6 +129,9 @@ func (c *checker) errorObject(v any, path string) {
 // suite interprets; other methods only need an object, checked above.
 func (c *checker) notificationParams(method string, v any, path string) {
 	obj, _ := v.(map[string]any)
+	if c.featureNotification(method, obj, path) {
+		return
+	}
 	switch method {
 	case protocol.NotifMessage:
 		if obj == nil {

@@ -1,7 +1,7 @@
 // Package shape checks the shape of the messages an MCP server sends against
 // the protocol revision in use: the JSON-RPC envelope and the results, errors
 // and notifications the suite reads (initialize, server/discover, tools/list,
-// tools/call and their parts).
+// tools/call, resources, prompts, completion and their parts).
 //
 // It is our own code, written from the specification's schema.ts, and it is
 // deliberately liberal wherever the specification is: members a revision
@@ -94,7 +94,9 @@ func CheckValue(rev string, kind Kind, v any) []Problem {
 	case Notification:
 		c.message(v, "")
 	default:
-		c.add("", fmt.Sprintf("unknown kind %q", kind))
+		if !c.featureResult(kind, v, "") {
+			c.add("", fmt.Sprintf("unknown kind %q", kind))
+		}
 	}
 	return c.sorted()
 }
@@ -110,6 +112,9 @@ func ResultKind(method string) Kind {
 		return ListToolsResult
 	case protocol.MethodToolsCall:
 		return CallToolResult
+	}
+	if k, ok := featureKinds[method]; ok {
+		return k
 	}
 	return Result
 }

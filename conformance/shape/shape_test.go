@@ -68,7 +68,10 @@ func TestCheckResponseDispatchesOnMethod(t *testing.T) {
 	if got := CheckResponse(protocol.Rev20251125, protocol.MethodToolsList, raw); len(got) != 1 || got[0].Path != "result.tools.0" {
 		t.Errorf("CheckResponse(tools/list) = %v, want the missing inputSchema", got)
 	}
-	if got := CheckResponse(protocol.Rev20251125, "prompts/list", raw); len(got) != 0 {
-		t.Errorf("CheckResponse(prompts/list) = %v, want none", got)
+	if got := CheckResponse(protocol.Rev20251125, "prompts/list", raw); len(got) != 1 || got[0].Message != `missing required member "prompts"` {
+		t.Errorf("CheckResponse(prompts/list) = %v, want the missing prompts", got)
+	}
+	if got := CheckResponse(protocol.Rev20251125, "sampling/unknown", raw); len(got) != 0 {
+		t.Errorf("CheckResponse(an unmodelled method) = %v, want none", got)
 	}
 }

@@ -36,7 +36,7 @@ func (s *Server) listen(env envelope) []byte {
 	if json.Unmarshal(filter["toolsListChanged"], &sub.tools) == nil && sub.tools {
 		honoured["toolsListChanged"] = true
 	}
-	s.subs = append(slices.DeleteFunc(s.subs, func(o subscription) bool { return o.key == sub.key }), sub)
+	s.streams = append(slices.DeleteFunc(s.streams, func(o subscription) bool { return o.key == sub.key }), sub)
 	b, _ := marshal(map[string]any{
 		"jsonrpc": protocol.JSONRPCVersion, "method": NotifSubscriptionAck,
 		"params": map[string]any{"_meta": map[string]any{protocol.MetaSubscriptionID: env.id}, "notifications": honoured},
@@ -48,7 +48,7 @@ func (s *Server) listen(env envelope) []byte {
 // open subscription that asked for it, in the order they were opened.
 func (s *Server) subscriptionNotices() [][]byte {
 	var out [][]byte
-	for _, sub := range s.subs {
+	for _, sub := range s.streams {
 		if !sub.tools {
 			continue
 		}
@@ -64,7 +64,7 @@ func (s *Server) subscriptionNotices() [][]byte {
 // unsubscribe ends the subscription whose listen request had id key,
 // reporting whether there was one.
 func (s *Server) unsubscribe(key string) bool {
-	n := len(s.subs)
-	s.subs = slices.DeleteFunc(s.subs, func(o subscription) bool { return o.key == key })
-	return len(s.subs) < n
+	n := len(s.streams)
+	s.streams = slices.DeleteFunc(s.streams, func(o subscription) bool { return o.key == key })
+	return len(s.streams) < n
 }

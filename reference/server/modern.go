@@ -31,17 +31,21 @@ func (s *Server) serveModern(env envelope) []byte {
 	}
 	var result map[string]any
 	var rpcErr *rpcError
+	s.reqLogLevel = requestLogLevel(env.params)
+	defer func() { s.reqLogLevel = "" }()
 	switch env.method {
 	case protocol.MethodDiscover:
+		caps := featureCapabilities(protocol.Modern)
 		tools := map[string]any{}
 		if s.opts.Async {
 			// With the async features the server serves subscriptions/listen,
 			// whose one kind of notification is tools/list_changed.
 			tools["listChanged"] = true
 		}
+		caps["tools"] = tools
 		result = map[string]any{
 			"supportedVersions": supportedModern,
-			"capabilities":      map[string]any{"tools": tools},
+			"capabilities":      caps,
 			"instructions":      instructions,
 			"ttlMs":             discoverTTLMs,
 			"cacheScope":        "public",
@@ -68,8 +72,11 @@ func (s *Server) serveModern(env envelope) []byte {
 		}
 		result, rpcErr = s.callTool(env.params, protocol.Modern)
 	default:
-		// ping, logging/setLevel and initialize do not exist in this era.
-		rpcErr = &rpcError{Code: protocol.CodeMethodNotFound, Message: "method not found: " + env.method}
+		var handled bool
+		if result, rpcErr, handled = s.serveFeature(env.method, env.params, protocol.Modern); !handled {
+			// ping, logging/setLevel and initialize do not exist in this era.
+			rpcErr = &rpcError{Code: protocol.CodeMethodNotFound, Message: "method not found: " + env.method}
+		}
 	}
 	if rpcErr != nil {
 		return errorLine(env.id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
@@ -127,7 +134,7 @@ func (s *Server) checkModernMeta(params map[string]json.RawMessage) *rpcError {
 	}
 	if rawLevel, ok := meta[protocol.MetaLogLevel]; ok {
 		var level string
-		if json.Unmarshal(rawLevel, &level) != nil || !contains(logLevels, level) {
+		if json.Unmarshal(rawLevel, &level) != nil || protocol.LogLevelRank(level) < 0 {
 			return invalidParams("_meta." + protocol.MetaLogLevel + " must be a log level")
 		}
 	}

@@ -91,6 +91,15 @@ var resultDefs = map[string]string{
 	protocol.MethodToolsList:       "ListToolsResult",
 	protocol.MethodToolsCall:       "CallToolResult",
 	protocol.MethodDiscover:        "DiscoverResult",
+
+	protocol.MethodResourcesList:          "ListResourcesResult",
+	protocol.MethodResourcesTemplatesList: "ListResourceTemplatesResult",
+	protocol.MethodResourcesRead:          "ReadResourceResult",
+	protocol.MethodResourcesSubscribe:     "EmptyResult",
+	protocol.MethodResourcesUnsubscribe:   "EmptyResult",
+	protocol.MethodPromptsList:            "ListPromptsResult",
+	protocol.MethodPromptsGet:             "GetPromptResult",
+	protocol.MethodComplete:               "CompleteResult",
 }
 
 // modernResponseDefs names the whole-response definitions of 2026-07-28.
@@ -98,6 +107,21 @@ var modernResponseDefs = map[string]string{
 	protocol.MethodToolsList: "ListToolsResultResponse",
 	protocol.MethodToolsCall: "CallToolResultResponse",
 	protocol.MethodDiscover:  "DiscoverResultResponse",
+
+	protocol.MethodResourcesList:          "ListResourcesResultResponse",
+	protocol.MethodResourcesTemplatesList: "ListResourceTemplatesResultResponse",
+	protocol.MethodResourcesRead:          "ReadResourceResultResponse",
+	protocol.MethodPromptsList:            "ListPromptsResultResponse",
+	protocol.MethodPromptsGet:             "GetPromptResultResponse",
+	protocol.MethodComplete:               "CompleteResultResponse",
+}
+
+// notificationDefs names the definition of each notification the reference
+// sends.
+var notificationDefs = map[any]string{
+	protocol.NotifToolsListChanged: "ToolListChangedNotification",
+	protocol.NotifResourcesUpdated: "ResourceUpdatedNotification",
+	protocol.NotifMessage:          "LoggingMessageNotification",
 }
 
 // modernErrorDefs names the error-object definitions of 2026-07-28 by code.
@@ -154,8 +178,8 @@ func checkMessage(o *oracle, methods map[string]string, raw []byte, nullIDs *int
 	switch {
 	case m["method"] != nil:
 		check("JSONRPCNotification", m)
-		if m["method"] == protocol.NotifToolsListChanged {
-			check("ToolListChangedNotification", m)
+		if def, ok := notificationDefs[m["method"]]; ok {
+			check(def, m)
 		}
 	case m["error"] != nil:
 		if id, present := m["id"]; present && id == nil {

@@ -78,6 +78,11 @@ type Server struct {
 	changed atomic.Bool // the registry reported a change since the last look
 	visible string      // fingerprint of the principal's tool list
 
+	subs        map[string]bool // legacy resources/subscribe URIs
+	tick        int             // requests answered: the live FX feed's clock
+	pendingLogs [][]byte        // notifications/message of the request being handled
+	reqLogLevel string          // the modern request's _meta logLevel, "" for none
+
 	// The asynchronous demo tools (async.go, clientreq.go).
 	clientCaps   map[string]json.RawMessage // capabilities the client declared in initialize
 	emit         func([]byte)               // output for lines written after HandleLine returned
@@ -89,7 +94,7 @@ type Server struct {
 	pending      map[string]*pendingCall // by the id of the server's request
 	reqSeq       int
 	modernSeq    int64          // modern input-asking calls served: the clock of requestState (mrtr.go)
-	subs         []subscription // open subscriptions/listen streams (listen.go)
+	streams      []subscription // open subscriptions/listen streams (listen.go)
 }
 
 type state int
@@ -200,9 +205,16 @@ func (s *Server) HandleLine(line []byte) [][]byte {
 	} else if resp := s.handleMessage(trimmed); resp != nil {
 		out = append(out, resp)
 	}
+	if len(out) > 0 {
+		s.tick++
+	}
+	// Log messages belong to the request that caused them and precede its
+	// response; change notifications follow it.
+	out = append(s.takeLogs(), out...)
 	out = append(out, s.later...)
 	s.later = nil
-	return append(out, s.notifications()...)
+	out = append(out, s.notifications()...)
+	return append(out, s.resourceUpdates()...)
 }
 
 func (s *Server) handleBatch(data []byte) [][]byte {
@@ -388,25 +400,22 @@ func (s *Server) initialize(env envelope) []byte {
 	}
 	s.revision = version
 	s.state = stateInitializing
-	var caps map[string]json.RawMessage
-	if json.Unmarshal(env.params["capabilities"], &caps) == nil {
-		s.clientCaps = caps
+	var clientCaps map[string]json.RawMessage
+	if json.Unmarshal(env.params["capabilities"], &clientCaps) == nil {
+		s.clientCaps = clientCaps
 	}
 	s.logf("initialize: negotiated %s", version)
+	caps := featureCapabilities(version)
+	caps["tools"] = map[string]any{"listChanged": true}
 	return resultLine(env.id, map[string]any{
 		"protocolVersion": version,
-		"capabilities": map[string]any{
-			"tools":   map[string]any{"listChanged": true},
-			"logging": map[string]any{},
-		},
-		"serverInfo":   s.info,
-		"instructions": instructions,
+		"capabilities":    caps,
+		"serverInfo":      s.info,
+		"instructions":    instructions,
 	})
 }
 
 const instructions = "A demo bank estate governed by the mcpconform reference registry. Tools are versioned; read-only tools carry readOnlyHint."
-
-var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 func (s *Server) dispatchLegacy(env envelope) []byte {
 	switch env.method {
@@ -415,13 +424,11 @@ func (s *Server) dispatchLegacy(env envelope) []byte {
 	case protocol.MethodPing:
 		return resultLine(env.id, map[string]any{})
 	case protocol.MethodLoggingSetLevel:
-		var level string
-		raw, ok := env.params["level"]
-		if !ok || json.Unmarshal(raw, &level) != nil || !contains(logLevels, level) {
-			return errorLine(env.id, protocol.CodeInvalidParams, "invalid params: level must be one of "+strings.Join(logLevels, ", "), nil)
+		result, rpcErr := s.setLevel(env.params)
+		if rpcErr != nil {
+			return errorLine(env.id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
 		}
-		s.logLevel = level
-		return resultLine(env.id, map[string]any{})
+		return resultLine(env.id, result)
 	case protocol.MethodToolsList:
 		result, rpcErr := s.listTools(env.params, s.revision)
 		if rpcErr != nil {
@@ -433,6 +440,12 @@ func (s *Server) dispatchLegacy(env envelope) []byte {
 			return out
 		}
 		result, rpcErr := s.callTool(env.params, s.revision)
+		if rpcErr != nil {
+			return errorLine(env.id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
+		}
+		return resultLine(env.id, result)
+	}
+	if result, rpcErr, ok := s.serveFeature(env.method, env.params, s.revision); ok {
 		if rpcErr != nil {
 			return errorLine(env.id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
 		}

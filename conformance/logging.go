@@ -1,0 +1,289 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/runner"
+)
+
+// The logging area: logging/setLevel and notifications/message in the
+// legacy revisions, the request-scoped _meta logLevel in 2026-07-28. No
+// request makes a server log, so the checks provoke what they can (reading
+// a listed resource, getting a prompt, listing tools) and judge the log
+// messages that arrive; a server that logs nothing for any of it leaves the
+// filtering checks not-verified.
+
+func loggingRef(rev, section string) SpecRef {
+	return SpecRef{Revision: rev, File: "server/utilities/logging.mdx", Section: section}
+}
+
+// logMessage is one notifications/message as the checks read it.
+type logMessage struct {
+	Level string
+	Raw   string
+}
+
+func logMessages(items []runner.Received) []logMessage {
+	var out []logMessage
+	for _, r := range items {
+		if r.Msg == nil || r.Msg.Method != protocol.NotifMessage {
+			continue
+		}
+		var p struct {
+			Level string `json:"level"`
+		}
+		_ = json.Unmarshal(r.Msg.Params, &p)
+		out = append(out, logMessage{Level: p.Level, Raw: string(r.Raw)})
+	}
+	return out
+}
+
+// logActivity sends the requests that may make a server log, on c, and
+// returns the log messages that arrived before each response (and before
+// a closing barrier). level, when set, goes into each request's _meta as
+// the modern per-request log level.
+func (t *T) logActivity(c *Conn, level string) []logMessage {
+	type request struct {
+		method string
+		params map[string]any
+	}
+	var reqs []request
+	if t.HasCapability("resources") {
+		if w := t.listing(protocol.MethodResourcesList, "resources"); w.Err == nil {
+			for _, raw := range w.Items() {
+				var r protocol.Resource
+				if json.Unmarshal(raw, &r) == nil && r.URI != "" {
+					reqs = append(reqs, request{protocol.MethodResourcesRead, map[string]any{"uri": r.URI}})
+					break
+				}
+			}
+		}
+		reqs = append(reqs, request{protocol.MethodResourcesRead, map[string]any{"uri": t.missingURI()}})
+	}
+	if t.HasCapability("prompts") {
+		if w := t.listing(protocol.MethodPromptsList, "prompts"); w.Err == nil {
+			for _, raw := range w.Items() {
+				var p protocol.Prompt
+				if json.Unmarshal(raw, &p) == nil && p.Name != "" {
+					reqs = append(reqs, request{protocol.MethodPromptsGet, map[string]any{"name": p.Name}})
+					break
+				}
+			}
+		}
+	}
+	if t.HasCapability("tools") {
+		reqs = append(reqs, request{protocol.MethodToolsList, nil})
+	}
+	var out []logMessage
+	for _, r := range reqs {
+		params := r.params
+		if level != "" {
+			if params == nil {
+				params = map[string]any{}
+			}
+			params["_meta"] = map[string]any{protocol.MetaLogLevel: level}
+		}
+		if r.method != protocol.MethodToolsList && !t.spend() {
+			continue
+		}
+		id := fmt.Sprintf("log-%d", t.env.nextID())
+		var p any // a nil map would go out as "params":null
+		if params != nil {
+			p = params
+		}
+		if err := c.Send(id, r.method, p); err != nil {
+			t.HarnessError("send %s: %v", r.method, err)
+		}
+		before, _ := c.Collect(id, r.method)
+		out = append(out, logMessages(before)...)
+	}
+	if t.Modern() {
+		return out
+	}
+	return append(out, logMessages(c.Barrier())...)
+}
+
+// lowestLevel returns the least severe level among msgs, -1 for none.
+func lowestLevel(msgs []logMessage) int {
+	low := -1
+	for _, m := range msgs {
+		if r := protocol.LogLevelRank(m.Level); r >= 0 && (low < 0 || r < low) {
+			low = r
+		}
+	}
+	return low
+}
+
+// below returns the messages less severe than threshold.
+func below(msgs []logMessage, threshold string) []string {
+	var out []string
+	limit := protocol.LogLevelRank(threshold)
+	for _, m := range msgs {
+		if protocol.LogLevelRank(m.Level) < limit {
+			out = append(out, m.Level)
+		}
+	}
+	return out
+}
+
+// setLevel sends logging/setLevel on c.
+func setLevel(c *Conn, level string) *protocol.Message {
+	return c.MustRequest(protocol.MethodLoggingSetLevel, map[string]any{"level": level})
+}
+
+// filterThreshold picks the level just above the least severe message
+// seen, ending the check as not-verified when there is nothing to filter.
+func filterThreshold(t *T, msgs []logMessage) string {
+	low := lowestLevel(msgs)
+	switch {
+	case low < 0:
+		t.NotVerified("the server sent no log message at level debug for any request the suite made (reading a resource, getting a prompt, listing tools): nothing to filter")
+	case low == len(protocol.LogLevels)-1:
+		t.NotVerified("the server logged only at emergency: no level is above it")
+	}
+	return protocol.LogLevels[low+1]
+}
+
+func init() {
+	legacy := Legacy()
+
+	Register(Check{
+		ID:          "logging.set-level.result",
+		Title:       "logging/setLevel is answered with a result",
+		Requirement: "A server that declares logging answers logging/setLevel with a valid level with a result (the schema's EmptyResult), not an error.",
+		Authority: AdvisoryOn(protocol.Rev20251125, "schema.ts", "SetLevelRequest",
+			"A request from the client to the server, to enable or adjust logging.",
+			"a client cannot turn logging up or down on a server that declares logging but rejects the request that controls it"),
+		Refs:       []SpecRef{loggingRef(protocol.Rev20251125, "Setting Log Level"), loggingRef(protocol.Rev20241105, "Setting Log Level")},
+		Revisions:  legacy,
+		Capability: "logging",
+		Run: func(t *T) {
+			c := t.FreshSession()
+			m := setLevel(c, "info")
+			t.Expect("a result")
+			if m.Error != nil {
+				t.Actual("error %d %s", m.Error.Code, m.Error.Message)
+				t.Fatalf("logging/setLevel with level info failed with error %d though the server declares logging", m.Error.Code)
+			}
+			var res map[string]json.RawMessage
+			if json.Unmarshal(m.Result, &res) != nil {
+				t.Actual("%s", m.Result)
+				t.Fatalf("logging/setLevel answered %s, not an object", m.Result)
+			}
+			t.Actual("%s", m.Result)
+		},
+	})
+
+	Register(Check{
+		ID:          "logging.set-level.invalid",
+		Title:       "An unknown log level gets -32602",
+		Requirement: "logging/setLevel with a level the protocol does not define gets error -32602.",
+		Authority: MCP(protocol.Rev20251125, "server/utilities/logging.mdx", "Error Handling",
+			"Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid log level: `-32602` (Invalid params)"),
+		Refs:       []SpecRef{loggingRef(protocol.Rev20241105, "Error Handling")},
+		Revisions:  legacy,
+		Capability: "logging",
+		Run: func(t *T) {
+			m := setLevel(t.Session(), "mcpconform-verbose")
+			t.Expect("error -32602")
+			judgeErrorCode(t, m, protocol.CodeInvalidParams,
+				`logging/setLevel with the level "mcpconform-verbose" returned a result instead of error -32602`,
+				"logging/setLevel with an unknown level returned error %d, want -32602", true)
+		},
+	})
+
+	Register(Check{
+		ID:          "logging.set-level.filter",
+		Title:       "No log messages below the level set",
+		Requirement: "After logging/setLevel, the server sends no notifications/message less severe than that level. The suite sets debug, provokes messages, then sets the level just above the least severe one seen and provokes them again.",
+		Authority: AdvisoryOn(protocol.Rev20251125, "schema.ts", "SetLevelRequestParams",
+			"The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.",
+			"the level is the client's only control over a chatty server"),
+		Refs:       []SpecRef{loggingRef(protocol.Rev20251125, "Message Flow"), loggingRef(protocol.Rev20251125, "Setting Log Level")},
+		Revisions:  legacy,
+		Capability: "logging",
+		Prereqs:    []string{"logging.set-level.result"},
+		Run: func(t *T) {
+			c := t.FreshSession()
+			if m := setLevel(c, "debug"); m.Error != nil {
+				t.NotVerified("logging/setLevel debug failed (error %d); logging.set-level.result judges that", m.Error.Code)
+			}
+			threshold := filterThreshold(t, t.logActivity(c, ""))
+			if m := setLevel(c, threshold); m.Error != nil {
+				t.NotVerified("logging/setLevel %s failed (error %d)", threshold, m.Error.Code)
+			}
+			c.Barrier() // messages written before the server saw the new level
+			msgs := t.logActivity(c, "")
+			t.Expect("no message below %s", threshold)
+			bad := below(msgs, threshold)
+			t.Actual("%d message(s) at level %s, %d below it", len(msgs), threshold, len(bad))
+			if len(bad) > 0 {
+				t.Failf("after logging/setLevel %s the server sent %d message(s) below it: %s", threshold, len(bad), strings.Join(bad, ", "))
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "logging.modern.unrequested",
+		Title:       "No log messages for a request without logLevel",
+		Requirement: "Under 2026-07-28 a request whose _meta carries no logLevel hears no notifications/message; the same requests with logLevel debug show that the server does log them.",
+		Authority: MCP(protocol.Modern, "server/utilities/logging.mdx", "Per-request log level",
+			"The server MUST NOT emit `notifications/message` for a request that does not include this field."),
+		Revisions:  ModernOnly(),
+		Capability: "logging",
+		Run: func(t *T) {
+			c := t.Fresh()
+			msgs := t.logActivity(c, "")
+			t.Expect("no notifications/message without logLevel")
+			if len(msgs) > 0 {
+				t.Actual("%d message(s)", len(msgs))
+				t.Fatalf("the server sent %d notifications/message for requests without _meta logLevel", len(msgs))
+			}
+			if len(t.logActivity(c, "debug")) == 0 {
+				t.NotVerified("the server sent no log message even with logLevel debug: its silence without the field proves nothing")
+			}
+			t.Actual("none without logLevel; some with logLevel debug")
+		},
+	})
+
+	Register(Check{
+		ID:          "logging.modern.level-filter",
+		Title:       "No log messages below the request's logLevel",
+		Requirement: "Under 2026-07-28 the messages a request hears are at or above its _meta logLevel. The suite asks with debug, then with the level just above the least severe message seen.",
+		Authority:   Advisory("the specification permits notifications/message at or above the requested level only (a MAY, so not a failure); messages below it are what the client asked not to get"),
+		Refs:        []SpecRef{loggingRef(protocol.Modern, "Per-request log level")},
+		Revisions:   ModernOnly(),
+		Capability:  "logging",
+		Run: func(t *T) {
+			c := t.Fresh()
+			threshold := filterThreshold(t, t.logActivity(c, "debug"))
+			msgs := t.logActivity(c, threshold)
+			t.Expect("no message below %s", threshold)
+			bad := below(msgs, threshold)
+			t.Actual("%d message(s) with logLevel %s, %d below it", len(msgs), threshold, len(bad))
+			if len(bad) > 0 {
+				t.Failf("with _meta logLevel %s the server sent %d message(s) below it: %s", threshold, len(bad), strings.Join(bad, ", "))
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "logging.modern.invalid-level",
+		Title:       "An unknown _meta logLevel gets -32602",
+		Requirement: "Under 2026-07-28 a request whose _meta logLevel is not a log level is rejected with error -32602.",
+		Authority: MCP(protocol.Modern, "server/utilities/logging.mdx", "Error Handling",
+			"If the `io.modelcontextprotocol/logLevel` value carried in a request's `_meta` is not a recognized log level, the server SHOULD reject that request with a standard JSON-RPC error: Invalid log level: `-32602` (Invalid params)"),
+		Revisions:  ModernOnly(),
+		Capability: "logging",
+		Run: func(t *T) {
+			m := t.Fresh().MustRequest(protocol.MethodDiscover, map[string]any{"_meta": map[string]any{protocol.MetaLogLevel: "mcpconform-verbose"}})
+			t.Expect("error -32602")
+			judgeErrorCode(t, m, protocol.CodeInvalidParams,
+				`server/discover with _meta logLevel "mcpconform-verbose" returned a result instead of error -32602`,
+				"a request with an unknown _meta logLevel got error %d, want -32602", true)
+		},
+	})
+}

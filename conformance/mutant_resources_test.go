@@ -1,0 +1,80 @@
+package conformance
+
+import (
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// Mutant cases for the resources, prompts, completion and logging checks;
+// the mutations live in internal/fixtures/mutant/mutations_resources.go.
+// A fault that does not depend on the revision is run under one legacy
+// revision (and the modern one where the era matters), for speed; the
+// baseline run ("none") covers every check in every revision.
+func init() {
+	const legacy, modern = protocol.Rev20251125, protocol.Modern
+	one := func(mutation, rev, id string, status Status, reason string) mutantCase {
+		return mutantCase{Mutation: mutation, Protocol: rev, Want: []mutantWant{{ID: id, Revision: rev, Status: status, Reason: reason}}}
+	}
+	addMutantCases(
+		one("resources-list-uri-number", legacy, "resources.list.shape", StatusFail, "resources.0.uri: want string"),
+		one("resources-list-uri-number", modern, "resources.list.shape", StatusFail, "resources.0.uri: want string"),
+		one("resources-templates-no-name", protocol.Rev20241105, "resources.templates.shape", StatusFail, `missing required member "name"`),
+		one("resources-read-no-uri", legacy, "resources.read.shape", StatusFail, `missing required member "uri"`),
+		one("resources-read-no-uri", modern, "resources.read.shape", StatusFail, `missing required member "uri"`),
+		one("resources-read-bad-blob", protocol.Rev20250326, "resources.read.blob-encoding", StatusFail, "the blob of bank://brand/logo.png is not base64"),
+		one("resources-not-found-32602", protocol.Rev20250618, "resources.read.not-found", StatusWarn, "returned error -32602, want -32002"),
+		mutantCase{Mutation: "resources-not-found-32002-modern", Protocol: modern, Want: []mutantWant{
+			{ID: "resources.read.not-found-code", Revision: modern, Status: StatusFail, Reason: "returned error -32002, want -32602"},
+			{ID: "modern.errors.code-range", Revision: modern, Status: StatusFail, Reason: "error code -32002 belongs to an earlier revision"},
+		}},
+		one("resources-not-found-empty", legacy, "resources.read.not-found", StatusWarn, "returned a result instead of error -32002"),
+		mutantCase{Mutation: "resources-not-found-empty", Protocol: modern, Want: []mutantWant{
+			{ID: "resources.read.not-found-code", Revision: modern, Status: StatusFail, Reason: "returned empty contents instead of error -32602"},
+			{ID: "resources.read.not-found-empty", Revision: modern, Status: StatusFail, Reason: "returned an empty contents array"},
+		}},
+		one("resources-cursor-loop", legacy, "resources.pagination.follow", StatusWarn, "still returned a nextCursor after 100 pages"),
+		one("resources-templates-cursor-loop", modern, "resources.pagination.templates-follow", StatusWarn, "still returned a nextCursor after 100 pages"),
+		one("prompts-cursor-loop", legacy, "prompts.pagination.follow", StatusWarn, "still returned a nextCursor after 100 pages"),
+		one("resources-bad-cursor-result", legacy, "resources.pagination.bad-cursor", StatusWarn, "returned a result instead of error -32602"),
+		one("resources-templates-bad-cursor-result", modern, "resources.pagination.templates-bad-cursor", StatusWarn, "returned a result instead of error -32602"),
+		one("prompts-bad-cursor-result", protocol.Rev20241105, "prompts.pagination.bad-cursor", StatusWarn, "returned a result instead of error -32602"),
+		mutantCase{Mutation: "resources-subscribe-not-found", Protocol: legacy, Want: []mutantWant{
+			{ID: "resources.subscribe.supported", Revision: legacy, Status: StatusWarn, Reason: "resources/subscribe of the listed bank://accounts/ACC-1001/statements/2026-01 failed with error -32601"},
+		}},
+		one("resources-updated-stray", legacy, "resources.subscribe.only-subscribed", StatusWarn, "for URIs never subscribed to: bank://accounts/ACC-1001/statements/2015-01"),
+		one("resources-unsubscribe-ignored", protocol.Rev20250326, "resources.subscribe.only-subscribed", StatusWarn, "after unsubscribing: bank://fx/rates/live"),
+		one("resources-updated-unsolicited", legacy, "resources.notify.updated-unsubscribed", StatusWarn, "on connections that never subscribed"),
+		one("resources-list-changed-undeclared", protocol.Rev20241105, "resources.notify.list-changed", StatusWarn, "without declaring resources.listChanged"),
+		one("prompts-list-changed-undeclared", legacy, "prompts.notify.list-changed", StatusWarn, "without declaring prompts.listChanged"),
+
+		one("prompts-list-arguments-string", legacy, "prompts.list.shape", StatusFail, "prompts.0.arguments: want array"),
+		one("prompts-get-bad-role", modern, "prompts.get.shape", StatusFail, `"system" is not one of user, assistant`),
+		one("prompts-image-not-base64", legacy, "prompts.get.image", StatusFail, "review-brand message 1: the image data is not base64"),
+		one("prompts-image-bad-mime", protocol.Rev20241105, "prompts.get.image", StatusFail, `the image mimeType "png" is not a valid MIME type`),
+		one("prompts-audio-not-base64", legacy, "prompts.get.audio", StatusFail, "the audio data is not base64"),
+		// 2024-11-05 has no audio: a block of a later revision is a warn
+		// where respecting the negotiated version is a SHOULD.
+		one("prompts-audio-not-base64", protocol.Rev20241105, "prompts.get.shape", StatusWarn, `"audio" is not one of text, image, resource (valid under 2025-03-26`),
+		one("prompts-embedded-no-mime", legacy, "prompts.get.embedded-mime", StatusFail, "explain-policy message 1: the embedded resource bank://policies/acceptable-use has no mimeType"),
+		one("prompts-embedded-bad-uri", modern, "prompts.get.embedded-uri", StatusFail, `has no valid URI: "statement"`),
+		one("prompts-embedded-bad-blob", legacy, "prompts.get.embedded-data", StatusFail, "has a blob that is not base64"),
+		one("prompts-unknown-result", legacy, "prompts.get.unknown", StatusWarn, "returned a result instead of error -32602"),
+		one("prompts-missing-argument-result", modern, "prompts.get.missing-argument", StatusWarn, "summarize-statement without its required arguments returned a result"),
+
+		one("completion-too-many", legacy, "completion.values.max", StatusFail, "template bank://accounts/{id}/statements/{month} variable month: 101 values"),
+		one("completion-has-more-wrong", modern, "completion.has-more.consistent", StatusWarn, "variable month: hasMore false with total 135 and 100 values"),
+		one("completion-total-string", protocol.Rev20250326, "completion.complete.shape", StatusFail, "completion.total: want integer"),
+		one("completion-undeclared", legacy, "completion.capability.absent", StatusWarn, "without the completions capability returned error -32602, want -32601"),
+		one("completion-undeclared", modern, "completion.capability.absent", StatusWarn, "without the completions capability returned error -32602, want -32601"),
+		one("completion-unknown-prompt-result", protocol.Rev20250618, "completion.complete.unknown-prompt", StatusWarn, "returned a result instead of error -32602"),
+
+		one("logging-set-level-error", legacy, "logging.set-level.result", StatusWarn, "failed with error -32603"),
+		one("logging-invalid-level-accepted", protocol.Rev20241105, "logging.set-level.invalid", StatusWarn, "returned a result instead of error -32602"),
+		one("logging-ignores-level", legacy, "logging.set-level.filter", StatusWarn, "after logging/setLevel info the server sent 1 message(s) below it: debug"),
+		mutantCase{Mutation: "logging-modern-unrequested", Protocol: modern, Want: []mutantWant{
+			{ID: "logging.modern.unrequested", Revision: modern, Status: StatusFail, Reason: "notifications/message for requests without _meta logLevel"},
+			{ID: "modern.notify.unsolicited", Revision: modern, Status: StatusFail, Reason: "notifications/message"},
+		}},
+		one("logging-modern-ignores-level", modern, "logging.modern.level-filter", StatusWarn, "with _meta logLevel info the server sent"),
+		one("logging-modern-invalid-accepted", modern, "logging.modern.invalid-level", StatusWarn, "returned a result instead of error -32602"),
+	)
+}

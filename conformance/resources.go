@@ -1,0 +1,784 @@
+package conformance
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/conformance/shape"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/runner"
+)
+
+// The resources area: resources/list, resources/templates/list,
+// resources/read and, in the legacy revisions, resources/subscribe, as each
+// revision defines them; and the helpers the prompts and completion areas
+// share (list walks, the read budget, cached samples).
+//
+// Reading a resource and getting a prompt change nothing by the spec, so the
+// suite does both without --allow-calls; a per-run budget (count and bytes)
+// keeps a server with huge resources from blowing the run up.
+
+// Budget of the requests that fetch contents (resources/read, prompts/get,
+// completion/complete) over the whole run, shared evenly by the revisions
+// checked so that a revision's verdicts never depend on how fast another
+// spent its share; and how many items each revision samples.
+const (
+	maxFeatureRequests = 250
+	maxFeatureBytes    = 20 << 20
+	maxReadSamples     = 8
+	maxPromptSamples   = 8
+	maxSubscriptions   = 20
+)
+
+// readBudget counts what one revision spent on contents; the zero value
+// is an unspent budget. Checks of one revision run one at a time.
+type readBudget struct {
+	requests int
+	bytes    int64
+}
+
+// share returns one revision's part of the run's budget.
+func (t *T) share() (requests int, bytes int64) {
+	n := max(len(t.CheckedRevisions()), 1)
+	return maxFeatureRequests / n, maxFeatureBytes / int64(n)
+}
+
+// spend reserves one request of the revision's share; false when it is
+// spent.
+func (t *T) spend() bool {
+	b := &t.env.features.budget
+	requests, bytes := t.share()
+	if b.requests >= requests || b.bytes >= bytes {
+		return false
+	}
+	b.requests++
+	return true
+}
+
+// budgeted sends a contents request within the run's budget; ok is false,
+// with nothing sent, when the budget is spent. No answer ends the check as
+// MustRequest does.
+func (t *T) budgeted(c *Conn, method string, params any) (m *protocol.Message, ok bool) {
+	if !t.spend() {
+		requests, bytes := t.share()
+		t.Logf("this revision's budget for contents (%d requests, %d KiB) is spent: %s not sent", requests, bytes>>10, method)
+		return nil, false
+	}
+	m = c.MustRequest(method, params)
+	t.env.features.budget.bytes += int64(len(m.Result) + len(rawError(m)))
+	return m, true
+}
+
+func rawError(m *protocol.Message) []byte {
+	if m.Error == nil {
+		return nil
+	}
+	return m.Error.Data
+}
+
+// budgetSpent ends the check as not-verified for lack of budget.
+func (t *T) budgetSpent() {
+	requests, bytes := t.share()
+	t.NotVerified("this revision's budget for reading contents (%d requests, %d KiB, of %d and %d MiB per run) was spent before this check", requests, bytes>>10, maxFeatureRequests, maxFeatureBytes>>20)
+}
+
+// featureCache holds, per revision, what several checks judge: the walks
+// of the list methods on the shared session and the sampled contents.
+// Checks of one revision run one at a time.
+type featureCache struct {
+	budget      readBudget
+	lists       map[string]*listWalk
+	reads       []readSample
+	readsDone   bool
+	prompts     []promptSample
+	promptsDone bool
+	completions []completionSample
+	compDone    bool
+}
+
+// listPage is one page of a list method as the wire carried it.
+type listPage struct {
+	Resp  *protocol.Message
+	Items []json.RawMessage
+}
+
+// listWalk is a walk of one list method from the first page.
+type listWalk struct {
+	Method, Member string
+	Pages          []listPage
+	Ended          bool            // the last page had no nextCursor
+	Err            *protocol.Error // the error a page got, which ended the walk
+	ErrCursor      string          // the cursor of that page
+}
+
+// Items returns the items of every page.
+func (w *listWalk) Items() []json.RawMessage {
+	var out []json.RawMessage
+	for _, p := range w.Pages {
+		out = append(out, p.Items...)
+	}
+	return out
+}
+
+// walkList follows nextCursor on c from the first page, at most maxPages
+// pages; an empty string is a cursor too (pagination.mdx: it "MUST NOT be
+// treated as the end of results").
+func walkList(c *Conn, method, member string) *listWalk {
+	w := &listWalk{Method: method, Member: member}
+	var cursor *string
+	for range maxPages {
+		var params any
+		if cursor != nil {
+			params = map[string]any{"cursor": *cursor}
+		}
+		m := c.MustRequest(method, params)
+		if m.Error != nil {
+			w.Err = m.Error
+			if cursor != nil {
+				w.ErrCursor = *cursor
+			}
+			return w
+		}
+		var res map[string]json.RawMessage
+		_ = json.Unmarshal(m.Result, &res)
+		var items []json.RawMessage
+		_ = json.Unmarshal(res[member], &items)
+		w.Pages = append(w.Pages, listPage{Resp: m, Items: items})
+		raw, more := res["nextCursor"]
+		var next string
+		if !more || string(raw) == "null" || json.Unmarshal(raw, &next) != nil {
+			w.Ended = true
+			return w
+		}
+		cursor = &next
+	}
+	return w
+}
+
+// listing returns the walk of method on the revision's shared session,
+// cached for the revision.
+func (t *T) listing(method, member string) *listWalk {
+	f := &t.env.features
+	if w, ok := f.lists[method]; ok {
+		return w
+	}
+	w := walkList(t.Session(), method, member)
+	if f.lists == nil {
+		f.lists = map[string]*listWalk{}
+	}
+	f.lists[method] = w
+	return w
+}
+
+// mustListing is listing for a check that needs the items: a walk that
+// failed or never ended blocks the check on the check that owns the fault.
+func (t *T) mustListing(method, member, shapeCheck, followCheck string) *listWalk {
+	w := t.listing(method, member)
+	switch {
+	case w.Err != nil:
+		t.blocked(shapeCheck, "blocked by %s: %s failed with error %d", shapeCheck, method, w.Err.Code)
+	case !w.Ended:
+		t.blocked(followCheck, "blocked by %s: %s still returned a nextCursor after %d pages", followCheck, method, maxPages)
+	}
+	return w
+}
+
+// listedResources returns the resources of the revision's resources/list.
+func (t *T) listedResources() []protocol.Resource {
+	w := t.mustListing(protocol.MethodResourcesList, "resources", "resources.list.shape", "resources.pagination.follow")
+	var out []protocol.Resource
+	for _, raw := range w.Items() {
+		var r protocol.Resource
+		if json.Unmarshal(raw, &r) == nil && r.URI != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// readSample is one listed resource and the answer resources/read gave.
+type readSample struct {
+	URI  string
+	Resp *protocol.Message
+}
+
+// readSamples reads up to maxReadSamples listed resources on the shared
+// session, within the run's budget, once per revision.
+func (t *T) readSamples() []readSample {
+	f := &t.env.features
+	if f.readsDone {
+		return f.reads
+	}
+	resources := t.listedResources()
+	c := t.Session()
+	for _, r := range resources {
+		if len(f.reads) == maxReadSamples {
+			break
+		}
+		m, ok := t.budgeted(c, protocol.MethodResourcesRead, map[string]any{"uri": r.URI})
+		if !ok {
+			break
+		}
+		f.reads = append(f.reads, readSample{URI: r.URI, Resp: m})
+	}
+	f.readsDone = true
+	return f.reads
+}
+
+// judgePages judges every page of a walk with the shape checker.
+func judgePages(t *T, w *listWalk) (bad int) {
+	for i, p := range w.Pages {
+		raw := rawOf(p.Resp)
+		judge := func(rev string) []shape.Problem { return shape.CheckResponse(rev, w.Method, raw) }
+		if ps := payloadProblems(judge(t.Revision())); len(ps) > 0 {
+			bad++
+			shapeFault(t, t.Revision(), laterFit(t.Revision(), judge), "%s page %d: %s", w.Method, i+1, problemList(ps))
+		}
+	}
+	return bad
+}
+
+// listShape is the Run of the list shape checks.
+func listShape(method, member string, notFoundNA bool) func(t *T) {
+	return func(t *T) {
+		w := t.listing(method, member)
+		t.Expect("every page a result valid under %s", t.Revision())
+		if w.Err != nil {
+			if notFoundNA && w.Err.Code == protocol.CodeMethodNotFound && len(w.Pages) == 0 {
+				t.NotApplicable("%s is not offered (-32601): the server has no resource templates", method)
+			}
+			t.Actual("error %d %q", w.Err.Code, w.Err.Message)
+			t.Fatalf("%s (cursor %q) failed with error %d: %s", method, w.ErrCursor, w.Err.Code, w.Err.Message)
+		}
+		bad := judgePages(t, w)
+		t.Actual("%d page(s), %d with shape problems", len(w.Pages), bad)
+	}
+}
+
+// paginationFollow is the Run of the cursor-walk checks.
+func paginationFollow(method, member string) func(t *T) {
+	return func(t *T) {
+		w := t.listing(method, member)
+		if w.Err != nil {
+			if w.ErrCursor == "" {
+				t.NotApplicable("%s failed on its first page (error %d): its shape check judges that", method, w.Err.Code)
+			}
+			t.Actual("error %d on cursor %q", w.Err.Code, w.ErrCursor)
+			t.Fatalf("%s rejected the nextCursor it issued (%q) with error %d", method, w.ErrCursor, w.Err.Code)
+		}
+		t.Expect("the pages end within %d requests", maxPages)
+		t.Actual("%d page(s)", len(w.Pages))
+		if !w.Ended {
+			t.Fatalf("%s still returned a nextCursor after %d pages", method, maxPages)
+		}
+		if len(w.Pages) == 1 {
+			t.NotApplicable("a single page: the server does not paginate %s", method)
+		}
+	}
+}
+
+// paginationBadCursor is the Run of the invalid-cursor checks.
+func paginationBadCursor(method string) func(t *T) {
+	return func(t *T) {
+		cursor := fmt.Sprintf("mcpconform-invalid-cursor-%08x", t.Rand().Uint32())
+		m := t.Session().MustRequest(method, map[string]any{"cursor": cursor})
+		t.Expect("error -32602")
+		if m.Error != nil && m.Error.Code == protocol.CodeMethodNotFound && method == protocol.MethodResourcesTemplatesList {
+			t.NotApplicable("%s is not offered (-32601)", method)
+		}
+		judgeErrorCode(t, m, protocol.CodeInvalidParams,
+			fmt.Sprintf("%s with the made-up cursor %q returned a result instead of error -32602", method, cursor),
+			method+" with an invalid cursor returned error %d, want -32602", true)
+	}
+}
+
+// missingURI returns a URI no server defines, in the scheme of the first
+// listed resource so that it reaches the server's own resolver.
+func (t *T) missingURI() string {
+	scheme := "file"
+	if w := t.listing(protocol.MethodResourcesList, "resources"); w.Err == nil {
+		for _, raw := range w.Items() {
+			var r protocol.Resource
+			if json.Unmarshal(raw, &r) == nil {
+				if u, err := url.Parse(r.URI); err == nil && u.Scheme != "" {
+					scheme = u.Scheme
+					break
+				}
+			}
+		}
+	}
+	name := fmt.Sprintf("mcpconform-missing-%08x", t.Rand().Uint32())
+	if scheme == "file" {
+		return "file:///" + name
+	}
+	return scheme + "://" + name
+}
+
+// isBase64 reports whether s is standard base64 (RFC 4648 §4), padded.
+func isBase64(s string) bool {
+	_, err := base64.StdEncoding.DecodeString(s)
+	return err == nil
+}
+
+func resourcesRef(rev, section string) SpecRef {
+	return SpecRef{Revision: rev, File: "server/resources.mdx", Section: section}
+}
+
+// messagesAuthority is the sentence every result's shape rests on.
+var messagesAuthority = MCP(protocol.Modern, "basic/index.mdx", "Messages",
+	"All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.")
+
+// updatedURIs returns the URIs of the notifications/resources/updated among
+// items.
+func updatedURIs(items []runner.Received) []string {
+	var out []string
+	for _, r := range items {
+		if r.Msg == nil || r.Msg.Method != protocol.NotifResourcesUpdated {
+			continue
+		}
+		var p struct {
+			URI string `json:"uri"`
+		}
+		_ = json.Unmarshal(r.Msg.Params, &p)
+		out = append(out, p.URI)
+	}
+	return out
+}
+
+// resourcesCapability returns the declared resources capability flags.
+func (t *T) resourcesCapability() protocol.ResourcesCapability {
+	var c protocol.ResourcesCapability
+	if raw, ok := t.Server().Capabilities["resources"]; ok {
+		_ = json.Unmarshal(raw, &c)
+	}
+	return c
+}
+
+// listChangedDeclared reports whether capability name declares listChanged.
+func (t *T) listChangedDeclared(name string) bool {
+	var c struct {
+		ListChanged bool `json:"listChanged"`
+	}
+	if raw, ok := t.Server().Capabilities[name]; ok {
+		_ = json.Unmarshal(raw, &c)
+	}
+	return c.ListChanged
+}
+
+// unaskedNotifications counts, over every process of the revision,
+// notifications of method that arrived although no request the suite sent
+// on that process before them contained asked (a method name).
+func (t *T) unaskedNotifications(method, asked string) (n int, lines []inboundMessage) {
+	t.env.mu.Lock()
+	conns := slices.Clone(t.env.conns)
+	t.env.mu.Unlock()
+	for _, c := range conns {
+		seen := false
+		for _, l := range c.p.Transcript() {
+			if l.Dir == "send" && asked != "" && strings.Contains(l.Text, `"`+asked+`"`) {
+				seen = true
+			}
+			if l.Dir != "recv" || seen {
+				continue
+			}
+			m, err := protocol.ParseMessage([]byte(l.Text))
+			if err == nil && m.Kind() == protocol.KindNotification && m.Method == method {
+				n++
+				lines = append(lines, inboundMessage{process: c.name, text: l.Text})
+			}
+		}
+	}
+	return n, lines
+}
+
+func init() {
+	legacy := Legacy()
+
+	Register(Check{
+		ID:          "resources.list.shape",
+		Title:       "resources/list pages have the ListResourcesResult shape",
+		Requirement: "Every page of resources/list is a ListResourcesResult of the revision: a resources array of Resource objects (uri, name ...), an optional string nextCursor, and in 2026-07-28 resultType, ttlMs and cacheScope; a declared capability's list does not fail.",
+		Authority: MCP(protocol.Modern, "server/resources.mdx", "Capabilities",
+			"Servers that declare the `resources` capability MUST respond to `resources/list` requests with the set of resources currently available to the requesting client."),
+		Refs: []SpecRef{
+			resourcesRef(protocol.Rev20251125, "Listing Resources"),
+			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "ListResourcesResult"},
+			{Revision: protocol.Rev20241105, File: "schema.ts", Section: "ListResourcesResult"},
+		},
+		Capability: "resources",
+		Run:        listShape(protocol.MethodResourcesList, "resources", false),
+	})
+
+	Register(Check{
+		ID:          "resources.templates.shape",
+		Title:       "resources/templates/list pages have the ListResourceTemplatesResult shape",
+		Requirement: "Every page of resources/templates/list is a ListResourceTemplatesResult of the revision (resourceTemplates of uriTemplate and name ...); a server without templates may answer -32601, which is n/a.",
+		Authority:   messagesAuthority,
+		Refs: []SpecRef{
+			resourcesRef(protocol.Rev20251125, "Resource Templates"),
+			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "ListResourceTemplatesResult"},
+			resourcesRef(protocol.Modern, "Resource Templates"),
+		},
+		Capability: "resources",
+		Run:        listShape(protocol.MethodResourcesTemplatesList, "resourceTemplates", true),
+	})
+
+	Register(Check{
+		ID:          "resources.read.shape",
+		Title:       "resources/read results have the ReadResourceResult shape",
+		Requirement: "Reading a listed resource gives a ReadResourceResult of the revision: contents of text or blob resource contents, each with its uri. Up to 8 listed resources are read, within the run's budget.",
+		Authority:   messagesAuthority,
+		Refs: []SpecRef{
+			resourcesRef(protocol.Rev20251125, "Reading Resources"),
+			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "ReadResourceResult"},
+			resourcesRef(protocol.Modern, "Reading Resources"),
+		},
+		Capability: "resources",
+		Prereqs:    []string{"resources.list.shape"},
+		Run: func(t *T) {
+			samples := t.readSamples()
+			if len(samples) == 0 {
+				if len(t.listedResources()) == 0 {
+					t.NotApplicable("resources/list lists no resources")
+				}
+				t.budgetSpent()
+			}
+			t.Expect("every read result valid under %s", t.Revision())
+			results, bad := 0, 0
+			for _, s := range samples {
+				if s.Resp.Error != nil {
+					// A listed resource may need input or be gone; the
+					// error answer is judged by the jsonrpc checks.
+					t.Logf("%s: error %d %s", s.URI, s.Resp.Error.Code, s.Resp.Error.Message)
+					continue
+				}
+				results++
+				raw := rawOf(s.Resp)
+				judge := func(rev string) []shape.Problem {
+					return shape.CheckResponse(rev, protocol.MethodResourcesRead, raw)
+				}
+				if ps := payloadProblems(judge(t.Revision())); len(ps) > 0 {
+					bad++
+					shapeFault(t, t.Revision(), laterFit(t.Revision(), judge), "reading %s: %s", s.URI, problemList(ps))
+				}
+			}
+			t.Actual("%d of %d read(s) answered with a result, %d with shape problems", results, len(samples), bad)
+			if results == 0 {
+				t.NotVerified("none of the %d listed resources read could be read", len(samples))
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "resources.read.blob-encoding",
+		Title:       "Blob contents are base64",
+		Requirement: "Every blob of a resources/read result is base64-encoded (RFC 4648 §4).",
+		Authority:   MCP(protocol.Modern, "server/resources.mdx", "Security Considerations", "Binary data MUST be properly encoded"),
+		Refs:        []SpecRef{resourcesRef(protocol.Rev20241105, "Security Considerations"), resourcesRef(protocol.Rev20251125, "Binary Content")},
+		Capability:  "resources",
+		Prereqs:     []string{"resources.list.shape"},
+		Run: func(t *T) {
+			t.Expect("every blob valid base64")
+			blobs := 0
+			for _, s := range t.readSamples() {
+				if s.Resp.Error != nil {
+					continue
+				}
+				var res protocol.ReadResourceResult
+				if json.Unmarshal(s.Resp.Result, &res) != nil {
+					continue // resources.read.shape judges it
+				}
+				for _, c := range res.Contents {
+					if c.Blob == nil {
+						continue
+					}
+					blobs++
+					if !isBase64(*c.Blob) {
+						t.Failf("the blob of %s is not base64: %.40q", c.URI, *c.Blob)
+					}
+				}
+			}
+			t.Actual("%d blob(s) read", blobs)
+			if blobs == 0 {
+				t.NotApplicable("no resource read had blob contents")
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "resources.read.not-found",
+		Title:       "An unknown resource gets -32002",
+		Requirement: "Reading a URI that does not exist gets a JSON-RPC error with code -32002 (resource not found), not a result.",
+		Authority: MCP(protocol.Rev20251125, "server/resources.mdx", "Error Handling",
+			"Servers SHOULD return standard JSON-RPC errors for common failure cases: Resource not found: `-32002`"),
+		Refs:       []SpecRef{resourcesRef(protocol.Rev20241105, "Error Handling")},
+		Revisions:  legacy,
+		Capability: "resources",
+		Run: func(t *T) {
+			uri := t.missingURI()
+			m, ok := t.budgeted(t.Session(), protocol.MethodResourcesRead, map[string]any{"uri": uri})
+			if !ok {
+				t.budgetSpent()
+			}
+			t.Expect("error -32002")
+			judgeErrorCode(t, m, protocol.CodeResourceNotFound,
+				fmt.Sprintf("reading the made-up URI %s returned a result instead of error -32002", uri),
+				"reading a made-up URI returned error %d, want -32002 (resource not found)", true)
+		},
+	})
+
+	Register(Check{
+		ID:          "resources.read.not-found-code",
+		Title:       "An unknown resource gets -32602",
+		Requirement: "Under 2026-07-28, reading a URI that does not exist gets a JSON-RPC error with code -32602 (-32002 belongs to earlier revisions).",
+		Authority: MCP(protocol.Modern, "server/resources.mdx", "Error Handling",
+			"If the requested resource does not exist, servers MUST return a JSON-RPC error with code `-32602` (Invalid Params)."),
+		Revisions:  ModernOnly(),
+		Capability: "resources",
+		Run: func(t *T) {
+			uri := t.missingURI()
+			m, ok := t.budgeted(t.Session(), protocol.MethodResourcesRead, map[string]any{"uri": uri})
+			if !ok {
+				t.budgetSpent()
+			}
+			t.Expect("error -32602")
+			if m.Error == nil {
+				var res protocol.ReadResourceResult
+				if json.Unmarshal(m.Result, &res) == nil && len(res.Contents) == 0 {
+					t.Actual("a result with empty contents")
+					t.Fatalf("reading the made-up URI %s returned empty contents instead of error -32602", uri)
+				}
+				// Contents for a URI nobody listed: a template may match
+				// anything, so this is only reported.
+				t.Actual("a result with contents")
+				t.Warnf("reading the made-up URI %s returned contents; if it does not exist the answer MUST be error -32602", uri)
+				return
+			}
+			judgeErrorCode(t, m, protocol.CodeInvalidParams, "", "reading a made-up URI returned error %d, want -32602", true)
+		},
+	})
+
+	Register(Check{
+		ID:          "resources.read.not-found-empty",
+		Title:       "No empty contents for an unknown resource",
+		Requirement: "Under 2026-07-28 a resource that does not exist is never answered with an empty contents array.",
+		Authority: MCP(protocol.Modern, "server/resources.mdx", "Error Handling",
+			"Servers MUST NOT return an empty `contents` array for a non-existent resource."),
+		Revisions:  ModernOnly(),
+		Capability: "resources",
+		Prereqs:    []string{"resources.list.shape"},
+		Run: func(t *T) {
+			// The listed resources exist; the made-up URI does not. Either
+			// answering with an empty array is the fault.
+			uri := t.missingURI()
+			m, ok := t.budgeted(t.Session(), protocol.MethodResourcesRead, map[string]any{"uri": uri})
+			if !ok {
+				t.budgetSpent()
+			}
+			t.Expect("an error, not empty contents")
+			if m.Error != nil {
+				t.Actual("error %d", m.Error.Code)
+				return
+			}
+			var res protocol.ReadResourceResult
+			if json.Unmarshal(m.Result, &res) == nil && len(res.Contents) == 0 {
+				t.Actual("empty contents")
+				t.Fatalf("reading the made-up URI %s returned an empty contents array", uri)
+			}
+			t.Actual("%d contents", len(res.Contents))
+		},
+	})
+
+	Register(Check{
+		ID:          "resources.pagination.follow",
+		Title:       "resources/list cursors lead to the next page and end",
+		Requirement: "A nextCursor the server issues on resources/list is accepted in the next request, and the walk ends (stable cursors).",
+		Authority:   MCP(protocol.Modern, "server/utilities/pagination.mdx", "Implementation Guidelines", "Servers SHOULD: Provide stable cursors"),
+		Refs:        []SpecRef{{Revision: protocol.Rev20251125, File: "server/utilities/pagination.mdx", Section: "Implementation Guidelines"}},
+		Capability:  "resources",
+		Run:         paginationFollow(protocol.MethodResourcesList, "resources"),
+	})
+	Register(Check{
+		ID:          "resources.pagination.templates-follow",
+		Title:       "resources/templates/list cursors lead to the next page and end",
+		Requirement: "A nextCursor the server issues on resources/templates/list is accepted in the next request, and the walk ends.",
+		Authority:   MCP(protocol.Modern, "server/utilities/pagination.mdx", "Implementation Guidelines", "Servers SHOULD: Provide stable cursors"),
+		Refs:        []SpecRef{{Revision: protocol.Rev20251125, File: "server/utilities/pagination.mdx", Section: "Implementation Guidelines"}},
+		Capability:  "resources",
+		Run:         paginationFollow(protocol.MethodResourcesTemplatesList, "resourceTemplates"),
+	})
+	Register(Check{
+		ID:          "resources.pagination.bad-cursor",
+		Title:       "An invalid resources/list cursor gets -32602",
+		Requirement: "resources/list with a cursor the server never issued gets error -32602.",
+		Authority:   MCP(protocol.Modern, "server/utilities/pagination.mdx", "Error Handling", "Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."),
+		Refs:        []SpecRef{{Revision: protocol.Rev20241105, File: "server/utilities/pagination.mdx", Section: "Error Handling"}},
+		Capability:  "resources",
+		Run:         paginationBadCursor(protocol.MethodResourcesList),
+	})
+	Register(Check{
+		ID:          "resources.pagination.templates-bad-cursor",
+		Title:       "An invalid resources/templates/list cursor gets -32602",
+		Requirement: "resources/templates/list with a cursor the server never issued gets error -32602.",
+		Authority:   MCP(protocol.Modern, "server/utilities/pagination.mdx", "Error Handling", "Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."),
+		Refs:        []SpecRef{{Revision: protocol.Rev20241105, File: "server/utilities/pagination.mdx", Section: "Error Handling"}},
+		Capability:  "resources",
+		Run:         paginationBadCursor(protocol.MethodResourcesTemplatesList),
+	})
+
+	Register(Check{
+		ID:          "resources.subscribe.supported",
+		Title:       "A declared subscribe capability is honoured",
+		Requirement: "A server that declares resources.subscribe answers resources/subscribe and resources/unsubscribe on a listed resource with a result.",
+		Authority: AdvisoryOn(protocol.Rev20251125, "server/resources.mdx", "Capabilities",
+			"`subscribe`: whether the client can subscribe to be notified of changes to individual resources.",
+			"a client that trusts the declared capability and subscribes gets an error instead of updates"),
+		Refs:       []SpecRef{resourcesRef(protocol.Rev20251125, "Subscriptions"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "SubscribeRequest"}},
+		Revisions:  legacy,
+		Capability: "resources",
+		Prereqs:    []string{"resources.list.shape"},
+		Run: func(t *T) {
+			if !t.resourcesCapability().Subscribe {
+				t.NotApplicable("the server does not declare resources.subscribe")
+			}
+			resources := t.listedResources()
+			if len(resources) == 0 {
+				t.NotApplicable("resources/list lists no resource to subscribe to")
+			}
+			uri := resources[0].URI
+			c := t.FreshSession()
+			t.Expect("results for resources/subscribe and resources/unsubscribe of %s", uri)
+			for _, method := range []string{protocol.MethodResourcesSubscribe, protocol.MethodResourcesUnsubscribe} {
+				m := c.MustRequest(method, map[string]any{"uri": uri})
+				if m.Error != nil {
+					t.Actual("%s: error %d %s", method, m.Error.Code, m.Error.Message)
+					t.Fatalf("the server declares resources.subscribe but %s of the listed %s failed with error %d", method, uri, m.Error.Code)
+				}
+			}
+			t.Actual("both answered with a result")
+		},
+	})
+
+	Register(Check{
+		ID:          "resources.subscribe.only-subscribed",
+		Title:       "resources/updated only for subscribed resources",
+		Requirement: "After subscribing to the listed resources, notifications/resources/updated name only subscribed URIs; after unsubscribing from all, none arrives.",
+		Authority: AdvisoryOn(protocol.Rev20251125, "schema.ts", "ResourceUpdatedNotification",
+			"A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.",
+			"updates a client did not ask for, or asked to stop, cost it reads and tokens"),
+		Refs:       []SpecRef{resourcesRef(protocol.Rev20251125, "Subscriptions"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "UnsubscribeRequest"}},
+		Revisions:  legacy,
+		Capability: "resources",
+		Prereqs:    []string{"resources.list.shape", "resources.subscribe.supported"},
+		Run: func(t *T) {
+			if !t.resourcesCapability().Subscribe {
+				t.NotApplicable("the server does not declare resources.subscribe")
+			}
+			resources := t.listedResources()
+			if len(resources) == 0 {
+				t.NotApplicable("resources/list lists no resource to subscribe to")
+			}
+			c := t.FreshSession()
+			subscribed := map[string]bool{}
+			var during []string
+			for _, r := range resources {
+				if len(subscribed) == maxSubscriptions {
+					break
+				}
+				id := fmt.Sprintf("subscribe-%d", t.env.nextID())
+				if err := c.Send(id, protocol.MethodResourcesSubscribe, map[string]any{"uri": r.URI}); err != nil {
+					t.HarnessError("send resources/subscribe: %v", err)
+				}
+				before, resp := c.Collect(id, protocol.MethodResourcesSubscribe)
+				during = append(during, updatedURIs(before)...)
+				if resp.Error == nil {
+					subscribed[r.URI] = true
+				}
+			}
+			if len(subscribed) == 0 {
+				t.NotVerified("no resources/subscribe succeeded; resources.subscribe.supported judges that")
+			}
+			for range 3 {
+				during = append(during, updatedURIs(c.Barrier())...)
+			}
+			t.Expect("updates only for the %d subscribed URI(s), none after unsubscribing", len(subscribed))
+			var stray []string
+			for _, uri := range during {
+				if !subscribed[uri] && !slices.Contains(stray, uri) {
+					stray = append(stray, uri)
+				}
+			}
+			if len(stray) > 0 {
+				t.Failf("notifications/resources/updated for URIs never subscribed to: %s", strings.Join(stray, ", "))
+			}
+			for _, uri := range slices.Sorted(maps.Keys(subscribed)) {
+				c.MustRequest(protocol.MethodResourcesUnsubscribe, map[string]any{"uri": uri})
+			}
+			// What the server wrote before it saw the last unsubscribe may
+			// still be in flight: the first barrier's share is forgiven.
+			c.Barrier()
+			var after []string
+			for range 3 {
+				after = append(after, updatedURIs(c.Barrier())...)
+			}
+			t.Actual("%d update(s) while subscribed, %d not subscribed, %d after unsubscribing", len(during), len(stray), len(after))
+			if len(after) > 0 {
+				slices.Sort(after)
+				t.Failf("notifications/resources/updated after unsubscribing: %s", strings.Join(slices.Compact(after), ", "))
+			}
+			if len(during) == 0 && len(stray) == 0 {
+				t.NotVerified("no notifications/resources/updated arrived while subscribed to %d resource(s): no update to judge", len(subscribed))
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "resources.notify.list-changed",
+		Title:       "resources/list_changed only when listChanged is declared",
+		Requirement: "A server sends notifications/resources/list_changed only if it declared resources.listChanged.",
+		Authority: MCP(protocol.Rev20251125, "server/resources.mdx", "List Changed Notification",
+			"When the list of available resources changes, servers that declared the `listChanged` capability SHOULD send a notification:"),
+		Refs:      []SpecRef{resourcesRef(protocol.Rev20241105, "List Changed Notification")},
+		Revisions: legacy,
+		Final:     true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			if t.listChangedDeclared("resources") {
+				t.NotApplicable("the server declares resources.listChanged, so it may send the notification")
+			}
+			n, lines := t.unaskedNotifications(protocol.NotifResourcesListChanged, "")
+			t.Expect("no resources/list_changed unless resources.listChanged is declared")
+			t.Actual("%d notification(s) without the capability", n)
+			if n > 0 {
+				t.evidenceLines(lines, 3)
+				t.Failf("the server sent notifications/resources/list_changed %d time(s) without declaring resources.listChanged", n)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "resources.notify.updated-unsubscribed",
+		Title:       "No resources/updated without a subscription",
+		Requirement: "On a connection where the client never sent resources/subscribe, no notifications/resources/updated arrives (whether or not resources.subscribe is declared).",
+		Authority: AdvisoryOn(protocol.Rev20251125, "schema.ts", "ResourceUpdatedNotification",
+			"A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.",
+			"updates nobody subscribed to are noise a client must filter"),
+		Revisions: legacy,
+		Final:     true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			n, lines := t.unaskedNotifications(protocol.NotifResourcesUpdated, protocol.MethodResourcesSubscribe)
+			t.Expect("no resources/updated before a resources/subscribe on the same connection")
+			t.Actual("%d unsolicited update(s)", n)
+			if n > 0 {
+				t.evidenceLines(lines, 3)
+				t.Failf("the server sent notifications/resources/updated %d time(s) on connections that never subscribed", n)
+			}
+		},
+	})
+}
