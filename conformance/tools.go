@@ -523,8 +523,8 @@ func payloadProblems(ps []shape.Problem) []shape.Problem {
 func judgeCallResults(t *T) {
 	n, bad := 0, 0
 	for _, p := range t.traffic() {
-		if p.Request == nil || p.Request.Method != protocol.MethodToolsCall || p.Msg.Result == nil {
-			continue
+		if p.Request == nil || p.Request.Method != protocol.MethodToolsCall || p.Msg.Result == nil || taskAugmented(p.Request) {
+			continue // a task-augmented call answers a CreateTaskResult: tasks.create.result's
 		}
 		n++
 		if ps := payloadProblems(judgeShape(p)); len(ps) > 0 {
