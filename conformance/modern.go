@@ -1150,6 +1150,26 @@ func init() {
 	})
 
 	Register(Check{
+		ID:          "modern.listen.subscription-id",
+		Title:       "Notifications on a listen stream carry its id",
+		Requirement: "In a process whose only open stream is one subscriptions/listen, every notification the server sends carries that request's id as io.modelcontextprotocol/subscriptionId in _meta.",
+		Authority: AdvisoryOn(protocol.Modern, "basic/patterns/subscriptions.mdx", "Receiving Notifications",
+			"All notifications delivered on the stream carry `io.modelcontextprotocol/subscriptionId` in `_meta`, identifying the `subscriptions/listen` request that opened the stream.",
+			"on stdio every stream shares one channel, and clients MUST use this id to correlate a notification with its subscription: one without it cannot be delivered"),
+		Revisions:  ModernOnly(),
+		Capability: "tools",
+		Run: func(t *T) {
+			run := observeListen(t)
+			requireStream(t, run)
+			t.Expect("_meta[%q] = %q on every notification", protocol.MetaSubscriptionID, run.id)
+			t.Actual("%d notification(s) with it, %d without", len(run.stream), len(run.other))
+			if len(run.other) > 0 {
+				t.Failf("%d notification(s) arrived without the subscription id while only %s was open, the first: %s", len(run.other), run.id, run.other[0].Method)
+			}
+		},
+	})
+
+	Register(Check{
 		ID:          "modern.listen.filter",
 		Title:       "A listen stream carries only the kinds asked for",
 		Requirement: "A stream opened for toolsListChanged only carries its acknowledgement and notifications/tools/list_changed, and the acknowledgement honours nothing that was not asked for.",

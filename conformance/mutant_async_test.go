@@ -58,6 +58,7 @@ func init() {
 		asyncCase("mrtr-missing-input-error", eachRev("modern.mrtr.missing-input", StatusWarn, "got error -32602 (mutant: inputResponses are missing) instead of a new input_required result", protocol.Modern)...),
 		asyncCase("capability-missing-wrong-code", eachRev("modern.capability.missing", StatusFail, "got error -32602", protocol.Modern)...),
 		asyncCase("listen-no-ack", eachRev("modern.listen.acknowledged", StatusFail, "no notifications/subscriptions/acknowledged for listen-", protocol.Modern)...),
+		asyncCase("listen-notification-no-id", eachRev("modern.listen.subscription-id", StatusWarn, "1 notification(s) arrived without the subscription id", protocol.Modern)...),
 		asyncCase("listen-extra-kind", eachRev("modern.listen.filter", StatusFail, "carried notifications/prompts/list_changed", protocol.Modern)...),
 		asyncCase("task-create-no-ttl", eachRev("tasks.create.result", StatusFail, "lacks [ttl]", protocol.Rev20251125)...),
 		asyncCase("task-create-completed", eachRev("tasks.status.initial", StatusFail, `status is "completed", not working`, protocol.Rev20251125)...),
