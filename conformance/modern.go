@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcpconform/mcpconform/conformance/shape"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -1092,4 +1093,184 @@ func modernErrorCodes(t *T, judge func(code int, p packet)) []int {
 	}
 	slices.Sort(codes)
 	return codes
+}
+
+// subscriptions/listen: the suite opens a stream asking for
+// toolsListChanged only, reads until the stream's acknowledgement (or the
+// request timeout), sends a barrier, and cancels the stream.
+
+// NotifSubscriptionAck is the first notification of a listen stream.
+const notifSubscriptionAck = "notifications/subscriptions/acknowledged"
+
+// listenRun is one subscriptions/listen stream as the server fed it.
+type listenRun struct {
+	conn   *Conn
+	mark   int
+	id     string
+	resp   *protocol.Message   // an answer to the listen request (an error, or a close)
+	stream []*protocol.Message // notifications carrying the subscription id, in order
+	other  []*protocol.Message // notifications without it
+	acked  bool
+}
+
+// subscriptionID returns the _meta subscription id of a notification as
+// canonical JSON, or "".
+func subscriptionID(m *protocol.Message) string {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		return ""
+	}
+	raw, ok := p.Meta[protocol.MetaSubscriptionID]
+	if !ok {
+		return ""
+	}
+	return protocol.IDKey(raw)
+}
+
+// observeListen opens the stream once per revision.
+func observeListen(t *T) *listenRun {
+	if run, ok := t.env.memo("listen").(*listenRun); ok {
+		t.use(run.conn)
+		run.conn.mark = run.mark
+		return run
+	}
+	c := t.Fresh()
+	run := &listenRun{conn: c, mark: len(c.p.Transcript()), id: fmt.Sprintf("listen-%d", c.env.nextID())}
+	key := protocol.IDKey(mustJSON(run.id))
+	take := func(r runner.Received) {
+		switch {
+		case r.Msg == nil:
+		case r.Msg.Method == "" && r.Msg.IDKey() == key:
+			run.resp = r.Msg
+		case r.Msg.Kind() == protocol.KindNotification && subscriptionID(r.Msg) == key:
+			run.stream = append(run.stream, r.Msg)
+			if r.Msg.Method == notifSubscriptionAck {
+				run.acked = true
+			}
+		case r.Msg.Kind() == protocol.KindNotification:
+			run.other = append(run.other, r.Msg)
+		}
+	}
+	c.must(protocol.MethodSubscribe, c.Send(run.id, protocol.MethodSubscribe,
+		map[string]any{"notifications": map[string]any{"toolsListChanged": true}}))
+	deadline := time.Now().Add(t.RequestTimeout())
+	for !run.acked && run.resp == nil {
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		r, err := c.Next(left)
+		if err != nil {
+			break
+		}
+		take(r)
+	}
+	if before, err := c.TryBarrier(); err == nil {
+		for _, r := range before {
+			take(r)
+		}
+	}
+	if run.resp == nil {
+		sendCancel(t, c, run.id, "mcpconform: listen check done")
+	}
+	c.Close()
+	t.env.setMemo("listen", run)
+	return run
+}
+
+// requireStream ends the check as n/a when the server does not serve
+// subscriptions/listen (it answered with an error).
+func requireStream(t *T, run *listenRun) {
+	if run.resp != nil && run.resp.Error != nil && len(run.stream) == 0 {
+		t.NotApplicable("subscriptions/listen got error %d (%s): the server offers no subscriptions", run.resp.Error.Code, run.resp.Error.Message)
+	}
+}
+
+func init() {
+	Register(Check{
+		ID:          "modern.listen.acknowledged",
+		Title:       "A listen stream starts with its acknowledgement",
+		Requirement: "After subscriptions/listen the server sends notifications/subscriptions/acknowledged carrying the request's id as io.modelcontextprotocol/subscriptionId in _meta, before any other notification of that stream.",
+		Authority: MCP(protocol.Modern, "basic/patterns/subscriptions.mdx", "Acknowledgment",
+			"The server MUST send `notifications/subscriptions/acknowledged` as the first message carrying the subscription's ID in `_meta` under `io.modelcontextprotocol/subscriptionId`, and MUST NOT send any notification on the subscription before it.").
+			WithKeyword(KeywordMust),
+		Revisions:  ModernOnly(),
+		Capability: "tools",
+		Run: func(t *T) {
+			run := observeListen(t)
+			requireStream(t, run)
+			t.Expect("the first notification with subscriptionId %q is %s", run.id, notifSubscriptionAck)
+			if len(run.stream) == 0 {
+				t.Actual("no notification with the subscription id")
+				for _, m := range run.other {
+					if m.Method == notifSubscriptionAck {
+						t.Fatalf("the acknowledgement of %s lacks _meta[%q] = %q", run.id, protocol.MetaSubscriptionID, run.id)
+					}
+				}
+				t.Fatalf("no %s for %s within %s", notifSubscriptionAck, run.id, t.RequestTimeout())
+			}
+			if first := run.stream[0]; first.Method != notifSubscriptionAck {
+				t.Actual("first %s", first.Method)
+				t.Fatalf("the stream %s began with %s, before its acknowledgement", run.id, first.Method)
+			}
+			t.Actual("acknowledged first")
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.listen.subscription-id",
+		Title:       "Notifications on a listen stream carry its id",
+		Requirement: "In a process whose only open stream is one subscriptions/listen, every notification the server sends carries that request's id as io.modelcontextprotocol/subscriptionId in _meta.",
+		Authority: AdvisoryOn(protocol.Modern, "basic/patterns/subscriptions.mdx", "Receiving Notifications",
+			"All notifications delivered on the stream carry `io.modelcontextprotocol/subscriptionId` in `_meta`, identifying the `subscriptions/listen` request that opened the stream.",
+			"on stdio every stream shares one channel, and clients MUST use this id to correlate a notification with its subscription: one without it cannot be delivered"),
+		Revisions:  ModernOnly(),
+		Capability: "tools",
+		Run: func(t *T) {
+			run := observeListen(t)
+			requireStream(t, run)
+			t.Expect("_meta[%q] = %q on every notification", protocol.MetaSubscriptionID, run.id)
+			t.Actual("%d notification(s) with it, %d without", len(run.stream), len(run.other))
+			if len(run.other) > 0 {
+				t.Failf("%d notification(s) arrived without the subscription id while only %s was open, the first: %s", len(run.other), run.id, run.other[0].Method)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.listen.filter",
+		Title:       "A listen stream carries only the kinds asked for",
+		Requirement: "A stream opened for toolsListChanged only carries its acknowledgement and notifications/tools/list_changed, and the acknowledgement honours nothing that was not asked for.",
+		Authority: MCP(protocol.Modern, "basic/patterns/subscriptions.mdx", "Opening a Stream",
+			"The server MUST NOT send notification types the client has not explicitly requested."),
+		Revisions:  ModernOnly(),
+		Capability: "tools",
+		Run: func(t *T) {
+			run := observeListen(t)
+			requireStream(t, run)
+			t.Expect("only %s and %s on the stream; an acknowledged filter within {toolsListChanged}", notifSubscriptionAck, protocol.NotifToolsListChanged)
+			for _, m := range run.stream {
+				switch m.Method {
+				case protocol.NotifToolsListChanged:
+				case notifSubscriptionAck:
+					var p struct {
+						Notifications map[string]json.RawMessage `json:"notifications"`
+					}
+					_ = json.Unmarshal(m.Params, &p)
+					for k, v := range p.Notifications {
+						if k != "toolsListChanged" && string(v) != "false" && string(v) != "[]" && string(v) != "null" {
+							t.Actual("acknowledged %s", k)
+							t.Fatalf("the acknowledgement of %s honours %s, which the client did not request", run.id, k)
+						}
+					}
+				default:
+					t.Actual("%s on the stream", m.Method)
+					t.Fatalf("the stream %s, opened for toolsListChanged only, carried %s", run.id, m.Method)
+				}
+			}
+			t.Actual("%d notification(s) on the stream, all requested", len(run.stream))
+		},
+	})
 }

@@ -559,8 +559,8 @@ func judgeCallResults(t *T) {
 	procs := map[string]int{} // process order: the traffic's, which is start order
 	n, bad := 0, 0
 	for _, p := range t.traffic() {
-		if p.Request == nil || p.Request.Method != protocol.MethodToolsCall || p.Msg.Result == nil {
-			continue
+		if p.Request == nil || p.Request.Method != protocol.MethodToolsCall || p.Msg.Result == nil || taskAugmented(p.Request) {
+			continue // a task-augmented call answers a CreateTaskResult: tasks.create.result's
 		}
 		n++
 		ps := payloadProblems(judgeShape(p))
