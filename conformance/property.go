@@ -349,7 +349,7 @@ func sequenceProperty(t *T, what string, lines []wireLine, judge func([]wireLine
 	if len(problems) == 0 {
 		// The rate is a metric; the note stays free of timings so that
 		// the same seed gives the same report bytes.
-		t.Logf("%d generated lines (seed %d), %d requests", len(lines), t.env.eng.opts.Seed, run.Requests)
+		t.Logf("%d generated lines (seed %d), %d requests", len(lines), t.env.eng.opts.Seed, plannedRequests(lines))
 		return
 	}
 	// Each attempt that ends in a timeout costs a full wait: a server
@@ -377,6 +377,35 @@ func sequenceProperty(t *T, what string, lines []wireLine, judge func([]wireLine
 	file := saveSequence(t, what, small)
 	t.Actual("%s", strings.Join(problems, "; "))
 	t.Fatalf("%s (shrunk from %d to %d lines; failing case saved as %s)", problems[0], len(lines), len(small), file)
+}
+
+// plannedRequests counts the requests among lines. The note names these,
+// not the ones written before a dying server was noticed, which depends on
+// whether a write or a read met the exit first.
+func plannedRequests(lines []wireLine) int {
+	n := 0
+	for _, l := range lines {
+		if l.ID != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// stableCause renders why a sequence ended without the step that noticed
+// it: a server that exited reads "server exited: exit status 3" whether a
+// write or a read met the exit first, so the same seed gives the same bytes.
+func stableCause(err error) string {
+	if err == nil {
+		return "no error"
+	}
+	s := err.Error()
+	if errors.Is(err, runner.ErrExited) {
+		if i := strings.Index(s, runner.ErrExited.Error()); i >= 0 {
+			s = s[i:]
+		}
+	}
+	return s
 }
 
 // rate records how many requests a property check made and how fast the
@@ -593,7 +622,7 @@ func runNotificationsUnanswered(t *T) {
 			}
 		}
 		if !run.Answered {
-			problems = append(problems, fmt.Sprintf("the server stopped answering after notifications: %v", run.Err))
+			problems = append(problems, fmt.Sprintf("the server stopped answering after notifications: %s", stableCause(run.Err)))
 		}
 		return problems
 	})
@@ -649,7 +678,7 @@ func runMalformedKeepsServing(t *T) {
 			// Stopping over the client's malformed input breaks a SHOULD,
 			// as jsonrpc.parse-error.keeps-serving judges the same
 			// behaviour: one root cause, one verdict.
-			parseWarn = append(parseWarn, fmt.Sprintf("the server stopped serving after malformed input: %v", run.Err))
+			parseWarn = append(parseWarn, fmt.Sprintf("the server stopped serving after malformed input: %s", stableCause(run.Err)))
 		}
 		byID := responses(run.Received)
 		bad := 0
