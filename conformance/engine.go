@@ -63,6 +63,9 @@ type Options struct {
 	// exit after stdin closes before SIGTERM, and KillGrace how long after
 	// SIGTERM before SIGKILL; 0 means the runner's defaults.
 	ShutdownGrace, KillGrace time.Duration
+	// MaxLineBytes is the longest stdout line judged; 0 means the runner's
+	// default (4 MiB). A longer line is reported, not decoded.
+	MaxLineBytes int
 
 	// now is replaced by tests to make reports reproducible.
 	now func() time.Time
@@ -280,20 +283,37 @@ type revEnv struct {
 	info ServerInfo
 
 	session      *Conn
-	handshakeErr error // a session handshake failed: later ones would too
-	toolsDone    bool  // checks of one revision run one at a time
-	slow         bool  // the running check is a re-run: doubled timeouts
+	handshakeErr error             // a session handshake failed: later ones would too
+	sessionLost  *sessionLostError // the session stopped answering: no new one, no new wait
+	toolsDone    bool              // checks of one revision run one at a time
+	slow         bool              // the running check is a re-run: doubled timeouts
 	tools        []protocol.Tool
 	toolsErr     error
 	features     featureCache // listings and samples of resources, prompts and completion
 
 	mu        sync.Mutex
+	stalls    []stallRecord // processes of the revision that missed an answer, in order
 	idSeq     int64
 	exchanges []Exchange
-	conns     []*Conn
-	results   map[string]*Result
-	fresh     int
-	memos     map[string]any // observations shared by checks of the revision; see memo
+	// exchangeBytes is the size of what exchanges keep; see record.
+	exchangeBytes int
+	conns         []*Conn
+	results       map[string]*Result
+	fresh         int
+	memos         map[string]any // observations shared by checks of the revision; see memo
+}
+
+// silent reports whether no process of the revision wrote anything to stdout.
+func (env *revEnv) silent() bool {
+	env.mu.Lock()
+	conns := slices.Clone(env.conns)
+	env.mu.Unlock()
+	for _, c := range conns {
+		if c.p.HasSpoken() {
+			return false
+		}
+	}
+	return true
 }
 
 // nextID numbers the suite's own request ids per revision, so that the
@@ -305,16 +325,30 @@ func (env *revEnv) nextID() int64 {
 	return env.idSeq
 }
 
+// maxExchangeBytes bounds the params and results the exchanges of one
+// revision keep: a server with ten thousand tools answers tools/list with
+// megabytes, and keeping every answer would make the suite's memory grow
+// with the number of requests times the size of the list.
+const maxExchangeBytes = 16 << 20
+
 func (env *revEnv) record(x Exchange) {
+	size := len(x.Params)
+	if x.Response != nil {
+		size += len(x.Response.Result)
+	}
 	env.mu.Lock()
+	defer env.mu.Unlock()
+	if env.exchangeBytes+size > maxExchangeBytes {
+		return
+	}
+	env.exchangeBytes += size
 	env.exchanges = append(env.exchanges, x)
-	env.mu.Unlock()
 }
 
 func (env *revEnv) config() runner.Config {
 	o := env.eng.opts
 	return runner.Config{Command: o.Command, Env: o.Env, Dir: o.Dir, StartTimeout: o.StartTimeout,
-		RequestTimeout: env.timeout(), ShutdownGrace: o.ShutdownGrace, KillGrace: o.KillGrace}
+		RequestTimeout: env.timeout(), ShutdownGrace: o.ShutdownGrace, KillGrace: o.KillGrace, MaxLineBytes: o.MaxLineBytes}
 }
 
 // timeout is the request timeout in effect: --timeout, doubled while a
@@ -342,11 +376,37 @@ func (env *revEnv) start(ctx context.Context, name string) (*Conn, error) {
 
 // sharedSession returns the revision's session, starting a new one when
 // there is none or the last one broke.
-func (env *revEnv) sharedSession(ctx context.Context) (*Conn, error) {
+func (env *revEnv) sharedSession(ctx context.Context, check string) (*Conn, error) {
+	if lost := env.sessionLost; lost != nil {
+		r := env.results[lost.check]
+		switch {
+		case r == nil || r.Status == StatusFail || r.Status == StatusWarn:
+			return nil, lost
+		case r.Status == StatusBlocked && !env.owed(check):
+			return nil, lost // blocked by the check the loss was blocked by
+		}
+		// The check that lost the session does not own the fault: a new
+		// session lets the check that owns it (this one, when the loser
+		// was blocked by it) show it.
+		env.sessionLost = nil
+	}
 	if env.session != nil && !env.session.broken && !env.session.closed {
 		return env.session, nil
 	}
 	if env.session != nil {
+		if err := env.session.p.Err(); errors.Is(err, runner.ErrTimeout) {
+			// A server that stopped answering once would cost every later
+			// check a wait: those checks are blocked instead. (One that
+			// exited is restarted: that costs no wait.)
+			lost := &sessionLostError{cause: err}
+			if env.session.t != nil {
+				lost.check = env.session.t.check.ID
+			}
+			env.sessionLost = lost
+			env.session.Close()
+			env.session = nil
+			return nil, lost
+		}
 		env.session.Close()
 	}
 	env.session = nil
@@ -370,6 +430,103 @@ func (env *revEnv) sharedSession(ctx context.Context) (*Conn, error) {
 	env.session = c
 	return c, nil
 }
+
+// stallRecord is a process of the revision that missed an answer: during
+// which check, and the timeout.
+type stallRecord struct {
+	check     string
+	cause     error
+	proc      *runner.Process
+	silent    bool // the process had never written a line
+	processes int  // processes stalled so far, when this record trips the breaker
+}
+
+// noteStall records that process p missed an answer (a timeout) during
+// check.
+func (env *revEnv) noteStall(check string, p *runner.Process, err error) {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	for _, s := range env.stalls {
+		if s.proc == p {
+			return
+		}
+	}
+	env.stalls = append(env.stalls, stallRecord{check: check, cause: err, proc: p, silent: !p.HasSpoken()})
+}
+
+// stallBreaker returns the first stall whose check failed (or warned) once
+// the server has stopped answering in two processes of the revision, or in
+// one that never said anything: a server that hangs would otherwise cost
+// every later check a full timeout. It returns nil while the server still
+// answers, and while no failed check owns a stall.
+func (env *revEnv) stallBreaker(check string) *stallRecord {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	if len(env.stalls) == 0 || len(env.stalls) < 2 && !env.stalls[0].silent {
+		return nil
+	}
+	// Blocked by the first check whose verdict shows the fault; until one
+	// does, the checks that stalled checks were blocked by still run, so
+	// that one of them fails and the chain of blocks ends in a verdict.
+	for _, s := range env.stalls {
+		if r := env.results[s.check]; r != nil && (r.Status == StatusFail || r.Status == StatusWarn) {
+			s.processes = len(env.stalls)
+			return &s
+		}
+	}
+	if env.owedLocked(check) {
+		return nil
+	}
+	first := env.stalls[0]
+	first.processes = len(env.stalls)
+	return &first
+}
+
+// owed reports whether check is one a check that stalled was blocked by:
+// it must still run to show the fault.
+func (env *revEnv) owed(check string) bool {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	return env.owedLocked(check)
+}
+
+func (env *revEnv) owedLocked(check string) bool {
+	for _, s := range env.stalls {
+		if r := env.results[s.check]; r != nil && r.Status == StatusBlocked && r.BlockedBy == check {
+			return true
+		}
+	}
+	if env.sessionLost != nil {
+		if r := env.results[env.sessionLost.check]; r != nil && r.Status == StatusBlocked && r.BlockedBy == check {
+			return true
+		}
+	}
+	return false
+}
+
+// resetStalls forgets the stalls seen so far: for when a later request of
+// the revision was answered after all (a slow machine, not a hung server).
+func (env *revEnv) resetStalls() {
+	env.mu.Lock()
+	env.stalls = nil
+	env.mu.Unlock()
+}
+
+// sessionLostError says the revision's shared session stopped answering
+// during check; the checks that need it are blocked by that check.
+type sessionLostError struct {
+	check string
+	cause error
+}
+
+func (e *sessionLostError) Error() string {
+	if e.check != "" {
+		return "the shared session stopped answering during " + e.check
+	}
+	return "the shared session stopped answering"
+}
+
+func (e *sessionLostError) Unwrap() error { return e.cause }
 
 // order returns the checks in run order: prerequisites first, then by id;
 // Final checks last.
@@ -473,17 +630,27 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 		t = env.execute(ctx, c, true)
 		rerun = fmt.Sprintf("re-run in fresh processes with the request timeout doubled to %s, because the first run's %s (%s) followed a request timeout", 2*env.eng.opts.Timeout, statusWord(c), clipText(first, 200))
 		t.notes = append([]string{rerun}, t.notes...)
+		if t.status != StatusFail && t.status != StatusWarn {
+			env.resetStalls() // the server answered when given time: it does not hang
+		}
 	}
 	r.DurationMs = ms(time.Since(began))
 	r.Status = t.status
-	r.Message = joinMessages(t.messages)
+	msgs := t.messages
 	if r.Status == StatusPass && len(t.notes) > 0 && c.Level == MAY {
-		r.Message = joinMessages(t.notes)
+		msgs = t.notes
 	}
+	if c.Final && r.Status == StatusPass && env.silent() {
+		// A check that scans all traffic saw none: no evidence, no pass.
+		r.Status = StatusNotVerified
+		msgs = []string{"the server wrote nothing to stdout, so there is no message to judge"}
+	}
+	suffix := ""
 	if rerun != "" && (r.Status == StatusFail || r.Status == StatusWarn) {
-		r.Message += fmt.Sprintf(" (confirmed on a re-run with the timeout doubled to %s)", 2*env.eng.opts.Timeout)
+		suffix = fmt.Sprintf(" (confirmed on a re-run with the timeout doubled to %s)", 2*env.eng.opts.Timeout)
 	}
 	r.Expected, r.Actual = t.expected, t.actual
+	tidyResult(r, msgs, suffix, &t.notes)
 	r.BlockedBy = t.blocker
 	r.Metrics = t.metrics
 	r.Transcript = evidence(t)

@@ -273,7 +273,7 @@ func init() {
 	Register(Check{
 		ID:          "logging.modern.capability",
 		Title:       "Log messages only with the logging capability",
-		Requirement: "Under 2026-07-28 a server that does not declare logging sends no notifications/message, even to requests that carry _meta logLevel debug (the legacy revisions are judged by lifecycle.capabilities.respected).",
+		Requirement: "Under 2026-07-28 a server that does not declare logging sends no notifications/message, even to requests that carry _meta logLevel debug (the legacy revisions are judged by lifecycle.capabilities.logging-declared).",
 		Authority: MCP(protocol.Modern, "server/utilities/logging.mdx", "Capabilities",
 			"Servers that emit log message notifications MUST declare the `logging` capability:"),
 		Revisions: ModernOnly(),

@@ -434,7 +434,7 @@ func init() {
 		Title:       "Prompts served only with the capability declared",
 		Requirement: "Under 2026-07-28 a server that lists prompts declares the prompts capability in server/discover (the legacy revisions are judged by lifecycle.capabilities.declared).",
 		Authority: MCP(protocol.Modern, "server/prompts.mdx", "Capabilities",
-			"Servers that support prompts MUST declare the `prompts` capability in their DiscoverResult:"),
+			"Servers that support prompts MUST declare the `prompts` capability in their `DiscoverResult`:"),
 		Revisions: ModernOnly(),
 		Run:       undeclaredFeature("prompts", protocol.MethodPromptsList, "prompts"),
 	})

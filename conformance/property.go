@@ -38,31 +38,38 @@ func init() {
 		ID:          "property.jsonrpc.answered-once",
 		Title:       "Pipelined requests are answered exactly once, each with its own id",
 		Requirement: "Every request gets exactly one response carrying the request's id, whatever requests and notifications are in flight around it.",
-		Level:       MUST,
-		Refs:        jsonrpcRefs,
-		Run:         runAnsweredOnce,
+		Authority: JSONRPC("5 Response object",
+			"When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.").
+			WithNote("Exactly one response per request, carrying its id, whatever else is in flight."),
+		Refs: jsonrpcRefs,
+		Run:  runAnsweredOnce,
 	})
 	Register(Check{
 		ID:          "property.jsonrpc.notifications-unanswered",
 		Title:       "No notification is ever answered",
 		Requirement: "A notification, known or unknown, with or without params, never gets a response.",
-		Level:       MUST,
-		Refs:        []SpecRef{{Revision: protocol.Rev20251125, File: "basic/index.mdx", Section: "Notifications"}},
-		Run:         runNotificationsUnanswered,
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Notifications",
+			"The receiver MUST NOT send a response."),
+		Also: []Authority{JSONRPC("4.1 Notification",
+			"The Server MUST NOT reply to a Notification, including those that are within a batch request.")},
+		Refs: []SpecRef{{Revision: protocol.Rev20251125, File: "basic/index.mdx", Section: "Notifications"}},
+		Run:  runNotificationsUnanswered,
 	})
 	Register(Check{
 		ID:          "property.jsonrpc.malformed-keeps-serving",
 		Title:       "A malformed line gets -32700 and the server keeps serving",
 		Requirement: "While the server runs, every request after a line that is not JSON is answered; the line itself gets a parse error (-32700, id null). A missing parse error, or a server that stops over the malformed line, is a warning, as in jsonrpc.parse-error.*: the client broke the protocol first.",
-		Level:       MUST,
-		Refs:        jsonrpcRefs,
-		Run:         runMalformedKeepsServing,
+		Authority: JSONRPC("5 Response object",
+			"When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.").
+			WithNote("Every request after the malformed line is a call that gets a response while the server runs. A missing -32700, or stopping over the line, is a warn: no keyword requires either."),
+		Refs: jsonrpcRefs,
+		Run:  runMalformedKeepsServing,
 	})
 	Register(Check{
 		ID:          "property.errors.same-bytes",
 		Title:       "The same invalid call twice gives the same error bytes",
 		Requirement: "Repeating an invalid request gives a byte-identical error (the id aside): a varying error defeats prompt caching and makes failures irreproducible.",
-		Level:       SHOULD,
+		Authority:   Advisory("No MCP sentence requires deterministic errors; an error that varies between identical requests defeats prompt caching and makes failures irreproducible."),
 		Refs:        []SpecRef{{Revision: protocol.Rev20251125, File: "server/tools.mdx", Section: "Error Handling"}},
 		Capability:  "tools",
 		Run:         runSameErrorBytes,
@@ -71,16 +78,17 @@ func init() {
 		ID:          "property.arguments.invalid-rejected",
 		Title:       "Arguments that violate a tool's input schema are never accepted",
 		Requirement: "Servers MUST validate all tool inputs: arguments invalid under the tool's inputSchema (JSON Schema semantics) get an error, never a successful result.",
-		Level:       MUST,
-		Refs:        []SpecRef{{Revision: protocol.Rev20251125, File: "server/tools.mdx", Section: "Security Considerations"}},
-		Capability:  "tools",
-		Run:         func(t *T) { runArguments(t, false) },
+		Authority: MCP(protocol.Rev20251125, "server/tools.mdx", "Security Considerations",
+			"Servers MUST: Validate all tool inputs"),
+		Refs:       []SpecRef{{Revision: protocol.Rev20251125, File: "server/tools.mdx", Section: "Security Considerations"}},
+		Capability: "tools",
+		Run:        func(t *T) { runArguments(t, false) },
 	})
 	Register(Check{
 		ID:          "property.arguments.valid-accepted",
 		Title:       "Arguments valid under a tool's input schema are not rejected as invalid",
 		Requirement: "A tool's inputSchema describes the arguments it takes, so arguments valid under it are not rejected as invalid params.",
-		Level:       SHOULD,
+		Authority:   Advisory("A tool's inputSchema describes the arguments it takes; the spec states no keyword for accepting them, but a server that rejects arguments valid under its own schema cannot be called as advertised."),
 		Refs:        []SpecRef{{Revision: protocol.Rev20251125, File: "server/tools.mdx", Section: "Tool"}},
 		Capability:  "tools",
 		Run:         func(t *T) { runArguments(t, true) },
@@ -89,7 +97,7 @@ func init() {
 		ID:          "property.tools.list-stable",
 		Title:       "The tool list is the same across calls and processes",
 		Requirement: "Without a list-changed notification, tools/list returns the same tools across repeated calls and fresh processes.",
-		Level:       SHOULD,
+		Authority:   Advisory("No legacy sentence says a tool list is stable between list-changed notifications; clients cache it on that assumption, so a list that varies is reported."),
 		Refs:        []SpecRef{{Revision: protocol.Rev20251125, File: "server/tools.mdx", Section: "List Changed Notification"}},
 		Capability:  "tools",
 		Run:         runListStable,
@@ -191,6 +199,7 @@ func barrierLine(rev, id string) string {
 // answer is still attributed to the sequence (a duplicate, say).
 func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 	ctx := t.ctx
+	t.unlessStalled()
 	var p *runner.Process
 	if evidence {
 		// A process of the check's own: its transcript becomes the
@@ -209,6 +218,9 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 			return run, fmt.Errorf("send initialize: %w", err)
 		}
 		m, err := p.Await(ctx, json.RawMessage(initID))
+		if m != nil && lineProblem(err) {
+			err = nil // a faulty line (invalid UTF-8, say) is the stdio checks' to judge
+		}
 		if err != nil {
 			return run, fmt.Errorf("initialize: %w", err)
 		}
@@ -257,8 +269,11 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 				return err
 			}
 			deadline = time.Now().Add(t.RequestTimeout())
+			if r.Msg == nil && r.Request != "" {
+				delete(pending, r.Request) // answered, on a line too long or too deep to read
+			}
 			if r.Msg != nil && r.Msg.Kind() == protocol.KindResponse {
-				key := r.Msg.IDKey()
+				key := answeredID(r)
 				if key == barrierID || key == barrier2ID {
 					delete(pending, key)
 					continue
@@ -272,6 +287,11 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 	if err := collect(func() bool { return len(pending) == 0 }); err != nil {
 		run.Err = err
 		run.Answered = !pending[barrierID] // the server still serves; some requests went unanswered
+		if !run.Answered && !slices.ContainsFunc(lines, func(l wireLine) bool { return l.Malformed }) {
+			// No answer to a barrier after well-formed lines: the process
+			// hangs, which the revision's breaker counts.
+			t.env.noteStall(t.check.ID, p, err)
+		}
 		return run, nil
 	}
 	pending[barrier2ID] = true
@@ -287,15 +307,26 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 	return run, nil
 }
 
-// responses returns the responses among received items, by id key.
+// responses returns the responses among received items, by the id of the
+// request each answers.
 func responses(rs []runner.Received) map[string][]*protocol.Message {
 	out := map[string][]*protocol.Message{}
 	for _, r := range rs {
 		if r.Msg != nil && r.Msg.Kind() == protocol.KindResponse {
-			out[r.Msg.IDKey()] = append(out[r.Msg.IDKey()], r.Msg)
+			out[answeredID(r)] = append(out[answeredID(r)], r.Msg)
 		}
 	}
 	return out
+}
+
+// answeredID is the id of the request a response answers: its own id, or
+// the id of the other JSON type it stands for (7 answered as "7"), a fault
+// jsonrpc.id.*-echoed owns.
+func answeredID(r runner.Received) string {
+	if r.Request != "" {
+		return r.Request
+	}
+	return r.Msg.IDKey()
 }
 
 // sequenceProperty runs a generated sequence, shrinks it when judge finds a
@@ -308,26 +339,73 @@ func sequenceProperty(t *T, what string, lines []wireLine, judge func([]wireLine
 	}
 	elapsed := time.Since(start)
 	rate(t, run.Requests, elapsed)
+	for _, r := range run.Received {
+		if errors.Is(r.Problem, runner.ErrLineTooLong) || errors.Is(r.Problem, runner.ErrTooDeep) {
+			t.Logf("%v", r.Problem)
+			t.NotVerified("an answer was not read (%s); raise --max-line-bytes or shorten the server's answers to judge the sequence", clip(r.Problem.Error()))
+		}
+	}
 	problems := judge(lines, run)
 	if len(problems) == 0 {
 		// The rate is a metric; the note stays free of timings so that
 		// the same seed gives the same report bytes.
-		t.Logf("%d generated lines (seed %d), %d requests", len(lines), t.env.eng.opts.Seed, run.Requests)
+		t.Logf("%d generated lines (seed %d), %d requests", len(lines), t.env.eng.opts.Seed, plannedRequests(lines))
 		return
 	}
+	// Each attempt that ends in a timeout costs a full wait: a server
+	// that hangs gets few of them (counted, not timed, so that the same
+	// seed shrinks alike).
+	timeouts := 0
 	small := shrinkSlice(lines, func(ls []wireLine) bool {
+		if timeouts >= maxShrinkTimeouts || t.env.stallBreaker(t.check.ID) != nil {
+			return false // a hung server is not worth more full waits
+		}
 		r, err := drive(t, ls, false)
+		if errors.Is(err, runner.ErrTimeout) || errors.Is(r.Err, runner.ErrTimeout) {
+			timeouts++
+		}
 		return err == nil && len(judge(ls, r)) > 0
 	})
-	r, _ := drive(t, small, true)
-	if p := judge(small, r); len(p) > 0 {
-		problems = p
-	} else {
-		small = lines
+	if t.env.stallBreaker(t.check.ID) == nil {
+		r, _ := drive(t, small, true)
+		if p := judge(small, r); len(p) > 0 {
+			problems = p
+		} else {
+			small = lines
+		}
 	}
 	file := saveSequence(t, what, small)
 	t.Actual("%s", strings.Join(problems, "; "))
 	t.Fatalf("%s (shrunk from %d to %d lines; failing case saved as %s)", problems[0], len(lines), len(small), file)
+}
+
+// plannedRequests counts the requests among lines. The note names these,
+// not the ones written before a dying server was noticed, which depends on
+// whether a write or a read met the exit first.
+func plannedRequests(lines []wireLine) int {
+	n := 0
+	for _, l := range lines {
+		if l.ID != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// stableCause renders why a sequence ended without the step that noticed
+// it: a server that exited reads "server exited: exit status 3" whether a
+// write or a read met the exit first, so the same seed gives the same bytes.
+func stableCause(err error) string {
+	if err == nil {
+		return "no error"
+	}
+	s := err.Error()
+	if errors.Is(err, runner.ErrExited) {
+		if i := strings.Index(s, runner.ErrExited.Error()); i >= 0 {
+			s = s[i:]
+		}
+	}
+	return s
 }
 
 // rate records how many requests a property check made and how fast the
@@ -338,6 +416,10 @@ func rate(t *T, requests int, elapsed time.Duration) {
 		t.Metric("requests_per_second", float64(requests)/elapsed.Seconds())
 	}
 }
+
+// maxShrinkTimeouts bounds the shrink attempts of a sequence that may end
+// in a timeout.
+const maxShrinkTimeouts = 2
 
 // shrinkSlice removes chunks of xs, halving the chunk size, as long as the
 // case keeps failing, within shrinkBudget attempts.
@@ -540,7 +622,7 @@ func runNotificationsUnanswered(t *T) {
 			}
 		}
 		if !run.Answered {
-			problems = append(problems, fmt.Sprintf("the server stopped answering after notifications: %v", run.Err))
+			problems = append(problems, fmt.Sprintf("the server stopped answering after notifications: %s", stableCause(run.Err)))
 		}
 		return problems
 	})
@@ -596,7 +678,7 @@ func runMalformedKeepsServing(t *T) {
 			// Stopping over the client's malformed input breaks a SHOULD,
 			// as jsonrpc.parse-error.keeps-serving judges the same
 			// behaviour: one root cause, one verdict.
-			parseWarn = append(parseWarn, fmt.Sprintf("the server stopped serving after malformed input: %v", run.Err))
+			parseWarn = append(parseWarn, fmt.Sprintf("the server stopped serving after malformed input: %s", stableCause(run.Err)))
 		}
 		byID := responses(run.Received)
 		bad := 0

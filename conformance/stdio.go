@@ -2,9 +2,13 @@ package conformance
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/runner"
 )
 
 // The stdio checks judge every line the server processes of a revision
@@ -23,12 +27,14 @@ func init() {
 		ID:          "stdio.framing.newline-delimited",
 		Title:       "Each message is one line",
 		Requirement: "Messages are delimited by newlines and MUST NOT contain embedded newlines.",
-		Level:       MUST,
-		Refs:        []SpecRef{refStdio(protocol.Rev20251125), refStdio(protocol.Modern)},
-		Final:       true,
+		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
+			"Messages are delimited by newlines, and MUST NOT contain embedded newlines."),
+		Refs:  []SpecRef{refStdio(protocol.Rev20251125), refStdio(protocol.Modern)},
+		Final: true,
 		Run: func(t *T) {
 			t.settleTraffic()
-			_, problems := t.scanInbound()
+			msgs, problems := t.scanInbound()
+			requireOutput(t, msgs, problems)
 			frags := problems[lineFragment]
 			t.Expect("every stdout line is one complete JSON-RPC message")
 			if len(frags) > 0 {
@@ -42,18 +48,56 @@ func init() {
 		ID:          "stdio.stdout.messages-only",
 		Title:       "Stdout carries only MCP messages",
 		Requirement: "The server MUST NOT write anything to its stdout that is not a valid MCP message; logs belong on stderr.",
-		Level:       MUST,
-		Refs:        []SpecRef{refStdio(protocol.Rev20251125), refStdio(protocol.Modern)},
-		Final:       true,
+		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
+			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message."),
+		Refs:  []SpecRef{refStdio(protocol.Rev20251125), refStdio(protocol.Modern)},
+		Final: true,
 		Run: func(t *T) {
 			t.settleTraffic()
-			_, problems := t.scanInbound()
-			bad := append(problems[lineNotJSON], problems[lineNotMessage]...)
+			msgs, problems := t.scanInbound()
+			requireOutput(t, msgs, problems)
+			var bad, deep []inboundMessage
+			for _, l := range append(problems[lineNotJSON], problems[lineNotMessage]...) {
+				if runner.TooDeep([]byte(l.text)) {
+					deep = append(deep, l) // valid or not, not decoded here
+				} else {
+					bad = append(bad, l)
+				}
+			}
+			var junk, unread []inboundMessage // over-long lines, by their start
+			var junkWhat []string
+			for _, l := range problems[lineUnjudged] {
+				head, size, ok := discardedLine(l.text)
+				switch {
+				case !ok:
+				case runner.LooksLikeObject([]byte(head)) || strings.HasPrefix(strings.TrimSpace(head), "["):
+					unread = append(unread, l)
+				default:
+					junk = append(junk, l)
+					junkWhat = append(junkWhat, runner.DescribeLongLine([]byte(head), size))
+				}
+			}
 			t.Expect("only JSON-RPC messages on stdout (stderr is never judged)")
+			if len(junk) > 0 {
+				t.evidenceLines(junk, 3)
+				t.Actual("%d lines over the line limit are not JSON", len(junk))
+				t.Failf("stdout carried %s (%s)", junkWhat[0], junk[0].process)
+			}
 			if len(bad) > 0 {
 				t.evidenceLines(bad, 5)
 				t.Actual("%d lines are not JSON-RPC messages", len(bad))
 				t.Failf("stdout carried a line that is not a JSON-RPC message: %s wrote %q", bad[0].process, clip(bad[0].text))
+			}
+			if len(junk)+len(bad) > 0 {
+				return
+			}
+			if len(unread) > 0 {
+				t.evidenceLines(unread, 3)
+				t.NotVerified("%d stdout lines over the limit of %d bytes were not read (the first from %s); raise --max-line-bytes to judge them", len(unread), t.maxLineBytes(), unread[0].process)
+			}
+			if len(deep) > 0 {
+				t.evidenceLines(deep, 3)
+				t.NotVerified("%d stdout lines nest JSON more than 10000 levels deep, which this suite does not decode (the first from %s)", len(deep), deep[0].process)
 			}
 		},
 	})
@@ -61,7 +105,11 @@ func init() {
 		ID:          "stdio.encoding.utf8",
 		Title:       "Messages are UTF-8",
 		Requirement: "JSON-RPC messages MUST be UTF-8 encoded (stated from 2025-03-26; under 2024-11-05 a line that is not valid UTF-8 is not the valid MCP message stdio requires, since it is no JSON text).",
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "Transports",
+			"JSON-RPC messages MUST be UTF-8 encoded.").
+			WithNote("2024-11-05 states it through stdio: a line that is not UTF-8 is no JSON text, so not the valid MCP message stdout may carry."),
+		Also: []Authority{MCP(protocol.Rev20241105, "basic/transports.mdx", "stdio",
+			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.")},
 		Refs: []SpecRef{
 			// The sentence opens the page, before its first heading.
 			{Revision: protocol.Rev20251125, File: "basic/transports.mdx"},
@@ -71,7 +119,8 @@ func init() {
 		Final: true,
 		Run: func(t *T) {
 			t.settleTraffic()
-			_, problems := t.scanInbound()
+			msgs, problems := t.scanInbound()
+			requireOutput(t, msgs, problems)
 			bad := problems[lineNotUTF8]
 			t.Expect("every stdout line is valid UTF-8")
 			if len(bad) > 0 {
@@ -85,9 +134,10 @@ func init() {
 		ID:          "stdio.shutdown.exit-on-eof",
 		Title:       "Exits when stdin closes",
 		Requirement: "Servers SHOULD exit promptly when their standard input is closed.",
-		Level:       SHOULD,
-		Refs:        []SpecRef{{Revision: protocol.Modern, File: "basic/transports/stdio.mdx", Section: "Shutdown"}},
-		Revisions:   ModernOnly(),
+		Authority: MCP(protocol.Rev20260728, "basic/transports/stdio.mdx", "Shutdown",
+			"Servers SHOULD exit promptly when their standard input is closed or reads return end-of-file."),
+		Refs:      []SpecRef{{Revision: protocol.Modern, File: "basic/transports/stdio.mdx", Section: "Shutdown"}},
+		Revisions: ModernOnly(),
 		Run: func(t *T) {
 			c := t.Fresh()
 			c.MustRequest(protocol.MethodDiscover, nil)
@@ -105,9 +155,11 @@ func init() {
 		ID:          "stdio.shutdown.eof-metric",
 		Title:       "Shutdown by closing stdin (report only)",
 		Requirement: "The client SHOULD shut a stdio server down by closing its stdin, then SIGTERM, then SIGKILL; the server's reaction is reported, not judged.",
-		Level:       MAY,
-		Refs:        []SpecRef{{Revision: protocol.Rev20251125, File: "basic/lifecycle.mdx", Section: "Shutdown"}},
-		Revisions:   Legacy(),
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "stdio",
+			"The server MAY initiate shutdown by closing its output stream to the client and exiting.").
+			WithNote("Legacy revisions bind the server to no exit behaviour: the client SHOULD close stdin, then SIGTERM, then SIGKILL; how the server reacts is reported, not judged."),
+		Refs:      []SpecRef{{Revision: protocol.Rev20251125, File: "basic/lifecycle.mdx", Section: "Shutdown"}},
+		Revisions: Legacy(),
 		Run: func(t *T) {
 			c := t.FreshSession()
 			began := time.Now()
@@ -121,6 +173,42 @@ func init() {
 			}
 		},
 	})
+}
+
+// requireOutput ends a check that judges stdout lines as not-verified when
+// the server wrote none: zero lines are no evidence of conformance.
+func requireOutput(t *T, msgs []inboundMessage, problems map[lineKind][]inboundMessage) {
+	n := len(msgs)
+	for _, lines := range problems {
+		n += len(lines)
+	}
+	if n == 0 {
+		t.NotVerified("the server wrote nothing to stdout, so there is no line to judge")
+	}
+}
+
+// discardedLine reads the transcript text of a line the runner discarded
+// for its length: the head it kept and the line's size.
+func discardedLine(text string) (head string, size int, ok bool) {
+	m := discardedMark.FindStringSubmatchIndex(text)
+	if m == nil {
+		return "", 0, false
+	}
+	size, err := strconv.Atoi(text[m[2]:m[3]])
+	if err != nil {
+		return "", 0, false
+	}
+	return text[:m[0]], size, true
+}
+
+var discardedMark = regexp.MustCompile(`… \[line of (\d+) bytes discarded\]$`)
+
+// maxLineBytes is the line limit in effect for the run.
+func (t *T) maxLineBytes() int {
+	if n := t.env.eng.opts.MaxLineBytes; n > 0 {
+		return n
+	}
+	return runner.DefaultMaxLineBytes
 }
 
 // clip shortens a line for a one-line message.

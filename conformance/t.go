@@ -221,11 +221,19 @@ func (t *T) Session() *Conn {
 		}
 		return t.retrySes
 	}
-	c, err := t.env.sharedSession(t.ctx)
+	c, err := t.env.sharedSession(t.ctx, t.check.ID)
 	if err != nil {
 		var hs *handshakeError
 		if errors.As(err, &hs) {
 			t.blocked(PrereqHandshake, "no session: %v", err)
+		}
+		var lost *sessionLostError
+		if errors.As(err, &lost) {
+			t.Logf("%v", lost.cause) // the stderr tail of an exit goes to the evidence only
+			if lost.check == "" || lost.check == t.check.ID {
+				t.NotVerified("no session: %v", err)
+			}
+			t.blocked(lost.check, "no session: %v", err)
 		}
 		t.HarnessError("start server: %v", err)
 	}
@@ -240,7 +248,7 @@ func (t *T) Session() *Conn {
 // check: the traffic of a server that cannot even complete a handshake is
 // still worth scanning.
 func (t *T) settleTraffic() {
-	c, err := t.env.sharedSession(t.ctx)
+	c, err := t.env.sharedSession(t.ctx, t.check.ID)
 	if err != nil {
 		return
 	}
@@ -256,6 +264,7 @@ const PrereqHandshake = "lifecycle.initialize.result"
 // Fresh starts a new process that has seen nothing. It is closed when the
 // check ends.
 func (t *T) Fresh() *Conn {
+	t.unlessStalled()
 	c, err := t.env.start(t.ctx, "fresh")
 	if err != nil {
 		t.HarnessError("start server: %v", err)
@@ -280,6 +289,20 @@ func (t *T) FreshSession() *Conn {
 		t.HarnessError("handshake: %v", err)
 	}
 	return c
+}
+
+// unlessStalled ends the check as blocked, before it starts a process, once
+// the server has stopped answering in earlier processes of the revision (see
+// stallBreaker).
+func (t *T) unlessStalled() {
+	if b := t.env.stallBreaker(t.check.ID); b != nil && b.check != t.check.ID {
+		t.Logf("%v", b.cause)
+		where := "a process that never wrote a line"
+		if b.processes > 1 {
+			where = fmt.Sprintf("%d processes", b.processes)
+		}
+		t.blocked(b.check, "not run: the server stopped answering in %s during %s, so no further process of this revision waits for it", where, b.check)
+	}
 }
 
 func (t *T) use(c *Conn) {
@@ -357,7 +380,8 @@ func (t *T) RequireCallableTool(keep func(protocol.Tool) bool) protocol.Tool {
 
 // Exchanges returns every request the checks of this revision made through a
 // Conn, with its response, in the order they completed. Only Final checks
-// see all of them.
+// see all of them. They are kept up to maxExchangeBytes of params
+// and results per revision; later ones are not recorded.
 func (t *T) Exchanges() []Exchange {
 	t.env.mu.Lock()
 	defer t.env.mu.Unlock()
@@ -493,6 +517,7 @@ func (c *Conn) request(method string, params any, do func(context.Context) (*pro
 		err = nil
 	}
 	c.noteErr(err)
+	c.noteStall(method, err)
 	raw, _ := json.Marshal(params)
 	if params == nil {
 		raw = nil
@@ -520,6 +545,23 @@ func (c *Conn) noteErr(err error) {
 	}
 }
 
+// basicMethods are the requests every server of an era answers: a timeout
+// on one of them is evidence that the process hangs, while a timeout on a
+// batch or a malformed call may be the server's way of ignoring it.
+var basicMethods = map[string]bool{
+	protocol.MethodInitialize: true, protocol.MethodPing: true,
+	protocol.MethodDiscover: true, protocol.MethodToolsList: true,
+}
+
+// noteStall records, for the revision's breaker, a timeout on a basic
+// request.
+func (c *Conn) noteStall(method string, err error) {
+	// A session's handshake (no check yet) is covered by handshakeErr.
+	if c.t != nil && basicMethods[method] && errors.Is(err, runner.ErrTimeout) && !errors.Is(err, runner.ErrStalled) && c.ctx().Err() == nil {
+		c.env.noteStall(c.t.check.ID, c.p, err)
+	}
+}
+
 // MustRequest is Request that ends the check when no response arrives: a
 // timeout, an exit or a flood fails it (the server broke the exchange), any
 // other problem is a harness error.
@@ -537,9 +579,25 @@ func (c *Conn) must(method string, err error) {
 	switch {
 	case c.ctx().Err() != nil:
 		t.HarnessError("run timeout while waiting for %s", method)
+	case errors.Is(err, runner.ErrLineTooLong):
+		t.Logf("%v", err)
+		t.Actual("a line over the limit of %d bytes", c.p.Config().MaxLineBytes)
+		t.NotVerified("the answer to %s may be a line of more than %d bytes, which was not read; raise --max-line-bytes to judge it", method, c.p.Config().MaxLineBytes)
+	case errors.Is(err, runner.ErrTooDeep):
+		t.Logf("%v", err)
+		t.Actual("JSON nested more than 10000 levels deep")
+		t.NotVerified("the answer to %s nests more than 10000 levels deep, which this suite does not decode", method)
+	case errors.Is(err, runner.ErrStalled):
+		t.Actual("no response: the process had stopped answering")
+		t.Fatalf("no response to %s: the process had already stopped answering", method)
 	case errors.Is(err, runner.ErrTimeout):
-		t.Actual("no response within %s", t.RequestTimeout())
-		t.Fatalf("no response to %s within %s", method, t.RequestTimeout())
+		bound := t.RequestTimeout()
+		var te *runner.TimeoutError
+		if errors.As(err, &te) {
+			bound = te.After // the start-up allowance, for a process's first answer
+		}
+		t.Actual("no response within %s", bound)
+		t.Fatalf("no response to %s within %s", method, bound)
 	case errors.Is(err, runner.ErrExited):
 		t.Logf("%v", err) // with the stderr tail
 		t.Actual("the process exited")
@@ -653,11 +711,15 @@ func (c *Conn) TryCollect(id any) (before []runner.Received, resp *protocol.Mess
 	}
 	deadline := time.Now().Add(budget)
 	for {
+		if err := c.p.Err(); errors.Is(err, runner.ErrTimeout) && len(c.p.Pending()) == 0 {
+			// The process missed an answer before: do not wait again.
+			return before, nil, fmt.Errorf("response to id %s: %w after an earlier %w", key, runner.ErrStalled, err)
+		}
 		left := time.Until(deadline)
 		if left <= 0 {
 			c.broken = true
 			c.t.noteTimeout()
-			return before, nil, fmt.Errorf("no response to id %s within %s: %w", key, budget, runner.ErrTimeout)
+			return before, nil, c.p.MarkStalled("response to id "+key, budget)
 		}
 		r, err := c.Next(left)
 		if err != nil {
@@ -669,9 +731,16 @@ func (c *Conn) TryCollect(id any) (before []runner.Received, resp *protocol.Mess
 			deadline = time.Now().Add(budget)
 		}
 		// An object with our id and no method answers the request even
-		// without result or error; the caller judges its shape.
-		if r.Msg != nil && r.Msg.Method == "" && r.Msg.IDKey() == key {
-			return before, r.Msg, nil
+		// without result or error; the caller judges its shape. So does a
+		// line the runner matched to it (an id of the other JSON type, an
+		// over-long line whose start shows the id).
+		if r.Answers(key) {
+			resp, err := runner.AnswerOf(r, key)
+			if resp != nil && lineProblem(err) {
+				err = nil
+			}
+			c.noteErr(err)
+			return before, resp, err
 		}
 		before = append(before, r)
 		if c.onRequest != nil && r.Msg != nil && r.Msg.Kind() == protocol.KindRequest {
@@ -702,6 +771,7 @@ func (c *Conn) TryBarrier() ([]runner.Received, error) {
 		return nil, err
 	}
 	before, _, err := c.TryCollect(id)
+	c.noteStall(method, err)
 	return before, err
 }
 
@@ -785,6 +855,7 @@ func (c *Conn) handshake(ctx context.Context, rev string) error {
 		err = nil
 	}
 	c.noteErr(err)
+	c.noteStall(protocol.MethodInitialize, err)
 	if err != nil {
 		if ctx.Err() != nil {
 			return err
@@ -854,7 +925,8 @@ func judgeErrorCode(t *T, m *protocol.Message, want int, onResult, onCode string
 // lineProblem reports whether err is about the line an answer came on,
 // not about the answer's absence.
 func lineProblem(err error) bool {
-	return errors.Is(err, runner.ErrInvalidUTF8) || errors.Is(err, runner.ErrNotMessage) || errors.Is(err, runner.ErrNotJSON)
+	return errors.Is(err, runner.ErrInvalidUTF8) || errors.Is(err, runner.ErrNotMessage) || errors.Is(err, runner.ErrNotJSON) ||
+		errors.Is(err, runner.ErrIDType) // judged by jsonrpc.id.*-echoed
 }
 
 // runFault describes a runner error in a few words, for one-line messages;

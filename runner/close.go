@@ -60,14 +60,8 @@ func (p *Process) shutdown(ctx context.Context) {
 			p.waitExit(context.Background(), reapBound)
 		}
 	}
-	// The leader is gone; grandchildren may not be.
-	if p.groupAlive() {
-		p.note("killing the remaining members of the process group")
-		p.signalGroup(syscall.SIGKILL)
-		if !p.waitGroupGone(reapBound) {
-			p.note("members of the process group are still alive after SIGKILL")
-		}
-	}
+	// The leader is gone; what it started may not be.
+	p.killLeftovers()
 
 	// Let the reader drain what the server wrote; if something outside the
 	// group still holds the pipes, stop reading anyway.
@@ -135,6 +129,25 @@ func (p *Process) awaitOutstanding(ctx context.Context) {
 	}
 }
 
+// killLeftovers ends every process the server started that is still alive:
+// members of its process group and those that left it (setsid) alike, found
+// by the token in their environment. Once the leader is reaped its pid, and
+// so its process group id, may belong to an unrelated process, so the group
+// is not signalled by id any more.
+func (p *Process) killLeftovers() {
+	pids := Descendants(p.token)
+	if len(pids) == 0 {
+		return
+	}
+	p.note(fmt.Sprintf("killing the %d processes the server left behind (in its process group or not)", len(pids)))
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if !p.reap(pids, reapBound) {
+		p.note("processes the server started are still alive after SIGKILL")
+	}
+}
+
 // waitExit waits up to d (and not beyond ctx) for the process to exit and
 // reports whether it did.
 func (p *Process) waitExit(ctx context.Context, d time.Duration) bool {
@@ -154,13 +167,60 @@ func (p *Process) waitExit(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// waitGroupGone polls until no live member of the process group is left, or d
-// has passed. A killed process is gone once it is a zombie: its parent, or an
-// init that may never reap it, owns it then.
-func (p *Process) waitGroupGone(d time.Duration) bool {
+// Descendants returns the live processes whose environment holds TokenVar
+// with the value token: a server and everything it started, whatever process
+// group or session they moved to (unless they cleared their environment).
+// Without /proc it returns nil.
+func Descendants(token string) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	want := []byte(TokenVar + "=" + token + "\x00")
+	self := os.Getpid()
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		// Unreadable: gone, or not ours; empty: a zombie.
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !bytes.HasPrefix(env, want) && !bytes.Contains(env, append([]byte{0}, want...)) {
+			continue
+		}
+		out = append(out, pid)
+	}
+	return out
+}
+
+// reap waits up to d until none of pids is alive, reaping those that became
+// zombies of this process (as child subreaper it inherits orphans). The
+// server itself is left to cmd.Wait. It reports whether all are gone.
+func (p *Process) reap(pids []int, d time.Duration) bool {
 	deadline := time.Now().Add(d)
+	self := os.Getpid()
 	for {
-		if !p.groupAlive() || !groupHasLiveMember(p.pid) {
+		alive := 0
+		for _, pid := range pids {
+			stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+			if err != nil {
+				continue // gone
+			}
+			state, ppid, ok := parseStatParent(stat)
+			if !ok || state == 'X' {
+				continue
+			}
+			if state == 'Z' {
+				if ppid == self && pid != p.pid {
+					var ws syscall.WaitStatus
+					syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+				}
+				continue // a zombie runs nothing; its parent reaps it
+			}
+			alive++
+		}
+		if alive == 0 {
 			return true
 		}
 		if time.Now().After(deadline) {
@@ -170,47 +230,21 @@ func (p *Process) waitGroupGone(d time.Duration) bool {
 	}
 }
 
-// groupHasLiveMember reports whether a process that is not a zombie belongs
-// to process group pgid, by scanning /proc. Without /proc it answers true, so
-// the caller falls back to signal 0 alone.
-func groupHasLiveMember(pgid int) bool {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return true
-	}
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue // gone meanwhile
-		}
-		state, group, ok := parseStat(stat)
-		if ok && group == pgid && state != 'Z' && state != 'X' {
-			return true
-		}
-	}
-	return false
-}
-
-// parseStat extracts the state and the process group from /proc/PID/stat:
-// "pid (comm) state ppid pgrp ...", where comm may contain spaces and
-// parentheses.
-func parseStat(stat []byte) (state byte, pgrp int, ok bool) {
+// parseStatParent extracts the state and the parent pid from /proc/PID/stat.
+func parseStatParent(stat []byte) (state byte, ppid int, ok bool) {
 	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 {
 		return 0, 0, false
 	}
 	fields := strings.Fields(string(stat[i+1:]))
-	if len(fields) < 3 || len(fields[0]) != 1 {
+	if len(fields) < 2 || len(fields[0]) != 1 {
 		return 0, 0, false
 	}
-	pgrp, err := strconv.Atoi(fields[2])
+	ppid, err := strconv.Atoi(fields[1])
 	if err != nil {
 		return 0, 0, false
 	}
-	return fields[0][0], pgrp, true
+	return fields[0][0], ppid, true
 }
 
 // describeState says how a process ended.

@@ -13,8 +13,12 @@ import (
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
-// keptHead is how much of an over-long line is kept as evidence.
-const keptHead = 256
+// keptHead is how much of an over-long line is kept: enough to quote it and
+// to read the id of a response from its first members.
+const keptHead = 4 << 10
+
+// maxLost bounds the over-long lines remembered as possible answers.
+const maxLost = 64
 
 // readStdout splits the server's stdout into lines and queues them. A line
 // longer than MaxLineBytes is skipped fragment by fragment, so memory stays
@@ -81,14 +85,105 @@ func (p *Process) readStdout() {
 	}
 }
 
-// deliverTooLong records a discarded over-long line.
+// deliverTooLong records a discarded over-long line. When its head shows
+// that it answers a pending request, the wait for that request ends at once
+// with the line's Problem; when it starts like a JSON object whose id is
+// not in the head, it may have answered any request pending at the time.
 func (p *Process) deliverTooLong(head []byte, size int) {
 	raw := append([]byte(nil), head...)
-	problem := fmt.Errorf("%w: %d bytes, limit %d", ErrLineTooLong, size, p.cfg.MaxLineBytes)
+	problem := fmt.Errorf("%w: %d bytes, limit %d: %s", ErrLineTooLong, size, p.cfg.MaxLineBytes, DescribeLongLine(raw, size))
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.recordLocked("recv", []byte(fmt.Sprintf("%s… [line of %d bytes discarded]", raw, size)))
-	p.enqueueLocked(Received{Raw: raw, Problem: problem})
-	p.mu.Unlock()
+	p.noteLocked("problem: " + problem.Error())
+	r := Received{Raw: raw, Problem: problem}
+	switch kind, id := scanHead(raw); kind {
+	case headResponse:
+		r.Request = p.answeredLocked(protocol.IDKey(id))
+	case headUnknown:
+		if len(p.outstanding) == 1 {
+			for key := range p.outstanding {
+				r.Request = key
+			}
+			delete(p.outstanding, r.Request)
+		} else if len(p.outstanding) > 0 && len(p.lost) < maxLost {
+			ids := make(map[string]bool, len(p.outstanding))
+			for key := range p.outstanding {
+				ids[key] = true
+			}
+			p.lost = append(p.lost, lostLine{ids: ids, problem: problem})
+		}
+	}
+	p.enqueueLocked(r)
+}
+
+// twinOf is typeTwin's id, or "" when there is none.
+func twinOf(key string) string {
+	twin, _ := typeTwin(json.RawMessage(key))
+	return twin
+}
+
+// LooksLikeObject reports whether the start of a line could be the start of
+// a JSON object: its first byte that is not blank is "{".
+func LooksLikeObject(head []byte) bool {
+	kind, _ := scanHead(head)
+	return kind != headNotObject
+}
+
+// lostLine is an over-long line that may have answered any of ids.
+type lostLine struct {
+	ids     map[string]bool
+	problem error
+}
+
+// DescribeLongLine says in a few words what a line of size bytes starting
+// with head is: a 64 MiB line that is not JSON, starting "xxxxxxxx"….
+func DescribeLongLine(head []byte, size int) string {
+	what := "that starts like a JSON object"
+	if !LooksLikeObject(head) {
+		what = "that is not JSON"
+		if t := bytes.TrimSpace(head); len(t) > 0 && t[0] == '[' {
+			what = "that starts like a JSON array"
+		}
+	}
+	start := head
+	if len(start) > 8 {
+		start = start[:8]
+	}
+	return fmt.Sprintf("a %s line %s, starting %q…", byteSize(size), what, start)
+}
+
+// byteSize renders a size for messages: 67108864 is "64 MiB", 100000000
+// is "95.4 MiB".
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20:
+		if n%(1<<20) == 0 {
+			return fmt.Sprintf("%d MiB", n>>20)
+		}
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		if n%(1<<10) == 0 {
+			return fmt.Sprintf("%d KiB", n>>10)
+		}
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d-byte", n)
+}
+
+// answeredLocked marks the request that a response with id key answers as
+// answered and returns its id: key itself, or the id of the other JSON type
+// (7 for "7") when only that one is pending. It returns "" when no pending
+// request matches.
+func (p *Process) answeredLocked(key string) string {
+	for _, k := range []string{key, twinOf(key)} {
+		if k != "" && (p.outstanding[k] || p.rawPending[k]) {
+			delete(p.outstanding, k)
+			delete(p.rawPending, k)
+			return k
+		}
+	}
+	return ""
 }
 
 // deliver classifies one complete line and queues it.
@@ -101,7 +196,16 @@ func (p *Process) deliver(line []byte) {
 		p.noteLocked("problem: " + r.Problem.Error())
 	}
 	if r.Msg != nil && r.Msg.Method == "" && r.Msg.ID != nil {
-		delete(p.outstanding, r.Msg.IDKey())
+		if req := p.answeredLocked(r.Msg.IDKey()); req != r.Msg.IDKey() {
+			r.Request = req
+			if req != "" {
+				p.noteLocked(fmt.Sprintf("problem: request %s (%s) was answered with id %s (%s)", req, typeName(req), r.Msg.IDKey(), typeName(r.Msg.IDKey())))
+			}
+		}
+	} else if errors.Is(r.Problem, ErrTooDeep) {
+		if kind, id := scanHead(raw); kind == headResponse {
+			r.Request = p.answeredLocked(protocol.IDKey(id))
+		}
 	}
 	if r.Msg != nil && r.Msg.Kind() == protocol.KindNotification && len(p.notifs) < maxNotifications {
 		p.notifs = append(p.notifs, r.Msg)
@@ -150,6 +254,12 @@ func classify(raw []byte) Received {
 		return r
 	}
 	if !json.Valid(trimmed) {
+		if d := nestingDepth(trimmed); d > maxDecodeDepth {
+			// Valid or not, it cannot be decoded here; RFC 8259 lets a
+			// parser limit the depth, so the line is reported, not judged.
+			r.Problem = fmt.Errorf("%w: JSON nested %d levels deep, more than the %d this suite decodes", ErrTooDeep, d, maxDecodeDepth)
+			return r
+		}
 		r.Problem = fmt.Errorf("%w: %s", ErrNotJSON, quoteHead(trimmed))
 		return r
 	}

@@ -12,6 +12,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -47,6 +49,16 @@ var (
 	ErrNotMessage = errors.New("not a JSON-RPC message")
 	// ErrClosed is returned by calls made after Close.
 	ErrClosed = errors.New("runner: process closed")
+	// ErrTooDeep is the Problem of a line nested deeper than this suite
+	// decodes (10000 levels): it is reported, not judged.
+	ErrTooDeep = errors.New("JSON nested too deeply to decode")
+	// ErrIDType means a response answered a pending request with an id of
+	// another JSON type (7 answered as "7"). Await returns it together
+	// with the response.
+	ErrIDType = errors.New("response id of another JSON type")
+	// ErrStalled means an earlier wait on the process timed out, so a
+	// later one ends at once; errors wrapping it wrap ErrTimeout too.
+	ErrStalled = errors.New("server stopped answering")
 )
 
 // Defaults applied by Start to zero fields of Config.
@@ -68,6 +80,9 @@ const maxTranscriptText = 64 << 10
 // maxTranscriptBytes bounds the whole transcript's text so that a server that
 // talks forever cannot exhaust memory through it.
 const maxTranscriptBytes = 32 << 20
+
+// maxRawPending bounds the ids of raw requests remembered for matching.
+const maxRawPending = 100000
 
 // maxNotifications bounds the list returned by Notifications.
 const maxNotifications = 10000
@@ -125,7 +140,8 @@ func (c Config) withDefaults() Config {
 		c.MaxPending = DefaultMaxPending
 	}
 	if c.MaxBufferedBytes <= 0 {
-		c.MaxBufferedBytes = DefaultMaxBufferedBytes
+		// Room for a line at the limit and the traffic around it.
+		c.MaxBufferedBytes = max(DefaultMaxBufferedBytes, 2*c.MaxLineBytes)
 	}
 	if c.StderrTail <= 0 {
 		c.StderrTail = DefaultStderrTail
@@ -152,6 +168,20 @@ type Received struct {
 	Msg     *protocol.Message
 	Raw     []byte
 	Problem error
+	// Request is the id (compact JSON) of the pending request the line
+	// answers when the line does not say so plainly: a response whose id
+	// has another JSON type than the request's (7 answered as "7"), or an
+	// over-long or too deeply nested line whose start shows a pending id.
+	Request string
+}
+
+// Answers reports whether r is the response to the request with id (compact
+// JSON, as protocol.IDKey gives it): by its id, or as Request says.
+func (r Received) Answers(key string) bool {
+	if r.Request != "" {
+		return r.Request == key
+	}
+	return r.Msg != nil && r.Msg.Method == "" && r.Msg.ID != nil && r.Msg.IDKey() == key
 }
 
 // IsBatch reports whether r is a well-formed JSON array (a batch).
@@ -181,6 +211,7 @@ type Process struct {
 	cfg   Config
 	cmd   *exec.Cmd
 	pid   int
+	token string // value of TokenVar in the environment of the server and its descendants
 	start time.Time
 
 	stdin   *os.File // write end of the server's stdin
@@ -208,8 +239,11 @@ type Process struct {
 	transFull   bool
 	usedIDs     map[string]bool
 	outstanding map[string]bool // ids of requests sent with Send whose response has not arrived
+	rawPending  map[string]bool // ids of requests sent as raw lines, unanswered: for matching only
 	nextID      int64
 	fatal       error // ErrFlood or a context error: the runner killed the group
+	stalled     error // wraps ErrTimeout: a wait for a response timed out
+	lost        []lostLine
 	dead        error // wraps ErrExited: no further message can arrive
 	state       *os.ProcessState
 	escalation  string
@@ -230,8 +264,10 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 		return nil, fmt.Errorf("runner: start %s: %w", cfg.Command[0], err)
 	}
 	cfg = cfg.withDefaults()
+	becomeSubreaper()
+	token := newToken()
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
-	cmd.Env = append(os.Environ(), cfg.Env...)
+	cmd.Env = append(append(os.Environ(), cfg.Env...), TokenVar+"="+token)
 	cmd.Dir = cfg.Dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 
@@ -265,6 +301,7 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 		cfg:         cfg,
 		cmd:         cmd,
 		pid:         cmd.Process.Pid,
+		token:       token,
 		start:       start,
 		stdin:       inW,
 		stdout:      outR,
@@ -277,6 +314,7 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 		changed:     make(chan struct{}),
 		usedIDs:     make(map[string]bool),
 		outstanding: make(map[string]bool),
+		rawPending:  make(map[string]bool),
 	}
 	p.note(fmt.Sprintf("started pid %d: %q", p.pid, cfg.Command))
 	go p.readStdout()
@@ -285,6 +323,22 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 	go p.monitor(ctx)
 	return p, nil
 }
+
+// TokenVar is the environment variable through which the runner recognises
+// every descendant of a server it started, even one that left the process
+// group: each server gets its own value, inherited by what it starts.
+const TokenVar = "MCPCONFORM_RUNNER_TOKEN"
+
+var tokenSeq atomic.Int64
+
+// newToken returns a value of TokenVar no other server of this run has.
+func newToken() string {
+	return fmt.Sprintf("%d-%d-%d", os.Getpid(), tokenSeq.Add(1), time.Now().UnixNano())
+}
+
+// Token returns the value of TokenVar in the environment of the server and
+// of the processes it starts.
+func (p *Process) Token() string { return p.token }
 
 func closeAll(files ...*os.File) {
 	for _, f := range files {
@@ -381,9 +435,10 @@ func (p *Process) kill(why error) {
 	p.mu.Lock()
 	if p.state != nil {
 		// The server already exited on its own: kill what it left behind
-		// without calling it an escalation.
+		// without calling it an escalation (not by group id: see
+		// killLeftovers).
 		p.mu.Unlock()
-		p.signalGroup(syscall.SIGKILL)
+		p.killLeftovers()
 		return
 	}
 	if p.fatal == nil {
@@ -400,11 +455,6 @@ func (p *Process) kill(why error) {
 // is not an error.
 func (p *Process) signalGroup(sig syscall.Signal) bool {
 	return syscall.Kill(-p.pid, sig) == nil
-}
-
-// groupAlive reports whether any process of the group still exists.
-func (p *Process) groupAlive() bool {
-	return syscall.Kill(-p.pid, 0) == nil
 }
 
 func (p *Process) broadcastLocked() {
@@ -455,6 +505,13 @@ func (p *Process) Transcript() []TranscriptLine {
 	return append([]TranscriptLine(nil), p.transcript...)
 }
 
+// HasSpoken reports whether the server has written anything to stdout.
+func (p *Process) HasSpoken() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.gotLine
+}
+
 // Notifications returns the server notifications seen so far, consumed or
 // not, in arrival order (at most 10000).
 func (p *Process) Notifications() []*protocol.Message {
@@ -488,6 +545,11 @@ func (p *Process) SendRaw(line []byte) error {
 		return fmt.Errorf("runner: send: %w", err)
 	}
 	p.recordLocked("send", line)
+	if len(p.rawPending) < maxRawPending && bytes.Contains(line, []byte(`"method"`)) {
+		if m, err := protocol.ParseMessage(line); err == nil && m.Kind() == protocol.KindRequest && !p.outstanding[m.IDKey()] {
+			p.rawPending[m.IDKey()] = true
+		}
+	}
 	p.mu.Unlock()
 
 	if err := p.stdin.SetWriteDeadline(time.Now().Add(p.cfg.RequestTimeout)); err != nil {
@@ -601,38 +663,114 @@ func (p *Process) waitTimeoutLocked() time.Duration {
 // Await waits for the response whose id is id (compared as compact JSON, so
 // 1 and "1" differ) and removes it from the queue; everything else that
 // arrives stays queued for Next. It waits at most RequestTimeout (StartTimeout
-// before the server's first line) and never beyond ctx.
+// before the server's first line) and never beyond ctx. Once a wait for a
+// response on the process has timed out, later waits end at once with an
+// error wrapping ErrStalled and ErrTimeout, unless their answer is queued.
 //
 // A line counts as the response when it decoded as a JSON object with that id
 // and no method. If that line had a Problem (invalid UTF-8, or neither result
 // nor error), Await returns the decoded message together with an error
-// wrapping the Problem.
+// wrapping the Problem. A response whose id has the other JSON type (7
+// answered as "7") is returned with an error wrapping ErrIDType; an
+// over-long or too deeply nested line whose start shows the id ends the wait
+// with its Problem (ErrLineTooLong, ErrTooDeep) and no message.
 func (p *Process) Await(ctx context.Context, id json.RawMessage) (*protocol.Message, error) {
 	key := protocol.IDKey(id)
 	what := "response to id " + key
-	r, err := p.take(ctx, 0, what, func(r Received) bool {
-		return r.Msg != nil && r.Msg.Method == "" && r.Msg.ID != nil && r.Msg.IDKey() == key
-	})
+	r, err := p.take(ctx, waitSpec{what: what, key: key}, func(r Received) bool { return r.Answers(key) })
 	if err != nil {
-		if !errors.Is(err, ErrFlood) && !errors.Is(err, ErrExited) {
-			// The caller gave up on this id: Close need not wait for it.
-			p.mu.Lock()
-			delete(p.outstanding, key)
-			p.mu.Unlock()
-		}
+		p.giveUp(key, err)
 		return nil, err
 	}
-	if r.Problem != nil {
+	return answerOf(r, key, what)
+}
+
+// AnswerOf returns what Await would for r, the line that answers the
+// request with id key (see Received.Answers): the message, and an error for
+// a line the runner could not hand over as is.
+func AnswerOf(r Received, key string) (*protocol.Message, error) {
+	return answerOf(r, key, "response to id "+key)
+}
+
+// MarkStalled records that the response described by what did not arrive
+// within after, for callers that wait through Next, and returns the
+// timeout error; later waits for a response on p end at once.
+func (p *Process) MarkStalled(what string, after time.Duration) error {
+	err := &TimeoutError{What: what, After: after}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.noteLocked(err.Error())
+	if p.stalled == nil {
+		p.stalled = err
+		p.broadcastLocked()
+	}
+	return fmt.Errorf("runner: %w", err)
+}
+
+// Collect is Await that also consumes what arrives before the response and
+// returns it, in arrival order, with the response.
+func (p *Process) Collect(ctx context.Context, id json.RawMessage) (before []Received, resp *protocol.Message, err error) {
+	key := protocol.IDKey(id)
+	what := "response to id " + key
+	w := waitSpec{what: what, key: key, begin: time.Now()}
+	for {
+		r, err := p.take(ctx, w, func(Received) bool { return true })
+		if err != nil {
+			p.giveUp(key, err)
+			return before, nil, err
+		}
+		if r.Answers(key) {
+			resp, err := answerOf(r, key, what)
+			return before, resp, err
+		}
+		before = append(before, r)
+	}
+}
+
+// giveUp forgets a request whose wait failed: Close need not wait for it.
+func (p *Process) giveUp(key string, err error) {
+	if !errors.Is(err, ErrFlood) && !errors.Is(err, ErrExited) {
+		p.mu.Lock()
+		delete(p.outstanding, key)
+		p.mu.Unlock()
+	}
+}
+
+// answerOf turns the line that answers request key into Await's results.
+func answerOf(r Received, key, what string) (*protocol.Message, error) {
+	switch {
+	case errors.Is(r.Problem, ErrLineTooLong) || errors.Is(r.Problem, ErrTooDeep):
+		return nil, fmt.Errorf("runner: %s: %w", what, r.Problem)
+	case r.Request != "" && r.Msg != nil:
+		got := r.Msg.IDKey()
+		return r.Msg, fmt.Errorf("runner: %s: %w: request %s (%s) was answered with id %s (%s)", what, ErrIDType, key, typeName(key), got, typeName(got))
+	case r.Problem != nil:
 		return r.Msg, fmt.Errorf("runner: %s: %w", what, r.Problem)
 	}
 	return r.Msg, nil
 }
 
+// Err returns why no further answer can be expected from the process: the
+// first response it failed to send in time (wrapping ErrTimeout), its exit
+// (ErrExited) or its flood (ErrFlood); nil while it is answering.
+func (p *Process) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case errors.Is(p.fatal, ErrFlood):
+		return p.fatal
+	case p.dead != nil:
+		return p.dead
+	}
+	return p.stalled
+}
+
 // Next removes and returns the next unconsumed inbound item in arrival order,
-// waiting at most timeout (RequestTimeout when timeout <= 0) and never beyond
-// ctx. Items already queued are returned even after the process died.
+// waiting at most timeout (when timeout <= 0, as long as Await would) and never beyond
+// ctx. Items already queued are returned even after the process died. Unlike
+// Await, Next still waits on a stalled process: a late answer is not lost.
 func (p *Process) Next(ctx context.Context, timeout time.Duration) (Received, error) {
-	return p.take(ctx, timeout, "next message", func(Received) bool { return true })
+	return p.take(ctx, waitSpec{what: "next message", timeout: timeout}, func(Received) bool { return true })
 }
 
 // Pending returns a copy of the unconsumed inbound items without consuming
@@ -643,11 +781,38 @@ func (p *Process) Pending() []Received {
 	return append([]Received(nil), p.queue...)
 }
 
-// take waits for the first queued item that match accepts and removes it.
-// With timeout <= 0 the bound is waitTimeoutLocked's, shrunk to
-// RequestTimeout as soon as the server's first line arrives.
-func (p *Process) take(ctx context.Context, timeout time.Duration, what string, match func(Received) bool) (Received, error) {
-	begin := time.Now()
+// TimeoutError is a wait that reached its bound; errors.Is(err, ErrTimeout)
+// holds for it. After is the bound actually used (the start-up allowance or
+// the request timeout).
+type TimeoutError struct {
+	What  string        // what was awaited: "response to id 3"
+	After time.Duration // how long the wait lasted
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("no %s within %v: timeout", e.What, e.After)
+}
+
+// Is makes errors.Is(err, ErrTimeout) hold.
+func (e *TimeoutError) Is(target error) bool { return target == ErrTimeout }
+
+// waitSpec says what take waits for and how long.
+type waitSpec struct {
+	what    string        // for messages: "response to id 3"
+	key     string        // the id of the awaited response; "" for any message
+	timeout time.Duration // <= 0: waitTimeoutLocked's, shrunk to RequestTimeout at the server's first line
+	begin   time.Time     // start of the bound; zero: now
+}
+
+// take waits for the first queued item that match accepts and removes it. A
+// wait for a response (w.key set) that times out marks the process stalled;
+// any wait on a stalled, dead or flooded process ends at once.
+func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) bool) (Received, error) {
+	begin := w.begin
+	if begin.IsZero() {
+		begin = time.Now()
+	}
+	timeout := w.timeout
 	explicit := timeout > 0
 	p.mu.Lock()
 	if !explicit {
@@ -661,7 +826,7 @@ func (p *Process) take(ctx context.Context, timeout time.Duration, what string, 
 			p.mu.Unlock()
 		}()
 	}
-	timer := time.NewTimer(timeout)
+	timer := time.NewTimer(max(0, timeout-time.Since(begin)))
 	defer timer.Stop()
 	for {
 		p.mu.Lock()
@@ -676,16 +841,21 @@ func (p *Process) take(ctx context.Context, timeout time.Duration, what string, 
 		if errors.Is(p.fatal, ErrFlood) {
 			err := p.fatal
 			p.mu.Unlock()
-			return Received{}, fmt.Errorf("runner: waiting for %s: %w", what, err)
+			return Received{}, fmt.Errorf("runner: waiting for %s: %w", w.what, err)
 		}
 		if p.dead != nil {
 			err := p.dead
 			p.mu.Unlock()
-			return Received{}, fmt.Errorf("runner: waiting for %s: %w", what, err)
+			return Received{}, fmt.Errorf("runner: waiting for %s: %w", w.what, err)
 		}
 		if p.closing {
 			p.mu.Unlock()
-			return Received{}, fmt.Errorf("runner: waiting for %s: %w", what, ErrClosed)
+			return Received{}, fmt.Errorf("runner: waiting for %s: %w", w.what, ErrClosed)
+		}
+		if p.stalled != nil && w.key != "" {
+			err := p.stalled
+			p.mu.Unlock()
+			return Received{}, fmt.Errorf("runner: waiting for %s: %w after an earlier %w", w.what, ErrStalled, err)
 		}
 		if !explicit && timeout > p.cfg.RequestTimeout && p.gotLine {
 			// The server has started talking: the start-up allowance ends.
@@ -698,16 +868,38 @@ func (p *Process) take(ctx context.Context, timeout time.Duration, what string, 
 		select {
 		case <-changed:
 		case <-timer.C:
-			p.note(fmt.Sprintf("no %s within %v", what, timeout))
-			return Received{}, fmt.Errorf("runner: no %s within %v: %w", what, timeout, ErrTimeout)
+			return Received{}, p.timedOut(w, timeout)
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				p.note(fmt.Sprintf("no %s before the context deadline", what))
-				return Received{}, fmt.Errorf("runner: waiting for %s: %w (%w)", what, ErrTimeout, ctx.Err())
+				p.note(fmt.Sprintf("no %s before the context deadline", w.what))
+				return Received{}, fmt.Errorf("runner: waiting for %s: %w (%w)", w.what, ErrTimeout, ctx.Err())
 			}
-			return Received{}, fmt.Errorf("runner: waiting for %s: %w", what, ctx.Err())
+			return Received{}, fmt.Errorf("runner: waiting for %s: %w", w.what, ctx.Err())
 		}
 	}
+}
+
+// timedOut builds the error of a wait that reached its bound. A missed
+// response stalls the process, unless an over-long line that may have been
+// that response arrived meanwhile: then the line is the cause.
+func (p *Process) timedOut(w waitSpec, timeout time.Duration) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.noteLocked(fmt.Sprintf("no %s within %v", w.what, timeout))
+	if w.key == "" {
+		return fmt.Errorf("runner: %w", &TimeoutError{What: w.what, After: timeout})
+	}
+	for _, l := range p.lost {
+		if l.ids[w.key] {
+			return fmt.Errorf("runner: no %s within %v; it may be in the line discarded meanwhile: %w", w.what, timeout, l.problem)
+		}
+	}
+	err := error(&TimeoutError{What: w.what, After: timeout})
+	if p.stalled == nil {
+		p.stalled = err
+		p.broadcastLocked()
+	}
+	return fmt.Errorf("runner: %w", err)
 }
 
 // StderrTail returns the last Config.StderrTail bytes the server wrote to

@@ -410,8 +410,45 @@ func TestGrandchildKilled(t *testing.T) {
 	if processAlive(pid) {
 		t.Errorf("grandchild %d survived Close", pid)
 	}
-	if !strings.Contains(fmt.Sprint(p.Transcript()), "killing the remaining members of the process group") {
+	if !strings.Contains(fmt.Sprint(p.Transcript()), "processes the server left behind") {
 		t.Error("transcript does not record the group kill")
+	}
+}
+
+// TestSetsidGrandchildKilled proves that Close also ends a grandchild that
+// left the process group and the session (setsid) while holding stdout
+// open, and that no process carrying the server's token survives.
+func TestSetsidGrandchildKilled(t *testing.T) {
+	ctx := testCtx(t)
+	p := startHostile(t, Config{}, "setsid")
+	r, err := p.Next(ctx, 0)
+	if err != nil || r.Msg == nil {
+		t.Fatalf("Next = %+v, %v; want the grandchild announcement", r, err)
+	}
+	var params struct {
+		Data struct{ Grandchild int } `json:"data"`
+	}
+	if err := json.Unmarshal(r.Msg.Params, &params); err != nil || params.Data.Grandchild == 0 {
+		t.Fatalf("announcement %s: %v", r.Msg.Params, err)
+	}
+	pid := params.Data.Grandchild
+	if !processAlive(pid) {
+		t.Fatalf("grandchild %d not running before Close", pid)
+	}
+	if got := Descendants(p.Token()); len(got) != 2 {
+		t.Errorf("Descendants = %v, want the server %d and its grandchild %d", got, p.Pid(), pid)
+	}
+	wantPing(t, ctx, p)
+	e := p.Close(ctx)
+	wantExit("eof", 0, "")(t, e)
+	if processAlive(pid) {
+		t.Errorf("grandchild %d survived Close", pid)
+	}
+	if got := Descendants(p.Token()); len(got) != 0 {
+		t.Errorf("after Close, Descendants = %v", got)
+	}
+	if !strings.Contains(fmt.Sprint(p.Transcript()), "processes the server left behind") {
+		t.Error("transcript does not record the kill of what the server left behind")
 	}
 }
 
@@ -520,6 +557,12 @@ func TestCat(t *testing.T) {
 	if err != nil || r.Msg == nil || r.Msg.Kind() != protocol.KindRequest || r.Msg.Method != "ping" {
 		t.Errorf("Next = %+v, %v; want the echoed request", r, err)
 	}
+	// The missed ping stalled p: the rest needs a process that answers.
+	if _, err := p.Await(ctx, json.RawMessage(`5`)); !errors.Is(err, ErrStalled) || !errors.Is(err, ErrTimeout) {
+		t.Errorf("Await on a stalled process = %v, want ErrStalled at once", err)
+	}
+	p.Close(ctx)
+	p = startCfg(t, Config{Command: []string{cat}, RequestTimeout: 5 * time.Second})
 	if err := p.SendRaw([]byte(`{"jsonrpc":"2.0","id":7,"result":{"ok":true}}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -702,10 +745,110 @@ func TestLineLimit(t *testing.T) {
 func TestStartAllowanceOnce(t *testing.T) {
 	ctx := testCtx(t)
 	p := startHostile(t, Config{StartTimeout: 600 * time.Millisecond, RequestTimeout: 200 * time.Millisecond}, "hang")
-	for _, want := range []string{"within 600ms", "within 200ms"} {
-		_, err := p.Request(ctx, "ping", nil)
-		if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), want) {
-			t.Errorf("ping = %v, want ErrTimeout %s", err, want)
+	_, err := p.Request(ctx, "ping", nil)
+	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "within 600ms") {
+		t.Errorf("ping = %v, want ErrTimeout within 600ms", err)
+	}
+	if _, err := p.Next(ctx, 0); !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "within 200ms") {
+		t.Errorf("Next = %v, want ErrTimeout within 200ms", err)
+	}
+}
+
+// TestAnswerDiagnosis proves that a wait ends at once, with the cause, when
+// the answer came in a form the runner cannot hand over as is: an id of the
+// other JSON type, a line over the limit or nested too deeply whose start
+// shows the id. cat echoes each line, so the test writes the answers itself.
+func TestAnswerDiagnosis(t *testing.T) {
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Fatalf("cat not found: %v", err)
+	}
+	long := `{"jsonrpc":"2.0","id":8,"result":{"pad":"` + strings.Repeat("x", 300) + `"}}`
+	deep := `{"jsonrpc":"2.0","id":9,"result":{"x":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}}`
+	tests := []struct {
+		name    string
+		id      any
+		answer  string
+		want    error
+		msg     bool   // a message comes with the error
+		context string // in the error text
+	}{
+		{"number answered as string", 7, `{"jsonrpc":"2.0","id":"7","result":{}}`, ErrIDType, true, `request 7 (number) was answered with id "7" (string)`},
+		{"string answered as number", "12", `{"jsonrpc":"2.0","id":12,"result":{}}`, ErrIDType, true, `request "12" (string) was answered with id 12 (number)`},
+		{"over-long line", 8, long, ErrLineTooLong, false, "that starts like a JSON object"},
+		{"too deep", 9, deep, ErrTooDeep, false, "nested 10003 levels deep"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := testCtx(t)
+			// A long RequestTimeout: reaching it would fail the test by
+			// its deadline, not by a timing assertion.
+			p := startCfg(t, Config{Command: []string{cat}, RequestTimeout: time.Minute, MaxLineBytes: 30000})
+			if tt.want == ErrLineTooLong {
+				p = startCfg(t, Config{Command: []string{cat}, RequestTimeout: time.Minute, MaxLineBytes: 200})
+			}
+			m, err := protocol.NewRequest(tt.id, "ping", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Send(m); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.SendRaw([]byte(tt.answer)); err != nil {
+				t.Fatal(err)
+			}
+			resp, err := p.Await(ctx, m.ID)
+			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.context) {
+				t.Errorf("Await = %v, want %v with %q", err, tt.want, tt.context)
+			}
+			if (resp != nil) != tt.msg {
+				t.Errorf("Await message = %+v, want one: %v", resp, tt.msg)
+			}
+		})
+	}
+}
+
+// TestAmbiguousLongLine proves that an over-long line whose start shows no
+// id, arriving while two requests are pending, becomes the cause of their
+// timeouts instead of a bare timeout: it may have been either answer.
+func TestAmbiguousLongLine(t *testing.T) {
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Fatalf("cat not found: %v", err)
+	}
+	ctx := testCtx(t)
+	p := startCfg(t, Config{Command: []string{cat}, RequestTimeout: 300 * time.Millisecond, MaxLineBytes: 100})
+	for _, id := range []int{1, 2} {
+		m, _ := protocol.NewRequest(id, "ping", nil)
+		if err := p.Send(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	line := `{"jsonrpc":"2.0","result":{"pad":"` + strings.Repeat("x", 2*keptHead) + `"},"id":1}`
+	if err := p.SendRaw([]byte(line)); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"1", "2"} {
+		_, err = p.Await(ctx, json.RawMessage(id))
+		if !errors.Is(err, ErrLineTooLong) || errors.Is(err, ErrTimeout) {
+			t.Errorf("Await(%s) = %v, want ErrLineTooLong and not ErrTimeout", id, err)
+		}
+	}
+}
+
+func TestDescribeLongLine(t *testing.T) {
+	tests := []struct {
+		head string
+		size int
+		want string
+	}{
+		{strings.Repeat("x", 50), 64 << 20, `a 64 MiB line that is not JSON, starting "xxxxxxxx"…`},
+		{`  {"jsonrpc":"2.0"`, 100000000, `a 95.4 MiB line that starts like a JSON object, starting "  {\"json"…`},
+		{`[{"a":1}`, 5 << 10, `a 5 KiB line that starts like a JSON array, starting "[{\"a\":1}"…`},
+	}
+	for _, tt := range tests {
+		if got := DescribeLongLine([]byte(tt.head), tt.size); got != tt.want {
+			t.Errorf("DescribeLongLine(%q, %d) = %s, want %s", tt.head, tt.size, got, tt.want)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/conformance"
 	"github.com/mcpconform/mcpconform/report"
+	"github.com/mcpconform/mcpconform/runner"
 )
 
 func init() {
@@ -43,6 +44,8 @@ flags:
   --timeout D              per-request timeout, more than 0 (default 5s)
   --start-timeout D        bound on a server process's start and first answer
                            (default 10s)
+  --max-line-bytes N       longest stdout line read and judged (default 4MiB;
+                           units KiB, MiB, GiB); a longer one is reported only
   --run-timeout D          bound on the whole run (default 10m)
   --seed N                 seed for generated inputs (default %d)
   --cases N                generated cases per property check, at least 1
@@ -99,6 +102,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&profilePath, "profile", "", "")
 	fs.DurationVar(&opts.Timeout, "timeout", 5*time.Second, "")
 	fs.DurationVar(&opts.StartTimeout, "start-timeout", 10*time.Second, "")
+	opts.MaxLineBytes = runner.DefaultMaxLineBytes
+	fs.Var(byteSize{&opts.MaxLineBytes}, "max-line-bytes", "")
 	fs.DurationVar(&opts.RunTimeout, "run-timeout", 10*time.Minute, "")
 	fs.Int64Var(&opts.Seed, "seed", conformance.DefaultSeed, "")
 	fs.IntVar(&opts.Cases, "cases", conformance.DefaultCases, "")
@@ -212,6 +217,9 @@ func checkRunFlags(fs *flag.FlagSet, args []string, opts conformance.Options) er
 		if d.v <= 0 {
 			return fmt.Errorf("--%s %v: must be more than 0", d.name, d.v)
 		}
+	}
+	if opts.MaxLineBytes <= 0 {
+		return fmt.Errorf("--max-line-bytes %d: must be more than 0", opts.MaxLineBytes)
 	}
 	if opts.Cases < 1 {
 		return fmt.Errorf("--cases %d: must be at least 1", opts.Cases)

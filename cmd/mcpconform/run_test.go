@@ -106,6 +106,8 @@ func TestRunExitCodes(t *testing.T) {
 		{"start-timeout 0", append([]string{"--start-timeout", "0"}, ref...), 2, "", "--start-timeout 0s: must be more than 0"},
 		{"run-timeout 0", append([]string{"--run-timeout", "0s"}, ref...), 2, "", "--run-timeout 0s: must be more than 0"},
 		{"negative cases", append([]string{"--cases", "-1"}, ref...), 2, "", "--cases -1: must be at least 1"},
+		{"negative max-line-bytes", append([]string{"--max-line-bytes", "-1"}, ref...), 2, "", "--max-line-bytes -1: must be more than 0"},
+		{"max-line-bytes not a size", append([]string{"--max-line-bytes", "2x"}, ref...), 2, "", `invalid value "2x" for flag -max-line-bytes: not a byte count`},
 		{"bad report path", append([]string{"--json", filepath.Join(dir, "no-such-dir", "r.json")}, ref...), 2, "", "--json: open "},
 		{"report path is a directory", append([]string{"--junit", dir}, ref...), 2, "", "is a directory"},
 		{"two reports on stdout", append([]string{"--json", "-", "--markdown", "-"}, ref...), 2, "", "only one report can go to standard output"},

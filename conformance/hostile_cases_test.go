@@ -1,0 +1,202 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
+)
+
+// hostileCase is one broken server of the issue's list and what the report
+// must say about it.
+type hostileCase struct {
+	name  string
+	flags []string
+	opts  func(*Options)
+	// runErr, when set, is text the error of a run that makes no report
+	// must hold; otherwise the run must make a report and check it.
+	runErr string
+	check  func(t *testing.T, rep *Report)
+}
+
+// TestHostileCases runs the suite against each broken server of
+// internal/fixtures/hostile that once cost minutes or a wrong diagnosis, and
+// asserts the status and reason that show the fault, and that every process
+// the server started is gone afterwards. The run's context is the test's
+// deadline against hangs; no duration is asserted.
+func TestHostileCases(t *testing.T) {
+	bin := fixturebin.Build(t, "internal/fixtures/hostile")
+	cases := []hostileCase{
+		{name: "never answers", flags: []string{"-mode", "hang"}, runErr: "answered no probe"},
+		{name: "answers initialize then hangs", flags: []string{"-mode", "init-hang"}, check: func(t *testing.T, rep *Report) {
+			wantResult(t, rep, "", StatusFail, "no response to")
+			wantResult(t, rep, "", StatusBlocked, "stopped answering")
+		}},
+		{name: "hangs on tools/list", flags: []string{"-mode", "tools-hang"}, check: func(t *testing.T, rep *Report) {
+			wantResult(t, rep, "", StatusFail, "no response to tools/list")
+			wantResult(t, rep, "lifecycle.ping.operation", StatusBlocked, "stopped answering")
+		}},
+		{name: "integer ids answered as strings", flags: []string{"-mode", "string-ids"}, check: func(t *testing.T, rep *Report) {
+			wantResult(t, rep, "jsonrpc.id.integer-echoed", StatusFail, `request 0 (number) was answered with id "0" (string)`)
+			noResult(t, rep, "", "within")
+		}},
+		{name: "64 MiB junk line before a response", flags: []string{"-mode", "junkline"}, check: func(t *testing.T, rep *Report) {
+			wantResult(t, rep, "stdio.stdout.messages-only", StatusFail, `a 64 MiB line that is not JSON, starting "xxxxxxxx"…`)
+		}},
+		{name: "100 MB response line", flags: []string{"-mode", "bigline"}, check: func(t *testing.T, rep *Report) {
+			wantResult(t, rep, "tools.list.shape", StatusNotVerified, "raise --max-line-bytes")
+			wantResult(t, rep, "stdio.stdout.messages-only", StatusNotVerified, "raise --max-line-bytes")
+			noResult(t, rep, "", "within")
+		}},
+		{name: "response line over the limit, limit raised", flags: []string{"-mode", "bigline", "-size", "6000000"}, opts: func(o *Options) { o.MaxLineBytes = 8 << 20 }, check: func(t *testing.T, rep *Report) {
+			wantResult(t, rep, "tools.list.shape", StatusPass, "")
+			wantResult(t, rep, "stdio.stdout.messages-only", StatusPass, "")
+		}},
+		{name: "100,000-deep JSON", flags: []string{"-mode", "deep"}, check: func(t *testing.T, rep *Report) {
+			wantResult(t, rep, "tools.list.shape", StatusNotVerified, "nests more than 10000 levels deep")
+			noResult(t, rep, "stdio.stdout.messages-only", "")
+			noResult(t, rep, "", "within")
+		}},
+		{name: "invalid UTF-8", flags: []string{"-mode", "badutf8"}, check: func(t *testing.T, rep *Report) {
+			wantResult(t, rep, "stdio.encoding.utf8", StatusFail, "not valid UTF-8")
+			for _, r := range rep.Results {
+				if r.Status == StatusError {
+					t.Errorf("%s@%s: error %q; invalid UTF-8 is one stdio.encoding.utf8 fail", r.ID, r.Revision, r.Message)
+				}
+			}
+		}},
+		{name: "exits at once", flags: []string{"-mode", "crash"}, opts: func(o *Options) { o.Protocol = "" }, check: func(t *testing.T, rep *Report) {
+			for _, r := range rep.Results {
+				if strings.HasPrefix(r.ID, "stdio.") && r.Status == StatusPass {
+					t.Errorf("%s@%s passed on a server that wrote nothing", r.ID, r.Revision)
+				}
+			}
+			wantResult(t, rep, "stdio.stdout.messages-only", StatusNotVerified, "wrote nothing")
+		}},
+		{name: "ignores EOF and SIGTERM", flags: []string{"-mode", "ignore-eof"}, check: func(t *testing.T, rep *Report) {
+			wantResult(t, rep, "stdio.shutdown.eof-metric", StatusPass, "needed sigkill")
+		}},
+		{name: "grandchild keeps stdout open", flags: []string{"-mode", "grandchild"}, check: func(t *testing.T, rep *Report) {
+			wantResult(t, rep, "lifecycle.initialize.result", StatusPass, "")
+		}},
+		{name: "grandchild calls setsid", flags: []string{"-mode", "setsid"}, check: func(t *testing.T, rep *Report) {
+			wantResult(t, rep, "lifecycle.initialize.result", StatusPass, "")
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			pidfile := filepath.Join(t.TempDir(), "pids")
+			// The deadline guards against a hang; reaching it fails.
+			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			defer cancel()
+			opts := Options{
+				Command:       append([]string{bin}, tc.flags...),
+				Env:           []string{"HOSTILE_PIDFILE=" + pidfile},
+				Protocol:      "2025-11-25",
+				ShutdownGrace: 500 * time.Millisecond,
+				KillGrace:     500 * time.Millisecond,
+				Skip:          []string{"governance.*"},
+			}
+			if tc.opts != nil {
+				tc.opts(&opts)
+			}
+			rep, err := Run(ctx, opts)
+			if ctx.Err() != nil {
+				t.Fatalf("the run did not end before the test's deadline")
+			}
+			switch {
+			case tc.runErr != "":
+				if err == nil || !strings.Contains(err.Error(), tc.runErr) {
+					t.Errorf("Run = %v, want an error with %q", err, tc.runErr)
+				}
+			case err != nil:
+				t.Fatalf("Run: %v", err)
+			default:
+				for _, r := range rep.Results {
+					if strings.Contains(r.Message, "run timeout") {
+						t.Errorf("%s@%s hit the run timeout: %s", r.ID, r.Revision, r.Message)
+					}
+				}
+				tc.check(t, rep)
+				t.Log(rep.ClosingLine())
+			}
+			wantAllGone(t, pidfile)
+		})
+	}
+}
+
+// wantResult requires a result of check id (any check when id is empty)
+// with the status and a message containing reason.
+func wantResult(t *testing.T, rep *Report, id string, status Status, reason string) {
+	t.Helper()
+	var seen []string
+	for _, r := range rep.Results {
+		if id != "" && r.ID != id {
+			continue
+		}
+		text := r.Message + " " + r.Actual
+		if r.Status == status && strings.Contains(text, reason) {
+			return
+		}
+		if id != "" {
+			seen = append(seen, fmt.Sprintf("%s %q", r.Status, r.Message))
+		}
+	}
+	t.Errorf("no %s result of %q with %q; got %v", status, id, reason, seen)
+}
+
+// noResult forbids a result of check id (any check when empty) whose
+// message contains text (any message when empty) and that is a fail, warn or
+// error.
+func noResult(t *testing.T, rep *Report, id, text string) {
+	t.Helper()
+	for _, r := range rep.Results {
+		if (id == "" || r.ID == id) && strings.Contains(r.Message, text) && (r.Status == StatusFail || r.Status == StatusWarn || r.Status == StatusError) {
+			t.Errorf("%s@%s: %s %q", r.ID, r.Revision, r.Status, r.Message)
+		}
+	}
+}
+
+// wantAllGone requires that no process listed in pidfile (each hostile
+// process writes its pid there) is still running: a zombie is gone.
+func wantAllGone(t *testing.T, pidfile string) {
+	t.Helper()
+	data, err := os.ReadFile(pidfile)
+	if err != nil {
+		t.Fatalf("no process wrote its pid: %v", err)
+	}
+	for _, f := range strings.Fields(string(data)) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("pid file: %q", f)
+		}
+		if running(pid) {
+			t.Errorf("process %d is still running after the run", pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// running reports whether pid exists and is not a zombie.
+func running(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(stat)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z' && s[i+2] != 'X'
+	}
+	return true
+}
