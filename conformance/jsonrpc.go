@@ -734,17 +734,18 @@ func responsesIn(r runner.Received) []map[string]any {
 // message or a batch).
 func sentIDs(text string) []string {
 	var items []json.RawMessage
-	if json.Unmarshal([]byte(text), &items) != nil {
+	if !strings.HasPrefix(strings.TrimSpace(text), "[") || json.Unmarshal([]byte(text), &items) != nil {
 		items = []json.RawMessage{json.RawMessage(text)}
 	}
 	var out []string
 	for _, it := range items {
-		obj, err := decodeObject(it)
-		if err != nil {
+		// Only the top level: the params of a request do not matter here.
+		m, ok := firstMembers(it)
+		if !ok {
 			continue
 		}
-		if _, ok := obj["id"]; ok {
-			out = append(out, idKey(obj))
+		if id, ok := m["id"]; ok {
+			out = append(out, rawIDKey(id))
 		}
 	}
 	return out
