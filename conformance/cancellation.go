@@ -52,6 +52,7 @@ func sendCancel(t *T, c *Conn, id any, reason string) {
 		}
 	}
 	c.must(protocol.NotifCancelled, c.Notify(protocol.NotifCancelled, map[string]any{"requestId": id, "reason": reason}))
+	c.forget(id)
 }
 
 // session returns a fresh process ready for requests of the revision.

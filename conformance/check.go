@@ -99,7 +99,7 @@ import (
 
 // keywordPattern finds RFC 2119 keywords, longest first so that "MUST NOT"
 // is one keyword, not MUST.
-var keywordPattern = regexp.MustCompile(`\b(MUST NOT|SHOULD NOT|MUST|SHOULD|MAY|REQUIRED)\b`)
+var keywordPattern = regexp.MustCompile(`\b(MUST NOT|SHALL NOT|SHOULD NOT|NOT RECOMMENDED|MUST|SHALL|SHOULD|RECOMMENDED|REQUIRED|MAY|OPTIONAL)\b`)
 
 // KeywordsIn returns the distinct RFC 2119 keywords of a sentence, in the
 // order they first appear.
@@ -219,16 +219,17 @@ func (c *Check) IsProfile() bool { return c.Authority.Kind == AuthorityProfile }
 
 // Check is one entry of the catalogue.
 type Check struct {
-	ID          string    // permanent id area.topic.detail
-	Title       string    // short, for one report line
-	Requirement string    // what the check verifies, in one sentence
-	Authority   Authority // on whose authority it judges: MCP, JSONRPC, Profile or Advisory
-	Level       Level     // empty: derived from Authority; set: must agree with it
-	Refs        []SpecRef // further places the spec says so (other revisions, schema types)
-	Revisions   []string  // revisions it applies to; nil means all of protocol.AllRevisions
-	Capability  string    // server capability it needs ("tools", "logging" ...); "" for none
-	Prereqs     []string  // ids of checks that must not fail first (same revision)
-	Final       bool      // runs after the other checks of its revision (traffic scans)
+	ID          string      // permanent id area.topic.detail
+	Title       string      // short, for one report line
+	Requirement string      // what the check verifies, in one sentence
+	Authority   Authority   // on whose authority it judges: MCP, JSONRPC, Profile or Advisory
+	Also        []Authority // the same requirement in other revisions or specifications, same level
+	Level       Level       // empty: derived from Authority; set: must agree with it
+	Refs        []SpecRef   // further places the spec says so (other revisions, schema types)
+	Revisions   []string    // revisions it applies to; nil means all of protocol.AllRevisions
+	Capability  string      // server capability it needs ("tools", "logging" ...); "" for none
+	Prereqs     []string    // ids of checks that must not fail first (same revision)
+	Final       bool        // runs after the other checks of its revision (traffic scans)
 	Run         func(t *T)
 }
 
@@ -256,12 +257,14 @@ var registry = map[string]*Check{}
 // reservedIDs are ids that once named a check and may never name another
 // one, with what became of them. A check that is split or withdrawn adds
 // its old id here.
-var reservedIDs = map[string]string{}
+var reservedIDs = map[string]string{
+	"lifecycle.capabilities.respected": "split into lifecycle.capabilities.client-features (MUST), lifecycle.capabilities.client-features-early (SHOULD) and lifecycle.capabilities.logging-declared (MUST)",
+	"modern.errors.code-range":         "split into modern.errors.reserved-codes (MUST NOT) and modern.errors.legacy-range (SHOULD NOT)",
+}
 
-// requireAuthority makes Register refuse a check without an authority.
-// It is false while the catalogue is being annotated, so that branches
-// adding checks keep compiling; see TestEveryCheckHasAuthority.
-const requireAuthority = false
+// requireAuthority makes Register refuse a check without an authority
+// (false only while a catalogue is being annotated).
+const requireAuthority = true
 
 // Register adds c to the catalogue. It panics on a malformed or duplicate
 // entry, because a catalogue mistake must stop every test, not hide a check.
@@ -276,6 +279,7 @@ func Register(c Check) {
 		panic(fmt.Sprintf("conformance.Register: check id %q is reserved (%s): ids are never reused", c.ID, why))
 	}
 	c.Refs = slices.Clone(c.Refs)
+	c.Also = slices.Clone(c.Also)
 	c.Revisions = slices.Clone(c.Revisions)
 	c.Prereqs = slices.Clone(c.Prereqs)
 	registry[c.ID] = &c
@@ -300,6 +304,16 @@ func validate(c *Check) error {
 			return fmt.Errorf("%s: level %s disagrees with its authority, which gives %s (leave Level empty to derive it)", c.ID, c.Level, derived)
 		}
 		c.Level = derived
+		for _, a := range c.Also {
+			if err := validateAuthority(a); err != nil {
+				return fmt.Errorf("%s: Also: %v", c.ID, err)
+			}
+			if a.Level() != derived {
+				return fmt.Errorf("%s: Also cites a %s sentence for a %s check: a different level is a different check", c.ID, a.Level(), derived)
+			}
+		}
+	} else if len(c.Also) > 0 {
+		return fmt.Errorf("%s: Also without an Authority", c.ID)
 	}
 	switch c.Level {
 	case MUST, SHOULD, MAY, ADVISORY:

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -163,4 +164,16 @@ func (env *revEnv) setMemo(key string, v any) {
 func clientFeatureCapability(method string) string {
 	capability, _, _ := strings.Cut(method, "/")
 	return capability
+}
+
+// forget tells the process not to wait for the response to id when it is
+// closed: a cancelled request, or a listen stream, gets none.
+func (c *Conn) forget(id any) {
+	raw, err := json.Marshal(id)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _ = c.p.Await(ctx, raw) // a done context: drops the id from the outstanding set
 }

@@ -292,10 +292,12 @@ type revEnv struct {
 	stalls    []stallRecord // processes of the revision that missed an answer, in order
 	idSeq     int64
 	exchanges []Exchange
-	conns     []*Conn
-	results   map[string]*Result
-	fresh     int
-	memos     map[string]any // observations shared by checks of the revision; see memo
+	// exchangeBytes is the size of what exchanges keep; see record.
+	exchangeBytes int
+	conns         []*Conn
+	results       map[string]*Result
+	fresh         int
+	memos         map[string]any // observations shared by checks of the revision; see memo
 }
 
 // silent reports whether no process of the revision wrote anything to stdout.
@@ -320,10 +322,24 @@ func (env *revEnv) nextID() int64 {
 	return env.idSeq
 }
 
+// maxExchangeBytes bounds the params and results the exchanges of one
+// revision keep: a server with ten thousand tools answers tools/list with
+// megabytes, and keeping every answer would make the suite's memory grow
+// with the number of requests times the size of the list.
+const maxExchangeBytes = 16 << 20
+
 func (env *revEnv) record(x Exchange) {
+	size := len(x.Params)
+	if x.Response != nil {
+		size += len(x.Response.Result)
+	}
 	env.mu.Lock()
+	defer env.mu.Unlock()
+	if env.exchangeBytes+size > maxExchangeBytes {
+		return
+	}
+	env.exchangeBytes += size
 	env.exchanges = append(env.exchanges, x)
-	env.mu.Unlock()
 }
 
 func (env *revEnv) config() runner.Config {
@@ -633,19 +649,21 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 	}
 	r.DurationMs = ms(time.Since(began))
 	r.Status = t.status
-	r.Message = joinMessages(t.messages)
+	msgs := t.messages
 	if r.Status == StatusPass && len(t.notes) > 0 && c.Level == MAY {
-		r.Message = joinMessages(t.notes)
+		msgs = t.notes
 	}
 	if c.Final && r.Status == StatusPass && env.silent() {
 		// A check that scans all traffic saw none: no evidence, no pass.
 		r.Status = StatusNotVerified
-		r.Message = "the server wrote nothing to stdout, so there is no message to judge"
+		msgs = []string{"the server wrote nothing to stdout, so there is no message to judge"}
 	}
+	suffix := ""
 	if rerun != "" && (r.Status == StatusFail || r.Status == StatusWarn) {
-		r.Message += fmt.Sprintf(" (confirmed on a re-run with the timeout doubled to %s)", 2*env.eng.opts.Timeout)
+		suffix = fmt.Sprintf(" (confirmed on a re-run with the timeout doubled to %s)", 2*env.eng.opts.Timeout)
 	}
 	r.Expected, r.Actual = t.expected, t.actual
+	tidyResult(r, msgs, suffix, &t.notes)
 	r.BlockedBy = t.blocker
 	r.Metrics = t.metrics
 	r.Transcript = evidence(t)

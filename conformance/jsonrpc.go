@@ -34,9 +34,13 @@ func init() {
 		ID:          "jsonrpc.message.version",
 		Title:       `Every message has "jsonrpc": "2.0"`,
 		Requirement: `Every JSON-RPC message MUST carry the member "jsonrpc" with the value "2.0".`,
-		Level:       MUST,
-		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Messages"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "JSONRPCRequest"}},
-		Final:       true,
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Overview",
+			"All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.").
+			WithNote("JSON-RPC 2.0 sections 4 and 5: jsonrpc \"MUST be exactly \"2.0\"\"."),
+		Also: []Authority{MCP(protocol.Rev20241105, "basic/messages.mdx", "Messages",
+			"All messages in MCP MUST follow the JSON-RPC 2.0 specification.")},
+		Refs:  []SpecRef{refMessages(protocol.Rev20251125, "Messages"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "JSONRPCRequest"}},
+		Final: true,
 		Run: func(t *T) {
 			t.settleTraffic()
 			msgs, _ := t.scanInbound()
@@ -54,8 +58,11 @@ func init() {
 		ID:          "jsonrpc.id.string-echoed",
 		Title:       "String request ids are echoed exactly",
 		Requirement: "A response MUST carry the same id as its request, type included: a string id comes back as the same string.",
-		Level:       MUST,
-		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Responses")},
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Result Responses",
+			"Result responses MUST include the same ID as the request they correspond to."),
+		Also: []Authority{MCP(protocol.Rev20241105, "basic/messages.mdx", "Responses",
+			"Responses MUST include the same ID as the request they correspond to.")},
+		Refs: []SpecRef{refMessages(protocol.Rev20251125, "Responses")},
 		Run: func(t *T) {
 			checkIDsEchoed(t, []any{"mcpconform-a", "42", "ü-✓ id with spaces"})
 		},
@@ -64,8 +71,11 @@ func init() {
 		ID:          "jsonrpc.id.integer-echoed",
 		Title:       "Integer request ids are echoed exactly",
 		Requirement: "A response MUST carry the same id as its request, type included: 0, negative and large integers come back as the same numbers.",
-		Level:       MUST,
-		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Responses")},
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Result Responses",
+			"Result responses MUST include the same ID as the request they correspond to."),
+		Also: []Authority{MCP(protocol.Rev20241105, "basic/messages.mdx", "Responses",
+			"Responses MUST include the same ID as the request they correspond to.")},
+		Refs: []SpecRef{refMessages(protocol.Rev20251125, "Responses")},
 		Run: func(t *T) {
 			// 2^53-1 is the largest integer every JSON implementation
 			// represents exactly; larger ones are not portable.
@@ -76,9 +86,13 @@ func init() {
 		ID:          "jsonrpc.response.result-xor-error",
 		Title:       "A response has result or error, not both",
 		Requirement: "Every response MUST contain exactly one of result and error.",
-		Level:       MUST,
-		Refs:        []SpecRef{refMessages(protocol.Rev20241105, "Responses"), refMessages(protocol.Rev20251125, "Responses")},
-		Final:       true,
+		Authority: JSONRPC("5 Response object",
+			"Either the result member or error member MUST be included, but both members MUST NOT be included.").WithKeyword(KeywordMust),
+		Also: []Authority{MCP(protocol.Rev20241105, "basic/messages.mdx", "Responses",
+			"Either a `result` or an `error` MUST be set."), MCP(protocol.Rev20241105, "basic/messages.mdx", "Responses",
+			"A response MUST NOT set both.")},
+		Refs:  []SpecRef{refMessages(protocol.Rev20241105, "Responses"), refMessages(protocol.Rev20251125, "Responses")},
+		Final: true,
 		Run: func(t *T) {
 			t.settleTraffic()
 			msgs, _ := t.scanInbound()
@@ -105,9 +119,11 @@ func init() {
 		ID:          "jsonrpc.response.result-object",
 		Title:       "A result is an object",
 		Requirement: "The result of a response MUST be a JSON object.",
-		Level:       MUST,
-		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Result Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "Result"}},
-		Final:       true,
+		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
+			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.").
+			WithNote("schema.ts defines the result of a JSONRPCResultResponse as a Result, an object: a result that is not an object is no valid MCP message."),
+		Refs:  []SpecRef{refMessages(protocol.Rev20251125, "Result Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "Result"}},
+		Final: true,
 		Run: func(t *T) {
 			t.settleTraffic()
 			msgs, _ := t.scanInbound()
@@ -127,9 +143,13 @@ func init() {
 		ID:          "jsonrpc.response.one-per-request",
 		Title:       "One response per request, none unasked",
 		Requirement: "The server MUST answer each request once, with the request's id; it sends no response to an id it was never sent.",
-		Level:       MUST,
-		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Responses"), refMessages(protocol.Rev20251125, "Notifications")},
-		Final:       true,
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Result Responses",
+			"Result responses MUST include the same ID as the request they correspond to.").
+			WithNote("A response to an id that was never sent, or a second one to an id already answered, corresponds to no request."),
+		Also: []Authority{JSONRPC("5 Response object",
+			"When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.")},
+		Refs:  []SpecRef{refMessages(protocol.Rev20251125, "Responses"), refMessages(protocol.Rev20251125, "Notifications")},
+		Final: true,
 		Run: func(t *T) {
 			t.settleTraffic()
 			t.Expect("at most one response per request id sent")
@@ -146,9 +166,13 @@ func init() {
 		ID:          "jsonrpc.error.shape",
 		Title:       "Errors have an integer code and a message",
 		Requirement: "An error response MUST contain an error object with an integer code and a string message.",
-		Level:       MUST,
-		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "Error"}},
-		Final:       true,
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Error Responses",
+			"Error responses MUST include an `error` field with a `code` and `message`."),
+		Also: []Authority{MCP(protocol.Rev20251125, "basic/index.mdx", "Error Responses",
+			"Error codes MUST be integers."), MCP(protocol.Rev20241105, "basic/messages.mdx", "Responses",
+			"Error codes MUST be integers.")},
+		Refs:  []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "Error"}},
+		Final: true,
 		Run: func(t *T) {
 			t.settleTraffic()
 			msgs, _ := t.scanInbound()
@@ -182,8 +206,11 @@ func init() {
 		ID:          "jsonrpc.notification.no-response",
 		Title:       "Notifications are never answered",
 		Requirement: "The receiver of a notification MUST NOT send a response, even for an unknown notification.",
-		Level:       MUST,
-		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Notifications"), refMessages(protocol.Modern, "Notifications")},
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Notifications",
+			"The receiver MUST NOT send a response."),
+		Also: []Authority{JSONRPC("4.1 Notification",
+			"The Server MUST NOT reply to a Notification, including those that are within a batch request.")},
+		Refs: []SpecRef{refMessages(protocol.Rev20251125, "Notifications"), refMessages(protocol.Modern, "Notifications")},
 		Run: func(t *T) {
 			c := t.Session()
 			notes := []struct {
@@ -214,7 +241,7 @@ func init() {
 		ID:          "jsonrpc.parse-error.keeps-serving",
 		Title:       "Invalid JSON does not stop the server",
 		Requirement: "After a line that is not valid JSON the server SHOULD go on serving requests, as JSON-RPC 2.0's parse error reply implies; the line is the client's fault, so stopping is a warning.",
-		Level:       SHOULD,
+		Authority:   Advisory("A line of invalid JSON is the client's fault, and JSON-RPC 2.0 answers it with a -32700 parse error, which presumes the server goes on; no keyword of MCP or JSON-RPC requires it to."),
 		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Messages"), refStdio(protocol.Rev20251125)},
 		Run: func(t *T) {
 			c := t.Session()
@@ -227,8 +254,10 @@ func init() {
 		ID:          "jsonrpc.parse-error.reply",
 		Title:       "Invalid JSON gets a -32700 parse error",
 		Requirement: "Invalid JSON MUST NOT get a result; JSON-RPC 2.0 answers it with error -32700 and a null (or, from 2025-11-25, absent) id. Silence or another code is reported as a warning: the client broke the protocol first, and JSON-RPC defines the code without binding a server to it.",
-		Level:       MUST,
-		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "JSONRPCErrorResponse"}},
+		Authority: JSONRPC("5.1 Error object",
+			"When a rpc call encounters an error, the Response Object MUST contain the error member with a value that is a Object with the following members:").
+			WithNote("An unparsable line is an error: any response to it must be an error. The code -32700 comes from the JSON-RPC 2.0 table of codes, which has no keyword: another code, or no reply, is a warn."),
+		Refs: []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "JSONRPCErrorResponse"}},
 		Run: func(t *T) {
 			c := t.Session()
 			c.MustSend(invalidJSON)
@@ -248,8 +277,10 @@ func init() {
 		ID:          "jsonrpc.invalid-request.rejected",
 		Title:       "An invalid request is rejected",
 		Requirement: "A JSON object that is not a valid request (here: a non-string method) MUST NOT get a result; the expected answer is error -32600, and the server SHOULD go on serving (the client broke the protocol first).",
-		Level:       MUST,
-		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Requests"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "INVALID_REQUEST"}},
+		Authority: JSONRPC("5.1 Error object",
+			"When a rpc call encounters an error, the Response Object MUST contain the error member with a value that is a Object with the following members:").
+			WithNote("An invalid request is an error: any response to it must be an error. The code -32600 comes from the JSON-RPC 2.0 table of codes, which has no keyword: another code, or stopping, is a warn."),
+		Refs: []SpecRef{refMessages(protocol.Rev20251125, "Requests"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "INVALID_REQUEST"}},
 		Run: func(t *T) {
 			c := t.Session()
 			c.MustSend(`{"jsonrpc":"2.0","id":"mcpconform-invalid","method":42}`)
@@ -272,8 +303,10 @@ func init() {
 		ID:          "jsonrpc.method.unknown",
 		Title:       "An unknown method gets -32601",
 		Requirement: "A request for a method the server does not have MUST get an error response; JSON-RPC's code for it is -32601 (another code is a warning).",
-		Level:       MUST,
-		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "METHOD_NOT_FOUND"}},
+		Authority: JSONRPC("5.1 Error object",
+			"When a rpc call encounters an error, the Response Object MUST contain the error member with a value that is a Object with the following members:").
+			WithNote("Calling a method the server does not have is an error, so the response must be an error. The code -32601 comes from the JSON-RPC 2.0 table of codes, which has no keyword: another code is a warn."),
+		Refs: []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "METHOD_NOT_FOUND"}},
 		Run: func(t *T) {
 			c := t.Session()
 			m := c.MustRequest(unknownMethod, map[string]any{})
@@ -292,9 +325,10 @@ func init() {
 		ID:          "jsonrpc.batch.accepted",
 		Title:       "Batches are accepted (2025-03-26)",
 		Requirement: "Under 2025-03-26 implementations MUST support receiving JSON-RPC batches: every request of a batch is answered.",
-		Level:       MUST,
-		Refs:        []SpecRef{{Revision: protocol.Rev20250326, File: "basic/index.mdx", Section: "Batching"}},
-		Revisions:   []string{protocol.Rev20250326},
+		Authority: MCP(protocol.Rev20250326, "basic/index.mdx", "Batching",
+			"MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches.").WithKeyword(KeywordMust),
+		Refs:      []SpecRef{{Revision: protocol.Rev20250326, File: "basic/index.mdx", Section: "Batching"}},
+		Revisions: []string{protocol.Rev20250326},
 		Run: func(t *T) {
 			c := t.Session()
 			c.MustSend(`[{"jsonrpc":"2.0","id":"mcpconform-batch-a","method":"ping"},{"jsonrpc":"2.0","method":"notifications/mcpconform/unknown"},{"jsonrpc":"2.0","id":"mcpconform-batch-b","method":"ping"}]`)
@@ -331,7 +365,11 @@ func init() {
 		ID:          "jsonrpc.batch.rejected",
 		Title:       "Batches get no array reply (2025-06-18 on)",
 		Requirement: "Batching was removed in 2025-06-18: a batch gets an error or nothing, never an array reply (not a valid MCP message). A server that exits after it does not break this: the stdio lifecycle lets a server shut down by exiting.",
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20250618, "basic/transports.mdx", "stdio",
+			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.").
+			WithNote("2025-06-18 removed batching: an array is no valid MCP message from then on. Stopping after the batch is a warn (advisory: no keyword requires a server to survive a bad message)."),
+		Also: []Authority{MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
+			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.")},
 		Refs: []SpecRef{
 			{Revision: protocol.Rev20250618, File: "changelog.mdx", Section: "Major changes"},
 			refStdio(protocol.Rev20250618),
@@ -380,7 +418,7 @@ func init() {
 		ID:          "jsonrpc.batch.tolerated",
 		Title:       "A batch does not stop the server (2024-11-05)",
 		Requirement: "2024-11-05 says nothing of batches (JSON-RPC 2.0 has them): the server may answer one with an array or reject it, and SHOULD go on serving.",
-		Level:       SHOULD,
+		Authority:   Advisory("2024-11-05 says nothing of batches, which JSON-RPC 2.0 has; whatever the answer, a server that stops over one becomes unusable, and no keyword requires it to go on."),
 		// The page's opening paragraph binds every message to JSON-RPC 2.0.
 		Refs:      []SpecRef{{Revision: protocol.Rev20241105, File: "basic/messages.mdx"}},
 		Revisions: []string{protocol.Rev20241105},
@@ -395,10 +433,13 @@ func init() {
 		ID:          "jsonrpc.request.id-valid",
 		Title:       "Server request ids are strings or integers",
 		Requirement: "A request MUST have a string or integer id, never null.",
-		Level:       MUST,
-		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Requests")},
-		Revisions:   Legacy(),
-		Final:       true,
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Requests",
+			"Requests MUST include a string or integer ID."),
+		Also: []Authority{MCP(protocol.Rev20251125, "basic/index.mdx", "Requests",
+			"Unlike base JSON-RPC, the ID MUST NOT be `null`.")},
+		Refs:      []SpecRef{refMessages(protocol.Rev20251125, "Requests")},
+		Revisions: Legacy(),
+		Final:     true,
 		Run: func(t *T) {
 			t.settleTraffic()
 			msgs, _ := t.scanInbound()
@@ -423,10 +464,11 @@ func init() {
 		ID:          "jsonrpc.request.id-unique",
 		Title:       "Server request ids are not reused",
 		Requirement: "The request id MUST NOT have been used before by the requestor within the same session.",
-		Level:       MUST,
-		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Requests")},
-		Revisions:   Legacy(),
-		Final:       true,
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Requests",
+			"The request ID MUST NOT have been previously used by the requestor within the same session."),
+		Refs:      []SpecRef{refMessages(protocol.Rev20251125, "Requests")},
+		Revisions: Legacy(),
+		Final:     true,
 		Run: func(t *T) {
 			t.settleTraffic()
 			msgs, _ := t.scanInbound()

@@ -24,9 +24,11 @@ func init() {
 		ID:          "lifecycle.initialize.result",
 		Title:       "initialize returns an InitializeResult",
 		Requirement: "The server MUST answer initialize with its protocolVersion (a string), its capabilities (an object), its serverInfo and optional string instructions.",
-		Level:       MUST,
-		Refs:        []SpecRef{refLifecycle("Initialization"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "InitializeResult"}},
-		Revisions:   Legacy(),
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Initialization",
+			"The server MUST respond with its own capabilities and information:").
+			WithNote("schema.ts InitializeResult: protocolVersion, capabilities, serverInfo and optional instructions."),
+		Refs:      []SpecRef{refLifecycle("Initialization"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "InitializeResult"}},
+		Revisions: Legacy(),
 		Run: func(t *T) {
 			c := t.Fresh()
 			m, err := c.Initialize(t.Revision())
@@ -60,10 +62,12 @@ func init() {
 		ID:          "lifecycle.initialize.server-info",
 		Title:       "serverInfo has a name and a version",
 		Requirement: "serverInfo MUST be an Implementation: a string name and a string version (from 2025-06-18, which defines title, a title present must be a string).",
-		Level:       MUST,
-		Refs:        []SpecRef{refLifecycle("Initialization"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "Implementation"}},
-		Revisions:   Legacy(),
-		Prereqs:     []string{"lifecycle.initialize.result"},
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Initialization",
+			"The server MUST respond with its own capabilities and information:").
+			WithNote("schema.ts Implementation: the information is a string name and version, and from 2025-06-18 an optional string title."),
+		Refs:      []SpecRef{refLifecycle("Initialization"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "Implementation"}},
+		Revisions: Legacy(),
+		Prereqs:   []string{"lifecycle.initialize.result"},
 		Run: func(t *T) {
 			res := initResult(t)
 			info, _ := res["serverInfo"].(map[string]any)
@@ -86,10 +90,11 @@ func init() {
 		ID:          "lifecycle.version.echo",
 		Title:       "A supported version is echoed",
 		Requirement: "If the server supports the requested protocol version, it MUST respond with the same version, in every new session.",
-		Level:       MUST,
-		Refs:        []SpecRef{refLifecycle("Version Negotiation")},
-		Revisions:   Legacy(),
-		Prereqs:     []string{"lifecycle.initialize.result"},
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Version Negotiation",
+			"If the server supports the requested protocol version, it MUST respond with the same version."),
+		Refs:      []SpecRef{refLifecycle("Version Negotiation")},
+		Revisions: Legacy(),
+		Prereqs:   []string{"lifecycle.initialize.result"},
 		Run: func(t *T) {
 			// The probe already saw the server accept this revision; a
 			// second session must agree.
@@ -108,10 +113,12 @@ func init() {
 		ID:          "lifecycle.version.negotiated-supported",
 		Title:       "A counter-offered version is supported",
 		Requirement: "When the server answers a requested version with another, it MUST be a version the server supports: requesting it gets it echoed.",
-		Level:       MUST,
-		Refs:        []SpecRef{refLifecycle("Version Negotiation")},
-		Revisions:   Legacy(),
-		Prereqs:     []string{"lifecycle.initialize.result"},
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Version Negotiation",
+			"Otherwise, the server MUST respond with another protocol version it supports.").
+			WithNote("A version the server supports is one it echoes when a client requests it."),
+		Refs:      []SpecRef{refLifecycle("Version Negotiation")},
+		Revisions: Legacy(),
+		Prereqs:   []string{"lifecycle.initialize.result"},
 		Run: func(t *T) {
 			t.OncePerRun()
 			det := t.env.eng.det
@@ -140,10 +147,12 @@ func init() {
 		ID:          "lifecycle.version.fallback",
 		Title:       "An unsupported version gets a supported one",
 		Requirement: "If the server does not support the requested version it MUST respond with another version it supports; an error reply (as in the spec's own error example) is a warning.",
-		Level:       MUST,
-		Refs:        []SpecRef{refLifecycle("Version Negotiation"), refLifecycle("Error Handling")},
-		Revisions:   Legacy(),
-		Prereqs:     []string{"lifecycle.initialize.result"},
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Version Negotiation",
+			"Otherwise, the server MUST respond with another protocol version it supports.").
+			WithNote("The spec's own error example answers an unsupported version with an error, so an error reply is a warn, not a fail."),
+		Refs:      []SpecRef{refLifecycle("Version Negotiation"), refLifecycle("Error Handling")},
+		Revisions: Legacy(),
+		Prereqs:   []string{"lifecycle.initialize.result"},
 		Run: func(t *T) {
 			t.OncePerRun()
 			c := t.Fresh()
@@ -171,10 +180,11 @@ func init() {
 		ID:          "lifecycle.version.fallback-latest",
 		Title:       "The fallback is the latest version",
 		Requirement: "The version offered for an unsupported request SHOULD be the latest version the server supports.",
-		Level:       SHOULD,
-		Refs:        []SpecRef{refLifecycle("Version Negotiation")},
-		Revisions:   Legacy(),
-		Prereqs:     []string{"lifecycle.version.fallback"},
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Version Negotiation",
+			"This SHOULD be the latest version supported by the server."),
+		Refs:      []SpecRef{refLifecycle("Version Negotiation")},
+		Revisions: Legacy(),
+		Prereqs:   []string{"lifecycle.version.fallback"},
 		Run: func(t *T) {
 			t.OncePerRun()
 			c := t.Fresh()
@@ -201,10 +211,12 @@ func init() {
 		ID:          "lifecycle.capabilities.shape",
 		Title:       "Capabilities are well formed",
 		Requirement: "Each server capability the revision defines MUST be an object, and the listChanged and subscribe flags it defines for it booleans.",
-		Level:       MUST,
-		Refs:        []SpecRef{refLifecycle("Capability Negotiation"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "ServerCapabilities"}},
-		Revisions:   Legacy(),
-		Prereqs:     []string{"lifecycle.initialize.result"},
+		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
+			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.").
+			WithNote("schema.ts defines each ServerCapabilities member as an object, with boolean listChanged and subscribe flags."),
+		Refs:      []SpecRef{refLifecycle("Capability Negotiation"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "ServerCapabilities"}},
+		Revisions: Legacy(),
+		Prereqs:   []string{"lifecycle.initialize.result"},
 		Run: func(t *T) {
 			res := initResult(t)
 			caps, _ := res["capabilities"].(map[string]any)
@@ -234,7 +246,11 @@ func init() {
 		ID:          "lifecycle.capabilities.declared",
 		Title:       "Served features are declared",
 		Requirement: "A server that supports tools, prompts or resources MUST declare the capability; a declared capability's list method works.",
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20251125, "server/tools.mdx", "Capabilities",
+			"Servers that support tools MUST declare the `tools` capability:"),
+		Also: []Authority{MCP(protocol.Rev20251125, "server/prompts.mdx", "Capabilities",
+			"Servers that support prompts MUST declare the `prompts` capability during initialization:"), MCP(protocol.Rev20251125, "server/resources.mdx", "Capabilities",
+			"Servers that support resources MUST declare the `resources` capability:")},
 		Refs: []SpecRef{
 			{Revision: protocol.Rev20251125, File: "server/tools.mdx", Section: "Capabilities"},
 			{Revision: protocol.Rev20251125, File: "server/prompts.mdx", Section: "Capabilities"},
@@ -262,14 +278,38 @@ func init() {
 			}
 		},
 	})
+	// lifecycle.capabilities.respected mixed the Operation section's MUST
+	// (a SHOULD before 2025-06-18) and the logging page's MUST: three checks
+	// now, one level each.
 	Register(Check{
-		ID:          "lifecycle.capabilities.respected",
-		Title:       "Only negotiated capabilities are used",
-		Requirement: "The server MUST only use negotiated capabilities (SHOULD before 2025-06-18): no sampling, roots or elicitation requests to a client that declared none; and, in every revision, a server that emits log notifications MUST declare the logging capability.",
-		Level:       MUST,
+		ID:          "lifecycle.capabilities.client-features",
+		Title:       "Only negotiated client features are used",
+		Requirement: "The server sends no sampling, roots or elicitation request to a client that did not declare the capability.",
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Operation",
+			"Both parties MUST: Only use capabilities that were successfully negotiated"),
+		Refs:      []SpecRef{refLifecycle("Operation")},
+		Revisions: Since(protocol.Rev20250618),
+		Final:     true,
+		Run:       runClientFeatures,
+	})
+	Register(Check{
+		ID:          "lifecycle.capabilities.client-features-early",
+		Title:       "Only negotiated client features are used (before 2025-06-18)",
+		Requirement: "Before 2025-06-18 the server SHOULD send no sampling or roots request to a client that did not declare the capability.",
+		Authority: MCP(protocol.Rev20250326, "basic/lifecycle.mdx", "Operation",
+			"Both parties SHOULD: Only use capabilities that were successfully negotiated"),
+		Refs:      []SpecRef{{Revision: protocol.Rev20250326, File: "basic/lifecycle.mdx", Section: "Operation"}},
+		Revisions: Before(protocol.Rev20250618),
+		Final:     true,
+		Run:       runClientFeatures,
+	})
+	Register(Check{
+		ID:          "lifecycle.capabilities.logging-declared",
+		Title:       "Log notifications need the logging capability",
+		Requirement: "A server that emits log notifications declares the logging capability, in every revision.",
+		Authority: MCP(protocol.Rev20251125, "server/utilities/logging.mdx", "Capabilities",
+			"Servers that emit log message notifications MUST declare the `logging` capability:"),
 		Refs: []SpecRef{
-			refLifecycle("Operation"),
-			{Revision: protocol.Rev20250326, File: "basic/lifecycle.mdx", Section: "Operation"},
 			{Revision: protocol.Rev20251125, File: "server/utilities/logging.mdx", Section: "Capabilities"},
 			{Revision: protocol.Rev20241105, File: "server/utilities/logging.mdx", Section: "Capabilities"},
 		},
@@ -277,29 +317,17 @@ func init() {
 		Final:     true,
 		Run: func(t *T) {
 			t.settleTraffic()
+			if t.HasCapability("logging") {
+				t.NotApplicable("the server declares the logging capability")
+			}
 			msgs, _ := t.scanInbound()
-			caps := t.clientCaps() // what the suite declared, per process (client.go)
-			t.Expect("no %v request to a process whose initialize did not declare its capability%s", clientFeatureMethods, map[bool]string{false: " and no notifications/message"}[t.HasCapability("logging")])
+			t.Expect("no notifications/message from a server without the logging capability")
 			for _, m := range msgs {
-				method, _ := m.obj["method"].(string)
-				bad, must := "", protocol.AtLeast(t.Revision(), protocol.Rev20250618)
-				switch {
-				case isServerRequest(m.obj) && slices.Contains(clientFeatureMethods, method) && !declared(caps[m.process], clientFeatureCapability(method)):
-					bad = fmt.Sprintf("a %s request, though the client declared no such capability", method)
-				case method == protocol.NotifMessage && !t.HasCapability("logging"):
-					// The logging page's own MUST, in every revision.
-					bad, must = "a log notification without the logging capability", true
+				if method, _ := m.obj["method"].(string); method == protocol.NotifMessage {
+					t.evidenceLines([]inboundMessage{m}, 1)
+					t.Actual("a log notification without the logging capability")
+					t.Fatalf("%s sent a log notification without the logging capability", m.process)
 				}
-				if bad == "" {
-					continue
-				}
-				t.evidenceLines([]inboundMessage{m}, 1)
-				t.Actual("%s", bad)
-				if must {
-					t.Fatalf("%s sent %s", m.process, bad)
-				}
-				t.Warnf("%s sent %s (a SHOULD in this revision)", m.process, bad)
-				return
 			}
 		},
 	})
@@ -307,9 +335,10 @@ func init() {
 		ID:          "lifecycle.ping.operation",
 		Title:       "ping gets an empty result",
 		Requirement: "The receiver of a ping MUST respond promptly with an empty result.",
-		Level:       MUST,
-		Refs:        []SpecRef{{Revision: protocol.Rev20251125, File: "basic/utilities/ping.mdx", Section: "Behavior Requirements"}},
-		Revisions:   Legacy(),
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/ping.mdx", "Behavior Requirements",
+			"The receiver MUST respond promptly with an empty response:"),
+		Refs:      []SpecRef{{Revision: protocol.Rev20251125, File: "basic/utilities/ping.mdx", Section: "Behavior Requirements"}},
+		Revisions: Legacy(),
 		Run: func(t *T) {
 			c := t.Session()
 			m := c.MustRequest(protocol.MethodPing, nil)
@@ -320,7 +349,9 @@ func init() {
 		ID:          "lifecycle.ping.before-initialized",
 		Title:       "ping is answered during initialization",
 		Requirement: "A ping sent before the initialize response (the only request a client may send then) MUST get an empty result.",
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/ping.mdx", "Behavior Requirements",
+			"The receiver MUST respond promptly with an empty response:").
+			WithNote("basic/lifecycle.mdx: the client may send pings before the initialize response, so the receiver answers them then too."),
 		Refs: []SpecRef{
 			refLifecycle("Initialization"),
 			{Revision: protocol.Rev20251125, File: "basic/utilities/ping.mdx", Section: "Behavior Requirements"},
@@ -339,10 +370,11 @@ func init() {
 		ID:          "lifecycle.initialize.no-early-requests",
 		Title:       "No requests before initialized",
 		Requirement: "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification.",
-		Level:       SHOULD,
-		Refs:        []SpecRef{refLifecycle("Initialization")},
-		Revisions:   Legacy(),
-		Prereqs:     []string{"lifecycle.initialize.result"},
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Initialization",
+			"The server SHOULD NOT send requests other than pings and logging before receiving the `initialized` notification."),
+		Refs:      []SpecRef{refLifecycle("Initialization")},
+		Revisions: Legacy(),
+		Prereqs:   []string{"lifecycle.initialize.result"},
 		Run: func(t *T) {
 			c := t.Fresh()
 			m, err := c.Initialize(t.Revision())
@@ -478,4 +510,22 @@ func listLen(result json.RawMessage, member string) int {
 		return 0
 	}
 	return len(items)
+}
+
+// runClientFeatures judges the server requests of a revision against the
+// client capabilities the suite declared to each process.
+func runClientFeatures(t *T) {
+	t.settleTraffic()
+	msgs, _ := t.scanInbound()
+	caps := t.clientCaps() // what the suite declared, per process (client.go)
+	t.Expect("no %v request to a process whose initialize did not declare its capability", clientFeatureMethods)
+	for _, m := range msgs {
+		method, _ := m.obj["method"].(string)
+		if isServerRequest(m.obj) && slices.Contains(clientFeatureMethods, method) && !declared(caps[m.process], clientFeatureCapability(method)) {
+			bad := fmt.Sprintf("a %s request, though the client declared no such capability", method)
+			t.evidenceLines([]inboundMessage{m}, 1)
+			t.Actual("%s", bad)
+			t.Fatalf("%s sent %s", m.process, bad)
+		}
+	}
 }

@@ -271,6 +271,26 @@ func init() {
 	})
 
 	Register(Check{
+		ID:          "logging.modern.capability",
+		Title:       "Log messages only with the logging capability",
+		Requirement: "Under 2026-07-28 a server that does not declare logging sends no notifications/message, even to requests that carry _meta logLevel debug (the legacy revisions are judged by lifecycle.capabilities.logging-declared).",
+		Authority: MCP(protocol.Modern, "server/utilities/logging.mdx", "Capabilities",
+			"Servers that emit log message notifications MUST declare the `logging` capability:"),
+		Revisions: ModernOnly(),
+		Run: func(t *T) {
+			if t.HasCapability("logging") {
+				t.NotApplicable("the server declares logging")
+			}
+			msgs := t.logActivity(t.Fresh(), "debug")
+			t.Expect("no notifications/message without the logging capability")
+			t.Actual("%d message(s)", len(msgs))
+			if len(msgs) > 0 {
+				t.Failf("the server sent %d notifications/message but server/discover does not declare logging", len(msgs))
+			}
+		},
+	})
+
+	Register(Check{
 		ID:          "logging.modern.invalid-level",
 		Title:       "An unknown _meta logLevel gets -32602",
 		Requirement: "Under 2026-07-28 a request whose _meta logLevel is not a log level is rejected with error -32602.",

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcpconform/mcpconform/conformance/shape"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -89,7 +90,11 @@ func init() {
 		ID:          "modern.discover.result",
 		Title:       "server/discover returns a DiscoverResult",
 		Requirement: "Servers MUST implement server/discover; its result carries resultType, supportedVersions, capabilities, ttlMs and cacheScope.",
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20260728, "basic/versioning.mdx", "Protocol Version Negotiation",
+			"Servers MUST implement `server/discover`.").
+			WithNote("schema.ts DiscoverResult gives the members of the result."),
+		Also: []Authority{MCP(protocol.Rev20260728, "server/discover.mdx", "Discovery",
+			"Servers MUST implement it.")},
 		Refs: []SpecRef{
 			modernRef("server/discover.mdx", "Response"),
 			modernRef("basic/versioning.mdx", "Protocol Version Negotiation"),
@@ -111,7 +116,9 @@ func init() {
 		ID:          "modern.discover.version-listed",
 		Title:       "supportedVersions lists the version it served",
 		Requirement: "A server answering a 2026-07-28 request with a result supports that version, so its server/discover supportedVersions lists it.",
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20260728, "basic/versioning.mdx", "Protocol Version Negotiation",
+			"If the server does not implement the requested version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with an `UnsupportedProtocolVersionError` listing the versions it does support:").
+			WithNote("A server that answers a 2026-07-28 request with a result implements that version, so the versions it lists as supported in server/discover include it."),
 		Refs: []SpecRef{
 			modernRef("server/discover.mdx", "DiscoverResult"),
 			modernRef("basic/versioning.mdx", "Protocol Version Negotiation"),
@@ -132,9 +139,10 @@ func init() {
 		ID:          "modern.meta.required",
 		Title:       "A request missing required _meta gets -32602",
 		Requirement: "A request missing io.modelcontextprotocol/protocolVersion or io.modelcontextprotocol/clientCapabilities in _meta is malformed and MUST be rejected with -32602; clientInfo and logLevel are optional.",
-		Level:       MUST,
-		Refs:        []SpecRef{modernRef("basic/index.mdx", "`_meta`"), modernRef("basic/versioning.mdx", "Backward Compatibility with Initialization-Based Versions")},
-		Revisions:   ModernOnly(),
+		Authority: MCP(protocol.Rev20260728, "basic/index.mdx", "`_meta`",
+			"A request missing any required field is malformed; the server MUST reject it with JSON-RPC error code `-32602` (Invalid params)."),
+		Refs:      []SpecRef{modernRef("basic/index.mdx", "`_meta`"), modernRef("basic/versioning.mdx", "Backward Compatibility with Initialization-Based Versions")},
+		Revisions: ModernOnly(),
 		Run: func(t *T) {
 			method := probeMethod(t)
 			caps := map[string]any{}
@@ -212,7 +220,10 @@ func init() {
 		ID:          "modern.version.unsupported",
 		Title:       "An unsupported version gets -32022 with data",
 		Requirement: "A request naming a protocol version the server does not implement MUST get UnsupportedProtocolVersionError (-32022) with data.supported (strings) and data.requested (the version sent), on every method.",
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20260728, "basic/versioning.mdx", "Protocol Version Negotiation",
+			"If the server does not implement the requested version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with an `UnsupportedProtocolVersionError` listing the versions it does support:"),
+		Also: []Authority{MCP(protocol.Rev20260728, "schema.ts", "RequestMetaObject",
+			"If the server does not support the requested version, it MUST return an UnsupportedProtocolVersionError.")},
 		Refs: []SpecRef{
 			modernRef("basic/versioning.mdx", "Protocol Version Negotiation"),
 			modernRef("schema.ts", "UnsupportedProtocolVersionError"),
@@ -260,7 +271,9 @@ func init() {
 		ID:          "modern.version.supported-matches",
 		Title:       "-32022 supported equals discover's supportedVersions",
 		Requirement: "The supported list of UnsupportedProtocolVersionError and supportedVersions of server/discover both list the versions the server supports, so they name the same modern versions. Legacy versions are left out of the comparison: the spec's own examples list 2025-11-25 in -32022 data but not in discover.",
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20260728, "basic/versioning.mdx", "Protocol Version Negotiation",
+			"If the server does not implement the requested version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with an `UnsupportedProtocolVersionError` listing the versions it does support:").
+			WithNote("The error lists the versions the server supports, and so does server/discover: the modern versions they name are the same."),
 		Refs: []SpecRef{
 			modernRef("basic/versioning.mdx", "Protocol Version Negotiation"),
 			modernRef("server/discover.mdx", "DiscoverResult"),
@@ -289,7 +302,10 @@ func init() {
 		ID:          "modern.result.result-type",
 		Title:       "Every result carries a known resultType",
 		Requirement: `Every result MUST include resultType: "complete", or "input_required" (only for tools/call, prompts/get and resources/read), or a value of an extension the server advertises.`,
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20260728, "basic/index.mdx", "Result Responses",
+			"The `result` MUST include a `resultType` field to indicate the type of the result."),
+		Also: []Authority{MCP(protocol.Rev20260728, "schema.ts", "Result.resultType",
+			"Servers implementing this protocol version MUST include this field.")},
 		Refs: []SpecRef{
 			modernRef("basic/index.mdx", "ResultType"),
 			modernRef("basic/patterns/mrtr.mdx", "Supported Requests"),
@@ -330,10 +346,13 @@ func init() {
 		ID:          "modern.mrtr.input-required",
 		Title:       "input_required results carry state and ask for nothing undeclared",
 		Requirement: "Every InputRequiredResult MUST include inputRequests or requestState, and MUST NOT carry inputRequests the client did not declare support for (the suite declares no client capabilities).",
-		Level:       MUST,
-		Refs:        []SpecRef{modernRef("basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)")},
-		Revisions:   ModernOnly(),
-		Final:       true,
+		Authority: MCP(protocol.Rev20260728, "basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)",
+			"Servers MUST include at least one of `inputRequests` or `requestState` in every `InputRequiredResult` response."),
+		Also: []Authority{MCP(protocol.Rev20260728, "basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)",
+			"Servers MUST NOT send an `inputRequests` that the client has not declared support for in its capabilities.")},
+		Refs:      []SpecRef{modernRef("basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)")},
+		Revisions: ModernOnly(),
+		Final:     true,
 		Run: func(t *T) {
 			t.settleTraffic() // answers and notifications still in flight count too
 			n := 0
@@ -369,10 +388,11 @@ func init() {
 		ID:          "modern.result.server-info",
 		Title:       "Results carry serverInfo in _meta",
 		Requirement: "Servers SHOULD include io.modelcontextprotocol/serverInfo in every result's _meta.",
-		Level:       SHOULD,
-		Refs:        []SpecRef{modernRef("basic/index.mdx", "`_meta`"), modernRef("server/discover.mdx", "DiscoverResult")},
-		Revisions:   ModernOnly(),
-		Final:       true,
+		Authority: MCP(protocol.Rev20260728, "basic/index.mdx", "`_meta`",
+			"Servers SHOULD include the following `io.modelcontextprotocol/*` field in every result's `_meta`, unless specifically configured not to do so, to identify themselves without relying on any prior connection state:"),
+		Refs:      []SpecRef{modernRef("basic/index.mdx", "`_meta`"), modernRef("server/discover.mdx", "DiscoverResult")},
+		Revisions: ModernOnly(),
+		Final:     true,
 		Run: func(t *T) {
 			t.settleTraffic() // answers and notifications still in flight count too
 			results := t.modernResults()
@@ -398,7 +418,15 @@ func init() {
 		ID:          "modern.cache.hints",
 		Title:       "Cacheable results carry ttlMs and cacheScope",
 		Requirement: `Complete results of server/discover, tools/list, prompts/list, resources/list, resources/templates/list and resources/read MUST carry ttlMs (an integer >= 0) and cacheScope ("public" or "private").`,
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20260728, "server/utilities/caching.mdx", "Cacheable Results",
+			"Servers MUST include caching hints on results with `resultType: \"complete\"` returned by the following operations: `tools/list`"),
+		Also: []Authority{MCP(protocol.Rev20260728, "server/utilities/caching.mdx", "Cacheable Results",
+			"Servers MUST include caching hints on results with `resultType: \"complete\"` returned by the following operations: `server/discover`"), MCP(protocol.Rev20260728, "server/utilities/caching.mdx", "Cacheable Results",
+			"Servers MUST include caching hints on results with `resultType: \"complete\"` returned by the following operations: `prompts/list`"), MCP(protocol.Rev20260728, "server/utilities/caching.mdx", "Cacheable Results",
+			"Servers MUST include caching hints on results with `resultType: \"complete\"` returned by the following operations: `resources/list`"), MCP(protocol.Rev20260728, "server/utilities/caching.mdx", "Cacheable Results",
+			"Servers MUST include caching hints on results with `resultType: \"complete\"` returned by the following operations: `resources/templates/list`"), MCP(protocol.Rev20260728, "server/utilities/caching.mdx", "Cacheable Results",
+			"Servers MUST include caching hints on results with `resultType: \"complete\"` returned by the following operations: `resources/read`"), MCP(protocol.Rev20260728, "server/utilities/caching.mdx", "Time-to-Live (TTL) Field",
+			"Servers MUST provide a `ttlMs` value that is `>= 0`.")},
 		Refs: []SpecRef{
 			modernRef("server/utilities/caching.mdx", "Cacheable Results"),
 			modernRef("server/utilities/caching.mdx", "Time-to-Live (TTL) Field"),
@@ -440,11 +468,12 @@ func init() {
 		ID:          "modern.cache.page-scope",
 		Title:       "All pages of tools/list share one cacheScope",
 		Requirement: "Servers MUST apply the same cacheScope to all response pages of a list.",
-		Level:       MUST,
-		Refs:        []SpecRef{modernRef("server/utilities/caching.mdx", "Interaction with Pagination")},
-		Revisions:   ModernOnly(),
-		Capability:  "tools",
-		Prereqs:     []string{"tools.list.shape"},
+		Authority: MCP(protocol.Rev20260728, "server/utilities/caching.mdx", "Interaction with Pagination",
+			"Servers MUST apply the same `cacheScope` to all response pages for a given list request."),
+		Refs:       []SpecRef{modernRef("server/utilities/caching.mdx", "Interaction with Pagination")},
+		Revisions:  ModernOnly(),
+		Capability: "tools",
+		Prereqs:    []string{"tools.list.shape"},
 		Run: func(t *T) {
 			pages, _ := walkTools(t, t.Session())
 			var scopes []string
@@ -468,10 +497,11 @@ func init() {
 		ID:          "modern.stateless.first-request",
 		Title:       "tools/list works as the very first message",
 		Requirement: "Servers MUST NOT rely on prior requests to establish context: tools/list answers as the first message of a fresh process.",
-		Level:       MUST,
-		Refs:        []SpecRef{modernRef("basic/index.mdx", "Statelessness")},
-		Revisions:   ModernOnly(),
-		Capability:  "tools",
+		Authority: MCP(protocol.Rev20260728, "basic/index.mdx", "Statelessness",
+			"Servers MUST NOT rely on prior requests over the same connection to establish context (e.g., capabilities, protocol version, client identity)."),
+		Refs:       []SpecRef{modernRef("basic/index.mdx", "Statelessness")},
+		Revisions:  ModernOnly(),
+		Capability: "tools",
 		Run: func(t *T) {
 			m := t.Fresh().MustRequest(protocol.MethodToolsList, nil)
 			t.Expect("a result")
@@ -488,11 +518,12 @@ func init() {
 		ID:          "modern.stateless.same-tools",
 		Title:       "The tool set does not vary per connection",
 		Requirement: "The set of tools MUST NOT vary per-connection or as a side effect of other requests on the connection.",
-		Level:       MUST,
-		Refs:        []SpecRef{toolsRef(protocol.Modern, "Capabilities"), modernRef("basic/index.mdx", "Statelessness")},
-		Revisions:   ModernOnly(),
-		Capability:  "tools",
-		Prereqs:     []string{"tools.list.shape"},
+		Authority: MCP(protocol.Rev20260728, "server/tools.mdx", "Capabilities",
+			"This set MAY be empty and MAY change over time (see List Changed Notification), but MUST NOT vary per-connection or as a side effect of other requests on the connection.").WithKeyword(KeywordMustNot),
+		Refs:       []SpecRef{toolsRef(protocol.Modern, "Capabilities"), modernRef("basic/index.mdx", "Statelessness")},
+		Revisions:  ModernOnly(),
+		Capability: "tools",
+		Prereqs:    []string{"tools.list.shape"},
 		Run: func(t *T) {
 			a, b := t.toolListings()
 			t.Expect("the same tools from the shared process and a fresh one")
@@ -520,11 +551,12 @@ func init() {
 		ID:          "modern.tools.order",
 		Title:       "tools/list order is deterministic",
 		Requirement: "Servers SHOULD return tools in a deterministic order.",
-		Level:       SHOULD,
-		Refs:        []SpecRef{toolsRef(protocol.Modern, "Capabilities")},
-		Revisions:   ModernOnly(),
-		Capability:  "tools",
-		Prereqs:     []string{"modern.stateless.same-tools"},
+		Authority: MCP(protocol.Rev20260728, "server/tools.mdx", "Capabilities",
+			"Servers SHOULD return tools in a deterministic order (i.e., the same ordering across requests when the underlying set of tools has not changed)."),
+		Refs:       []SpecRef{toolsRef(protocol.Modern, "Capabilities")},
+		Revisions:  ModernOnly(),
+		Capability: "tools",
+		Prereqs:    []string{"modern.stateless.same-tools"},
 		Run: func(t *T) {
 			a, b := t.toolListings()
 			if !sameToolSet(a, b) {
@@ -545,9 +577,11 @@ func init() {
 		ID:          "modern.removed.methods",
 		Title:       "ping and logging/setLevel are gone",
 		Requirement: "2026-07-28 removed ping and logging/setLevel; a server that dropped them answers with an error (-32601, method not found). Answering them is not forbidden, so this is only reported.",
-		Level:       MAY,
-		Refs:        []SpecRef{modernRef("changelog.mdx", "Major changes")},
-		Revisions:   ModernOnly(),
+		Authority: MCP(protocol.Rev20260728, "basic/versioning.mdx", "Backward Compatibility with Initialization-Based Versions",
+			"A server that wishes to support both legacy clients (which expect an `initialize` handshake) and modern clients (which use per-request metadata) MAY implement both behaviors.").
+			WithNote("2026-07-28 removed ping and logging/setLevel; a dual-era server may still answer them, so the check reports what it saw."),
+		Refs:      []SpecRef{modernRef("changelog.mdx", "Major changes")},
+		Revisions: ModernOnly(),
 		Run: func(t *T) {
 			c := t.Fresh()
 			var seen []string
@@ -576,9 +610,10 @@ func init() {
 		ID:          "modern.initialize.names-versions",
 		Title:       "A modern-only server's initialize error names its versions",
 		Requirement: "A server that supports only modern versions SHOULD name the protocol versions it supports in any error it returns to an initialize request.",
-		Level:       SHOULD,
-		Refs:        []SpecRef{modernRef("basic/versioning.mdx", "Backward Compatibility with Initialization-Based Versions")},
-		Revisions:   ModernOnly(),
+		Authority: MCP(protocol.Rev20260728, "basic/versioning.mdx", "Backward Compatibility with Initialization-Based Versions",
+			"A server that supports only modern versions SHOULD name the protocol versions it supports in any error it returns to an `initialize` request, on any transport: legacy clients have no fall-forward mechanism, and this message may be the only diagnostic they can surface to users."),
+		Refs:      []SpecRef{modernRef("basic/versioning.mdx", "Backward Compatibility with Initialization-Based Versions")},
+		Revisions: ModernOnly(),
 		Run: func(t *T) {
 			c := t.Fresh()
 			m, err := c.Initialize(protocol.LatestLegacy)
@@ -599,10 +634,11 @@ func init() {
 		ID:          "modern.stdio.no-requests",
 		Title:       "The server sends no requests",
 		Requirement: "The server MUST NOT write JSON-RPC requests to stdout.",
-		Level:       MUST,
-		Refs:        []SpecRef{modernRef("basic/transports/stdio.mdx", "Receiving Messages")},
-		Revisions:   ModernOnly(),
-		Final:       true,
+		Authority: MCP(protocol.Rev20260728, "basic/transports/stdio.mdx", "Receiving Messages",
+			"The server MUST NOT write JSON-RPC requests to `stdout`."),
+		Refs:      []SpecRef{modernRef("basic/transports/stdio.mdx", "Receiving Messages")},
+		Revisions: ModernOnly(),
+		Final:     true,
 		Run: func(t *T) {
 			t.settleTraffic() // answers and notifications still in flight count too
 			n, methods := t.trafficMethods(func(p packet) bool {
@@ -620,7 +656,9 @@ func init() {
 		ID:          "modern.notify.unsolicited",
 		Title:       "No notification the client did not ask for",
 		Requirement: "A modern server sends notifications only for an in-flight request that asked for them (progressToken, logLevel) or on a subscriptions/listen stream; the suite asks for none, so none may arrive.",
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20260728, "basic/patterns/subscriptions.mdx", "Opening a Stream",
+			"The server MUST NOT send notification types the client has not explicitly requested.").
+			WithNote("Outside a subscriptions/listen stream, notifications belong to an in-flight request that asked for them (progressToken, logLevel); the suite asks for none."),
 		Refs: []SpecRef{
 			modernRef("basic/transports/stdio.mdx", "Receiving Messages"),
 			modernRef("basic/patterns/subscriptions.mdx", "Opening a Stream"),
@@ -643,38 +681,50 @@ func init() {
 		},
 	})
 
+	// modern.errors.code-range mixed a MUST NOT and a SHOULD NOT: two
+	// checks now, one level each.
 	Register(Check{
-		ID:          "modern.errors.code-range",
-		Title:       "Error codes respect the MCP reserved ranges",
-		Requirement: "Implementations MUST NOT emit codes of -32020..-32099 the spec does not define, nor -32002 or -32042; new implementations SHOULD NOT use -32000..-32019. Judged on answers to requests whose _meta names a protocol version: a dual-era server may answer an era-ambiguous request as a legacy implementation.",
-		Level:       MUST,
-		Refs:        []SpecRef{modernRef("basic/index.mdx", "Error Codes")},
-		Revisions:   ModernOnly(),
-		Final:       true,
+		ID:          "modern.errors.reserved-codes",
+		Title:       "No undefined code of the MCP reserved range",
+		Requirement: "The server emits no code of -32020..-32099 the spec does not define, nor -32002 or -32042. Judged on answers to requests whose _meta names a protocol version: a dual-era server may answer an era-ambiguous request as a legacy implementation.",
+		Authority: MCP(protocol.Rev20260728, "basic/index.mdx", "Error Codes",
+			"Implementations MUST NOT emit any code from this sub-range that is not defined by this specification and MUST use defined codes only with their specified meanings.").WithKeyword(KeywordMustNot),
+		Also: []Authority{MCP(protocol.Rev20260728, "basic/index.mdx", "Error Codes",
+			"Implementations of this protocol version MUST NOT emit these codes: `-32042` — URL elicitation required (2025-11-25 only).")},
+		Refs:      []SpecRef{modernRef("basic/index.mdx", "Error Codes")},
+		Revisions: ModernOnly(),
+		Final:     true,
 		Run: func(t *T) {
-			t.settleTraffic() // answers and notifications still in flight count too
 			defined := []int{protocol.CodeHeaderMismatch, protocol.CodeMissingClientCapability, protocol.CodeUnsupportedProtocolVersion}
-			var codes []int
-			for _, p := range t.traffic() {
-				if p.Revision != protocol.Modern || p.Msg.Error == nil || (p.Request != nil && !namesVersion(p.Request)) {
-					continue
-				}
-				code := p.Msg.Error.Code
-				if slices.Contains(codes, code) {
-					continue
-				}
-				codes = append(codes, code)
+			codes := modernErrorCodes(t, func(code int, p packet) {
 				switch {
 				case code == protocol.CodeResourceNotFound || code == protocol.CodeURLElicitationRequired:
 					t.Failf("error code %d belongs to an earlier revision and MUST NOT be emitted (%s)", code, describe(p))
 				case code <= -32020 && code >= -32099 && !slices.Contains(defined, code):
 					t.Failf("error code %d is in the range reserved for the MCP specification, which does not define it (%s)", code, describe(p))
-				case code <= -32000 && code >= -32019:
-					t.Warnf("error code %d is in the legacy range new implementations SHOULD NOT use (%s)", code, describe(p))
 				}
-			}
-			slices.Sort(codes)
+			})
 			t.Expect("codes outside -32020..-32099 except -32020/-32021/-32022, and not -32002/-32042")
+			t.Actual("codes seen: %v", codes)
+		},
+	})
+	Register(Check{
+		ID:          "modern.errors.legacy-range",
+		Title:       "No code of the legacy MCP range",
+		Requirement: "The server does not use codes of -32000..-32019, which new implementations should not use. Judged on answers to requests whose _meta names a protocol version.",
+		Authority: MCP(protocol.Rev20260728, "basic/index.mdx", "Error Codes",
+			"New codes MUST NOT be allocated in this sub-range, and new implementations SHOULD NOT use codes from this sub-range at all.").WithKeyword(KeywordShouldNot),
+		Refs:      []SpecRef{modernRef("basic/index.mdx", "Error Codes")},
+		Revisions: ModernOnly(),
+		Final:     true,
+		Run: func(t *T) {
+			codes := modernErrorCodes(t, func(code int, p packet) {
+				// -32002 is modern.errors.reserved-codes': a MUST NOT.
+				if code <= -32000 && code >= -32019 && code != protocol.CodeResourceNotFound {
+					t.Failf("error code %d is in the legacy range new implementations SHOULD NOT use (%s)", code, describe(p))
+				}
+			})
+			t.Expect("no code of -32000..-32019")
 			t.Actual("codes seen: %v", codes)
 		},
 	})
@@ -968,7 +1018,7 @@ func init() {
 		Title:       "A request needing an undeclared client capability gets -32021",
 		Requirement: "A call that asked for a client feature when it was declared is answered, without the declaration, with -32021 whose data.requiredCapabilities names the feature.",
 		Authority: MCP(protocol.Modern, "basic/index.mdx", "`_meta`",
-			"If processing a request requires a capability the client did not include in `io.modelcontextprotocol/clientCapabilities`, the server MUST return a MissingRequiredClientCapabilityError (`-32021`) whose `data.requiredCapabilities` lists the missing capabilities."),
+			"If processing a request requires a capability the client did not include in `io.modelcontextprotocol/clientCapabilities`, the server MUST return a `MissingRequiredClientCapabilityError` (`-32021`) whose `data.requiredCapabilities` lists the missing capabilities."),
 		Refs:       []SpecRef{modernRef("schema.ts", "MissingRequiredClientCapabilityError")},
 		Revisions:  ModernOnly(),
 		Capability: "tools",
@@ -1022,4 +1072,205 @@ func otherArgs(schema map[string]any, args map[string]any) (map[string]any, bool
 		return out, true
 	}
 	return nil, false
+}
+
+// modernErrorCodes calls judge once per distinct error code the server
+// answered a modern request with (one that names its protocol version in
+// _meta), and returns the codes sorted.
+func modernErrorCodes(t *T, judge func(code int, p packet)) []int {
+	t.settleTraffic() // answers and notifications still in flight count too
+	var codes []int
+	for _, p := range t.traffic() {
+		if p.Revision != protocol.Modern || p.Msg.Error == nil || (p.Request != nil && !namesVersion(p.Request)) {
+			continue
+		}
+		code := p.Msg.Error.Code
+		if slices.Contains(codes, code) {
+			continue
+		}
+		codes = append(codes, code)
+		judge(code, p)
+	}
+	slices.Sort(codes)
+	return codes
+}
+
+// subscriptions/listen: the suite opens a stream asking for
+// toolsListChanged only, reads until the stream's acknowledgement (or the
+// request timeout), sends a barrier, and cancels the stream.
+
+// NotifSubscriptionAck is the first notification of a listen stream.
+const notifSubscriptionAck = "notifications/subscriptions/acknowledged"
+
+// listenRun is one subscriptions/listen stream as the server fed it.
+type listenRun struct {
+	conn   *Conn
+	mark   int
+	id     string
+	resp   *protocol.Message   // an answer to the listen request (an error, or a close)
+	stream []*protocol.Message // notifications carrying the subscription id, in order
+	other  []*protocol.Message // notifications without it
+	acked  bool
+}
+
+// subscriptionID returns the _meta subscription id of a notification as
+// canonical JSON, or "".
+func subscriptionID(m *protocol.Message) string {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		return ""
+	}
+	raw, ok := p.Meta[protocol.MetaSubscriptionID]
+	if !ok {
+		return ""
+	}
+	return protocol.IDKey(raw)
+}
+
+// observeListen opens the stream once per revision.
+func observeListen(t *T) *listenRun {
+	if run, ok := t.env.memo("listen").(*listenRun); ok {
+		t.use(run.conn)
+		run.conn.mark = run.mark
+		return run
+	}
+	c := t.Fresh()
+	run := &listenRun{conn: c, mark: len(c.p.Transcript()), id: fmt.Sprintf("listen-%d", c.env.nextID())}
+	key := protocol.IDKey(mustJSON(run.id))
+	take := func(r runner.Received) {
+		switch {
+		case r.Msg == nil:
+		case r.Msg.Method == "" && r.Msg.IDKey() == key:
+			run.resp = r.Msg
+		case r.Msg.Kind() == protocol.KindNotification && subscriptionID(r.Msg) == key:
+			run.stream = append(run.stream, r.Msg)
+			if r.Msg.Method == notifSubscriptionAck {
+				run.acked = true
+			}
+		case r.Msg.Kind() == protocol.KindNotification:
+			run.other = append(run.other, r.Msg)
+		}
+	}
+	c.must(protocol.MethodSubscribe, c.Send(run.id, protocol.MethodSubscribe,
+		map[string]any{"notifications": map[string]any{"toolsListChanged": true}}))
+	deadline := time.Now().Add(t.RequestTimeout())
+	for !run.acked && run.resp == nil {
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		r, err := c.Next(left)
+		if err != nil {
+			break
+		}
+		take(r)
+	}
+	if before, err := c.TryBarrier(); err == nil {
+		for _, r := range before {
+			take(r)
+		}
+	}
+	if run.resp == nil {
+		sendCancel(t, c, run.id, "mcpconform: listen check done")
+	}
+	c.Close()
+	t.env.setMemo("listen", run)
+	return run
+}
+
+// requireStream ends the check as n/a when the server does not serve
+// subscriptions/listen (it answered with an error).
+func requireStream(t *T, run *listenRun) {
+	if run.resp != nil && run.resp.Error != nil && len(run.stream) == 0 {
+		t.NotApplicable("subscriptions/listen got error %d (%s): the server offers no subscriptions", run.resp.Error.Code, run.resp.Error.Message)
+	}
+}
+
+func init() {
+	Register(Check{
+		ID:          "modern.listen.acknowledged",
+		Title:       "A listen stream starts with its acknowledgement",
+		Requirement: "After subscriptions/listen the server sends notifications/subscriptions/acknowledged carrying the request's id as io.modelcontextprotocol/subscriptionId in _meta, before any other notification of that stream.",
+		Authority: MCP(protocol.Modern, "basic/patterns/subscriptions.mdx", "Acknowledgment",
+			"The server MUST send `notifications/subscriptions/acknowledged` as the first message carrying the subscription's ID in `_meta` under `io.modelcontextprotocol/subscriptionId`, and MUST NOT send any notification on the subscription before it.").
+			WithKeyword(KeywordMust),
+		Revisions:  ModernOnly(),
+		Capability: "tools",
+		Run: func(t *T) {
+			run := observeListen(t)
+			requireStream(t, run)
+			t.Expect("the first notification with subscriptionId %q is %s", run.id, notifSubscriptionAck)
+			if len(run.stream) == 0 {
+				t.Actual("no notification with the subscription id")
+				for _, m := range run.other {
+					if m.Method == notifSubscriptionAck {
+						t.Fatalf("the acknowledgement of %s lacks _meta[%q] = %q", run.id, protocol.MetaSubscriptionID, run.id)
+					}
+				}
+				t.Fatalf("no %s for %s within %s", notifSubscriptionAck, run.id, t.RequestTimeout())
+			}
+			if first := run.stream[0]; first.Method != notifSubscriptionAck {
+				t.Actual("first %s", first.Method)
+				t.Fatalf("the stream %s began with %s, before its acknowledgement", run.id, first.Method)
+			}
+			t.Actual("acknowledged first")
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.listen.subscription-id",
+		Title:       "Notifications on a listen stream carry its id",
+		Requirement: "In a process whose only open stream is one subscriptions/listen, every notification the server sends carries that request's id as io.modelcontextprotocol/subscriptionId in _meta.",
+		Authority: AdvisoryOn(protocol.Modern, "basic/patterns/subscriptions.mdx", "Receiving Notifications",
+			"All notifications delivered on the stream carry `io.modelcontextprotocol/subscriptionId` in `_meta`, identifying the `subscriptions/listen` request that opened the stream.",
+			"on stdio every stream shares one channel, and clients MUST use this id to correlate a notification with its subscription: one without it cannot be delivered"),
+		Revisions:  ModernOnly(),
+		Capability: "tools",
+		Run: func(t *T) {
+			run := observeListen(t)
+			requireStream(t, run)
+			t.Expect("_meta[%q] = %q on every notification", protocol.MetaSubscriptionID, run.id)
+			t.Actual("%d notification(s) with it, %d without", len(run.stream), len(run.other))
+			if len(run.other) > 0 {
+				t.Failf("%d notification(s) arrived without the subscription id while only %s was open, the first: %s", len(run.other), run.id, run.other[0].Method)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.listen.filter",
+		Title:       "A listen stream carries only the kinds asked for",
+		Requirement: "A stream opened for toolsListChanged only carries its acknowledgement and notifications/tools/list_changed, and the acknowledgement honours nothing that was not asked for.",
+		Authority: MCP(protocol.Modern, "basic/patterns/subscriptions.mdx", "Opening a Stream",
+			"The server MUST NOT send notification types the client has not explicitly requested."),
+		Revisions:  ModernOnly(),
+		Capability: "tools",
+		Run: func(t *T) {
+			run := observeListen(t)
+			requireStream(t, run)
+			t.Expect("only %s and %s on the stream; an acknowledged filter within {toolsListChanged}", notifSubscriptionAck, protocol.NotifToolsListChanged)
+			for _, m := range run.stream {
+				switch m.Method {
+				case protocol.NotifToolsListChanged:
+				case notifSubscriptionAck:
+					var p struct {
+						Notifications map[string]json.RawMessage `json:"notifications"`
+					}
+					_ = json.Unmarshal(m.Params, &p)
+					for k, v := range p.Notifications {
+						if k != "toolsListChanged" && string(v) != "false" && string(v) != "[]" && string(v) != "null" {
+							t.Actual("acknowledged %s", k)
+							t.Fatalf("the acknowledgement of %s honours %s, which the client did not request", run.id, k)
+						}
+					}
+				default:
+					t.Actual("%s on the stream", m.Method)
+					t.Fatalf("the stream %s, opened for toolsListChanged only, carried %s", run.id, m.Method)
+				}
+			}
+			t.Actual("%d notification(s) on the stream, all requested", len(run.stream))
+		},
+	})
 }

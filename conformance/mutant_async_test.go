@@ -50,13 +50,25 @@ func init() {
 		asyncCase("elicit-form-no-schema", eachRev("elicitation.request.form-params", StatusFail, "has no requestedSchema object", protocol.Rev20251125)...),
 		asyncCase("elicit-url-undeclared", eachRev("elicitation.request.mode-declared", StatusFail, "sent a URL-mode elicitation request", protocol.Rev20251125)...),
 		// A MUST from 2025-06-18, a SHOULD in 2025-03-26.
-		asyncCase("sampling-capability-assumed", append(eachRev("lifecycle.capabilities.respected", StatusFail, "a sampling/createMessage request, though the client declared no such capability", Since(protocol.Rev20250618)...),
-			eachRev("lifecycle.capabilities.respected", StatusWarn, "a sampling/createMessage request, though the client declared no such capability", protocol.Rev20250326)...)...),
+		asyncCase("sampling-capability-assumed", append(eachRev("lifecycle.capabilities.client-features", StatusFail, "a sampling/createMessage request, though the client declared no such capability", Since(protocol.Rev20250618)...),
+			eachRev("lifecycle.capabilities.client-features-early", StatusWarn, "a sampling/createMessage request, though the client declared no such capability", protocol.Rev20250326)...)...),
 		asyncCase("server-request-id-reused", eachRev("jsonrpc.request.id-unique", StatusFail, `reused request id "mutant-request"`, Since(protocol.Rev20250326)...)...),
 		asyncCase("mrtr-state-unverified", eachRev("modern.mrtr.state-tampered", StatusWarn, "completed a retry whose requestState was altered", protocol.Modern)...),
 		asyncCase("mrtr-state-unbound", eachRev("modern.mrtr.state-replayed", StatusWarn, "using the requestState issued for arguments", protocol.Modern)...),
 		asyncCase("mrtr-missing-input-error", eachRev("modern.mrtr.missing-input", StatusWarn, "got error -32602 (mutant: inputResponses are missing) instead of a new input_required result", protocol.Modern)...),
 		asyncCase("capability-missing-wrong-code", eachRev("modern.capability.missing", StatusFail, "got error -32602", protocol.Modern)...),
+		asyncCase("listen-no-ack", eachRev("modern.listen.acknowledged", StatusFail, "no notifications/subscriptions/acknowledged for listen-", protocol.Modern)...),
+		asyncCase("listen-notification-no-id", eachRev("modern.listen.subscription-id", StatusWarn, "1 notification(s) arrived without the subscription id", protocol.Modern)...),
+		asyncCase("listen-extra-kind", eachRev("modern.listen.filter", StatusFail, "carried notifications/prompts/list_changed", protocol.Modern)...),
+		asyncCase("task-create-no-ttl", eachRev("tasks.create.result", StatusFail, "lacks [ttl]", protocol.Rev20251125)...),
+		asyncCase("task-create-completed", eachRev("tasks.status.initial", StatusFail, `status is "completed", not working`, protocol.Rev20251125)...),
+		asyncCase("task-get-no-ttl", eachRev("tasks.get.ttl", StatusFail, "has no ttl", protocol.Rev20251125)...),
+		asyncCase("task-get-unknown-result", eachRev("tasks.get.unknown", StatusFail, "tasks/get of an unknown taskId returned a result", protocol.Rev20251125)...),
+		asyncCase("task-result-no-meta", eachRev("tasks.result.related-task", StatusFail, "does not carry _meta io.modelcontextprotocol/related-task", protocol.Rev20251125)...),
+		asyncCase("task-list-empty", eachRev("tasks.list.contains", StatusFail, "tasks/list does not list ref-task-1", protocol.Rev20251125)...),
+		asyncCase("task-cancel-terminal-accepted", eachRev("tasks.cancel.terminal", StatusFail, "tasks/cancel of a completed task returned a result", protocol.Rev20251125)...),
+		asyncCase("task-cancel-still-working", eachRev("tasks.cancel.cancelled", StatusFail, `tasks/cancel answered status "working"`, protocol.Rev20251125)...),
+		asyncCase("task-forbidden-accepted", eachRev("tasks.tool.forbidden", StatusWarn, "which does not support tasks, returned a result", protocol.Rev20251125)...),
 		asyncCase("cancel-client-request", append(eachRev("cancellation.server.same-direction", StatusFail, "request(s) it did not issue", Since(protocol.Rev20250326)...),
 			eachRev("cancellation.server.listen-only", StatusFail, "that are not subscriptions/listen", protocol.Modern)...)...),
 	)
@@ -64,7 +76,7 @@ func init() {
 
 // asyncAreas are the areas whose checks the reference with -async must pass
 // in every revision where its demo tools are callable.
-var asyncAreas = []string{"progress", "cancellation", "sampling", "elicitation", "roots", "modern.mrtr", "modern.capability"}
+var asyncAreas = []string{"progress", "cancellation", "sampling", "elicitation", "roots", "modern.mrtr", "modern.capability", "modern.listen", "tasks"}
 
 // TestAsyncReferencePasses runs the async areas against the reference with
 // its demo tools: every check passes where it applies (n/a otherwise), and

@@ -137,14 +137,14 @@ func init() {
 			revFail("lifecycle.capabilities.shape", "capability completions is true, not an object", Since("2025-03-26")), shapeFail)},
 		mutantCase{Mutation: "hide-tools-capability", Want: legacyFail("lifecycle.capabilities.declared", "the tools capability is not declared")},
 		mutantCase{Mutation: "sampling-request", Want: []mutantWant{
-			{ID: "lifecycle.capabilities.respected", Revision: "2024-11-05", Status: StatusWarn, Reason: "sampling/createMessage request"},
-			{ID: "lifecycle.capabilities.respected", Revision: "2025-03-26", Status: StatusWarn, Reason: "sampling/createMessage request"},
-			{ID: "lifecycle.capabilities.respected", Revision: "2025-06-18", Status: StatusFail, Reason: "sampling/createMessage request"},
-			{ID: "lifecycle.capabilities.respected", Revision: "2025-11-25", Status: StatusFail, Reason: "sampling/createMessage request"},
+			{ID: "lifecycle.capabilities.client-features-early", Revision: "2024-11-05", Status: StatusWarn, Reason: "sampling/createMessage request"},
+			{ID: "lifecycle.capabilities.client-features-early", Revision: "2025-03-26", Status: StatusWarn, Reason: "sampling/createMessage request"},
+			{ID: "lifecycle.capabilities.client-features", Revision: "2025-06-18", Status: StatusFail, Reason: "sampling/createMessage request"},
+			{ID: "lifecycle.capabilities.client-features", Revision: "2025-11-25", Status: StatusFail, Reason: "sampling/createMessage request"},
 		}},
 		// The logging page's MUST holds in every revision, unlike the
 		// Operation section's, which was a SHOULD before 2025-06-18.
-		mutantCase{Mutation: "log-without-capability", Want: legacyFail("lifecycle.capabilities.respected", "log notification without the logging capability")},
+		mutantCase{Mutation: "log-without-capability", Want: legacyFail("lifecycle.capabilities.logging-declared", "log notification without the logging capability")},
 		mutantCase{Mutation: "ping-result-members", Want: legacyFail("lifecycle.ping.operation", "non-empty result with members [status]")},
 		mutantCase{Mutation: "ping-error-before-initialized", Want: legacyFail("lifecycle.ping.before-initialized", "ping got error -32600")},
 		mutantCase{Mutation: "early-request", Want: []mutantWant{

@@ -1,6 +1,9 @@
 package conformance
 
 import (
+	"slices"
+	"testing"
+
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
@@ -24,7 +27,7 @@ func init() {
 		one("resources-not-found-32602", protocol.Rev20250618, "resources.read.not-found", StatusWarn, "returned error -32602, want -32002"),
 		mutantCase{Mutation: "resources-not-found-32002-modern", Protocol: modern, Want: []mutantWant{
 			{ID: "resources.read.not-found-code", Revision: modern, Status: StatusFail, Reason: "returned error -32002, want -32602"},
-			{ID: "modern.errors.code-range", Revision: modern, Status: StatusFail, Reason: "error code -32002 belongs to an earlier revision"},
+			{ID: "modern.errors.reserved-codes", Revision: modern, Status: StatusFail, Reason: "error code -32002 belongs to an earlier revision"},
 		}},
 		one("resources-not-found-empty", legacy, "resources.read.not-found", StatusWarn, "returned a result instead of error -32002"),
 		mutantCase{Mutation: "resources-not-found-empty", Protocol: modern, Want: []mutantWant{
@@ -67,6 +70,9 @@ func init() {
 		one("completion-undeclared", modern, "completion.capability.absent", StatusWarn, "without the completions capability returned error -32602, want -32601"),
 		one("completion-unknown-prompt-result", protocol.Rev20250618, "completion.complete.unknown-prompt", StatusWarn, "returned a result instead of error -32602"),
 
+		one("resources-undeclared-modern", modern, "resources.capability.declared", StatusFail, "resources/list lists 6 resources but server/discover does not declare the resources capability"),
+		one("prompts-undeclared-modern", modern, "prompts.capability.declared", StatusFail, "prompts/list lists 3 prompts but server/discover does not declare the prompts capability"),
+		one("logging-undeclared-modern", modern, "logging.modern.capability", StatusFail, "notifications/message but server/discover does not declare logging"),
 		one("logging-set-level-error", legacy, "logging.set-level.result", StatusWarn, "failed with error -32603"),
 		one("logging-invalid-level-accepted", protocol.Rev20241105, "logging.set-level.invalid", StatusWarn, "returned a result instead of error -32602"),
 		one("logging-ignores-level", legacy, "logging.set-level.filter", StatusWarn, "after logging/setLevel info the server sent 1 message(s) below it: debug"),
@@ -77,4 +83,31 @@ func init() {
 		one("logging-modern-ignores-level", modern, "logging.modern.level-filter", StatusWarn, "with _meta logLevel info the server sent"),
 		one("logging-modern-invalid-accepted", modern, "logging.modern.invalid-level", StatusWarn, "returned a result instead of error -32602"),
 	)
+}
+
+// TestFeaturePagination: with --page-size 2 the reference pages
+// resources/list (3 pages), resources/templates/list and prompts/list (2
+// each), and every new check passes or is n/a in every revision: the cursor
+// walks pass instead of being n/a, and nothing else changes.
+func TestFeaturePagination(t *testing.T) {
+	follow := []string{"resources.pagination.follow", "resources.pagination.templates-follow", "prompts.pagination.follow"}
+	rep := runMutant(t, mutantCase{Mutation: "none", Args: []string{"--page-size", "2"},
+		Tweak: func(o *Options) { o.Only = []string{"resources.*", "prompts.*", "completion.*", "logging.*"} }})
+	seen := map[string]int{}
+	for _, r := range rep.Results {
+		switch {
+		case slices.Contains(follow, r.ID):
+			seen[r.ID]++
+			if r.Status != StatusPass {
+				t.Errorf("%s@%s = %s (%s), want pass", r.ID, r.Revision, r.Status, r.Message)
+			}
+		case r.Status != StatusPass && r.Status != StatusNA:
+			t.Errorf("%s@%s = %s (%s), want pass or n/a", r.ID, r.Revision, r.Status, r.Message)
+		}
+	}
+	for _, id := range follow {
+		if seen[id] != len(protocol.AllRevisions) {
+			t.Errorf("%s ran in %d revisions, want %d", id, seen[id], len(protocol.AllRevisions))
+		}
+	}
 }

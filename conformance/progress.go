@@ -51,7 +51,9 @@ func durationArgs(tool protocol.Tool) func(d time.Duration, steps int) map[strin
 			Type any `json:"type"`
 		} `json:"properties"`
 	}
-	if json.Unmarshal(tool.InputSchema, &schema) != nil {
+	// Most tools have no duration argument: skip decoding their schemas,
+	// which is most of a large server's cost here.
+	if !bytes.Contains(tool.InputSchema, []byte("duration")) || json.Unmarshal(tool.InputSchema, &schema) != nil {
 		return nil
 	}
 	numeric := func(name string) bool {

@@ -430,6 +430,16 @@ func init() {
 	})
 
 	Register(Check{
+		ID:          "prompts.capability.declared",
+		Title:       "Prompts served only with the capability declared",
+		Requirement: "Under 2026-07-28 a server that lists prompts declares the prompts capability in server/discover (the legacy revisions are judged by lifecycle.capabilities.declared).",
+		Authority: MCP(protocol.Modern, "server/prompts.mdx", "Capabilities",
+			"Servers that support prompts MUST declare the `prompts` capability in their `DiscoverResult`:"),
+		Revisions: ModernOnly(),
+		Run:       undeclaredFeature("prompts", protocol.MethodPromptsList, "prompts"),
+	})
+
+	Register(Check{
 		ID:          "prompts.notify.list-changed",
 		Title:       "prompts/list_changed only when listChanged is declared",
 		Requirement: "A server sends notifications/prompts/list_changed only if it declared prompts.listChanged.",

@@ -28,7 +28,7 @@ func TestPropertySequencesFollowTheSeed(t *testing.T) {
 		id   string
 		draw func(src gen.Source, rev string) []wireLine
 	}{
-		{"property.jsonrpc.answered-once", func(s gen.Source, rev string) []wireLine { return answeredOnceLines(s, rev, 50) }},
+		{"property.jsonrpc.answered-once", func(s gen.Source, rev string) []wireLine { return answeredOnceLines(s, rev, 50, 50) }},
 		{"property.jsonrpc.notifications-unanswered", func(s gen.Source, rev string) []wireLine { return notificationLines(s, rev, 50) }},
 		{"property.jsonrpc.malformed-keeps-serving", func(s gen.Source, rev string) []wireLine { return malformedLines(s, rev, 20) }},
 	}
@@ -53,7 +53,7 @@ func TestPropertySequencesFollowTheSeed(t *testing.T) {
 func TestPropertyLinesAreWellFormed(t *testing.T) {
 	for _, rev := range []string{protocol.Rev20250326, protocol.Modern} {
 		src := gen.NewRand(7)
-		lines := slicesConcat(answeredOnceLines(src, rev, 200), notificationLines(src, rev, 100), malformedLines(src, rev, 100))
+		lines := slicesConcat(answeredOnceLines(src, rev, 200, 200), notificationLines(src, rev, 100), malformedLines(src, rev, 100))
 		seen := map[string]bool{}
 		for _, l := range lines {
 			if l.Malformed {
@@ -80,7 +80,7 @@ func TestPropertyLinesAreWellFormed(t *testing.T) {
 				t.Errorf("%s: %s lacks the modern _meta", rev, l.Raw)
 			}
 		}
-		for _, l := range answeredOnceLines(gen.NewRand(8), rev, 200) {
+		for _, l := range answeredOnceLines(gen.NewRand(8), rev, 200, 200) {
 			if l.ID != "" && seen[l.ID] {
 				t.Errorf("%s: id %s used twice in one sequence", rev, l.ID)
 			}

@@ -8,56 +8,72 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
+	"github.com/mcpconform/mcpconform/protocol"
 )
 
-// The real-server test runs the whole catalogue against servers nobody on
-// this project wrote: a small server built with the official Go SDK
-// (internal/fixtures/gosdk) and @modelcontextprotocol/server-everything,
-// pinned in testdata/npm and installed by .ci/run with npm ci. Every fail
-// and warn they get is listed, with the spec section that justifies it, in
+// The real-server test runs the whole catalogue against servers whose
+// protocol code nobody on this project wrote: a small server built with
+// the official Go SDK (internal/fixtures/gosdk), a small dual-era server on
+// the TypeScript SDK v2 (testdata/npm/tsv2), and
+// @modelcontextprotocol/server-everything; the npm packages are pinned in
+// testdata/npm and installed by .ci/run with npm ci. Every fail and warn
+// they get is listed, with the spec section that justifies it, in
 // testdata/realservers/<server>.expected; the test fails when the report
 // differs from that list in either direction, so that no false failure can
 // creep in and no true one can vanish unnoticed.
 
 // realServer is one third-party server under test.
 type realServer struct {
-	name    string
-	command func(t *testing.T) []string
+	name      string
+	command   func(t *testing.T) []string
+	env       []string // added to the server's environment
+	supported []string // the revisions detection must find
 	// allowCalls are tools without readOnlyHint that the suite may call:
 	// ones that only ask the client something (sampling, elicitation).
 	allowCalls []string
 }
 
 var realServers = []realServer{
-	{"gosdk", func(t *testing.T) []string {
+	{name: "gosdk", command: func(t *testing.T) []string {
 		return []string{fixturebin.Build(t, "internal/fixtures/gosdk")}
-	}, nil},
-	{"server-everything", func(t *testing.T) []string {
-		root, err := filepath.Abs("../testdata/npm")
-		if err != nil {
-			t.Fatal(err)
-		}
-		entry := filepath.Join(root, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-		if _, err := os.Stat(entry); err != nil {
-			// A missing install fails: a real-server test that skips
-			// proves nothing.
-			t.Fatalf("server-everything is not installed (%v): run `npm ci --prefix testdata/npm` (.ci/run does)", err)
-		}
-		node, err := exec.LookPath("node")
-		if err != nil {
-			t.Fatalf("node is needed for server-everything: %v", err)
-		}
-		return []string{node, entry, "stdio"}
-	},
+	}, supported: protocol.AllRevisions},
+	{name: "server-everything", command: func(t *testing.T) []string {
+		return nodeCommand(t, filepath.Join("node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"), "stdio")
+	}, supported: protocol.LegacyRevisions,
 		// They only send a request to the client and report its answer;
 		// they are listed only to a client that declares the capability.
-		[]string{"trigger-sampling-request", "trigger-elicitation-request", "trigger-url-elicitation"},
+		allowCalls: []string{"trigger-sampling-request", "trigger-elicitation-request", "trigger-url-elicitation"},
 	},
+	{name: "tsv2", command: func(t *testing.T) []string {
+		return nodeCommand(t, filepath.Join("tsv2", "server.mjs"))
+	}, supported: protocol.AllRevisions},
+}
+
+// nodeCommand returns the command that runs script (relative to
+// testdata/npm) with node. A missing install fails: a real-server test that
+// skips proves nothing.
+func nodeCommand(t *testing.T, script string, args ...string) []string {
+	t.Helper()
+	root, err := filepath.Abs("../testdata/npm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dep := range []string{script, filepath.Join("node_modules", "@modelcontextprotocol", "server", "package.json")} {
+		if _, err := os.Stat(filepath.Join(root, dep)); err != nil {
+			t.Fatalf("%s is not installed (%v): run `npm ci --prefix testdata/npm` (.ci/run does)", dep, err)
+		}
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node is needed for the Node real servers: %v", err)
+	}
+	return append([]string{node, filepath.Join(root, script)}, args...)
 }
 
 // expectation is one line of an .expected file: a check whose verdict is
@@ -122,50 +138,137 @@ func TestRealServers(t *testing.T) {
 		t.Skip("real servers take tens of seconds; run without -short")
 	}
 	for _, srv := range realServers {
-		// Not parallel: server-everything is a Node process per probe, and
-		// load would only make per-request timeouts flaky.
+		// Not parallel: the Node servers start a process per probe and
+		// check; TestRealServersUnderLoad is the loaded run.
+		t.Run(srv.name, func(t *testing.T) { checkRealServer(t, srv, Options{}) })
+	}
+}
+
+// TestRealServersUnderLoad is the real-server test on a loaded machine:
+// every server at once, while busy workers occupy every core. A slow
+// machine is never a verdict, so the fail, warn and error results must be
+// exactly those of the unloaded run (the same .expected files) and no
+// revision may vanish from detection.
+func TestRealServersUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real servers take tens of seconds; run without -short")
+	}
+	busyWorkers(t, runtime.NumCPU())
+	for _, srv := range realServers {
 		t.Run(srv.name, func(t *testing.T) {
-			file := filepath.Join("testdata", "realservers", srv.name+".expected")
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := parseExpected(file, data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep, err := Run(context.Background(), Options{Command: srv.command(t), AllowCalls: srv.allowCalls})
-			if err != nil {
-				t.Fatalf("run: %v", err)
-			}
-			var got, wanted []string
-			results := map[string]Result{}
-			for _, r := range rep.Results {
-				if r.Status == StatusFail || r.Status == StatusWarn || r.Status == StatusError {
-					key := fmt.Sprintf("%s %s %s", r.ID, r.Status, r.Revision)
-					got = append(got, key)
-					results[key] = r
-				}
-			}
-			for _, e := range want {
-				for _, rev := range e.Revisions {
-					wanted = append(wanted, fmt.Sprintf("%s %s %s", e.ID, e.Status, rev))
-				}
-			}
-			slices.Sort(got)
-			slices.Sort(wanted)
-			for _, k := range got {
-				if !slices.Contains(wanted, k) {
-					r := results[k]
-					t.Errorf("unexpected %s: %s (read the transcript and the spec; list it in %s only if the spec backs it)", k, r.Message, file)
-				}
-			}
-			for _, k := range wanted {
-				if !slices.Contains(got, k) {
-					t.Errorf("expected %s did not happen (fixed server or changed check? update %s)", k, file)
-				}
-			}
-			t.Logf("%s: %s; %d fail/warn/error results", srv.name, rep.ClosingLine(), len(got))
+			t.Parallel()
+			checkRealServer(t, srv, Options{})
 		})
 	}
+}
+
+// TestSlowStartingDualEraServer makes the TypeScript SDK v2 server slower
+// to start than the old fixed discover budget (2 s), on a loaded machine:
+// the 2026-07-28 era must still be detected and its verdicts must be those
+// of the normal run.
+func TestSlowStartingDualEraServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real servers take tens of seconds; run without -short")
+	}
+	busyWorkers(t, runtime.NumCPU())
+	srv := realServers[slices.IndexFunc(realServers, func(s realServer) bool { return s.name == "tsv2" })]
+	srv.env = []string{"MCPCONFORM_START_DELAY_MS=2500"}
+	checkRealServer(t, srv, Options{Protocol: protocol.Modern, Only: []string{"modern.*", "jsonrpc.batch.*"}})
+	// Detection of both eras at once, every probe paying the delay.
+	rep, err := Run(context.Background(), Options{Command: srv.command(t), Env: srv.env, Only: []string{"modern.discover.result"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.Supported, srv.supported) {
+		t.Errorf("supported %v, want %v; detection: %q", rep.Supported, srv.supported, rep.Detection)
+	}
+}
+
+// busyWorkers keeps n processes spinning until the test ends: the load of
+// other jobs on a CI machine.
+func busyWorkers(t *testing.T, n int) {
+	t.Helper()
+	for range n {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestBusyWorker$")
+		cmd.Env = append(os.Environ(), "MCPCONFORM_BUSY_WORKER=1")
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("start busy worker: %v", err)
+		}
+		t.Cleanup(func() {
+			cmd.Process.Kill()
+			cmd.Wait()
+		})
+	}
+}
+
+// TestBusyWorker is the body of a busy worker process (busyWorkers); run
+// normally it does nothing.
+func TestBusyWorker(t *testing.T) {
+	if os.Getenv("MCPCONFORM_BUSY_WORKER") != "1" {
+		return
+	}
+	for x := uint64(1); ; x = x*6364136223846793005 + 1 {
+		if x == 0 {
+			fmt.Println(x) // never: keeps the loop from being optimised away
+		}
+	}
+}
+
+// checkRealServer runs the catalogue (as opts narrows it) against srv and
+// compares its fail, warn and error results with srv's expectation file,
+// restricted to the checks and revisions the run covered.
+func checkRealServer(t *testing.T, srv realServer, opts Options) {
+	file := filepath.Join("testdata", "realservers", srv.name+".expected")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := parseExpected(file, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Command, opts.Env, opts.AllowCalls = srv.command(t), srv.env, srv.allowCalls
+	rep, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	supported := srv.supported
+	if opts.Protocol != "" {
+		supported = []string{opts.Protocol}
+	}
+	if !slices.Equal(rep.Checked, supported) {
+		t.Errorf("checked %v, want %v; detection: %q", rep.Checked, supported, rep.Detection)
+	}
+	var got, wanted []string
+	results := map[string]Result{}
+	ran := map[string]bool{}
+	for _, r := range rep.Results {
+		ran[r.ID+" "+r.Revision] = true
+		if r.Status == StatusFail || r.Status == StatusWarn || r.Status == StatusError {
+			key := fmt.Sprintf("%s %s %s", r.ID, r.Status, r.Revision)
+			got = append(got, key)
+			results[key] = r
+		}
+	}
+	for _, e := range want {
+		for _, rev := range e.Revisions {
+			if ran[e.ID+" "+rev] {
+				wanted = append(wanted, fmt.Sprintf("%s %s %s", e.ID, e.Status, rev))
+			}
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(wanted)
+	for _, k := range got {
+		if !slices.Contains(wanted, k) {
+			r := results[k]
+			t.Errorf("unexpected %s: %s (read the transcript and the spec; list it in %s only if the spec backs it)", k, r.Message, file)
+		}
+	}
+	for _, k := range wanted {
+		if !slices.Contains(got, k) {
+			t.Errorf("expected %s did not happen (fixed server or changed check? update %s)", k, file)
+		}
+	}
+	t.Logf("%s: %s; %d fail/warn/error results", srv.name, rep.ClosingLine(), len(got))
 }

@@ -738,6 +738,16 @@ func init() {
 	})
 
 	Register(Check{
+		ID:          "resources.capability.declared",
+		Title:       "Resources served only with the capability declared",
+		Requirement: "Under 2026-07-28 a server that lists resources declares the resources capability in server/discover (the legacy revisions are judged by lifecycle.capabilities.declared).",
+		Authority: MCP(protocol.Modern, "server/resources.mdx", "Capabilities",
+			"Servers that support resources MUST declare the `resources` capability:"),
+		Revisions: ModernOnly(),
+		Run:       undeclaredFeature("resources", protocol.MethodResourcesList, "resources"),
+	})
+
+	Register(Check{
 		ID:          "resources.notify.list-changed",
 		Title:       "resources/list_changed only when listChanged is declared",
 		Requirement: "A server sends notifications/resources/list_changed only if it declared resources.listChanged.",
@@ -781,4 +791,25 @@ func init() {
 			}
 		},
 	})
+}
+
+// undeclaredFeature is the Run of the checks that a feature the server
+// serves is declared: n/a when it is, else its list must not list items.
+func undeclaredFeature(capability, method, member string) func(t *T) {
+	return func(t *T) {
+		if t.HasCapability(capability) {
+			t.NotApplicable("the server declares %s", capability)
+		}
+		m := t.Session().MustRequest(method, nil)
+		t.Expect("no %s listed without the %s capability", member, capability)
+		if m.Error != nil {
+			t.Actual("error %d", m.Error.Code)
+			return
+		}
+		n := listLen(m.Result, member)
+		t.Actual("%d %s listed", n, member)
+		if n > 0 {
+			t.Failf("%s lists %d %s but server/discover does not declare the %s capability", method, n, member, capability)
+		}
+	}
 }

@@ -42,12 +42,17 @@ const (
 
 // RFC 2119 keywords; see report.Keyword.
 const (
-	KeywordMust      = report.KeywordMust
-	KeywordMustNot   = report.KeywordMustNot
-	KeywordRequired  = report.KeywordRequired
-	KeywordShould    = report.KeywordShould
-	KeywordShouldNot = report.KeywordShouldNot
-	KeywordMay       = report.KeywordMay
+	KeywordMust           = report.KeywordMust
+	KeywordMustNot        = report.KeywordMustNot
+	KeywordRequired       = report.KeywordRequired
+	KeywordShall          = report.KeywordShall
+	KeywordShallNot       = report.KeywordShallNot
+	KeywordShould         = report.KeywordShould
+	KeywordShouldNot      = report.KeywordShouldNot
+	KeywordRecommended    = report.KeywordRecommended
+	KeywordNotRecommended = report.KeywordNotRecommended
+	KeywordMay            = report.KeywordMay
+	KeywordOptional       = report.KeywordOptional
 )
 
 // Check statuses; see report.Status.

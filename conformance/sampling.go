@@ -17,7 +17,7 @@ import (
 // request the server sends, first with a valid result and then with an
 // error, as a client may. The same tool is first called on a session that
 // declared nothing, where a request for the feature is
-// lifecycle.capabilities.respected's failure (the suite answers it with
+// lifecycle.capabilities.client-features's failure (the suite answers it with
 // -32601, as a client without the feature does, so the call can finish).
 
 // feature is one client feature a server may ask for.
@@ -93,7 +93,7 @@ func observeFeature(t *T, f feature) *featureRun {
 	}
 	if f.provoked {
 		// On a session that declared nothing the tool must not ask;
-		// lifecycle.capabilities.respected judges it.
+		// lifecycle.capabilities.client-features judges it.
 		bare := t.FreshSession()
 		bare.OnRequest(func(*protocol.Message) (any, *protocol.Error) {
 			return nil, rpcError(protocol.CodeMethodNotFound, "mcpconform: the client did not declare this capability")

@@ -27,9 +27,10 @@ func init() {
 		ID:          "stdio.framing.newline-delimited",
 		Title:       "Each message is one line",
 		Requirement: "Messages are delimited by newlines and MUST NOT contain embedded newlines.",
-		Level:       MUST,
-		Refs:        []SpecRef{refStdio(protocol.Rev20251125), refStdio(protocol.Modern)},
-		Final:       true,
+		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
+			"Messages are delimited by newlines, and MUST NOT contain embedded newlines."),
+		Refs:  []SpecRef{refStdio(protocol.Rev20251125), refStdio(protocol.Modern)},
+		Final: true,
 		Run: func(t *T) {
 			t.settleTraffic()
 			msgs, problems := t.scanInbound()
@@ -47,9 +48,10 @@ func init() {
 		ID:          "stdio.stdout.messages-only",
 		Title:       "Stdout carries only MCP messages",
 		Requirement: "The server MUST NOT write anything to its stdout that is not a valid MCP message; logs belong on stderr.",
-		Level:       MUST,
-		Refs:        []SpecRef{refStdio(protocol.Rev20251125), refStdio(protocol.Modern)},
-		Final:       true,
+		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
+			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message."),
+		Refs:  []SpecRef{refStdio(protocol.Rev20251125), refStdio(protocol.Modern)},
+		Final: true,
 		Run: func(t *T) {
 			t.settleTraffic()
 			msgs, problems := t.scanInbound()
@@ -103,7 +105,11 @@ func init() {
 		ID:          "stdio.encoding.utf8",
 		Title:       "Messages are UTF-8",
 		Requirement: "JSON-RPC messages MUST be UTF-8 encoded (stated from 2025-03-26; under 2024-11-05 a line that is not valid UTF-8 is not the valid MCP message stdio requires, since it is no JSON text).",
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "Transports",
+			"JSON-RPC messages MUST be UTF-8 encoded.").
+			WithNote("2024-11-05 states it through stdio: a line that is not UTF-8 is no JSON text, so not the valid MCP message stdout may carry."),
+		Also: []Authority{MCP(protocol.Rev20241105, "basic/transports.mdx", "stdio",
+			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.")},
 		Refs: []SpecRef{
 			// The sentence opens the page, before its first heading.
 			{Revision: protocol.Rev20251125, File: "basic/transports.mdx"},
@@ -128,9 +134,10 @@ func init() {
 		ID:          "stdio.shutdown.exit-on-eof",
 		Title:       "Exits when stdin closes",
 		Requirement: "Servers SHOULD exit promptly when their standard input is closed.",
-		Level:       SHOULD,
-		Refs:        []SpecRef{{Revision: protocol.Modern, File: "basic/transports/stdio.mdx", Section: "Shutdown"}},
-		Revisions:   ModernOnly(),
+		Authority: MCP(protocol.Rev20260728, "basic/transports/stdio.mdx", "Shutdown",
+			"Servers SHOULD exit promptly when their standard input is closed or reads return end-of-file."),
+		Refs:      []SpecRef{{Revision: protocol.Modern, File: "basic/transports/stdio.mdx", Section: "Shutdown"}},
+		Revisions: ModernOnly(),
 		Run: func(t *T) {
 			c := t.Fresh()
 			c.MustRequest(protocol.MethodDiscover, nil)
@@ -148,9 +155,11 @@ func init() {
 		ID:          "stdio.shutdown.eof-metric",
 		Title:       "Shutdown by closing stdin (report only)",
 		Requirement: "The client SHOULD shut a stdio server down by closing its stdin, then SIGTERM, then SIGKILL; the server's reaction is reported, not judged.",
-		Level:       MAY,
-		Refs:        []SpecRef{{Revision: protocol.Rev20251125, File: "basic/lifecycle.mdx", Section: "Shutdown"}},
-		Revisions:   Legacy(),
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "stdio",
+			"The server MAY initiate shutdown by closing its output stream to the client and exiting.").
+			WithNote("Legacy revisions bind the server to no exit behaviour: the client SHOULD close stdin, then SIGTERM, then SIGKILL; how the server reacts is reported, not judged."),
+		Refs:      []SpecRef{{Revision: protocol.Rev20251125, File: "basic/lifecycle.mdx", Section: "Shutdown"}},
+		Revisions: Legacy(),
 		Run: func(t *T) {
 			c := t.FreshSession()
 			began := time.Now()

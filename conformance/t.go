@@ -380,7 +380,8 @@ func (t *T) RequireCallableTool(keep func(protocol.Tool) bool) protocol.Tool {
 
 // Exchanges returns every request the checks of this revision made through a
 // Conn, with its response, in the order they completed. Only Final checks
-// see all of them.
+// see all of them. They are kept up to maxExchangeBytes of params
+// and results per revision; later ones are not recorded.
 func (t *T) Exchanges() []Exchange {
 	t.env.mu.Lock()
 	defer t.env.mu.Unlock()

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/conformance/shape"
@@ -105,7 +107,9 @@ func init() {
 		ID:          "tools.list.shape",
 		Title:       "tools/list pages have the ListToolsResult shape",
 		Requirement: "Every page of tools/list is a ListToolsResult of the revision: a tools array of Tool objects (name, inputSchema ...), an optional string nextCursor, and in 2026-07-28 resultType, ttlMs and cacheScope. A structure only a later revision defines is a warn before 2025-06-18, where respecting the negotiated version is a SHOULD.",
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
+			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.").
+			WithNote("schema.ts ListToolsResult of the revision. A structure only a later revision defines is a warn before 2025-06-18, where respecting the negotiated version is a SHOULD."),
 		Refs: []SpecRef{
 			toolsRef(protocol.Rev20251125, "Listing Tools"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "ListToolsResult"},
@@ -133,7 +137,8 @@ func init() {
 		ID:          "tools.pagination.follow",
 		Title:       "tools/list cursors lead to the next page and end",
 		Requirement: "A nextCursor the server issues is accepted in the next tools/list request, and the walk ends (stable cursors).",
-		Level:       SHOULD,
+		Authority: MCP(protocol.Rev20251125, "server/utilities/pagination.mdx", "Implementation Guidelines",
+			"Servers SHOULD: Provide stable cursors"),
 		Refs: []SpecRef{
 			{Revision: protocol.Rev20251125, File: "server/utilities/pagination.mdx", Section: "Implementation Guidelines"},
 			{Revision: protocol.Modern, File: "server/utilities/pagination.mdx", Section: "Implementation Guidelines"},
@@ -159,7 +164,8 @@ func init() {
 		ID:          "tools.pagination.bad-cursor",
 		Title:       "An invalid cursor gets -32602",
 		Requirement: "Invalid cursors SHOULD result in an error with code -32602 (Invalid params).",
-		Level:       SHOULD,
+		Authority: MCP(protocol.Rev20251125, "server/utilities/pagination.mdx", "Error Handling",
+			"Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."),
 		Refs: []SpecRef{
 			{Revision: protocol.Rev20241105, File: "server/utilities/pagination.mdx", Section: "Error Handling"},
 			{Revision: protocol.Modern, File: "server/utilities/pagination.mdx", Section: "Error Handling"},
@@ -179,7 +185,11 @@ func init() {
 		ID:          "tools.schema.input",
 		Title:       "Input schemas are JSON Schema objects of type object",
 		Requirement: `Each tool's inputSchema MUST be a valid JSON Schema object (not null) with type "object", valid under its $schema dialect or the default (2020-12 from 2025-11-25).`,
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20251125, "server/tools.mdx", "Tool",
+			"MUST be a valid JSON Schema object (not `null`)").
+			WithNote("The inputSchema member of a Tool."),
+		Also: []Authority{MCP(protocol.Rev20251125, "basic/index.mdx", "Schema Validation",
+			"Schemas MUST be valid according to their declared or default dialect")},
 		Refs: []SpecRef{
 			toolsRef(protocol.Rev20251125, "Tool"),
 			{Revision: protocol.Rev20251125, File: "basic/index.mdx", Section: "JSON Schema Usage"},
@@ -201,7 +211,9 @@ func init() {
 		ID:          "tools.schema.output",
 		Title:       "Output schemas are valid JSON Schema",
 		Requirement: `A tool's outputSchema, when present, is a valid JSON Schema object (type "object" at the root before 2026-07-28).`,
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Schema Validation",
+			"Schemas MUST be valid according to their declared or default dialect").
+			WithNote("Before 2025-11-25, which states it, schema.ts gives outputSchema the shape of an object schema."),
 		Refs: []SpecRef{
 			toolsRef(protocol.Rev20250618, "Output Schema"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "Tool"},
@@ -226,11 +238,14 @@ func init() {
 		ID:          "tools.names.format",
 		Title:       "Tool names use 1-128 of A-Z a-z 0-9 _ - .",
 		Requirement: "Tool names SHOULD be 1 to 128 characters of ASCII letters, digits, underscore, hyphen and dot.",
-		Level:       SHOULD,
-		Refs:        []SpecRef{toolsRef(protocol.Rev20251125, "Tool Names"), toolsRef(protocol.Modern, "Tool Names")},
-		Revisions:   modernAnd(Since(protocol.Rev20251125)),
-		Capability:  "tools",
-		Prereqs:     []string{"tools.list.shape"},
+		Authority: MCP(protocol.Rev20251125, "server/tools.mdx", "Tool Names",
+			"Tool names SHOULD be between 1 and 128 characters in length (inclusive)."),
+		Also: []Authority{MCP(protocol.Rev20251125, "server/tools.mdx", "Tool Names",
+			"The following SHOULD be the only allowed characters: uppercase and lowercase ASCII letters (A-Z, a-z), digits (0-9), underscore (_), hyphen (-), and dot (.)")},
+		Refs:       []SpecRef{toolsRef(protocol.Rev20251125, "Tool Names"), toolsRef(protocol.Modern, "Tool Names")},
+		Revisions:  modernAnd(Since(protocol.Rev20251125)),
+		Capability: "tools",
+		Prereqs:    []string{"tools.list.shape"},
 		Run: func(t *T) {
 			tools := t.mustListedTools()
 			t.Expect("names matching %s", toolNamePattern)
@@ -251,11 +266,12 @@ func init() {
 		ID:          "tools.names.unique",
 		Title:       "Tool names are unique across all pages",
 		Requirement: "Tool names SHOULD be unique within a server.",
-		Level:       SHOULD,
-		Refs:        []SpecRef{toolsRef(protocol.Rev20251125, "Tool Names"), toolsRef(protocol.Modern, "Tool Names")},
-		Revisions:   modernAnd(Since(protocol.Rev20251125)),
-		Capability:  "tools",
-		Prereqs:     []string{"tools.list.shape"},
+		Authority: MCP(protocol.Rev20251125, "server/tools.mdx", "Tool Names",
+			"Tool names SHOULD be unique within a server."),
+		Refs:       []SpecRef{toolsRef(protocol.Rev20251125, "Tool Names"), toolsRef(protocol.Modern, "Tool Names")},
+		Revisions:  modernAnd(Since(protocol.Rev20251125)),
+		Capability: "tools",
+		Prereqs:    []string{"tools.list.shape"},
 		Run: func(t *T) {
 			tools := t.mustListedTools()
 			seen := map[string]int{}
@@ -278,7 +294,9 @@ func init() {
 		ID:          "tools.call.shape",
 		Title:       "tools/call results have the CallToolResult shape",
 		Requirement: "A tools/call result is a CallToolResult of the revision: a content array of the revision's content blocks, optional boolean isError, optional structuredContent (an object before 2026-07-28). A structure only a later revision defines is a warn before 2025-06-18, where respecting the negotiated version is a SHOULD.",
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
+			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.").
+			WithNote("schema.ts CallToolResult of the revision: a content array of its content blocks, optional boolean isError, optional structuredContent. A structure only a later revision defines is a warn before 2025-06-18, where respecting the negotiated version is a SHOULD."),
 		Refs: []SpecRef{
 			toolsRef(protocol.Rev20251125, "Tool Result"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "CallToolResult"},
@@ -305,31 +323,33 @@ func init() {
 		ID:          "tools.call.structured",
 		Title:       "structuredContent conforms to the outputSchema",
 		Requirement: "If a tool provides an outputSchema, the server MUST provide structured results that conform to it.",
-		Level:       MUST,
-		Refs:        []SpecRef{toolsRef(protocol.Rev20250618, "Output Schema"), toolsRef(protocol.Modern, "Output Schema")},
-		Revisions:   modernAnd(Since(protocol.Rev20250618)),
-		Capability:  "tools",
-		Prereqs:     []string{"tools.list.shape", "tools.schema.output"},
-		Run:         runStructured,
+		Authority: MCP(protocol.Rev20251125, "server/tools.mdx", "Output Schema",
+			"Servers MUST provide structured results that conform to this schema."),
+		Refs:       []SpecRef{toolsRef(protocol.Rev20250618, "Output Schema"), toolsRef(protocol.Modern, "Output Schema")},
+		Revisions:  modernAnd(Since(protocol.Rev20250618)),
+		Capability: "tools",
+		Prereqs:    []string{"tools.list.shape", "tools.schema.output"},
+		Run:        runStructured,
 	})
 
 	Register(Check{
 		ID:          "tools.call.structured-text",
 		Title:       "Structured content is mirrored in a text block",
 		Requirement: "A tool that returns structured content SHOULD also return the serialized JSON in a TextContent block.",
-		Level:       SHOULD,
-		Refs:        []SpecRef{toolsRef(protocol.Rev20250618, "Structured Content"), toolsRef(protocol.Modern, "Structured Content")},
-		Revisions:   modernAnd(Since(protocol.Rev20250618)),
-		Capability:  "tools",
-		Prereqs:     []string{"tools.list.shape"},
-		Run:         runStructuredText,
+		Authority: MCP(protocol.Rev20251125, "server/tools.mdx", "Structured Content",
+			"For backwards compatibility, a tool that returns structured content SHOULD also return the serialized JSON in a TextContent block."),
+		Refs:       []SpecRef{toolsRef(protocol.Rev20250618, "Structured Content"), toolsRef(protocol.Modern, "Structured Content")},
+		Revisions:  modernAnd(Since(protocol.Rev20250618)),
+		Capability: "tools",
+		Prereqs:    []string{"tools.list.shape"},
+		Run:        runStructuredText,
 	})
 
 	Register(Check{
 		ID:          "tools.call.unknown-tool",
 		Title:       "An unknown tool gets a JSON-RPC error (-32602)",
 		Requirement: "Calling an unknown tool is a protocol error: a JSON-RPC error response, code -32602 in the spec's example. The spec states this without an RFC 2119 keyword (schema.ts CallToolResult: errors in finding the tool \"should be reported as an MCP error response\"), so a result is a warn, not a failure.",
-		Level:       SHOULD,
+		Authority:   Advisory("server/tools.mdx (Error Handling) calls an unknown tool a protocol error, and schema.ts CallToolResult says such errors \"should be reported as an MCP error response\", in lower case: no RFC 2119 keyword."),
 		Refs: []SpecRef{
 			toolsRef(protocol.Rev20241105, "Error Handling"), toolsRef(protocol.Rev20251125, "Error Handling"), toolsRef(protocol.Modern, "Error Handling"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "CallToolResult"},
@@ -349,7 +369,9 @@ func init() {
 		ID:          "tools.call.malformed",
 		Title:       "A tools/call that fails CallToolRequest gets a protocol error",
 		Requirement: "A tools/call request without a name, or with non-object arguments, fails the CallToolRequest schema and is answered with a JSON-RPC error (-32602). The spec says so without an RFC 2119 keyword, so another answer is a warn; accepting non-object arguments as a success breaks \"Servers MUST validate all tool inputs\".",
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20251125, "server/tools.mdx", "Security Considerations",
+			"Servers MUST: Validate all tool inputs").
+			WithNote("Non-object arguments accepted as a success break it. That a malformed CallToolRequest (no name, non-object arguments) gets JSON-RPC error -32602 is stated without a keyword (Error Handling, schema.ts): another answer is an advisory warn."),
 		Refs: []SpecRef{
 			toolsRef(protocol.Rev20241105, "Error Handling"), toolsRef(protocol.Rev20251125, "Error Handling"), toolsRef(protocol.Modern, "Error Handling"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "CallToolRequestParams"},
@@ -397,7 +419,7 @@ func init() {
 		ID:          "tools.call.invalid-arguments",
 		Title:       "Schema-violating arguments get an error",
 		Requirement: "Arguments that violate the inputSchema are reported: from 2025-11-25 as a tool execution error (isError true); earlier revisions also allow a JSON-RPC error. One case per kind of constraint the callable tools' schemas hold (type, required, pattern, bounds...), each breaking only that constraint.",
-		Level:       SHOULD,
+		Authority:   Advisory("server/tools.mdx (Error Handling) describes invalid arguments as a tool execution error from 2025-11-25 (a protocol error is also allowed before), without an RFC 2119 keyword."),
 		Refs: []SpecRef{
 			toolsRef(protocol.Rev20250618, "Error Handling"),
 			toolsRef(protocol.Rev20251125, "Error Handling"),
@@ -413,7 +435,9 @@ func init() {
 		ID:          "tools.notify.list-changed",
 		Title:       "tools/list_changed only when listChanged is declared",
 		Requirement: "A server sends notifications/tools/list_changed only if it declared the tools listChanged capability.",
-		Level:       SHOULD,
+		Authority: MCP(protocol.Rev20251125, "server/tools.mdx", "List Changed Notification",
+			"When the list of available tools changes, servers that declared the `listChanged` capability SHOULD send a notification:").
+			WithNote("The notification belongs to servers that declared listChanged; one from a server that did not is reported."),
 		Refs: []SpecRef{
 			toolsRef(protocol.Rev20251125, "List Changed Notification"),
 			{Revision: protocol.Rev20251125, File: "basic/lifecycle.mdx", Section: "Operation"},
@@ -450,7 +474,9 @@ func init() {
 		ID:          "tools.shape.messages",
 		Title:       "Every server message has the revision's shape",
 		Requirement: "Every message the server sends has the shape the negotiated revision's schema gives it; this check judges what no narrower check does (notifications, results of other methods), so that one fault fails one check.",
-		Level:       MUST,
+		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
+			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.").
+			WithNote("Every message has the shape the negotiated revision's schema.ts gives it; this check judges what no narrower check does."),
 		Refs: []SpecRef{
 			{Revision: protocol.Rev20251125, File: "basic/index.mdx", Section: "Messages"},
 			{Revision: protocol.Modern, File: "basic/index.mdx", Section: "Messages"},
@@ -519,30 +545,99 @@ func payloadProblems(ps []shape.Problem) []shape.Problem {
 	return out
 }
 
-// judgeCallResults judges every tools/call result of the revision's traffic.
+// judgeCallResults judges every tools/call result of the revision's traffic
+// and reports each distinct problem once, with how many results have it
+// and the first call that shows it.
 func judgeCallResults(t *T) {
+	type fault struct {
+		problem, rev, later, first string
+		results                    int
+		at                         callAt // the earliest call showing it
+	}
+	var faults []*fault
+	byKey := map[string]*fault{}
+	procs := map[string]int{} // process order: the traffic's, which is start order
 	n, bad := 0, 0
 	for _, p := range t.traffic() {
-		if p.Request == nil || p.Request.Method != protocol.MethodToolsCall || p.Msg.Result == nil {
-			continue
+		if p.Request == nil || p.Request.Method != protocol.MethodToolsCall || p.Msg.Result == nil || taskAugmented(p.Request) {
+			continue // a task-augmented call answers a CreateTaskResult: tasks.create.result's
 		}
 		n++
-		if ps := payloadProblems(judgeShape(p)); len(ps) > 0 {
-			bad++
-			if bad <= 5 {
-				var name struct {
-					Name string `json:"name"`
-				}
-				_ = json.Unmarshal(p.Request.Params, &name)
-				shapeFault(t, p.Revision, laterFit(p.Revision, p.judgeAt), "result of %s (%s): %s", name.Name, p.Process, problemList(ps))
-			}
+		ps := payloadProblems(judgeShape(p))
+		if len(ps) == 0 {
+			continue
 		}
+		bad++
+		later := laterFit(p.Revision, p.judgeAt)
+		var name struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(p.Request.Params, &name)
+		if _, ok := procs[p.Process]; !ok {
+			procs[p.Process] = len(procs)
+		}
+		at := callAt{procs[p.Process], p.Msg.IDKey()}
+		seen := map[string]bool{}
+		for _, pr := range ps {
+			// The same fault at another array index is the same problem.
+			pr.Path = indexPattern.ReplaceAllString(pr.Path, "[*]")
+			key := p.Revision + "\x00" + later + "\x00" + pr.String()
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			f := byKey[key]
+			if f == nil {
+				f = &fault{problem: pr.String(), rev: p.Revision, later: later}
+				byKey[key] = f
+				faults = append(faults, f)
+			}
+			if f.results == 0 || at.before(f.at) {
+				// The earliest call, not the first to arrive: pipelined
+				// answers arrive in any order.
+				f.at, f.first = at, fmt.Sprintf("tools/call %s, request %s#%s", name.Name, p.Process, p.Msg.IDKey())
+			}
+			f.results++
+		}
+	}
+	sort.Slice(faults, func(i, j int) bool {
+		if faults[i].rev != faults[j].rev {
+			return faults[i].rev < faults[j].rev
+		}
+		return faults[i].problem+faults[i].later < faults[j].problem+faults[j].later
+	})
+	for _, f := range faults {
+		shapeFault(t, f.rev, f.later, "%s: %d of %d tools/call results, first: %s", f.problem, f.results, n, f.first)
 	}
 	t.Actual("%d tools/call result(s), %d with shape problems", n, bad)
 	if n == 0 {
 		t.RequireCallableTool(nil)
 		t.NotVerified("no tools/call result to judge")
 	}
+}
+
+// indexPattern matches the array indices of a shape problem's path.
+var indexPattern = regexp.MustCompile(`\.[0-9]+`)
+
+// callAt orders requests: by process start, then by id (numbers by value).
+type callAt struct {
+	proc int
+	id   string
+}
+
+func (a callAt) before(b callAt) bool {
+	if a.proc != b.proc {
+		return a.proc < b.proc
+	}
+	x, errA := strconv.ParseInt(a.id, 10, 64)
+	y, errB := strconv.ParseInt(b.id, 10, 64)
+	if errA == nil && errB == nil {
+		return x < y
+	}
+	if len(a.id) != len(b.id) {
+		return len(a.id) < len(b.id) // "arg-9" before "arg-10"
+	}
+	return a.id < b.id
 }
 
 // judgeShape checks one message. A response to a request that lacked the
@@ -673,7 +768,7 @@ func checkSchemas(t *T, tools []protocol.Tool, pick func(protocol.Tool) (json.Ra
 			t.Failf(`%s of %s has type %v, want "object"`, member, tl.Name, shortJSON(obj["type"]))
 			continue
 		}
-		if _, err := compileToolSchema(raw, t.Revision()); err != nil {
+		if err := t.env.eng.compiled(raw, t.Revision()).err; err != nil {
 			if errors.Is(err, errExternalRef) {
 				t.Logf("%s of %s not compiled: %v", member, tl.Name, err)
 				continue

@@ -71,7 +71,14 @@ type Tool struct {
 	InputSchema  json.RawMessage  `json:"inputSchema"`
 	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
+	Execution    *ToolExecution   `json:"execution,omitempty"` // 2025-11-25
 	Meta         map[string]any   `json:"_meta,omitempty"`
+}
+
+// ToolExecution is a tool's execution member (2025-11-25): whether it may
+// or must run as a task ("forbidden" when absent).
+type ToolExecution struct {
+	TaskSupport string `json:"taskSupport,omitempty"`
 }
 
 // ListToolsResult is the result of tools/list.

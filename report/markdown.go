@@ -17,6 +17,9 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	ew := &errWriter{w: w}
 	ew.printf("# mcpconform report\n\n")
 	ew.printf("**%s**\n\n", mdEscape(rep.ClosingLine()))
+	if line := rep.ProfileLine(); line != "" {
+		ew.printf("**%s**\n\n", mdEscape(line))
+	}
 	ew.printf("- Target: %s\n", mdCode(strings.Join(rep.Target.Command, " ")))
 	if rep.Server.Name != "" {
 		ew.printf("- Server: %s %s\n", mdEscape(rep.Server.Name), mdEscape(rep.Server.Version))

@@ -102,25 +102,31 @@ const (
 // Keyword is an RFC 2119 keyword as a quoted sentence writes it.
 type Keyword string
 
-// The keywords a quoted sentence can carry. REQUIRED (JSON-RPC 2.0 writes
-// "This member is REQUIRED") binds like MUST.
+// The keywords a quoted sentence can carry (RFC 2119 sections 1 to 5).
+// REQUIRED (JSON-RPC 2.0 writes "This member is REQUIRED") and SHALL bind
+// like MUST, RECOMMENDED like SHOULD, OPTIONAL like MAY.
 const (
-	KeywordMust      Keyword = "MUST"
-	KeywordMustNot   Keyword = "MUST NOT"
-	KeywordRequired  Keyword = "REQUIRED"
-	KeywordShould    Keyword = "SHOULD"
-	KeywordShouldNot Keyword = "SHOULD NOT"
-	KeywordMay       Keyword = "MAY"
+	KeywordMust           Keyword = "MUST"
+	KeywordMustNot        Keyword = "MUST NOT"
+	KeywordRequired       Keyword = "REQUIRED"
+	KeywordShall          Keyword = "SHALL"
+	KeywordShallNot       Keyword = "SHALL NOT"
+	KeywordShould         Keyword = "SHOULD"
+	KeywordShouldNot      Keyword = "SHOULD NOT"
+	KeywordRecommended    Keyword = "RECOMMENDED"
+	KeywordNotRecommended Keyword = "NOT RECOMMENDED"
+	KeywordMay            Keyword = "MAY"
+	KeywordOptional       Keyword = "OPTIONAL"
 )
 
 // Level is the check level the keyword gives.
 func (k Keyword) Level() Level {
 	switch k {
-	case KeywordMust, KeywordMustNot, KeywordRequired:
+	case KeywordMust, KeywordMustNot, KeywordRequired, KeywordShall, KeywordShallNot:
 		return MUST
-	case KeywordShould, KeywordShouldNot:
+	case KeywordShould, KeywordShouldNot, KeywordRecommended, KeywordNotRecommended:
 		return SHOULD
-	case KeywordMay:
+	case KeywordMay, KeywordOptional:
 		return MAY
 	}
 	return ""
@@ -259,6 +265,7 @@ type Result struct {
 	Level           Level              `json:"level"`
 	Status          Status             `json:"status"`
 	Message         string             `json:"message,omitempty"`
+	Details         []string           `json:"details,omitempty"` // every distinct problem in full, when they do not all fit in Message
 	Expected        string             `json:"expected,omitempty"`
 	Actual          string             `json:"actual,omitempty"`
 	BlockedBy       string             `json:"blockedBy,omitempty"`
@@ -289,13 +296,17 @@ type TranscriptLine struct {
 // Summary counts results.
 type Summary struct {
 	Total     int            `json:"total"`
-	ByStatus  map[Status]int `json:"byStatus"` // every status, zero included
-	Revisions []RevSummary   `json:"revisions"`
-	Failed    int            `json:"failed"` // fail (and warn under --strict) not listed as expected
-	Errors    int            `json:"errors"`
-	Stale     int            `json:"stale"`
-	Verdict   string         `json:"verdict"`  // "conformant" or "not conformant" or "error"
-	ExitCode  int            `json:"exitCode"` // what mcpconform run exits with
+	ByStatus  map[Status]int `json:"byStatus"`  // every status, zero included
+	Revisions []RevSummary   `json:"revisions"` // mcp and jsonrpc checks only
+	// Profile counts the estate-profile checks, apart from the MCP
+	// verdict; nil when none ran (no --profile, not the reference).
+	Profile  *ProfileSummary `json:"profile,omitempty"`
+	Advisory int             `json:"advisoryWarnings,omitempty"` // advisory checks that warned
+	Failed   int             `json:"failed"`                     // fail (and warn under --strict) not listed as expected
+	Errors   int             `json:"errors"`
+	Stale    int             `json:"stale"`
+	Verdict  string          `json:"verdict"`  // "conformant" or "not conformant" or "error"
+	ExitCode int             `json:"exitCode"` // what mcpconform run exits with
 }
 
 // RevSummary counts one revision's results by level.
@@ -307,6 +318,19 @@ type RevSummary struct {
 	ShouldTotal  int    `json:"shouldTotal"`
 	Errors       int    `json:"errors"`
 	Verdict      string `json:"verdict"`
+}
+
+// ProfileSummary counts the estate-profile results of a run.
+type ProfileSummary struct {
+	Passed  int    `json:"passed"`
+	Total   int    `json:"total"` // profile results other than n/a
+	Errors  int    `json:"errors"`
+	Verdict string `json:"verdict"`
+}
+
+// IsProfile reports whether the result is of an estate-profile check.
+func (r Result) IsProfile() bool {
+	return r.Authority != nil && r.Authority.Kind == AuthorityProfile
 }
 
 // Verdicts.
@@ -352,6 +376,30 @@ func (rep *Report) Summarize(strict bool) {
 		if r.Counts(strict) {
 			s.Failed++
 		}
+		if r.IsProfile() {
+			if s.Profile == nil {
+				s.Profile = &ProfileSummary{}
+			}
+			p := s.Profile
+			switch {
+			case r.Status == StatusNA:
+			case r.Status == StatusError:
+				p.Errors++
+				p.Total++
+			case r.Counts(strict) && p.Verdict == "":
+				p.Verdict = VerdictNotConformant
+				p.Total++
+			default:
+				p.Total++
+				if r.Status == StatusPass {
+					p.Passed++
+				}
+			}
+			continue
+		}
+		if r.Status == StatusWarn && r.Level == ADVISORY {
+			s.Advisory++
+		}
 		if r.Status == StatusNA {
 			continue
 		}
@@ -370,8 +418,19 @@ func (rep *Report) Summarize(strict bool) {
 	}
 	for _, r := range rep.Results {
 		rs := per[r.Revision]
-		if r.Counts(strict) {
+		if r.Counts(strict) && !r.IsProfile() {
 			rs.Verdict = VerdictNotConformant
+		}
+	}
+	if p := s.Profile; p != nil {
+		switch {
+		case p.Total == 0:
+			s.Profile = nil // every profile check was n/a: no profile line
+		case p.Verdict != "":
+		case p.Errors > 0:
+			p.Verdict = VerdictError
+		default:
+			p.Verdict = VerdictConformant
 		}
 	}
 	// A failure is a certain verdict; an error only makes the verdict
@@ -409,18 +468,41 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // ClosingLine returns the report's last line, e.g.
-// "MCP 2025-11-25: 57/60 MUST, 8/10 SHOULD, 0 errors — conformant".
+// "MCP 2025-11-25: 57/60 MUST, 8/10 SHOULD, 0 errors — conformant". It
+// counts the mcp and jsonrpc checks only: estate-profile checks have
+// ProfileLine, and advisory checks, which never fail, are left out.
 func (rep *Report) ClosingLine() string {
 	var must, mustT, should, shouldT, errs int
+	verdict := VerdictConformant
 	for _, rs := range rep.Summary.Revisions {
 		must += rs.MustPassed
 		mustT += rs.MustTotal
 		should += rs.ShouldPassed
 		shouldT += rs.ShouldTotal
 		errs += rs.Errors
+		switch {
+		case rs.Verdict == VerdictNotConformant:
+			verdict = VerdictNotConformant
+		case rs.Verdict == VerdictError && verdict == VerdictConformant:
+			verdict = VerdictError
+		}
+	}
+	if rep.Summary.Stale > 0 {
+		verdict = VerdictNotConformant
 	}
 	return fmt.Sprintf("MCP %s: %d/%d MUST, %d/%d SHOULD, %s — %s",
-		strings.Join(rep.Checked, ", "), must, mustT, should, shouldT, plural(errs, "error"), rep.Summary.Verdict)
+		strings.Join(rep.Checked, ", "), must, mustT, should, shouldT, plural(errs, "error"), verdict)
+}
+
+// ProfileLine returns the estate-profile verdict line, e.g.
+// "Estate profile: 6/7 MUST, 0 errors — not conformant", or "" when no
+// profile check ran.
+func (rep *Report) ProfileLine() string {
+	p := rep.Summary.Profile
+	if p == nil {
+		return ""
+	}
+	return fmt.Sprintf("Estate profile: %d/%d MUST, %s — %s", p.Passed, p.Total, plural(p.Errors, "error"), p.Verdict)
 }
 
 // String is ClosingLine for one revision.

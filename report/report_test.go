@@ -188,6 +188,37 @@ func TestClosingLine(t *testing.T) {
 	}
 }
 
+// TestProfileLine: estate-profile results get their own line and never
+// change the MCP verdict, which still fails the run.
+func TestProfileLine(t *testing.T) {
+	prof := &Authority{Kind: AuthorityProfile, Section: "invariant 3", Sentence: "s"}
+	adv := &Authority{Kind: AuthorityAdvisory, Note: "n"}
+	rep := &Report{Checked: []string{"2025-11-25"}, Results: []Result{
+		{ID: "a.b.c", Revision: "2025-11-25", Level: MUST, Status: StatusPass},
+		{ID: "a.b.d", Revision: "2025-11-25", Level: ADVISORY, Status: StatusWarn, Authority: adv},
+		{ID: "governance.x.y", Revision: "2025-11-25", Level: MUST, Status: StatusFail, Authority: prof},
+		{ID: "governance.x.z", Revision: "2025-11-25", Level: MUST, Status: StatusPass, Authority: prof},
+		{ID: "governance.x.w", Revision: "2025-11-25", Level: MUST, Status: StatusNA, Authority: prof},
+	}}
+	rep.Summarize(false)
+	if got, want := rep.ClosingLine(), "MCP 2025-11-25: 1/1 MUST, 0/0 SHOULD, 0 errors — conformant"; got != want {
+		t.Errorf("closing line %q, want %q", got, want)
+	}
+	if got, want := rep.ProfileLine(), "Estate profile: 1/2 MUST, 0 errors — not conformant"; got != want {
+		t.Errorf("profile line %q, want %q", got, want)
+	}
+	if rep.Summary.ExitCode != 1 || rep.Summary.Advisory != 1 {
+		t.Errorf("exit %d, advisory warnings %d; want 1 and 1", rep.Summary.ExitCode, rep.Summary.Advisory)
+	}
+	rep = &Report{Checked: []string{"2025-11-25"}, Results: []Result{
+		{ID: "governance.x.w", Revision: "2025-11-25", Level: MUST, Status: StatusNA, Authority: prof},
+	}}
+	rep.Summarize(false)
+	if line := rep.ProfileLine(); line != "" {
+		t.Errorf("only n/a profile results: profile line %q, want none", line)
+	}
+}
+
 // TestJUnitWellFormed: the JUnit report parses, and its counts agree with
 // the testcases it contains.
 func TestJUnitWellFormed(t *testing.T) {

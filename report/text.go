@@ -102,6 +102,9 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 			ew.printf("%s\n", rs)
 		}
 	}
+	if line := rep.ProfileLine(); line != "" {
+		ew.printf("%s\n", line)
+	}
 	ew.printf("%s\n", rep.ClosingLine())
 	return ew.err
 }
@@ -131,6 +134,10 @@ func rowDetails(row CheckRow, verbose bool) []string {
 		}
 		if r.Actual != "" {
 			text += " | actual: " + r.Actual
+		}
+		if verbose && len(r.Details) > 0 {
+			// The problems that did not fit in the message, in full.
+			text += " | details: " + strings.Join(r.Details, "; ")
 		}
 		if n := len(out); n > 0 && out[n-1].text == text {
 			out[n-1].revs += "," + r.Revision

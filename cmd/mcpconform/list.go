@@ -15,11 +15,19 @@ func init() {
 	register("list", "print the check catalogue", runList)
 }
 
-const listUsage = `usage: mcpconform list [--json]
+const listUsage = `usage: mcpconform list [--json] [--trace [--protocol REV]]
 
 Prints every check of the catalogue, sorted by id: level, id, the
-revisions it applies to and its title. --json prints the full entries
-(requirement, authority, spec references, capability, prerequisites).
+revisions it applies to, its authority (mcp, jsonrpc, profile, advisory)
+and its title. --json prints the full entries (requirement, authority with
+the quoted sentence, spec references, capability, prerequisites).
+
+--trace prints the requirement trace instead: per revision and area of the
+specification, how many keyword sentences there are, how many a check
+verifies, how many are excluded (client-only, HTTP-only, ...) and how many
+are not yet covered, with the percentage of the checkable ones checked
+(docs/requirements/). --protocol REV limits it to one revision; --json
+gives the same as data, every sentence with its checks or its exclusion.
 `
 
 // listEntry is one check in list --json.
@@ -39,11 +47,20 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "")
+	trace := fs.Bool("trace", false, "")
+	rev := fs.String("protocol", "", "")
 	if code, ok := parseFlags(fs, args, listUsage, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "mcpconform list: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if *trace {
+		return runTrace(*rev, *asJSON, stdout, stderr)
+	}
+	if *rev != "" {
+		fmt.Fprintf(stderr, "mcpconform list: --protocol needs --trace\n")
 		return 2
 	}
 	cat := conformance.Catalogue()
@@ -67,7 +84,7 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	for _, c := range cat {
-		fmt.Fprintf(stdout, "%-6s %-44s %-24s %s\n", c.Level, c.ID, revisionSpan(revisionsOf(c)), c.Title)
+		fmt.Fprintf(stdout, "%-8s %-44s %-24s %-8s %s\n", c.Level, c.ID, revisionSpan(revisionsOf(c)), c.Authority.Kind, c.Title)
 	}
 	fmt.Fprintf(stdout, "%d checks\n", len(cat))
 	return 0

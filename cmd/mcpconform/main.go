@@ -30,6 +30,9 @@ func main() {
 }
 
 func dispatch(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-version") {
+		return runVersion(nil, stdout, stderr)
+	}
 	if len(args) == 2 && args[0] == "help" {
 		if cmd, ok := commands[args[1]]; ok {
 			return cmd.run([]string{"--help"}, stdout, stderr) // prints the command's own flags

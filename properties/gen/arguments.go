@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -323,13 +324,12 @@ func (b *builder) object(s map[string]any, path string, refs int, n *node) *node
 			n.unique, _ = v.(bool)
 		case "pattern":
 			p, _ := v.(string)
-			re, err := regexp.Compile(p)
-			sre, err2 := syntax.Parse(p, syntax.Perl)
-			if err != nil || err2 != nil {
+			cp := compilePattern(p)
+			if cp.re == nil {
 				b.note(n, "pattern", path, "not RE2 syntax, not generated")
 				continue
 			}
-			n.pattern, n.patternRe, n.patternText = re, sre.Simplify(), p
+			n.pattern, n.patternRe, n.patternText = cp.re, cp.sre, p
 		case "format":
 			n.format, _ = v.(string)
 		case "anyOf", "oneOf":
@@ -347,6 +347,30 @@ func (b *builder) object(s map[string]any, path string, refs int, n *node) *node
 		}
 	}
 	return n
+}
+
+// compiledPattern is a pattern compiled for matching and for drawing.
+type compiledPattern struct {
+	re  *regexp.Regexp // nil when the pattern is not RE2 syntax
+	sre *syntax.Regexp
+}
+
+// patterns caches compiled patterns by their text: the tools of one server
+// often share a handful, and both compiled forms are read-only.
+var patterns sync.Map
+
+func compilePattern(p string) compiledPattern {
+	if c, ok := patterns.Load(p); ok {
+		return c.(compiledPattern)
+	}
+	var c compiledPattern
+	re, err := regexp.Compile(p)
+	sre, err2 := syntax.Parse(p, syntax.Perl)
+	if err == nil && err2 == nil {
+		c = compiledPattern{re, sre.Simplify()}
+	}
+	patterns.Store(p, c)
+	return c
 }
 
 // resolve follows a local JSON pointer reference ("#", "#/$defs/x").

@@ -116,6 +116,7 @@ type waitOp struct {
 	due    time.Time
 	seq    int64
 	modern bool
+	task   *task // set when the call runs as a task: its result goes to the task
 }
 
 // pendingCall is a demo tool call waiting for the client's answer to the
@@ -136,6 +137,11 @@ func (s *Server) callAsync(env envelope, rev string) (out []byte, handled bool) 
 		return nil, false
 	}
 	var name string
+	_ = json.Unmarshal(env.params["name"], &name)
+	if s.tasksServed() && taskParam(env.params) && name != ToolWait {
+		// Only demo.wait declares taskSupport (tasks.mdx §Tool-Level Negotiation).
+		return errorLine(env.id, protocol.CodeMethodNotFound, "method not found: "+name+" does not support task-augmented execution", nil), true
+	}
 	if raw, ok := env.params["name"]; !ok || json.Unmarshal(raw, &name) != nil || !slices.Contains([]string{ToolWait, ToolSample, ToolElicit, ToolRoots}, name) {
 		return nil, false
 	}
@@ -152,7 +158,10 @@ func (s *Server) callAsync(env envelope, rev string) (out []byte, handled bool) 
 	}
 	switch call.tool {
 	case ToolWait:
-		return s.startWait(env, rev, call.args), true
+		if s.tasksServed() && taskParam(env.params) {
+			return s.startTask(env, call.args), true
+		}
+		return s.startWait(env, rev, call.args, nil), true
 	case ToolSample:
 		return s.askClient(env, rev, call)
 	case ToolElicit:
@@ -194,12 +203,12 @@ func progressToken(params map[string]json.RawMessage) json.RawMessage {
 
 // startWait queues a demo.wait call on the server's clock. Without an
 // output for later lines it runs every step at once.
-func (s *Server) startWait(env envelope, rev string, args map[string]any) []byte {
+func (s *Server) startWait(env envelope, rev string, args map[string]any, t *task) []byte {
 	steps := max(1, intArg(args, "steps", 4))
 	d := time.Duration(min(max(0, intArg(args, "durationMs", 0)), MaxWaitMs)) * time.Millisecond
 	s.waitSeq++
 	op := &waitOp{id: env.id, key: protocol.IDKey(env.id), token: progressToken(env.params), rev: rev,
-		steps: steps, every: d / time.Duration(steps), seq: s.waitSeq, modern: s.state == stateModern}
+		steps: steps, every: d / time.Duration(steps), seq: s.waitSeq, modern: s.state == stateModern, task: t}
 	op.due = time.Now().Add(op.every)
 	if s.emit == nil {
 		for !s.advance(op, func(b []byte) { s.later = append(s.later, b) }) {
@@ -285,6 +294,12 @@ func (s *Server) advance(op *waitOp, emit func([]byte)) bool {
 	if op.modern {
 		result = s.modernResult(result)
 	}
+	if op.task != nil {
+		for _, l := range s.finishTask(op.task, result) {
+			emit(l)
+		}
+		return true
+	}
 	emit(resultLine(op.id, result))
 	return true
 }
@@ -302,6 +317,9 @@ func (s *Server) cancel(params map[string]json.RawMessage) {
 	before := len(s.waits)
 	s.waits = slices.DeleteFunc(s.waits, func(o *waitOp) bool { return o.key == key })
 	removed := before - len(s.waits)
+	if s.unsubscribe(key) {
+		removed++
+	}
 	for id, p := range s.pending {
 		if p.key == key {
 			delete(s.pending, id)

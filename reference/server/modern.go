@@ -36,7 +36,13 @@ func (s *Server) serveModern(env envelope) []byte {
 	switch env.method {
 	case protocol.MethodDiscover:
 		caps := featureCapabilities(protocol.Modern)
-		caps["tools"] = map[string]any{}
+		tools := map[string]any{}
+		if s.opts.Async {
+			// With the async features the server serves subscriptions/listen,
+			// whose one kind of notification is tools/list_changed.
+			tools["listChanged"] = true
+		}
+		caps["tools"] = tools
 		result = map[string]any{
 			"supportedVersions": supportedModern,
 			"capabilities":      caps,
@@ -55,6 +61,11 @@ func (s *Server) serveModern(env envelope) []byte {
 			// clearance: it is not the same for every caller.
 			result["cacheScope"] = "private"
 		}
+	case protocol.MethodSubscribe:
+		if s.opts.Async {
+			return s.listen(env)
+		}
+		rpcErr = &rpcError{Code: protocol.CodeMethodNotFound, Message: "method not found: " + env.method}
 	case protocol.MethodToolsCall:
 		if out, ok := s.callAsync(env, protocol.Modern); ok {
 			return out

@@ -93,7 +93,11 @@ type Server struct {
 	wake         chan struct{}
 	pending      map[string]*pendingCall // by the id of the server's request
 	reqSeq       int
-	modernSeq    int64 // modern input-asking calls served: the clock of requestState (mrtr.go)
+	modernSeq    int64            // modern input-asking calls served: the clock of requestState (mrtr.go)
+	streams      []subscription   // open subscriptions/listen streams (listen.go)
+	tasks        map[string]*task // the connection's tasks, by id (tasks.go)
+	taskOrder    []string
+	taskSeq      int
 }
 
 type state int
@@ -406,6 +410,9 @@ func (s *Server) initialize(env envelope) []byte {
 	s.logf("initialize: negotiated %s", version)
 	caps := featureCapabilities(version)
 	caps["tools"] = map[string]any{"listChanged": true}
+	if s.opts.Async && version == protocol.Rev20251125 {
+		caps["tasks"] = map[string]any{"list": map[string]any{}, "cancel": map[string]any{}, "requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}}
+	}
 	return resultLine(env.id, map[string]any{
 		"protocolVersion": version,
 		"capabilities":    caps,
@@ -434,6 +441,10 @@ func (s *Server) dispatchLegacy(env envelope) []byte {
 			return errorLine(env.id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
 		}
 		return resultLine(env.id, result)
+	case protocol.MethodTasksGet, protocol.MethodTasksResult, protocol.MethodTasksList, protocol.MethodTasksCancel:
+		if out, ok := s.dispatchTasks(env); ok {
+			return out
+		}
 	case protocol.MethodToolsCall:
 		if out, ok := s.callAsync(env, s.revision); ok {
 			return out
@@ -467,6 +478,9 @@ func (s *Server) notifications() [][]byte {
 		return nil
 	}
 	s.visible = now
+	if s.state == stateModern {
+		return s.subscriptionNotices()
+	}
 	if s.state != stateLive {
 		return nil
 	}

@@ -56,7 +56,11 @@ func (s *Server) listTools(params map[string]json.RawMessage, rev string) (map[s
 	end := min(start+s.opts.PageSize, tools.Len())
 	page := make([]any, 0, end-start)
 	for i := start; i < end; i++ {
-		page = append(page, renderTool(tools.At(i), rev))
+		m := renderTool(tools.At(i), rev)
+		if s.opts.Async && tools.At(i).Name() == ToolWait && rev == protocol.Rev20251125 {
+			m["execution"] = map[string]any{"taskSupport": "optional"} // tasks.go
+		}
+		page = append(page, m)
 	}
 	result := map[string]any{"tools": page}
 	if end < tools.Len() {

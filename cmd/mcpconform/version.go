@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/conformance"
+)
+
+func init() {
+	register("version", "print the suite version, module version and VCS revision", runVersion)
+}
+
+// versionLine describes this binary: the suite version reports carry, and
+// from the build info the module version (v1.2.3 when installed with go
+// install …@v1.2.3, "(devel)" in a checkout), the VCS revision and time
+// (a "+dirty" revision was built from uncommitted changes), and the Go
+// toolchain.
+func versionLine(info *debug.BuildInfo, ok bool) string {
+	if !ok {
+		return fmt.Sprintf("mcpconform %s (no build information)", conformance.SuiteVersion)
+	}
+	parts := []string{"module " + info.Main.Path + " " + info.Main.Version}
+	var rev, at string
+	dirty := false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev != "" {
+		if dirty {
+			rev += "+dirty"
+		}
+		c := "commit " + rev
+		if at != "" {
+			c += " " + at
+		}
+		parts = append(parts, c)
+	}
+	parts = append(parts, info.GoVersion)
+	return fmt.Sprintf("mcpconform %s (%s)", conformance.SuiteVersion, strings.Join(parts, ", "))
+}
+
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && (args[0] == "--help" || args[0] == "-h") {
+		fmt.Fprintln(stdout, "usage: mcpconform version (or mcpconform --version)\n\nPrints the suite version, the module version, the VCS revision and the Go toolchain of this binary.")
+		return 0
+	}
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "mcpconform version: takes no arguments\n")
+		return 2
+	}
+	fmt.Fprintln(stdout, versionLine(debug.ReadBuildInfo()))
+	return 0
+}

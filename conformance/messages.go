@@ -1,0 +1,106 @@
+package conformance
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Messages a vendor can act on. A result's message is one sentence per
+// distinct problem (a repeated one counted, not repeated), on one line and
+// at most maxMessage bytes; what does not fit goes to the result's details.
+// Stderr tails, which the runner's errors carry, go to the evidence only:
+// they are long, multi-line and, for a dying server, vary between runs.
+
+// maxMessage bounds a result's message, expected and actual texts.
+const maxMessage = 300
+
+// oneLine returns s without the runner's stderr tail (returned apart, ""
+// when there is none), without the runner's "runner: " prefixes, and with
+// every line break turned into a space.
+func oneLine(s string) (line, tail string) {
+	if i := strings.Index(s, "stderr tail:"); i >= 0 {
+		tail = strings.TrimSpace(s[i+len("stderr tail:"):])
+		s = s[:i]
+	} else if i := strings.Index(s, "stderr empty"); i >= 0 {
+		s = s[:i] + s[i+len("stderr empty"):]
+	}
+	s = strings.ReplaceAll(s, "runner: ", "")
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	return strings.TrimRight(strings.TrimSpace(s), ";,: "), tail
+}
+
+// summarize turns a check's messages into the result's message (at most
+// budget bytes) and details: identical messages are counted once, in order
+// of first appearance; when they do not all fit, the message keeps the
+// first and says how many more the details list.
+func summarize(msgs []string, budget int) (message string, details []string) {
+	var distinct []string
+	count := map[string]int{}
+	for _, m := range msgs {
+		if count[m] == 0 {
+			distinct = append(distinct, m)
+		}
+		count[m]++
+	}
+	for i, m := range distinct {
+		if n := count[m]; n > 1 {
+			distinct[i] = fmt.Sprintf("%s (%d times)", m, n)
+		}
+	}
+	joined := strings.Join(distinct, "; ")
+	if len(joined) <= budget {
+		return joined, nil
+	}
+	suffix := " (in full in details)"
+	if len(distinct) > 1 {
+		suffix = fmt.Sprintf("; and %d more (see details)", len(distinct)-1)
+	}
+	return clipBytes(distinct[0], budget-len(suffix)) + suffix, distinct
+}
+
+// clipBytes shortens s to at most n bytes, at a rune boundary, marking the
+// cut with an ellipsis.
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	n = max(0, n-len("…"))
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strings.TrimRight(s[:n], " ;,") + "…"
+}
+
+// tidyResult applies the message rules to what a check recorded: messages,
+// expected and actual become one-line texts within maxMessage bytes (the
+// rest in details), and the stderr tails they carried become notes.
+func tidyResult(r *Result, msgs []string, suffix string, notes *[]string) {
+	var tails []string
+	clean := func(s string) string {
+		line, tail := oneLine(s)
+		if tail != "" && !contains(tails, tail) {
+			tails = append(tails, tail)
+		}
+		return line
+	}
+	lines := make([]string, len(msgs))
+	for i, m := range msgs {
+		lines[i] = clean(m)
+	}
+	r.Message, r.Details = summarize(lines, maxMessage-len(suffix))
+	r.Message += suffix
+	for _, f := range []struct {
+		name string
+		text *string
+	}{{"expected", &r.Expected}, {"actual", &r.Actual}} {
+		full := clean(*f.text)
+		*f.text = clipBytes(full, maxMessage)
+		if *f.text != full {
+			r.Details = append(r.Details, f.name+": "+full)
+		}
+	}
+	for _, tail := range tails {
+		*notes = append(*notes, "stderr tail of the server: "+tail)
+	}
+}

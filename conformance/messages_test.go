@@ -1,0 +1,110 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+func TestSummarize(t *testing.T) {
+	long := strings.Repeat("x", 400)
+	tests := []struct {
+		name    string
+		msgs    []string
+		message string
+		details []string
+	}{
+		{"none", nil, "", nil},
+		{"distinct", []string{"a", "b"}, "a; b", nil},
+		{"repeated", []string{"a", "b", "a", "a"}, "a (3 times); b", nil},
+		{"too long", []string{"first problem", long}, "first problem; and 1 more (see details)", []string{"first problem", long}},
+		{"one too long", []string{long}, strings.Repeat("x", 300-len("… (in full in details)")) + "… (in full in details)", []string{long}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			message, details := summarize(tt.msgs, maxMessage)
+			if message != tt.message || !cmp.Equal(details, tt.details) {
+				t.Errorf("summarize = %q, %q; want %q, %q", message, details, tt.message, tt.details)
+			}
+			if len(message) > maxMessage {
+				t.Errorf("message of %d bytes", len(message))
+			}
+		})
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	line, tail := oneLine("the server stopped: runner: waiting for next message: server exited: exit status 3; stderr tail:\nboom\nbang\n")
+	if line != "the server stopped: waiting for next message: server exited: exit status 3" || tail != "boom\nbang" {
+		t.Errorf("oneLine = %q, %q", line, tail)
+	}
+	line, tail = oneLine("exit status 1; stderr empty")
+	if line != "exit status 1" || tail != "" {
+		t.Errorf("oneLine = %q, %q", line, tail)
+	}
+	if line, _ := oneLine("two\r\nlines\n"); line != "two lines" {
+		t.Errorf("oneLine = %q", line)
+	}
+}
+
+// TestSameSeedSameBytesForFailingServers runs checks that fail on broken
+// servers twice: the reports must be byte for byte the same (times aside),
+// every message one line of at most 300 bytes, and the stderr of a dying
+// server only in the evidence.
+func TestSameSeedSameBytesForFailingServers(t *testing.T) {
+	tests := []struct {
+		mutation, protocol, check string
+	}{
+		{"die-on-parse-error", protocol.Rev20251125, "property.jsonrpc.malformed-keeps-serving"},
+		{"prop-dies-after-parse-errors", protocol.Modern, "property.jsonrpc.malformed-keeps-serving"},
+		{"tools-call-resource-link", protocol.Rev20250326, "tools.call.shape"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mutation, func(t *testing.T) {
+			t.Parallel()
+			var reports [2]string
+			for i := range reports {
+				rep, err := Run(context.Background(), Options{
+					Command:  []string{mutantBinary(t), "-mutation", tt.mutation},
+					Protocol: tt.protocol,
+					Only:     []string{tt.check},
+					Timeout:  2 * time.Second,
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				rep.StartTime, rep.DurationMs = time.Time{}, 0
+				for j := range rep.Results {
+					r := &rep.Results[j]
+					r.DurationMs, r.Metrics = 0, nil
+					if r.Status != StatusFail && r.Status != StatusWarn {
+						t.Errorf("%s@%s is %s, want a fail or warn: %s", r.ID, r.Revision, r.Status, r.Message)
+					}
+					for _, text := range []string{r.Message, r.Expected, r.Actual} {
+						if len(text) > maxMessage || strings.ContainsAny(text, "\r\n") || strings.Contains(text, "stderr") {
+							t.Errorf("%s@%s: text of %d bytes, one line and no stderr wanted: %q", r.ID, r.Revision, len(text), text)
+						}
+					}
+				}
+				var b bytes.Buffer
+				if err := rep.WriteJSON(&b); err != nil {
+					t.Fatal(err)
+				}
+				reports[i] = b.String()
+				if len(rep.Results) == 0 {
+					t.Fatal("no result")
+				}
+				t.Logf("%s: %s", rep.Results[0].Status, rep.Results[0].Message)
+			}
+			if d := cmp.Diff(reports[0], reports[1]); d != "" {
+				t.Errorf("two runs with the same seed differ (-first +second):\n%s", d)
+			}
+		})
+	}
+}

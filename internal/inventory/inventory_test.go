@@ -1,0 +1,171 @@
+package inventory
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpconform/mcpconform/conformance"
+	"github.com/mcpconform/mcpconform/docs/requirements"
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// TestTrace fails when an inventory entry has neither a check nor an
+// exclusion, when a check quotes a sentence the inventory does not hold,
+// and when the mapping names an unknown check or entry.
+func TestTrace(t *testing.T) {
+	tr, err := LoadTrace(requirements.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range tr.Problems {
+		t.Error(p)
+	}
+	if len(tr.Revisions) != len(protocol.AllRevisions) {
+		t.Fatalf("%d revisions traced, want %d", len(tr.Revisions), len(protocol.AllRevisions))
+	}
+	for _, r := range tr.Revisions {
+		if r.Count.Sentences == 0 || r.Count.Checked == 0 {
+			t.Errorf("%s: %s", r.Revision, r.Count)
+		}
+	}
+}
+
+// TestMatrixInSync keeps docs/requirements/matrix.md what the inventory,
+// the mapping and the catalogue give.
+func TestMatrixInSync(t *testing.T) {
+	tr, err := LoadTrace(requirements.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("..", "..", "docs", "requirements", "matrix.md")
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(tr.Markdown(), string(got)); diff != "" {
+		t.Errorf("%s is stale: run `go run ./scripts/reqinventory -matrix` (-want +got):\n%s", path, diff)
+	}
+}
+
+// TestBuildProblems shows that the trace catches each kind of gap.
+func TestBuildProblems(t *testing.T) {
+	rev := protocol.Rev20251125
+	entry := Entry{ID: "server/tools.mdx#00000001", File: "server/tools.mdx", Section: "Tool Names",
+		Sentence: "Tool names SHOULD be unique within a server.", Keywords: []conformance.Keyword{conformance.KeywordShould}}
+	other := Entry{ID: "server/tools.mdx#00000002", File: "server/tools.mdx", Section: "Tool Names",
+		Sentence: "Tool names SHOULD be considered case-sensitive.", Keywords: []conformance.Keyword{conformance.KeywordShould}}
+	citing := &conformance.Check{ID: "tools.names.unique", Authority: conformance.MCP(rev, "server/tools.mdx", "Tool Names", "Tool names SHOULD be unique within a server.")}
+	stray := &conformance.Check{ID: "tools.names.stray", Authority: conformance.MCP(rev, "server/tools.mdx", "Tool Names", "Tool names SHOULD be short.")}
+	inv := map[string][]Entry{rev: {entry, other}}
+
+	tr := Build(inv, &Mapping{}, []*conformance.Check{citing})
+	if len(tr.Problems) != 1 || !strings.Contains(tr.Problems[0], "#00000002") || !strings.Contains(tr.Problems[0], "neither a check nor an exclusion") {
+		t.Errorf("an unmapped entry: problems %q", tr.Problems)
+	}
+	tr = Build(inv, &Mapping{}, []*conformance.Check{citing, stray})
+	if !anyContains(tr.Problems, "tools.names.stray quotes a sentence that is not in docs/requirements/2025-11-25.json") {
+		t.Errorf("a citation outside the inventory: problems %q", tr.Problems)
+	}
+	m := &Mapping{Exclude: []Rule{{Reason: "uncovered", Note: "n", IDs: []string{rev + "/" + other.ID}}}}
+	tr = Build(inv, m, []*conformance.Check{citing})
+	if len(tr.Problems) != 0 {
+		t.Fatalf("problems %q", tr.Problems)
+	}
+	r := tr.Revisions[len(tr.Revisions)-2] // 2025-11-25
+	if r.Revision != rev || r.Count != (Count{Sentences: 2, Checked: 1, Uncovered: 1}) {
+		t.Errorf("%s: count %+v", r.Revision, r.Count)
+	}
+	if got := r.Entries[0].Checks; len(got) != 1 || got[0] != "tools.names.unique" {
+		t.Errorf("checks of the cited entry: %v", got)
+	}
+}
+
+func anyContains(list []string, sub string) bool {
+	for _, s := range list {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestLoadMappingRejects(t *testing.T) {
+	tests := []struct{ name, json, want string }{
+		{"unknown field", `{"exclude": [{"reason": "uncovered", "note": "n", "file": ["x"]}], "checks": []}`, `mapping.json:1:`},
+		{"unknown reason", `{"exclude": [{"reason": "later", "note": "n", "files": ["x"]}], "checks": []}`, `unknown reason "later"`},
+		{"no note", `{"exclude": [{"reason": "uncovered", "files": ["x"]}], "checks": []}`, "no note"},
+		{"matches everything", `{"exclude": [{"reason": "uncovered", "note": "n"}], "checks": []}`, "matches everything"},
+		{"bad pattern", `{"exclude": [{"reason": "uncovered", "note": "n", "pattern": "("}], "checks": []}`, "missing closing )"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := LoadMapping(fstest.MapFS{MappingFile: {Data: []byte(tc.json)}})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("LoadMapping: %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestExtractMDX(t *testing.T) {
+	src := "---\ntitle: Tools\n---\n\n<div id=\"x\" />\n\nServers **MUST** validate [inputs](/x).\nThe server MAY log.\n\n" +
+		"## Tool Names\n\nNames SHOULD be short, e.g. `a_b`. Clients must\nnot care.\n\n```json\n{\"MUST\": 1}\n```\n\n" +
+		"Servers **SHOULD**:\n\n- Provide stable cursors\n- Handle _invalid_ cursors\n  gracefully\n\nThe following MUST hold:\n\n- Clients MUST do x\n\n" +
+		"| Field | Rule |\n|---|---|\n| `id` | MUST be unique |\n"
+	var got []string
+	for _, e := range ExtractMDX("server/tools.mdx", src) {
+		got = append(got, e.Section+" | "+e.Sentence)
+	}
+	want := []string{
+		"Tools | Servers MUST validate inputs.",
+		"Tools | The server MAY log.",
+		"Tool Names | Names SHOULD be short, e.g. `a_b`.",
+		"Tool Names | Servers SHOULD: Provide stable cursors",
+		"Tool Names | Servers SHOULD: Handle invalid cursors gracefully",
+		"Tool Names | Clients MUST do x",
+		"Tool Names | The following MUST hold:",
+		"Tool Names | `id` | MUST be unique",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ExtractMDX (-want +got):\n%s", diff)
+	}
+}
+
+func TestExtractSchemaTS(t *testing.T) {
+	src := `/**
+ * A result. Servers MUST send it.
+ *
+ * See {@link Other} for more; the client MAY ignore it.
+ * @category x
+ */
+export interface CallToolResult extends Result {
+  /**
+   * Whether it failed. This SHOULD be true on failure.
+   */
+  isError?: boolean;
+}
+`
+	var got []string
+	for _, e := range ExtractSchemaTS(src) {
+		got = append(got, e.Section+" | "+e.Sentence)
+	}
+	want := []string{
+		"CallToolResult | Servers MUST send it.",
+		"CallToolResult | See Other for more; the client MAY ignore it.",
+		"CallToolResult.isError | This SHOULD be true on failure.",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ExtractSchemaTS (-want +got):\n%s", diff)
+	}
+}
+
+func TestIDsStableAndDistinct(t *testing.T) {
+	es := ExtractMDX("a.mdx", "It MUST be so.\n\nIt MUST be so.\n")
+	if len(es) != 2 || es[0].ID == es[1].ID || es[0].ID != hashID("a.mdx", "It MUST be so.") || es[1].ID != es[0].ID+"-2" {
+		t.Errorf("ids %+v", es)
+	}
+}

@@ -1,0 +1,112 @@
+package server
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/reference/demo"
+)
+
+// asyncServer is a live 2025-11-25 session of the reference with the async
+// demo tools, declaring the given client capabilities, driven without an
+// output for later lines (demo.wait then runs at once).
+func asyncServer(t *testing.T, caps string) *Server {
+	t.Helper()
+	s := New(Options{Async: true, Principal: demo.DefaultPrincipal()})
+	s.HandleLine([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + caps + `,"clientInfo":{"name":"t","version":"0"}}}`))
+	s.HandleLine([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	return s
+}
+
+func decodeLines(t *testing.T, lines [][]byte) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal(l, &m); err != nil {
+			t.Fatalf("line %s: %v", l, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestWaitProgressWithoutOutput(t *testing.T) {
+	s := asyncServer(t, `{}`)
+	msgs := decodeLines(t, s.HandleLine([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"demo.wait","arguments":{"durationMs":30,"steps":3},"_meta":{"progressToken":7}}}`)))
+	if len(msgs) != 4 {
+		t.Fatalf("got %d lines, want 3 progress notifications and the answer: %v", len(msgs), msgs)
+	}
+	for i, m := range msgs[:3] {
+		p, _ := m["params"].(map[string]any)
+		if m["method"] != protocol.NotifProgress || p["progressToken"] != float64(7) || p["progress"] != float64(i+1) || p["total"] != float64(3) {
+			t.Errorf("line %d = %v, want progress %d of 3 for token 7", i, m, i+1)
+		}
+	}
+	if msgs[3]["id"] != float64(1) || msgs[3]["result"] == nil {
+		t.Errorf("last line = %v, want the answer to id 1", msgs[3])
+	}
+}
+
+func TestSampleAsksOnlyDeclaringClients(t *testing.T) {
+	call := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"demo.sample","arguments":{"prompt":"hi"}}}`)
+	bare := decodeLines(t, asyncServer(t, `{}`).HandleLine(call))
+	if len(bare) != 1 || bare[0]["result"].(map[string]any)["isError"] != true {
+		t.Fatalf("without sampling: %v, want one isError result", bare)
+	}
+	s := asyncServer(t, `{"sampling":{}}`)
+	asked := decodeLines(t, s.HandleLine(call))
+	if len(asked) != 1 || asked[0]["method"] != protocol.MethodSampling {
+		t.Fatalf("with sampling: %v, want a sampling/createMessage request", asked)
+	}
+	id, _ := json.Marshal(asked[0]["id"])
+	answer := decodeLines(t, s.HandleLine([]byte(`{"jsonrpc":"2.0","id":`+string(id)+`,"error":{"code":-1,"message":"User rejected sampling request"}}`)))
+	if len(answer) != 1 || answer[0]["id"] != float64(1) || answer[0]["result"].(map[string]any)["isError"] != true {
+		t.Fatalf("after an error answer: %v, want the call answered with an isError result", answer)
+	}
+}
+
+func TestRequestStateIsBound(t *testing.T) {
+	s := New(Options{Async: true, Principal: demo.DefaultPrincipal()})
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}}}`
+	first := decodeLines(t, s.HandleLine([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"demo.sample","arguments":{"prompt":"a"},`+meta+`}}`)))
+	res, _ := first[0]["result"].(map[string]any)
+	state, _ := res["requestState"].(string)
+	if res["resultType"] != protocol.ResultInputRequired || state == "" {
+		t.Fatalf("first call: %v, want input_required with requestState", first)
+	}
+	answer := `"inputResponses":{"sample":{"role":"assistant","content":{"type":"text","text":"x"},"model":"m"}}`
+	for _, c := range []struct {
+		name, prompt, state, want string
+	}{
+		{"honest retry", "a", state, "result"},
+		{"tampered", "a", state[:len(state)-2] + "xx", "integrity"},
+		{"other arguments", "b", state, "another request"},
+	} {
+		line := decodeLines(t, s.HandleLine([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"demo.sample","arguments":{"prompt":"`+c.prompt+`"},"requestState":"`+c.state+`",`+answer+`,`+meta+`}}`)))[0]
+		raw, _ := json.Marshal(line)
+		if !strings.Contains(string(raw), c.want) {
+			t.Errorf("%s: %s, want %q", c.name, raw, c.want)
+		}
+	}
+}
+
+func TestTaskLifecycleWithoutOutput(t *testing.T) {
+	s := asyncServer(t, `{}`)
+	created := decodeLines(t, s.HandleLine([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"demo.wait","arguments":{"durationMs":10,"steps":1},"task":{"ttl":1000}}}`)))
+	task, _ := created[0]["result"].(map[string]any)["task"].(map[string]any)
+	if task["status"] != protocol.TaskStatusWorking || task["taskId"] == nil {
+		t.Fatalf("CreateTaskResult = %v, want a working task", created)
+	}
+	id := task["taskId"].(string)
+	got := decodeLines(t, s.HandleLine([]byte(`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"`+id+`"}}`)))[0]
+	if got["result"].(map[string]any)["status"] != protocol.TaskStatusCompleted {
+		t.Errorf("tasks/get = %v, want completed (no output: the wait ran at once)", got)
+	}
+	cancel := decodeLines(t, s.HandleLine([]byte(`{"jsonrpc":"2.0","id":3,"method":"tasks/cancel","params":{"taskId":"`+id+`"}}`)))[0]
+	if e, _ := cancel["error"].(map[string]any); e == nil || e["code"] != float64(protocol.CodeInvalidParams) {
+		t.Errorf("tasks/cancel of a completed task = %v, want -32602", cancel)
+	}
+}
