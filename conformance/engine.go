@@ -48,6 +48,9 @@ type Options struct {
 	// without Profile those checks are n/a.
 	Estate   bool
 	Expected []ExpectedFailure
+	// Progress, when set, is told of every check's start and end, for a
+	// live status line.
+	Progress func(Progress)
 	// FailureDir is where property checks save failing cases; "" means
 	// the package's FailureDir.
 	FailureDir string
@@ -83,6 +86,7 @@ type engine struct {
 	det     *detection
 	checked []string
 	schemas schemaCache // compiled tool schemas (toolcall.go)
+	meter   *progressMeter
 }
 
 func (e *engine) callable(tool protocol.Tool) bool {
@@ -180,6 +184,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	e.det, e.checked = det, revs
+	e.meter = &progressMeter{f: opts.Progress, total: len(e.checks) * len(revs)}
 
 	envs := make([]*revEnv, len(revs))
 	for i, rev := range revs {
@@ -586,6 +591,7 @@ func (env *revEnv) runAll(ctx context.Context) {
 }
 
 func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
+	defer env.eng.meter.start(env.rev, c.ID)()
 	r := &Result{
 		ID: c.ID, Title: c.Title, Level: c.Level, Revision: env.rev,
 		Requirement: c.Requirement, Refs: c.Refs, Capability: c.Capability,

@@ -63,6 +63,8 @@ flags:
                            to standard error).
   --no-color               no ANSI colours (they are used only on a terminal)
   --verbose                show details of passing checks too
+  --quiet                  no live status line (it is shown only when stderr
+                           is a terminal: revision, checks done, check running)
 
 Failing property cases are saved under %s/SERVER/RUN;
 the report names the directory.
@@ -89,7 +91,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	var opts conformance.Options
 	var only, skip, allow, deny globList
 	var expected, jsonFile, junitFile, mdFile, htmlFile, badgeFile, profilePath string
-	var noColor, verbose bool
+	var noColor, verbose, quiet bool
 	fs.StringVar(&opts.Protocol, "protocol", "", "")
 	fs.Var(&only, "only", "")
 	fs.Var(&skip, "skip", "")
@@ -112,6 +114,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&badgeFile, "badge", "", "")
 	fs.BoolVar(&noColor, "no-color", false, "")
 	fs.BoolVar(&verbose, "verbose", false, "")
+	fs.BoolVar(&quiet, "quiet", false, "")
 	if code, ok := parseFlags(fs, args, fmt.Sprintf(runUsage, conformance.DefaultSeed, conformance.DefaultCases, conformance.FailureDir), stdout, stderr); !ok {
 		return code
 	}
@@ -156,7 +159,15 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	opts.FailureDir = failureDir(opts.Command, time.Now())
 
+	var status *statusLine
+	if !quiet && isTerminal(stderr) {
+		status = newStatusLine(stderr)
+		opts.Progress = status.update
+	}
 	rep, err := conformance.Run(context.Background(), opts)
+	if status != nil {
+		status.clear()
+	}
 	if err != nil {
 		closeOutputs(outs, true)
 		if errors.Is(err, conformance.ErrNoChecks) {

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/conformance"
+)
+
+// writeChecksDoc writes docs/checks.md: the catalogue as one table per
+// area (id, level, authority, revisions, requirement). TestChecksDoc keeps
+// the file in step with the catalogue.
+func writeChecksDoc(w io.Writer, cat []*conformance.Check) error {
+	cell := strings.NewReplacer("|", `\|`, "\n", " ")
+	var b strings.Builder
+	fmt.Fprintf(&b, "# The check catalogue\n\n")
+	fmt.Fprintf(&b, "%d checks, generated from the catalogue (`go test ./cmd/mcpconform -run TestChecksDoc -update` rewrites this file; the test fails when it is out of date). `mcpconform list --json` gives the same as data, with the quoted sentences.\n", len(cat))
+	fmt.Fprintf(&b, "Levels: MUST fails the run when broken, SHOULD and ADVISORY warn, MAY only reports. Authority: the sentence a verdict rests on (MCP specification, JSON-RPC 2.0, the estate profile of docs/profile.md, or advisory good practice).\n")
+	area := ""
+	for _, c := range cat {
+		if a := c.Area(); a != area {
+			area = a
+			fmt.Fprintf(&b, "\n## %s\n\n| Check | Level | Authority | Revisions | Requirement |\n|---|---|---|---|---|\n", area)
+		}
+		revs := "all"
+		if len(c.Revisions) > 0 {
+			revs = strings.Join(c.Revisions, ", ")
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", c.ID, c.Level, cell.Replace(authorityCell(c.Authority)), revs, cell.Replace(c.Requirement))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// authorityCell says in a few words where a check's authority stands.
+func authorityCell(a conformance.Authority) string {
+	switch a.Kind {
+	case conformance.AuthorityMCP:
+		return fmt.Sprintf("MCP %s %s §%s (%s)", a.Revision, a.File, a.Section, a.Keyword)
+	case conformance.AuthorityJSONRPC:
+		return fmt.Sprintf("JSON-RPC 2.0 §%s (%s)", a.Section, a.Keyword)
+	case conformance.AuthorityProfile:
+		return "estate profile §" + a.Section
+	case conformance.AuthorityAdvisory:
+		return "advisory"
+	}
+	return "—"
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestReadmeFrontDoor: the README stays a front door (at most 200 lines),
+// gives the install line and the two commands exactly as .ci/run and a new
+// user run them, and every file it links exists.
+func TestReadmeFrontDoor(t *testing.T) {
+	root := filepath.Join("..", "..")
+	data, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	if n := strings.Count(readme, "\n"); n > 200 {
+		t.Errorf("README has %d lines, at most 200: move the detail to docs/", n)
+	}
+	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"go install github.com/mcpconform/mcpconform/cmd/mcpconform@latest",
+		"go run ./cmd/mcpconform run ",
+		"make lint test ",
+		"../shared",
+	} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("README lacks %q", want)
+		}
+	}
+	if !strings.Contains(string(ci), "\nmake lint test\n") {
+		t.Errorf(".ci/run no longer calls the README's test command `make lint test`")
+	}
+	for _, m := range regexp.MustCompile(`\]\(([^)#:]+)(#[^)]*)?\)`).FindAllStringSubmatch(readme, -1) {
+		if _, err := os.Stat(filepath.Join(root, m[1])); err != nil {
+			t.Errorf("README links %s: %v", m[1], err)
+		}
+	}
+}
