@@ -10,11 +10,11 @@ import (
 
 // subscriptions/listen (2026-07-28 basic/patterns/subscriptions), served
 // always (it needs none of the async tools): the server's notifications are
-// notifications/tools/list_changed (the tool list changes under --admin)
-// and notifications/resources/updated (the live FX feed changes on every
-// request), so the acknowledgement honours toolsListChanged and the
-// requested resourceSubscriptions the principal may read, and omits every
-// other filter field. A URI that does not exist and one the principal may
+// notifications/resources/updated (the live FX feed changes on every
+// request) and, with Options.Async, notifications/tools/list_changed, so the
+// acknowledgement honours the requested resourceSubscriptions the principal
+// may read and (with Async) toolsListChanged, and omits every other filter
+// field. A URI that does not exist and one the principal may
 // not see are both left out of the acknowledgement: invisible equals
 // missing. The stream stays open until the client cancels it with
 // notifications/cancelled; every message on it carries the listen
@@ -39,7 +39,9 @@ func (s *Server) listen(env envelope) []byte {
 	}
 	sub := subscription{id: env.id, key: protocol.IDKey(env.id)}
 	honoured := map[string]any{}
-	if json.Unmarshal(filter["toolsListChanged"], &sub.tools) == nil && sub.tools {
+	// toolsListChanged is honoured where server/discover declares
+	// tools.listChanged (modern.go).
+	if s.opts.Async && json.Unmarshal(filter["toolsListChanged"], &sub.tools) == nil && sub.tools {
 		honoured["toolsListChanged"] = true
 	}
 	if raw, ok := filter["resourceSubscriptions"]; ok {

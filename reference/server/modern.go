@@ -36,8 +36,13 @@ func (s *Server) serveModern(env envelope) []byte {
 	switch env.method {
 	case protocol.MethodDiscover:
 		caps := featureCapabilities(protocol.Modern)
-		// subscriptions/listen (listen.go) carries tools/list_changed.
-		caps["tools"] = map[string]any{"listChanged": true}
+		tools := map[string]any{}
+		if s.opts.Async {
+			// With the async features subscriptions/listen (listen.go) also
+			// carries tools/list_changed.
+			tools["listChanged"] = true
+		}
+		caps["tools"] = tools
 		result = map[string]any{
 			"supportedVersions": supportedModern,
 			"capabilities":      caps,
