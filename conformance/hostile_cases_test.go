@@ -46,9 +46,16 @@ func TestHostileCases(t *testing.T) {
 		{name: "integer ids answered as strings", flags: []string{"-mode", "string-ids"}, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "jsonrpc.id.integer-echoed", StatusFail, `request 0 (number) was answered with id "0" (string)`)
 			noResult(t, rep, "", "within")
+			// One fault, one check: the id checks own it.
+			noResult(t, rep, "jsonrpc.response.one-per-request", "")
 		}},
 		{name: "64 MiB junk line before a response", flags: []string{"-mode", "junkline"}, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "stdio.stdout.messages-only", StatusFail, `a 64 MiB line that is not JSON, starting "xxxxxxxx"…`)
+		}},
+		{name: "100 KB junk line under the line limit", flags: []string{"-mode", "junkline", "-size", "100000"}, check: func(t *testing.T, rep *Report) {
+			// Longer than the transcript keeps, so judged by the runner's
+			// verdict on the whole line.
+			wantResult(t, rep, "stdio.stdout.messages-only", StatusFail, `a 97.7 KiB line that is not JSON, starting "xxxxxxxx"…`)
 		}},
 		{name: "100 MB response line", flags: []string{"-mode", "bigline"}, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "tools.list.shape", StatusNotVerified, "raise --max-line-bytes")

@@ -19,8 +19,11 @@ func refMessages(rev, section string) SpecRef {
 }
 
 // barrierMethod is a request every server of the era must answer.
-func barrierMethod(t *T) string {
-	if t.Modern() {
+func barrierMethod(t *T) string { return eraBarrier(t.env.rev) }
+
+// eraBarrier is barrierMethod for revision rev.
+func eraBarrier(rev string) string {
+	if rev == protocol.Modern {
 		return protocol.MethodDiscover
 	}
 	return protocol.MethodPing
@@ -500,6 +503,10 @@ func init() {
 // whose id no pending request had, with that id. A sent line the transcript
 // cut short hides its id, so it excuses one such response.
 func unaskedResponse(lines []parsedLine) (parsedLine, string, bool) {
+	twinKey := func(key string) string {
+		twin, _ := runner.TypeTwin(key)
+		return twin
+	}
 	sent := map[string]int{}
 	unread := 0
 	for _, l := range lines {
@@ -517,6 +524,11 @@ func unaskedResponse(lines []parsedLine) (parsedLine, string, bool) {
 				// errors for unreadable requests carry no id
 			case sent[key] > 0:
 				sent[key]--
+			case sent[twinKey(key)] > 0:
+				// The id of a pending request in another JSON type (7 for
+				// "7"): it answers that request, and jsonrpc.id.*-echoed
+				// judges the id, once.
+				sent[twinKey(key)]--
 			case unread > 0:
 				unread--
 			default:

@@ -183,10 +183,7 @@ func opening(rev string) []string {
 }
 
 func barrierLine(rev, id string) string {
-	if rev == protocol.Modern {
-		return requestLine(rev, id, protocol.MethodDiscover, nil)
-	}
-	return requestLine(rev, id, protocol.MethodPing, nil)
+	return requestLine(rev, id, eraBarrier(rev), nil)
 }
 
 // drive starts a fresh process (outside the check's evidence unless
@@ -289,7 +286,7 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 		if !run.Answered && !slices.ContainsFunc(lines, func(l wireLine) bool { return l.Malformed }) {
 			// No answer to a barrier after well-formed lines: the process
 			// hangs, which the revision's breaker counts.
-			t.env.noteStall(t.check.ID, p, err)
+			t.env.noteStall(t.check.ID, barrierMethod(t)+" (barrier)", p, err)
 		}
 		return run, nil
 	}
