@@ -797,7 +797,7 @@ type TimeoutError struct {
 }
 
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("no %s within %v: timeout", e.What, e.After)
+	return fmt.Sprintf("no %s within %v", e.What, e.After)
 }
 
 // Is makes errors.Is(err, ErrTimeout) hold.
