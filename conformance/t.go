@@ -340,7 +340,9 @@ func (t *T) CallableTools() []protocol.Tool {
 	}
 	var out []protocol.Tool
 	for _, tool := range tools {
-		if t.env.eng.callable(tool) {
+		// A tool whose taskSupport is required must be called as a task
+		// (tasks.mdx §Tool-Level Negotiation): the tasks checks find it.
+		if t.env.eng.callable(tool) && taskSupport(tool) != "required" {
 			out = append(out, tool)
 		}
 	}
