@@ -1223,9 +1223,9 @@ func init() {
 		ID:          "modern.listen.subscription-id",
 		Title:       "Notifications on a listen stream carry its id",
 		Requirement: "In a process whose only open stream is one subscriptions/listen, every notification the server sends carries that request's id as io.modelcontextprotocol/subscriptionId in _meta.",
-		Authority: AdvisoryOn(protocol.Modern, "basic/patterns/subscriptions.mdx", "Receiving Notifications",
-			"All notifications delivered on the stream carry `io.modelcontextprotocol/subscriptionId` in `_meta`, identifying the `subscriptions/listen` request that opened the stream.",
-			"on stdio every stream shares one channel, and clients MUST use this id to correlate a notification with its subscription: one without it cannot be delivered"),
+		Authority: MCP(protocol.Modern, "schema.ts", "NotificationMetaObject",
+			"The server MUST include this key on every notification delivered via a SubscriptionsListenRequest stream, so the client can correlate the notification with the originating subscription."),
+		Refs:       []SpecRef{modernRef("basic/patterns/subscriptions.mdx", "Receiving Notifications")},
 		Revisions:  ModernOnly(),
 		Capability: "tools",
 		Run: func(t *T) {
