@@ -67,6 +67,14 @@ type Options struct {
 	// MaxLineBytes is the longest stdout line judged; 0 means the runner's
 	// default (4 MiB). A longer line is reported, not decoded.
 	MaxLineBytes int
+	// Serve, when set, serves Command inside this program (runner.Config
+	// Serve) for the processes of checks that judge messages: only for a
+	// server that is part of this program, the embedded reference. The
+	// era probes, the revision's sessions and every process of a stdio
+	// check still run Command, so that whatever judges the process (its
+	// exit, its streams) sees a real one; so does every process when Env
+	// or Dir is set. The report's target says so.
+	Serve runner.ServeFunc
 
 	// now is replaced by tests to make reports reproducible.
 	now func() time.Time
@@ -219,7 +227,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	rep := &Report{
 		SchemaVersion: report.SchemaVersion,
 		Suite:         report.SuiteInfo{Name: "mcpconform", Version: SuiteVersion},
-		Target:        report.Target{Command: slices.Clone(opts.Command)},
+		Target:        report.Target{Command: slices.Clone(opts.Command), InProcess: inProcessNote(opts)},
 		Server:        det.serverInfo(),
 		Eras:          det.eras(),
 		Supported:     det.supported(),
@@ -347,6 +355,8 @@ func (env *revEnv) record(x Exchange) {
 	env.exchanges = append(env.exchanges, x)
 }
 
+// config is the configuration of a process of the revision that runs
+// Command; see processConfig for the processes of a check.
 func (env *revEnv) config() runner.Config {
 	o := env.eng.opts
 	return runner.Config{Command: o.Command, Env: o.Env, Dir: o.Dir, StartTimeout: o.StartTimeout,
@@ -364,7 +374,12 @@ func (env *revEnv) timeout() time.Duration {
 
 // start launches a process labelled name-N for this revision.
 func (env *revEnv) start(ctx context.Context, name string) (*Conn, error) {
-	p, err := runner.Start(ctx, env.config())
+	return env.startConfig(ctx, name, env.config())
+}
+
+// startConfig is start with the configuration given.
+func (env *revEnv) startConfig(ctx context.Context, name string, cfg runner.Config) (*Conn, error) {
+	p, err := runner.Start(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -776,4 +791,26 @@ type ServerInfo struct {
 func (s ServerInfo) Has(name string) bool {
 	v, ok := s.Capabilities[name]
 	return ok && string(v) != "null"
+}
+
+// processConfig is the configuration of a process t starts: served in this
+// program (Options.Serve) unless t is a stdio check, which judges the
+// process itself, or the run gives the server an environment or a
+// directory, which only a process can have.
+func (t *T) processConfig() runner.Config {
+	cfg := t.env.config()
+	if o := t.env.eng.opts; o.Serve != nil && t.check.Area() != "stdio" && len(o.Env) == 0 && o.Dir == "" {
+		cfg.Serve = o.Serve
+	}
+	return cfg
+}
+
+// inProcessNote is the report's account of which processes of the run
+// were served in-process (Options.Serve), or "" when none was.
+func inProcessNote(o Options) string {
+	if o.Serve == nil || len(o.Env) > 0 || o.Dir != "" {
+		return ""
+	}
+	return "the processes of the checks that judge messages were served in-process (the same server code, over OS pipes); " +
+		"the era probes, the sessions and the stdio checks' processes ran the command"
 }

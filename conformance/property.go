@@ -206,7 +206,7 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 		p = t.Fresh().p
 	} else {
 		var err error
-		if p, err = runner.Start(ctx, t.env.config()); err != nil {
+		if p, err = runner.Start(ctx, t.processConfig()); err != nil {
 			return wireRun{}, fmt.Errorf("start server: %w", err)
 		}
 		defer t.env.closeProcess(p)

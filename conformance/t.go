@@ -265,7 +265,7 @@ const PrereqHandshake = "lifecycle.initialize.result"
 // check ends.
 func (t *T) Fresh() *Conn {
 	t.unlessStalled()
-	c, err := t.env.start(t.ctx, "fresh")
+	c, err := t.env.startConfig(t.ctx, "fresh", t.processConfig())
 	if err != nil {
 		t.HarnessError("start server: %v", err)
 	}
