@@ -99,7 +99,7 @@ func (env *revEnv) sharedWalk() *sessionWalk {
 func (t *T) sessionPages() (pages []toolPage, ended bool) {
 	w := t.env.sharedWalk()
 	if w == nil {
-		pages, ended := t.sessionPages()
+		pages, ended := walkTools(t, t.Session())
 		w = &sessionWalk{pages: pages, ended: ended}
 		t.env.setMemo(walkMemo, w)
 	}
