@@ -515,7 +515,14 @@ func (p *Process) recordLocked(dir string, text []byte) {
 	if p.transFull {
 		return
 	}
-	s := truncateText(text, maxTranscriptText)
+	p.recordTextLocked(dir, truncateText(text, maxTranscriptText))
+}
+
+// recordTextLocked appends a transcript line of text that is short enough.
+func (p *Process) recordTextLocked(dir, s string) {
+	if p.transFull {
+		return
+	}
 	if p.transBytes+len(s) > maxTranscriptBytes {
 		p.transFull = true
 		p.transcript = append(p.transcript, TranscriptLine{Dir: "note", At: p.elapsed(), Text: "transcript limit reached; later lines are not recorded"})
@@ -826,7 +833,7 @@ type TimeoutError struct {
 }
 
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("no %s within %v: timeout", e.What, e.After)
+	return fmt.Sprintf("no %s within %v", e.What, e.After)
 }
 
 // Is makes errors.Is(err, ErrTimeout) hold.
