@@ -475,7 +475,7 @@ func init() {
 		Capability: "tools",
 		Prereqs:    []string{"tools.list.shape"},
 		Run: func(t *T) {
-			pages, _ := walkTools(t, t.Session())
+			pages, _ := t.sessionPages()
 			var scopes []string
 			for _, p := range pages {
 				if !slices.Contains(scopes, p.Result.CacheScope) {
@@ -732,6 +732,8 @@ func init() {
 
 // toolListings lists tools on the shared process and on a fresh one.
 func (t *T) toolListings() (shared, fresh []protocol.Tool) {
+	// A walk of its own, not the revision's shared one: the set must not
+	// change as a side effect of the requests the session has served since.
 	a, _ := walkTools(t, t.Session())
 	// The fresh process gets server/discover first, so that a server that
 	// needs a warm-up request fails modern.stateless.first-request alone.
