@@ -55,6 +55,9 @@ func TestHostileCases(t *testing.T) {
 		}},
 		{name: "64 MiB junk line before a response", flags: []string{"-mode", "junkline"}, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "stdio.stdout.messages-only", StatusFail, `a 64 MiB line that is not JSON, starting "xxxxxxxx"…`)
+			// A line that is not JSON answered no request: the sequence
+			// around it is judged, not left unverified.
+			wantResult(t, rep, "property.jsonrpc.answered-once", StatusPass, "")
 		}},
 		{name: "100 KB junk line under the line limit", flags: []string{"-mode", "junkline", "-size", "100000"}, check: func(t *testing.T, rep *Report) {
 			// Longer than the transcript keeps, so judged by the runner's
