@@ -264,8 +264,13 @@ const PrereqHandshake = "lifecycle.initialize.result"
 // Fresh starts a new process that has seen nothing. It is closed when the
 // check ends.
 func (t *T) Fresh() *Conn {
+	return t.freshWith(t.processConfig())
+}
+
+// freshWith is Fresh with the process started from cfg.
+func (t *T) freshWith(cfg runner.Config) *Conn {
 	t.unlessStalled()
-	c, err := t.env.startConfig(t.ctx, "fresh", t.processConfig())
+	c, err := t.env.startConfig(t.ctx, "fresh", cfg)
 	if err != nil {
 		t.HarnessError("start server: %v", err)
 	}
