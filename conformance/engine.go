@@ -391,8 +391,10 @@ func (env *revEnv) nextID() int64 {
 // maxExchangeBytes bounds the params and results the exchanges of one
 // revision keep: a server with ten thousand tools answers tools/list with
 // megabytes, and keeping every answer would make the suite's memory grow
-// with the number of requests times the size of the list.
-const maxExchangeBytes = 16 << 20
+// with the number of requests times the size of the list. No check reads
+// more than the first exchanges (none reads them today), so 1 MiB per
+// revision: at 16 MiB, five revisions held 80 MiB of a 10,000-tool run.
+const maxExchangeBytes = 1 << 20
 
 func (env *revEnv) record(x Exchange) {
 	size := len(x.Params)
@@ -722,6 +724,17 @@ func (env *revEnv) runAll(ctx context.Context) {
 	if env.session != nil {
 		env.session.closeAfterCheck()
 	}
+	env.release()
+}
+
+// release drops what the revision's checks shared once they have all run
+// (processes and their transcripts, the tool list, memos), so that a
+// finished revision's memory does not wait for the others'.
+func (env *revEnv) release() {
+	env.mu.Lock()
+	env.conns, env.exchanges, env.memos = nil, nil, nil
+	env.mu.Unlock()
+	env.session, env.tools, env.features = nil, nil, featureCache{}
 }
 
 func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
@@ -751,8 +753,8 @@ func runSameErrorBytes(t *T) {
 	}
 	// Invalid arguments for a bounded number of tools: the check's work
 	// does not grow with the server's size.
-	tools, _ := t.argumentTools()
-	for _, at := range tools[:min(len(tools), n)] {
+	tools, _ := t.argumentToolsOf(t.CallableTools(), n)
+	for _, at := range tools {
 		cons := breakable(at.plan)
 		for i := range min(3, len(cons)) {
 			if args, ok, _ := drawCase(src, at, &cons[(i*7)%len(cons)]); ok {
@@ -923,12 +925,12 @@ func argumentCases(src gen.Source, tools []argTool, budget int, valid bool) (cs 
 }
 
 func runArguments(t *T, validSide bool) {
-	tools, skipped := t.argumentTools()
+	sample, listed := sampleArgTools(t, t.CallableTools())
+	tools, skipped := t.argumentToolsOf(sample, 0)
 	if len(tools) == 0 {
 		t.RequireCallableTool(nil)
 		t.NotVerified("no callable tool has an input schema the suite compiles: %s", strings.Join(skipped, "; "))
 	}
-	tools, listed := sampleArgTools(t, tools)
 	budget := argBudget(t.cases(), len(tools))
 	cs, unsupported, empty, bugs := argumentCases(t.Rand(), tools, budget, validSide)
 	unsupported.log(t, "not generated: ")
@@ -973,8 +975,8 @@ func runArguments(t *T, validSide bool) {
 		}
 	}
 	of := fmt.Sprintf("%d callable tools", len(tools))
-	if listed > len(tools) {
-		of = fmt.Sprintf("%d sampled of %d callable tools", len(tools), listed)
+	if listed > len(sample) {
+		of = fmt.Sprintf("%d of the %d sampled of %d callable tools", len(tools), len(sample), listed)
 	}
 	t.Logf("%d %s argument sets answered across %d of %s (at most %d per tool); %d calls unanswered in time", n, kind, covered, of, budget, late)
 	t.Metric("tools_covered", float64(covered))
@@ -995,7 +997,7 @@ func runArguments(t *T, validSide bool) {
 		t.Fatalf("tool %s accepted %s, which breaks %s (schema %s); %d of %d invalid argument sets accepted; failing case saved as %s",
 			at.tool.Name, clipText(string(small.args), 120), first.broken, first.broken.SchemaPath, len(bad), n, file)
 	}
-	t.Actual("%d %s argument sets, none %s%s", n, kind, map[bool]string{false: "accepted", true: "rejected as invalid params"}[validSide], sampleNote(len(tools), listed, t.cases()))
+	t.Actual("%d %s argument sets, none %s%s", n, kind, map[bool]string{false: "accepted", true: "rejected as invalid params"}[validSide], sampleNote(len(sample), listed))
 	var unverified noteList
 	for i, at := range tools {
 		if !answered[i] && hasCase(cs, i) {
@@ -1024,16 +1026,20 @@ func argToolBudget(cases int) int { return max(cases, argToolFloor) }
 // sampleArgTools keeps every tool when they fit the budget; beyond it, a
 // sample of that many tools drawn by the run's seed (another seed covers
 // others), in list order. It returns the tools kept and how many there
-// were. Only an oversized list draws from the check's random source, so
-// the cases of a smaller server do not change.
-func sampleArgTools(t *T, tools []argTool) ([]argTool, int) {
+// were.
+func sampleArgTools(t *T, tools []protocol.Tool) ([]protocol.Tool, int) {
 	budget := argToolBudget(t.cases())
 	if len(tools) <= budget {
 		return tools, len(tools)
 	}
-	picked := t.Rand().Perm(len(tools))[:budget]
+	// One sample per run, drawn from the seed alone: every revision and
+	// both argument checks call the same tools, so each schema is compiled
+	// once.
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/argument-tools", t.env.eng.opts.Seed)
+	picked := rand.New(rand.NewSource(int64(h.Sum64()))).Perm(len(tools))[:budget]
 	slices.Sort(picked)
-	out := make([]argTool, len(picked))
+	out := make([]protocol.Tool, len(picked))
 	for i, j := range picked {
 		out[i] = tools[j]
 	}
@@ -1043,7 +1049,7 @@ func sampleArgTools(t *T, tools []argTool) ([]argTool, int) {
 
 // sampleNote is the part of a message that says a check judged a sample:
 // empty when it covered all listed items.
-func sampleNote(covered, listed, cases int) string {
+func sampleNote(covered, listed int) string {
 	if covered >= listed {
 		return ""
 	}

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -315,20 +316,53 @@ type compiledSchema struct {
 
 // schemaCache holds compiled schemas by dialect and text, so that a server
 // with ten thousand tools has each schema compiled once per run rather
-// than once per check and revision.
+// than once per check and revision. Checks that only judge whether a
+// schema compiles (tools.schema.*) keep the verdict alone, by a digest of
+// the key: the compiled forms are kept only for the tools a check calls,
+// a budget of them, so the cache does not hold every tool's.
 type schemaCache struct {
-	mu sync.Mutex
-	m  map[string]*compiledSchema
+	mu   sync.Mutex
+	m    map[string]*compiledSchema
+	errs map[[sha256.Size]byte]error
+}
+
+func schemaKey(raw json.RawMessage, rev string) string {
+	key := "2020|"
+	if !protocol.AtLeast(rev, protocol.Rev20251125) {
+		key = "2020,07|"
+	}
+	return key + string(raw)
+}
+
+// schemaErr reports whether raw compiles under the dialects of rev, once
+// per run, keeping only the verdict.
+func (e *engine) schemaErr(raw json.RawMessage, rev string) error {
+	key := schemaKey(raw, rev)
+	sum := sha256.Sum256([]byte(key))
+	e.schemas.mu.Lock()
+	if c, ok := e.schemas.m[key]; ok {
+		e.schemas.mu.Unlock()
+		return c.err
+	}
+	if err, ok := e.schemas.errs[sum]; ok {
+		e.schemas.mu.Unlock()
+		return err
+	}
+	e.schemas.mu.Unlock()
+	_, err := compileToolSchema(raw, rev)
+	e.schemas.mu.Lock()
+	defer e.schemas.mu.Unlock()
+	if e.schemas.errs == nil {
+		e.schemas.errs = map[[sha256.Size]byte]error{}
+	}
+	e.schemas.errs[sum] = err
+	return err
 }
 
 // compiled compiles raw under the dialects of rev, once per run; the plan
 // is made on first use.
 func (e *engine) compiled(raw json.RawMessage, rev string) *compiledSchema {
-	key := "2020|"
-	if !protocol.AtLeast(rev, protocol.Rev20251125) {
-		key = "2020,07|"
-	}
-	key += string(raw)
+	key := schemaKey(raw, rev)
 	e.schemas.mu.Lock()
 	defer e.schemas.mu.Unlock()
 	if c, ok := e.schemas.m[key]; ok {
@@ -359,7 +393,17 @@ type argTool struct {
 // argumentTools returns the callable tools whose input schema compiles,
 // in list order, and names the others with the reason.
 func (t *T) argumentTools() (tools []argTool, skipped []string) {
-	for _, tool := range t.CallableTools() {
+	return t.argumentToolsOf(t.CallableTools(), 0)
+}
+
+// argumentToolsOf returns the tools of list whose input schema compiles, in
+// list order, at most limit of them (0: all), and names the others met on
+// the way with the reason.
+func (t *T) argumentToolsOf(list []protocol.Tool, limit int) (tools []argTool, skipped []string) {
+	for _, tool := range list {
+		if limit > 0 && len(tools) == limit {
+			break
+		}
 		c := t.env.eng.compiled(tool.InputSchema, t.Revision())
 		if c.err != nil {
 			skipped = append(skipped, fmt.Sprintf("%s (input schema not compiled: %s)", tool.Name, headLine(c.err.Error())))

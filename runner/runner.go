@@ -74,8 +74,14 @@ const (
 )
 
 // maxTranscriptText bounds the text stored for one transcript line; longer
-// lines keep their head and a note of their full size.
-const maxTranscriptText = 64 << 10
+// lines keep their first transcriptHead bytes and a note of their full
+// size. A cut line cannot be judged from the transcript, and a report shows
+// the first 600 bytes of a line, so a longer head would only hold memory: a
+// 10,000-tool server's tools/list pages kept 64 KiB each.
+const (
+	maxTranscriptText = 64 << 10
+	transcriptHead    = 1 << 10
+)
 
 // maxTranscriptBytes bounds the whole transcript's text so that a server that
 // talks forever cannot exhaust memory through it.
@@ -515,7 +521,7 @@ func (p *Process) recordLocked(dir string, text []byte) {
 	if p.transFull {
 		return
 	}
-	p.recordTextLocked(dir, truncateText(text, maxTranscriptText))
+	p.recordTextLocked(dir, truncateText(text, maxTranscriptText, transcriptHead))
 }
 
 // recordTextLocked appends a transcript line of text that is short enough.
@@ -532,13 +538,13 @@ func (p *Process) recordTextLocked(dir, s string) {
 	p.transcript = append(p.transcript, TranscriptLine{Dir: dir, At: p.elapsed(), Text: s})
 }
 
-// truncateText returns text as a string, cut to max bytes with a note of the
-// full size.
-func truncateText(text []byte, max int) string {
+// truncateText returns text as a string when it has at most max bytes,
+// else its first head bytes with a note of the full size.
+func truncateText(text []byte, max, head int) string {
 	if len(text) <= max {
 		return string(text)
 	}
-	return fmt.Sprintf("%s… [%d bytes in all]", text[:max], len(text))
+	return fmt.Sprintf("%s… [%d bytes in all]", text[:head], len(text))
 }
 
 // Transcript returns a copy of the transcript so far.
