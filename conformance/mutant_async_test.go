@@ -53,7 +53,7 @@ func init() {
 		asyncCase("sampling-capability-assumed", append(eachRev("lifecycle.capabilities.client-features", StatusFail, "a sampling/createMessage request, though the client declared no such capability", Since(protocol.Rev20250618)...),
 			eachRev("lifecycle.capabilities.client-features-early", StatusWarn, "a sampling/createMessage request, though the client declared no such capability", protocol.Rev20250326)...)...),
 		asyncCase("server-request-id-reused", eachRev("jsonrpc.request.id-unique", StatusFail, `reused request id "mutant-request"`, Since(protocol.Rev20250326)...)...),
-		asyncCase("mrtr-state-unverified", eachRev("modern.mrtr.state-tampered", StatusWarn, "completed a retry whose requestState was altered", protocol.Modern)...),
+		asyncCase("mrtr-state-unverified", eachRev("modern.mrtr.state-tamper-rejected", StatusWarn, "completed a retry whose requestState was altered", protocol.Modern)...),
 		asyncCase("mrtr-state-unbound", eachRev("modern.mrtr.state-replayed", StatusWarn, "using the requestState issued for arguments", protocol.Modern)...),
 		asyncCase("mrtr-missing-input-error", eachRev("modern.mrtr.missing-input", StatusWarn, "got error -32602 (mutant: inputResponses are missing) instead of a new input_required result", protocol.Modern)...),
 		asyncCase("capability-missing-wrong-code", eachRev("modern.capability.missing", StatusFail, "got error -32602", protocol.Modern)...),

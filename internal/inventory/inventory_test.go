@@ -1,6 +1,7 @@
 package inventory
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,6 +82,40 @@ func TestBuildProblems(t *testing.T) {
 	}
 	if got := r.Entries[0].Checks; len(got) != 1 || got[0] != "tools.names.unique" {
 		t.Errorf("checks of the cited entry: %v", got)
+	}
+}
+
+// TestBuildReworded maps a check's sentence onto its rewording in another
+// revision: same page by base name, same section, the keyword, most words
+// in common; never onto a different sentence of the section.
+func TestBuildReworded(t *testing.T) {
+	should := []conformance.Keyword{conformance.KeywordShould}
+	e := func(rev, file, id, section, sentence string) Entry {
+		return Entry{ID: file + "#" + id, File: file, Section: section, Sentence: sentence, Keywords: should}
+	}
+	newer := e(protocol.Modern, "basic/patterns/cancellation.mdx", "00000001", "Behavior Requirements",
+		"Servers receiving cancellation notifications SHOULD: Not send a response for the cancelled request")
+	older := e(protocol.Rev20241105, "basic/utilities/cancellation.mdx", "00000002", "Behavior Requirements",
+		"Receivers of cancellation notifications SHOULD: Not send a response for the cancelled request")
+	sibling := e(protocol.Rev20241105, "basic/utilities/cancellation.mdx", "00000003", "Behavior Requirements",
+		"Receivers of cancellation notifications SHOULD: Free associated resources")
+	elsewhere := e(protocol.Rev20250326, "basic/utilities/cancellation.mdx", "00000002", "Error Handling",
+		"Receivers of cancellation notifications SHOULD: Not send a response for the cancelled request")
+	inv := map[string][]Entry{protocol.Modern: {newer}, protocol.Rev20241105: {older, sibling}, protocol.Rev20250326: {elsewhere}}
+	c := &conformance.Check{ID: "cancellation.request.no-response", Authority: conformance.MCP(protocol.Modern, newer.File, newer.Section, newer.Sentence)}
+	m := &Mapping{Exclude: []Rule{{Reason: "uncovered", Note: "n", Files: []string{"basic/**"}}}}
+	tr := Build(inv, m, []*conformance.Check{c})
+	checked := map[string]bool{}
+	for _, r := range tr.Revisions {
+		for _, te := range r.Entries {
+			if len(te.Checks) > 0 {
+				checked[r.Revision+"/"+te.ID] = true
+			}
+		}
+	}
+	want := map[string]bool{protocol.Modern + "/" + newer.ID: true, protocol.Rev20241105 + "/" + older.ID: true}
+	if !maps.Equal(checked, want) {
+		t.Errorf("checked entries %v, want %v (the sibling and the other section stay unchecked)", checked, want)
 	}
 }
 
