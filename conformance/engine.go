@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpconform/mcpconform/conformance/profile"
@@ -285,6 +286,7 @@ type revEnv struct {
 	session      *Conn
 	handshakeErr error             // a session handshake failed: later ones would too
 	sessionLost  *sessionLostError // the session stopped answering: no new one, no new wait
+	killOnClose  atomic.Bool       // a process ignored EOF and SIGTERM: end the rest without graces
 	toolsDone    bool              // checks of one revision run one at a time
 	slow         bool              // the running check is a re-run: doubled timeouts
 	tools        []protocol.Tool
@@ -512,6 +514,23 @@ func (env *revEnv) resetStalls() {
 	env.mu.Unlock()
 }
 
+// closeProcess closes a process no check judges the shutdown of: with the
+// graces, until one process of the revision ignored EOF and SIGTERM, then
+// at once.
+func (env *revEnv) closeProcess(p *runner.Process) runner.Exit {
+	ctx := context.Background()
+	if env.killOnClose.Load() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		cancel()
+	}
+	e := p.Close(ctx)
+	if e.Escalation == "sigkill" && e.Err == nil {
+		env.killOnClose.Store(true)
+	}
+	return e
+}
+
 // sessionLostError says the revision's shared session stopped answering
 // during check; the checks that need it are blocked by that check.
 type sessionLostError struct {
@@ -689,7 +708,7 @@ func (env *revEnv) execute(ctx context.Context, c *Check, slow bool) *T {
 				}
 			}
 			for _, o := range t.owned {
-				o.Close()
+				o.closeAfterCheck()
 			}
 		}()
 		c.Run(t)

@@ -38,7 +38,10 @@ func init() {
 		asyncCase("progress-constant", eachRev("progress.notify.increasing", StatusFail, "progress went from 1 to 1", asyncCallable...)...),
 		asyncCase("progress-over-total", eachRev("progress.notify.total", StatusWarn, "progress 2 is above its total 1", asyncCallable...)...),
 		asyncCase("progress-after-response", eachRev("progress.notify.stop", StatusFail, "1 progress notification(s) arrived after the response", asyncCallable...)...),
-		asyncCase("cancel-ignored", eachRev("cancellation.request.no-response", StatusWarn, "was answered", asyncCallable...)...),
+		// Every cancel dropped: the resource subscription stream (on by
+		// default) is not ended either.
+		asyncCase("cancel-ignored", append(eachRev("cancellation.request.no-response", StatusWarn, "was answered", asyncCallable...),
+			mutantWant{ID: "resources.listen.after-cancel", Revision: protocol.Modern, Status: StatusWarn, Reason: "was cancelled: bank://fx/rates/live"})...),
 		asyncCase("cancel-stops-serving", eachRev("cancellation.request.keeps-serving", StatusFail, "did not answer the next call of demo.wait", asyncCallable...)...),
 		asyncCase("cancel-finished-misapplied", eachRev("cancellation.finished.ignored", StatusWarn, "in flight was not answered", asyncCallable...)...),
 		asyncCase("cancel-unknown-misapplied", eachRev("cancellation.unknown.ignored", StatusWarn, "in flight was not answered", asyncCallable...)...),

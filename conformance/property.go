@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -218,7 +217,7 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 		if p, err = runner.Start(ctx, t.env.config()); err != nil {
 			return wireRun{}, fmt.Errorf("start server: %w", err)
 		}
-		defer p.Close(context.Background())
+		defer t.env.closeProcess(p)
 	}
 	run := wireRun{Requests: 2}
 	if open := opening(t.env.rev); open != nil {

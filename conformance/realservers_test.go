@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -271,4 +272,38 @@ func checkRealServer(t *testing.T, srv realServer, opts Options) {
 		}
 	}
 	t.Logf("%s: %s; %d fail/warn/error results", srv.name, rep.ClosingLine(), len(got))
+}
+
+// TestGoSDKWithoutValidation is the report that opened the schema-derived
+// generator's work: a server on the official Go SDK whose handler checks
+// nothing. Its repeat_text tool (a pattern, bounds, additionalProperties
+// false) must fail property.arguments.invalid-rejected on every revision,
+// naming the tool and the one constraint the accepted arguments break;
+// the same fixture with the SDK's validation on passes (TestRealServers).
+func TestGoSDKWithoutValidation(t *testing.T) {
+	cmd := []string{fixturebin.Build(t, "internal/fixtures/gosdk"), "-no-validate"}
+	rep, err := Run(context.Background(), Options{Command: cmd, Only: []string{"property.arguments.invalid-rejected", "tools.call.invalid-arguments"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := regexp.MustCompile(`^tool repeat_text accepted \{.*\}, which breaks \$\S* (type|required|additionalProperties|pattern|minimum|maximum)\b`)
+	failed := map[string]bool{}
+	for _, r := range rep.Results {
+		switch r.ID {
+		case "property.arguments.invalid-rejected":
+			if r.Status != StatusFail || !broken.MatchString(r.Message) {
+				t.Errorf("%s@%s: %s %q, want fail naming repeat_text and one broken constraint", r.ID, r.Revision, r.Status, r.Message)
+			}
+			failed[r.Revision] = true
+		case "tools.call.invalid-arguments":
+			if r.Status != StatusWarn || !strings.HasPrefix(r.Message, "repeat_text accepted ") {
+				t.Errorf("%s@%s: %s %q, want warn naming repeat_text", r.ID, r.Revision, r.Status, r.Message)
+			}
+		}
+	}
+	for _, rev := range protocol.AllRevisions {
+		if !failed[rev] {
+			t.Errorf("property.arguments.invalid-rejected@%s: no fail (checked %v)", rev, rep.Checked)
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcpconform/mcpconform/conformance/shape"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -811,4 +812,285 @@ func undeclaredFeature(capability, method, member string) func(t *T) {
 			t.Failf("%s lists %d %s but server/discover does not declare the %s capability", method, n, member, capability)
 		}
 	}
+}
+
+// 2026-07-28 resource subscriptions: subscriptions/listen with
+// resourceSubscriptions replaced resources/subscribe. The suite opens one
+// stream per revision on a fresh process, watching the listed resources (at
+// most maxSubscriptions), reads until its acknowledgement, sends barriers
+// (server/discover) so that a server whose resources change with requests
+// has something to report, then cancels the stream with
+// notifications/cancelled and sends barriers again. Everything but the
+// acknowledgement is judged only once the stream was acknowledged.
+
+// resourceListen is the resource subscription stream as the server fed it.
+type resourceListen struct {
+	conn      *Conn
+	mark      int
+	id        string
+	key       string
+	requested []string
+	resp      *protocol.Message   // an answer to the listen request: an error, or an early close
+	acked     bool                // the acknowledgement with our id arrived
+	honoured  []string            // its resourceSubscriptions
+	during    []*protocol.Message // notifications/resources/updated while the stream was open
+	after     []*protocol.Message // notifications/resources/updated after the cancel, past the first barrier
+	updates   int                 // of during, those carrying our subscription id
+}
+
+// observeResourceListen opens the stream once per revision. It needs the
+// listed resources, so resources.list.shape is a prerequisite of every
+// check that calls it.
+func observeResourceListen(t *T) *resourceListen {
+	if run, ok := t.env.memo("resources-listen").(*resourceListen); ok {
+		t.use(run.conn)
+		run.conn.mark = run.mark
+		return run
+	}
+	resources := t.listedResources()
+	if len(resources) == 0 {
+		t.NotApplicable("resources/list lists no resource to subscribe to")
+	}
+	c := t.Fresh()
+	run := &resourceListen{conn: c, mark: len(c.p.Transcript()), id: fmt.Sprintf("listen-resources-%d", t.env.nextID())}
+	run.key = protocol.IDKey(mustJSON(run.id))
+	for _, r := range resources {
+		if len(run.requested) < maxSubscriptions && !slices.Contains(run.requested, r.URI) {
+			run.requested = append(run.requested, r.URI)
+		}
+	}
+	into := &run.during
+	take := func(r runner.Received) {
+		switch {
+		case r.Msg == nil:
+		case r.Msg.Method == "" && r.Msg.IDKey() == run.key:
+			run.resp = r.Msg
+		case r.Msg.Method == notifSubscriptionAck && subscriptionID(r.Msg) == run.key:
+			run.acked = true
+			var p struct {
+				Notifications struct {
+					ResourceSubscriptions []string `json:"resourceSubscriptions"`
+				} `json:"notifications"`
+			}
+			_ = json.Unmarshal(r.Msg.Params, &p)
+			run.honoured = p.Notifications.ResourceSubscriptions
+		case r.Msg.Method == protocol.NotifResourcesUpdated:
+			*into = append(*into, r.Msg)
+			if into == &run.during && subscriptionID(r.Msg) == run.key {
+				run.updates++
+			}
+		}
+	}
+	c.must(protocol.MethodSubscribe, c.Send(run.id, protocol.MethodSubscribe,
+		map[string]any{"notifications": map[string]any{"resourceSubscriptions": run.requested}}))
+	deadline := time.Now().Add(t.RequestTimeout())
+	for !run.acked && run.resp == nil {
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		r, err := c.Next(left)
+		if err != nil {
+			break
+		}
+		take(r)
+	}
+	barriers := func(n int) {
+		for range n {
+			before, err := c.TryBarrier()
+			for _, r := range before {
+				take(r)
+			}
+			if err != nil {
+				return
+			}
+		}
+	}
+	if run.acked && run.resp == nil {
+		barriers(3)
+		sendCancel(t, c, run.id, "mcpconform: resource subscription check done")
+		// What the server wrote before it read the cancel may still be in
+		// flight: the first barrier's share counts as during the stream.
+		barriers(1)
+		into = &run.after
+		barriers(3)
+	} else if run.resp == nil {
+		sendCancel(t, c, run.id, "mcpconform: resource subscription check done")
+	}
+	c.Close()
+	t.env.setMemo("resources-listen", run)
+	return run
+}
+
+// requireResourceStream ends the check as n/a without the subscribe
+// capability, and as not-verified when the stream never opened (the
+// capability check judges that).
+func requireResourceStream(t *T) *resourceListen {
+	if !t.resourcesCapability().Subscribe {
+		t.NotApplicable("server/discover does not declare resources.subscribe")
+	}
+	run := observeResourceListen(t)
+	if !run.acked {
+		t.NotVerified("the resource subscription stream %s was not acknowledged: resources.listen.honoured judges that", run.id)
+	}
+	return run
+}
+
+// watched reports whether uri is one of the requested URIs or a
+// sub-resource of one (schema.ts ResourceUpdatedNotificationParams: the
+// URI "might be a sub-resource of the one that the client actually
+// subscribed to").
+func watched(requested []string, uri string) bool {
+	for _, r := range requested {
+		if uri == r {
+			return true
+		}
+		if rest, ok := strings.CutPrefix(uri, r); ok && (strings.HasSuffix(r, "/") || strings.ContainsAny(rest[:1], "/?#")) {
+			return true
+		}
+	}
+	return false
+}
+
+// updatedURI returns the uri of a notifications/resources/updated.
+func updatedURI(m *protocol.Message) string {
+	var p struct {
+		URI string `json:"uri"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	return p.URI
+}
+
+func init() {
+	modernListen := SpecRef{Revision: protocol.Modern, File: "basic/patterns/subscriptions.mdx", Section: "Opening a Stream"}
+
+	Register(Check{
+		ID:          "resources.listen.honoured",
+		Title:       "A declared subscribe capability is honoured on subscriptions/listen",
+		Requirement: "Under 2026-07-28 a server that declares resources.subscribe acknowledges subscriptions/listen with resourceSubscriptions of its listed resources, honouring at least one of them in the acknowledgement.",
+		Authority: AdvisoryOn(protocol.Modern, "server/resources.mdx", "Capabilities",
+			"`subscribe` : whether the server supports resource-specific update notifications for resources requested through subscriptions/listen using the resourceSubscriptions filter.",
+			"a client that trusts the declared capability and subscribes gets an error or no updates"),
+		Refs:       []SpecRef{resourcesRef(protocol.Modern, "Subscriptions"), modernListen, modernRef("basic/patterns/subscriptions.mdx", "Acknowledgment")},
+		Revisions:  ModernOnly(),
+		Capability: "resources",
+		Prereqs:    []string{"resources.list.shape"},
+		Run: func(t *T) {
+			if !t.resourcesCapability().Subscribe {
+				t.NotApplicable("server/discover does not declare resources.subscribe")
+			}
+			run := observeResourceListen(t)
+			t.Expect("an acknowledgement of %s honouring some of the %d listed resource(s) requested", run.id, len(run.requested))
+			switch {
+			case run.resp != nil && run.resp.Error != nil:
+				t.Actual("error %d %s", run.resp.Error.Code, run.resp.Error.Message)
+				t.Fatalf("the server declares resources.subscribe but subscriptions/listen with resourceSubscriptions failed with error %d", run.resp.Error.Code)
+			case !run.acked && run.resp != nil:
+				t.Actual("a response to the listen request and no acknowledgement")
+				t.Fatalf("subscriptions/listen %s was answered without an acknowledgement", run.id)
+			case !run.acked:
+				t.NotVerified("no acknowledgement of %s within %s: modern.listen.acknowledged judges acknowledgements", run.id, t.RequestTimeout())
+			}
+			var kept []string
+			for _, uri := range run.honoured {
+				if slices.Contains(run.requested, uri) {
+					kept = append(kept, uri)
+				}
+			}
+			t.Actual("%d of %d requested URI(s) acknowledged", len(kept), len(run.requested))
+			if len(kept) == 0 {
+				t.Fatalf("the server declares resources.subscribe but its acknowledgement of %s honours none of the %d listed resources requested", run.id, len(run.requested))
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "resources.listen.only-subscribed",
+		Title:       "resources/updated only for watched resources",
+		Requirement: "Under 2026-07-28, while a subscriptions/listen stream watches some listed resources, every notifications/resources/updated names one of them (or a sub-resource of one).",
+		Authority: AdvisoryOn(protocol.Modern, "schema.ts", "ResourceUpdatedNotification",
+			"This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a subscriptions/listen request.",
+			"updates a client did not ask for cost it reads and tokens"),
+		Refs:       []SpecRef{resourcesRef(protocol.Modern, "Subscriptions"), {Revision: protocol.Modern, File: "schema.ts", Section: "ResourceUpdatedNotificationParams"}},
+		Revisions:  ModernOnly(),
+		Capability: "resources",
+		Prereqs:    []string{"resources.list.shape", "resources.listen.honoured"},
+		Run: func(t *T) {
+			run := requireResourceStream(t)
+			t.Expect("updates only for the %d requested URI(s)", len(run.requested))
+			var stray []string
+			for _, m := range run.during {
+				if uri := updatedURI(m); !watched(run.requested, uri) && !slices.Contains(stray, uri) {
+					stray = append(stray, uri)
+				}
+			}
+			t.Actual("%d update(s), %d for URIs not requested", len(run.during), len(stray))
+			if len(stray) > 0 {
+				t.Fatalf("notifications/resources/updated for URIs the stream %s never asked for: %s", run.id, strings.Join(stray, ", "))
+			}
+			if len(run.during) == 0 {
+				t.NotVerified("no notifications/resources/updated arrived while %d resource(s) were watched: no update to judge", len(run.requested))
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "resources.listen.subscription-id",
+		Title:       "resources/updated carries its stream's id",
+		Requirement: "Under 2026-07-28 every notifications/resources/updated delivered for a subscriptions/listen stream carries that request's id as io.modelcontextprotocol/subscriptionId in _meta (the process has no other stream).",
+		Authority: MCP(protocol.Modern, "schema.ts", "NotificationMetaObject",
+			"The server MUST include this key on every notification delivered via a SubscriptionsListenRequest stream, so the client can correlate the notification with the originating subscription."),
+		Refs:       []SpecRef{modernRef("basic/patterns/subscriptions.mdx", "Receiving Notifications"), resourcesRef(protocol.Modern, "Subscriptions")},
+		Revisions:  ModernOnly(),
+		Capability: "resources",
+		Prereqs:    []string{"resources.list.shape", "resources.listen.honoured"},
+		Run: func(t *T) {
+			run := requireResourceStream(t)
+			t.Expect("_meta[%q] = %q on every update", protocol.MetaSubscriptionID, run.id)
+			t.Actual("%d update(s), %d with the subscription id", len(run.during), run.updates)
+			if n := len(run.during) - run.updates; n > 0 {
+				got := "none"
+				for _, m := range run.during {
+					if id := subscriptionID(m); id != run.key {
+						if id != "" {
+							got = id
+						}
+						break
+					}
+				}
+				t.Fatalf("%d notifications/resources/updated of the stream %s lack its subscription id (the first has %s)", n, run.id, got)
+			}
+			if len(run.during) == 0 {
+				t.NotVerified("no notifications/resources/updated arrived while %d resource(s) were watched: no update to judge", len(run.requested))
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "resources.listen.after-cancel",
+		Title:       "No resources/updated after the stream is cancelled",
+		Requirement: "Under 2026-07-28, once the client cancels a resource subscription stream with notifications/cancelled, the server sends no more notifications/resources/updated for it (judged after a barrier, and only when updates arrived while it was open).",
+		Authority: MCP(protocol.Modern, "basic/patterns/cancellation.mdx", "Behavior Requirements",
+			"Servers receiving cancellation notifications SHOULD: Stop processing the cancelled request"),
+		Refs:       []SpecRef{modernRef("basic/patterns/subscriptions.mdx", "Cancellation"), resourcesRef(protocol.Modern, "Subscriptions")},
+		Revisions:  ModernOnly(),
+		Capability: "resources",
+		Prereqs:    []string{"resources.list.shape", "resources.listen.honoured"},
+		Run: func(t *T) {
+			run := requireResourceStream(t)
+			t.Expect("no notifications/resources/updated after notifications/cancelled for %s", run.id)
+			t.Actual("%d update(s) while open, %d after the cancel", len(run.during), len(run.after))
+			if len(run.after) > 0 {
+				var uris []string
+				for _, m := range run.after {
+					uris = append(uris, updatedURI(m))
+				}
+				slices.Sort(uris)
+				t.Fatalf("notifications/resources/updated after the stream %s was cancelled: %s", run.id, strings.Join(slices.Compact(uris), ", "))
+			}
+			if len(run.during) == 0 {
+				t.NotVerified("no notifications/resources/updated arrived while the stream was open, so their absence after the cancel shows nothing")
+			}
+		},
+	})
 }

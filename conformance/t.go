@@ -890,7 +890,26 @@ func (c *Conn) Close() runner.Exit {
 	c.closed = true
 	e := c.p.Close(context.Background())
 	c.exit = &e
+	if e.Escalation == "sigkill" && e.Err == nil {
+		c.env.killOnClose.Store(true)
+	}
 	return e
+}
+
+// closeAfterCheck closes a process its check left open. Once a process of
+// the revision ignored both the end of its input and SIGTERM, the graces
+// would cost every later check seconds for nothing: the rest are killed at
+// once (the stdio.shutdown checks close theirs with Close, graces and all).
+func (c *Conn) closeAfterCheck() {
+	if c.closed || !c.env.killOnClose.Load() {
+		c.Close()
+		return
+	}
+	c.closed = true
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // a done context: no graces, SIGKILL at once
+	e := c.p.Close(ctx)
+	c.exit = &e
 }
 
 // judgeErrorCode judges m, the answer to a request that must fail with the

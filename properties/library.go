@@ -26,7 +26,8 @@ const missingAccount = "ACC-0000"
 
 // InvisibleResourcesEqualMissing is property 3 for resources and prompts:
 // for any principal, in either era, reading a resource the principal may
-// not see, subscribing to it, getting a prompt it may not see (or one about
+// not see, subscribing to it (resources/subscribe, or in 2026-07-28 the
+// acknowledgement of a subscriptions/listen stream watching it), getting a prompt it may not see (or one about
 // an account it may not see) and completing such a prompt answer exactly
 // as the same request about something that does not exist, the name or URI
 // aside; and no listing or completion names what the principal may not see.
@@ -59,6 +60,12 @@ func InvisibleResourcesEqualMissing(newServer NewPrincipalServer) func(*rapid.T)
 				}
 				for _, m := range methods {
 					c.same(m, map[string]any{"uri": hidden}, map[string]any{"uri": missing}, hidden, missing)
+				}
+				if rev == protocol.Modern {
+					got, want := normalize(c.listenAck(hidden), hidden), normalize(c.listenAck(missing), missing)
+					if got != want {
+						t.Fatalf("subscriptions/listen watching %s: hidden differs from missing:\nhidden:  %s\nmissing: %s", hidden, got, want)
+					}
 				}
 			}
 			args := func(acc string) map[string]any {
@@ -136,6 +143,30 @@ func (c *lineClient) send(method string, params map[string]any) string {
 	}
 	c.t.Fatalf("%s got no response", method)
 	return ""
+}
+
+// listenAck opens a subscriptions/listen stream watching uri and returns
+// its acknowledgement (or the error answering the request), then cancels
+// the stream. Every stream has the same id, so acknowledgements compare.
+func (c *lineClient) listenAck(uri string) string {
+	params := map[string]any{
+		"_meta":         protocol.ModernMeta(protocol.Modern),
+		"notifications": map[string]any{"resourceSubscriptions": []string{uri}},
+	}
+	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "listen", "method": protocol.MethodSubscribe, "params": params})
+	ack := ""
+	for _, out := range c.srv.HandleLine(line) {
+		m, err := protocol.ParseMessage(out)
+		if err == nil && (m.Kind() == protocol.KindResponse || m.Method == "notifications/subscriptions/acknowledged") {
+			ack = string(out)
+			break
+		}
+	}
+	c.srv.HandleLine([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"listen"}}`))
+	if ack == "" {
+		c.t.Fatalf("subscriptions/listen watching %s got neither an acknowledgement nor an answer", uri)
+	}
+	return ack
 }
 
 // result sends a request that must succeed and returns its result.

@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/reference"
 	"github.com/mcpconform/mcpconform/reference/demo"
 )
@@ -132,6 +134,7 @@ func TestPropertiesFailOnMutants(t *testing.T) {
 		{"validator with the estate's integer rule", AgreesWithOracle(reference.Validate, SanthoshOracle), []string{"verdicts differ"}},
 		{"server that answers a notification", Dispatch(notificationAnsweringServer), []string{"expected no answer"}},
 		{"server that says forbidden for another tenant's account", InvisibleResourcesEqualMissing(forbiddingServer), []string{"hidden differs from missing"}},
+		{"server that lets a listen stream watch another tenant's account", InvisibleResourcesEqualMissing(watchingServer), []string{"subscriptions/listen watching"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,6 +171,46 @@ func (f forbidding) HandleLine(line []byte) [][]byte {
 	}
 	for i, o := range out {
 		out[i] = []byte(strings.Replace(string(o), "resource not found", "forbidden", 1))
+	}
+	return out
+}
+
+// watchingServer is the reference server whose subscriptions/listen
+// acknowledges a resource of an account that exists, visible or not: the
+// acknowledgement tells the caller the account exists.
+func watchingServer(p reference.Principal) LineHandler {
+	return watching{ReferenceFor(p)}
+}
+
+type watching struct{ LineHandler }
+
+func (w watching) HandleLine(line []byte) [][]byte {
+	out := w.LineHandler.HandleLine(line)
+	var req struct {
+		Method string `json:"method"`
+		Params struct {
+			Notifications struct {
+				ResourceSubscriptions []string `json:"resourceSubscriptions"`
+			} `json:"notifications"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &req) != nil || req.Method != protocol.MethodSubscribe {
+		return out
+	}
+	var exist []string
+	for _, uri := range req.Params.Notifications.ResourceSubscriptions {
+		for _, id := range demo.AccountIDs() {
+			if strings.Contains(uri, id) {
+				exist = append(exist, uri)
+			}
+		}
+	}
+	if len(exist) == 0 {
+		return out
+	}
+	honoured, _ := json.Marshal(map[string]any{"resourceSubscriptions": exist})
+	for i, o := range out {
+		out[i] = []byte(strings.Replace(string(o), `"notifications":{}`, `"notifications":`+string(honoured), 1))
 	}
 	return out
 }

@@ -23,7 +23,8 @@ for t in "${targets[@]}"; do
 	fi
 	echo "== $name ($pkg, $time)"
 	# -parallel 1: the machine is shared; a fuzz worker per core would
-	# starve the rest. GOMEMLIMIT keeps a runaway input from taking the box.
-	GOMEMLIMIT=1GiB go test "$pkg" -run '^$' -fuzz "^${name}\$" -fuzztime "$time" -parallel 1
+	# starve the rest. GOMEMLIMIT keeps a runaway input from taking the box;
+	# a short minimization keeps one large new input from eating the time.
+	GOMEMLIMIT=1GiB go test "$pkg" -run "^$" -fuzz "^${name}\$" -fuzztime "$time" -fuzzminimizetime 5s -parallel 1
 done
 echo "fuzz: no failures"

@@ -5,15 +5,20 @@ import (
 	"slices"
 
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/reference/demo"
 )
 
 // subscriptions/listen (2026-07-28 basic/patterns/subscriptions), served
-// with Options.Async: the one kind of notification this server has is
-// notifications/tools/list_changed, so the acknowledgement honours
-// toolsListChanged and omits every other filter field. The stream stays
-// open until the client cancels it with notifications/cancelled; every
-// message on it carries the listen request's id in
-// _meta["io.modelcontextprotocol/subscriptionId"].
+// always (it needs none of the async tools): the server's notifications are
+// notifications/resources/updated (the live FX feed changes on every
+// request) and, with Options.Async, notifications/tools/list_changed, so the
+// acknowledgement honours the requested resourceSubscriptions the principal
+// may read and (with Async) toolsListChanged, and omits every other filter
+// field. A URI that does not exist and one the principal may
+// not see are both left out of the acknowledgement: invisible equals
+// missing. The stream stays open until the client cancels it with
+// notifications/cancelled; every message on it carries the listen
+// request's id in _meta["io.modelcontextprotocol/subscriptionId"].
 
 // NotifSubscriptionAck is the first message of a subscription stream.
 const NotifSubscriptionAck = "notifications/subscriptions/acknowledged"
@@ -22,7 +27,8 @@ const NotifSubscriptionAck = "notifications/subscriptions/acknowledged"
 type subscription struct {
 	id    json.RawMessage
 	key   string
-	tools bool // toolsListChanged
+	tools bool     // toolsListChanged
+	uris  []string // the honoured resourceSubscriptions, in request order
 }
 
 // listen opens a subscription and returns its acknowledgement.
@@ -33,8 +39,24 @@ func (s *Server) listen(env envelope) []byte {
 	}
 	sub := subscription{id: env.id, key: protocol.IDKey(env.id)}
 	honoured := map[string]any{}
-	if json.Unmarshal(filter["toolsListChanged"], &sub.tools) == nil && sub.tools {
+	// toolsListChanged is honoured where server/discover declares
+	// tools.listChanged (modern.go).
+	if s.opts.Async && json.Unmarshal(filter["toolsListChanged"], &sub.tools) == nil && sub.tools {
 		honoured["toolsListChanged"] = true
+	}
+	if raw, ok := filter["resourceSubscriptions"]; ok {
+		var uris []string
+		if json.Unmarshal(raw, &uris) != nil {
+			return errorLine(env.id, protocol.CodeInvalidParams, "invalid params: resourceSubscriptions must be an array of resource URIs", nil)
+		}
+		for _, uri := range uris {
+			if _, ok := demo.Read(s.opts.Principal, uri, s.tick); ok && !slices.Contains(sub.uris, uri) {
+				sub.uris = append(sub.uris, uri)
+			}
+		}
+		if len(sub.uris) > 0 {
+			honoured["resourceSubscriptions"] = sub.uris
+		}
 	}
 	s.streams = append(slices.DeleteFunc(s.streams, func(o subscription) bool { return o.key == sub.key }), sub)
 	b, _ := marshal(map[string]any{
@@ -57,6 +79,26 @@ func (s *Server) subscriptionNotices() [][]byte {
 			"params": map[string]any{"_meta": map[string]any{protocol.MetaSubscriptionID: sub.id}},
 		})
 		out = append(out, b)
+	}
+	return out
+}
+
+// streamUpdates returns notifications/resources/updated for every live
+// document an open subscription watches (the feed moved with the request
+// just handled), stream by stream in the order they were opened.
+func (s *Server) streamUpdates() [][]byte {
+	var out [][]byte
+	for _, sub := range s.streams {
+		for _, uri := range sub.uris {
+			if d, ok := demo.Read(s.opts.Principal, uri, s.tick); !ok || !d.Live {
+				continue
+			}
+			b, _ := marshal(map[string]any{
+				"jsonrpc": protocol.JSONRPCVersion, "method": protocol.NotifResourcesUpdated,
+				"params": map[string]any{"_meta": map[string]any{protocol.MetaSubscriptionID: sub.id}, "uri": uri},
+			})
+			out = append(out, b)
+		}
 	}
 	return out
 }

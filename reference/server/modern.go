@@ -38,8 +38,8 @@ func (s *Server) serveModern(env envelope) []byte {
 		caps := featureCapabilities(protocol.Modern)
 		tools := map[string]any{}
 		if s.opts.Async {
-			// With the async features the server serves subscriptions/listen,
-			// whose one kind of notification is tools/list_changed.
+			// With the async features subscriptions/listen (listen.go) also
+			// carries tools/list_changed.
 			tools["listChanged"] = true
 		}
 		caps["tools"] = tools
@@ -62,10 +62,7 @@ func (s *Server) serveModern(env envelope) []byte {
 			result["cacheScope"] = "private"
 		}
 	case protocol.MethodSubscribe:
-		if s.opts.Async {
-			return s.listen(env)
-		}
-		rpcErr = &rpcError{Code: protocol.CodeMethodNotFound, Message: "method not found: " + env.method}
+		return s.listen(env)
 	case protocol.MethodToolsCall:
 		if out, ok := s.callAsync(env, protocol.Modern); ok {
 			return out

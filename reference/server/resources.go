@@ -60,15 +60,12 @@ func (s *Server) serveFeature(method string, params map[string]json.RawMessage, 
 // featureCapabilities returns the capabilities of resources, prompts,
 // completion and logging that revision rev declares.
 func featureCapabilities(rev string) map[string]any {
+	// Legacy subscriptions are resources/subscribe; the modern era's are
+	// subscriptions/listen streams with resourceSubscriptions (listen.go).
 	caps := map[string]any{
-		"resources": map[string]any{},
+		"resources": map[string]any{"subscribe": true},
 		"prompts":   map[string]any{},
 		"logging":   map[string]any{},
-	}
-	if rev != protocol.Modern {
-		// Legacy subscriptions are resources/subscribe; the modern era's
-		// are subscriptions/listen streams.
-		caps["resources"] = map[string]any{"subscribe": true}
 	}
 	if completionsIn(rev) {
 		caps["completions"] = map[string]any{}
@@ -260,8 +257,12 @@ func (s *Server) subscribe(params map[string]json.RawMessage, on bool) (map[stri
 
 // resourceUpdates returns notifications/resources/updated for every
 // subscribed live document: the feed moved with the request just handled.
-// Only a live legacy session has subscriptions.
+// A live legacy session has resources/subscribe subscriptions, the modern
+// era subscriptions/listen streams.
 func (s *Server) resourceUpdates() [][]byte {
+	if s.state == stateModern {
+		return s.streamUpdates()
+	}
 	if s.state != stateLive || len(s.subs) == 0 {
 		return nil
 	}

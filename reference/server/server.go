@@ -467,8 +467,8 @@ func (s *Server) dispatchLegacy(env envelope) []byte {
 // notifications returns the notifications a request caused: a legacy live
 // session hears notifications/tools/list_changed when the principal's
 // visible tool list changed. The modern era has no unsolicited
-// notifications (they belong to subscriptions/listen, which this server
-// does not offer).
+// notifications: they go to the subscriptions/listen streams that asked
+// for them (listen.go).
 func (s *Server) notifications() [][]byte {
 	if !s.changed.Swap(false) {
 		return nil
