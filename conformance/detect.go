@@ -27,6 +27,9 @@ type detection struct {
 	legacy      map[string]*legacyProbe
 	sessions    map[string]*Conn
 	notes       []string
+	// deferred is a server/discover probe that got no answer and is owed
+	// a retry after the legacy revisions are checked (settleDiscover).
+	deferred *probeOutcome
 }
 
 type legacyProbe struct {
@@ -59,6 +62,7 @@ type probeOutcome struct {
 	err      error // why nothing arrived
 	startErr error // the process could not be started
 	retried  bool
+	accepted bool                 // a legacy revision the server accepted
 	apply    func(det *detection) // records the verdict; run under the detection lock
 }
 
@@ -117,8 +121,18 @@ func (e *engine) detect(ctx context.Context) (*detection, error) {
 		}
 	}
 	outcomes = append(outcomes, runSet(specs[len(first):], probeParallel)...)
+	accepted := slices.ContainsFunc(outcomes, func(o *probeOutcome) bool { return o.accepted })
 	for i, o := range outcomes {
 		if o.timedOut && !o.retried && ctx.Err() == nil {
+			if o.spec.rev == protocol.Modern && accepted {
+				// The legacy revisions need no answer to server/discover:
+				// they are checked first, and the retry waits until they
+				// are done (settleDiscover), alone, unless they showed that
+				// the server stops answering anyway.
+				det.deferred = o
+				outcomes[i] = &probeOutcome{spec: o.spec}
+				continue
+			}
 			r := e.probe(ctx, det, o.spec, &mu)
 			r.retried = true
 			outcomes[i] = r
@@ -131,6 +145,32 @@ func (e *engine) detect(ctx context.Context) (*detection, error) {
 	}
 	slices.Sort(det.notes)
 	return det, nil
+}
+
+// settleDiscover decides a server/discover probe that got no answer while
+// the legacy revisions went ahead (det.deferred): when a legacy revision
+// showed that the server stops answering, that explains the silence and
+// the probe is not retried; otherwise it is retried now, alone. It reports
+// whether the server turned out to be modern.
+func (e *engine) settleDiscover(ctx context.Context, det *detection, hung string) bool {
+	o := det.deferred
+	det.deferred = nil
+	if hung != "" || ctx.Err() != nil {
+		o.apply(det)
+		if hung != "" {
+			det.notes[len(det.notes)-1] += fmt.Sprintf(" (not retried: the server also stopped answering in %s)", hung)
+		}
+		slices.Sort(det.notes)
+		return false
+	}
+	var mu sync.Mutex
+	r := e.probe(ctx, det, o.spec, &mu)
+	r.retried = true
+	if r.apply != nil {
+		r.apply(det)
+	}
+	slices.Sort(det.notes)
+	return det.modern
 }
 
 func anyAnswered(os []*probeOutcome) bool {
@@ -189,7 +229,7 @@ func (e *engine) probe(ctx context.Context, det *detection, s probeSpec, mu *syn
 		o.answered, o.err = answered, perr
 		o.timedOut = !answered && errors.Is(perr, runner.ErrTimeout)
 		if !keep {
-			c.Close()
+			e.closeLater(c)
 		}
 		o.apply = func(det *detection) {
 			det.notes = append(det.notes, note+retriedNote(o))
@@ -200,10 +240,10 @@ func (e *engine) probe(ctx context.Context, det *detection, s probeSpec, mu *syn
 		return o
 	}
 	probe, note, perr := probeInitialize(ctx, c, s.rev)
-	o.answered, o.err = probe.answered, perr
+	o.answered, o.err, o.accepted = probe.answered, perr, probe.accepted
 	o.timedOut = !probe.answered && errors.Is(perr, runner.ErrTimeout)
 	if !probe.accepted {
-		c.Close()
+		e.closeLater(c)
 	}
 	o.apply = func(det *detection) {
 		det.legacy[s.rev] = probe
@@ -213,6 +253,17 @@ func (e *engine) probe(ctx context.Context, det *detection, s probeSpec, mu *syn
 		}
 	}
 	return o
+}
+
+// closeLater closes a probe process no revision keeps in the background:
+// nothing judges how it ends, and a server that ignores the end of its
+// input would otherwise hold detection up for the graces. Run waits for it.
+func (e *engine) closeLater(c *Conn) {
+	e.closing.Add(1)
+	go func() {
+		defer e.closing.Done()
+		c.closeAfterCheck()
+	}()
 }
 
 func retriedNote(o *probeOutcome) string {
@@ -388,7 +439,7 @@ func (det *detection) closeAll() {
 	var wg sync.WaitGroup
 	for rev, c := range det.sessions {
 		wg.Add(1)
-		go func() { defer wg.Done(); c.Close() }()
+		go func() { defer wg.Done(); c.closeAfterCheck() }()
 		delete(det.sessions, rev)
 	}
 	wg.Wait()

@@ -67,6 +67,14 @@ type Options struct {
 	// MaxLineBytes is the longest stdout line judged; 0 means the runner's
 	// default (4 MiB). A longer line is reported, not decoded.
 	MaxLineBytes int
+	// Serve, when set, serves Command inside this program (runner.Config
+	// Serve) for the processes of checks that judge messages: only for a
+	// server that is part of this program, the embedded reference. The
+	// era probes, the revision's sessions and every process of a stdio
+	// check still run Command, so that whatever judges the process (its
+	// exit, its streams) sees a real one; so does every process when Env
+	// or Dir is set. The report's target says so.
+	Serve runner.ServeFunc
 
 	// now is replaced by tests to make reports reproducible.
 	now func() time.Time
@@ -87,6 +95,15 @@ type engine struct {
 	checked []string
 	schemas schemaCache // compiled tool schemas (toolcall.go)
 	meter   *progressMeter
+
+	// killOnClose is set once a process of the run ignored both the end of
+	// its input and SIGTERM: the graces would cost every later close
+	// seconds for nothing, so processes no check judges the shutdown of
+	// are killed at once from then on.
+	killOnClose atomic.Bool
+	// closing counts processes closed in the background (era probes no
+	// revision keeps); Run waits for them before it returns.
+	closing sync.WaitGroup
 }
 
 func (e *engine) callable(tool protocol.Tool) bool {
@@ -163,6 +180,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		cat = Catalogue()
 	}
 	e := &engine{opts: opts, checks: Select(cat, opts.Only, opts.Skip)}
+	defer e.closing.Wait() // no process of the run outlives it
 	if len(e.checks) == 0 {
 		return nil, ErrNoChecks
 	}
@@ -188,14 +206,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 
 	envs := make([]*revEnv, len(revs))
 	for i, rev := range revs {
-		envs[i] = &revEnv{eng: e, rev: rev, info: det.info(rev), results: map[string]*Result{}}
-		if c := det.sessions[rev]; c != nil {
-			c.env = envs[i]
-			c.name = "session"
-			envs[i].session = c
-			envs[i].conns = append(envs[i].conns, c)
-			delete(det.sessions, rev)
-		}
+		envs[i] = e.newEnv(rev)
 	}
 	det.closeAll()
 
@@ -215,15 +226,24 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}()
 	}
 	wg.Wait()
+	if det.deferred != nil && e.settleDiscover(ctx, det, hungIn(envs)) {
+		// The retry of server/discover found a modern server after all.
+		env := e.newEnv(protocol.Modern)
+		det.closeAll()
+		e.checked = append(e.checked, protocol.Modern)
+		e.meter.add(len(e.checks))
+		envs = append(envs, env)
+		env.runAll(ctx)
+	}
 
 	rep := &Report{
 		SchemaVersion: report.SchemaVersion,
 		Suite:         report.SuiteInfo{Name: "mcpconform", Version: SuiteVersion},
-		Target:        report.Target{Command: slices.Clone(opts.Command)},
+		Target:        report.Target{Command: slices.Clone(opts.Command), InProcess: inProcessNote(opts)},
 		Server:        det.serverInfo(),
 		Eras:          det.eras(),
 		Supported:     det.supported(),
-		Checked:       revs,
+		Checked:       e.checked,
 		Seed:          opts.Seed,
 		Options:       report.Options{Protocol: opts.Protocol, Only: opts.Only, Skip: opts.Skip, Strict: opts.Strict, AllowCalls: opts.AllowCalls, DenyCalls: opts.DenyCalls, Cases: opts.cases()},
 		StartTime:     start,
@@ -245,6 +265,48 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	rep.Summarize(opts.Strict)
 	rep.DurationMs = ms(time.Since(began))
 	return rep, nil
+}
+
+// newEnv makes the state of revision rev's part of the run, with the
+// probe process detection kept for it as its session.
+func (e *engine) newEnv(rev string) *revEnv {
+	env := &revEnv{eng: e, rev: rev, info: e.det.info(rev), results: map[string]*Result{}}
+	if c := e.det.sessions[rev]; c != nil {
+		c.env = env
+		c.name = "session"
+		env.session = c
+		env.conns = append(env.conns, c)
+		delete(e.det.sessions, rev)
+	}
+	return env
+}
+
+// hungIn names the first revision (and check) whose server was shown to
+// stop answering, or "".
+func hungIn(envs []*revEnv) string {
+	for _, env := range envs {
+		if id := env.hung(); id != "" {
+			return fmt.Sprintf("revision %s (%s)", env.rev, id)
+		}
+	}
+	return ""
+}
+
+// hung returns the check whose failure shows that the revision's server
+// stops answering (it owns a stall), or "".
+func (env *revEnv) hung() string {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	for _, s := range env.stalls {
+		r := env.results[s.check]
+		if r != nil && r.Status == StatusBlocked {
+			r = env.results[r.BlockedBy]
+		}
+		if r != nil && (r.Status == StatusFail || r.Status == StatusWarn) {
+			return r.ID
+		}
+	}
+	return ""
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -286,7 +348,6 @@ type revEnv struct {
 	session      *Conn
 	handshakeErr error             // a session handshake failed: later ones would too
 	sessionLost  *sessionLostError // the session stopped answering: no new one, no new wait
-	killOnClose  atomic.Bool       // a process ignored EOF and SIGTERM: end the rest without graces
 	toolsDone    bool              // checks of one revision run one at a time
 	slow         bool              // the running check is a re-run: doubled timeouts
 	tools        []protocol.Tool
@@ -347,6 +408,8 @@ func (env *revEnv) record(x Exchange) {
 	env.exchanges = append(env.exchanges, x)
 }
 
+// config is the configuration of a process of the revision that runs
+// Command; see processConfig for the processes of a check.
 func (env *revEnv) config() runner.Config {
 	o := env.eng.opts
 	return runner.Config{Command: o.Command, Env: o.Env, Dir: o.Dir, StartTimeout: o.StartTimeout,
@@ -364,7 +427,12 @@ func (env *revEnv) timeout() time.Duration {
 
 // start launches a process labelled name-N for this revision.
 func (env *revEnv) start(ctx context.Context, name string) (*Conn, error) {
-	p, err := runner.Start(ctx, env.config())
+	return env.startConfig(ctx, name, env.config())
+}
+
+// startConfig is start with the configuration given.
+func (env *revEnv) startConfig(ctx context.Context, name string, cfg runner.Config) (*Conn, error) {
+	p, err := runner.Start(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -405,11 +473,11 @@ func (env *revEnv) sharedSession(ctx context.Context, check string) (*Conn, erro
 				lost.check = env.session.t.check.ID
 			}
 			env.sessionLost = lost
-			env.session.Close()
+			env.session.closeAfterCheck()
 			env.session = nil
 			return nil, lost
 		}
-		env.session.Close()
+		env.session.closeAfterCheck()
 	}
 	env.session = nil
 	if env.handshakeErr != nil {
@@ -437,6 +505,7 @@ func (env *revEnv) sharedSession(ctx context.Context, check string) (*Conn, erro
 // which check, and the timeout.
 type stallRecord struct {
 	check     string
+	method    string // the request that went unanswered
 	cause     error
 	proc      *runner.Process
 	silent    bool // the process had never written a line
@@ -445,7 +514,7 @@ type stallRecord struct {
 
 // noteStall records that process p missed an answer (a timeout) during
 // check.
-func (env *revEnv) noteStall(check string, p *runner.Process, err error) {
+func (env *revEnv) noteStall(check, method string, p *runner.Process, err error) {
 	env.mu.Lock()
 	defer env.mu.Unlock()
 	for _, s := range env.stalls {
@@ -453,7 +522,7 @@ func (env *revEnv) noteStall(check string, p *runner.Process, err error) {
 			return
 		}
 	}
-	env.stalls = append(env.stalls, stallRecord{check: check, cause: err, proc: p, silent: !p.HasSpoken()})
+	env.stalls = append(env.stalls, stallRecord{check: check, method: method, cause: err, proc: p, silent: !p.HasSpoken()})
 }
 
 // stallBreaker returns the first stall whose check failed (or warned) once
@@ -482,6 +551,48 @@ func (env *revEnv) stallBreaker(check string) *stallRecord {
 	first := env.stalls[0]
 	first.processes = len(env.stalls)
 	return &first
+}
+
+// within says how long a timeout waited: " within 5s", or "".
+func within(err error) string {
+	var te *runner.TimeoutError
+	if errors.As(err, &te) {
+		return fmt.Sprintf(" within %s", te.After)
+	}
+	return ""
+}
+
+// stallOwner returns the check that check id was blocked by after it
+// stalled on a request, when that check has not run yet and can run now
+// (its prerequisites have results, and it is not a Final check).
+func (env *revEnv) stallOwner(id string, byID map[string]*Check) *Check {
+	r := env.results[id]
+	if r == nil || r.Status != StatusBlocked || r.BlockedBy == "" {
+		return nil
+	}
+	o := byID[r.BlockedBy]
+	if o == nil || o.Final || env.results[o.ID] != nil || env.stallOwedTo(o.ID) == nil {
+		return nil
+	}
+	for _, p := range o.Prereqs {
+		if _, ok := byID[p]; ok && env.results[p] == nil {
+			return nil
+		}
+	}
+	return o
+}
+
+// stallOwedTo returns the stall of a check that was blocked by check id,
+// if any: id judges the request that went unanswered.
+func (env *revEnv) stallOwedTo(id string) *stallRecord {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	for _, s := range env.stalls {
+		if r := env.results[s.check]; r != nil && r.Status == StatusBlocked && r.BlockedBy == id {
+			return &s
+		}
+	}
+	return nil
 }
 
 // owed reports whether check is one a check that stalled was blocked by:
@@ -518,17 +629,27 @@ func (env *revEnv) resetStalls() {
 // graces, until one process of the revision ignored EOF and SIGTERM, then
 // at once.
 func (env *revEnv) closeProcess(p *runner.Process) runner.Exit {
+	return env.eng.closeProcess(p)
+}
+
+func (e *engine) closeProcess(p *runner.Process) runner.Exit {
 	ctx := context.Background()
-	if env.killOnClose.Load() {
+	if e.killOnClose.Load() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
-		cancel()
+		cancel() // a done context: no graces, SIGKILL at once
 	}
-	e := p.Close(ctx)
-	if e.Escalation == "sigkill" && e.Err == nil {
-		env.killOnClose.Store(true)
+	x := p.Close(ctx)
+	e.noteExit(x)
+	return x
+}
+
+// noteExit learns from how a process ended whether the server ignores EOF
+// and SIGTERM.
+func (e *engine) noteExit(x runner.Exit) {
+	if x.Escalation == "sigkill" && x.Err == nil {
+		e.killOnClose.Store(true)
 	}
-	return e
 }
 
 // sessionLostError says the revision's shared session stopped answering
@@ -581,12 +702,25 @@ func order(checks []*Check) []*Check {
 }
 
 func (env *revEnv) runAll(ctx context.Context) {
-	for _, c := range order(env.eng.checks) {
-		r := env.runOne(ctx, c)
-		env.results[c.ID] = r
+	checks := order(env.eng.checks)
+	byID := make(map[string]*Check, len(checks))
+	for _, c := range checks {
+		byID[c.ID] = c
+	}
+	for _, c := range checks {
+		if _, done := env.results[c.ID]; done {
+			continue // run early: it owned a stall (below)
+		}
+		env.results[c.ID] = env.runOne(ctx, c)
+		if o := env.stallOwner(c.ID, byID); o != nil {
+			// The check stalled on a request whose answer another check
+			// judges: run that one now, so that whether the server hangs
+			// is settled before the checks in between each wait for it.
+			env.results[o.ID] = env.runOne(ctx, o)
+		}
 	}
 	if env.session != nil {
-		env.session.Close()
+		env.session.closeAfterCheck()
 	}
 }
 
@@ -640,9 +774,22 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 		return r
 	}
 	began := time.Now()
-	t := env.execute(ctx, c, false)
 	var rerun string
-	if (t.status == StatusFail || t.status == StatusWarn) && t.timeouts > 0 && ctx.Err() == nil {
+	var t *T
+	if s := env.stallOwedTo(c.ID); s != nil {
+		// A request this check judges already went unanswered for the
+		// full timeout, in the check it blocked: that was the first
+		// attempt, and this run is the re-run with twice the patience.
+		t = env.execute(ctx, c, true)
+		rerun = fmt.Sprintf("run at once in fresh processes with the request timeout doubled to %s: %s sent by %s, which this check blocked, got no response%s", 2*env.eng.opts.Timeout, s.method, s.check, within(s.cause))
+		t.notes = append([]string{rerun}, t.notes...)
+		if t.status != StatusFail && t.status != StatusWarn {
+			env.resetStalls()
+		}
+	} else {
+		t = env.execute(ctx, c, false)
+	}
+	if rerun == "" && (t.status == StatusFail || t.status == StatusWarn) && t.timeouts > 0 && ctx.Err() == nil {
 		// The verdict may rest on nothing but a slow machine: judge again
 		// in fresh processes with twice the patience before recording it.
 		first := joinMessages(t.messages)
@@ -782,4 +929,26 @@ type ServerInfo struct {
 func (s ServerInfo) Has(name string) bool {
 	v, ok := s.Capabilities[name]
 	return ok && string(v) != "null"
+}
+
+// processConfig is the configuration of a process t starts: served in this
+// program (Options.Serve) unless t is a stdio check, which judges the
+// process itself, or the run gives the server an environment or a
+// directory, which only a process can have.
+func (t *T) processConfig() runner.Config {
+	cfg := t.env.config()
+	if o := t.env.eng.opts; o.Serve != nil && t.check.Area() != "stdio" && len(o.Env) == 0 && o.Dir == "" {
+		cfg.Serve = o.Serve
+	}
+	return cfg
+}
+
+// inProcessNote is the report's account of which processes of the run
+// were served in-process (Options.Serve), or "" when none was.
+func inProcessNote(o Options) string {
+	if o.Serve == nil || len(o.Env) > 0 || o.Dir != "" {
+		return ""
+	}
+	return "the processes of the checks that judge messages were served in-process (the same server code, over OS pipes); " +
+		"the era probes, the sessions and the stdio checks' processes ran the command"
 }

@@ -1,7 +1,11 @@
 package conformance
 
 import (
+	"bytes"
+	"encoding/json"
 	"sort"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/runner"
 )
@@ -50,11 +54,10 @@ func canonicalOrder(lines []runner.TranscriptLine) []runner.TranscriptLine {
 		if g.lines[0].Dir != "recv" {
 			continue
 		}
-		kind, obj := classifyLine(g.lines[0].Text)
-		if kind != lineMessage || !isResponse(obj) {
+		key, ok := responseKey(g.lines[0].Text)
+		if !ok {
 			continue
 		}
-		key := idKey(obj)
 		if q := pending[key]; key != "" && key != "null" && len(q) > 0 {
 			anchors[i] = q[0]
 			pending[key] = q[1:]
@@ -109,4 +112,70 @@ func sortNoteRuns(lines []TranscriptLine) {
 		}
 		i = j
 	}
+}
+
+// responseKey returns the id of a line the server wrote, rendered as idKey
+// renders it, and whether the line is a JSON-RPC response (or an attempt
+// at one) as classifyLine and isResponse judge it. Only the top level of
+// the line is decoded: evidence is put in order at the end of every check,
+// and most of a response is a result that the order does not depend on.
+func responseKey(text string) (string, bool) {
+	if truncatedLine.MatchString(text) || !utf8.ValidString(text) {
+		return "", false
+	}
+	m, ok := topLevel(strings.TrimSpace(text))
+	if !ok {
+		return "", false
+	}
+	_, hasMethod := m["method"]
+	id, hasID := m["id"]
+	_, hasResult := m["result"]
+	_, hasError := m["error"]
+	if hasMethod || !hasID && !hasResult && !hasError {
+		return "", false
+	}
+	if !hasID {
+		return "", true
+	}
+	return rawIDKey(id), true
+}
+
+// topLevel decodes the members of a JSON object without decoding their
+// values; ok is false for anything that is not one JSON object.
+func topLevel(text string) (map[string]json.RawMessage, bool) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(text), &m); err != nil {
+		return nil, false
+	}
+	return m, true
+}
+
+// rawIDKey renders an id member as idKey does, from its raw JSON.
+func rawIDKey(raw json.RawMessage) string {
+	v, err := decodeValue(raw)
+	if err != nil {
+		return ""
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// firstMembers decodes the members of the first JSON value of data, as
+// decodeObject does (what follows it is ignored), without decoding their
+// values.
+func firstMembers(data []byte) (map[string]json.RawMessage, bool) {
+	var m map[string]json.RawMessage
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&m); err != nil {
+		return nil, false
+	}
+	return m, true
+}
+
+// decodeValue decodes one JSON value with json.Number for numbers.
+func decodeValue(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
 }

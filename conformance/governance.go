@@ -138,9 +138,12 @@ func govProfile(t *T) *profile.Profile {
 // for requests (legacy: initialized). It is closed when the check ends.
 func govStart(t *T, prof *profile.Profile, pr profile.Principal) *Conn {
 	env := t.env
-	cfg := env.config()
+	cfg := t.processConfig()
 	cfg.Command = prof.CommandFor(cfg.Command, pr)
 	cfg.Env = append(slices.Clone(cfg.Env), prof.EnvFor(pr)...)
+	if len(cfg.Env) > 0 {
+		cfg.Serve = nil // an environment needs a process
+	}
 	p, err := runner.Start(t.ctx, cfg)
 	if err != nil {
 		t.HarnessError("start server as principal %s: %v", pr.Name, err)

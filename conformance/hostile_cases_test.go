@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 )
@@ -44,11 +47,19 @@ func TestHostileCases(t *testing.T) {
 			wantResult(t, rep, "lifecycle.ping.operation", StatusBlocked, "stopped answering")
 		}},
 		{name: "integer ids answered as strings", flags: []string{"-mode", "string-ids"}, check: func(t *testing.T, rep *Report) {
-			wantResult(t, rep, "jsonrpc.id.integer-echoed", StatusFail, `request 0 (number) was answered with id "0" (string)`)
+			// One sentence for the one problem, with its count.
+			wantResult(t, rep, "jsonrpc.id.integer-echoed", StatusFail, `request 0 (number) was answered with id "0" (string) (3 of the 3 requests answered with the id's JSON type changed)`)
 			noResult(t, rep, "", "within")
+			// One fault, one check: the id checks own it.
+			noResult(t, rep, "jsonrpc.response.one-per-request", "")
 		}},
 		{name: "64 MiB junk line before a response", flags: []string{"-mode", "junkline"}, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "stdio.stdout.messages-only", StatusFail, `a 64 MiB line that is not JSON, starting "xxxxxxxx"…`)
+		}},
+		{name: "100 KB junk line under the line limit", flags: []string{"-mode", "junkline", "-size", "100000"}, check: func(t *testing.T, rep *Report) {
+			// Longer than the transcript keeps, so judged by the runner's
+			// verdict on the whole line.
+			wantResult(t, rep, "stdio.stdout.messages-only", StatusFail, `a 97.7 KiB line that is not JSON, starting "xxxxxxxx"…`)
 		}},
 		{name: "100 MB response line", flags: []string{"-mode", "bigline"}, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "tools.list.shape", StatusNotVerified, "raise --max-line-bytes")
@@ -79,6 +90,13 @@ func TestHostileCases(t *testing.T) {
 				}
 			}
 			wantResult(t, rep, "stdio.stdout.messages-only", StatusNotVerified, "wrote nothing")
+			// An exit is the server's fault: blocked behind the check
+			// that shows it, never a harness error.
+			for _, r := range rep.Results {
+				if r.Status == StatusError {
+					t.Errorf("%s@%s: error %q on a server that exits", r.ID, r.Revision, r.Message)
+				}
+			}
 		}},
 		{name: "ignores EOF and SIGTERM", flags: []string{"-mode", "ignore-eof"}, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "stdio.shutdown.eof-metric", StatusPass, "needed sigkill")
@@ -199,4 +217,70 @@ func running(pid int) bool {
 		return s[i+2] != 'Z' && s[i+2] != 'X'
 	}
 	return true
+}
+
+// TestSameSeedSameBytesForHostileServers runs the whole catalogue twice
+// against hostile servers whose faults give fails, blocks and timeouts: the
+// two reports must be the same bytes (times aside), and every message,
+// expected and actual text one line of at most 300 bytes without the
+// server's stderr.
+func TestSameSeedSameBytesForHostileServers(t *testing.T) {
+	bin := fixturebin.Build(t, "internal/fixtures/hostile")
+	for _, tt := range []struct {
+		mode     []string
+		protocol string
+	}{
+		{[]string{"-mode", "string-ids"}, "2025-11-25"},
+		{[]string{"-mode", "junkline", "-size", "100000"}, "2025-11-25"},
+		{[]string{"-mode", "init-hang", "-stderr", "20000"}, "2025-11-25"},
+		// Every probe exits: the report shows why (no --protocol, which
+		// would make an unsupported revision a usage error).
+		{[]string{"-mode", "crash", "-stderr", "20000"}, ""},
+	} {
+		mode := tt.mode
+		t.Run(strings.Join(mode[1:], " "), func(t *testing.T) {
+			t.Parallel()
+			var reports [2]string
+			for i := range reports {
+				ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+				rep, err := Run(ctx, Options{
+					Command:       append([]string{bin}, mode...),
+					Protocol:      tt.protocol,
+					Timeout:       time.Second,
+					ShutdownGrace: 500 * time.Millisecond,
+					KillGrace:     500 * time.Millisecond,
+					Skip:          []string{"governance.*"},
+				})
+				cancel()
+				if err != nil {
+					t.Fatal(err)
+				}
+				failed := 0
+				rep.StartTime, rep.DurationMs = time.Time{}, 0
+				for j := range rep.Results {
+					r := &rep.Results[j]
+					r.DurationMs, r.Metrics = 0, nil
+					if r.Status == StatusFail || r.Status == StatusWarn {
+						failed++
+					}
+					for _, text := range []string{r.Message, r.Expected, r.Actual} {
+						if len(text) > maxMessage || strings.ContainsAny(text, "\r\n") || strings.Contains(text, "stderr tail") || strings.Contains(text, "hostile: ") || strings.Contains(text, "noise noise") {
+							t.Errorf("%s@%s: text of %d bytes, one line and no stderr wanted: %q", r.ID, r.Revision, len(text), text)
+						}
+					}
+				}
+				if failed == 0 {
+					t.Fatalf("no fail or warn: %s", rep.ClosingLine())
+				}
+				var b bytes.Buffer
+				if err := rep.WriteJSON(&b); err != nil {
+					t.Fatal(err)
+				}
+				reports[i] = b.String()
+			}
+			if d := cmp.Diff(reports[0], reports[1]); d != "" {
+				t.Errorf("two runs with the same seed differ (-first +second):\n%s", d)
+			}
+		})
+	}
 }

@@ -34,10 +34,12 @@ func eachRev(id string, status Status, reason string, revs ...string) []mutantWa
 
 func init() {
 	addMutantCases(
-		asyncCase("progress-wrong-token", eachRev("progress.notify.token", StatusFail, `references token "mutant-token"`, asyncCallable...)...),
+		asyncCase("progress-wrong-token", append(eachRev("progress.notify.token", StatusFail, `references token "mutant-token"`, asyncCallable...),
+			eachRev("tasks.progress.token", StatusFail, `reference token "mutant-token"`, protocol.Rev20251125)...)...),
 		asyncCase("progress-constant", eachRev("progress.notify.increasing", StatusFail, "progress went from 1 to 1", asyncCallable...)...),
 		asyncCase("progress-over-total", eachRev("progress.notify.total", StatusWarn, "progress 2 is above its total 1", asyncCallable...)...),
-		asyncCase("progress-after-response", eachRev("progress.notify.stop", StatusFail, "1 progress notification(s) arrived after the response", asyncCallable...)...),
+		asyncCase("progress-after-response", append(eachRev("progress.notify.stop", StatusFail, "1 progress notification(s) arrived after the response", asyncCallable...),
+			eachRev("tasks.progress.stop", StatusFail, "1 progress notification(s) with the token of task ref-task-1 arrived after tasks/result answered", protocol.Rev20251125)...)...),
 		// Every cancel dropped: the resource subscription stream (on by
 		// default) is not ended either.
 		asyncCase("cancel-ignored", append(eachRev("cancellation.request.no-response", StatusWarn, "was answered", asyncCallable...),
@@ -64,7 +66,9 @@ func init() {
 		asyncCase("listen-notification-no-id", eachRev("modern.listen.subscription-id", StatusWarn, "1 notification(s) arrived without the subscription id", protocol.Modern)...),
 		asyncCase("listen-extra-kind", eachRev("modern.listen.filter", StatusFail, "carried notifications/prompts/list_changed", protocol.Modern)...),
 		asyncCase("task-create-no-ttl", eachRev("tasks.create.result", StatusFail, "lacks [ttl]", protocol.Rev20251125)...),
-		asyncCase("task-create-completed", eachRev("tasks.status.initial", StatusFail, `status is "completed", not working`, protocol.Rev20251125)...),
+		// A task announced completed and then working also leaves a terminal status.
+		asyncCase("task-create-completed", append(eachRev("tasks.status.initial", StatusFail, `status is "completed", not working`, protocol.Rev20251125),
+			eachRev("tasks.status.transitions", StatusFail, "task ref-task-1 went completed → working in the server's answers", protocol.Rev20251125)...)...),
 		asyncCase("task-get-no-ttl", eachRev("tasks.get.ttl", StatusFail, "has no ttl", protocol.Rev20251125)...),
 		asyncCase("task-get-unknown-result", eachRev("tasks.get.unknown", StatusFail, "tasks/get of an unknown taskId returned a result", protocol.Rev20251125)...),
 		asyncCase("task-result-no-meta", eachRev("tasks.result.related-task", StatusFail, "does not carry _meta io.modelcontextprotocol/related-task", protocol.Rev20251125)...),
@@ -72,6 +76,19 @@ func init() {
 		asyncCase("task-cancel-terminal-accepted", eachRev("tasks.cancel.terminal", StatusFail, "tasks/cancel of a completed task returned a result", protocol.Rev20251125)...),
 		asyncCase("task-cancel-still-working", eachRev("tasks.cancel.cancelled", StatusFail, `tasks/cancel answered status "working"`, protocol.Rev20251125)...),
 		asyncCase("task-forbidden-accepted", eachRev("tasks.tool.forbidden", StatusWarn, "which does not support tasks, returned a result", protocol.Rev20251125)...),
+		asyncCase("task-ttl-unbounded", eachRev("tasks.ttl.bounded", StatusWarn, "asked for ttl 1000000000000, the server granted 1000000000000: no maximum is enforced", protocol.Rev20251125)...),
+		asyncCase("task-required-plain-accepted", eachRev("tasks.tool.required", StatusFail, "the plain call of demo.work, whose taskSupport is required, returned a result", protocol.Rev20251125)...),
+		asyncCase("task-list-cursor-ignored", eachRev("tasks.list.cursor-invalid", StatusFail, "tasks/list with a cursor the server never issued returned a result", protocol.Rev20251125)...),
+		asyncCase("task-list-no-next-cursor", eachRev("tasks.list.contains", StatusFail, "tasks/list does not list ref-task-3 on any of its 1 page(s)", protocol.Rev20251125)...),
+		asyncCase("task-get-ttl-changed", eachRev("tasks.get.ttl-stable", StatusWarn, "reports ttl 61000, its CreateTaskResult 60000: only one of them can be the actual ttl", protocol.Rev20251125)...),
+		asyncCase("task-poll-interval-text", eachRev("tasks.get.poll-interval", StatusWarn, `tasks/get answered pollInterval "50ms", not a number of milliseconds`, protocol.Rev20251125)...),
+		asyncCase("task-input-status-working", eachRev("tasks.input.status", StatusWarn, `tasks/get reported task ref-task-1 "working", not input_required`, protocol.Rev20251125)...),
+		asyncCase("task-input-no-related-task", eachRev("tasks.input.related-task", StatusFail, "the elicitation/create request task ref-task-1 sent does not carry _meta", protocol.Rev20251125)...),
+		asyncCase("task-progress-wrong-token", eachRev("tasks.progress.token", StatusFail, `progress notification(s) of the task reference token "mutant-task-token"`, protocol.Rev20251125)...),
+		asyncCase("task-progress-no-related-task", eachRev("tasks.progress.related-task", StatusFail, "progress notification(s) of task ref-task-1 do not carry _meta", protocol.Rev20251125)...),
+		asyncCase("task-progress-after-terminal", eachRev("tasks.progress.stop", StatusFail, "1 progress notification(s) with the token of task ref-task-1 arrived after tasks/result answered", protocol.Rev20251125)...),
+		asyncCase("task-status-regress", eachRev("tasks.status.transitions", StatusFail, "task ref-task-1 went completed → working in its notifications/tasks/status", protocol.Rev20251125)...),
+		asyncCase("task-status-related-task", eachRev("tasks.notify.no-related-task", StatusWarn, "notifications/tasks/status carry _meta io.modelcontextprotocol/related-task", protocol.Rev20251125)...),
 		asyncCase("cancel-client-request", append(eachRev("cancellation.server.same-direction", StatusFail, "request(s) it did not issue", Since(protocol.Rev20250326)...),
 			eachRev("cancellation.server.listen-only", StatusFail, "that are not subscriptions/listen", protocol.Modern)...)...),
 	)

@@ -191,10 +191,7 @@ func opening(rev string) []string {
 }
 
 func barrierLine(rev, id string) string {
-	if rev == protocol.Modern {
-		return requestLine(rev, id, protocol.MethodDiscover, nil)
-	}
-	return requestLine(rev, id, protocol.MethodPing, nil)
+	return requestLine(rev, id, eraBarrier(rev), nil)
 }
 
 // drive starts a fresh process (outside the check's evidence unless
@@ -214,7 +211,7 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 		p = t.Fresh().p
 	} else {
 		var err error
-		if p, err = runner.Start(ctx, t.env.config()); err != nil {
+		if p, err = runner.Start(ctx, t.processConfig()); err != nil {
 			return wireRun{}, fmt.Errorf("start server: %w", err)
 		}
 		defer t.env.closeProcess(p)
@@ -229,10 +226,10 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 			err = nil // a faulty line (invalid UTF-8, say) is the stdio checks' to judge
 		}
 		if err != nil {
-			return run, fmt.Errorf("initialize: %w", err)
+			return run, &openingError{fmt.Errorf("initialize: %w", err)}
 		}
 		if m.Error != nil {
-			return run, fmt.Errorf("initialize: %w", m.Error)
+			return run, &openingError{fmt.Errorf("initialize: %w", m.Error)}
 		}
 		if err := p.SendRaw([]byte(open[1])); err != nil {
 			return run, fmt.Errorf("send initialized: %w", err)
@@ -297,7 +294,7 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 		if !run.Answered && !slices.ContainsFunc(lines, func(l wireLine) bool { return l.Malformed }) {
 			// No answer to a barrier after well-formed lines: the process
 			// hangs, which the revision's breaker counts.
-			t.env.noteStall(t.check.ID, p, err)
+			t.env.noteStall(t.check.ID, barrierMethod(t)+" (barrier)", p, err)
 		}
 		return run, nil
 	}
@@ -326,6 +323,13 @@ func responses(rs []runner.Received) map[string][]*protocol.Message {
 	return out
 }
 
+// openingError is drive's error when the sequence's process did not
+// complete the opening initialize.
+type openingError struct{ err error }
+
+func (e *openingError) Error() string { return e.err.Error() }
+func (e *openingError) Unwrap() error { return e.err }
+
 // answeredID is the id of the request a response answers: its own id, or
 // the id of the other JSON type it stands for (7 answered as "7"), a fault
 // jsonrpc.id.*-echoed owns.
@@ -339,8 +343,15 @@ func answeredID(r runner.Received) string {
 // sequenceProperty runs a generated sequence, shrinks it when judge finds a
 // problem, saves the shrunk case as a transcript and fails the check.
 func sequenceProperty(t *T, what string, lines []wireLine, judge func([]wireLine, wireRun) []string) {
+	t.requireInfo() // a legacy sequence opens with initialize: none answered, none judged
 	start := time.Now()
 	run, err := drive(t, lines, false)
+	var open *openingError
+	if errors.As(err, &open) && t.ctx.Err() == nil && (errors.Is(err, runner.ErrExited) || errors.Is(err, runner.ErrFlood) || errors.Is(err, runner.ErrTimeout)) {
+		// The server's fault, not the harness's, and the check that owns
+		// an initialize without an answer is the handshake's.
+		t.blocked(PrereqHandshake, "blocked by %s: the sequence's process got no answer to initialize (%s)", PrereqHandshake, runFault(err))
+	}
 	if err != nil {
 		t.HarnessError("%v", err)
 	}

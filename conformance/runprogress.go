@@ -36,3 +36,13 @@ func (m *progressMeter) start(rev, id string) func() {
 		m.mu.Unlock()
 	}
 }
+
+// add counts n more checks in the run's total: a revision found late.
+func (m *progressMeter) add(n int) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.total += n
+	m.mu.Unlock()
+}

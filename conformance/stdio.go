@@ -67,6 +67,14 @@ func init() {
 			var junk, unread []inboundMessage // over-long lines, by their start
 			var junkWhat []string
 			for _, l := range problems[lineUnjudged] {
+				if head, size, verdict, ok := cutLine(l.text); ok {
+					// Read whole, kept in part: the runner judged it.
+					if verdict == runner.CutNotJSON || verdict == runner.CutNotMessage {
+						junk = append(junk, l)
+						junkWhat = append(junkWhat, runner.DescribeBadLine([]byte(head), size, verdict))
+					}
+					continue
+				}
 				head, size, ok := discardedLine(l.text)
 				switch {
 				case !ok:
@@ -81,12 +89,12 @@ func init() {
 			if len(junk) > 0 {
 				t.evidenceLines(junk, 3)
 				t.Actual("%d lines over the line limit are not JSON", len(junk))
-				t.Failf("stdout carried %s (%s)", junkWhat[0], junk[0].process)
+				t.Failf("stdout carried %s (%s)%s", junkWhat[0], junk[0].process, moreLines(len(junk)))
 			}
 			if len(bad) > 0 {
 				t.evidenceLines(bad, 5)
 				t.Actual("%d lines are not JSON-RPC messages", len(bad))
-				t.Failf("stdout carried a line that is not a JSON-RPC message: %s wrote %q", bad[0].process, clip(bad[0].text))
+				t.Failf("stdout carried a line that is not a JSON-RPC message: %s wrote %q%s", bad[0].process, clip(bad[0].text), moreLines(len(bad)))
 			}
 			if len(junk)+len(bad) > 0 {
 				return
@@ -209,6 +217,17 @@ func (t *T) maxLineBytes() int {
 		return n
 	}
 	return runner.DefaultMaxLineBytes
+}
+
+// moreLines counts, for a message about the first of n lines, the rest.
+func moreLines(n int) string {
+	switch n {
+	case 1:
+		return ""
+	case 2:
+		return ", and 1 more such line"
+	}
+	return fmt.Sprintf(", and %d more such lines", n-1)
 }
 
 // clip shortens a line for a one-line message.

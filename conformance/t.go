@@ -258,7 +258,7 @@ const PrereqHandshake = "lifecycle.initialize.result"
 // check ends.
 func (t *T) Fresh() *Conn {
 	t.unlessStalled()
-	c, err := t.env.start(t.ctx, "fresh")
+	c, err := t.env.startConfig(t.ctx, "fresh", t.processConfig())
 	if err != nil {
 		t.HarnessError("start server: %v", err)
 	}
@@ -333,7 +333,9 @@ func (t *T) CallableTools() []protocol.Tool {
 	}
 	var out []protocol.Tool
 	for _, tool := range tools {
-		if t.env.eng.callable(tool) {
+		// A tool whose taskSupport is required must be called as a task
+		// (tasks.mdx §Tool-Level Negotiation): the tasks checks find it.
+		if t.env.eng.callable(tool) && taskSupport(tool) != "required" {
 			out = append(out, tool)
 		}
 	}
@@ -551,7 +553,7 @@ var basicMethods = map[string]bool{
 func (c *Conn) noteStall(method string, err error) {
 	// A session's handshake (no check yet) is covered by handshakeErr.
 	if c.t != nil && basicMethods[method] && errors.Is(err, runner.ErrTimeout) && !errors.Is(err, runner.ErrStalled) && c.ctx().Err() == nil {
-		c.env.noteStall(c.t.check.ID, c.p, err)
+		c.env.noteStall(c.t.check.ID, method, c.p, err)
 	}
 }
 
@@ -769,10 +771,7 @@ func (c *Conn) TryBarrier() ([]runner.Received, error) {
 }
 
 func barrierName(c *Conn) string {
-	if c.env.rev == protocol.Modern {
-		return protocol.MethodDiscover + " (barrier)"
-	}
-	return protocol.MethodPing + " (barrier)"
+	return eraBarrier(c.env.rev) + " (barrier)"
 }
 
 // ListTools walks every page of tools/list (at most 100 pages).
@@ -890,25 +889,21 @@ func (c *Conn) Close() runner.Exit {
 	c.closed = true
 	e := c.p.Close(context.Background())
 	c.exit = &e
-	if e.Escalation == "sigkill" && e.Err == nil {
-		c.env.killOnClose.Store(true)
-	}
+	c.env.eng.noteExit(e)
 	return e
 }
 
-// closeAfterCheck closes a process its check left open. Once a process of
-// the revision ignored both the end of its input and SIGTERM, the graces
-// would cost every later check seconds for nothing: the rest are killed at
-// once (the stdio.shutdown checks close theirs with Close, graces and all).
+// closeAfterCheck closes a process its check left open (or a session no
+// check needs any more). Once a process of the run ignored both the end of
+// its input and SIGTERM, the graces would cost every later close seconds
+// for nothing: the rest are killed at once (the stdio.shutdown checks close
+// theirs with Close, graces and all).
 func (c *Conn) closeAfterCheck() {
-	if c.closed || !c.env.killOnClose.Load() {
-		c.Close()
+	if c.closed {
 		return
 	}
 	c.closed = true
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel() // a done context: no graces, SIGKILL at once
-	e := c.p.Close(ctx)
+	e := c.env.eng.closeProcess(c.p)
 	c.exit = &e
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -25,6 +26,14 @@ type taskView struct {
 	CreatedAt     *string          `json:"createdAt"`
 	LastUpdatedAt *string          `json:"lastUpdatedAt"`
 	TTL           *json.RawMessage `json:"ttl"`
+	PollInterval  *json.RawMessage `json:"pollInterval"`
+}
+
+// taskEvent is one message of a task session, in wire order: a response
+// with the method it answers, or a message from the server (method "").
+type taskEvent struct {
+	method string
+	msg    *protocol.Message
 }
 
 // taskRun is what the session saw.
@@ -32,17 +41,27 @@ type taskRun struct {
 	conn    *Conn
 	mark    int
 	tool    string
+	token   string            // the progress token of the first task's call
+	events  []taskEvent       // every message of the session, in order
 	create  *protocol.Message // the task-augmented call's answer
 	task    taskView          // its task
 	get     *protocol.Message // tasks/get while or after it ran
 	result  *protocol.Message // tasks/result
+	settled int               // len(events) when tasks/result was answered
+	barrier int               // len(events) when the barrier after it was answered
 	after   *protocol.Message // tasks/get after tasks/result
-	list    *protocol.Message // tasks/list
+	pages   []*protocol.Message
+	walk    string            // why the tasks/list walk stopped early ("" when it ended)
+	badCur  *protocol.Message // tasks/list with a cursor the server never issued
 	cancelT *protocol.Message // tasks/cancel of the finished task
 	unknown *protocol.Message // tasks/get of an unknown id
 	// A second task, cancelled while it runs.
+	hugeTTL  *json.RawMessage  // the ttl granted for it, asked for taskTTLHuge
 	cancel   *protocol.Message // tasks/cancel of it
 	cancelGt *protocol.Message // tasks/get after that
+	// A third, of a tool whose taskSupport is required, when one is callable.
+	required string
+	created  []string // every taskId a CreateTaskResult gave
 }
 
 // taskSupport returns a tool's execution.taskSupport ("" when absent).
@@ -51,6 +70,48 @@ func taskSupport(tool protocol.Tool) string {
 		return ""
 	}
 	return tool.Execution.TaskSupport
+}
+
+// taskTools returns the callable tools, including those that require a
+// task (CallableTools leaves them out: a plain call of them is wrong).
+func (t *T) taskTools(keep func(protocol.Tool) bool) []protocol.Tool {
+	tools, err := t.Tools()
+	if err != nil {
+		t.blockOnTools(err)
+	}
+	var out []protocol.Tool
+	for _, tl := range tools {
+		if t.env.eng.callable(tl) && keep(tl) {
+			out = append(out, tl)
+		}
+	}
+	return out
+}
+
+// taskAsk sends a request on the task session and records what arrived.
+func (run *taskRun) ask(method string, params any) *protocol.Message {
+	c := run.conn
+	id := fmt.Sprintf("tasks-%d", c.env.nextID())
+	c.must(method, c.Send(id, method, params))
+	before, resp := c.Collect(id, method)
+	for _, r := range before {
+		if r.Msg != nil {
+			run.events = append(run.events, taskEvent{msg: r.Msg})
+		}
+	}
+	run.events = append(run.events, taskEvent{method: method, msg: resp})
+	return resp
+}
+
+// createdTask returns the task of a CreateTaskResult, and whether it has one.
+func createdTask(m *protocol.Message) (taskView, bool) {
+	var created struct {
+		Task *taskView `json:"task"`
+	}
+	if m == nil || m.Error != nil || json.Unmarshal(m.Result, &created) != nil || created.Task == nil || created.Task.TaskID == nil {
+		return taskView{}, false
+	}
+	return *created.Task, true
 }
 
 func observeTasks(t *T) *taskRun {
@@ -65,39 +126,200 @@ func observeTasks(t *T) *taskRun {
 	})
 	args := durationArgs(tool)
 	c := t.FreshSession()
-	run := &taskRun{conn: c, mark: len(c.p.Transcript()), tool: tool.Name}
-	params := func(d int) map[string]any {
-		return map[string]any{"name": tool.Name, "arguments": args(progressDuration(t)/time.Duration(d), progressSteps), "task": map[string]any{"ttl": 60000}}
+	run := &taskRun{conn: c, mark: len(c.p.Transcript()), tool: tool.Name, token: fmt.Sprintf("mcpconform-task-%d", c.env.nextID())}
+	call := func(name string, args map[string]any, token string, ttl int64) *protocol.Message {
+		p := map[string]any{"name": name, "arguments": args, "task": map[string]any{"ttl": ttl}}
+		if token != "" {
+			p["_meta"] = map[string]any{protocol.MetaProgressToken: token}
+		}
+		m := run.ask(protocol.MethodToolsCall, p)
+		if v, ok := createdTask(m); ok {
+			run.created = append(run.created, *v.TaskID)
+		}
+		return m
 	}
-	run.create = c.MustRequest(protocol.MethodToolsCall, params(1))
-	var created struct {
-		Task *taskView `json:"task"`
-	}
-	if run.create.Error == nil && json.Unmarshal(run.create.Result, &created) == nil && created.Task != nil && created.Task.TaskID != nil {
-		run.task = *created.Task
+	run.create = call(tool.Name, args(progressDuration(t), progressSteps), run.token, taskTTLAsked)
+	if v, ok := createdTask(run.create); ok {
+		run.task = v
 		id := map[string]any{"taskId": *run.task.TaskID}
-		run.get = c.MustRequest(protocol.MethodTasksGet, id)
-		run.result = c.MustRequest(protocol.MethodTasksResult, id)
-		run.after = c.MustRequest(protocol.MethodTasksGet, id)
-		if t.Server().has("tasks", "list") {
-			run.list = c.MustRequest(protocol.MethodTasksList, nil)
+		run.get = run.ask(protocol.MethodTasksGet, id)
+		run.result = run.ask(protocol.MethodTasksResult, id)
+		run.settled = len(run.events)
+		for _, r := range c.Barrier() {
+			if r.Msg != nil {
+				run.events = append(run.events, taskEvent{msg: r.Msg})
+			}
 		}
+		run.barrier = len(run.events)
+		run.after = run.ask(protocol.MethodTasksGet, id)
 		if t.Server().has("tasks", "cancel") {
-			run.cancelT = c.MustRequest(protocol.MethodTasksCancel, id)
-			second := c.MustRequest(protocol.MethodToolsCall, params(1))
-			var again struct {
-				Task *taskView `json:"task"`
-			}
-			if second.Error == nil && json.Unmarshal(second.Result, &again) == nil && again.Task != nil && again.Task.TaskID != nil {
-				id2 := map[string]any{"taskId": *again.Task.TaskID}
-				run.cancel = c.MustRequest(protocol.MethodTasksCancel, id2)
-				run.cancelGt = c.MustRequest(protocol.MethodTasksGet, id2)
+			run.cancelT = run.ask(protocol.MethodTasksCancel, id)
+			// This task asks for a ttl no server should grant as is.
+			if again, ok := createdTask(call(tool.Name, args(progressDuration(t), progressSteps), "", taskTTLHuge)); ok {
+				run.hugeTTL = again.TTL
+				id2 := map[string]any{"taskId": *again.TaskID}
+				run.cancel = run.ask(protocol.MethodTasksCancel, id2)
+				run.cancelGt = run.ask(protocol.MethodTasksGet, id2)
 			}
 		}
-		run.unknown = c.MustRequest(protocol.MethodTasksGet, map[string]any{"taskId": "mcpconform-no-such-task"})
+		if req := t.taskTools(func(tl protocol.Tool) bool { return taskSupport(tl) == "required" }); len(req) > 0 {
+			run.required = req[0].Name
+			a := sampleArgs(toolSchemaMap(req[0].InputSchema))
+			if da := durationArgs(req[0]); da != nil {
+				a = da(0, 1)
+			}
+			if v, ok := createdTask(call(req[0].Name, a, "", taskTTLAsked)); ok {
+				run.ask(protocol.MethodTasksGet, map[string]any{"taskId": *v.TaskID})
+			}
+		}
+		if t.Server().has("tasks", "list") {
+			run.walkTasks()
+			run.badCur = run.ask(protocol.MethodTasksList, map[string]any{"cursor": "mcpconform-not-a-cursor"})
+		}
+		run.unknown = run.ask(protocol.MethodTasksGet, map[string]any{"taskId": "mcpconform-no-such-task"})
 	}
 	c.Close()
 	t.env.setMemo("tasks", run)
+	return run
+}
+
+// taskTTLAsked is the ttl (ms) the suite asks for; the server may grant
+// another (tasks.mdx: "Receivers MAY override the requested ttl duration").
+const taskTTLAsked = 60000
+
+// taskTTLHuge is a ttl (about 31 years) a server enforcing a maximum does
+// not grant.
+const taskTTLHuge int64 = 1_000_000_000_000
+
+// walkTasks follows tasks/list's cursors (at most 20 pages, each cursor
+// once).
+func (run *taskRun) walkTasks() {
+	seen := map[string]bool{}
+	var params any
+	for page := 0; page < 20; page++ {
+		m := run.ask(protocol.MethodTasksList, params)
+		run.pages = append(run.pages, m)
+		var res struct {
+			NextCursor *string `json:"nextCursor"`
+		}
+		if m.Error != nil || json.Unmarshal(m.Result, &res) != nil || res.NextCursor == nil || *res.NextCursor == "" {
+			return
+		}
+		if seen[*res.NextCursor] {
+			run.walk = fmt.Sprintf("page %d gave a cursor an earlier page gave", page+1)
+			return
+		}
+		seen[*res.NextCursor] = true
+		params = map[string]any{"cursor": *res.NextCursor}
+	}
+	run.walk = "more than 20 pages"
+}
+
+// found returns the ids of the tasks a tasks/get of the session found, in
+// the order they were created: a task may be gone once cancelled.
+func (run *taskRun) found() []string {
+	var out []string
+	for _, id := range run.created {
+		if slices.ContainsFunc(run.events, func(e taskEvent) bool {
+			v, ok := taskOf(e.msg)
+			return e.method == protocol.MethodTasksGet && ok && v.TaskID != nil && *v.TaskID == id
+		}) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// listed returns every task of the tasks/list walk.
+func (run *taskRun) listed() []taskView {
+	var out []taskView
+	for _, m := range run.pages {
+		var res struct {
+			Tasks []taskView `json:"tasks"`
+		}
+		if m.Error == nil && json.Unmarshal(m.Result, &res) == nil {
+			out = append(out, res.Tasks...)
+		}
+	}
+	return out
+}
+
+// taskInputRun is a task-augmented call of a tool that asks the client
+// (elicitation), with the server's request held unanswered while the task
+// is polled.
+type taskInputRun struct {
+	conn    *Conn
+	mark    int
+	tool    string
+	create  *protocol.Message
+	taskID  string
+	request *protocol.Message // the server's request for the task
+	get     *protocol.Message // tasks/get while the request is unanswered
+	result  *protocol.Message // tasks/result after answering it
+	events  []taskEvent
+}
+
+func observeTaskInput(t *T) *taskInputRun {
+	if run, ok := t.env.memo("tasks/input").(*taskInputRun); ok {
+		t.use(run.conn)
+		run.conn.mark = run.mark
+		return run
+	}
+	tools := t.taskTools(func(tl protocol.Tool) bool {
+		s := taskSupport(tl)
+		return (s == "optional" || s == "required") && strings.Contains(strings.ToLower(tl.Name), elicitFeature.hint)
+	})
+	if len(tools) == 0 {
+		t.RequireCallableTool(func(tl protocol.Tool) bool {
+			s := taskSupport(tl)
+			return (s == "optional" || s == "required") && strings.Contains(strings.ToLower(tl.Name), elicitFeature.hint)
+		})
+		t.NotVerified("no callable tool with task support asks for elicitation")
+	}
+	tool := tools[0]
+	c := t.FreshSessionWith(map[string]any{elicitFeature.name: elicitFeature.caps})
+	run := &taskInputRun{conn: c, mark: len(c.p.Transcript()), tool: tool.Name}
+	tr := &taskRun{conn: c}
+	run.create = tr.ask(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": elicitFeature.argsFor(tool), "task": map[string]any{"ttl": taskTTLAsked}})
+	if v, ok := createdTask(run.create); ok {
+		run.taskID = *v.TaskID
+		for _, e := range tr.events {
+			if e.method == "" && e.msg.Kind() == protocol.KindRequest {
+				run.request = e.msg
+			}
+		}
+		// The request is the event to wait for; none within the request
+		// timeout leaves the input checks not-verified.
+		deadline := time.Now().Add(t.RequestTimeout())
+		for run.request == nil && time.Until(deadline) > 0 {
+			r, err := c.Next(time.Until(deadline))
+			if err != nil {
+				break
+			}
+			if r.Msg != nil {
+				tr.events = append(tr.events, taskEvent{msg: r.Msg})
+				if r.Msg.Kind() == protocol.KindRequest {
+					run.request = r.Msg
+				}
+			}
+		}
+		id := map[string]any{"taskId": run.taskID}
+		if run.request != nil {
+			run.get = tr.ask(protocol.MethodTasksGet, id)
+			c.OnRequest(func(req *protocol.Message) (any, *protocol.Error) {
+				if req.Method == protocol.MethodElicit {
+					return map[string]any{"action": "accept", "content": map[string]any{"answer": "yes"}}, nil
+				}
+				return nil, rpcError(protocol.CodeMethodNotFound, "mcpconform: no such client method")
+			})
+			c.answer(run.request)
+			run.result = tr.ask(protocol.MethodTasksResult, id)
+			c.OnRequest(nil)
+		}
+	}
+	run.events = tr.events
+	c.Close()
+	t.env.setMemo("tasks/input", run)
 	return run
 }
 
@@ -116,6 +338,117 @@ func taskOf(m *protocol.Message) (taskView, bool) {
 		return v, false
 	}
 	return v, true
+}
+
+// relatedTaskID returns the taskId of a params or result object's _meta
+// io.modelcontextprotocol/related-task, and whether it has one.
+func relatedTaskID(raw json.RawMessage) (string, bool) {
+	var v struct {
+		Meta map[string]struct {
+			TaskID *string `json:"taskId"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(raw, &v) != nil {
+		return "", false
+	}
+	rt, ok := v.Meta[protocol.MetaRelatedTask]
+	if !ok || rt.TaskID == nil {
+		return "", false
+	}
+	return *rt.TaskID, true
+}
+
+// taskProgress returns the progress notifications among events[from:to]
+// and their tokens.
+func taskProgress(events []taskEvent, from, to int) (msgs []*protocol.Message, tokens []string) {
+	for _, e := range events[from:to] {
+		if e.method != "" || e.msg.Method != protocol.NotifProgress {
+			continue
+		}
+		var p struct {
+			Token json.RawMessage `json:"progressToken"`
+		}
+		_ = json.Unmarshal(e.msg.Params, &p)
+		var tok string
+		if json.Unmarshal(p.Token, &tok) != nil {
+			tok = string(p.Token)
+		}
+		msgs, tokens = append(msgs, e.msg), append(tokens, tok)
+	}
+	return msgs, tokens
+}
+
+// terminalStatus reports whether a task status is terminal.
+func terminalStatus(s string) bool {
+	return s == protocol.TaskStatusCompleted || s == protocol.TaskStatusFailed || s == protocol.TaskStatusCancelled
+}
+
+// taskStatuses lists, per task id in first-seen order, the statuses the
+// server's responses reported, in order, and separately those of its
+// notifications/tasks/status; unknown lists statuses that are not a
+// TaskStatus.
+func taskStatuses(events []taskEvent) (order []string, byResponse, byNotification map[string][]string, unknown []string) {
+	byResponse, byNotification = map[string][]string{}, map[string][]string{}
+	add := func(m map[string][]string, v taskView) {
+		if v.TaskID == nil {
+			return
+		}
+		id := *v.TaskID
+		if _, ok := byResponse[id]; !ok {
+			if _, ok := byNotification[id]; !ok {
+				order = append(order, id)
+			}
+		}
+		if !slices.Contains(knownTaskStatuses, v.Status) {
+			unknown = append(unknown, fmt.Sprintf("%s %q", id, v.Status))
+		}
+		m[id] = append(m[id], v.Status)
+	}
+	for _, e := range events {
+		if e.msg == nil {
+			continue
+		}
+		switch e.method {
+		case "":
+			if e.msg.Method == protocol.NotifTaskStatus {
+				var v taskView
+				if json.Unmarshal(e.msg.Params, &v) == nil {
+					add(byNotification, v)
+				}
+			}
+		case protocol.MethodToolsCall:
+			if v, ok := createdTask(e.msg); ok {
+				add(byResponse, v)
+			}
+		case protocol.MethodTasksGet, protocol.MethodTasksCancel:
+			if v, ok := taskOf(e.msg); ok {
+				add(byResponse, v)
+			}
+		case protocol.MethodTasksList:
+			var res struct {
+				Tasks []taskView `json:"tasks"`
+			}
+			if e.msg.Error == nil && json.Unmarshal(e.msg.Result, &res) == nil {
+				for _, v := range res.Tasks {
+					add(byResponse, v)
+				}
+			}
+		}
+	}
+	return order, byResponse, byNotification, unknown
+}
+
+var knownTaskStatuses = []string{protocol.TaskStatusWorking, protocol.TaskStatusInputReq, protocol.TaskStatusCompleted, protocol.TaskStatusFailed, protocol.TaskStatusCancelled}
+
+// leftTerminal returns the first move out of a terminal status in a
+// sequence of statuses, or "".
+func leftTerminal(seq []string) string {
+	for i := 1; i < len(seq); i++ {
+		if terminalStatus(seq[i-1]) && seq[i] != seq[i-1] {
+			return seq[i-1] + " → " + seq[i]
+		}
+	}
+	return ""
 }
 
 func init() {
@@ -204,8 +537,40 @@ func init() {
 			case v.TTL == nil:
 				t.Actual("no ttl")
 				t.Failf("tasks/get of %s has no ttl", id)
-			default:
+			case !ttlValue(*v.TTL):
 				t.Actual("ttl %s", *v.TTL)
+				t.Failf("tasks/get of %s has ttl %s: neither a number of milliseconds nor null", id, clip2(string(*v.TTL), 40))
+			default:
+				// A ttl other than the CreateTaskResult's is
+				// tasks.get.ttl-stable's (advisory): tasks/get's is the
+				// actual one the MUST asks for.
+				t.Actual("ttl %s (asked for %d)", *v.TTL, taskTTLAsked)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.get.ttl-stable",
+		Title:       "tasks/get reports the ttl the task was created with",
+		Requirement: "The ttl tasks/get reports for a task is the one its CreateTaskResult granted; a different one is a warning.",
+		Authority: Advisory("Receivers MAY override the requested ttl, and tasks/get MUST carry the actual one; no keyword makes the CreateTaskResult's ttl the actual one too, " +
+			"but a client that plans with it is misled when tasks/get reports another (tasks.get.ttl judges the MUST)."),
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			id := requireTask(t, run)
+			t.Expect("the ttl of the CreateTaskResult")
+			if run.get.Error != nil {
+				t.NotApplicable("tasks/get of %s failed: tasks.get.ttl judges that", id)
+			}
+			v, _ := taskOf(run.get)
+			if v.TTL == nil || run.task.TTL == nil {
+				t.NotApplicable("no ttl to compare: tasks.get.ttl and tasks.create.result judge that")
+			}
+			t.Actual("ttl %s, the CreateTaskResult said %s", *v.TTL, *run.task.TTL)
+			if string(*run.task.TTL) != string(*v.TTL) {
+				t.Failf("tasks/get of %s reports ttl %s, its CreateTaskResult %s: only one of them can be the actual ttl", id, *v.TTL, *run.task.TTL)
 			}
 		},
 	})
@@ -269,23 +634,33 @@ func init() {
 		Capability: "tasks",
 		Run: func(t *T) {
 			run := observeTasks(t)
-			id := requireTask(t, run)
-			if run.list == nil {
+			requireTask(t, run)
+			if run.pages == nil {
 				t.NotApplicable("the server does not declare tasks.list")
 			}
-			t.Expect("task %q listed", id)
-			if run.list.Error != nil {
-				t.Actual("error %d", run.list.Error.Code)
-				t.Fatalf("tasks/list failed with error %d: %s", run.list.Error.Code, run.list.Error.Message)
+			t.Expect("every task tasks/get finds listed on some page of tasks/list")
+			for _, m := range run.pages {
+				if m.Error != nil {
+					t.Actual("error %d", m.Error.Code)
+					t.Fatalf("tasks/list failed with error %d: %s", m.Error.Code, m.Error.Message)
+				}
 			}
-			var res struct {
-				Tasks []taskView `json:"tasks"`
+			listed := run.listed()
+			// The tasks tasks/get finds: the first, and the others it was
+			// not asked about but which tasks/list must still show.
+			var missing []string
+			found := run.found()
+			for _, want := range found {
+				if !slices.ContainsFunc(listed, func(v taskView) bool { return v.TaskID != nil && *v.TaskID == want }) {
+					missing = append(missing, want)
+				}
 			}
-			_ = json.Unmarshal(run.list.Result, &res)
-			found := slices.ContainsFunc(res.Tasks, func(v taskView) bool { return v.TaskID != nil && *v.TaskID == id })
-			t.Actual("%d task(s) listed, %q among them: %v", len(res.Tasks), id, found)
-			if !found {
-				t.Failf("tasks/list does not list %s, which tasks/get finds", id)
+			t.Actual("%d task(s) on %d page(s), missing %v", len(listed), len(run.pages), missing)
+			if run.walk != "" {
+				t.Logf("the cursor walk stopped: %s", run.walk)
+			}
+			if len(missing) > 0 {
+				t.Failf("tasks/list does not list %s on any of its %d page(s), though tasks/get finds them (%d found, %d listed)", strings.Join(missing, ", "), len(run.pages), len(found), len(listed))
 			}
 		},
 	})
@@ -368,6 +743,334 @@ func init() {
 				"the task-augmented call of "+tool.Name+", which does not support tasks, got error %d, not -32601", false)
 		},
 	})
+
+	Register(Check{
+		ID:          "tasks.tool.required",
+		Title:       "A plain call of a tool that requires a task gets -32601",
+		Requirement: "A tools/call without a task of a tool whose execution.taskSupport is required is answered with error -32601.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Tool-Level Negotiation",
+			"Servers MUST return a `-32601` (Method not found) error if a client does not attempt to do so."),
+		Refs:       []SpecRef{tasksRef("Protocol Errors")},
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			if !t.Server().has("tasks", "requests") {
+				t.NotApplicable("the server declares no task-augmented requests")
+			}
+			tools := t.taskTools(func(tl protocol.Tool) bool { return taskSupport(tl) == "required" })
+			if len(tools) == 0 {
+				t.RequireCallableTool(func(tl protocol.Tool) bool { return taskSupport(tl) == "required" })
+				t.NotApplicable("no listed tool requires a task")
+			}
+			tool := tools[0]
+			c := t.FreshSession()
+			m := c.MustRequest(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": sampleArgs(toolSchemaMap(tool.InputSchema))})
+			t.Expect("error -32601")
+			if m.Error != nil && m.Error.Code == protocol.CodeInvalidRequest {
+				// tasks.mdx §Protocol Errors lets a receiver that requires
+				// tasks for a whole request type answer -32600; the
+				// tool-level sentence names -32601.
+				t.Actual("error -32600")
+				t.NotVerified("the plain call of %s, which requires a task, got -32600, which a MAY allows when the server requires tasks for every tools/call: whether it does is not observable, so the -32601 the tool-level rule names is not judged", tool.Name)
+			}
+			judgeErrorCode(t, m, protocol.CodeMethodNotFound, fmt.Sprintf("the plain call of %s, whose taskSupport is required, returned a result", tool.Name),
+				"the plain call of "+tool.Name+", whose taskSupport is required, got error %d, not -32601", true)
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.progress.token",
+		Title:       "A task's progress keeps the call's progressToken",
+		Requirement: "Progress notifications sent while a task runs use the progressToken of the task-augmented call that created it.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/progress.mdx", "Behavior Requirements",
+			"Progress notifications for tasks MUST use the same `progressToken` that was provided in the initial task-augmented request"),
+		Refs:       []SpecRef{tasksRef("Task Progress Notifications")},
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			requireTask(t, run)
+			msgs, tokens := taskProgress(run.events, 0, run.settled)
+			if len(msgs) == 0 {
+				t.NotVerified("the task of %s sent no progress notification before it ended (progress is optional)", run.tool)
+			}
+			t.Expect("progressToken %q in every progress notification", run.token)
+			var wrong []string
+			for _, tok := range tokens {
+				if tok != run.token {
+					wrong = append(wrong, tok)
+				}
+			}
+			t.Actual("%d progress notification(s), %d with another token", len(msgs), len(wrong))
+			if len(wrong) > 0 {
+				t.Failf("%d of %d progress notification(s) of the task reference token %q, not the call's %q", len(wrong), len(msgs), wrong[0], run.token)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.progress.related-task",
+		Title:       "A task's progress names the task",
+		Requirement: "Progress notifications of a task carry _meta io.modelcontextprotocol/related-task with its taskId.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Associating Task-Related Messages",
+			"All requests, notifications, and responses related to a task MUST include the `io.modelcontextprotocol/related-task` key in their `_meta` field, with the value set to an object with a `taskId` matching the associated task ID."),
+		Refs:       []SpecRef{tasksRef("Related Task Metadata")},
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			id := requireTask(t, run)
+			msgs, tokens := taskProgress(run.events, 0, run.settled)
+			var mine []*protocol.Message
+			for i, m := range msgs {
+				if tokens[i] == run.token {
+					mine = append(mine, m)
+				}
+			}
+			if len(mine) == 0 {
+				t.NotVerified("the task of %s sent no progress notification with its token (progress is optional)", run.tool)
+			}
+			t.Expect("_meta[%s].taskId = %q", protocol.MetaRelatedTask, id)
+			bad := 0
+			for _, m := range mine {
+				if got, ok := relatedTaskID(m.Params); !ok || got != id {
+					bad++
+				}
+			}
+			t.Actual("%d of %d without it", bad, len(mine))
+			if bad > 0 {
+				t.Failf("%d of %d progress notification(s) of task %s do not carry _meta %s with its taskId", bad, len(mine), id, protocol.MetaRelatedTask)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.progress.stop",
+		Title:       "A task's progress stops when it ends",
+		Requirement: "No progress notification with the task's token arrives after tasks/result answered (the task had ended).",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/progress.mdx", "Behavior Requirements",
+			"Progress notifications for tasks MUST stop after the task reaches a terminal status (`completed`, `failed`, or `cancelled`)"),
+		Refs:       []SpecRef{tasksRef("Task Progress Notifications")},
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			id := requireTask(t, run)
+			if run.result.Error != nil {
+				t.NotVerified("tasks/result of %s returned error %d: the end of the task was not observed", id, run.result.Error.Code)
+			}
+			_, tokens := taskProgress(run.events, run.settled, len(run.events))
+			late := 0
+			for _, tok := range tokens {
+				if tok == run.token {
+					late++
+				}
+			}
+			t.Expect("no progress with token %q after tasks/result answered", run.token)
+			t.Actual("%d", late)
+			if late > 0 {
+				t.Failf("%d progress notification(s) with the token of task %s arrived after tasks/result answered, when the task had ended", late, id)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.status.transitions",
+		Title:       "A task never leaves a terminal status",
+		Requirement: "Once a task is completed, failed or cancelled, every later answer (tasks/get, tasks/cancel, tasks/list) and every later notifications/tasks/status reports the same status; every status is one of the five.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Task Status Lifecycle",
+			"Tasks with a `completed`, `failed`, or `cancelled` status are in a terminal state and MUST NOT transition to any other status"),
+		Refs:       []SpecRef{tasksRef("Task Cancellation"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "TaskStatus"}},
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			requireTask(t, run)
+			sessions := [][]taskEvent{run.events}
+			if in, ok := t.env.memo("tasks/input").(*taskInputRun); ok {
+				sessions = append(sessions, in.events) // task ids are per session
+			}
+			t.Expect("no move out of completed, failed or cancelled; statuses among %v", knownTaskStatuses)
+			tasks, reports := 0, 0
+			for _, events := range sessions {
+				// Responses answer requests sent one at a time, so their
+				// order is the order of the server's states; notifications
+				// are judged among themselves, never against a response
+				// they may have raced.
+				order, byResp, byNote, unknown := taskStatuses(events)
+				tasks, reports = tasks+len(order), reports+countAll(byResp)+countAll(byNote)
+				if len(unknown) > 0 {
+					t.Failf("task status not one of %v: %s", knownTaskStatuses, strings.Join(unknown, ", "))
+				}
+				for _, id := range order {
+					if move := leftTerminal(byResp[id]); move != "" {
+						t.Failf("task %s went %s in the server's answers (%s)", id, move, strings.Join(byResp[id], ", "))
+					}
+					if move := leftTerminal(byNote[id]); move != "" {
+						t.Failf("task %s went %s in its notifications/tasks/status (%s)", id, move, strings.Join(byNote[id], ", "))
+					}
+				}
+			}
+			t.Actual("%d task(s) in %d session(s), %d status report(s)", tasks, len(sessions), reports)
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.notify.no-related-task",
+		Title:       "notifications/tasks/status does not repeat the task id in _meta",
+		Requirement: "A notifications/tasks/status the server sends has no _meta io.modelcontextprotocol/related-task (its params are the task).",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Task Notifications",
+			"When sent, the `notifications/tasks/status` notification SHOULD NOT include the `io.modelcontextprotocol/related-task` metadata, as the task ID is already present in the notification parameters."),
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			requireTask(t, run)
+			var notes, with int
+			for _, e := range run.events {
+				if e.method == "" && e.msg.Method == protocol.NotifTaskStatus {
+					notes++
+					if _, ok := relatedTaskID(e.msg.Params); ok {
+						with++
+					}
+				}
+			}
+			if notes == 0 {
+				t.NotVerified("the server sent no notifications/tasks/status (they are optional)")
+			}
+			t.Expect("no _meta %s", protocol.MetaRelatedTask)
+			t.Actual("%d of %d with it", with, notes)
+			if with > 0 {
+				t.Failf("%d of %d notifications/tasks/status carry _meta %s", with, notes, protocol.MetaRelatedTask)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.input.related-task",
+		Title:       "A task's request to the client names the task",
+		Requirement: "The request a task sends the client for input (elicitation/create) carries _meta io.modelcontextprotocol/related-task with the task's id.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Input Required Status",
+			"The receiver MUST include the `io.modelcontextprotocol/related-task` metadata in the request to associate it with the task."),
+		Refs:       []SpecRef{tasksRef("Associating Task-Related Messages")},
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := requireTaskInput(t)
+			t.Expect("_meta[%s].taskId = %q", protocol.MetaRelatedTask, run.taskID)
+			got, ok := relatedTaskID(run.request.Params)
+			t.Actual("related-task %v %q", ok, got)
+			if !ok || got != run.taskID {
+				t.Failf("the %s request task %s sent does not carry _meta %s with its taskId", run.request.Method, run.taskID, protocol.MetaRelatedTask)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.input.status",
+		Title:       "A task waiting for the client is input_required",
+		Requirement: "While the request a task sent the client is unanswered, tasks/get reports the task input_required.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Input Required Status",
+			"When the task receiver has messages for the requestor that are necessary to complete the task, the receiver SHOULD move the task to the `input_required` status."),
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := requireTaskInput(t)
+			t.Expect("status %q", protocol.TaskStatusInputReq)
+			v, ok := taskOf(run.get)
+			if !ok {
+				t.NotVerified("tasks/get of %s while its request was unanswered got no task", run.taskID)
+			}
+			t.Actual("status %q", v.Status)
+			if v.Status != protocol.TaskStatusInputReq {
+				t.Failf("while its %s request was unanswered, tasks/get reported task %s %q, not input_required", run.request.Method, run.taskID, v.Status)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.list.cursor-invalid",
+		Title:       "tasks/list with an invalid cursor gets -32602",
+		Requirement: "tasks/list with a cursor the server never issued is answered with error -32602.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Protocol Errors",
+			"Receivers MUST return standard JSON-RPC errors for the following protocol error cases: Invalid or nonexistent cursor in `tasks/list`: `-32602` (Invalid params)"),
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			requireTask(t, run)
+			if run.badCur == nil {
+				t.NotApplicable("the server does not declare tasks.list")
+			}
+			t.Expect("error -32602")
+			judgeErrorCode(t, run.badCur, protocol.CodeInvalidParams, "tasks/list with a cursor the server never issued returned a result", "tasks/list with a cursor the server never issued got error %d, not -32602", true)
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.get.poll-interval",
+		Title:       "A task's pollInterval is a number of milliseconds",
+		Requirement: "Where a task carries pollInterval (optional), it is a non-negative number of milliseconds.",
+		Authority: AdvisoryOn(protocol.Rev20251125, "schema.ts", "Task",
+			"Suggested polling interval in milliseconds.",
+			"a client that honours pollInterval, as it should, cannot poll by a value that is not a number"),
+		Refs:       []SpecRef{tasksRef("TTL and Resource Management")},
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			requireTask(t, run)
+			var seen int
+			var bad []string
+			for _, m := range []*protocol.Message{run.get, run.after, run.cancelGt} {
+				v, ok := taskOf(m)
+				if !ok || v.PollInterval == nil {
+					continue
+				}
+				seen++
+				if !ttlValue(*v.PollInterval) || string(*v.PollInterval) == "null" {
+					bad = append(bad, clip2(string(*v.PollInterval), 40))
+				}
+			}
+			if seen == 0 {
+				t.NotVerified("no tasks/get answer carried pollInterval (it is optional)")
+			}
+			t.Expect("pollInterval a number ≥ 0")
+			t.Actual("%d pollInterval(s), not a number: %v", seen, bad)
+			if len(bad) > 0 {
+				t.Failf("tasks/get answered pollInterval %s, not a number of milliseconds", bad[0])
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.ttl.bounded",
+		Title:       "A task's ttl is bounded",
+		Requirement: "A task-augmented call asking for a ttl of about 31 years is granted a shorter ttl, not that one and not unlimited (null).",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Resource Management",
+			"Receivers SHOULD: Enforce maximum `ttl` durations to prevent indefinite resource retention"),
+		Refs:       []SpecRef{tasksRef("TTL and Resource Management")},
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			requireTask(t, run)
+			if run.cancelT == nil {
+				t.NotApplicable("the server does not declare tasks.cancel (the suite asks for the long ttl only of a task it can cancel)")
+			}
+			if run.hugeTTL == nil {
+				t.NotVerified("the task-augmented call asking for ttl %d created no task with a ttl", taskTTLHuge)
+			}
+			t.Expect("a ttl below %d", taskTTLHuge)
+			var granted float64
+			t.Actual("ttl %s", *run.hugeTTL)
+			if string(*run.hugeTTL) == "null" {
+				t.Failf("asked for ttl %d, the server granted unlimited retention (null)", taskTTLHuge)
+			} else if json.Unmarshal(*run.hugeTTL, &granted) == nil && granted >= float64(taskTTLHuge) {
+				t.Failf("asked for ttl %d, the server granted %s: no maximum is enforced", taskTTLHuge, *run.hugeTTL)
+			}
+		},
+	})
 }
 
 // has reports whether the capability name is declared with member set.
@@ -387,4 +1090,34 @@ func taskAugmented(req *protocol.Message) bool {
 		Task json.RawMessage `json:"task"`
 	}
 	return json.Unmarshal(req.Params, &p) == nil && len(p.Task) > 0 && p.Task[0] == '{'
+}
+
+// requireTaskInput observes the input_required flow and ends the check as
+// not-verified when the task never asked.
+func requireTaskInput(t *T) *taskInputRun {
+	run := observeTaskInput(t)
+	if run.taskID == "" {
+		t.NotVerified("the task-augmented call of %s created no task (tasks.create.result judges that)", run.tool)
+	}
+	if run.request == nil {
+		t.NotVerified("the task of %s sent no request to the client within the request timeout", run.tool)
+	}
+	return run
+}
+
+// ttlValue reports whether raw is a non-negative JSON number or null.
+func ttlValue(raw json.RawMessage) bool {
+	if string(raw) == "null" {
+		return true
+	}
+	var f float64
+	return len(raw) > 0 && raw[0] != '"' && json.Unmarshal(raw, &f) == nil && f >= 0
+}
+
+func countAll(m map[string][]string) int {
+	n := 0
+	for _, v := range m {
+		n += len(v)
+	}
+	return n
 }

@@ -6,8 +6,11 @@ import (
 	"io"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpconform/mcpconform/runner"
 )
 
 // lineKind classifies one line a server wrote, for the checks that scan all
@@ -28,12 +31,17 @@ const (
 )
 
 // The runner marks lines it did not keep whole; their text is not the line.
-var truncatedLine = regexp.MustCompile(`… \[(line of \d+ bytes discarded|\d+ bytes in all)\]$`)
+// A line it read whole but kept only the start of carries its verdict on
+// the line (runner.CutNotJSON and the like) after the size.
+var truncatedLine = regexp.MustCompile(`… \[(line of \d+ bytes discarded|\d+ bytes in all(, [a-zA-Z0-9 -]+)?)\]$`)
 
 // classifyLine returns the kind of a line and, for a message, its members
 // decoded with json.Number.
 func classifyLine(text string) (lineKind, map[string]any) {
 	if truncatedLine.MatchString(text) {
+		if _, _, verdict, ok := cutLine(text); ok && verdict == runner.CutNotUTF8 {
+			return lineNotUTF8, nil
+		}
 		return lineUnjudged, nil
 	}
 	if !utf8.ValidString(text) {
@@ -68,6 +76,26 @@ func classifyLine(text string) (lineKind, map[string]any) {
 	}
 	return lineMessage, obj
 }
+
+// cutLine reads the transcript text of a line the runner read whole but
+// kept only the start of: that start, the line's size, and the runner's
+// verdict on the whole line ("" for a message).
+func cutLine(text string) (head string, size int, verdict string, ok bool) {
+	m := cutMark.FindStringSubmatchIndex(text)
+	if m == nil {
+		return "", 0, "", false
+	}
+	size, err := strconv.Atoi(text[m[2]:m[3]])
+	if err != nil {
+		return "", 0, "", false
+	}
+	if m[4] >= 0 {
+		verdict = text[m[4]:m[5]]
+	}
+	return text[:m[0]], size, verdict, true
+}
+
+var cutMark = regexp.MustCompile(`… \[(\d+) bytes in all(?:, ([a-zA-Z0-9 -]+))?\]$`)
 
 // Bounds of the search for a message split across lines: a split message
 // longer than this is judged line by line (as stdout noise).

@@ -66,6 +66,12 @@ func TestUnaskedResponse(t *testing.T) {
 		{"null id", []parsedLine{send("{bad"), recv(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`)}, ""},
 		{"cut-short request", []parsedLine{cut, answer(`"big"`)}, ""},
 		{"cut-short request excuses one", []parsedLine{cut, answer(`"big"`), answer(`"big"`)}, `"big"`},
+		// An id of the other JSON type answers its request: the id checks
+		// judge it, not this one. It still answers only once.
+		{"integer answered as string", []parsedLine{ping("7"), answer(`"7"`)}, ""},
+		{"string answered as integer", []parsedLine{ping(`"-3"`), answer("-3")}, ""},
+		{"twin answers once", []parsedLine{ping("7"), answer(`"7"`), answer(`"7"`)}, `"7"`},
+		{"no twin for a word", []parsedLine{ping(`"a"`), answer("1")}, "1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,5 +80,32 @@ func TestUnaskedResponse(t *testing.T) {
 				t.Errorf("unaskedResponse = %q, %v; want %q", key, ok, tt.want)
 			}
 		})
+	}
+}
+
+// TestCutLine: a line the runner read whole but kept only the start of is
+// classified by the runner's verdict on the whole line.
+func TestCutLine(t *testing.T) {
+	head := `{"jsonrpc":"2.0","id":1,"result":{"x":"aaaa`
+	tests := []struct {
+		text     string
+		kind     lineKind
+		verdict  string
+		size     int
+		wantHead bool
+	}{
+		{head + "… [100000 bytes in all]", lineUnjudged, "", 100000, true},
+		{"xxxx… [70000 bytes in all, not JSON]", lineUnjudged, "not JSON", 70000, false},
+		{head + "… [70000 bytes in all, not UTF-8]", lineNotUTF8, "not UTF-8", 70000, true},
+		{head + "… [line of 5000000 bytes discarded]", lineUnjudged, "", 0, false},
+	}
+	for _, tt := range tests {
+		if kind, _ := classifyLine(tt.text); kind != tt.kind {
+			t.Errorf("classifyLine(%q) = %v, want %v", tt.text, kind, tt.kind)
+		}
+		h, size, verdict, ok := cutLine(tt.text)
+		if ok != (tt.size > 0) || size != tt.size || verdict != tt.verdict || tt.wantHead && h != head {
+			t.Errorf("cutLine(%q) = %q, %d, %q, %v; want size %d, verdict %q", tt.text, h, size, verdict, ok, tt.size, tt.verdict)
+		}
 	}
 }

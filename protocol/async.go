@@ -27,6 +27,8 @@ const (
 	TaskStatusCompleted = "completed"
 	TaskStatusFailed    = "failed"
 	TaskStatusCancelled = "cancelled"
+	// MetaRelatedTask is the _meta key tying a message to a task.
+	MetaRelatedTask = "io.modelcontextprotocol/related-task"
 )
 
 // ProgressParams is the params of notifications/progress. Progress and

@@ -238,6 +238,10 @@ type SuiteInfo struct {
 // Target is the server command that was checked.
 type Target struct {
 	Command []string `json:"command"`
+	// InProcess says which processes of the run were served inside the
+	// suite rather than by running Command (the embedded reference); ""
+	// when every one ran Command.
+	InProcess string `json:"inProcess,omitempty"`
 }
 
 // Implementation is the server's name and version as it reported them.

@@ -47,6 +47,9 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 	if rep.Server.Name != "" {
 		ew.printf("server: %s %s\n", Clean(rep.Server.Name), Clean(rep.Server.Version))
 	}
+	if rep.Target.InProcess != "" {
+		ew.printf("served: %s\n", Clean(rep.Target.InProcess))
+	}
 	probed := ""
 	if rep.Options.Protocol != "" {
 		probed = " (only --protocol " + rep.Options.Protocol + " was probed)"

@@ -85,6 +85,16 @@ func (p *Process) shutdown(ctx context.Context) {
 			e.Signal = signalName(ws.Signal())
 		}
 	}
+	state := describeState(p.state)
+	if s := p.served; s != nil {
+		state = p.servedStateLocked()
+		if s.exited {
+			e.Code = s.code
+			if s.signal != "" {
+				e.Code, e.Signal = -1, s.signal
+			}
+		}
+	}
 	e.Remaining = p.queue
 	p.queue = nil
 	p.queueBytes = 0
@@ -92,7 +102,7 @@ func (p *Process) shutdown(ctx context.Context) {
 	if p.dead == nil {
 		p.dead = p.deadErrorLocked()
 	}
-	p.noteLocked(fmt.Sprintf("closed: escalation %s, %s", e.Escalation, describeState(p.state)))
+	p.noteLocked(fmt.Sprintf("closed: escalation %s, %s", e.Escalation, state))
 	p.exit = e
 	p.broadcastLocked()
 }
@@ -135,6 +145,9 @@ func (p *Process) awaitOutstanding(ctx context.Context) {
 // so its process group id, may belong to an unrelated process, so the group
 // is not signalled by id any more.
 func (p *Process) killLeftovers() {
+	if p.served != nil {
+		return // nothing runs outside this program
+	}
 	pids := Descendants(p.token)
 	if len(pids) == 0 {
 		return

@@ -174,6 +174,11 @@ func typeTwin(id json.RawMessage) (twin string, ok bool) {
 	return "", false
 }
 
+// TypeTwin returns the id key (JSON text, as protocol.IDKey renders it)
+// that differs from key only in JSON type: "7" for 7 and 7 for "7". ok is
+// false when there is none.
+func TypeTwin(key string) (twin string, ok bool) { return typeTwin(json.RawMessage(key)) }
+
 // typeName names the JSON type of a raw id for messages.
 func typeName(id string) string {
 	switch {

@@ -136,6 +136,44 @@ type lostLine struct {
 	problem error
 }
 
+// Verdicts on a whole line that the transcript marks on a line it keeps
+// only the start of ("… [100000 bytes in all, not JSON]").
+const (
+	CutNotJSON    = "not JSON"
+	CutNotMessage = "not a message"
+	CutNotUTF8    = "not UTF-8"
+	CutTooDeep    = "nested too deep"
+)
+
+// cutVerdict is the mark of a line's problem for a cut transcript line:
+// ", not JSON", or "" for a message.
+func cutVerdict(problem error) string {
+	for _, v := range []struct {
+		err  error
+		text string
+	}{{ErrInvalidUTF8, CutNotUTF8}, {ErrTooDeep, CutTooDeep}, {ErrNotJSON, CutNotJSON}, {ErrNotMessage, CutNotMessage}} {
+		if errors.Is(problem, v.err) {
+			return ", " + v.text
+		}
+	}
+	return ""
+}
+
+// DescribeBadLine says in a few words what a line of size bytes starting
+// with head is, given the verdict on the whole line (CutNotJSON, say): a
+// 100 KiB line that is not JSON, starting "xxxxxxxx"….
+func DescribeBadLine(head []byte, size int, verdict string) string {
+	what := "that is " + verdict
+	if verdict == CutNotMessage {
+		what = "of JSON that is not a JSON-RPC message"
+	}
+	start := head
+	if len(start) > 8 {
+		start = start[:8]
+	}
+	return fmt.Sprintf("a %s line %s, starting %q…", byteSize(size), what, start)
+}
+
 // DescribeLongLine says in a few words what a line of size bytes starting
 // with head is: a 64 MiB line that is not JSON, starting "xxxxxxxx"….
 func DescribeLongLine(head []byte, size int) string {
@@ -191,7 +229,13 @@ func (p *Process) deliver(line []byte) {
 	raw := append([]byte(nil), line...)
 	r := classify(raw)
 	p.mu.Lock()
-	p.recordLocked("recv", raw)
+	if len(raw) > maxTranscriptText {
+		// The transcript keeps only the line's start: it carries the
+		// verdict on the whole line, so that a check can judge it.
+		p.recordTextLocked("recv", fmt.Sprintf("%s… [%d bytes in all%s]", raw[:maxTranscriptText], len(raw), cutVerdict(r.Problem)))
+	} else {
+		p.recordLocked("recv", raw)
+	}
 	if r.Problem != nil {
 		p.noteLocked("problem: " + r.Problem.Error())
 	}

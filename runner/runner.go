@@ -124,6 +124,14 @@ type Config struct {
 	// KillGrace is how long Close waits after SIGTERM before SIGKILL.
 	// Default 2s.
 	KillGrace time.Duration
+	// Serve, when set, runs the server inside this program instead of
+	// starting Command: for a server that is part of it (the embedded
+	// reference), never for a third-party one. Serve gets Command[1:] and
+	// its ends of three OS pipes, as a process gets its standard streams,
+	// and its result is the exit status. Env and Dir do not apply; there is
+	// no pid, process group or descendant, and a signal closes the server's
+	// stdin and stdout.
+	Serve ServeFunc
 }
 
 func (c Config) withDefaults() Config {
@@ -214,6 +222,8 @@ type Process struct {
 	token string // value of TokenVar in the environment of the server and its descendants
 	start time.Time
 
+	served *served // the server runs in this program (Config.Serve); cmd is nil
+
 	stdin   *os.File // write end of the server's stdin
 	stdout  *os.File // read end of the server's stdout
 	stderrR *os.File // read end of the server's stderr
@@ -264,6 +274,9 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 		return nil, fmt.Errorf("runner: start %s: %w", cfg.Command[0], err)
 	}
 	cfg = cfg.withDefaults()
+	if cfg.Serve != nil {
+		return startServed(ctx, cfg)
+	}
 	becomeSubreaper()
 	token := newToken()
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
@@ -297,15 +310,25 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 	}
 	closeAll(inR, outW, errW) // the child holds its own copies
 
-	p := &Process{
+	p := newProcess(cfg, start, inW, outR, errR)
+	p.cmd, p.pid, p.token = cmd, cmd.Process.Pid, token
+	p.note(fmt.Sprintf("started pid %d: %q", p.pid, cfg.Command))
+	go p.readStdout()
+	go p.readStderr()
+	go p.wait()
+	go p.monitor(ctx)
+	return p, nil
+}
+
+// newProcess returns the runner's side of a server whose standard streams
+// are the other ends of stdin, stdout and stderr.
+func newProcess(cfg Config, start time.Time, stdin, stdout, stderr *os.File) *Process {
+	return &Process{
 		cfg:         cfg,
-		cmd:         cmd,
-		pid:         cmd.Process.Pid,
-		token:       token,
 		start:       start,
-		stdin:       inW,
-		stdout:      outR,
-		stderrR:     errR,
+		stdin:       stdin,
+		stdout:      stdout,
+		stderrR:     stderr,
 		readerDone:  make(chan struct{}),
 		stderrDone:  make(chan struct{}),
 		waitDone:    make(chan struct{}),
@@ -316,12 +339,6 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 		outstanding: make(map[string]bool),
 		rawPending:  make(map[string]bool),
 	}
-	p.note(fmt.Sprintf("started pid %d: %q", p.pid, cfg.Command))
-	go p.readStdout()
-	go p.readStderr()
-	go p.wait()
-	go p.monitor(ctx)
-	return p, nil
 }
 
 // TokenVar is the environment variable through which the runner recognises
@@ -347,7 +364,7 @@ func closeAll(files ...*os.File) {
 }
 
 // Pid returns the process id of the server, which is also its process group
-// id.
+// id; 0 for a server run in-process (Config.Serve).
 func (p *Process) Pid() int { return p.pid }
 
 // Config returns the configuration in effect, defaults applied.
@@ -355,6 +372,15 @@ func (p *Process) Config() Config { return p.cfg }
 
 // wait reaps the process.
 func (p *Process) wait() {
+	if p.served != nil {
+		<-p.served.done
+		p.mu.Lock()
+		p.noteLocked("process exited: " + p.servedStateLocked())
+		p.broadcastLocked()
+		p.mu.Unlock()
+		close(p.waitDone)
+		return
+	}
 	// The exit status is in ProcessState; Wait's error only restates it.
 	_ = p.cmd.Wait()
 	p.mu.Lock()
@@ -411,6 +437,8 @@ func (p *Process) deadErrorLocked() error {
 	var what string
 	if p.state != nil {
 		what = describeState(p.state)
+	} else if p.served != nil && p.served.exited {
+		what = p.servedStateLocked()
 	} else {
 		what = "stdout closed while the process is still running"
 	}
@@ -433,6 +461,10 @@ func (p *Process) deadErrorLocked() error {
 // kill sends SIGKILL to the whole process group and records why.
 func (p *Process) kill(why error) {
 	p.mu.Lock()
+	if p.served != nil && p.served.exited {
+		p.mu.Unlock()
+		return
+	}
 	if p.state != nil {
 		// The server already exited on its own: kill what it left behind
 		// without calling it an escalation (not by group id: see
@@ -454,6 +486,10 @@ func (p *Process) kill(why error) {
 // signalGroup sends sig to the process group; a group that no longer exists
 // is not an error.
 func (p *Process) signalGroup(sig syscall.Signal) bool {
+	if p.served != nil {
+		p.stopServed(sig)
+		return true
+	}
 	return syscall.Kill(-p.pid, sig) == nil
 }
 
@@ -479,7 +515,14 @@ func (p *Process) recordLocked(dir string, text []byte) {
 	if p.transFull {
 		return
 	}
-	s := truncateText(text, maxTranscriptText)
+	p.recordTextLocked(dir, truncateText(text, maxTranscriptText))
+}
+
+// recordTextLocked appends a transcript line of text that is short enough.
+func (p *Process) recordTextLocked(dir, s string) {
+	if p.transFull {
+		return
+	}
 	if p.transBytes+len(s) > maxTranscriptBytes {
 		p.transFull = true
 		p.transcript = append(p.transcript, TranscriptLine{Dir: "note", At: p.elapsed(), Text: "transcript limit reached; later lines are not recorded"})
@@ -790,7 +833,7 @@ type TimeoutError struct {
 }
 
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("no %s within %v: timeout", e.What, e.After)
+	return fmt.Sprintf("no %s within %v", e.What, e.After)
 }
 
 // Is makes errors.Is(err, ErrTimeout) hold.

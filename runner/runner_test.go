@@ -852,3 +852,62 @@ func TestDescribeLongLine(t *testing.T) {
 		}
 	}
 }
+
+// TestCutLineVerdict proves that a line longer than the transcript keeps
+// but within the line limit carries the runner's verdict on the whole line
+// in its transcript text, so that the stdio checks can judge it.
+func TestCutLineVerdict(t *testing.T) {
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Fatalf("cat not found: %v", err)
+	}
+	big := strings.Repeat("x", 100000)
+	tests := []struct {
+		line, mark string
+	}{
+		{big, "… [100000 bytes in all, not JSON]"},
+		{`"` + big + `"`, "… [100002 bytes in all, not a message]"},
+		{`{"jsonrpc":"2.0","method":"notifications/x","params":{"pad":"` + big + `"}}`, "… [100064 bytes in all]"},
+		{`{"jsonrpc":"2.0","method":"notifications/x","params":{"pad":"` + big + "\xff\"}}", "… [100065 bytes in all, not UTF-8]"},
+	}
+	ctx := testCtx(t)
+	p := startCfg(t, Config{Command: []string{cat}})
+	for _, tt := range tests {
+		if err := p.SendRaw([]byte(tt.line)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Next(ctx, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, l := range p.Transcript() {
+		if l.Dir == "recv" {
+			got = append(got, l.Text)
+		}
+	}
+	if len(got) != len(tests) {
+		t.Fatalf("%d recv lines in the transcript, want %d", len(got), len(tests))
+	}
+	for i, tt := range tests {
+		if !strings.HasSuffix(got[i], tt.mark) || len(got[i]) != maxTranscriptText+len(tt.mark) {
+			t.Errorf("line %d: transcript text ends %q (%d bytes), want the first %d bytes and %q", i, got[i][max(0, len(got[i])-60):], len(got[i]), maxTranscriptText, tt.mark)
+		}
+	}
+}
+
+func TestDescribeBadLine(t *testing.T) {
+	tests := []struct {
+		head, verdict string
+		size          int
+		want          string
+	}{
+		{strings.Repeat("x", 50), CutNotJSON, 100000, `a 97.7 KiB line that is not JSON, starting "xxxxxxxx"…`},
+		{`"xxxxxxxxxx`, CutNotMessage, 200 << 10, `a 200 KiB line of JSON that is not a JSON-RPC message, starting "\"xxxxxxx"…`},
+	}
+	for _, tt := range tests {
+		if got := DescribeBadLine([]byte(tt.head), tt.size, tt.verdict); got != tt.want {
+			t.Errorf("DescribeBadLine(%q, %d, %q) = %s, want %s", tt.head, tt.size, tt.verdict, got, tt.want)
+		}
+	}
+}

@@ -6,9 +6,12 @@
 #     precompiled cases (BenchmarkCompiledValidate): target >= 3x faster;
 #   - discovery over 10,000 tools, cached and cold (BenchmarkDiscoverCached,
 #     BenchmarkDiscoverCold): targets <= 2 us with 0 allocations, <= 5 ms;
-#   - the property phase against its ping floor (the property benchmark);
-#   - `mcpconform run` wall time against the embedded reference and against
-#     @modelcontextprotocol/server-everything: targets <= 0.5 s and <= 8 s.
+#   - the property phase against its ping floor (BenchmarkPropertyPhase),
+#     for the embedded target and for `mcpconform reference` as a process;
+#   - `mcpconform run` wall time against the embedded reference (next to
+#     the same server run as processes, `-- mcpconform reference`) and
+#     against @modelcontextprotocol/server-everything: targets <= 0.5 s and
+#     <= 8 s.
 # It also prints the load average before and after, since the machine is
 # shared: quote it with the table.
 # Usage: scripts/bench.sh [COUNT]   (default 5)
@@ -68,20 +71,23 @@ ns=$(metric BenchmarkDiscoverCold ns/op)
 al=$(metric BenchmarkDiscoverCold allocs/op)
 echo "| discover 10,000 tools, cold | $(awk -v n="$ns" 'BEGIN {printf "%.2f ms", n / 1e6}'), $al allocs | | | <= 5 ms |"
 
-# The property phase: the benchmark reports its request rate and, once it
-# measures one, the ping floor of the same server in the same run.
-go test -run '^$' -bench '^BenchmarkPropertyPhase$' -benchtime "${count}x" ./conformance/ >"$tmp/bench.txt" 2>&1 || {
+# The property phase: the benchmark reports its request rate and the ping
+# floor of the same server in the same run, for the embedded target as
+# `mcpconform run` serves it and for `mcpconform reference` as a process.
+go test -run '^$' -bench '^BenchmarkPropertyPhase$' -benchtime "${count}x" ./cmd/mcpconform/ >"$tmp/bench.txt" 2>&1 || {
 	cat "$tmp/bench.txt" >&2
 	exit 1
 }
-# One row per --cases: at the default 100 the run's fixed costs weigh
-# most; at 1000 the rate the phase sustains.
-for cases in 100 1000; do
-	b="BenchmarkPropertyPhase/cases=$cases"
-	rate=$(metric "$b" req/s)
-	floor=$(metric "$b" floor-req/s)
-	ratio=$(awk -v a="$rate" -v b="$floor" 'BEGIN {if (b > 0) printf "%.2f of floor", a / b}')
-	echo "| property phase, --cases $cases | $rate req/s | ping floor $floor req/s | $ratio | >= 10,000 req/s, >= 0.5 of floor |"
+# One row per target and --cases: at the default 100 the run's fixed costs
+# weigh most; at 1000 the rate the phase sustains.
+for target in embedded process; do
+	for cases in 100 1000; do
+		b="BenchmarkPropertyPhase/target=$target/cases=$cases"
+		rate=$(metric "$b" req/s)
+		floor=$(metric "$b" floor-req/s)
+		ratio=$(awk -v a="$rate" -v b="$floor" 'BEGIN {if (b > 0) printf "%.2f of floor", a / b}')
+		echo "| property phase, $target, --cases $cases | $rate req/s | ping floor $floor req/s | $ratio | >= 10,000 req/s, >= 0.5 of floor |"
+	done
 done
 
 # Run time of the binary users run, against the two servers.
@@ -97,9 +103,10 @@ walltime() {
 i=0
 while [ $i -lt "$count" ]; do
 	walltime "$tmp/mcpconform" run --no-color >>"$tmp/ref.txt"
+	walltime "$tmp/mcpconform" run --no-color -- "$tmp/mcpconform" reference >>"$tmp/refproc.txt"
 	i=$((i + 1))
 done
-echo "| run time, embedded reference | $(median <"$tmp/ref.txt") s | | | <= 0.5 s |"
+echo "| run time, embedded reference | $(median <"$tmp/ref.txt") s | as processes $(median <"$tmp/refproc.txt") s | | <= 0.5 s |"
 everything=testdata/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 if [ -f "$everything" ] && command -v node >/dev/null; then
 	runs=$(((count + 1) / 2))

@@ -68,6 +68,22 @@ func (l *scopeList) Set(v string) error {
 }
 
 func runReference(args []string, stdout, stderr io.Writer) int {
+	return serveReference(args, os.Stdin, stdout, stderr)
+}
+
+// serveEmbedded is the embedded target of `mcpconform run` served in this
+// program (conformance.Options.Serve): args are those after the program
+// name, "reference" and its flags, as the command line would have them.
+func serveEmbedded(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "reference" {
+		fmt.Fprintf(stderr, "mcpconform: the embedded target serves only \"reference\", not %q\n", args)
+		return 2
+	}
+	return serveReference(args[1:], stdin, stdout, stderr)
+}
+
+// serveReference is `mcpconform reference args` on the given streams.
+func serveReference(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts, err := parseReferenceFlags(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintf(stdout, referenceUsage, demo.DefaultTenant, strings.Join(demo.DefaultScopes(), ","),
@@ -82,7 +98,7 @@ func runReference(args []string, stdout, stderr io.Writer) int {
 	srv := server.New(opts)
 	fmt.Fprintf(stderr, "mcpconform reference: serving tenant %s, clearance %s, scopes %s on stdio\n",
 		opts.Principal.Tenant, opts.Principal.Clearance, strings.Join(opts.Principal.Scopes, ","))
-	if err := srv.Serve(context.Background(), os.Stdin, stdout); err != nil {
+	if err := srv.Serve(context.Background(), stdin, stdout); err != nil {
 		fmt.Fprintf(stderr, "mcpconform reference: %v\n", err)
 		return 1
 	}

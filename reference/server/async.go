@@ -23,6 +23,11 @@ const (
 	ToolElicit = "demo.elicit"
 	// ToolRoots asks the client for its roots through roots/list.
 	ToolRoots = "demo.roots"
+	// ToolWork is demo.wait that runs only as a task: under 2025-11-25 it
+	// declares execution.taskSupport "required" and a plain call of it
+	// gets -32601; in the other revisions, which have no tasks, it is a
+	// plain tool.
+	ToolWork = "demo.work"
 )
 
 // MaxWaitMs bounds demo.wait's durationMs, so that a client calling it
@@ -38,19 +43,28 @@ type asyncCall struct {
 
 func (s *Server) registerAsync() {
 	str := map[string]any{"type": "string", "minLength": 1, "maxLength": 200}
+	waitSchema := func() map[string]any {
+		return map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"durationMs": map[string]any{"type": "integer", "minimum": 0, "maximum": MaxWaitMs},
+				"steps":      map[string]any{"type": "integer", "minimum": 1, "maximum": 20},
+			},
+			"additionalProperties": false,
+		}
+	}
 	specs := []reference.ToolSpec{
 		{
 			Name: ToolWait, Version: "1.0.0",
 			Title:       "Wait and report progress",
 			Description: "Waits durationMs milliseconds in steps equal parts, sending notifications/progress after each step when the request carries a progressToken. A notifications/cancelled for the request stops it: no further progress, no answer.",
-			InputSchema: map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"durationMs": map[string]any{"type": "integer", "minimum": 0, "maximum": MaxWaitMs},
-					"steps":      map[string]any{"type": "integer", "minimum": 1, "maximum": 20},
-				},
-				"additionalProperties": false,
-			},
+			InputSchema: waitSchema(),
+		},
+		{
+			Name: ToolWork, Version: "1.0.0",
+			Title:       "Wait as a task",
+			Description: "demo.wait that runs only as a task where the revision has tasks (2025-11-25: execution.taskSupport required; a call without a task gets -32601).",
+			InputSchema: waitSchema(),
 		},
 		{
 			Name: ToolSample, Version: "1.0.0",
@@ -127,6 +141,7 @@ type pendingCall struct {
 	tool string
 	rev  string
 	mode string // elicitation mode asked for
+	task *task  // set when the call runs as a task: the answer ends the task
 }
 
 // callAsync handles tools/call of an async demo tool: handled is false for
@@ -138,11 +153,15 @@ func (s *Server) callAsync(env envelope, rev string) (out []byte, handled bool) 
 	}
 	var name string
 	_ = json.Unmarshal(env.params["name"], &name)
-	if s.tasksServed() && taskParam(env.params) && name != ToolWait {
-		// Only demo.wait declares taskSupport (tasks.mdx §Tool-Level Negotiation).
+	asTask := s.tasksServed() && taskParam(env.params)
+	switch support := taskSupportOf(name); {
+	case asTask && support == "":
+		// tasks.mdx §Tool-Level Negotiation: no taskSupport is forbidden.
 		return errorLine(env.id, protocol.CodeMethodNotFound, "method not found: "+name+" does not support task-augmented execution", nil), true
+	case s.tasksServed() && !asTask && support == taskRequired:
+		return errorLine(env.id, protocol.CodeMethodNotFound, "method not found: "+name+" requires task-augmented execution (execution.taskSupport required)", nil), true
 	}
-	if raw, ok := env.params["name"]; !ok || json.Unmarshal(raw, &name) != nil || !slices.Contains([]string{ToolWait, ToolSample, ToolElicit, ToolRoots}, name) {
+	if raw, ok := env.params["name"]; !ok || json.Unmarshal(raw, &name) != nil || !slices.Contains([]string{ToolWait, ToolWork, ToolSample, ToolElicit, ToolRoots}, name) {
 		return nil, false
 	}
 	args := any(map[string]any{})
@@ -157,14 +176,17 @@ func (s *Server) callAsync(env envelope, rev string) (out []byte, handled bool) 
 		return nil, false // the ordinary path renders the error
 	}
 	switch call.tool {
-	case ToolWait:
-		if s.tasksServed() && taskParam(env.params) {
-			return s.startTask(env, call.args), true
+	case ToolWait, ToolWork:
+		if asTask {
+			return s.startTask(env, call), true
 		}
 		return s.startWait(env, rev, call.args, nil), true
 	case ToolSample:
 		return s.askClient(env, rev, call)
 	case ToolElicit:
+		if asTask {
+			return s.startTask(env, call), true
+		}
 		return s.askClient(env, rev, call)
 	case ToolRoots:
 		return s.askClient(env, rev, call)
@@ -277,6 +299,9 @@ func (s *Server) advance(op *waitOp, emit func([]byte)) bool {
 	op.step++
 	if op.token != nil {
 		params := map[string]any{"progressToken": op.token, "progress": op.step, "total": op.steps}
+		if op.task != nil {
+			params["_meta"] = relatedTask(op.task.id) // tasks.mdx §Associating Task-Related Messages
+		}
 		if protocol.AtLeast(op.rev, protocol.Rev20250326) {
 			params["message"] = fmt.Sprintf("step %d of %d", op.step, op.steps) // no message member before
 		}

@@ -58,12 +58,24 @@ func (s *Server) askClient(env envelope, rev string, call *asyncCall) ([]byte, b
 		// A modern server sends no requests: it asks with input_required.
 		return s.modernAsk(env, call), true
 	}
+	req, refusal := s.clientRequest(env.id, rev, call, nil)
+	if refusal != "" {
+		return s.toolErrorLine(env.id, rev, refusal), true
+	}
+	return req, true
+}
+
+// clientRequest builds the request a demo tool call id sends the client and
+// records it as pending; refusal says why the client cannot be asked (it
+// did not declare the capability). A request for task t names the task in
+// _meta (tasks.mdx §Input Required Status).
+func (s *Server) clientRequest(id json.RawMessage, rev string, call *asyncCall, t *task) (req []byte, refusal string) {
 	var method, mode string
 	var params map[string]any
 	switch call.tool {
 	case ToolSample:
 		if _, ok := s.clientCapability(protocol.ClientCapSampling); !ok {
-			return s.toolErrorLine(env.id, rev, "the client did not declare the sampling capability"), true
+			return nil, "the client did not declare the sampling capability"
 		}
 		prompt, _ := call.args["prompt"].(string)
 		if prompt == "" {
@@ -81,7 +93,7 @@ func (s *Server) askClient(env envelope, rev string, call *asyncCall) ([]byte, b
 		}
 		modes := s.elicitModes()
 		if !contains(modes, mode) {
-			return s.toolErrorLine(env.id, rev, fmt.Sprintf("the client did not declare elicitation in %s mode", mode)), true
+			return nil, fmt.Sprintf("the client did not declare elicitation in %s mode", mode)
 		}
 		message, _ := call.args["message"].(string)
 		if message == "" {
@@ -107,22 +119,41 @@ func (s *Server) askClient(env envelope, rev string, call *asyncCall) ([]byte, b
 		}
 	case ToolRoots:
 		if _, ok := s.clientCapability(protocol.ClientCapRoots); !ok {
-			return s.toolErrorLine(env.id, rev, "the client did not declare the roots capability"), true
+			return nil, "the client did not declare the roots capability"
 		}
 		method = protocol.MethodRootsList
+	}
+	if t != nil {
+		if params == nil {
+			params = map[string]any{}
+		}
+		params["_meta"] = relatedTask(t.id)
 	}
 	s.reqSeq++
 	reqID := fmt.Sprintf("ref-%s-%d", strings.TrimPrefix(call.tool, "demo."), s.reqSeq)
 	if s.pending == nil {
 		s.pending = map[string]*pendingCall{}
 	}
-	s.pending[reqID] = &pendingCall{id: env.id, key: protocol.IDKey(env.id), tool: call.tool, rev: rev, mode: mode}
-	req := map[string]any{"jsonrpc": protocol.JSONRPCVersion, "id": reqID, "method": method}
+	s.pending[reqID] = &pendingCall{id: id, key: protocol.IDKey(id), tool: call.tool, rev: rev, mode: mode, task: t}
+	m := map[string]any{"jsonrpc": protocol.JSONRPCVersion, "id": reqID, "method": method}
 	if params != nil {
-		req["params"] = params
+		m["params"] = params
 	}
-	b, _ := marshal(req)
-	return b, true
+	b, _ := marshal(m)
+	return b, ""
+}
+
+func errorResult(text string) reference.CallResult {
+	return reference.CallResult{Content: []protocol.Content{protocol.TextContent(text)}, IsError: true}
+}
+
+// toolResult renders a demo tool's result for the session.
+func (s *Server) toolResult(rev string, r reference.CallResult) map[string]any {
+	result := renderResult(r, rev)
+	if s.state == stateModern {
+		result = s.modernResult(result)
+	}
+	return result
 }
 
 func (s *Server) toolErrorLine(id json.RawMessage, rev, text string) []byte {
@@ -130,11 +161,7 @@ func (s *Server) toolErrorLine(id json.RawMessage, rev, text string) []byte {
 }
 
 func (s *Server) toolLine(id json.RawMessage, rev string, r reference.CallResult) []byte {
-	result := renderResult(r, rev)
-	if s.state == stateModern {
-		result = s.modernResult(result)
-	}
-	return resultLine(id, result)
+	return resultLine(id, s.toolResult(rev, r))
 }
 
 // handleClientResponse takes the client's answer to a request the server
@@ -152,13 +179,26 @@ func (s *Server) handleClientResponse(env envelope) []byte {
 		return nil
 	}
 	delete(s.pending, reqID)
+	r := clientAnswer(p, reqID, env)
+	if p.task != nil {
+		// The task had its input: it ends, and its held tasks/result
+		// requests are answered.
+		s.later = append(s.later, s.finishTask(p.task, s.toolResult(p.rev, r))...)
+		return nil
+	}
+	return s.toolLine(p.id, p.rev, r)
+}
+
+// clientAnswer turns the client's answer to the request of p into the
+// tool's result.
+func clientAnswer(p *pendingCall, reqID string, env envelope) reference.CallResult {
 	if raw, isErr := env.members["error"]; isErr {
 		var e struct {
 			Code    int    `json:"code"`
 			Message string `json:"message"`
 		}
 		_ = json.Unmarshal(raw, &e)
-		return s.toolErrorLine(p.id, p.rev, fmt.Sprintf("the client answered %s with error %d: %s", reqID, e.Code, e.Message))
+		return errorResult(fmt.Sprintf("the client answered %s with error %d: %s", reqID, e.Code, e.Message))
 	}
 	raw := env.members["result"]
 	var text string
@@ -167,14 +207,14 @@ func (s *Server) handleClientResponse(env envelope) []byte {
 	case ToolSample:
 		var res protocol.CreateMessageResult
 		if json.Unmarshal(raw, &res) != nil || res.Role == "" || res.Model == "" || res.Content.Type == "" {
-			return s.toolErrorLine(p.id, p.rev, "the client's sampling result is not a CreateMessageResult: it needs role, content and model")
+			return errorResult("the client's sampling result is not a CreateMessageResult: it needs role, content and model")
 		}
 		text = fmt.Sprintf("%s (%s) said: %s", res.Role, res.Model, res.Content.Text)
 		structured = map[string]any{"model": res.Model, "text": res.Content.Text}
 	case ToolElicit:
 		var res protocol.ElicitResult
 		if json.Unmarshal(raw, &res) != nil || !contains([]string{"accept", "decline", "cancel"}, res.Action) {
-			return s.toolErrorLine(p.id, p.rev, "the client's elicitation result needs action accept, decline or cancel")
+			return errorResult("the client's elicitation result needs action accept, decline or cancel")
 		}
 		text = "the user chose " + res.Action
 		structured = map[string]any{"action": res.Action}
@@ -185,7 +225,7 @@ func (s *Server) handleClientResponse(env envelope) []byte {
 	case ToolRoots:
 		var res protocol.ListRootsResult
 		if json.Unmarshal(raw, &res) != nil || res.Roots == nil {
-			return s.toolErrorLine(p.id, p.rev, "the client's roots/list result needs a roots array")
+			return errorResult("the client's roots/list result needs a roots array")
 		}
 		uris := make([]any, len(res.Roots))
 		names := make([]string, len(res.Roots))
@@ -195,5 +235,5 @@ func (s *Server) handleClientResponse(env envelope) []byte {
 		text = fmt.Sprintf("%d root(s): %s", len(res.Roots), strings.Join(names, ", "))
 		structured = map[string]any{"roots": uris}
 	}
-	return s.toolLine(p.id, p.rev, reference.CallResult{Content: []protocol.Content{protocol.TextContent(text)}, Structured: structured})
+	return reference.CallResult{Content: []protocol.Content{protocol.TextContent(text)}, Structured: structured}
 }

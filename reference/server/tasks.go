@@ -1,26 +1,61 @@
 package server
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
 // Tasks (2025-11-25 basic/utilities/tasks), served with Options.Async under
-// 2025-11-25: demo.wait declares execution.taskSupport "optional"; a
-// tools/call of it with a task member answers at once with a
-// CreateTaskResult and runs on the server's clock (progress keeps the
-// request's token). tasks/get, tasks/result (held until the task ends),
-// tasks/list and tasks/cancel serve the connection's tasks. A task-augmented
-// call of a tool without task support gets -32601.
+// 2025-11-25: demo.wait and demo.elicit declare execution.taskSupport
+// "optional", demo.work "required" (a plain call of it gets -32601). A
+// tools/call of them with a task member answers at once with a
+// CreateTaskResult; demo.wait and demo.work then run on the server's clock
+// (progress keeps the request's token and names the task), demo.elicit
+// moves the task to input_required and sends its elicitation/create with
+// the task's id. tasks/get, tasks/result (held until the task ends),
+// tasks/list (two tasks a page) and tasks/cancel serve the connection's
+// tasks; every change of status after creation is announced with
+// notifications/tasks/status. A task-augmented call of a tool without task
+// support gets -32601.
 
-// taskTTLMs is the retention the server grants, whatever was asked.
-const taskTTLMs = 60000
+// taskRequired and taskOptional are the execution.taskSupport values the
+// demo tools declare.
+const (
+	taskRequired = "required"
+	taskOptional = "optional"
+)
+
+// taskSupportOf returns the execution.taskSupport of a demo tool under
+// 2025-11-25, "" for every other tool (no task support).
+func taskSupportOf(name string) string {
+	switch name {
+	case ToolWait, ToolElicit:
+		return taskOptional
+	case ToolWork:
+		return taskRequired
+	}
+	return ""
+}
+
+// The retention the server grants: the requested ttl up to taskMaxTTLMs,
+// taskTTLMs when none was asked for. The reference never grants unlimited.
+const (
+	taskTTLMs    = 60000
+	taskMaxTTLMs = 300000
+)
 
 // taskPollMs is the polling interval the server suggests.
 const taskPollMs = 50
+
+// taskPageSize is how many tasks a tasks/list page holds: small, so that
+// every client meets a cursor.
+const taskPageSize = 2
 
 // task is one task of the connection.
 type task struct {
@@ -29,6 +64,7 @@ type task struct {
 	message string
 	created time.Time
 	updated time.Time
+	ttl     int
 	op      *waitOp
 	result  map[string]any    // the tools/call result, once completed
 	waiters []json.RawMessage // ids of tasks/result requests held until the task ends
@@ -49,7 +85,7 @@ func (t *task) view() map[string]any {
 	v := map[string]any{
 		"taskId": t.id, "status": t.status,
 		"createdAt": t.created.UTC().Format(time.RFC3339Nano), "lastUpdatedAt": t.updated.UTC().Format(time.RFC3339Nano),
-		"ttl": taskTTLMs, "pollInterval": taskPollMs,
+		"ttl": t.ttl, "pollInterval": taskPollMs,
 	}
 	if t.message != "" {
 		v["statusMessage"] = t.message
@@ -63,33 +99,72 @@ func (t *task) terminal() bool {
 
 // relatedTask is the _meta member tying a message to a task.
 func relatedTask(id string) map[string]any {
-	return map[string]any{"io.modelcontextprotocol/related-task": map[string]any{"taskId": id}}
+	return map[string]any{protocol.MetaRelatedTask: map[string]any{"taskId": id}}
 }
 
-// startTask runs a demo.wait call as a task and returns its CreateTaskResult.
-func (s *Server) startTask(env envelope, args map[string]any) []byte {
+// grantedTTL is the ttl the server grants for the request's task member.
+func grantedTTL(params map[string]json.RawMessage) int {
+	var m struct {
+		TTL *float64 `json:"ttl"`
+	}
+	if json.Unmarshal(params["task"], &m) != nil || m.TTL == nil || *m.TTL <= 0 {
+		return taskTTLMs
+	}
+	return int(min(*m.TTL, taskMaxTTLMs))
+}
+
+// startTask runs a call of a demo tool with task support as a task and
+// returns its CreateTaskResult; what the task sends follows it.
+func (s *Server) startTask(env envelope, call *asyncCall) []byte {
 	s.taskSeq++
 	now := time.Now()
-	t := &task{id: fmt.Sprintf("ref-task-%d", s.taskSeq), status: protocol.TaskStatusWorking, created: now, updated: now}
+	t := &task{id: fmt.Sprintf("ref-task-%d", s.taskSeq), status: protocol.TaskStatusWorking, created: now, updated: now, ttl: grantedTTL(env.params)}
 	if s.tasks == nil {
 		s.tasks = map[string]*task{}
 	}
 	s.tasks[t.id] = t
 	s.taskOrder = append(s.taskOrder, t.id)
 	view := t.view() // before a clock-less server runs it to the end
-	s.startWait(env, s.revision, args, t)
+	if call.tool == ToolElicit {
+		req, refusal := s.clientRequest(env.id, s.revision, call, t)
+		if refusal != "" {
+			s.later = append(s.later, s.finishTask(t, s.toolResult(s.revision, errorResult(refusal)))...)
+		} else {
+			// tasks.mdx §Input Required Status: the task needs the
+			// client's answer.
+			s.setTaskStatus(t, protocol.TaskStatusInputReq, "waiting for the client's elicitation/create answer")
+			s.later = append(s.later, s.taskStatusLine(t), req)
+		}
+	} else {
+		s.startWait(env, s.revision, call.args, t)
+	}
 	return resultLine(env.id, map[string]any{"task": view})
 }
 
-// finishTask records the result of a task's call and answers every
-// tasks/result held for it; it returns the lines to send.
+func (s *Server) setTaskStatus(t *task, status, message string) {
+	t.status, t.updated, t.message = status, time.Now(), message
+}
+
+// taskStatusLine is the notifications/tasks/status of t's current state.
+func (s *Server) taskStatusLine(t *task) []byte {
+	b, _ := marshal(map[string]any{"jsonrpc": protocol.JSONRPCVersion, "method": protocol.NotifTaskStatus, "params": t.view()})
+	return b
+}
+
+// finishTask records the result of a task's call (failed when it is an
+// isError result), announces the status and answers every tasks/result
+// held for it; it returns the lines to send.
 func (s *Server) finishTask(t *task, result map[string]any) [][]byte {
 	if t.terminal() {
 		return nil // cancelled: it stays cancelled
 	}
-	t.status, t.updated, t.message = protocol.TaskStatusCompleted, time.Now(), "waited"
+	if isErr, _ := result["isError"].(bool); isErr {
+		s.setTaskStatus(t, protocol.TaskStatusFailed, "the tool reported an error")
+	} else {
+		s.setTaskStatus(t, protocol.TaskStatusCompleted, "done")
+	}
 	t.result = result
-	var out [][]byte
+	out := [][]byte{s.taskStatusLine(t)}
 	for _, id := range t.waiters {
 		out = append(out, s.taskResultLine(id, t))
 	}
@@ -120,11 +195,7 @@ func (s *Server) dispatchTasks(env envelope) (line []byte, handled bool) {
 		return errorLine(env.id, protocol.CodeMethodNotFound, "method not found: "+env.method, nil), true
 	}
 	if env.method == protocol.MethodTasksList {
-		list := make([]any, 0, len(s.taskOrder))
-		for _, id := range s.taskOrder {
-			list = append(list, s.tasks[id].view())
-		}
-		return resultLine(env.id, map[string]any{"tasks": list}), true
+		return s.listTasks(env), true
 	}
 	var id string
 	if raw, ok := env.params["taskId"]; !ok || json.Unmarshal(raw, &id) != nil {
@@ -149,14 +220,52 @@ func (s *Server) dispatchTasks(env envelope) (line []byte, handled bool) {
 		return errorLine(env.id, protocol.CodeInvalidParams, "invalid params: task "+id+" is already "+t.status, nil), true
 	}
 	s.waits = deleteOp(s.waits, t.op)
-	t.status, t.updated, t.message = protocol.TaskStatusCancelled, time.Now(), "cancelled by the client"
+	for reqID, p := range s.pending {
+		if p.task == t {
+			delete(s.pending, reqID) // its answer, if any, is dropped
+		}
+	}
+	s.setTaskStatus(t, protocol.TaskStatusCancelled, "cancelled by the client")
 	out := resultLine(env.id, t.view())
+	s.later = append(s.later, s.taskStatusLine(t))
 	for _, w := range t.waiters {
 		s.later = append(s.later, s.taskResultLine(w, t))
 	}
 	t.waiters = nil
 	return out, true
 }
+
+// listTasks is tasks/list: the connection's tasks in creation order,
+// taskPageSize a page; the cursor names the last task of the page before.
+func (s *Server) listTasks(env envelope) []byte {
+	start := 0
+	if raw, ok := env.params["cursor"]; ok {
+		var c string
+		if json.Unmarshal(raw, &c) != nil {
+			return errorLine(env.id, protocol.CodeInvalidParams, "invalid params: cursor must be a string", nil)
+		}
+		b, err := base64.RawURLEncoding.DecodeString(c)
+		after, isTask := strings.CutPrefix(string(b), taskCursorPrefix)
+		i := slices.Index(s.taskOrder, after)
+		if err != nil || !isTask || i < 0 {
+			return errorLine(env.id, protocol.CodeInvalidParams, "invalid params: invalid cursor", nil)
+		}
+		start = i + 1
+	}
+	end := min(start+taskPageSize, len(s.taskOrder))
+	list := make([]any, 0, end-start)
+	for _, id := range s.taskOrder[start:end] {
+		list = append(list, s.tasks[id].view())
+	}
+	result := map[string]any{"tasks": list}
+	if end < len(s.taskOrder) {
+		result["nextCursor"] = base64.RawURLEncoding.EncodeToString([]byte(taskCursorPrefix + s.taskOrder[end-1]))
+	}
+	return resultLine(env.id, result)
+}
+
+// taskCursorPrefix marks a tasks/list cursor.
+const taskCursorPrefix = "tasks-after:"
 
 func deleteOp(ops []*waitOp, op *waitOp) []*waitOp {
 	out := ops[:0]

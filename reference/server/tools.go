@@ -57,8 +57,8 @@ func (s *Server) listTools(params map[string]json.RawMessage, rev string) (map[s
 	page := make([]any, 0, end-start)
 	for i := start; i < end; i++ {
 		m := renderTool(tools.At(i), rev)
-		if s.opts.Async && tools.At(i).Name() == ToolWait && rev == protocol.Rev20251125 {
-			m["execution"] = map[string]any{"taskSupport": "optional"} // tasks.go
+		if support := taskSupportOf(tools.At(i).Name()); s.opts.Async && support != "" && rev == protocol.Rev20251125 {
+			m["execution"] = map[string]any{"taskSupport": support} // tasks.go
 		}
 		page = append(page, m)
 	}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/mcpconform/mcpconform/conformance"
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/runner"
+)
+
+// BenchmarkPropertyPhase runs every property check against the reference
+// server as users run it, and reports the requests per second of the
+// property phase (all requests the property checks made, over the wall
+// time of the whole run, era detection and process starts included) next
+// to the ping floor of the same server measured in the same benchmark: the
+// rate at which one server answers pipelined pings. ratio is phase over
+// floor. Two targets:
+//   - embedded: `mcpconform run` with no target, as run.go sets it up (the
+//     checks' processes served in-process, see conformance.Options.Serve);
+//   - process: `mcpconform run -- mcpconform reference`, every process a
+//     real one, as for any server given by its command.
+//
+// At cases=100 (the default) fixed costs weigh most; cases=1000 shows the
+// rate the phase sustains. scripts/bench.sh runs it.
+func BenchmarkPropertyPhase(b *testing.B) {
+	cmd := []string{fixturebin.Build(b, "cmd/mcpconform"), "reference"}
+	for _, target := range []struct {
+		name  string
+		serve runner.ServeFunc
+	}{{"embedded", serveEmbedded}, {"process", nil}} {
+		floor := pingFloor(b, runner.Config{Command: cmd, Serve: target.serve, RequestTimeout: 10 * time.Second}, 20000)
+		for _, cases := range []int{100, 1000} {
+			b.Run(fmt.Sprintf("target=%s/cases=%d", target.name, cases), func(b *testing.B) {
+				var requests float64
+				var wall time.Duration
+				for b.Loop() {
+					start := time.Now()
+					rep, err := conformance.Run(context.Background(), conformance.Options{Command: cmd, Serve: target.serve, Only: []string{"property.*"}, Cases: cases})
+					if err != nil {
+						b.Fatal(err)
+					}
+					wall += time.Since(start)
+					for _, r := range rep.Results {
+						if r.Status == conformance.StatusFail || r.Status == conformance.StatusError {
+							b.Fatalf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
+						}
+						requests += r.Metrics["requests"]
+					}
+				}
+				rate := requests / wall.Seconds()
+				b.ReportMetric(rate, "req/s")
+				b.ReportMetric(floor, "floor-req/s")
+				b.ReportMetric(rate/floor, "ratio")
+				b.ReportMetric(requests/float64(b.N), "requests/run")
+			})
+		}
+	}
+}
+
+// pingFloor starts one server as cfg says, initializes it, and returns the
+// rate at which it answers n pings pipelined 64 at a time.
+func pingFloor(b *testing.B, cfg runner.Config, n int) float64 {
+	b.Helper()
+	ctx := context.Background()
+	p, err := runner.Start(ctx, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close(ctx)
+	init, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "init", "method": protocol.MethodInitialize, "params": conformance.InitializeParams(protocol.Rev20251125)})
+	if err := p.SendRaw(init); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := p.Await(ctx, json.RawMessage(`"init"`)); err != nil {
+		b.Fatal(err)
+	}
+	if err := p.SendRaw([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	sent, got := 0, 0
+	for got < n {
+		for sent < n && sent-got < 64 {
+			if err := p.SendRaw([]byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(sent) + `,"method":"ping"}`)); err != nil {
+				b.Fatal(err)
+			}
+			sent++
+		}
+		r, err := p.Next(ctx, 10*time.Second)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Msg != nil && r.Msg.Kind() == protocol.KindResponse {
+			got++
+		}
+	}
+	return float64(n) / time.Since(start).Seconds()
+}
