@@ -287,6 +287,22 @@ var reservedIDs = map[string]string{
 	"modern.errors.code-range":                 "split into modern.errors.reserved-codes (MUST NOT) and modern.errors.legacy-range (SHOULD NOT)",
 }
 
+// RetiredID is an id that named a check once and never names another.
+type RetiredID struct {
+	ID     string `json:"id"`
+	Became string `json:"became"` // what became of it: the ids it was split into, or why it went
+}
+
+// Retired lists the retired (reserved) check ids sorted by id.
+func Retired() []RetiredID {
+	out := make([]RetiredID, 0, len(reservedIDs))
+	for id, why := range reservedIDs {
+		out = append(out, RetiredID{ID: id, Became: why})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
 // requireAuthority makes Register refuse a check without an authority
 // (false only while a catalogue is being annotated).
 const requireAuthority = true

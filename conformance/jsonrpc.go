@@ -150,7 +150,9 @@ func init() {
 			"Result responses MUST include the same ID as the request they correspond to.").
 			WithNote("A response to an id that was never sent, or a second one to an id already answered, corresponds to no request."),
 		Also: []Authority{JSONRPC("5 Response object",
-			"When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.")},
+			"When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."),
+			MCP(protocol.Rev20241105, "basic/messages.mdx", "Responses",
+				"Responses MUST include the same ID as the request they correspond to.")},
 		Refs:  []SpecRef{refMessages(protocol.Rev20251125, "Responses"), refMessages(protocol.Rev20251125, "Notifications")},
 		Final: true,
 		Run: func(t *T) {

@@ -189,7 +189,11 @@ func init() {
 			"MUST be a valid JSON Schema object (not `null`)").
 			WithNote("The inputSchema member of a Tool."),
 		Also: []Authority{MCP(protocol.Rev20251125, "basic/index.mdx", "Schema Validation",
-			"Schemas MUST be valid according to their declared or default dialect")},
+			"Schemas MUST be valid according to their declared or default dialect"),
+			// Before 2025-11-25: schema.ts gives inputSchema type "object", so
+			// a tools/list page whose schema is not one is no valid message.
+			MCP(protocol.Rev20241105, "basic/transports.mdx", "stdio",
+				"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.")},
 		Refs: []SpecRef{
 			toolsRef(protocol.Rev20251125, "Tool"),
 			{Revision: protocol.Rev20251125, File: "basic/index.mdx", Section: "JSON Schema Usage"},
@@ -214,6 +218,10 @@ func init() {
 		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Schema Validation",
 			"Schemas MUST be valid according to their declared or default dialect").
 			WithNote("Before 2025-11-25, which states it, schema.ts gives outputSchema the shape of an object schema."),
+		// 2025-06-18: a tools/list page whose outputSchema is not an
+		// object schema is no valid MCP message.
+		Also: []Authority{MCP(protocol.Rev20250618, "basic/transports.mdx", "stdio",
+			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.")},
 		Refs: []SpecRef{
 			toolsRef(protocol.Rev20250618, "Output Schema"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "Tool"},

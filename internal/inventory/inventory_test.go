@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -31,6 +32,39 @@ func TestTrace(t *testing.T) {
 	for _, r := range tr.Revisions {
 		if r.Count.Sentences == 0 || r.Count.Checked == 0 {
 			t.Errorf("%s: %s", r.Revision, r.Count)
+		}
+	}
+}
+
+// TestEveryCheckTracedInItsRevisions: a check that rests on an MCP
+// sentence is traced to a sentence of every revision it applies to (its
+// quote, an Also quote, the same sentence or its rewording, or a checks
+// rule), unless a JSON-RPC 2.0 sentence in its Also backs it where MCP has
+// none.
+func TestEveryCheckTracedInItsRevisions(t *testing.T) {
+	tr, err := LoadTrace(requirements.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	traced := map[string]map[string]bool{} // check -> revisions
+	for _, r := range tr.Revisions {
+		for _, e := range r.Entries {
+			for _, id := range e.Checks {
+				if traced[id] == nil {
+					traced[id] = map[string]bool{}
+				}
+				traced[id][r.Revision] = true
+			}
+		}
+	}
+	for _, c := range conformance.Catalogue() {
+		if c.Authority.Kind != conformance.AuthorityMCP || slices.ContainsFunc(c.Also, func(a conformance.Authority) bool { return a.Kind == conformance.AuthorityJSONRPC }) {
+			continue
+		}
+		for _, rev := range protocol.AllRevisions {
+			if c.AppliesTo(rev) && !traced[c.ID][rev] {
+				t.Errorf("%s applies to %s, but no sentence of %s is traced to it: quote that revision's wording in Also, or map it in mapping.json", c.ID, rev, rev)
+			}
 		}
 	}
 }
