@@ -101,20 +101,39 @@ import (
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
-// keywordPattern finds RFC 2119 keywords, longest first so that "MUST NOT"
-// is one keyword, not MUST.
-var keywordPattern = regexp.MustCompile(`\b(MUST NOT|SHALL NOT|SHOULD NOT|NOT RECOMMENDED|MUST|SHALL|SHOULD|RECOMMENDED|REQUIRED|MAY|OPTIONAL)\b`)
+// keywordSpellings are the RFC 2119 keywords, longest first so that "MUST
+// NOT" is one keyword, not MUST.
+var keywordSpellings = []string{"MUST NOT", "SHALL NOT", "SHOULD NOT", "NOT RECOMMENDED", "MUST", "SHALL", "SHOULD", "RECOMMENDED", "REQUIRED", "MAY", "OPTIONAL"}
 
 // KeywordsIn returns the distinct RFC 2119 keywords of a sentence, in the
-// order they first appear.
+// order they first appear: each a whole word (ASCII word boundaries, as
+// the regular expression \b(MUST NOT|...|OPTIONAL)\b finds them). It is
+// a scan rather than that expression because every check's authority is
+// checked at init, in every process of the binary, mcpconform reference's
+// included.
 func KeywordsIn(sentence string) []Keyword {
 	var out []Keyword
-	for _, m := range keywordPattern.FindAllString(sentence, -1) {
-		if k := Keyword(m); !slices.Contains(out, k) {
-			out = append(out, k)
+	for i := 0; i < len(sentence); i++ {
+		if c := sentence[i]; c < 'M' || c > 'S' || i > 0 && isWordByte(sentence[i-1]) {
+			continue // every keyword starts with M, N, O, R or S
+		}
+		for _, k := range keywordSpellings {
+			end := i + len(k)
+			if strings.HasPrefix(sentence[i:], k) && (end == len(sentence) || !isWordByte(sentence[end])) {
+				if !slices.Contains(out, Keyword(k)) {
+					out = append(out, Keyword(k))
+				}
+				i = end - 1
+				break
+			}
 		}
 	}
 	return out
+}
+
+// isWordByte reports whether b is an ASCII word character (\w).
+func isWordByte(b byte) bool {
+	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
 // JSONRPCSpec names the JSON-RPC 2.0 specification, for reports.

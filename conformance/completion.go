@@ -26,8 +26,9 @@ func completionRef(rev, section string) SpecRef {
 
 // completionSample is one completion request and its answer.
 type completionSample struct {
-	What string // "prompt P argument A" or "template T variable V"
-	Resp *protocol.Message
+	What   string // "prompt P argument A" or "template T variable V"
+	Params map[string]any
+	Resp   *protocol.Message
 }
 
 // templateVariable finds the variable names of an RFC 6570 template.
@@ -109,7 +110,7 @@ func (t *T) completionSamples() []completionSample {
 		if !ok {
 			break
 		}
-		f.completions = append(f.completions, completionSample{What: tg.what, Resp: m})
+		f.completions = append(f.completions, completionSample{What: tg.what, Params: tg.params, Resp: m})
 	}
 	return f.completions
 }
@@ -256,6 +257,66 @@ func init() {
 			judgeErrorCode(t, m, protocol.CodeMethodNotFound,
 				"completion/complete answered with a result though the server does not declare completions",
 				"completion/complete without the completions capability returned error %d, want -32601", true)
+		},
+	})
+
+	Register(Check{
+		ID:          "completion.capability.declared",
+		Title:       "Completions served only with the capability declared",
+		Requirement: "A server that answers completion/complete for a listed prompt argument or template variable with a result declares the completions capability (from 2025-03-26; completion.capability.absent judges the error code otherwise).",
+		Authority: MCP(protocol.Modern, "server/utilities/completion.mdx", "Capabilities",
+			"Servers that support completions MUST declare the `completions` capability:"),
+		Refs:      []SpecRef{completionRef(protocol.Rev20250326, "Capabilities"), completionRef(protocol.Rev20251125, "Capabilities")},
+		Revisions: completing,
+		Run: func(t *T) {
+			if t.HasCapability("completions") {
+				t.NotApplicable("the server declares completions")
+			}
+			samples := t.completionSamples()
+			if len(samples) == 0 {
+				t.NotApplicable("no listed prompt argument or template variable to complete")
+			}
+			t.Expect("no completion result without the completions capability")
+			var answered []string
+			for _, s := range samples {
+				if s.Resp.Error == nil {
+					answered = append(answered, s.What)
+				}
+			}
+			t.Actual("%d of %d completion request(s) answered with a result", len(answered), len(samples))
+			if len(answered) > 0 {
+				t.Fatalf("completion/complete of %s (and %d more) returned a result but the server does not declare the completions capability", answered[0], len(answered)-1)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "completion.complete.missing-argument",
+		Title:       "A completion request without its argument gets -32602",
+		Requirement: "completion/complete for a listed prompt (or template) without the required argument member gets error -32602.",
+		Authority: MCP(protocol.Modern, "server/utilities/completion.mdx", "Error Handling",
+			"Servers SHOULD return standard JSON-RPC errors for common failure cases: Missing required arguments: `-32602` (Invalid params)"),
+		Refs:       []SpecRef{completionRef(protocol.Rev20250326, "Error Handling"), {Revision: protocol.Modern, File: "schema.ts", Section: "CompleteRequestParams"}},
+		Revisions:  completing,
+		Capability: "completions",
+		Run: func(t *T) {
+			samples := t.completionSamples()
+			if len(samples) == 0 {
+				t.NotApplicable("no listed prompt argument or template variable to complete")
+			}
+			var params struct {
+				Ref json.RawMessage `json:"ref"`
+			}
+			raw, _ := json.Marshal(samples[0].Params)
+			_ = json.Unmarshal(raw, &params)
+			m, ok := t.budgeted(t.Session(), protocol.MethodComplete, map[string]any{"ref": params.Ref})
+			if !ok {
+				t.budgetSpent()
+			}
+			t.Expect("error -32602")
+			judgeErrorCode(t, m, protocol.CodeInvalidParams,
+				fmt.Sprintf("completion/complete of %s without its argument member returned a result instead of error -32602", samples[0].What),
+				"completion/complete without its argument member returned error %d, want -32602", true)
 		},
 	})
 

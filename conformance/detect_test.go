@@ -116,3 +116,38 @@ func TestTimeoutFailIsReRun(t *testing.T) {
 		})
 	}
 }
+
+// TestLateDiscoverRetry: a server/discover probe that gets no answer does not
+// hold up the legacy revisions; its retry, alone, after them, finds the
+// modern era, whose checks then run too. The first discover of all is
+// answered late once (-delay-once), as on a machine busy for a moment.
+func TestLateDiscoverRetry(t *testing.T) {
+	rep, err := Run(context.Background(), Options{
+		Command: []string{mutantBinary(t), "-mutation", "none",
+			"-delay-method", protocol.MethodDiscover, "-delay", "3s", "-delay-once", filepath.Join(t.TempDir(), "once")},
+		Timeout:      300 * time.Millisecond,
+		StartTimeout: time.Second,
+		Only:         []string{"lifecycle.initialize.result", "modern.discover.result"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.Supported, protocol.AllRevisions) || !slices.Equal(rep.Checked, protocol.AllRevisions) {
+		t.Errorf("supported %v, checked %v; want %v; detection: %q", rep.Supported, rep.Checked, protocol.AllRevisions, rep.Detection)
+	}
+	if !slices.ContainsFunc(rep.Detection, func(n string) bool {
+		return strings.HasPrefix(n, "server/discover: result") && strings.Contains(n, "on a retry alone")
+	}) {
+		t.Errorf("detection %q: want the discover result found on the retry", rep.Detection)
+	}
+	for _, r := range rep.Results {
+		if r.Status != StatusPass && r.Status != StatusNA {
+			t.Errorf("%s@%s is %s: %s", r.ID, r.Revision, r.Status, r.Message)
+		}
+	}
+	if !slices.ContainsFunc(rep.Results, func(r Result) bool {
+		return r.ID == "modern.discover.result" && r.Revision == protocol.Modern && r.Status == StatusPass
+	}) {
+		t.Errorf("no pass of modern.discover.result@%s", protocol.Modern)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -42,6 +43,27 @@ func TestHostileCases(t *testing.T) {
 			wantResult(t, rep, "", StatusFail, "no response to")
 			wantResult(t, rep, "", StatusBlocked, "stopped answering")
 		}},
+		{name: "answers initialize then hangs, every revision", flags: []string{"-mode", "init-hang"}, opts: func(o *Options) {
+			o.Protocol, o.StartTimeout, o.Timeout = "", time.Second, time.Second
+		}, check: func(t *testing.T, rep *Report) {
+			// The legacy revisions do not wait for server/discover's
+			// retry, and their hang explains its silence.
+			if !slices.ContainsFunc(rep.Detection, func(n string) bool {
+				return strings.HasPrefix(n, "server/discover: no answer") && strings.Contains(n, "not retried: the server also stopped answering in revision")
+			}) {
+				t.Errorf("detection %q: want server/discover not retried, the hang explaining it", rep.Detection)
+			}
+			if len(rep.Checked) != 4 || slices.Contains(rep.Checked, "2026-07-28") {
+				t.Errorf("checked %v, want the four legacy revisions", rep.Checked)
+			}
+			for _, rev := range rep.Checked {
+				if !slices.ContainsFunc(rep.Results, func(r Result) bool {
+					return r.ID == "tools.list.shape" && r.Revision == rev && r.Status == StatusFail && strings.Contains(r.Message, "no response to tools/list within 2s (confirmed")
+				}) {
+					t.Errorf("tools.list.shape@%s: want a fail confirmed with the doubled timeout", rev)
+				}
+			}
+		}},
 		{name: "hangs on tools/list", flags: []string{"-mode", "tools-hang"}, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "", StatusFail, "no response to tools/list")
 			wantResult(t, rep, "lifecycle.ping.operation", StatusBlocked, "stopped answering")
@@ -55,6 +77,9 @@ func TestHostileCases(t *testing.T) {
 		}},
 		{name: "64 MiB junk line before a response", flags: []string{"-mode", "junkline"}, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "stdio.stdout.messages-only", StatusFail, `a 64 MiB line that is not JSON, starting "xxxxxxxx"…`)
+			// A line that is not JSON answered no request: the sequence
+			// around it is judged, not left unverified.
+			wantResult(t, rep, "property.jsonrpc.answered-once", StatusPass, "")
 		}},
 		{name: "100 KB junk line under the line limit", flags: []string{"-mode", "junkline", "-size", "100000"}, check: func(t *testing.T, rep *Report) {
 			// Longer than the transcript keeps, so judged by the runner's

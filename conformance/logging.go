@@ -97,7 +97,10 @@ func (t *T) logActivity(c *Conn, level string) []logMessage {
 		if err := c.Send(id, r.method, p); err != nil {
 			t.HarnessError("send %s: %v", r.method, err)
 		}
-		before, _ := c.Collect(id, r.method)
+		before, resp := c.Collect(id, r.method)
+		if r.method != protocol.MethodToolsList {
+			t.env.features.budget.bytes += int64(len(resp.Result) + len(rawError(resp)))
+		}
 		out = append(out, logMessages(before)...)
 	}
 	if t.Modern() {
@@ -232,6 +235,8 @@ func init() {
 		Requirement: "Under 2026-07-28 a request whose _meta carries no logLevel hears no notifications/message; the same requests with logLevel debug show that the server does log them.",
 		Authority: MCP(protocol.Modern, "server/utilities/logging.mdx", "Per-request log level",
 			"The server MUST NOT emit `notifications/message` for a request that does not include this field."),
+		Also: []Authority{MCP(protocol.Modern, "schema.ts", "RequestMetaObject",
+			"If absent, the server MUST NOT send any LoggingMessageNotification notifications for this request.")},
 		Revisions:  ModernOnly(),
 		Capability: "logging",
 		Run: func(t *T) {
@@ -266,6 +271,55 @@ func init() {
 			t.Actual("%d message(s) with logLevel %s, %d below it", len(msgs), threshold, len(bad))
 			if len(bad) > 0 {
 				t.Failf("with _meta logLevel %s the server sent %d message(s) below it: %s", threshold, len(bad), strings.Join(bad, ", "))
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "logging.modern.not-on-stream",
+		Title:       "Log messages never go on a listen stream",
+		Requirement: "Under 2026-07-28, with a subscriptions/listen stream open on the process, the log messages of requests carrying _meta logLevel debug belong to those requests: none carries the stream's subscription id.",
+		Authority: MCP(protocol.Modern, "server/utilities/logging.mdx", "Per-request log level",
+			"`notifications/message` is request-scoped: the server MUST NOT deliver it on a `subscriptions/listen` stream or on any stream other than the one carrying the response to the request that set the log level."),
+		Refs:       []SpecRef{modernRef("basic/patterns/subscriptions.mdx", "Receiving Notifications")},
+		Revisions:  ModernOnly(),
+		Capability: "logging",
+		Run: func(t *T) {
+			c := t.Fresh()
+			id := fmt.Sprintf("listen-logging-%d", t.env.nextID())
+			key := protocol.IDKey(mustJSON(id))
+			c.must(protocol.MethodSubscribe, c.Send(id, protocol.MethodSubscribe,
+				map[string]any{"notifications": map[string]any{"toolsListChanged": true}}))
+			// The acknowledgement (or an error answer) shows whether a
+			// stream is open; a barrier bounds the wait.
+			acked := false
+			for _, r := range c.Barrier() {
+				switch {
+				case r.Msg == nil:
+				case r.Msg.Method == "" && r.Msg.IDKey() == key:
+					t.NotApplicable("subscriptions/listen got an answer instead of a stream: no stream to keep log messages off")
+				case r.Msg.Method == notifSubscriptionAck && subscriptionID(r.Msg) == key:
+					acked = true
+				}
+			}
+			if !acked {
+				t.NotVerified("no acknowledgement of %s before the barrier's answer: modern.listen.acknowledged judges that", id)
+			}
+			msgs := t.logActivity(c, "debug")
+			sendCancel(t, c, id, "mcpconform: logging check done")
+			t.Expect("no notifications/message carrying the subscription id %s", id)
+			on := 0
+			for _, m := range msgs {
+				if pm, err := protocol.ParseMessage([]byte(m.Raw)); err == nil && subscriptionID(pm) == key {
+					on++
+				}
+			}
+			t.Actual("%d message(s), %d on the stream", len(msgs), on)
+			if on > 0 {
+				t.Fatalf("%d of %d notifications/message carry the subscription id of the listen stream %s", on, len(msgs), id)
+			}
+			if len(msgs) == 0 {
+				t.NotVerified("the server sent no log message with logLevel debug: nothing to judge")
 			}
 		},
 	})

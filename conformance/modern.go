@@ -475,7 +475,7 @@ func init() {
 		Capability: "tools",
 		Prereqs:    []string{"tools.list.shape"},
 		Run: func(t *T) {
-			pages, _ := walkTools(t, t.Session())
+			pages, _ := t.sessionPages()
 			var scopes []string
 			for _, p := range pages {
 				if !slices.Contains(scopes, p.Result.CacheScope) {
@@ -732,6 +732,8 @@ func init() {
 
 // toolListings lists tools on the shared process and on a fresh one.
 func (t *T) toolListings() (shared, fresh []protocol.Tool) {
+	// A walk of its own, not the revision's shared one: the set must not
+	// change as a side effect of the requests the session has served since.
 	a, _ := walkTools(t, t.Session())
 	// The fresh process gets server/discover first, so that a server that
 	// needs a warm-up request fails modern.stateless.first-request alone.
@@ -1223,9 +1225,9 @@ func init() {
 		ID:          "modern.listen.subscription-id",
 		Title:       "Notifications on a listen stream carry its id",
 		Requirement: "In a process whose only open stream is one subscriptions/listen, every notification the server sends carries that request's id as io.modelcontextprotocol/subscriptionId in _meta.",
-		Authority: AdvisoryOn(protocol.Modern, "basic/patterns/subscriptions.mdx", "Receiving Notifications",
-			"All notifications delivered on the stream carry `io.modelcontextprotocol/subscriptionId` in `_meta`, identifying the `subscriptions/listen` request that opened the stream.",
-			"on stdio every stream shares one channel, and clients MUST use this id to correlate a notification with its subscription: one without it cannot be delivered"),
+		Authority: MCP(protocol.Modern, "schema.ts", "NotificationMetaObject",
+			"The server MUST include this key on every notification delivered via a SubscriptionsListenRequest stream, so the client can correlate the notification with the originating subscription."),
+		Refs:       []SpecRef{modernRef("basic/patterns/subscriptions.mdx", "Receiving Notifications")},
 		Revisions:  ModernOnly(),
 		Capability: "tools",
 		Run: func(t *T) {

@@ -1,10 +1,13 @@
 package conformance
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
@@ -63,7 +66,7 @@ func init() {
 		asyncCase("mrtr-missing-input-error", eachRev("modern.mrtr.missing-input", StatusWarn, "got error -32602 (mutant: inputResponses are missing) instead of a new input_required result", protocol.Modern)...),
 		asyncCase("capability-missing-wrong-code", eachRev("modern.capability.missing", StatusFail, "got error -32602", protocol.Modern)...),
 		asyncCase("listen-no-ack", eachRev("modern.listen.acknowledged", StatusFail, "no notifications/subscriptions/acknowledged for listen-", protocol.Modern)...),
-		asyncCase("listen-notification-no-id", eachRev("modern.listen.subscription-id", StatusWarn, "1 notification(s) arrived without the subscription id", protocol.Modern)...),
+		asyncCase("listen-notification-no-id", eachRev("modern.listen.subscription-id", StatusFail, "1 notification(s) arrived without the subscription id", protocol.Modern)...),
 		asyncCase("listen-extra-kind", eachRev("modern.listen.filter", StatusFail, "carried notifications/prompts/list_changed", protocol.Modern)...),
 		asyncCase("task-create-no-ttl", eachRev("tasks.create.result", StatusFail, "lacks [ttl]", protocol.Rev20251125)...),
 		// A task announced completed and then working also leaves a terminal status.
@@ -98,16 +101,20 @@ func init() {
 // in every revision where its demo tools are callable.
 var asyncAreas = []string{"progress", "cancellation", "sampling", "elicitation", "roots", "modern.mrtr", "modern.capability", "modern.listen", "tasks"}
 
-// TestAsyncReferencePasses runs the async areas against the reference with
-// its demo tools: every check passes where it applies (n/a otherwise), and
-// where no tool is callable (2024-11-05 has no readOnlyHint) it is
-// not-verified, never a pass.
+// TestAsyncReferencePasses runs the async areas against the reference as
+// users run it (`mcpconform reference`, the demo tools on by default):
+// every check passes where it applies (n/a otherwise), and where no tool is
+// callable (2024-11-05 has no readOnlyHint) it is not-verified, never a
+// pass.
 func TestAsyncReferencePasses(t *testing.T) {
-	rep := runMutant(t, mutantCase{Mutation: "none", Args: []string{"-async"}, Tweak: func(o *Options) {
-		for _, a := range asyncAreas {
-			o.Only = append(o.Only, a+".*")
-		}
-	}})
+	opts := Options{Command: []string{fixturebin.Build(t, "cmd/mcpconform"), "reference"}, Timeout: 2 * time.Second, ShutdownGrace: 500 * time.Millisecond}
+	for _, a := range asyncAreas {
+		opts.Only = append(opts.Only, a+".*")
+	}
+	rep, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(rep.Results) == 0 {
 		t.Fatal("no results")
 	}

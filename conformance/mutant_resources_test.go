@@ -70,8 +70,19 @@ func init() {
 		one("completion-too-many", legacy, "completion.values.max", StatusFail, "template bank://accounts/{id}/statements/{month} variable month: 101 values"),
 		one("completion-has-more-wrong", modern, "completion.has-more.consistent", StatusWarn, "variable month: hasMore false with total 135 and 100 values"),
 		one("completion-total-string", protocol.Rev20250326, "completion.complete.shape", StatusFail, "completion.total: want integer"),
-		one("completion-undeclared", legacy, "completion.capability.absent", StatusWarn, "without the completions capability returned error -32602, want -32601"),
-		one("completion-undeclared", modern, "completion.capability.absent", StatusWarn, "without the completions capability returned error -32602, want -32601"),
+		mutantCase{Mutation: "completion-undeclared", Protocol: legacy, Want: []mutantWant{
+			{ID: "completion.capability.absent", Revision: legacy, Status: StatusWarn, Reason: "without the completions capability returned error -32602, want -32601"},
+			{ID: "completion.capability.declared", Revision: legacy, Status: StatusFail, Reason: "returned a result but the server does not declare the completions capability"},
+		}},
+		mutantCase{Mutation: "completion-undeclared", Protocol: modern, Want: []mutantWant{
+			{ID: "completion.capability.absent", Revision: modern, Status: StatusWarn, Reason: "without the completions capability returned error -32602, want -32601"},
+			{ID: "completion.capability.declared", Revision: modern, Status: StatusFail, Reason: "returned a result but the server does not declare the completions capability"},
+		}},
+		one("completion-undeclared-quiet", legacy, "completion.capability.declared", StatusFail, "completion/complete of prompt review-brand argument channel (and 6 more) returned a result"),
+		one("completion-undeclared-quiet", modern, "completion.capability.declared", StatusFail, "returned a result but the server does not declare the completions capability"),
+		one("completion-missing-argument-result", protocol.Rev20250326, "completion.complete.missing-argument", StatusWarn, "without its argument member returned a result instead of error -32602"),
+		one("resources-list-per-connection", modern, "resources.list.stateless", StatusFail, "resources/list differs between the shared process and a fresh one"),
+		one("prompts-list-per-connection", modern, "prompts.list.stateless", StatusFail, "prompts/list differs between the shared process and a fresh one"),
 		one("completion-unknown-prompt-result", protocol.Rev20250618, "completion.complete.unknown-prompt", StatusWarn, "returned a result instead of error -32602"),
 
 		one("resources-undeclared-modern", modern, "resources.capability.declared", StatusFail, "resources/list lists 6 resources but server/discover does not declare the resources capability"),
@@ -84,6 +95,7 @@ func init() {
 			{ID: "logging.modern.unrequested", Revision: modern, Status: StatusFail, Reason: "notifications/message for requests without _meta logLevel"},
 			{ID: "modern.notify.unsolicited", Revision: modern, Status: StatusFail, Reason: "notifications/message"},
 		}},
+		one("logging-on-stream", modern, "logging.modern.not-on-stream", StatusFail, "notifications/message carry the subscription id of the listen stream listen-logging-"),
 		one("logging-modern-ignores-level", modern, "logging.modern.level-filter", StatusWarn, "with _meta logLevel info the server sent"),
 		one("logging-modern-invalid-accepted", modern, "logging.modern.invalid-level", StatusWarn, "returned a result instead of error -32602"),
 	)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"strconv"
 	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -78,6 +79,50 @@ func durationArgs(tool protocol.Tool) func(d time.Duration, steps int) map[strin
 		}
 	}
 	return nil
+}
+
+// durationArg names a tool's duration argument ("" when it has none) and
+// its unit, as durationArgs recognises it.
+func durationArg(tool protocol.Tool) (name string, unit time.Duration) {
+	da := durationArgs(tool)
+	if da == nil {
+		return "", 0
+	}
+	for name := range da(0, 1) {
+		switch name {
+		case "durationMs":
+			return name, time.Millisecond
+		case "duration":
+			return name, time.Second
+		}
+	}
+	return "", 0
+}
+
+// propertyWait is the longest a generated call may ask a tool to wait: the
+// property and tools checks call every callable tool with generated
+// arguments, and a slow tool's generated duration (demo.wait's goes up to
+// a second) would spend the run waiting without judging more.
+const propertyWait = 20 * time.Millisecond
+
+// waitCaps returns the duration argument of generated arguments v and the
+// shorter values to try in its place, longest first, when v asks for more
+// than propertyWait; none when the argument is the one an invalid case
+// breaks (brokenPath "$.<name>").
+func waitCaps(tool protocol.Tool, v map[string]any, brokenPath string) (name string, caps []json.Number) {
+	name, unit := durationArg(tool)
+	if name == "" || brokenPath == "$."+name {
+		return "", nil
+	}
+	d, err := strconv.ParseFloat(fmt.Sprint(v[name]), 64)
+	limit := float64(propertyWait) / float64(unit)
+	if err != nil || d <= limit {
+		return "", nil
+	}
+	if unit == time.Millisecond {
+		return name, []json.Number{json.Number(strconv.FormatInt(propertyWait.Milliseconds(), 10)), "0"}
+	}
+	return name, []json.Number{json.Number(strconv.FormatFloat(limit, 'f', -1, 64)), "0"}
 }
 
 // requireSlowCall returns the first callable tool with a duration

@@ -444,6 +444,19 @@ func init() {
 	})
 
 	Register(Check{
+		ID:          "prompts.list.stateless",
+		Title:       "The prompt set does not vary per connection",
+		Requirement: "Under 2026-07-28 prompts/list gives the same set of names on the shared process (after its other requests) as on a fresh one; a set that changes between listings is not-verified, since it MAY change over time.",
+		Authority: MCP(protocol.Modern, "server/prompts.mdx", "Capabilities",
+			"This set MAY be empty and MAY change over time (see List Changed Notification), but MUST NOT vary per-connection or as a side effect of other requests on the connection.").WithKeyword(KeywordMustNot),
+		Refs:       []SpecRef{modernRef("basic/index.mdx", "Statelessness")},
+		Revisions:  ModernOnly(),
+		Capability: "prompts",
+		Prereqs:    []string{"prompts.list.shape"},
+		Run:        listStateless(protocol.MethodPromptsList, "prompts", "name"),
+	})
+
+	Register(Check{
 		ID:          "prompts.notify.list-changed",
 		Title:       "prompts/list_changed only when listChanged is declared",
 		Requirement: "A server sends notifications/prompts/list_changed only if it declared prompts.listChanged.",

@@ -49,7 +49,9 @@ var realServers = []realServer{
 	}, supported: protocol.LegacyRevisions,
 		// They only send a request to the client and report its answer;
 		// they are listed only to a client that declares the capability.
-		allowCalls: []string{"trigger-sampling-request", "trigger-elicitation-request", "trigger-url-elicitation"},
+		// simulate-research-query only simulates (no readOnlyHint, but it
+		// changes nothing): its taskSupport is required.
+		allowCalls: []string{"trigger-sampling-request", "trigger-elicitation-request", "trigger-url-elicitation", "simulate-research-query"},
 	},
 	{name: "tsv2", command: func(t *testing.T) []string {
 		return nodeCommand(t, filepath.Join("tsv2", "server.mjs"))

@@ -27,13 +27,17 @@ import (
 // Budget of the requests that fetch contents (resources/read, prompts/get,
 // completion/complete) over the whole run, shared evenly by the revisions
 // checked so that a revision's verdicts never depend on how fast another
-// spent its share; and how many items each revision samples.
+// spent its share (variables only so that budget_test.go can lower them).
+var (
+	maxFeatureRequests       = 250
+	maxFeatureBytes    int64 = 20 << 20
+)
+
+// How many items each revision samples.
 const (
-	maxFeatureRequests = 250
-	maxFeatureBytes    = 20 << 20
-	maxReadSamples     = 8
-	maxPromptSamples   = 8
-	maxSubscriptions   = 20
+	maxReadSamples   = 8
+	maxPromptSamples = 8
+	maxSubscriptions = 20
 )
 
 // readBudget counts what one revision spent on contents; the zero value
@@ -752,6 +756,19 @@ func init() {
 	})
 
 	Register(Check{
+		ID:          "resources.list.stateless",
+		Title:       "The resource set does not vary per connection",
+		Requirement: "Under 2026-07-28 resources/list gives the same set of URIs on the shared process (after its other requests) as on a fresh one; a set that changes between listings is not-verified, since it MAY change over time.",
+		Authority: MCP(protocol.Modern, "server/resources.mdx", "Capabilities",
+			"This set MAY be empty and MAY change over time (see List Changed Notification), but MUST NOT vary per-connection or as a side effect of other requests on the connection.").WithKeyword(KeywordMustNot),
+		Refs:       []SpecRef{modernRef("basic/index.mdx", "Statelessness")},
+		Revisions:  ModernOnly(),
+		Capability: "resources",
+		Prereqs:    []string{"resources.list.shape"},
+		Run:        listStateless(protocol.MethodResourcesList, "resources", "uri"),
+	})
+
+	Register(Check{
 		ID:          "resources.notify.list-changed",
 		Title:       "resources/list_changed only when listChanged is declared",
 		Requirement: "A server sends notifications/resources/list_changed only if it declared resources.listChanged.",
@@ -1097,4 +1114,51 @@ func init() {
 			}
 		},
 	})
+}
+
+// listStateless is the Run of the 2026-07-28 checks that a feature's list
+// does not vary per connection: a new walk on the shared process (which
+// has served other requests by now) against a walk on a fresh one; a
+// difference is a fault only when a second walk on the shared process
+// agrees with its first, so that a change over time (which the spec
+// allows) is not mistaken for a per-connection one.
+func listStateless(method, member, key string) func(t *T) {
+	return func(t *T) {
+		set := func(w *listWalk) []string {
+			var out []string
+			for _, raw := range w.Items() {
+				var item map[string]json.RawMessage
+				if json.Unmarshal(raw, &item) == nil {
+					var v string
+					_ = json.Unmarshal(item[key], &v)
+					out = append(out, v)
+				}
+			}
+			slices.Sort(out)
+			return out
+		}
+		shared := walkList(t.Session(), method, member)
+		c := t.Fresh()
+		c.MustRequest(protocol.MethodDiscover, nil)
+		fresh := walkList(c, method, member)
+		for _, w := range []*listWalk{shared, fresh} {
+			if w.Err != nil || !w.Ended {
+				t.NotVerified("a walk of %s did not end with a last page: the shape and pagination checks judge that", method)
+			}
+		}
+		a, b := set(shared), set(fresh)
+		t.Expect("the same %s from the shared process and a fresh one", member)
+		if slices.Equal(a, b) {
+			t.Actual("%d %s in both", len(a), member)
+			return
+		}
+		t.Actual("shared %v, fresh %v", a, b)
+		if t.listChangedDeclared(strings.Split(method, "/")[0]) {
+			t.NotVerified("the sets differ, but the server declares listChanged, so the list may have changed over time")
+		}
+		if again := walkList(t.Session(), method, member); !slices.Equal(set(again), a) {
+			t.NotVerified("the %s changed between listings (shared %v, fresh %v, shared again %v): a change over time, which the spec allows, cannot be told from a per-connection one", member, a, b, set(again))
+		}
+		t.Failf("%s differs between the shared process and a fresh one", method)
+	}
 }

@@ -134,7 +134,7 @@ func init() {
 			if len(bad) > 0 {
 				t.evidenceLines(bad, 3)
 				t.Actual("%d lines are not valid UTF-8", len(bad))
-				t.Failf("%s wrote a line that is not valid UTF-8", bad[0].process)
+				t.Failf("%s wrote a line that is not valid UTF-8%s", bad[0].process, moreLines(len(bad)))
 			}
 		},
 	})

@@ -316,8 +316,18 @@ func (t *T) Tools() ([]protocol.Tool, error) {
 		return nil, nil
 	}
 	if !env.toolsDone {
-		c := t.Session() // may end the check; the cache stays empty then
-		env.tools, env.toolsErr = c.ListTools()
+		if w := env.sharedWalk(); w != nil {
+			env.tools, env.toolsErr = allTools(w.pages), w.err()
+		} else {
+			c := t.Session() // may end the check; the cache stays empty then
+			pages, ended, err := c.listPages()
+			if err == nil {
+				env.setMemo(walkMemo, &sessionWalk{pages: pages, ended: ended})
+				env.tools, env.toolsErr = allTools(pages), (&sessionWalk{ended: ended}).err()
+			} else {
+				env.toolsErr = err
+			}
+		}
 		env.toolsDone = true
 	}
 	return env.tools, env.toolsErr
@@ -776,31 +786,44 @@ func barrierName(c *Conn) string {
 
 // ListTools walks every page of tools/list (at most 100 pages).
 func (c *Conn) ListTools() ([]protocol.Tool, error) {
-	var tools []protocol.Tool
+	pages, ended, err := c.listPages()
+	if err != nil {
+		return nil, err
+	}
+	if !ended {
+		return nil, errTooManyPages
+	}
+	return allTools(pages), nil
+}
+
+// listPages walks tools/list from the first page, at most maxPages, and
+// reports whether the walk ended; a page that is an error or unreadable
+// ends it with an error.
+func (c *Conn) listPages() (pages []toolPage, ended bool, err error) {
 	cursor := ""
-	for page := 0; page < 100; page++ {
+	for range maxPages {
 		var params any
 		if cursor != "" {
 			params = map[string]any{"cursor": cursor}
 		}
 		m, err := c.Request(protocol.MethodToolsList, params)
 		if err != nil {
-			return nil, fmt.Errorf("tools/list: %w", err)
+			return nil, false, fmt.Errorf("tools/list: %w", err)
 		}
 		if m.Error != nil {
-			return nil, fmt.Errorf("tools/list: %w", m.Error)
+			return nil, false, fmt.Errorf("tools/list: %w", m.Error)
 		}
 		var res protocol.ListToolsResult
 		if err := json.Unmarshal(m.Result, &res); err != nil {
-			return nil, fmt.Errorf("tools/list result: %w", err)
+			return nil, false, fmt.Errorf("tools/list result: %w", err)
 		}
-		tools = append(tools, res.Tools...)
+		pages = append(pages, toolPage{Resp: m, Result: res})
 		if res.NextCursor == "" {
-			return tools, nil
+			return pages, true, nil
 		}
 		cursor = res.NextCursor
 	}
-	return nil, errTooManyPages
+	return pages, false, nil
 }
 
 // errTooManyPages ends a tools/list walk whose cursors never run out.

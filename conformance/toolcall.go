@@ -388,12 +388,26 @@ func drawCase(src gen.Source, at argTool, c *gen.Constraint) (args json.RawMessa
 	} else {
 		v, ok = at.plan.Invalid(src, *c)
 	}
-	if _, isObject := v.(map[string]any); !ok || !isObject {
+	obj, isObject := v.(map[string]any)
+	if !ok || !isObject {
 		return nil, false, false
 	}
 	text := gen.Encode(v)
 	if !oracleAgrees(at.sch, text, c == nil) {
 		return nil, false, true
+	}
+	broken := ""
+	if c != nil {
+		broken = c.Path
+	}
+	// A shorter wait keeps the case what it was, or it is not used.
+	if name, caps := waitCaps(at.tool, obj, broken); name != "" {
+		for _, d := range caps {
+			obj[name] = d
+			if capped := gen.Encode(obj); oracleAgrees(at.sch, capped, c == nil) {
+				return capped, true, false
+			}
+		}
 	}
 	return text, true, false
 }

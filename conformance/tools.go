@@ -66,6 +66,51 @@ func walkTools(t *T, c *Conn) (pages []toolPage, ended bool) {
 	return pages, false
 }
 
+// walkMemo is the memo key of the revision's shared walk of tools/list.
+const walkMemo = "walk/session"
+
+// sessionWalk is a complete walk of tools/list on the revision's shared
+// session, pages readable: the checks that judge the listed pages share it,
+// so a server with 10,000 tools is listed once per revision rather than
+// once per check. ended is false when the cursors did not end within
+// maxPages.
+type sessionWalk struct {
+	pages []toolPage
+	ended bool
+}
+
+// err is the error a walk that did not end gives Tools.
+func (w *sessionWalk) err() error {
+	if !w.ended {
+		return errTooManyPages
+	}
+	return nil
+}
+
+func (env *revEnv) sharedWalk() *sessionWalk {
+	w, _ := env.memo(walkMemo).(*sessionWalk)
+	return w
+}
+
+// sessionPages returns the shared session's walk of tools/list, walking it
+// with walkTools (which ends the check on a page it cannot judge) when no
+// check of the revision has yet. A check that judges the shared walk says so
+// in its evidence, since the lines may be in another check's transcript.
+func (t *T) sessionPages() (pages []toolPage, ended bool) {
+	w := t.env.sharedWalk()
+	if w == nil {
+		pages, ended := walkTools(t, t.Session())
+		w = &sessionWalk{pages: pages, ended: ended}
+		t.env.setMemo(walkMemo, w)
+	}
+	n := 0
+	for _, p := range w.pages {
+		n += len(p.Result.Tools)
+	}
+	t.Logf("judged the revision's one walk of tools/list on the shared session: %d page(s), %d tools", len(w.pages), n)
+	return w.pages, w.ended
+}
+
 // shapeOrError explains an unreadable result by its shape problems, or by
 // the decoding error when the shape checker finds none.
 func shapeOrError(rev, method string, m *protocol.Message, err error) string {
@@ -118,7 +163,7 @@ func init() {
 		},
 		Capability: "tools",
 		Run: func(t *T) {
-			pages, _ := walkTools(t, t.Session())
+			pages, _ := t.sessionPages()
 			t.Expect("every page valid under %s", t.Revision())
 			bad := 0
 			for i, p := range pages {
@@ -146,7 +191,7 @@ func init() {
 		Capability: "tools",
 		Prereqs:    []string{"tools.list.shape"},
 		Run: func(t *T) {
-			pages, ended := walkTools(t, t.Session())
+			pages, ended := t.sessionPages()
 			t.Expect("the pages end within %d requests", maxPages)
 			t.Actual("%d page(s)", len(pages))
 			if !ended {

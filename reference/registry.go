@@ -134,6 +134,12 @@ type Registry struct {
 
 	logMu sync.Mutex
 	log   []CallRecord
+
+	// compiled holds the compiled schemas by canonical text: tools and
+	// versions that share a schema share its compiled form, which is
+	// immutable, so publishing an estate compiles each distinct schema once.
+	compiledMu sync.Mutex
+	compiled   map[string]*Schema
 }
 
 // NewRegistry returns an empty registry.
@@ -147,7 +153,7 @@ func NewRegistry() *Registry {
 // immutable, monotonic, then (when the name has an active version)
 // major-bump and minor-bump against Latest(name).
 func (r *Registry) Publish(spec ToolSpec) error {
-	e, perr := newEntry(spec)
+	e, perr := r.newEntry(spec)
 	if perr != nil {
 		return perr
 	}
@@ -227,7 +233,7 @@ func (r *Registry) guardLocked(e *entry) error {
 }
 
 // newEntry checks a spec on its own and takes a private copy of it.
-func newEntry(spec ToolSpec) (*entry, *PublishError) {
+func (r *Registry) newEntry(spec ToolSpec) (*entry, *PublishError) {
 	invalid := func(err error, format string, args ...any) *PublishError {
 		return &PublishError{Rule: RuleInvalidSpec, Name: spec.Name, Version: spec.Version,
 			Detail: fmt.Sprintf(format, args...), Err: err}
@@ -265,11 +271,11 @@ func newEntry(spec ToolSpec) (*entry, *PublishError) {
 	}
 	// Compiling surfaces a schema the validator cannot use (an unsupported
 	// keyword, a malformed bound) now rather than at call time.
-	input, err := Compile(schema)
+	input, inputJSON, err := r.compile(schema)
 	if err != nil {
 		return nil, invalid(err, "input schema: %v", err)
 	}
-	output, outputSchema, perr := checkOutputSchema(spec.OutputSchema)
+	output, outputSchema, outputJSON, perr := r.checkOutputSchema(spec.OutputSchema)
 	if perr != nil {
 		return nil, invalid(perr, "output schema: %v", perr)
 	}
@@ -279,8 +285,43 @@ func newEntry(spec ToolSpec) (*entry, *PublishError) {
 	own.Tenants = cloneStrings(spec.Tenants)
 	own.RequiredScopes = cloneStrings(spec.RequiredScopes)
 	e := &entry{spec: own, version: v, status: StatusActive, input: input, output: outputSchema,
-		inputJSON: canonicalText(schema), outputJSON: canonicalText(output)}
+		inputJSON: inputJSON, outputJSON: outputJSON}
 	return e, nil
+}
+
+// compile compiles a private copy of a schema and renders its canonical
+// text, reusing the compiled form of an identical schema published
+// before. Two schemas with one canonical text compile alike: the compiler
+// reads numbers by value and renders them for messages as that text does.
+// A schema appendCanonical leaves to encoding/json (a float32, a string
+// that needs escaping) is compiled on its own.
+func (r *Registry) compile(schema map[string]any) (*Schema, string, error) {
+	b, ok := appendCanonical(nil, schema)
+	if !ok {
+		s, err := Compile(schema)
+		if err != nil {
+			return nil, "", err
+		}
+		return s, canonicalText(schema), nil
+	}
+	text := string(b)
+	r.compiledMu.Lock()
+	s := r.compiled[text]
+	r.compiledMu.Unlock()
+	if s != nil {
+		return s, text, nil
+	}
+	s, err := Compile(schema)
+	if err != nil {
+		return nil, "", err
+	}
+	r.compiledMu.Lock()
+	if r.compiled == nil {
+		r.compiled = map[string]*Schema{}
+	}
+	r.compiled[text] = s
+	r.compiledMu.Unlock()
+	return s, text, nil
 }
 
 // checkOutputSchema returns a private copy of an optional output schema,
@@ -288,22 +329,22 @@ func newEntry(spec ToolSpec) (*entry, *PublishError) {
 // outputSchema to type "object" before 2026-07-28, and the server renders
 // it in every revision that has it) that the validator can use, since Call
 // validates every successful structured result against it.
-func checkOutputSchema(s map[string]any) (map[string]any, *Schema, error) {
+func (r *Registry) checkOutputSchema(s map[string]any) (map[string]any, *Schema, string, error) {
 	if s == nil {
-		return nil, nil, nil
+		return nil, nil, "", nil
 	}
 	schema, err := copyValueObject(s)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	if t, _ := schema["type"].(string); t != "object" {
-		return nil, nil, errors.New(`type must be "object"`)
+		return nil, nil, "", errors.New(`type must be "object"`)
 	}
-	compiled, err := Compile(schema)
+	compiled, text, err := r.compile(schema)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	return schema, compiled, nil
+	return schema, compiled, text, nil
 }
 
 // canonicalText renders a canonical schema as JSON with sorted keys, ""
@@ -312,6 +353,15 @@ func canonicalText(schema map[string]any) string {
 	if schema == nil {
 		return ""
 	}
+	if b, ok := appendCanonical(nil, schema); ok {
+		return string(b)
+	}
+	return encodeCanonical(schema)
+}
+
+// encodeCanonical is canonicalText through encoding/json, for the values
+// appendCanonical leaves to it.
+func encodeCanonical(schema map[string]any) string {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

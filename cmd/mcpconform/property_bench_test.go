@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,7 +21,9 @@ import (
 // time of the whole run, era detection and process starts included) next
 // to the ping floor of the same server measured in the same benchmark: the
 // rate at which one server answers pipelined pings. ratio is phase over
-// floor. Two targets:
+// floor; cpu-s/run is the CPU time a run took, the suite's and its
+// servers', which the load of a shared machine moves far less than the
+// wall time. Two targets:
 //   - embedded: `mcpconform run` with no target, as run.go sets it up (the
 //     checks' processes served in-process, see conformance.Options.Serve);
 //   - process: `mcpconform run -- mcpconform reference`, every process a
@@ -39,6 +42,7 @@ func BenchmarkPropertyPhase(b *testing.B) {
 			b.Run(fmt.Sprintf("target=%s/cases=%d", target.name, cases), func(b *testing.B) {
 				var requests float64
 				var wall time.Duration
+				cpu0 := cpuTime()
 				for b.Loop() {
 					start := time.Now()
 					rep, err := conformance.Run(context.Background(), conformance.Options{Command: cmd, Serve: target.serve, Only: []string{"property.*"}, Cases: cases})
@@ -53,14 +57,27 @@ func BenchmarkPropertyPhase(b *testing.B) {
 						requests += r.Metrics["requests"]
 					}
 				}
+				cpu := cpuTime() - cpu0
 				rate := requests / wall.Seconds()
 				b.ReportMetric(rate, "req/s")
+				b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/run")
 				b.ReportMetric(floor, "floor-req/s")
 				b.ReportMetric(rate/floor, "ratio")
 				b.ReportMetric(requests/float64(b.N), "requests/run")
 			})
 		}
 	}
+}
+
+// cpuTime is the CPU time, user and system, of this process and of the
+// children it has reaped: on a shared machine it moves far less with the
+// load than wall time does.
+func cpuTime() time.Duration {
+	var self, children syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	d := func(tv syscall.Timeval) time.Duration { return time.Duration(tv.Nano()) }
+	return d(self.Utime) + d(self.Stime) + d(children.Utime) + d(children.Stime)
 }
 
 // pingFloor starts one server as cfg says, initializes it, and returns the

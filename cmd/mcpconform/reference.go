@@ -39,9 +39,11 @@ flags:
                    public, internal, confidential or restricted (default %s)
   --admin          also register registry.publish, registry.deprecate and
                    registry.retire, visible to a principal holding scope %s
-  --async          also register the asynchronous demo tools: demo.wait
-                   (progress, cancellation), demo.sample, demo.elicit and
-                   demo.roots (requests to the client)
+  --async=false    leave out the asynchronous demo tools, on by default:
+                   demo.wait and demo.work (progress, cancellation, tasks),
+                   demo.sample, demo.elicit and demo.roots (requests to the
+                   client), with tasks (2025-11-25) and subscriptions/listen
+                   of tools/list_changed (2026-07-28)
   --page-size N    tools per tools/list page (default %d)
   --help           print this help
 
@@ -114,7 +116,7 @@ func parseReferenceFlags(args []string) (server.Options, error) {
 	tenant := fs.String("tenant", demo.DefaultTenant, "")
 	clearance := fs.String("clearance", string(demo.DefaultClearance), "")
 	admin := fs.Bool("admin", false, "")
-	async := fs.Bool("async", false, "")
+	async := fs.Bool("async", true, "")
 	pageSize := fs.Int("page-size", server.DefaultPageSize, "")
 	var scopes scopeList
 	fs.Var(&scopes, "scope", "")

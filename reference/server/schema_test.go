@@ -100,7 +100,17 @@ var resultDefs = map[string]string{
 	protocol.MethodPromptsList:            "ListPromptsResult",
 	protocol.MethodPromptsGet:             "GetPromptResult",
 	protocol.MethodComplete:               "CompleteResult",
+
+	taskAugmentedCall:          "CreateTaskResult",
+	protocol.MethodTasksGet:    "GetTaskResult",
+	protocol.MethodTasksList:   "ListTasksResult",
+	protocol.MethodTasksCancel: "CancelTaskResult",
+	protocol.MethodTasksResult: "GetTaskPayloadResult",
 }
+
+// taskAugmentedCall is how the transcript recorder names a tools/call with
+// a task member, whose result is a CreateTaskResult.
+const taskAugmentedCall = "tools/call (task)"
 
 // modernResponseDefs names the whole-response definitions of 2026-07-28.
 var modernResponseDefs = map[string]string{
@@ -122,6 +132,8 @@ var notificationDefs = map[any]string{
 	protocol.NotifToolsListChanged: "ToolListChangedNotification",
 	protocol.NotifResourcesUpdated: "ResourceUpdatedNotification",
 	protocol.NotifMessage:          "LoggingMessageNotification",
+	protocol.NotifTaskStatus:       "TaskStatusNotification",
+	protocol.NotifProgress:         "ProgressNotification",
 }
 
 // modernErrorDefs names the error-object definitions of 2026-07-28 by code.

@@ -50,6 +50,12 @@ func (r *recorder) SendRaw(line []byte) error {
 	for _, m := range many {
 		var method string
 		if json.Unmarshal(m["method"], &method) == nil && m["id"] != nil {
+			var p struct {
+				Task json.RawMessage `json:"task"`
+			}
+			if method == protocol.MethodToolsCall && json.Unmarshal(m["params"], &p) == nil && len(p.Task) > 0 && p.Task[0] == '{' {
+				method = taskAugmentedCall // answered with a CreateTaskResult
+			}
 			r.methods[protocol.IDKey(m["id"])] = method
 		}
 	}
