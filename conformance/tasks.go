@@ -544,13 +544,37 @@ func init() {
 			case !ttlValue(*v.TTL):
 				t.Actual("ttl %s", *v.TTL)
 				t.Failf("tasks/get of %s has ttl %s: neither a number of milliseconds nor null", id, clip2(string(*v.TTL), 40))
-			case run.task.TTL != nil && !sameJSONNumber(*run.task.TTL, *v.TTL):
-				// The server may grant another ttl than asked, but the
-				// actual one is fixed from creation.
-				t.Actual("ttl %s, the CreateTaskResult said %s", *v.TTL, *run.task.TTL)
-				t.Warnf("tasks/get of %s reports ttl %s, its CreateTaskResult %s: only one of them can be the actual ttl", id, *v.TTL, *run.task.TTL)
 			default:
+				// A ttl other than the CreateTaskResult's is
+				// tasks.get.ttl-stable's (advisory): tasks/get's is the
+				// actual one the MUST asks for.
 				t.Actual("ttl %s (asked for %d)", *v.TTL, taskTTLAsked)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.get.ttl-stable",
+		Title:       "tasks/get reports the ttl the task was created with",
+		Requirement: "The ttl tasks/get reports for a task is the one its CreateTaskResult granted; a different one is a warning.",
+		Authority: Advisory("Receivers MAY override the requested ttl, and tasks/get MUST carry the actual one; no keyword makes the CreateTaskResult's ttl the actual one too, " +
+			"but a client that plans with it is misled when tasks/get reports another (tasks.get.ttl judges the MUST)."),
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			id := requireTask(t, run)
+			t.Expect("the ttl of the CreateTaskResult")
+			if run.get.Error != nil {
+				t.NotApplicable("tasks/get of %s failed: tasks.get.ttl judges that", id)
+			}
+			v, _ := taskOf(run.get)
+			if v.TTL == nil || run.task.TTL == nil {
+				t.NotApplicable("no ttl to compare: tasks.get.ttl and tasks.create.result judge that")
+			}
+			t.Actual("ttl %s, the CreateTaskResult said %s", *v.TTL, *run.task.TTL)
+			if !sameJSONNumber(*run.task.TTL, *v.TTL) {
+				t.Failf("tasks/get of %s reports ttl %s, its CreateTaskResult %s: only one of them can be the actual ttl", id, *v.TTL, *run.task.TTL)
 			}
 		},
 	})
@@ -751,8 +775,7 @@ func init() {
 				// tasks for a whole request type answer -32600; the
 				// tool-level sentence names -32601.
 				t.Actual("error -32600")
-				t.Warnf("the plain call of %s, which requires a task, got -32600 (allowed for a request type that requires tasks), not the -32601 the tool-level rule names", tool.Name)
-				return
+				t.NotVerified("the plain call of %s, which requires a task, got -32600, which a MAY allows when the server requires tasks for every tools/call: whether it does is not observable, so the -32601 the tool-level rule names is not judged", tool.Name)
 			}
 			if m.Error == nil {
 				var res struct {
