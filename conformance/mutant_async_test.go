@@ -79,6 +79,12 @@ func init() {
 		asyncCase("task-cancel-terminal-accepted", eachRev("tasks.cancel.terminal", StatusFail, "tasks/cancel of a completed task returned a result", protocol.Rev20251125)...),
 		asyncCase("task-cancel-still-working", eachRev("tasks.cancel.cancelled", StatusFail, `tasks/cancel answered status "working"`, protocol.Rev20251125)...),
 		asyncCase("task-forbidden-accepted", eachRev("tasks.tool.forbidden", StatusWarn, "which does not support tasks, returned a result", protocol.Rev20251125)...),
+		asyncCase("task-get-bad-timestamp", eachRev("tasks.answer.timestamps", StatusFail, `task answer problem(s), first: task ref-task-1 has lastUpdatedAt "just now", not an ISO 8601 timestamp`, protocol.Rev20251125)...),
+		// One id for every task: the second task's answers follow the first's, which had ended.
+		asyncCase("task-id-reused", append(eachRev("tasks.id.unique", StatusFail, "two task-augmented calls got the same taskId ref-task-1", protocol.Rev20251125),
+			mutantWant{ID: "tasks.status.transitions", Revision: protocol.Rev20251125, Status: StatusFail, Reason: "task ref-task-1 went completed → working in the server's answers"},
+			mutantWant{ID: "tasks.cancel.cancelled", Revision: protocol.Rev20251125, Status: StatusFail, Optional: true},
+			mutantWant{ID: "tasks.list.contains", Revision: protocol.Rev20251125, Status: StatusFail, Optional: true})...),
 		asyncCase("task-ttl-unbounded", eachRev("tasks.ttl.bounded", StatusWarn, "asked for ttl 1000000000000, the server granted 1000000000000: no maximum is enforced", protocol.Rev20251125)...),
 		asyncCase("task-required-plain-accepted", eachRev("tasks.tool.required", StatusFail, "the plain call of demo.work, whose taskSupport is required, returned a result", protocol.Rev20251125)...),
 		asyncCase("task-list-cursor-ignored", eachRev("tasks.list.cursor-invalid", StatusFail, "tasks/list with a cursor the server never issued returned a result", protocol.Rev20251125)...),

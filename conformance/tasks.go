@@ -1091,6 +1091,70 @@ func init() {
 			}
 		},
 	})
+
+	Register(Check{
+		ID:          "tasks.answer.timestamps",
+		Title:       "Every task answer has ISO 8601 createdAt and lastUpdatedAt",
+		Requirement: "Every task the server answers with (CreateTaskResult, tasks/get, tasks/cancel, tasks/list) has createdAt and lastUpdatedAt as RFC 3339 (ISO 8601) timestamps.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "TTL and Resource Management",
+			"Receivers MUST include a `createdAt` ISO 8601-formatted timestamp in all task responses to indicate when the task was created."),
+		Also: []Authority{MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "TTL and Resource Management",
+			"Receivers MUST include a `lastUpdatedAt` ISO 8601-formatted timestamp in all task responses to indicate when the task was last updated.")},
+		Refs:       []SpecRef{{Revision: protocol.Rev20251125, File: "schema.ts", Section: "Task"}},
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			requireTask(t, run)
+			t.Expect("createdAt and lastUpdatedAt RFC 3339 timestamps in every task answer")
+			seen := 0
+			var bad []string
+			for _, v := range answeredTasks(run.events) {
+				seen++
+				for _, f := range []struct {
+					name string
+					val  *string
+				}{{"createdAt", v.CreatedAt}, {"lastUpdatedAt", v.LastUpdatedAt}} {
+					if f.val == nil {
+						bad = append(bad, fmt.Sprintf("%s has no %s", taskName(v), f.name))
+					} else if _, err := time.Parse(time.RFC3339Nano, *f.val); err != nil {
+						bad = append(bad, fmt.Sprintf("%s has %s %q, not an ISO 8601 timestamp", taskName(v), f.name, clip2(*f.val, 40)))
+					}
+				}
+			}
+			t.Actual("%d task answer(s), %d problem(s)", seen, len(bad))
+			if len(bad) > 0 {
+				t.Failf("%d task answer problem(s), first: %s", len(bad), bad[0])
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.id.unique",
+		Title:       "Task ids are unique",
+		Requirement: "Every task-augmented call of the session gets a task with a taskId no other of its tasks has.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Task ID Requirements",
+			"Task IDs MUST be unique among all tasks controlled by the receiver."),
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			requireTask(t, run)
+			if len(run.created) < 2 {
+				t.NotVerified("only %d task was created: nothing to compare", len(run.created))
+			}
+			t.Expect("%d distinct taskIds", len(run.created))
+			seen := map[string]bool{}
+			for _, id := range run.created {
+				if seen[id] {
+					t.Actual("taskIds %v", run.created)
+					t.Fatalf("two task-augmented calls got the same taskId %s (%d tasks: %s)", id, len(run.created), strings.Join(run.created, ", "))
+				}
+				seen[id] = true
+			}
+			t.Actual("%d distinct", len(seen))
+		},
+	})
 }
 
 // has reports whether the capability name is declared with member set.
@@ -1142,4 +1206,38 @@ func sameJSONNumber(a, b json.RawMessage) bool {
 		return x == y
 	}
 	return string(a) == string(b)
+}
+
+// answeredTasks returns every task the server's answers carried:
+// CreateTaskResult tasks and the results of tasks/get, tasks/cancel and
+// tasks/list, in order.
+func answeredTasks(events []taskEvent) []taskView {
+	var out []taskView
+	for _, e := range events {
+		switch e.method {
+		case protocol.MethodToolsCall:
+			if v, ok := createdTask(e.msg); ok {
+				out = append(out, v)
+			}
+		case protocol.MethodTasksGet, protocol.MethodTasksCancel:
+			if v, ok := taskOf(e.msg); ok && v.TaskID != nil {
+				out = append(out, v)
+			}
+		case protocol.MethodTasksList:
+			var res struct {
+				Tasks []taskView `json:"tasks"`
+			}
+			if e.msg.Error == nil && json.Unmarshal(e.msg.Result, &res) == nil {
+				out = append(out, res.Tasks...)
+			}
+		}
+	}
+	return out
+}
+
+func taskName(v taskView) string {
+	if v.TaskID == nil {
+		return "a task"
+	}
+	return "task " + *v.TaskID
 }
