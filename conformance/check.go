@@ -69,9 +69,13 @@
 //     answers. A process whose handshake fails blocks the check on
 //     lifecycle.initialize.result instead of failing it.
 //   - t.Failf records a failure and carries on; t.Fatalf records one and ends
-//     the check. For a SHOULD check both become warn. t.Warnf records a warn
-//     whatever the level. t.NotApplicable, t.NotVerified and t.HarnessError
-//     end the check with that status; a panic in Run is a harness error.
+//     the check. For a SHOULD or advisory check both become warn (a MAY
+//     check only notes them): the level, taken from the quoted sentence,
+//     decides, so a MUST check fails or passes and never warns. A check
+//     whose sentence has a MUST part and a keyword-less (or SHOULD) part is
+//     two checks: a MUST one and an advisory (or SHOULD) one.
+//     t.NotApplicable, t.NotVerified and t.HarnessError end the check with
+//     that status; a panic in Run is a harness error.
 //   - t.Expect and t.Actual set the report's expected and actual texts. The
 //     transcript lines of every process the check used are attached as
 //     evidence automatically.
@@ -224,6 +228,23 @@ func validateAuthority(a Authority) error {
 	return nil
 }
 
+// VerdictFits reports whether a check of the given level may record the
+// status: a MUST check fails, never warns; a SHOULD or advisory check
+// warns, never fails; a MAY check does neither (a departure from a MAY is
+// only noted). Every other status (pass, n/a, not-verified, blocked, error)
+// fits every level. The engine turns a verdict that does not fit into a
+// harness error naming the catalogue mistake, so that no report can show
+// "warn MUST" or "fail SHOULD".
+func VerdictFits(level Level, status Status) error {
+	switch {
+	case status == StatusWarn && (level == MUST || level == MAY):
+		return fmt.Errorf("a %s check recorded a warn: a part of it that only warns is another check (advisory, or of its SHOULD sentence)", level)
+	case status == StatusFail && level != MUST:
+		return fmt.Errorf("a %s check recorded a fail: only a MUST check fails", level)
+	}
+	return nil
+}
+
 // Counted reports whether the check's results count towards the MCP
 // verdict ("MCP 2025-11-25: ... conformant"): mcp and jsonrpc checks do;
 // profile checks have their own line. Checks that do not state an
@@ -248,6 +269,7 @@ type Check struct {
 	Revisions   []string    // revisions it applies to; nil means all of protocol.AllRevisions
 	Capability  string      // server capability it needs ("tools", "logging" ...); "" for none
 	Prereqs     []string    // ids of checks that must not fail first (same revision)
+	After       []string    // ids of checks that run first without being prerequisites (a Final check judging traffic they make)
 	Final       bool        // runs after the other checks of its revision (traffic scans)
 	Run         func(t *T)
 }
@@ -277,8 +299,27 @@ var registry = map[string]*Check{}
 // one, with what became of them. A check that is split or withdrawn adds
 // its old id here.
 var reservedIDs = map[string]string{
-	"lifecycle.capabilities.respected": "split into lifecycle.capabilities.client-features (MUST), lifecycle.capabilities.client-features-early (SHOULD) and lifecycle.capabilities.logging-declared (MUST)",
-	"modern.errors.code-range":         "split into modern.errors.reserved-codes (MUST NOT) and modern.errors.legacy-range (SHOULD NOT)",
+	"property.jsonrpc.malformed-keeps-serving": "split into property.jsonrpc.malformed-answered (MUST) and property.jsonrpc.malformed-parse-error (advisory: -32700 for each line, and going on serving)",
+	"tools.call.malformed":                     "split into tools.call.arguments-object (MUST: non-object arguments never succeed) and tools.call.malformed-error (advisory: a malformed CallToolRequest gets -32602)",
+	"modern.mrtr.state-tampered":               "replaced by modern.mrtr.state-tamper-rejected (advisory): whether requestState influences authorization, resource access or business logic, the condition of the MUST, is not observable",
+	"lifecycle.capabilities.respected":         "split into lifecycle.capabilities.client-features (MUST), lifecycle.capabilities.client-features-early (SHOULD) and lifecycle.capabilities.logging-declared (MUST)",
+	"modern.errors.code-range":                 "split into modern.errors.reserved-codes (MUST NOT) and modern.errors.legacy-range (SHOULD NOT)",
+}
+
+// RetiredID is an id that named a check once and never names another.
+type RetiredID struct {
+	ID     string `json:"id"`
+	Became string `json:"became"` // what became of it: the ids it was split into, or why it went
+}
+
+// Retired lists the retired (reserved) check ids sorted by id.
+func Retired() []RetiredID {
+	out := make([]RetiredID, 0, len(reservedIDs))
+	for id, why := range reservedIDs {
+		out = append(out, RetiredID{ID: id, Became: why})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }
 
 // requireAuthority makes Register refuse a check without an authority
@@ -301,6 +342,7 @@ func Register(c Check) {
 	c.Also = slices.Clone(c.Also)
 	c.Revisions = slices.Clone(c.Revisions)
 	c.Prereqs = slices.Clone(c.Prereqs)
+	c.After = slices.Clone(c.After)
 	registry[c.ID] = &c
 }
 

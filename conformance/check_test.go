@@ -121,3 +121,51 @@ func TestEveryCheckHasAuthority(t *testing.T) {
 		t.Logf("%d checks state no authority yet: %s", len(missing), strings.Join(missing, ", "))
 	}
 }
+
+// TestVerdictFitsLevel is the rule that no report row reads "warn MUST":
+// a MUST check fails or passes, a SHOULD or advisory check warns or
+// passes, a MAY check only notes. judgeMutant applies it to every result
+// of every mutant run, and the engine turns a verdict that breaks it into a
+// catalogue error.
+func TestVerdictFitsLevel(t *testing.T) {
+	for _, level := range []Level{MUST, SHOULD, ADVISORY, MAY} {
+		for _, status := range []Status{StatusPass, StatusFail, StatusWarn, StatusNA, StatusNotVerified, StatusBlocked, StatusError} {
+			want := !(status == StatusWarn && (level == MUST || level == MAY) || status == StatusFail && level != MUST)
+			if got := VerdictFits(level, status) == nil; got != want {
+				t.Errorf("VerdictFits(%s, %s) fits = %v, want %v", level, status, got, want)
+			}
+		}
+	}
+}
+
+// TestFailfFollowsLevel: Failf, the only way a check records a fail or a
+// warn, gives each level the one status it may have.
+func TestFailfFollowsLevel(t *testing.T) {
+	for level, want := range map[Level]Status{MUST: StatusFail, SHOULD: StatusWarn, ADVISORY: StatusWarn, MAY: StatusPass} {
+		ct := &T{check: &Check{ID: "jsonrpc.test.level", Level: level}, status: StatusPass}
+		ct.Failf("broken")
+		if ct.status != want {
+			t.Errorf("Failf in a %s check: status %s, want %s", level, ct.status, want)
+		}
+		if err := VerdictFits(level, ct.status); err != nil {
+			t.Errorf("Failf in a %s check: %v", level, err)
+		}
+	}
+}
+
+// TestSuggestedCodeInMustCheckIsACatalogueError: a MUST check cannot judge
+// a code the spec only suggests (that part is an advisory check of its own).
+func TestSuggestedCodeInMustCheckIsACatalogueError(t *testing.T) {
+	ct := &T{check: &Check{ID: "jsonrpc.test.code", Level: MUST}, status: StatusPass}
+	func() {
+		defer func() {
+			if _, ok := recover().(endCheck); !ok {
+				t.Fatal("judgeErrorCode did not end the check")
+			}
+		}()
+		judgeErrorCode(ct, &protocol.Message{Error: &protocol.Error{Code: -32600}}, protocol.CodeInvalidParams, "a result", "got %d", false)
+	}()
+	if ct.status != StatusError || !strings.Contains(ct.messages[0], "catalogue error") {
+		t.Errorf("status %s %q, want a catalogue error", ct.status, ct.messages)
+	}
+}

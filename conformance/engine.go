@@ -685,7 +685,7 @@ func order(checks []*Check) []*Check {
 			return // done, or a cycle: the cycle's order is then by id
 		}
 		seen[c.ID] = 1
-		for _, id := range c.Prereqs {
+		for _, id := range append(slices.Clone(c.Prereqs), c.After...) {
 			if p, ok := byID[id]; ok {
 				visit(p)
 			}
@@ -816,6 +816,12 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 	r.DurationMs = ms(time.Since(began))
 	r.Status = t.status
 	msgs := t.messages
+	if err := VerdictFits(c.Level, r.Status); err != nil {
+		// A catalogue mistake, not the server's: its verdict is unknown.
+		t.notes = append(t.notes, joinMessages(msgs))
+		r.Status = StatusError
+		msgs = []string{"catalogue error: " + err.Error()}
+	}
 	if r.Status == StatusPass && len(t.notes) > 0 && c.Level == MAY {
 		msgs = t.notes
 	}

@@ -150,7 +150,9 @@ func init() {
 			"Result responses MUST include the same ID as the request they correspond to.").
 			WithNote("A response to an id that was never sent, or a second one to an id already answered, corresponds to no request."),
 		Also: []Authority{JSONRPC("5 Response object",
-			"When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.")},
+			"When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."),
+			MCP(protocol.Rev20241105, "basic/messages.mdx", "Responses",
+				"Responses MUST include the same ID as the request they correspond to.")},
 		Refs:  []SpecRef{refMessages(protocol.Rev20251125, "Responses"), refMessages(protocol.Rev20251125, "Notifications")},
 		Final: true,
 		Run: func(t *T) {
@@ -255,73 +257,56 @@ func init() {
 	})
 	Register(Check{
 		ID:          "jsonrpc.parse-error.reply",
-		Title:       "Invalid JSON gets a -32700 parse error",
-		Requirement: "Invalid JSON MUST NOT get a result; JSON-RPC 2.0 answers it with error -32700 and a null (or, from 2025-11-25, absent) id. Silence or another code is reported as a warning: the client broke the protocol first, and JSON-RPC defines the code without binding a server to it.",
+		Title:       "Invalid JSON never gets a result",
+		Requirement: "Invalid JSON MUST NOT get a result: any response to it is an error. Which code, and whether a reply comes at all, is jsonrpc.parse-error.code's (advisory); whether the server goes on, jsonrpc.parse-error.keeps-serving's.",
 		Authority: JSONRPC("5.1 Error object",
 			"When a rpc call encounters an error, the Response Object MUST contain the error member with a value that is a Object with the following members:").
-			WithNote("An unparsable line is an error: any response to it must be an error. The code -32700 comes from the JSON-RPC 2.0 table of codes, which has no keyword: another code, or no reply, is a warn."),
+			WithNote("An unparsable line is an error: any response to it must be an error."),
 		Refs: []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "JSONRPCErrorResponse"}},
 		Run: func(t *T) {
 			c := t.Session()
 			c.MustSend(invalidJSON)
 			before, err := c.TryBarrier()
 			before = append(before, c.Process().Pending()...)
-			t.Expect("an error response with code -32700 and id null or absent")
-			if err != nil && !hasNullIDResponse(before) && !errors.Is(err, runner.ErrExited) {
-				t.NotVerified("the server stopped answering after invalid JSON without a reply (jsonrpc.parse-error.keeps-serving judges that)")
-			}
-			// A server that exits without writing -32700 was silent, as
-			// one that goes on without it: the same warn (its exit is
-			// jsonrpc.parse-error.keeps-serving's to judge).
-			judgeRejection(t, before, protocol.CodeParseError, "invalid JSON", nil)
+			t.Expect("no result for the line: an error response (id null or absent), or none")
+			judgeNoResult(t, before, err, "invalid JSON", nil, "jsonrpc.parse-error.keeps-serving")
 		},
 	})
 	Register(Check{
 		ID:          "jsonrpc.invalid-request.rejected",
-		Title:       "An invalid request is rejected",
-		Requirement: "A JSON object that is not a valid request (here: a non-string method) MUST NOT get a result; the expected answer is error -32600, and the server SHOULD go on serving (the client broke the protocol first).",
+		Title:       "An invalid request never gets a result",
+		Requirement: "A JSON object that is not a valid request (here: a non-string method) MUST NOT get a result: any response to it is an error. The code is jsonrpc.invalid-request.code's (advisory); going on serving, jsonrpc.invalid-request.keeps-serving's.",
 		Authority: JSONRPC("5.1 Error object",
 			"When a rpc call encounters an error, the Response Object MUST contain the error member with a value that is a Object with the following members:").
-			WithNote("An invalid request is an error: any response to it must be an error. The code -32600 comes from the JSON-RPC 2.0 table of codes, which has no keyword: another code, or stopping, is a warn."),
+			WithNote("An invalid request is an error: any response to it must be an error."),
 		Refs: []SpecRef{refMessages(protocol.Rev20251125, "Requests"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "INVALID_REQUEST"}},
 		Run: func(t *T) {
 			c := t.Session()
-			c.MustSend(`{"jsonrpc":"2.0","id":"mcpconform-invalid","method":42}`)
+			c.MustSend(invalidRequest)
 			before, err := c.TryBarrier()
 			before = append(before, c.Process().Pending()...)
-			t.Expect("error -32600 with id \"mcpconform-invalid\" or null, and the next request answered")
-			if err != nil {
-				for _, r := range before {
-					if r.Problem == nil && r.Msg != nil && r.Msg.Kind() == protocol.KindResponse && r.Msg.Error == nil {
-						t.Failf("an invalid request got a result instead of an error")
-					}
-				}
-				diedAfter(t, c, "an invalid request", err)
-				return
-			}
-			judgeRejection(t, before, protocol.CodeInvalidRequest, "an invalid request", []string{`"mcpconform-invalid"`})
+			t.Expect(`no result for the request: an error response (id "mcpconform-invalid", null or absent), or none`)
+			judgeNoResult(t, before, err, "an invalid request", []string{invalidRequestID}, "jsonrpc.invalid-request.keeps-serving")
 		},
 	})
 	Register(Check{
 		ID:          "jsonrpc.method.unknown",
-		Title:       "An unknown method gets -32601",
-		Requirement: "A request for a method the server does not have MUST get an error response; JSON-RPC's code for it is -32601 (another code is a warning).",
+		Title:       "An unknown method gets an error",
+		Requirement: "A request for a method the server does not have MUST get an error response, not a result. The code (-32601) is jsonrpc.method.unknown-code's (advisory).",
 		Authority: JSONRPC("5.1 Error object",
 			"When a rpc call encounters an error, the Response Object MUST contain the error member with a value that is a Object with the following members:").
-			WithNote("Calling a method the server does not have is an error, so the response must be an error. The code -32601 comes from the JSON-RPC 2.0 table of codes, which has no keyword: another code is a warn."),
+			WithNote("Calling a method the server does not have is an error, so the response must be an error."),
 		Refs: []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "METHOD_NOT_FOUND"}},
 		Run: func(t *T) {
 			c := t.Session()
 			m := c.MustRequest(unknownMethod, map[string]any{})
-			t.Expect("error -32601")
-			switch {
-			case m.Error == nil:
+			t.Expect("an error response")
+			if m.Error == nil {
 				t.Actual("a result %s", clip(string(m.Result)))
 				t.Failf("the unknown method %s got a result instead of an error", unknownMethod)
-			case m.Error.Code != protocol.CodeMethodNotFound:
-				t.Actual("error %d", m.Error.Code)
-				t.Warnf("the unknown method got error %d, not -32601 (method not found)", m.Error.Code)
+				return
 			}
+			t.Actual("error %d", m.Error.Code)
 		},
 	})
 	Register(Check{
@@ -381,10 +366,10 @@ func init() {
 	Register(Check{
 		ID:          "jsonrpc.batch.rejected",
 		Title:       "Batches get no array reply (2025-06-18 on)",
-		Requirement: "Batching was removed in 2025-06-18: a batch gets an error or nothing, never an array reply (not a valid MCP message). A server that exits after it does not break this: the stdio lifecycle lets a server shut down by exiting.",
+		Requirement: "Batching was removed in 2025-06-18: a batch gets an error or nothing, never an array reply (not a valid MCP message). A server that exits after it does not break this: the stdio lifecycle lets a server shut down by exiting (jsonrpc.batch.keeps-serving reports it).",
 		Authority: MCP(protocol.Rev20250618, "basic/transports.mdx", "stdio",
 			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.").
-			WithNote("2025-06-18 removed batching: an array is no valid MCP message from then on. Stopping after the batch is a warn (advisory: no keyword requires a server to survive a bad message)."),
+			WithNote("2025-06-18 removed batching: an array is no valid MCP message from then on. Whether the server goes on after the batch is jsonrpc.batch.keeps-serving's (advisory)."),
 		Also: []Authority{MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
 			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.")},
 		Refs: []SpecRef{
@@ -422,8 +407,7 @@ func init() {
 					return
 				}
 				if err != nil {
-					diedAfter(t, c, "a batch", err)
-					return
+					stoppedBeforeVerdict(t, c, "a batch", err, "jsonrpc.batch.keeps-serving")
 				}
 				if batchAnswered(seen) {
 					return
@@ -572,14 +556,15 @@ func keepsServing(t *T, c *Conn, what string) {
 }
 
 // diedAfter reports that the server stopped serving after a bad line the
-// client sent: a warn, because the spec does not bind a server to input
-// that breaks the protocol, but no client can rely on such a server.
+// client sent, for the advisory checks that use it: a warn, because the
+// spec does not bind a server to input that breaks the protocol, but no
+// client can rely on such a server.
 func diedAfter(t *T, c *Conn, what string, err error) {
 	switch {
 	case errors.Is(err, runner.ErrExited) || errors.Is(err, runner.ErrTimeout) || errors.Is(err, runner.ErrFlood):
 		t.Logf("%v", err)
 		t.Actual("%s", runFault(err))
-		t.Warnf("the server stopped serving after %s: %s", what, runFault(err))
+		t.Failf("the server stopped serving after %s: %s", what, runFault(err))
 	default:
 		c.must("the request after "+what, err)
 	}
@@ -587,6 +572,99 @@ func diedAfter(t *T, c *Conn, what string, err error) {
 
 // invalidJSON is a request cut short: no parser can read its id.
 const invalidJSON = `{"jsonrpc": "2.0", "method": "ping", "params": {`
+
+// invalidRequest is a JSON object that is no valid request: its method is
+// a number. invalidRequestID is its id as the answer carries it.
+const (
+	invalidRequest   = `{"jsonrpc":"2.0","id":"mcpconform-invalid","method":42}`
+	invalidRequestID = `"mcpconform-invalid"`
+)
+
+// The advisory halves of the rejection checks: JSON-RPC 2.0's codes for
+// bad input, and going on serving after it. No keyword of MCP or JSON-RPC
+// requires either, so each is its own advisory check (a warn, never a
+// fail), apart from the MUST check that the answer is never a result.
+func init() {
+	Register(Check{
+		ID:          "jsonrpc.parse-error.code",
+		Title:       "Invalid JSON gets a -32700 parse error",
+		Requirement: "Invalid JSON is answered with error -32700 and a null (or, from 2025-11-25, absent) id; another code, or no reply, is a warning.",
+		Authority:   Advisory("JSON-RPC 2.0's table of error codes gives -32700 (Parse error) for invalid JSON, with a null id since none can be read; the table has no keyword, and the client broke the protocol first."),
+		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "PARSE_ERROR"}},
+		Run: func(t *T) {
+			c := t.Session()
+			c.MustSend(invalidJSON)
+			before, err := c.TryBarrier()
+			before = append(before, c.Process().Pending()...)
+			t.Expect("an error response with code -32700 and id null or absent")
+			judgeRejectionCode(t, before, err, protocol.CodeParseError, "invalid JSON", nil, "jsonrpc.parse-error.keeps-serving")
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.invalid-request.code",
+		Title:       "An invalid request gets -32600",
+		Requirement: "A JSON object that is not a valid request (here: a non-string method) is answered with error -32600 (Invalid Request); another code, or no reply, is a warning.",
+		Authority:   Advisory("JSON-RPC 2.0's table of error codes gives -32600 (Invalid Request) for a JSON object that is no valid Request; the table has no keyword, and the client broke the protocol first."),
+		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Requests"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "INVALID_REQUEST"}},
+		Run: func(t *T) {
+			c := t.Session()
+			c.MustSend(invalidRequest)
+			before, err := c.TryBarrier()
+			before = append(before, c.Process().Pending()...)
+			t.Expect(`error -32600 with id "mcpconform-invalid", null or absent`)
+			judgeRejectionCode(t, before, err, protocol.CodeInvalidRequest, "an invalid request", []string{invalidRequestID}, "jsonrpc.invalid-request.keeps-serving")
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.invalid-request.keeps-serving",
+		Title:       "An invalid request does not stop the server",
+		Requirement: "After a JSON object that is not a valid request the server goes on serving requests; stopping is a warning.",
+		Authority:   Advisory("An invalid request is the client's fault, and JSON-RPC 2.0 answers it with a -32600 error, which presumes the server goes on; no keyword of MCP or JSON-RPC requires it to."),
+		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Requests"), refStdio(protocol.Rev20251125)},
+		Run: func(t *T) {
+			c := t.Session()
+			c.MustSend(invalidRequest)
+			t.Expect("the next request is answered")
+			keepsServing(t, c, "an invalid request")
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.method.unknown-code",
+		Title:       "An unknown method gets -32601",
+		Requirement: "The error for a method the server does not have carries code -32601 (Method not found); another code is a warning.",
+		Authority:   Advisory("JSON-RPC 2.0's table of error codes gives -32601 (Method not found) for a method that does not exist; the table has no keyword, and MCP names the code only for particular methods."),
+		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "METHOD_NOT_FOUND"}},
+		Run: func(t *T) {
+			c := t.Session()
+			m := c.MustRequest(unknownMethod, map[string]any{})
+			t.Expect("error -32601")
+			switch {
+			case m.Error == nil:
+				t.Actual("a result %s", clip(string(m.Result)))
+				t.NotApplicable("the unknown method got a result, not an error: jsonrpc.method.unknown judges that")
+			case m.Error.Code != protocol.CodeMethodNotFound:
+				t.Actual("error %d", m.Error.Code)
+				t.Failf("the unknown method got error %d, not -32601 (method not found)", m.Error.Code)
+			default:
+				t.Actual("error %d", m.Error.Code)
+			}
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.batch.keeps-serving",
+		Title:       "A batch does not stop the server (2025-06-18 on)",
+		Requirement: "After a batch, which revisions from 2025-06-18 on do not have, the server goes on serving requests; stopping (an exit included) is a warning.",
+		Authority:   Advisory("A batch is no valid message from 2025-06-18 on, so it is the client's fault; a server that stops over one becomes unusable, and no keyword requires it to go on."),
+		Refs:        []SpecRef{{Revision: protocol.Rev20250618, File: "changelog.mdx", Section: "Major changes"}, refStdio(protocol.Rev20250618)},
+		Revisions:   append(Since(protocol.Rev20250618), protocol.Modern),
+		Run: func(t *T) {
+			c := t.Session()
+			c.MustSend(batchOfBarriers(t))
+			t.Expect("the next request answered")
+			keepsServing(t, c, "a batch")
+		},
+	})
+}
 
 // batchAnswered reports whether items hold a non-array answer to the batch
 // of batchOfBarriers: an error with a null id, or a response to one of its
@@ -617,31 +695,81 @@ func batchOfBarriers(t *T) string {
 	return "[" + elems[0] + "," + elems[1] + "]"
 }
 
-// judgeRejection judges what arrived between a bad line and the barrier:
-// an error response with code want and an id in ids (or null/absent) is the
-// answer; a result is a fail; nothing, or another code, is a warn (JSON-RPC
-// 2.0 names the codes but binds no server to input that breaks the
-// protocol).
-func judgeRejection(t *T, before []runner.Received, want int, what string, ids []string) {
+// rejectionAnswer returns the answer to a bad line among what arrived
+// between it and the barrier: a response whose id is in ids, null or
+// absent. ok is false when none came.
+func rejectionAnswer(before []runner.Received, ids []string) (r runner.Received, ok bool) {
 	for _, r := range before {
 		if r.Problem != nil || r.Msg == nil || r.Msg.Kind() != protocol.KindResponse {
 			continue
 		}
-		key := r.Msg.IDKey()
-		if key != "" && key != "null" && !contains(ids, key) {
+		if key := r.Msg.IDKey(); key != "" && key != "null" && !contains(ids, key) {
 			continue // an answer to something else
 		}
+		return r, true
+	}
+	return runner.Received{}, false
+}
+
+// judgeNoResult is the MUST part of a bad line's answer: it is never a
+// result. Silence, or an exit without a result, breaks nothing (the check
+// named by stopping judges an exit); a server that stops answering before
+// the barrier leaves the verdict open.
+func judgeNoResult(t *T, before []runner.Received, err error, what string, ids []string, stopping string) {
+	if r, ok := rejectionAnswer(before, ids); ok {
 		t.Actual("%s", clip(string(r.Raw)))
-		switch {
-		case r.Msg.Error == nil:
+		if r.Msg.Error == nil {
 			t.Fatalf("%s got a result instead of an error", what)
-		case r.Msg.Error.Code != want:
-			t.Warnf("%s got error %d; the JSON-RPC code is %d", what, r.Msg.Error.Code, want)
 		}
 		return
 	}
+	if err != nil {
+		stoppedBeforeVerdict(t, nil, what, err, stopping)
+	}
 	t.Actual("no response")
-	t.Warnf("%s got no response; JSON-RPC 2.0 expects error %d", what, want)
+}
+
+// stoppedBeforeVerdict handles a barrier that failed after a bad line in a
+// check about the line's answer, not about going on: an exit ends the
+// check with what was seen (a server may shut down by exiting; stopping
+// judges that), a server that stopped answering leaves the verdict open.
+func stoppedBeforeVerdict(t *T, c *Conn, what string, err error, stopping string) {
+	switch {
+	case errors.Is(err, runner.ErrExited):
+		t.Logf("%v", err)
+		t.Actual("no answer to %s; the server then exited", what)
+		t.end()
+	case c == nil || errors.Is(err, runner.ErrTimeout) || errors.Is(err, runner.ErrFlood):
+		t.Logf("%v", err)
+		t.NotVerified("the server stopped answering after %s (%s) before its answer could be judged; %s judges stopping", what, runFault(err), stopping)
+	default:
+		c.must("the request after "+what, err)
+	}
+}
+
+// judgeRejectionCode is the advisory part of a bad line's answer: error
+// code want with an id in ids (or null/absent). Another code, or no reply,
+// warns: JSON-RPC 2.0's table of codes has no keyword. A result is
+// judgeNoResult's.
+func judgeRejectionCode(t *T, before []runner.Received, err error, want int, what string, ids []string, stopping string) {
+	if r, ok := rejectionAnswer(before, ids); ok {
+		t.Actual("%s", clip(string(r.Raw)))
+		switch {
+		case r.Msg.Error == nil:
+			t.NotApplicable("%s got a result, not an error: the MUST check on it judges that", what)
+		case r.Msg.Error.Code != want:
+			t.Failf("%s got error %d; the JSON-RPC code is %d", what, r.Msg.Error.Code, want)
+		}
+		return
+	}
+	if err != nil && !errors.Is(err, runner.ErrExited) {
+		t.Logf("%v", err)
+		t.NotVerified("the server stopped answering after %s (%s) before a reply could be seen; %s judges stopping", what, runFault(err), stopping)
+	}
+	// A server that exits without a reply was silent, as one that goes on
+	// without one: the same warn (its exit is stopping's to judge).
+	t.Actual("no response")
+	t.Failf("%s got no response; JSON-RPC 2.0 expects error %d", what, want)
 }
 
 // hasNullIDResponse reports whether a response with a null or absent id

@@ -146,10 +146,10 @@ func init() {
 	Register(Check{
 		ID:          "lifecycle.version.fallback",
 		Title:       "An unsupported version gets a supported one",
-		Requirement: "If the server does not support the requested version it MUST respond with another version it supports; an error reply (as in the spec's own error example) is a warning.",
+		Requirement: "If the server does not support the requested version and answers with a result, it MUST offer another version it supports. An error reply, which the spec's own error example shows, is lifecycle.version.fallback-error's (advisory).",
 		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Version Negotiation",
 			"Otherwise, the server MUST respond with another protocol version it supports.").
-			WithNote("The spec's own error example answers an unsupported version with an error, so an error reply is a warn, not a fail."),
+			WithNote("The spec's own error example answers an unsupported version with an error, so an error reply is not judged here: lifecycle.version.fallback-error reports it."),
 		Refs:      []SpecRef{refLifecycle("Version Negotiation"), refLifecycle("Error Handling")},
 		Revisions: Legacy(),
 		Prereqs:   []string{"lifecycle.initialize.result"},
@@ -161,8 +161,7 @@ func init() {
 			t.Expect("a result whose protocolVersion is one the server supports")
 			if m.Error != nil {
 				t.Actual("error %d %s", m.Error.Code, m.Error.Message)
-				t.Warnf("initialize %s got error %d instead of a supported version", unsupportedVersion, m.Error.Code)
-				return
+				t.NotApplicable("initialize %s got error %d, as the spec's error example does: no version was offered to judge (lifecycle.version.fallback-error reports the error)", unsupportedVersion, m.Error.Code)
 			}
 			v, ok := fallbackVersion(m)
 			t.Actual("protocolVersion %s", negotiated(m))
@@ -528,4 +527,48 @@ func runClientFeatures(t *T) {
 			t.Fatalf("%s sent %s", m.process, bad)
 		}
 	}
+}
+
+// The keyword-less halves of lifecycle checks: each id has one level.
+func init() {
+	Register(Check{
+		ID:          "lifecycle.version.fallback-error",
+		Title:       "An unsupported version gets a version, not an error",
+		Requirement: "An initialize request for a version the server does not support is answered with a result offering a version it supports rather than an error; an error reply is a warning.",
+		Authority: Advisory("Version Negotiation says the server MUST respond with another protocol version it supports, yet the spec's own Error Handling example answers an unsupported version with an error: " +
+			"the spec contradicts itself, so an error reply is reported, never failed (lifecycle.version.fallback judges the version offered)."),
+		Refs:      []SpecRef{refLifecycle("Version Negotiation"), refLifecycle("Error Handling")},
+		Revisions: Legacy(),
+		Prereqs:   []string{"lifecycle.initialize.result"},
+		Run: func(t *T) {
+			t.OncePerRun()
+			c := t.Fresh()
+			m, err := c.Initialize(unsupportedVersion)
+			c.must(protocol.MethodInitialize, err)
+			t.Expect("a result offering a version the server supports")
+			if m.Error != nil {
+				t.Actual("error %d %s", m.Error.Code, m.Error.Message)
+				t.Failf("initialize %s got error %d instead of a supported version", unsupportedVersion, m.Error.Code)
+				return
+			}
+			t.Actual("protocolVersion %s", negotiated(m))
+		},
+	})
+	Register(Check{
+		ID:          "lifecycle.version.respected-early",
+		Title:       "Messages keep to the negotiated revision (before 2025-06-18)",
+		Requirement: "In a session that negotiated 2024-11-05 or 2025-03-26, the server sends no message that only a later revision's schema defines (a resource_link block, say); the shape checks pass such a message, since it is a valid MCP message, and this SHOULD reports it.",
+		Authority: MCP(protocol.Rev20241105, "basic/lifecycle.mdx", "Operation",
+			"Both parties SHOULD: Respect the negotiated protocol version").
+			WithNote("From 2025-06-18 the sentence is a MUST, and the shape checks fail such a message."),
+		Also: []Authority{MCP(protocol.Rev20250326, "basic/lifecycle.mdx", "Operation",
+			"Both parties SHOULD: Respect the negotiated protocol version")},
+		Refs:      []SpecRef{refLifecycle("Operation")},
+		Revisions: Before(protocol.Rev20250618),
+		Final:     true,
+		// The Final checks that call tools or read resources make traffic
+		// this check judges: they run first.
+		After: []string{"tools.call.shape", "tools.shape.messages", "resources.read.shape", "prompts.get.shape", "completion.complete.shape"},
+		Run:   runRespectedEarly,
+	})
 }

@@ -938,11 +938,11 @@ func judgeRejected(t *T, resp *protocol.Message, what string, accepted func()) {
 
 func init() {
 	Register(Check{
-		ID:          "modern.mrtr.state-tampered",
+		ID:          "modern.mrtr.state-tamper-rejected",
 		Title:       "Tampered requestState is rejected",
-		Requirement: "A retry whose requestState was altered is rejected (an error, or input_required asking afresh), not completed; completing it is a warn, because the rule binds only state that influences authorization, resource access or business logic, which the suite cannot see.",
-		Authority: MCP(protocol.Modern, "basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)",
-			"If `requestState` influences authorization, resource access, or business logic, servers MUST protect its integrity (e.g. HMAC or AEAD) and MUST reject state that fails verification."),
+		Requirement: "A retry whose requestState was altered is rejected (an error, or input_required asking afresh), not completed; completing it is a warning, because the MUST binds only state that influences authorization, resource access or business logic, which the suite cannot see.",
+		Authority: Advisory("basic/patterns/mrtr.mdx: \"If `requestState` influences authorization, resource access, or business logic, servers MUST protect its integrity (e.g. HMAC or AEAD) and MUST reject state that fails verification.\" " +
+			"Whether the state influences any of them is not observable over stdio, so the MUST cannot be judged; a server that completes a tampered retry is reported."),
 		Revisions:  ModernOnly(),
 		Capability: "tools",
 		Run: func(t *T) {
@@ -955,7 +955,7 @@ func init() {
 			t.Expect("the retry with tampered requestState rejected")
 			resp := m.call(m.args, m.caps(), map[string]any{"inputResponses": m.responses(), "requestState": tampered})
 			judgeRejected(t, resp, "tampered requestState", func() {
-				t.Warnf("%s completed a retry whose requestState was altered (last character changed): state that influences its logic must be integrity-protected and rejected when it fails verification", m.tool.Name)
+				t.Failf("%s completed a retry whose requestState was altered (last character changed): state that influences its logic must be integrity-protected and rejected when it fails verification", m.tool.Name)
 			})
 		},
 	})

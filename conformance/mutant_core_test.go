@@ -9,7 +9,7 @@ var (
 	shapeFail      = mutantWant{ID: "tools.shape.messages", Status: StatusFail, Optional: true}
 	resultTypeFail = mutantWant{ID: "modern.result.result-type", Status: StatusFail, Optional: true}
 	serverInfoWarn = mutantWant{ID: "modern.result.server-info", Status: StatusWarn, Optional: true}
-	malformedWarn  = mutantWant{ID: "property.jsonrpc.malformed-keeps-serving", Status: StatusWarn, Optional: true}
+	malformedWarn  = mutantWant{ID: "property.jsonrpc.malformed-parse-error", Status: StatusWarn, Optional: true}
 	unaskedFail    = mutantWant{ID: "jsonrpc.response.one-per-request", Status: StatusFail, Reason: "never sent or was already answered"}
 )
 
@@ -75,27 +75,45 @@ func init() {
 		}},
 		mutantCase{Mutation: "unknown-method-result", Want: []mutantWant{
 			{ID: "jsonrpc.method.unknown", Status: StatusFail, Reason: "got a result instead of an error"},
+			// The code is the advisory check's only when an error came.
+			{ID: "jsonrpc.method.unknown-code", Status: StatusNA, Reason: "jsonrpc.method.unknown judges that"},
 			shapeFail, resultTypeFail, serverInfoWarn,
+		}},
+		mutantCase{Mutation: "unknown-method-wrong-code", Want: []mutantWant{
+			{ID: "jsonrpc.method.unknown-code", Status: StatusWarn, Reason: "got error -32600, not -32601"},
 		}},
 		mutantCase{Mutation: "answer-notifications", Want: []mutantWant{
 			{ID: "jsonrpc.notification.no-response", Status: StatusFail, Reason: "answered a notification"},
 			{ID: "property.jsonrpc.notifications-unanswered", Status: StatusFail, Optional: true},
 		}},
 		mutantCase{Mutation: "parse-error-wrong-code", Want: []mutantWant{
-			{ID: "jsonrpc.parse-error.reply", Status: StatusWarn, Reason: "invalid JSON got error -32600; the JSON-RPC code is -32700"},
+			{ID: "jsonrpc.parse-error.code", Status: StatusWarn, Reason: "invalid JSON got error -32600; the JSON-RPC code is -32700"},
 			malformedWarn,
+		}},
+		mutantCase{Mutation: "parse-error-result", Want: []mutantWant{
+			{ID: "jsonrpc.parse-error.reply", Status: StatusFail, Reason: "invalid JSON got a result instead of an error"},
+			{ID: "jsonrpc.parse-error.code", Status: StatusNA, Reason: "got a result, not an error"},
+			malformedWarn, shapeFail, resultTypeFail, serverInfoWarn,
 		}},
 		mutantCase{Mutation: "die-on-parse-error", Want: []mutantWant{
 			{ID: "jsonrpc.parse-error.keeps-serving", Status: StatusWarn, Reason: "stopped serving after a line that is not JSON: it exited"},
-			{ID: "jsonrpc.parse-error.reply", Status: StatusWarn, Reason: "invalid JSON got no response; JSON-RPC 2.0 expects error -32700"},
+			{ID: "jsonrpc.parse-error.code", Status: StatusWarn, Reason: "invalid JSON got no response; JSON-RPC 2.0 expects error -32700"},
+			// No result came before the exit: the MUST holds.
+			{ID: "jsonrpc.parse-error.reply", Revision: "2025-11-25", Status: StatusPass},
 			malformedWarn,
 		}},
 		mutantCase{Mutation: "die-on-invalid-request", Want: []mutantWant{
-			{ID: "jsonrpc.invalid-request.rejected", Status: StatusWarn, Reason: "stopped serving after an invalid request: it exited"},
+			{ID: "jsonrpc.invalid-request.keeps-serving", Status: StatusWarn, Reason: "stopped serving after an invalid request: it exited"},
+			{ID: "jsonrpc.invalid-request.code", Status: StatusWarn, Reason: "an invalid request got no response; JSON-RPC 2.0 expects error -32600"},
+			{ID: "jsonrpc.invalid-request.rejected", Revision: "2025-11-25", Status: StatusPass},
 		}},
 		mutantCase{Mutation: "invalid-request-result", Want: []mutantWant{
 			{ID: "jsonrpc.invalid-request.rejected", Status: StatusFail, Reason: "got a result instead of an error"},
+			{ID: "jsonrpc.invalid-request.code", Status: StatusNA, Reason: "got a result, not an error"},
 			shapeFail,
+		}},
+		mutantCase{Mutation: "invalid-request-wrong-code", Want: []mutantWant{
+			{ID: "jsonrpc.invalid-request.code", Status: StatusWarn, Reason: "an invalid request got error -32603; the JSON-RPC code is -32600"},
 		}},
 		mutantCase{Mutation: "no-batch", Want: []mutantWant{
 			{ID: "jsonrpc.batch.accepted", Revision: "2025-03-26", Status: StatusFail, Reason: "did not answer every request of a batch"},
@@ -105,6 +123,11 @@ func init() {
 		}},
 		mutantCase{Mutation: "crash-on-batch", Want: []mutantWant{
 			{ID: "jsonrpc.batch.tolerated", Revision: "2024-11-05", Status: StatusWarn, Reason: "stopped serving after a batch: it exited"},
+			{ID: "jsonrpc.batch.keeps-serving", Revision: "2025-06-18", Status: StatusWarn, Reason: "stopped serving after a batch: it exited"},
+			{ID: "jsonrpc.batch.keeps-serving", Revision: "2026-07-28", Status: StatusWarn, Reason: "stopped serving after a batch: it exited"},
+			{ID: "jsonrpc.batch.keeps-serving", Revision: "2025-11-25", Status: StatusWarn, Reason: "stopped serving after a batch: it exited"},
+			// No array came before the exit: the MUST holds.
+			{ID: "jsonrpc.batch.rejected", Revision: "2025-11-25", Status: StatusPass},
 			{ID: "jsonrpc.batch.accepted", Revision: "2025-03-26", Status: StatusFail, Reason: "did not answer every request of a batch"},
 			malformedWarn,
 		}},
@@ -125,7 +148,8 @@ func init() {
 			{ID: "lifecycle.version.negotiated-supported", Revision: "2025-11-25", Status: StatusNA, Reason: "no counter-offer"},
 		}},
 		mutantCase{Mutation: "unsupported-version-error", Want: []mutantWant{
-			{ID: "lifecycle.version.fallback", Revision: "2025-11-25", Status: StatusWarn, Reason: "got error -32602 instead of a supported version"},
+			{ID: "lifecycle.version.fallback-error", Revision: "2025-11-25", Status: StatusWarn, Reason: "got error -32602 instead of a supported version"},
+			{ID: "lifecycle.version.fallback", Revision: "2025-11-25", Status: StatusNA, Reason: "as the spec's error example does"},
 		}},
 		mutantCase{Mutation: "fallback-oldest", Want: []mutantWant{
 			{ID: "lifecycle.version.fallback-latest", Revision: "2025-11-25", Status: StatusWarn, Reason: `offered "2024-11-05", but it supports the later "2025-11-25"`},

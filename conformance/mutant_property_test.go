@@ -26,7 +26,12 @@ func init() {
 			{ID: "jsonrpc.notification.no-response", Status: StatusFail},
 		}},
 		mutantCase{Mutation: "prop-dies-after-parse-errors", Want: []mutantWant{
-			{ID: "property.jsonrpc.malformed-keeps-serving", Status: StatusWarn, Reason: "stopped serving after malformed input"},
+			{ID: "property.jsonrpc.malformed-parse-error", Status: StatusWarn, Reason: "stopped serving after malformed input"},
+		}},
+		mutantCase{Mutation: "prop-skips-after-parse-error", Want: []mutantWant{
+			{ID: "property.jsonrpc.malformed-answered", Status: StatusFail, Reason: "after a malformed line was not answered"},
+			// The same unanswered request shows to the other sequences.
+			{ID: "property.jsonrpc.answered-once", Status: StatusFail, Optional: true},
 		}},
 		mutantCase{Mutation: "prop-error-counter", Want: []mutantWant{
 			{ID: "property.errors.same-bytes", Status: StatusWarn, Reason: "gave different answers twice"},

@@ -60,7 +60,7 @@ func init() {
 		one("prompts-audio-not-base64", legacy, "prompts.get.audio", StatusFail, "the audio data is not base64"),
 		// 2024-11-05 has no audio: a block of a later revision is a warn
 		// where respecting the negotiated version is a SHOULD.
-		one("prompts-audio-not-base64", protocol.Rev20241105, "prompts.get.shape", StatusWarn, `"audio" is not one of text, image, resource (valid under 2025-03-26`),
+		one("prompts-audio-not-base64", protocol.Rev20241105, "lifecycle.version.respected-early", StatusWarn, `is not one of text, image, resource in`),
 		one("prompts-embedded-no-mime", legacy, "prompts.get.embedded-mime", StatusFail, "explain-policy message 1: the embedded resource bank://policies/acceptable-use has no mimeType"),
 		one("prompts-embedded-bad-uri", modern, "prompts.get.embedded-uri", StatusFail, `has no valid URI: "statement"`),
 		one("prompts-embedded-bad-blob", legacy, "prompts.get.embedded-data", StatusFail, "has a blob that is not base64"),

@@ -104,6 +104,9 @@ func judgeMutant(rep *Report, want []mutantWant) []string {
 	var problems []string
 	matched := make([]bool, len(want))
 	for _, r := range rep.Results {
+		if err := VerdictFits(r.Level, r.Status); err != nil || strings.HasPrefix(r.Message, "catalogue error") {
+			problems = append(problems, fmt.Sprintf("%s@%s is %s at level %s: %v %s", r.ID, r.Revision, r.Status, r.Level, err, r.Message))
+		}
 		ok := false
 		for i, w := range want {
 			if w.ID == r.ID && (w.Revision == "" || w.Revision == r.Revision) && w.Status == r.Status && strings.Contains(r.Message, w.Reason) {

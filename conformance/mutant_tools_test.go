@@ -41,14 +41,14 @@ func init() {
 		// The spec files unknown tools and malformed requests under
 		// protocol errors without an RFC 2119 keyword: a result is a warn.
 		mutantCase{Mutation: "tools-unknown-tool-result", Want: each("tools.call.unknown-tool", StatusWarn, "returned a result, not a JSON-RPC error", all...)},
-		mutantCase{Mutation: "tools-malformed-result", Want: each("tools.call.malformed", StatusWarn, "without a name returned a result", all...)},
+		mutantCase{Mutation: "tools-malformed-result", Want: each("tools.call.malformed-error", StatusWarn, "without a name returned a result", all...)},
 		// Accepting non-object arguments breaks "Servers MUST validate all
 		// tool inputs"; the suite sends them only to a callable tool.
-		mutantCase{Mutation: "tools-array-args-accepted", Tweak: skipProperty, Want: each("tools.call.malformed", StatusFail, "were accepted: the result is not an error", callable...)},
+		mutantCase{Mutation: "tools-array-args-accepted", Tweak: skipProperty, Want: each("tools.call.arguments-object", StatusFail, "were accepted: the result is not an error", callable...)},
 		// A content block of a later revision is a warn where respecting
 		// the negotiated version is a SHOULD (2025-03-26; no tool is
 		// callable in 2024-11-05) and valid from 2025-06-18 on.
-		mutantCase{Mutation: "tools-call-resource-link", Want: each("tools.call.shape", StatusWarn, "valid under 2025-06-18, which the session did not negotiate", protocol.Rev20250326)},
+		mutantCase{Mutation: "tools-call-resource-link", Want: each("lifecycle.version.respected-early", StatusWarn, "valid under 2025-06-18, which the session did not negotiate", protocol.Rev20250326)},
 		// The property checks judge some of the same requirements with
 		// generated traffic; whether they trip depends on their own request
 		// pattern, so the cases below skip them and test only our check

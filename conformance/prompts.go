@@ -224,6 +224,10 @@ func init() {
 		Requirement: "Every page of prompts/list is a ListPromptsResult of the revision: prompts of name, optional arguments (name, required ...), an optional string nextCursor, and in 2026-07-28 resultType, ttlMs and cacheScope; a declared capability's list does not fail.",
 		Authority: MCP(protocol.Modern, "server/prompts.mdx", "Capabilities",
 			"Servers that declare the `prompts` capability MUST respond to `prompts/list` requests with the set of prompts currently available to the requesting client."),
+		// Before 2026-07-28 no sentence says it: a page that is no
+		// ListPromptsResult is no valid MCP message.
+		Also: []Authority{MCP(protocol.Rev20241105, "basic/transports.mdx", "stdio",
+			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.")},
 		Refs: []SpecRef{
 			promptsRef(protocol.Rev20251125, "Listing Prompts"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "ListPromptsResult"},

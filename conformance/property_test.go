@@ -30,7 +30,7 @@ func TestPropertySequencesFollowTheSeed(t *testing.T) {
 	}{
 		{"property.jsonrpc.answered-once", func(s gen.Source, rev string) []wireLine { return answeredOnceLines(s, rev, 50, 50) }},
 		{"property.jsonrpc.notifications-unanswered", func(s gen.Source, rev string) []wireLine { return notificationLines(s, rev, 50) }},
-		{"property.jsonrpc.malformed-keeps-serving", func(s gen.Source, rev string) []wireLine { return malformedLines(s, rev, 20) }},
+		{"property.jsonrpc.malformed-answered", func(s gen.Source, rev string) []wireLine { return malformedLines(s, rev, 20) }},
 	}
 	for _, d := range draws {
 		for _, rev := range []string{protocol.Rev20241105, protocol.Modern} {

@@ -148,13 +148,6 @@ func (t *T) Fatalf(format string, args ...any) {
 	t.end()
 }
 
-// Warnf records a warn whatever the check's level: for a MUST check whose
-// spec leaves one behaviour merely discouraged.
-func (t *T) Warnf(format string, args ...any) {
-	t.setStatus(StatusWarn)
-	t.messages = append(t.messages, fmt.Sprintf(format, args...))
-}
-
 // Logf adds a note to the check's evidence without changing its verdict.
 func (t *T) Logf(format string, args ...any) {
 	t.notes = append(t.notes, fmt.Sprintf(format, args...))
@@ -264,8 +257,13 @@ const PrereqHandshake = "lifecycle.initialize.result"
 // Fresh starts a new process that has seen nothing. It is closed when the
 // check ends.
 func (t *T) Fresh() *Conn {
+	return t.freshWith(t.processConfig())
+}
+
+// freshWith is Fresh with the process started from cfg.
+func (t *T) freshWith(cfg runner.Config) *Conn {
 	t.unlessStalled()
-	c, err := t.env.startConfig(t.ctx, "fresh", t.processConfig())
+	c, err := t.env.startConfig(t.ctx, "fresh", cfg)
 	if err != nil {
 		t.HarnessError("start server: %v", err)
 	}
@@ -939,21 +937,23 @@ func (c *Conn) closeAfterCheck() {
 
 // judgeErrorCode judges m, the answer to a request that must fail with the
 // JSON-RPC error code want, and records the answer as the actual value. A
-// result fails the check with onResult; another code fails it when
-// strictCode, else only warns (the spec merely suggests the code), with
-// onCode, a format whose one verb is the code received.
+// result fails the check with onResult; another code fails it with onCode,
+// a format whose one verb is the code received. Failf gives the check's
+// level: a fail for MUST, a warn for SHOULD and advisory. strictCode false
+// says that the spec merely suggests the code: only a SHOULD or advisory
+// check may say so, since a MUST check never warns (a MUST check with a
+// keyword-less code is two checks).
 func judgeErrorCode(t *T, m *protocol.Message, want int, onResult, onCode string, strictCode bool) {
+	if !strictCode && t.check.Level == MUST {
+		t.HarnessError("catalogue error: %s judges a suggested error code, which a MUST check cannot (split the code into an advisory check)", t.check.ID)
+	}
 	switch {
 	case m.Error == nil:
 		t.Actual("a result")
 		t.Failf("%s", onResult)
 	case m.Error.Code != want:
 		t.Actual("error %d", m.Error.Code)
-		if strictCode {
-			t.Failf(onCode, m.Error.Code)
-		} else {
-			t.Warnf(onCode, m.Error.Code)
-		}
+		t.Failf(onCode, m.Error.Code)
 	default:
 		t.Actual("error %d", want)
 	}

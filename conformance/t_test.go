@@ -17,19 +17,21 @@ func TestJudgeErrorCode(t *testing.T) {
 		name     string
 		m        *protocol.Message
 		strict   bool
+		level    Level
 		status   Status
 		actual   string
 		messages []string
 	}{
 		// A '%' in onResult is text, not a verb.
-		{"result", result, false, StatusFail, "a result", []string{"100% a result"}},
-		{"other code, strict", errWith(-32601), true, StatusFail, "error -32601", []string{"got -32601"}},
-		{"other code, lenient", errWith(-32601), false, StatusWarn, "error -32601", []string{"got -32601"}},
-		{"wanted code", errWith(protocol.CodeInvalidParams), true, StatusPass, "error -32602", nil},
+		{"result", result, false, SHOULD, StatusWarn, "a result", []string{"100% a result"}},
+		{"result, MUST", result, true, MUST, StatusFail, "a result", []string{"100% a result"}},
+		{"other code, strict", errWith(-32601), true, MUST, StatusFail, "error -32601", []string{"got -32601"}},
+		{"other code, lenient", errWith(-32601), false, ADVISORY, StatusWarn, "error -32601", []string{"got -32601"}},
+		{"wanted code", errWith(protocol.CodeInvalidParams), true, MUST, StatusPass, "error -32602", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ct := &T{check: &Check{Level: MUST}, status: StatusPass}
+			ct := &T{check: &Check{Level: tt.level}, status: StatusPass}
 			judgeErrorCode(ct, tt.m, protocol.CodeInvalidParams, "100% a result", "got %d", tt.strict)
 			if ct.status != tt.status || ct.actual != tt.actual || !reflect.DeepEqual(ct.messages, tt.messages) {
 				t.Errorf("status %s, actual %q, messages %q; want %s, %q, %q", ct.status, ct.actual, ct.messages, tt.status, tt.actual, tt.messages)

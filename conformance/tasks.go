@@ -544,13 +544,37 @@ func init() {
 			case !ttlValue(*v.TTL):
 				t.Actual("ttl %s", *v.TTL)
 				t.Failf("tasks/get of %s has ttl %s: neither a number of milliseconds nor null", id, clip2(string(*v.TTL), 40))
-			case run.task.TTL != nil && !sameJSONNumber(*run.task.TTL, *v.TTL):
-				// The server may grant another ttl than asked, but the
-				// actual one is fixed from creation.
-				t.Actual("ttl %s, the CreateTaskResult said %s", *v.TTL, *run.task.TTL)
-				t.Warnf("tasks/get of %s reports ttl %s, its CreateTaskResult %s: only one of them can be the actual ttl", id, *v.TTL, *run.task.TTL)
 			default:
+				// A ttl other than the CreateTaskResult's is
+				// tasks.get.ttl-stable's (advisory): tasks/get's is the
+				// actual one the MUST asks for.
 				t.Actual("ttl %s (asked for %d)", *v.TTL, taskTTLAsked)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.get.ttl-stable",
+		Title:       "tasks/get reports the ttl the task was created with",
+		Requirement: "The ttl tasks/get reports for a task is the one its CreateTaskResult granted; a different one is a warning.",
+		Authority: Advisory("Receivers MAY override the requested ttl, and tasks/get MUST carry the actual one; no keyword makes the CreateTaskResult's ttl the actual one too, " +
+			"but a client that plans with it is misled when tasks/get reports another (tasks.get.ttl judges the MUST)."),
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			id := requireTask(t, run)
+			t.Expect("the ttl of the CreateTaskResult")
+			if run.get.Error != nil {
+				t.NotApplicable("tasks/get of %s failed: tasks.get.ttl judges that", id)
+			}
+			v, _ := taskOf(run.get)
+			if v.TTL == nil || run.task.TTL == nil {
+				t.NotApplicable("no ttl to compare: tasks.get.ttl and tasks.create.result judge that")
+			}
+			t.Actual("ttl %s, the CreateTaskResult said %s", *v.TTL, *run.task.TTL)
+			if !sameJSONNumber(*run.task.TTL, *v.TTL) {
+				t.Failf("tasks/get of %s reports ttl %s, its CreateTaskResult %s: only one of them can be the actual ttl", id, *v.TTL, *run.task.TTL)
 			}
 		},
 	})
@@ -751,8 +775,7 @@ func init() {
 				// tasks for a whole request type answer -32600; the
 				// tool-level sentence names -32601.
 				t.Actual("error -32600")
-				t.Warnf("the plain call of %s, which requires a task, got -32600 (allowed for a request type that requires tasks), not the -32601 the tool-level rule names", tool.Name)
-				return
+				t.NotVerified("the plain call of %s, which requires a task, got -32600, which a MAY allows when the server requires tasks for every tools/call: whether it does is not observable, so the -32601 the tool-level rule names is not judged", tool.Name)
 			}
 			if m.Error == nil {
 				var res struct {
@@ -1068,6 +1091,70 @@ func init() {
 			}
 		},
 	})
+
+	Register(Check{
+		ID:          "tasks.answer.timestamps",
+		Title:       "Every task answer has ISO 8601 createdAt and lastUpdatedAt",
+		Requirement: "Every task the server answers with (CreateTaskResult, tasks/get, tasks/cancel, tasks/list) has createdAt and lastUpdatedAt as RFC 3339 (ISO 8601) timestamps.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "TTL and Resource Management",
+			"Receivers MUST include a `createdAt` ISO 8601-formatted timestamp in all task responses to indicate when the task was created."),
+		Also: []Authority{MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "TTL and Resource Management",
+			"Receivers MUST include a `lastUpdatedAt` ISO 8601-formatted timestamp in all task responses to indicate when the task was last updated.")},
+		Refs:       []SpecRef{{Revision: protocol.Rev20251125, File: "schema.ts", Section: "Task"}},
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			requireTask(t, run)
+			t.Expect("createdAt and lastUpdatedAt RFC 3339 timestamps in every task answer")
+			seen := 0
+			var bad []string
+			for _, v := range answeredTasks(run.events) {
+				seen++
+				for _, f := range []struct {
+					name string
+					val  *string
+				}{{"createdAt", v.CreatedAt}, {"lastUpdatedAt", v.LastUpdatedAt}} {
+					if f.val == nil {
+						bad = append(bad, fmt.Sprintf("%s has no %s", taskName(v), f.name))
+					} else if _, err := time.Parse(time.RFC3339Nano, *f.val); err != nil {
+						bad = append(bad, fmt.Sprintf("%s has %s %q, not an ISO 8601 timestamp", taskName(v), f.name, clip2(*f.val, 40)))
+					}
+				}
+			}
+			t.Actual("%d task answer(s), %d problem(s)", seen, len(bad))
+			if len(bad) > 0 {
+				t.Failf("%d task answer problem(s), first: %s", len(bad), bad[0])
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.id.unique",
+		Title:       "Task ids are unique",
+		Requirement: "Every task-augmented call of the session gets a task with a taskId no other of its tasks has.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Task ID Requirements",
+			"Task IDs MUST be unique among all tasks controlled by the receiver."),
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			requireTask(t, run)
+			if len(run.created) < 2 {
+				t.NotVerified("only %d task was created: nothing to compare", len(run.created))
+			}
+			t.Expect("%d distinct taskIds", len(run.created))
+			seen := map[string]bool{}
+			for _, id := range run.created {
+				if seen[id] {
+					t.Actual("taskIds %v", run.created)
+					t.Fatalf("two task-augmented calls got the same taskId %s (%d tasks: %s)", id, len(run.created), strings.Join(run.created, ", "))
+				}
+				seen[id] = true
+			}
+			t.Actual("%d distinct", len(seen))
+		},
+	})
 }
 
 // has reports whether the capability name is declared with member set.
@@ -1119,4 +1206,38 @@ func sameJSONNumber(a, b json.RawMessage) bool {
 		return x == y
 	}
 	return string(a) == string(b)
+}
+
+// answeredTasks returns every task the server's answers carried:
+// CreateTaskResult tasks and the results of tasks/get, tasks/cancel and
+// tasks/list, in order.
+func answeredTasks(events []taskEvent) []taskView {
+	var out []taskView
+	for _, e := range events {
+		switch e.method {
+		case protocol.MethodToolsCall:
+			if v, ok := createdTask(e.msg); ok {
+				out = append(out, v)
+			}
+		case protocol.MethodTasksGet, protocol.MethodTasksCancel:
+			if v, ok := taskOf(e.msg); ok && v.TaskID != nil {
+				out = append(out, v)
+			}
+		case protocol.MethodTasksList:
+			var res struct {
+				Tasks []taskView `json:"tasks"`
+			}
+			if e.msg.Error == nil && json.Unmarshal(e.msg.Result, &res) == nil {
+				out = append(out, res.Tasks...)
+			}
+		}
+	}
+	return out
+}
+
+func taskName(v taskView) string {
+	if v.TaskID == nil {
+		return "a task"
+	}
+	return "task " + *v.TaskID
 }

@@ -234,7 +234,11 @@ func init() {
 			"MUST be a valid JSON Schema object (not `null`)").
 			WithNote("The inputSchema member of a Tool."),
 		Also: []Authority{MCP(protocol.Rev20251125, "basic/index.mdx", "Schema Validation",
-			"Schemas MUST be valid according to their declared or default dialect")},
+			"Schemas MUST be valid according to their declared or default dialect"),
+			// Before 2025-11-25: schema.ts gives inputSchema type "object", so
+			// a tools/list page whose schema is not one is no valid message.
+			MCP(protocol.Rev20241105, "basic/transports.mdx", "stdio",
+				"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.")},
 		Refs: []SpecRef{
 			toolsRef(protocol.Rev20251125, "Tool"),
 			{Revision: protocol.Rev20251125, File: "basic/index.mdx", Section: "JSON Schema Usage"},
@@ -259,6 +263,10 @@ func init() {
 		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Schema Validation",
 			"Schemas MUST be valid according to their declared or default dialect").
 			WithNote("Before 2025-11-25, which states it, schema.ts gives outputSchema the shape of an object schema."),
+		// 2025-06-18: a tools/list page whose outputSchema is not an
+		// object schema is no valid MCP message.
+		Also: []Authority{MCP(protocol.Rev20250618, "basic/transports.mdx", "stdio",
+			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.")},
 		Refs: []SpecRef{
 			toolsRef(protocol.Rev20250618, "Output Schema"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "Tool"},
@@ -411,16 +419,43 @@ func init() {
 	})
 
 	Register(Check{
-		ID:          "tools.call.malformed",
-		Title:       "A tools/call that fails CallToolRequest gets a protocol error",
-		Requirement: "A tools/call request without a name, or with non-object arguments, fails the CallToolRequest schema and is answered with a JSON-RPC error (-32602). The spec says so without an RFC 2119 keyword, so another answer is a warn; accepting non-object arguments as a success breaks \"Servers MUST validate all tool inputs\".",
+		ID:          "tools.call.arguments-object",
+		Title:       "Non-object arguments never succeed",
+		Requirement: "A tools/call whose arguments are not an object is never answered with a successful result: \"Servers MUST validate all tool inputs\". How it is rejected (-32602, or an isError result) is tools.call.malformed-error's (advisory).",
 		Authority: MCP(protocol.Rev20251125, "server/tools.mdx", "Security Considerations",
 			"Servers MUST: Validate all tool inputs").
-			WithNote("Non-object arguments accepted as a success break it. That a malformed CallToolRequest (no name, non-object arguments) gets JSON-RPC error -32602 is stated without a keyword (Error Handling, schema.ts): another answer is an advisory warn."),
+			WithNote("Arguments that are not an object are no valid tool input: a successful result for them means they were not validated."),
+		Refs: []SpecRef{
+			toolsRef(protocol.Rev20241105, "Security Considerations"), toolsRef(protocol.Modern, "Security Considerations"),
+			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "CallToolRequestParams"},
+		},
+		Capability: "tools",
+		Run: func(t *T) {
+			// A tool the suite may call, since a lenient server might run it.
+			tool := t.RequireCallableTool(nil)
+			t.Expect("an error (a JSON-RPC error or an isError result)")
+			m := t.Session().MustRequest(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": []any{"mcpconform"}})
+			switch {
+			case m.Error != nil:
+				t.Actual("error %d", m.Error.Code)
+			case isErrorResult(m):
+				t.Actual("an isError result")
+			default:
+				t.Actual("a successful result")
+				t.Failf("non-object arguments to %s were accepted: the result is not an error (servers MUST validate all tool inputs)", tool.Name)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tools.call.malformed-error",
+		Title:       "A tools/call that fails CallToolRequest gets -32602",
+		Requirement: "A tools/call request without a name, or with non-object arguments, fails the CallToolRequest schema and is answered with a JSON-RPC error -32602 (Invalid params); a result or another code is a warning.",
+		Authority: Advisory("Error Handling and schema.ts make a malformed request a protocol error with -32602 (Invalid params) without an RFC 2119 keyword, and non-object arguments also break the inputSchema, which the spec files under tool execution errors: " +
+			"the reading is ambiguous, so another answer is reported, never failed (tools.call.arguments-object fails a success)."),
 		Refs: []SpecRef{
 			toolsRef(protocol.Rev20241105, "Error Handling"), toolsRef(protocol.Rev20251125, "Error Handling"), toolsRef(protocol.Modern, "Error Handling"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "CallToolRequestParams"},
-			toolsRef(protocol.Rev20241105, "Security Considerations"), toolsRef(protocol.Modern, "Security Considerations"),
 		},
 		Capability: "tools",
 		Run: func(t *T) {
@@ -429,12 +464,11 @@ func init() {
 			m := c.MustRequest(protocol.MethodToolsCall, map[string]any{"arguments": map[string]any{}})
 			switch {
 			case m.Error == nil:
-				// Prose without a keyword (and schema.ts's lowercase
-				// "should" for errors in finding the tool): a warn.
 				t.Actual("a result for a call without a name")
-				t.Warnf("tools/call without a name returned a result, not a JSON-RPC error")
+				t.Failf("tools/call without a name returned a result, not a JSON-RPC error")
 			case m.Error.Code != protocol.CodeInvalidParams:
-				t.Warnf("tools/call without a name got error %d, want -32602 (Invalid params)", m.Error.Code)
+				t.Actual("error %d for a call without a name", m.Error.Code)
+				t.Failf("tools/call without a name got error %d, want -32602 (Invalid params)", m.Error.Code)
 			}
 			// Non-object arguments go to a tool the suite may call, since a
 			// lenient server might run it.
@@ -447,15 +481,12 @@ func init() {
 			m = c.MustRequest(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": []any{"mcpconform"}})
 			switch {
 			case m.Error != nil && m.Error.Code != protocol.CodeInvalidParams:
-				t.Warnf("non-object arguments to %s got error %d, want -32602", tool.Name, m.Error.Code)
+				t.Failf("non-object arguments to %s got error %d, want -32602", tool.Name, m.Error.Code)
 			case m.Error != nil:
 			case isErrorResult(m):
-				// Non-object arguments also violate the inputSchema (type
-				// object), which the spec files under tool execution errors;
-				// the reading is ambiguous, so this is a warn, not a fail.
-				t.Warnf("non-object arguments to %s got an isError result; as a malformed CallToolRequest they call for a protocol error", tool.Name)
+				t.Failf("non-object arguments to %s got an isError result; as a malformed CallToolRequest they call for a protocol error", tool.Name)
 			default:
-				t.Failf("non-object arguments to %s were accepted: the result is not an error (servers MUST validate all tool inputs)", tool.Name)
+				t.Logf("non-object arguments to %s succeeded: tools.call.arguments-object judges that", tool.Name)
 			}
 		},
 	})
@@ -731,9 +762,11 @@ func laterFit(rev string, judge func(rev string) []shape.Problem) string {
 // later revision defines the message as sent (later is not ""), the server
 // used that revision's structures in a session that negotiated rev: "Both
 // parties SHOULD respect the negotiated protocol version" in 2024-11-05 and
-// 2025-03-26 (basic/lifecycle.mdx §Operation), MUST from 2025-06-18. So it
-// is a warn before 2025-06-18 and a failure from it on, as is a message no
-// revision defines.
+// 2025-03-26 (basic/lifecycle.mdx §Operation), MUST from 2025-06-18. So
+// from 2025-06-18 it fails the shape check, as a message no revision
+// defines does; before, the message is still a valid MCP message, so the
+// shape check (a MUST) only notes it and the SHOULD check
+// lifecycle.version.respected-early reports it.
 func shapeFault(t *T, rev, later, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if later != "" {
@@ -743,11 +776,76 @@ func shapeFault(t *T, rev, later, format string, args ...any) {
 		t.Failf("%s", msg)
 		return
 	}
-	t.Warnf("%s; in %s a party SHOULD respect the negotiated protocol version", msg, rev)
+	t.Logf("%s; in %s a party SHOULD respect the negotiated protocol version: lifecycle.version.respected-early reports it", msg, rev)
+}
+
+// runRespectedEarly is lifecycle.version.respected-early: it judges every
+// message of the revision's traffic judged under 2024-11-05 or 2025-03-26
+// and reports those that only a later revision's schema defines, each kind
+// of problem once.
+func runRespectedEarly(t *T) {
+	t.settleTraffic()
+	t.Expect("no message that only a later revision defines")
+	type fault struct {
+		key, later, first string
+		n                 int
+	}
+	byKey := map[string]*fault{}
+	n, bad := 0, 0
+	for _, p := range t.traffic() {
+		if !protocol.IsLegacy(p.Revision) || protocol.AtLeast(p.Revision, protocol.Rev20250618) {
+			continue
+		}
+		n++
+		ps := payloadProblems(judgeShape(p))
+		if len(ps) == 0 {
+			continue
+		}
+		later := laterFit(p.Revision, p.judgeAt)
+		if later == "" {
+			continue // no revision defines it: the shape checks fail it
+		}
+		bad++
+		for _, pr := range ps {
+			pr.Path = indexPattern.ReplaceAllString(pr.Path, "[*]")
+			what := describe(p)
+			if p.Request != nil {
+				what = p.Request.Method + " result"
+			}
+			key := p.Revision + "\x00" + what + ": " + pr.String()
+			f := byKey[key]
+			example := p.Process + " " + describe(p)
+			if f == nil {
+				f = &fault{key: key, later: later, first: example}
+				byKey[key] = f
+			} else if example < f.first {
+				f.first = example // the smallest, not the first to arrive: answers arrive in any order
+			}
+			f.n++
+		}
+	}
+	t.Actual("%d message(s) judged, %d defined only by a later revision", n, bad)
+	if n == 0 {
+		t.NotVerified("no message judged under 2024-11-05 or 2025-03-26 to look at")
+	}
+	keys := make([]string, 0, len(byKey))
+	for k := range byKey {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		if i == 3 {
+			t.Failf("and %d more kind(s)", len(keys)-3)
+			break
+		}
+		f := byKey[k]
+		rev, problem, _ := strings.Cut(f.key, "\x00")
+		t.Failf("%s in %d message(s), first %s: valid under %s, which the session did not negotiate (%s)", problem, f.n, f.first, f.later, rev)
+	}
 }
 
 // shapeFails reports whether a shape problem under rev is a failure rather
-// than a warn (see shapeFault).
+// than only a note for lifecycle.version.respected-early (see shapeFault).
 func shapeFails(rev, later string) bool {
 	return later == "" || protocol.AtLeast(rev, protocol.Rev20250618)
 }

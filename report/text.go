@@ -30,7 +30,7 @@ const expectedColor = "\x1b[2;36m"
 
 // Legend explains the report's notation in one line; the text report
 // prints it above the closing lines.
-const Legend = `legend: each line is STATUS LEVEL CHECK-ID; "WARN MUST" is a MUST check that saw something to look at but no broken MUST (a warn never fails the run); XFAIL/XWARN are listed in --expected-failures; "26/31 MUST" counts MUST results passed of those that applied (n/a not counted); "conformant" means no MUST failed and no check errored`
+const Legend = `legend: each line is STATUS LEVEL CHECK-ID; a MUST check passes or fails, a SHOULD or ADVISORY check passes or warns (a warn never fails the run); XFAIL/XWARN are listed in --expected-failures; "26/31 MUST" counts MUST results passed of those that applied (n/a not counted); "conformant" means no MUST failed and no check errored`
 
 // WriteText writes the human report: a header, the checks grouped by area
 // (one line each, details under the ones that did not pass), and closing

@@ -29,6 +29,10 @@ func writeChecksDoc(w io.Writer, cat []*conformance.Check) error {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", c.ID, c.Level, cell.Replace(authorityCell(c.Authority)), revs, cell.Replace(c.Requirement))
 	}
+	fmt.Fprintf(&b, "\n## Retired ids\n\nIds that named a check once: none names another check, ever (Register refuses them). A check that mixed a MUST part with a keyword-less or SHOULD part was split so that each id has one level.\n\n| Id | What became of it |\n|---|---|\n")
+	for _, r := range conformance.Retired() {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", r.ID, cell.Replace(r.Became))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -128,6 +128,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(opts.Command) == 0 {
 		opts.Estate = true // the embedded reference is the estate the profile checks describe
+		if opts.Profile == nil {
+			// Its own profile, so that the estate-profile checks run.
+			if err := useReferenceProfile(&opts); err != nil {
+				return fail("%v", err)
+			}
+		}
 		exe, err := os.Executable()
 		if err != nil {
 			return fail("cannot find the embedded reference server: %v", err)

@@ -1,8 +1,10 @@
 package inventory
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -30,6 +32,39 @@ func TestTrace(t *testing.T) {
 	for _, r := range tr.Revisions {
 		if r.Count.Sentences == 0 || r.Count.Checked == 0 {
 			t.Errorf("%s: %s", r.Revision, r.Count)
+		}
+	}
+}
+
+// TestEveryCheckTracedInItsRevisions: a check that rests on an MCP
+// sentence is traced to a sentence of every revision it applies to (its
+// quote, an Also quote, the same sentence or its rewording, or a checks
+// rule), unless a JSON-RPC 2.0 sentence in its Also backs it where MCP has
+// none.
+func TestEveryCheckTracedInItsRevisions(t *testing.T) {
+	tr, err := LoadTrace(requirements.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	traced := map[string]map[string]bool{} // check -> revisions
+	for _, r := range tr.Revisions {
+		for _, e := range r.Entries {
+			for _, id := range e.Checks {
+				if traced[id] == nil {
+					traced[id] = map[string]bool{}
+				}
+				traced[id][r.Revision] = true
+			}
+		}
+	}
+	for _, c := range conformance.Catalogue() {
+		if c.Authority.Kind != conformance.AuthorityMCP || slices.ContainsFunc(c.Also, func(a conformance.Authority) bool { return a.Kind == conformance.AuthorityJSONRPC }) {
+			continue
+		}
+		for _, rev := range protocol.AllRevisions {
+			if c.AppliesTo(rev) && !traced[c.ID][rev] {
+				t.Errorf("%s applies to %s, but no sentence of %s is traced to it: quote that revision's wording in Also, or map it in mapping.json", c.ID, rev, rev)
+			}
 		}
 	}
 }
@@ -81,6 +116,40 @@ func TestBuildProblems(t *testing.T) {
 	}
 	if got := r.Entries[0].Checks; len(got) != 1 || got[0] != "tools.names.unique" {
 		t.Errorf("checks of the cited entry: %v", got)
+	}
+}
+
+// TestBuildReworded maps a check's sentence onto its rewording in another
+// revision: same page by base name, same section, the keyword, most words
+// in common; never onto a different sentence of the section.
+func TestBuildReworded(t *testing.T) {
+	should := []conformance.Keyword{conformance.KeywordShould}
+	e := func(rev, file, id, section, sentence string) Entry {
+		return Entry{ID: file + "#" + id, File: file, Section: section, Sentence: sentence, Keywords: should}
+	}
+	newer := e(protocol.Modern, "basic/patterns/cancellation.mdx", "00000001", "Behavior Requirements",
+		"Servers receiving cancellation notifications SHOULD: Not send a response for the cancelled request")
+	older := e(protocol.Rev20241105, "basic/utilities/cancellation.mdx", "00000002", "Behavior Requirements",
+		"Receivers of cancellation notifications SHOULD: Not send a response for the cancelled request")
+	sibling := e(protocol.Rev20241105, "basic/utilities/cancellation.mdx", "00000003", "Behavior Requirements",
+		"Receivers of cancellation notifications SHOULD: Free associated resources")
+	elsewhere := e(protocol.Rev20250326, "basic/utilities/cancellation.mdx", "00000002", "Error Handling",
+		"Receivers of cancellation notifications SHOULD: Not send a response for the cancelled request")
+	inv := map[string][]Entry{protocol.Modern: {newer}, protocol.Rev20241105: {older, sibling}, protocol.Rev20250326: {elsewhere}}
+	c := &conformance.Check{ID: "cancellation.request.no-response", Authority: conformance.MCP(protocol.Modern, newer.File, newer.Section, newer.Sentence)}
+	m := &Mapping{Exclude: []Rule{{Reason: "uncovered", Note: "n", Files: []string{"basic/**"}}}}
+	tr := Build(inv, m, []*conformance.Check{c})
+	checked := map[string]bool{}
+	for _, r := range tr.Revisions {
+		for _, te := range r.Entries {
+			if len(te.Checks) > 0 {
+				checked[r.Revision+"/"+te.ID] = true
+			}
+		}
+	}
+	want := map[string]bool{protocol.Modern + "/" + newer.ID: true, protocol.Rev20241105 + "/" + older.ID: true}
+	if !maps.Equal(checked, want) {
+		t.Errorf("checked entries %v, want %v (the sibling and the other section stay unchecked)", checked, want)
 	}
 }
 

@@ -315,15 +315,21 @@ func Build(inv map[string][]Entry, m *Mapping, checks []*conformance.Check) *Tra
 				continue
 			}
 			note(a.Revision+"/"+hit.ID, c.ID)
-			// The same sentence in the other revisions the check applies to.
+			// The same sentence in the other revisions the check applies
+			// to, or where it has none, the same requirement reworded.
 			for _, rev := range protocol.AllRevisions {
 				if rev == a.Revision || !c.AppliesTo(rev) {
 					continue
 				}
+				same := false
 				for _, e := range inv[rev] {
 					if e.Sentence == hit.Sentence {
 						note(rev+"/"+e.ID, c.ID)
+						same = true
 					}
+				}
+				if e := reworded(inv[rev], *hit, a.Keyword); !same && e != nil {
+					note(rev+"/"+e.ID, c.ID)
 				}
 			}
 		}
@@ -386,6 +392,62 @@ func Build(inv map[string][]Entry, m *Mapping, checks []*conformance.Check) *Tra
 		tr.Revisions = append(tr.Revisions, rt)
 	}
 	return tr
+}
+
+// rewordedSimilarity is the share of words two sentences must have in
+// common (of the words either has) to count as one requirement reworded.
+const rewordedSimilarity = 0.7
+
+// reworded returns the entry of a revision that states hit's requirement
+// in other words: on the same page (by base name, since pages move between
+// folders: basic/utilities/cancellation.mdx became
+// basic/patterns/cancellation.mdx) under the same section, with the
+// check's keyword, and sharing at least rewordedSimilarity of its words.
+// Of several, the closest; none when two are equally close.
+func reworded(entries []Entry, hit Entry, keyword conformance.Keyword) *Entry {
+	words := wordSet(hit.Sentence)
+	var best *Entry
+	bestScore, tie := 0.0, false
+	for i, e := range entries {
+		if path.Base(e.File) != path.Base(hit.File) || e.Section != hit.Section || !slices.Contains(e.Keywords, keyword) {
+			continue
+		}
+		score := similarity(words, wordSet(e.Sentence))
+		switch {
+		case score > bestScore:
+			best, bestScore, tie = &entries[i], score, false
+		case score == bestScore:
+			tie = true
+		}
+	}
+	if best == nil || tie || bestScore < rewordedSimilarity {
+		return nil
+	}
+	return best
+}
+
+var wordPattern = regexp.MustCompile("[a-z0-9_/`-]+")
+
+func wordSet(s string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range wordPattern.FindAllString(strings.ToLower(s), -1) {
+		set[w] = true
+	}
+	return set
+}
+
+// similarity is the Jaccard index of two word sets.
+func similarity(a, b map[string]bool) float64 {
+	common := 0
+	for w := range a {
+		if b[w] {
+			common++
+		}
+	}
+	if all := len(a) + len(b) - common; all > 0 {
+		return float64(common) / float64(all)
+	}
+	return 0
 }
 
 // find returns the entry of a file that contains the quoted sentence with
