@@ -166,7 +166,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 			kind = ch.Kind
 			ew.printf("\n%s\n", kind)
 		}
-		ew.printf("  %-6s %s@%s  %s", ch.Level, Clean(ch.ID), Clean(ch.Revision), ch.arrow())
+		ew.printf("  %-8s %s@%s  %s", ch.Level, Clean(ch.ID), Clean(ch.Revision), ch.arrow())
 		if ch.Message != "" && (ch.Kind == ChangeRegression || ch.Kind == ChangeOther) {
 			ew.printf(": %s", Clean(ch.Message))
 		}

@@ -67,7 +67,7 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 			ew.printf("\n%s\n", area)
 		}
 		label, color := rowLabel(row)
-		ew.printf("  %s %-6s %-44s %s\n", paint(color, fmt.Sprintf("%-10s", label)), row.Level, row.ID, Clean(row.Title))
+		ew.printf("  %s %-8s %-44s %s\n", paint(color, fmt.Sprintf("%-10s", label)), row.Level, row.ID, Clean(row.Title))
 		for _, d := range rowDetails(row, o.Verbose) {
 			ew.printf("             %s\n", Clean(d))
 		}
@@ -82,7 +82,7 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 	if recap := recapLines(rep); len(recap) > 0 {
 		ew.printf("%s:\n", recapTitle(rep))
 		for _, l := range recap {
-			ew.printf("  %s %-6s %s: %s\n", paint(l.color, fmt.Sprintf("%-5s", l.label)), l.r.Level, l.r.ID+"@"+l.r.Revision, Clean(l.text))
+			ew.printf("  %s %-8s %s: %s\n", paint(l.color, fmt.Sprintf("%-5s", l.label)), l.r.Level, l.r.ID+"@"+l.r.Revision, Clean(l.text))
 		}
 		ew.printf("\n")
 	}
