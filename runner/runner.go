@@ -294,19 +294,9 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 	// stdout until EOF on its own schedule, which may outlive cmd.Wait (a
 	// grandchild can hold the pipe), and the stdin end supports write
 	// deadlines.
-	inR, inW, err := os.Pipe()
+	inR, inW, outR, outW, errR, errW, err := stdioPipes()
 	if err != nil {
-		return nil, fmt.Errorf("runner: stdin pipe: %w", err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW)
-		return nil, fmt.Errorf("runner: stdout pipe: %w", err)
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW, outR, outW)
-		return nil, fmt.Errorf("runner: stderr pipe: %w", err)
+		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	start := time.Now()
@@ -965,4 +955,23 @@ func (p *Process) stderrTailLocked() string {
 		b = b[len(b)-p.cfg.StderrTail:]
 	}
 	return string(b)
+}
+
+// stdioPipes makes the three pipes a server's stdin, stdout and stderr
+// run over, each pair read end first as os.Pipe returns it: the server
+// holds inR, outW and errW, the runner the others. On an error none is
+// left open.
+func stdioPipes() (inR, inW, outR, outW, errR, errW *os.File, err error) {
+	if inR, inW, err = os.Pipe(); err != nil {
+		return nil, nil, nil, nil, nil, nil, fmt.Errorf("runner: stdin pipe: %w", err)
+	}
+	if outR, outW, err = os.Pipe(); err != nil {
+		closeAll(inR, inW)
+		return nil, nil, nil, nil, nil, nil, fmt.Errorf("runner: stdout pipe: %w", err)
+	}
+	if errR, errW, err = os.Pipe(); err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, nil, nil, nil, nil, nil, fmt.Errorf("runner: stderr pipe: %w", err)
+	}
+	return inR, inW, outR, outW, errR, errW, nil
 }

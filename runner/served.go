@@ -34,19 +34,9 @@ type served struct {
 // same back-pressure), and everything but process management (pid,
 // process group, signals, leftovers) works as for a process.
 func startServed(ctx context.Context, cfg Config) (*Process, error) {
-	inR, inW, err := os.Pipe()
+	inR, inW, outR, outW, errR, errW, err := stdioPipes()
 	if err != nil {
-		return nil, fmt.Errorf("runner: stdin pipe: %w", err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW)
-		return nil, fmt.Errorf("runner: stdout pipe: %w", err)
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW, outR, outW)
-		return nil, fmt.Errorf("runner: stderr pipe: %w", err)
+		return nil, err
 	}
 	p := newProcess(cfg, time.Now(), inW, outR, errR)
 	p.served = &served{stdin: inR, stdout: outW, stderr: errW, done: make(chan struct{})}
