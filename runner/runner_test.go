@@ -390,20 +390,7 @@ func wantExit(escalation string, code int, signal string) func(*testing.T, Exit)
 func TestGrandchildKilled(t *testing.T) {
 	ctx := testCtx(t)
 	p := startHostile(t, Config{}, "grandchild")
-	r, err := p.Next(ctx, 0)
-	if err != nil || r.Msg == nil {
-		t.Fatalf("Next = %+v, %v; want the grandchild announcement", r, err)
-	}
-	var params struct {
-		Data struct{ Grandchild int } `json:"data"`
-	}
-	if err := json.Unmarshal(r.Msg.Params, &params); err != nil || params.Data.Grandchild == 0 {
-		t.Fatalf("announcement %s: %v", r.Msg.Params, err)
-	}
-	pid := params.Data.Grandchild
-	if !processAlive(pid) {
-		t.Fatalf("grandchild %d not running before Close", pid)
-	}
+	pid := announcedGrandchild(t, ctx, p)
 	wantPing(t, ctx, p)
 	e := p.Close(ctx)
 	wantExit("eof", 0, "")(t, e)
@@ -415,12 +402,11 @@ func TestGrandchildKilled(t *testing.T) {
 	}
 }
 
-// TestSetsidGrandchildKilled proves that Close also ends a grandchild that
-// left the process group and the session (setsid) while holding stdout
-// open, and that no process carrying the server's token survives.
-func TestSetsidGrandchildKilled(t *testing.T) {
-	ctx := testCtx(t)
-	p := startHostile(t, Config{}, "setsid")
+// announcedGrandchild reads the hostile server's first message, which
+// names the grandchild it started, and returns that grandchild's pid once
+// it is known to be running.
+func announcedGrandchild(t *testing.T, ctx context.Context, p *Process) int {
+	t.Helper()
 	r, err := p.Next(ctx, 0)
 	if err != nil || r.Msg == nil {
 		t.Fatalf("Next = %+v, %v; want the grandchild announcement", r, err)
@@ -435,6 +421,16 @@ func TestSetsidGrandchildKilled(t *testing.T) {
 	if !processAlive(pid) {
 		t.Fatalf("grandchild %d not running before Close", pid)
 	}
+	return pid
+}
+
+// TestSetsidGrandchildKilled proves that Close also ends a grandchild that
+// left the process group and the session (setsid) while holding stdout
+// open, and that no process carrying the server's token survives.
+func TestSetsidGrandchildKilled(t *testing.T) {
+	ctx := testCtx(t)
+	p := startHostile(t, Config{}, "setsid")
+	pid := announcedGrandchild(t, ctx, p)
 	if got := Descendants(p.Token()); len(got) != 2 {
 		t.Errorf("Descendants = %v, want the server %d and its grandchild %d", got, p.Pid(), pid)
 	}
