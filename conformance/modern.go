@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/mcpconform/mcpconform/conformance/shape"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -1157,18 +1156,7 @@ func observeListen(t *T) *listenRun {
 	}
 	c.must(protocol.MethodSubscribe, c.Send(run.id, protocol.MethodSubscribe,
 		map[string]any{"notifications": map[string]any{"toolsListChanged": true}}))
-	deadline := time.Now().Add(t.RequestTimeout())
-	for !run.acked && run.resp == nil {
-		left := time.Until(deadline)
-		if left <= 0 {
-			break
-		}
-		r, err := c.Next(left)
-		if err != nil {
-			break
-		}
-		take(r)
-	}
+	c.readUntil(t.RequestTimeout(), func() bool { return run.acked || run.resp != nil }, take)
 	if before, err := c.TryBarrier(); err == nil {
 		for _, r := range before {
 			take(r)

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/mcpconform/mcpconform/conformance/shape"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -904,18 +903,7 @@ func observeResourceListen(t *T) *resourceListen {
 	}
 	c.must(protocol.MethodSubscribe, c.Send(run.id, protocol.MethodSubscribe,
 		map[string]any{"notifications": map[string]any{"resourceSubscriptions": run.requested}}))
-	deadline := time.Now().Add(t.RequestTimeout())
-	for !run.acked && run.resp == nil {
-		left := time.Until(deadline)
-		if left <= 0 {
-			break
-		}
-		r, err := c.Next(left)
-		if err != nil {
-			break
-		}
-		take(r)
-	}
+	c.readUntil(t.RequestTimeout(), func() bool { return run.acked || run.resp != nil }, take)
 	barriers := func(n int) {
 		for range n {
 			before, err := c.TryBarrier()

@@ -681,6 +681,23 @@ func (c *Conn) Next(timeout time.Duration) (runner.Received, error) {
 	return r, err
 }
 
+// readUntil hands each inbound item to take until done reports true, the
+// timeout has passed, or reading fails; the caller judges what it got.
+func (c *Conn) readUntil(timeout time.Duration, done func() bool, take func(runner.Received)) {
+	deadline := time.Now().Add(timeout)
+	for !done() {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return
+		}
+		r, err := c.Next(left)
+		if err != nil {
+			return
+		}
+		take(r)
+	}
+}
+
 // starting reports whether c is a process that has not answered yet and
 // still has its start-up allowance.
 func (c *Conn) starting() bool {

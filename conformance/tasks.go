@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/runner"
 )
 
 // The tasks area (2025-11-25): task-augmented tools/call of a callable tool
@@ -294,19 +295,14 @@ func observeTaskInput(t *T) *taskInputRun {
 		}
 		// The request is the event to wait for; none within the request
 		// timeout leaves the input checks not-verified.
-		deadline := time.Now().Add(t.RequestTimeout())
-		for run.request == nil && time.Until(deadline) > 0 {
-			r, err := c.Next(time.Until(deadline))
-			if err != nil {
-				break
-			}
+		c.readUntil(t.RequestTimeout(), func() bool { return run.request != nil }, func(r runner.Received) {
 			if r.Msg != nil {
 				tr.events = append(tr.events, taskEvent{msg: r.Msg})
 				if r.Msg.Kind() == protocol.KindRequest {
 					run.request = r.Msg
 				}
 			}
-		}
+		})
 		id := map[string]any{"taskId": run.taskID}
 		if run.request != nil {
 			run.get = tr.ask(protocol.MethodTasksGet, id)
