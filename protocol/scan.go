@@ -33,6 +33,27 @@ func ScanMessage(line []byte) (valid bool, m *Message, err error) {
 	return true, m, err
 }
 
+// Envelope is the top-level members of a JSON-RPC message as raw JSON,
+// each nil when absent.
+type Envelope struct {
+	JSONRPC, ID, Method, Params, Result, Error json.RawMessage
+}
+
+// ScanEnvelope validates line as json.Valid does and returns the raw
+// top-level members of a JSON object without decoding them (they alias
+// line); ok is false unless line is valid JSON, an object, and plain: each
+// of the six members at most once, and no other member name that
+// encoding/json could take for one of them (an escaped name, one that
+// differs in case). For a plain object, decoding it into a map of raw
+// members would give the same six.
+func ScanEnvelope(line []byte) (Envelope, bool) {
+	var env envelope
+	if !env.scan(line) || !env.plain {
+		return Envelope{}, false
+	}
+	return Envelope{env.jsonrpc, env.id, env.method, env.params, env.result, env.errorMember}, true
+}
+
 // envelope holds the spans of the members of a JSON-RPC message found by
 // one pass over a line.
 type envelope struct {

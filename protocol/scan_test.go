@@ -3,6 +3,7 @@ package protocol
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,6 +50,28 @@ func checkScan(t interface {
 	}
 	if diff := cmp.Diff(wantM, gotM); diff != "" {
 		t.Fatalf("%.200q: ParseMessage differs from encoding/json's (-want +got):\n%s", line, diff)
+	}
+	if env, ok := ScanEnvelope([]byte(line)); ok {
+		var members map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &members); err != nil {
+			t.Fatalf("%.200q: ScanEnvelope took it for a plain object, encoding/json says %v", line, err)
+		}
+		got := map[string]json.RawMessage{}
+		for name, v := range map[string]json.RawMessage{"jsonrpc": env.JSONRPC, "id": env.ID, "method": env.Method, "params": env.Params, "result": env.Result, "error": env.Error} {
+			if v != nil {
+				got[name] = v
+			}
+		}
+		for name := range members {
+			if _, ok := got[name]; !ok && slices.Contains(memberNames[:], name) {
+				t.Fatalf("%.200q: ScanEnvelope missed member %s", line, name)
+			}
+		}
+		for name, v := range got {
+			if string(members[name]) != string(v) {
+				t.Fatalf("%.200q: ScanEnvelope's %s is %s, encoding/json's %s", line, name, v, members[name])
+			}
+		}
 	}
 	if !valid {
 		return
