@@ -18,7 +18,8 @@ import (
 // BenchmarkPropertyPhase runs every property check against the reference
 // server as users run it, and reports the requests per second of the
 // property phase next to the ping floor of the same server measured in the
-// same benchmark: the rate at which one server answers pipelined pings.
+// same benchmark, next to every run so that both see the same load: the
+// rate at which one server answers pipelined pings.
 //
 // The phase is the property checks of a run: req/s is all requests they
 // made over the wall time from the first property check's start to the
@@ -43,13 +44,20 @@ func BenchmarkPropertyPhase(b *testing.B) {
 		name  string
 		serve runner.ServeFunc
 	}{{"embedded", serveEmbedded}, {"process", nil}} {
-		floor := pingFloor(b, runner.Config{Command: cmd, Serve: target.serve, RequestTimeout: 10 * time.Second}, 20000)
 		for _, cases := range []int{100, 1000} {
 			b.Run(fmt.Sprintf("target=%s/cases=%d", target.name, cases), func(b *testing.B) {
-				var requests float64
-				var wall, phase time.Duration
-				cpu0 := cpuTime()
+				pinger := startPinger(b, runner.Config{Command: cmd, Serve: target.serve, RequestTimeout: 10 * time.Second})
+				defer pinger.Close(context.Background())
+				var requests, pings float64
+				var wall, phase, pinging time.Duration
+				var cpu time.Duration
 				for b.Loop() {
+					// The floor is measured next to every run, so that
+					// both see the same load.
+					n, d := pingFloor(b, pinger, 10000)
+					pings += float64(n)
+					pinging += d
+					cpu0 := cpuTime()
 					var span phaseSpan
 					start := time.Now()
 					rep, err := conformance.Run(context.Background(), conformance.Options{Command: cmd, Serve: target.serve, Only: []string{"property.*"}, Cases: cases, Progress: span.note})
@@ -58,6 +66,7 @@ func BenchmarkPropertyPhase(b *testing.B) {
 					}
 					wall += time.Since(start)
 					phase += span.last.Sub(span.first)
+					cpu += cpuTime() - cpu0
 					for _, r := range rep.Results {
 						if r.Status == conformance.StatusFail || r.Status == conformance.StatusError {
 							b.Fatalf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
@@ -65,7 +74,7 @@ func BenchmarkPropertyPhase(b *testing.B) {
 						requests += r.Metrics["requests"]
 					}
 				}
-				cpu := cpuTime() - cpu0
+				floor := pings / pinging.Seconds()
 				rate := requests / phase.Seconds()
 				b.ReportMetric(rate, "req/s")
 				b.ReportMetric(requests/wall.Seconds(), "run-req/s")
@@ -113,16 +122,15 @@ func cpuTime() time.Duration {
 	return d(self.Utime) + d(self.Stime) + d(children.Utime) + d(children.Stime)
 }
 
-// pingFloor starts one server as cfg says, initializes it, and returns the
-// rate at which it answers n pings pipelined 64 at a time.
-func pingFloor(b *testing.B, cfg runner.Config, n int) float64 {
+// startPinger starts one server as cfg says and initializes it, for
+// pingFloor.
+func startPinger(b *testing.B, cfg runner.Config) *runner.Process {
 	b.Helper()
 	ctx := context.Background()
 	p, err := runner.Start(ctx, cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer p.Close(ctx)
 	init, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "init", "method": protocol.MethodInitialize, "params": conformance.InitializeParams(protocol.Rev20251125)})
 	if err := p.SendRaw(init); err != nil {
 		b.Fatal(err)
@@ -133,6 +141,15 @@ func pingFloor(b *testing.B, cfg runner.Config, n int) float64 {
 	if err := p.SendRaw([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil {
 		b.Fatal(err)
 	}
+	return p
+}
+
+// pingFloor has p answer n pings pipelined 64 at a time, and returns n
+// and the time they took: the rate at which the server answers the
+// cheapest request there is, through the same runner the checks use.
+func pingFloor(b *testing.B, p *runner.Process, n int) (int, time.Duration) {
+	b.Helper()
+	ctx := context.Background()
 	start := time.Now()
 	sent, got := 0, 0
 	for got < n {
@@ -150,5 +167,5 @@ func pingFloor(b *testing.B, cfg runner.Config, n int) float64 {
 			got++
 		}
 	}
-	return float64(n) / time.Since(start).Seconds()
+	return n, time.Since(start)
 }
