@@ -139,13 +139,34 @@ func observeTasks(t *T) *taskRun {
 		}
 		return m
 	}
-	run.create = call(tool.Name, args(progressDuration(t), progressSteps), run.token, taskTTLAsked)
-	if v, ok := createdTask(run.create); ok {
+	// A quick task first; one that could not show what the checks judge
+	// (a working start, progress for every step, a result) may have met
+	// a server that reports by the clock or a loaded machine, and is made
+	// again with the usual duration. Both stay in the session's events.
+	durations := attemptDurations(quickProgress, progressDuration(t))
+	for i, d := range durations {
+		from := len(run.events)
+		run.create = call(tool.Name, args(d, progressSteps), run.token, taskTTLAsked)
+		v, ok := createdTask(run.create)
+		if !ok {
+			break
+		}
 		run.task = v
 		id := map[string]any{"taskId": *run.task.TaskID}
 		run.get = run.ask(protocol.MethodTasksGet, id)
 		run.result = run.ask(protocol.MethodTasksResult, id)
 		run.settled = len(run.events)
+		if i == len(durations)-1 {
+			break
+		}
+		if notes, _ := taskProgress(run.events, from, run.settled); v.Status != protocol.TaskStatusWorking || run.result.Error != nil || len(notes) < progressSteps {
+			t.Logf("the %s task %s began %q, got %d progress notification(s) for %d steps and a result %v; judged on a %s task", d, *v.TaskID, v.Status, len(notes), progressSteps, run.result.Error == nil, durations[i+1])
+			continue
+		}
+		break
+	}
+	if run.task.TaskID != nil {
+		id := map[string]any{"taskId": *run.task.TaskID}
 		for _, r := range c.Barrier() {
 			if r.Msg != nil {
 				run.events = append(run.events, taskEvent{msg: r.Msg})
