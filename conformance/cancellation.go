@@ -89,7 +89,9 @@ func cancelInFlight(t *T, c *Conn, call slowCall, d time.Duration) (id, early, a
 			started = true
 		}
 	}
-	sendCancel(t, c, id, "mcpconform: cancellation check")
+	if sendCancel(t, c, id, "mcpconform: cancellation check") != nil {
+		return id, "answered before the cancel was sent", ""
+	}
 	sentinel := fmt.Sprintf("sentinel-%d", c.env.nextID())
 	c.must(protocol.MethodToolsCall, c.Send(sentinel, protocol.MethodToolsCall,
 		map[string]any{"name": call.tool.Name, "arguments": call.args(d, cancelSteps)}))
@@ -107,17 +109,21 @@ func cancelInFlight(t *T, c *Conn, call slowCall, d time.Duration) (id, early, a
 	return id, "", ""
 }
 
-// sendCancel sends notifications/cancelled for id on c. The suite never
-// cancels initialize: the helper refuses an id that initialize used.
-func sendCancel(t *T, c *Conn, id any, reason string) {
+// sendCancel sends notifications/cancelled for id on c and returns the
+// response to id that had already arrived, if one had: the request was
+// answered before the cancel was sent. The suite never cancels initialize:
+// the helper refuses an id that initialize used.
+func sendCancel(t *T, c *Conn, id any, reason string) *protocol.Message {
 	raw, _ := json.Marshal(id)
 	for _, l := range c.parsed() {
 		if l.dir == "send" && l.obj != nil && l.obj["method"] == protocol.MethodInitialize && idKey(l.obj) == protocol.IDKey(raw) {
 			t.HarnessError("refusing to cancel initialize (id %s): clients MUST NOT", raw)
 		}
 	}
+	// Forgotten first: a response taken now came before the cancel.
+	early := c.forget(id)
 	c.must(protocol.NotifCancelled, c.Notify(protocol.NotifCancelled, map[string]any{"requestId": id, "reason": reason}))
-	c.forget(id)
+	return early
 }
 
 // session returns a fresh process ready for requests of the revision.
