@@ -232,7 +232,7 @@ func (p *Process) deliver(line []byte) {
 	if len(raw) > maxTranscriptText {
 		// The transcript keeps only the line's start: it carries the
 		// verdict on the whole line, so that a check can judge it.
-		p.recordTextLocked("recv", fmt.Sprintf("%s… [%d bytes in all%s]", raw[:maxTranscriptText], len(raw), cutVerdict(r.Problem)))
+		p.recordTextLocked("recv", fmt.Sprintf("%s… [%d bytes in all%s]", raw[:transcriptHead], len(raw), cutVerdict(r.Problem)))
 	} else {
 		p.recordLocked("recv", raw)
 	}
