@@ -94,6 +94,7 @@ type engine struct {
 	det     *detection
 	checked []string
 	schemas schemaCache // compiled tool schemas (toolcall.go)
+	pages   pageCache   // decoded tools/list results, shared by their bytes (tools.go)
 	meter   *progressMeter
 
 	// killOnClose is set once a process of the run ignored both the end of

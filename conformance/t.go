@@ -347,6 +347,12 @@ func (t *T) CallableTools() []protocol.Tool {
 	if err != nil {
 		t.blockOnTools(err)
 	}
+	// The revision's list does not change once walked, and a dozen checks
+	// ask: one filtered copy per revision, not one per check (10,000 tools
+	// made it the suite's largest allocation). Callers only read it.
+	if out, ok := t.env.memo(callableMemo).([]protocol.Tool); ok {
+		return out
+	}
 	var out []protocol.Tool
 	for _, tool := range tools {
 		// A tool whose taskSupport is required must be called as a task
@@ -355,8 +361,13 @@ func (t *T) CallableTools() []protocol.Tool {
 			out = append(out, tool)
 		}
 	}
+	out = slices.Clip(out) // an append by a caller copies
+	t.env.setMemo(callableMemo, out)
 	return out
 }
+
+// callableMemo is the memo key of the revision's callable tools.
+const callableMemo = "tools/callable"
 
 // RequireCallableTool returns the first callable tool that satisfies keep
 // (nil keeps all). With none, the check ends: as not-verified, with the
@@ -841,15 +852,15 @@ func (c *Conn) listPages() (pages []toolPage, ended bool, err error) {
 		if m.Error != nil {
 			return nil, false, fmt.Errorf("tools/list: %w", m.Error)
 		}
-		var res protocol.ListToolsResult
-		if err := json.Unmarshal(m.Result, &res); err != nil {
+		page, err := c.env.eng.pages.page(m)
+		if err != nil {
 			return nil, false, fmt.Errorf("tools/list result: %w", err)
 		}
-		pages = append(pages, toolPage{Resp: m, Result: res})
-		if res.NextCursor == "" {
+		pages = append(pages, page)
+		if page.Result.NextCursor == "" {
 			return pages, true, nil
 		}
-		cursor = res.NextCursor
+		cursor = page.Result.NextCursor
 	}
 	return pages, false, nil
 }

@@ -1,15 +1,19 @@
 package conformance
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"reflect"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"weak"
 
 	"github.com/mcpconform/mcpconform/conformance/shape"
 	"github.com/mcpconform/mcpconform/properties/gen"
@@ -36,6 +40,68 @@ const maxPages = 100
 type toolPage struct {
 	Resp   *protocol.Message
 	Result protocol.ListToolsResult
+	// decoded holds Result's decoding for the pageCache: walks that got the
+	// same bytes share it while one of them lives.
+	decoded *decodedPage
+}
+
+// decodedPage is one tools/list result decoded. It is shared by every walk
+// of the run whose result had exactly these bytes, so neither it nor the
+// tools in it may be changed.
+type decodedPage struct {
+	raw []byte
+	res protocol.ListToolsResult
+	err error
+}
+
+// pageCache shares decoded tools/list results between the walks of a run:
+// a server with 10,000 tools lists them some thirty times in a run (every
+// revision's shared walk, the list-stable and stateless comparisons, the
+// feature sessions), mostly in the same bytes, and 2025-06-18 and
+// 2025-11-25 often render a list alike. A result is reused only when its
+// bytes equal the decoded one's, and only while some walk still holds that
+// one (weak pointers), so the cache keeps nothing alive itself.
+type pageCache struct {
+	mu    sync.Mutex
+	seed  maphash.Seed
+	pages map[uint64][]weak.Pointer[decodedPage]
+}
+
+// decode returns raw decoded as a ListToolsResult, from an earlier walk
+// when one got the same bytes.
+func (c *pageCache) decode(raw []byte) *decodedPage {
+	c.mu.Lock()
+	if c.pages == nil {
+		c.seed = maphash.MakeSeed()
+		c.pages = map[uint64][]weak.Pointer[decodedPage]{}
+	}
+	h := maphash.Bytes(c.seed, raw)
+	for _, w := range c.pages[h] {
+		if p := w.Value(); p != nil && bytes.Equal(p.raw, raw) {
+			c.mu.Unlock()
+			return p
+		}
+	}
+	c.mu.Unlock()
+	p := &decodedPage{raw: raw}
+	p.err = json.Unmarshal(raw, &p.res)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	live := slices.DeleteFunc(c.pages[h], func(w weak.Pointer[decodedPage]) bool { return w.Value() == nil })
+	c.pages[h] = append(live, weak.Make(p))
+	return p
+}
+
+// page decodes m's result as a tools/list page through the run's cache; the
+// message then holds the cached copy of the bytes (they are equal), so that
+// a walk that repeats an earlier one keeps no second copy.
+func (c *pageCache) page(m *protocol.Message) (toolPage, error) {
+	d := c.decode(m.Result)
+	if d.err != nil {
+		return toolPage{}, d.err
+	}
+	m.Result = d.raw
+	return toolPage{Resp: m, Result: d.res, decoded: d}, nil
 }
 
 // walkTools follows nextCursor on c from the first page. It ends the check
@@ -53,11 +119,12 @@ func walkTools(t *T, c *Conn) (pages []toolPage, ended bool) {
 			t.Actual("error %d %q", m.Error.Code, m.Error.Message)
 			t.Fatalf("tools/list (cursor %q) failed with error %d: %s", cursor, m.Error.Code, m.Error.Message)
 		}
-		var res protocol.ListToolsResult
-		if err := json.Unmarshal(m.Result, &res); err != nil {
+		page, err := t.env.eng.pages.page(m)
+		if err != nil {
 			t.Fatalf("tools/list result is not a ListToolsResult: %s", shapeOrError(t.Revision(), protocol.MethodToolsList, m, err))
 		}
-		pages = append(pages, toolPage{Resp: m, Result: res})
+		pages = append(pages, page)
+		res := page.Result
 		if res.NextCursor == "" {
 			return pages, true
 		}

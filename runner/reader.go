@@ -232,7 +232,7 @@ func (p *Process) deliver(line []byte) {
 	if len(raw) > maxTranscriptText {
 		// The transcript keeps only the line's start: it carries the
 		// verdict on the whole line, so that a check can judge it.
-		p.recordTextLocked("recv", fmt.Sprintf("%s… [%d bytes in all%s]", raw[:maxTranscriptText], len(raw), cutVerdict(r.Problem)))
+		p.recordTextLocked("recv", fmt.Sprintf("%s… [%d bytes in all%s]", raw[:transcriptHead], len(raw), cutVerdict(r.Problem)))
 	} else {
 		p.recordLocked("recv", raw)
 	}
@@ -297,7 +297,9 @@ func classify(raw []byte) Received {
 		r.Problem = fmt.Errorf("%w: empty line", ErrNotJSON)
 		return r
 	}
-	if !json.Valid(trimmed) {
+	// One pass validates the line and decodes its envelope.
+	valid, m, err := protocol.ScanMessage(trimmed)
+	if !valid {
 		if d := nestingDepth(trimmed); d > maxDecodeDepth {
 			// Valid or not, it cannot be decoded here; RFC 8259 lets a
 			// parser limit the depth, so the line is reported, not judged.
@@ -315,7 +317,6 @@ func classify(raw []byte) Received {
 		r.Problem = fmt.Errorf("%w: a JSON %s, not an object", ErrNotMessage, jsonKind(trimmed[0]))
 		return r
 	}
-	m, err := protocol.ParseMessage(trimmed)
 	if err != nil {
 		// Valid JSON whose members have the wrong types, e.g. "method": 1.
 		r.Problem = fmt.Errorf("%w: %v", ErrNotMessage, err)

@@ -886,8 +886,8 @@ func TestCutLineVerdict(t *testing.T) {
 		t.Fatalf("%d recv lines in the transcript, want %d", len(got), len(tests))
 	}
 	for i, tt := range tests {
-		if !strings.HasSuffix(got[i], tt.mark) || len(got[i]) != maxTranscriptText+len(tt.mark) {
-			t.Errorf("line %d: transcript text ends %q (%d bytes), want the first %d bytes and %q", i, got[i][max(0, len(got[i])-60):], len(got[i]), maxTranscriptText, tt.mark)
+		if !strings.HasSuffix(got[i], tt.mark) || len(got[i]) != transcriptHead+len(tt.mark) {
+			t.Errorf("line %d: transcript text ends %q (%d bytes), want the first %d bytes and %q", i, got[i][max(0, len(got[i])-60):], len(got[i]), transcriptHead, tt.mark)
 		}
 	}
 }

@@ -72,10 +72,19 @@ func (s *Server) listTools(params map[string]json.RawMessage, rev string) (map[s
 // renderTool is ToMCP plus annotations and the output schema, trimmed to
 // the members revision rev defines: title, _meta and outputSchema arrived
 // in 2025-06-18, annotations in 2025-03-26.
+//
+// The schemas go out as the registry's canonical text, which is what
+// encoding/json writes for them (keys sorted, numbers as written, no HTML
+// escaping): a page of 1,000 tools is rendered without copying and
+// re-encoding 1,000 schema trees.
 func renderTool(t reference.Tool, rev string) map[string]any {
-	m := t.MCP()
-	if out := t.OutputSchema(); out != nil && protocol.AtLeast(rev, protocol.Rev20250618) {
-		m["outputSchema"] = out // a fresh copy, not the registry's
+	m := reference.ToMCP(reference.ToolSpec{Name: t.Name(), Version: t.Version(), Title: t.Title(), Description: t.Description(),
+		Classification: t.Classification(), SideEffect: t.SideEffect()})
+	if in := t.InputSchemaJSON(); in != nil {
+		m["inputSchema"] = json.RawMessage(in)
+	}
+	if out := t.OutputSchemaJSON(); out != nil && protocol.AtLeast(rev, protocol.Rev20250618) {
+		m["outputSchema"] = json.RawMessage(out)
 	}
 	if !protocol.AtLeast(rev, protocol.Rev20250326) {
 		delete(m, "title")

@@ -1,0 +1,51 @@
+package conformance
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// TestPageCacheSharesByBytes: walks whose tools/list results have the same
+// bytes share one decoding, results that differ in one byte do not, and
+// the cache keeps nothing alive once no walk holds a page.
+func TestPageCacheSharesByBytes(t *testing.T) {
+	var c pageCache
+	page := func(s string) toolPage {
+		t.Helper()
+		p, err := c.page(&protocol.Message{Result: []byte(s)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const a = `{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"nextCursor":"x"}`
+	const b = `{"tools":[{"name":"b","inputSchema":{"type":"object"}}],"nextCursor":"x"}`
+	first, again, other := page(a), page(a), page(b)
+	if first.decoded != again.decoded || &first.Result.Tools[0] != &again.Result.Tools[0] {
+		t.Error("two walks with the same bytes decoded them twice")
+	}
+	if &again.Resp.Result[0] != &first.Resp.Result[0] {
+		t.Error("the second walk's message keeps its own copy of the bytes")
+	}
+	if other.decoded == first.decoded || other.Result.Tools[0].Name != "b" {
+		t.Errorf("a result that differs in one byte got the decoding of another (%q)", other.Result.Tools[0].Name)
+	}
+	if _, err := c.page(&protocol.Message{Result: []byte(`{"tools":7}`)}); err == nil {
+		t.Error("an unreadable result decoded without error")
+	}
+	// Once no walk holds the page, the cache lets it go.
+	first, again, other = toolPage{}, toolPage{}, toolPage{}
+	runtime.GC()
+	runtime.GC()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, ws := range c.pages {
+		for _, w := range ws {
+			if w.Value() != nil {
+				t.Errorf("the cache keeps a page alive: %.40s", w.Value().raw)
+			}
+		}
+	}
+}

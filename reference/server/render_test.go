@@ -1,0 +1,80 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/reference"
+	"github.com/mcpconform/mcpconform/reference/demo"
+)
+
+// renderToolCopy is renderTool as it was before it wrote the registry's
+// canonical schema text: a copy of each schema tree, encoded by
+// encoding/json. It is the oracle of TestRenderToolBytes.
+func renderToolCopy(t reference.Tool, rev string) map[string]any {
+	m := t.MCP()
+	if out := t.OutputSchema(); out != nil && protocol.AtLeast(rev, protocol.Rev20250618) {
+		m["outputSchema"] = out
+	}
+	if !protocol.AtLeast(rev, protocol.Rev20250326) {
+		delete(m, "title")
+		delete(m, "_meta")
+		return m
+	}
+	a := annotations(t.SideEffect())
+	if !protocol.AtLeast(rev, protocol.Rev20250618) {
+		if title, ok := m["title"].(string); ok && title != "" {
+			a["title"] = title
+		}
+		delete(m, "title")
+		delete(m, "_meta")
+	}
+	m["annotations"] = a
+	return m
+}
+
+// TestRenderToolBytes: a tool rendered from the registry's canonical schema
+// text has the bytes of the copied and encoded schema, in every revision,
+// for the demo estate and for schemas with the values canonical text
+// leaves to encoding/json (HTML characters, escapes, big and small numbers).
+func TestRenderToolBytes(t *testing.T) {
+	reg := demo.Estate()
+	odd := []map[string]any{
+		{"type": "object", "description": "a <b> & \"c\" \u2028 é \\ \t", "properties": map[string]any{"x<y": map[string]any{"type": "number", "minimum": 1e-7, "maximum": 12345678901234567890.0}}},
+		{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer", "maximum": float32(1.5), "default": json.Number("1e3")}}, "required": []any{"n"}},
+	}
+	for i, schema := range odd {
+		spec := reference.ToolSpec{Name: "odd." + string(rune('a'+i)), Version: "1.0.0", Title: "Odd <&>", Description: "d",
+			InputSchema: schema, OutputSchema: map[string]any{"type": "object", "description": "<out>"},
+			Classification: reference.ClassificationPublic, SideEffect: reference.SideEffectNone,
+			Handler: func(map[string]any) reference.HandlerResult { return reference.HandlerResult{} }}
+		if err := reg.Publish(spec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	principal := reference.Principal{Tenant: "acme", Scopes: demo.DefaultScopes(), Clearance: reference.ClassificationRestricted}
+	tools, err := reg.Discover(principal, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tools.Len() < 5 {
+		t.Fatalf("%d tools discovered, want the demo estate and the odd ones", tools.Len())
+	}
+	for _, tool := range tools.All() {
+		for _, rev := range protocol.AllRevisions {
+			got, err := marshal(renderTool(tool, rev))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := marshal(renderToolCopy(tool, rev))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s@%s:\n got %s\nwant %s", tool.Name(), rev, got, want)
+			}
+		}
+	}
+}
