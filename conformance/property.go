@@ -210,10 +210,6 @@ const (
 	// the check's evidence; for a sequence that leaves nothing behind
 	// once it is answered (see spare.go).
 	scratchSession
-	// malformedSession: the session the two malformed-line checks share
-	// (t.SharedBy("malformed")): malformed input may change what a server
-	// does next, which only they judge, each on what it sees.
-	malformedSession
 )
 
 // drive runs lines on a process as at says: it opens the process for the
@@ -229,14 +225,10 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 	var p *runner.Process
 	first, second := barrierID, barrier2ID
 	switch at {
-	case scratchSession, malformedSession:
-		// The session has answered other checks' requests: barriers of
+	case scratchSession:
+		// The scratch has answered other checks' requests: barriers of
 		// their own ids.
-		if at == scratchSession {
-			p = t.Scratch().p
-		} else {
-			p = t.SharedBy("malformed").p
-		}
+		p = t.Scratch().p
 		n := t.env.nextID()
 		first, second = fmt.Sprintf(`"mcpconform-barrier-%d"`, n), fmt.Sprintf(`"mcpconform-barrier-%d-2"`, n)
 	case freshProcess:
@@ -251,8 +243,7 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 		defer t.env.closeProcess(p)
 	}
 	run := wireRun{Requests: 2}
-	opened := at == scratchSession || at == malformedSession
-	if open := opening(t.env.rev); open != nil && !opened {
+	if open := opening(t.env.rev); open != nil && at != scratchSession {
 		if err := p.SendRaw([]byte(open[0])); err != nil {
 			return run, fmt.Errorf("send initialize: %w", err)
 		}
@@ -289,7 +280,7 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 	// that arrives renews it. A process not yet opened by an initialize
 	// answer gets the start timeout for its first line.
 	wait := t.RequestTimeout()
-	if opening(t.env.rev) == nil && !opened {
+	if opening(t.env.rev) == nil && at != scratchSession {
 		wait = max(wait, t.env.eng.startTimeout())
 	}
 	deadline := time.Now().Add(wait)
@@ -718,9 +709,8 @@ func malformed(rev string, src gen.Source, i int) string {
 	}
 }
 
-// malformedLines draws n malformed lines, each followed by a request; the
-// requests' ids start at base.
-func malformedLines(src gen.Source, rev string, n, base int) []wireLine {
+// malformedLines draws n malformed lines, each followed by a request.
+func malformedLines(src gen.Source, rev string, n int) []wireLine {
 	method := protocol.MethodPing
 	if rev == protocol.Modern {
 		method = protocol.MethodDiscover
@@ -728,7 +718,7 @@ func malformedLines(src gen.Source, rev string, n, base int) []wireLine {
 	var lines []wireLine
 	for i := 0; i < n; i++ {
 		lines = append(lines, wireLine{Raw: malformed(rev, src, i), Malformed: true})
-		id := idFor(base + i)
+		id := idFor(i)
 		lines = append(lines, wireLine{Raw: requestLine(rev, id, method, nil), ID: id})
 	}
 	return lines
@@ -742,20 +732,14 @@ func malformedLines(src gen.Source, rev string, n, base int) []wireLine {
 // shrinking, and each attempt would cost a real server a restart).
 func runMalformed(t *T, advisory bool) {
 	n := max(1, t.cases()/4)
-	// The two halves share one session ("malformed"), each with ids of
-	// its own: an id is never used twice in a session.
-	base := 2_000_000
-	if advisory {
-		base = 3_000_000
-	}
-	lines := malformedLines(t.Rand(), t.env.rev, n, base)
+	lines := malformedLines(t.Rand(), t.env.rev, n)
 	if advisory {
 		t.Expect("-32700 with id null for each of %d malformed lines, and the server serving after them", n)
 	} else {
 		t.Expect("every request after %d malformed lines answered while the server runs", n)
 	}
 	var warn []string
-	sequenceProperty(t, "malformed lines between requests", lines, malformedSession, func(ls []wireLine, run wireRun) []string {
+	sequenceProperty(t, "malformed lines between requests", lines, ownProcess, func(ls []wireLine, run wireRun) []string {
 		warn = nil
 		if !run.Answered {
 			// One root cause, one verdict: stopping over the client's

@@ -30,7 +30,7 @@ func TestPropertySequencesFollowTheSeed(t *testing.T) {
 	}{
 		{"property.jsonrpc.answered-once", func(s gen.Source, rev string) []wireLine { return answeredOnceLines(s, rev, 50, 50) }},
 		{"property.jsonrpc.notifications-unanswered", func(s gen.Source, rev string) []wireLine { return notificationLines(s, rev, 50) }},
-		{"property.jsonrpc.malformed-answered", func(s gen.Source, rev string) []wireLine { return malformedLines(s, rev, 20, 0) }},
+		{"property.jsonrpc.malformed-answered", func(s gen.Source, rev string) []wireLine { return malformedLines(s, rev, 20) }},
 	}
 	for _, d := range draws {
 		for _, rev := range []string{protocol.Rev20241105, protocol.Modern} {
@@ -53,7 +53,7 @@ func TestPropertySequencesFollowTheSeed(t *testing.T) {
 func TestPropertyLinesAreWellFormed(t *testing.T) {
 	for _, rev := range []string{protocol.Rev20250326, protocol.Modern} {
 		src := gen.NewRand(7)
-		lines := slicesConcat(answeredOnceLines(src, rev, 200, 200), notificationLines(src, rev, 100), malformedLines(src, rev, 100, 0))
+		lines := slicesConcat(answeredOnceLines(src, rev, 200, 200), notificationLines(src, rev, 100), malformedLines(src, rev, 100))
 		seen := map[string]bool{}
 		for _, l := range lines {
 			if l.Malformed {
