@@ -277,10 +277,11 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 		return run, nil
 	}
 	// The wait is per request, not a total for the sequence: every item
-	// that arrives renews it. A process not yet opened by an initialize
-	// answer gets the start timeout for its first line.
+	// that arrives renews it. A process that has not written a line yet
+	// (a modern one, which no initialize opened) gets the start timeout
+	// for its first.
 	wait := t.RequestTimeout()
-	if opening(t.env.rev) == nil && at != scratchSession {
+	if !p.HasSpoken() {
 		wait = max(wait, t.env.eng.startTimeout())
 	}
 	deadline := time.Now().Add(wait)
