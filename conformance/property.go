@@ -1290,7 +1290,10 @@ func toolList(c *Conn) ([]byte, error) {
 			Tools      json.RawMessage `json:"tools"`
 			NextCursor string          `json:"nextCursor"`
 		}
-		if err := json.Unmarshal(m.Result, &res); err != nil {
+		if page, err := c.env.eng.pages.page(m); err == nil {
+			// Most lists repeat an earlier walk's bytes: no decoding then.
+			res.Tools, res.NextCursor = page.decoded.toolsJSON(), page.Result.NextCursor
+		} else if err := json.Unmarshal(m.Result, &res); err != nil {
 			return nil, fmt.Errorf("tools/list result: %w", err)
 		}
 		out = append(append(out, res.Tools...), '\n')
@@ -1360,11 +1363,7 @@ func listPlan(cases, n int) (session, fresh, perFresh int) {
 func rawTools(pages []toolPage) []byte {
 	var out []byte
 	for _, p := range pages {
-		var res struct {
-			Tools json.RawMessage `json:"tools"`
-		}
-		_ = json.Unmarshal(p.Resp.Result, &res)
-		out = append(append(out, res.Tools...), '\n')
+		out = append(append(out, p.decoded.toolsJSON()...), '\n')
 	}
 	return out
 }

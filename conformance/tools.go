@@ -52,6 +52,21 @@ type decodedPage struct {
 	raw []byte
 	res protocol.ListToolsResult
 	err error
+
+	toolsOnce sync.Once
+	tools     []byte
+}
+
+// toolsJSON returns the page's tools array as the server wrote it.
+func (d *decodedPage) toolsJSON() []byte {
+	d.toolsOnce.Do(func() {
+		var res struct {
+			Tools json.RawMessage `json:"tools"`
+		}
+		_ = json.Unmarshal(d.raw, &res)
+		d.tools = res.Tools
+	})
+	return d.tools
 }
 
 // pageCache shares decoded tools/list results between the walks of a run:
