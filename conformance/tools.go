@@ -57,16 +57,37 @@ type decodedPage struct {
 	tools     []byte
 }
 
-// toolsJSON returns the page's tools array as the server wrote it.
+// toolsJSON returns the page's tools array as the server wrote it: a part
+// of the page's bytes, not a copy of them.
 func (d *decodedPage) toolsJSON() []byte {
-	d.toolsOnce.Do(func() {
-		var res struct {
-			Tools json.RawMessage `json:"tools"`
-		}
-		_ = json.Unmarshal(d.raw, &res)
-		d.tools = res.Tools
-	})
+	d.toolsOnce.Do(func() { d.tools = memberJSON(d.raw, "tools") })
 	return d.tools
+}
+
+// memberJSON returns the value of the last top-level member name of the
+// JSON object raw (the one encoding/json decodes) as a part of raw, or nil.
+func memberJSON(raw []byte, name string) []byte {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	var out []byte
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		start := dec.InputOffset()
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil
+		}
+		if key == name {
+			end := dec.InputOffset()
+			out = bytes.TrimLeft(raw[start:end], " \t\r\n:")
+		}
+	}
+	return out
 }
 
 // pageCache shares decoded tools/list results between the walks of a run:

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/json"
 	"runtime"
 	"testing"
 
@@ -46,6 +47,31 @@ func TestPageCacheSharesByBytes(t *testing.T) {
 			if w.Value() != nil {
 				t.Errorf("the cache keeps a page alive: %.40s", w.Value().raw)
 			}
+		}
+	}
+}
+
+// TestMemberJSON: the tools array of a page is found as encoding/json
+// finds it (the last of duplicate members, any spacing), as a part of the
+// page's bytes.
+func TestMemberJSON(t *testing.T) {
+	for _, tt := range []struct{ raw, want string }{
+		{`{"tools":[{"name":"a"}],"nextCursor":"x"}`, `[{"name":"a"}]`},
+		{` { "nextCursor" : "x" , "tools" :  [ 1, 2 ] } `, `[ 1, 2 ]`},
+		{`{"tools":[1],"tools":[2]}`, `[2]`},
+		{`{"tool":[1],"x":{"tools":[3]}}`, ``},
+		{`[1]`, ``},
+		{`{"tools":`, ``},
+	} {
+		got := memberJSON([]byte(tt.raw), "tools")
+		if string(got) != tt.want {
+			t.Errorf("memberJSON(%s) = %q, want %q", tt.raw, got, tt.want)
+		}
+		var res struct {
+			Tools json.RawMessage `json:"tools"`
+		}
+		if json.Unmarshal([]byte(tt.raw), &res) == nil && string(res.Tools) != string(got) {
+			t.Errorf("memberJSON(%s) = %q, encoding/json decodes %q", tt.raw, got, res.Tools)
 		}
 	}
 }
