@@ -281,7 +281,7 @@ func serverCancels(t *T, bad func(own map[string]bool, client map[string]string,
 			case l.dir == "recv" && isServerRequest(l.obj):
 				own[idKey(l.obj)] = true
 			case l.dir == "recv" && method == protocol.NotifCancelled:
-				params, _ := l.obj["params"].(map[string]any)
+				params, _ := member(l.obj, l.text, "params").(map[string]any)
 				rid, ok := params["requestId"]
 				if !ok {
 					continue // a task cancel (2025-11-25) or a malformed one: the shape checks judge it
