@@ -167,13 +167,15 @@ func clientFeatureCapability(method string) string {
 }
 
 // forget tells the process not to wait for the response to id when it is
-// closed: a cancelled request, or a listen stream, gets none.
-func (c *Conn) forget(id any) {
+// closed: a cancelled request, or a listen stream, gets none. It returns
+// the response to id when one had already arrived (and takes it).
+func (c *Conn) forget(id any) *protocol.Message {
 	raw, err := json.Marshal(id)
 	if err != nil {
-		return
+		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, _ = c.p.Await(ctx, raw) // a done context: drops the id from the outstanding set
+	m, _ := c.p.Await(ctx, raw) // a done context: drops the id from the outstanding set
+	return m
 }

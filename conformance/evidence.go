@@ -123,6 +123,9 @@ func responseKey(text string) (string, bool) {
 	if truncatedLine.MatchString(text) || !utf8.ValidString(text) {
 		return "", false
 	}
+	if key, response, ok := scannedResponseKey(strings.TrimSpace(text)); ok {
+		return key, response
+	}
 	m, ok := topLevel(strings.TrimSpace(text))
 	if !ok {
 		return "", false
@@ -152,6 +155,9 @@ func topLevel(text string) (map[string]json.RawMessage, bool) {
 
 // rawIDKey renders an id member as idKey does, from its raw JSON.
 func rawIDKey(raw json.RawMessage) string {
+	if key, ok := plainIDKey(raw); ok {
+		return key
+	}
 	v, err := decodeValue(raw)
 	if err != nil {
 		return ""

@@ -909,6 +909,9 @@ func responsesIn(r runner.Received) []map[string]any {
 // sentIDs returns the ids of the requests in a line the suite sent (one
 // message or a batch).
 func sentIDs(text string) []string {
+	if ids, ok := scannedSentIDs(text); ok {
+		return ids
+	}
 	var items []json.RawMessage
 	if !strings.HasPrefix(strings.TrimSpace(text), "[") || json.Unmarshal([]byte(text), &items) != nil {
 		items = []json.RawMessage{json.RawMessage(text)}

@@ -141,3 +141,45 @@ func TestAsyncReferencePasses(t *testing.T) {
 		}
 	}
 }
+
+// TestAsyncRacesAreNotVerdicts runs the waiting checks against a correct
+// server that is slow where a loaded machine is: it reads each
+// notifications/cancelled 150 ms late and reports progress by the clock
+// (none in a call's first 50 ms; mutation progress-by-clock). The quick
+// calls the checks make first cannot decide then (the cancelled call ends
+// before the cancel is read, no progress comes), so every check must be
+// judged on its long call and pass, never warn or end not-verified.
+func TestAsyncRacesAreNotVerdicts(t *testing.T) {
+	rep := runMutant(t, mutantCase{Mutation: "progress-by-clock",
+		Args: []string{"-async", "-delay-method", protocol.NotifCancelled, "-delay", "150ms"},
+		Tweak: func(o *Options) {
+			o.Only = []string{"progress.*", "cancellation.*", "tasks.*"}
+			o.Protocol = ""
+		}})
+	judged := map[string]bool{}
+	for _, r := range rep.Results {
+		want := StatusPass
+		switch c, _ := Lookup(r.ID); {
+		case !c.AppliesTo(r.Revision):
+			want = StatusNA
+		case !slices.Contains(asyncCallable, r.Revision):
+			continue // no tool is callable: TestAsyncReferencePasses
+		}
+		if r.Status != want {
+			t.Errorf("%s@%s: %s (%s), want %s", r.ID, r.Revision, r.Status, r.Message, want)
+		}
+		for _, l := range r.Transcript {
+			if l.Dir == "note" && strings.Contains(l.Text, "judged again with a 1s call") {
+				judged[r.ID+"@"+r.Revision] = true
+			}
+		}
+	}
+	// The quick cancelled call got no progress in its first 50 ms, so
+	// the long call decided; a check that recorded the quick one would
+	// have ended not-verified above.
+	for _, rev := range asyncCallable {
+		if !judged["cancellation.request.no-response@"+rev] {
+			t.Errorf("cancellation.request.no-response@%s was not judged again on the long call", rev)
+		}
+	}
+}

@@ -48,6 +48,7 @@ type taskRun struct {
 	task    taskView          // its task
 	get     *protocol.Message // tasks/get while or after it ran
 	result  *protocol.Message // tasks/result
+	begun   int               // len(events) when the judged task's call was sent (an earlier quick one may precede it)
 	settled int               // len(events) when tasks/result was answered
 	barrier int               // len(events) when the barrier after it was answered
 	after   *protocol.Message // tasks/get after tasks/result
@@ -139,13 +140,34 @@ func observeTasks(t *T) *taskRun {
 		}
 		return m
 	}
-	run.create = call(tool.Name, args(progressDuration(t), progressSteps), run.token, taskTTLAsked)
-	if v, ok := createdTask(run.create); ok {
+	// A quick task first; one that could not show what the checks judge
+	// (a working start, progress for every step, a result) may have met
+	// a server that reports by the clock or a loaded machine, and is made
+	// again with the usual duration. Both stay in the session's events.
+	durations := attemptDurations(quickProgress, progressDuration(t))
+	for i, d := range durations {
+		run.begun = len(run.events)
+		run.create = call(tool.Name, args(d, progressSteps), run.token, taskTTLAsked)
+		v, ok := createdTask(run.create)
+		if !ok {
+			break
+		}
 		run.task = v
 		id := map[string]any{"taskId": *run.task.TaskID}
 		run.get = run.ask(protocol.MethodTasksGet, id)
 		run.result = run.ask(protocol.MethodTasksResult, id)
 		run.settled = len(run.events)
+		if i == len(durations)-1 {
+			break
+		}
+		if notes, _ := taskProgress(run.events, run.begun, run.settled); v.Status != protocol.TaskStatusWorking || run.result.Error != nil || len(notes) < progressSteps {
+			t.Logf("the %s task %s began %q, got %d progress notification(s) for %d steps and a result %v; judged on a %s task", d, *v.TaskID, v.Status, len(notes), progressSteps, run.result.Error == nil, durations[i+1])
+			continue
+		}
+		break
+	}
+	if run.task.TaskID != nil {
+		id := map[string]any{"taskId": *run.task.TaskID}
 		for _, r := range c.Barrier() {
 			if r.Msg != nil {
 				run.events = append(run.events, taskEvent{msg: r.Msg})
@@ -806,7 +828,7 @@ func init() {
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)
-			msgs, tokens := taskProgress(run.events, 0, run.settled)
+			msgs, tokens := taskProgress(run.events, run.begun, run.settled)
 			if len(msgs) == 0 {
 				t.NotVerified("the task of %s sent no progress notification before it ended (progress is optional)", run.tool)
 			}
@@ -836,7 +858,7 @@ func init() {
 		Run: func(t *T) {
 			run := observeTasks(t)
 			id := requireTask(t, run)
-			msgs, tokens := taskProgress(run.events, 0, run.settled)
+			msgs, tokens := taskProgress(run.events, run.begun, run.settled)
 			var mine []*protocol.Message
 			for i, m := range msgs {
 				if tokens[i] == run.token {

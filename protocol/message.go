@@ -67,6 +67,11 @@ func IDKey(id json.RawMessage) string {
 	if id == nil {
 		return ""
 	}
+	if bytes.IndexAny(id, " \t\r\n") < 0 {
+		// Compacting only removes those bytes (or fails, which keeps id
+		// as is too).
+		return string(id)
+	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, id); err != nil {
 		return string(id)
@@ -104,6 +109,18 @@ func NewNotification(method string, params any) (*Message, error) {
 // ParseMessage decodes one line of the wire into a Message. It distinguishes
 // an absent id from a null one, which encoding/json alone does not.
 func ParseMessage(line []byte) (*Message, error) {
+	var env envelope
+	if env.scan(line) {
+		if m, ok := env.message(line); ok {
+			return m, nil
+		}
+	}
+	return parseMessageSlow(line)
+}
+
+// parseMessageSlow is ParseMessage by encoding/json's rules, for the lines
+// the one-pass scan leaves to them.
+func parseMessageSlow(line []byte) (*Message, error) {
 	var m Message
 	if err := json.Unmarshal(line, &m); err != nil {
 		return nil, err

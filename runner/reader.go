@@ -297,7 +297,9 @@ func classify(raw []byte) Received {
 		r.Problem = fmt.Errorf("%w: empty line", ErrNotJSON)
 		return r
 	}
-	if !json.Valid(trimmed) {
+	// One pass validates the line and decodes its envelope.
+	valid, m, err := protocol.ScanMessage(trimmed)
+	if !valid {
 		if d := nestingDepth(trimmed); d > maxDecodeDepth {
 			// Valid or not, it cannot be decoded here; RFC 8259 lets a
 			// parser limit the depth, so the line is reported, not judged.
@@ -315,7 +317,6 @@ func classify(raw []byte) Received {
 		r.Problem = fmt.Errorf("%w: a JSON %s, not an object", ErrNotMessage, jsonKind(trimmed[0]))
 		return r
 	}
-	m, err := protocol.ParseMessage(trimmed)
 	if err != nil {
 		// Valid JSON whose members have the wrong types, e.g. "method": 1.
 		r.Problem = fmt.Errorf("%w: %v", ErrNotMessage, err)

@@ -17,13 +17,20 @@ import (
 
 // BenchmarkPropertyPhase runs every property check against the reference
 // server as users run it, and reports the requests per second of the
-// property phase (all requests the property checks made, over the wall
-// time of the whole run, era detection and process starts included) next
-// to the ping floor of the same server measured in the same benchmark: the
-// rate at which one server answers pipelined pings. ratio is phase over
-// floor; cpu-s/run is the CPU time a run took, the suite's and its
-// servers', which the load of a shared machine moves far less than the
-// wall time. Two targets:
+// property phase next to the ping floor of the same server measured in the
+// same benchmark, next to every run so that both see the same load: the
+// rate at which one server answers pipelined pings.
+//
+// The phase is the property checks of a run: req/s is all requests they
+// made over the wall time from the first property check's start to the
+// last one's end, across the revisions that run at once (one span of wall
+// time, not a sum of the checks' overlapping durations). Era detection
+// comes before the phase and is not in it; the processes the checks start,
+// their handshakes and tool listings are. run-req/s is the same requests
+// over the wall time of the whole run, detection included. ratio is
+// req/s over floor-req/s; cpu-s/run is the CPU time a run took, the
+// suite's and its servers', which the load of a shared machine moves far
+// less than the wall time. Two targets:
 //   - embedded: `mcpconform run` with no target, as run.go sets it up (the
 //     checks' processes served in-process, see conformance.Options.Serve);
 //   - process: `mcpconform run -- mcpconform reference`, every process a
@@ -37,19 +44,29 @@ func BenchmarkPropertyPhase(b *testing.B) {
 		name  string
 		serve runner.ServeFunc
 	}{{"embedded", serveEmbedded}, {"process", nil}} {
-		floor := pingFloor(b, runner.Config{Command: cmd, Serve: target.serve, RequestTimeout: 10 * time.Second}, 20000)
 		for _, cases := range []int{100, 1000} {
 			b.Run(fmt.Sprintf("target=%s/cases=%d", target.name, cases), func(b *testing.B) {
-				var requests float64
-				var wall time.Duration
-				cpu0 := cpuTime()
+				pinger := startPinger(b, runner.Config{Command: cmd, Serve: target.serve, RequestTimeout: 10 * time.Second})
+				defer pinger.Close(context.Background())
+				var requests, pings float64
+				var wall, phase, pinging time.Duration
+				var cpu time.Duration
 				for b.Loop() {
+					// The floor is measured next to every run, so that
+					// both see the same load.
+					n, d := pingFloor(b, pinger, 10000)
+					pings += float64(n)
+					pinging += d
+					cpu0 := cpuTime()
+					var span phaseSpan
 					start := time.Now()
-					rep, err := conformance.Run(context.Background(), conformance.Options{Command: cmd, Serve: target.serve, Only: []string{"property.*"}, Cases: cases})
+					rep, err := conformance.Run(context.Background(), conformance.Options{Command: cmd, Serve: target.serve, Only: []string{"property.*"}, Cases: cases, Progress: span.note})
 					if err != nil {
 						b.Fatal(err)
 					}
 					wall += time.Since(start)
+					phase += span.last.Sub(span.first)
+					cpu += cpuTime() - cpu0
 					for _, r := range rep.Results {
 						if r.Status == conformance.StatusFail || r.Status == conformance.StatusError {
 							b.Fatalf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
@@ -57,9 +74,10 @@ func BenchmarkPropertyPhase(b *testing.B) {
 						requests += r.Metrics["requests"]
 					}
 				}
-				cpu := cpuTime() - cpu0
-				rate := requests / wall.Seconds()
+				floor := pings / pinging.Seconds()
+				rate := requests / phase.Seconds()
 				b.ReportMetric(rate, "req/s")
+				b.ReportMetric(requests/wall.Seconds(), "run-req/s")
 				b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/run")
 				b.ReportMetric(floor, "floor-req/s")
 				b.ReportMetric(rate/floor, "ratio")
@@ -67,6 +85,30 @@ func BenchmarkPropertyPhase(b *testing.B) {
 			})
 		}
 	}
+}
+
+// phaseSpan is the span of wall time from the first check's start to the
+// last check's end, as conformance.Options.Progress tells them (one call
+// at a time: a check's first call is its start, its second its end).
+type phaseSpan struct {
+	first, last time.Time
+	started     map[string]bool
+}
+
+func (s *phaseSpan) note(p conformance.Progress) {
+	now := time.Now()
+	key := p.Revision + " " + p.Check
+	if s.started == nil {
+		s.started = map[string]bool{}
+	}
+	if !s.started[key] {
+		s.started[key] = true
+		if s.first.IsZero() {
+			s.first = now
+		}
+		return
+	}
+	s.last = now
 }
 
 // cpuTime is the CPU time, user and system, of this process and of the
@@ -80,16 +122,15 @@ func cpuTime() time.Duration {
 	return d(self.Utime) + d(self.Stime) + d(children.Utime) + d(children.Stime)
 }
 
-// pingFloor starts one server as cfg says, initializes it, and returns the
-// rate at which it answers n pings pipelined 64 at a time.
-func pingFloor(b *testing.B, cfg runner.Config, n int) float64 {
+// startPinger starts one server as cfg says and initializes it, for
+// pingFloor.
+func startPinger(b *testing.B, cfg runner.Config) *runner.Process {
 	b.Helper()
 	ctx := context.Background()
 	p, err := runner.Start(ctx, cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer p.Close(ctx)
 	init, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "init", "method": protocol.MethodInitialize, "params": conformance.InitializeParams(protocol.Rev20251125)})
 	if err := p.SendRaw(init); err != nil {
 		b.Fatal(err)
@@ -100,6 +141,15 @@ func pingFloor(b *testing.B, cfg runner.Config, n int) float64 {
 	if err := p.SendRaw([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil {
 		b.Fatal(err)
 	}
+	return p
+}
+
+// pingFloor has p answer n pings pipelined 64 at a time, and returns n
+// and the time they took: the rate at which the server answers the
+// cheapest request there is, through the same runner the checks use.
+func pingFloor(b *testing.B, p *runner.Process, n int) (int, time.Duration) {
+	b.Helper()
+	ctx := context.Background()
 	start := time.Now()
 	sent, got := 0, 0
 	for got < n {
@@ -117,5 +167,5 @@ func pingFloor(b *testing.B, cfg runner.Config, n int) float64 {
 			got++
 		}
 	}
-	return float64(n) / time.Since(start).Seconds()
+	return n, time.Since(start)
 }

@@ -123,6 +123,10 @@ type node struct {
 	// not generate for: an optional property with such a schema is left
 	// out of valid cases, where it could only be a guess.
 	opaque bool
+
+	// brief marks a property whose name says it is a length of time
+	// (durationSeconds, timeout_ms, delay): see briefName.
+	brief bool
 }
 
 const (
@@ -257,6 +261,7 @@ func (b *builder) object(s map[string]any, path string, refs int, n *node) *node
 				for name, sub := range props {
 					n.names = append(n.names, name)
 					n.props[name] = b.build(sub, childPath(path, name), refs)
+					n.props[name].brief = n.props[name].types&(tInteger|tNumber) != 0 && briefName(name)
 					n.opaque = n.opaque || n.props[name].opaque
 				}
 				sort.Strings(n.names)
@@ -576,6 +581,13 @@ func validValue(s Source, n *node, depth int) (any, bool) {
 		}
 		return nil, false
 	}
+	if n.brief {
+		for _, v := range briefValues {
+			if len(n.violations(v)) == 0 {
+				return v, true
+			}
+		}
+	}
 	for _, t := range n.typeOrder(s) {
 		var v any
 		ok := true
@@ -718,6 +730,46 @@ func (n *node) validNumber(s Source, integer bool) (any, bool) {
 	f := lo + (hi-lo)*float64(1+s.Intn(3))/4
 	return num(f), true
 }
+
+// briefWords are the words of a property name that say its value is a
+// length of time.
+var briefWords = []string{"duration", "timeout", "delay", "sleep", "wait", "interval", "seconds", "secs", "sec", "ms", "millis", "milliseconds"}
+
+// briefName reports whether a property name says its value is a length of
+// time: a word of briefWords in camelCase, snake_case or kebab-case
+// ("durationSeconds", "timeout_ms", "retry-delay").
+//
+// A tool that waits as long as it is told, or as long as its default when
+// the argument is left out (server-everything's long-running operation
+// sleeps 10 s by default), answers after the request timeout and judges
+// nothing: valid values of such a property are the briefest the schema
+// allows (see briefValues), and an optional one is always given.
+func briefName(name string) bool {
+	var words []string
+	start := 0
+	for i, c := range name {
+		switch {
+		case c == '_' || c == '-' || c == ' ' || c == '.':
+			words = append(words, name[start:i])
+			start = i + 1
+		case c >= 'A' && c <= 'Z' && i > start && !(name[i-1] >= 'A' && name[i-1] <= 'Z'):
+			words = append(words, name[start:i])
+			start = i
+		}
+	}
+	words = append(words, name[start:])
+	for _, w := range words {
+		if slices.Contains(briefWords, strings.ToLower(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// briefValues are the values tried first for a property that is a length
+// of time, in order: a hundredth of its unit, then one unit (for an
+// integer). Zero is not among them: for a timeout it often means none.
+var briefValues = []any{json.Number("0.01"), json.Number("1")}
 
 // ratNumber renders an exact rational with a terminating decimal
 // expansion as a JSON number.
@@ -869,7 +921,7 @@ func (n *node) validObject(s Source, depth int, force string) (map[string]any, b
 	out := map[string]any{}
 	for _, name := range n.names {
 		sub := n.props[name]
-		if name != force && !slices.Contains(n.required, name) && (sub.reject || sub.opaque || !flip(s)) {
+		if name != force && !slices.Contains(n.required, name) && (sub.reject || sub.opaque || !sub.brief && !flip(s)) {
 			continue
 		}
 		v, ok := validValue(s, sub, depth+1)

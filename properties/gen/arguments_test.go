@@ -249,3 +249,50 @@ func TestPlanUnsupported(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanBriefDurations holds the rule for properties named as lengths of
+// time: a valid case always gives them, with the briefest value the
+// schema allows, so that a tool that waits as told (or as its default)
+// answers at once; a property of another name or type is drawn as before.
+func TestPlanBriefDurations(t *testing.T) {
+	schema := map[string]any{"type": "object", "properties": map[string]any{
+		"duration":       map[string]any{"type": "number", "default": 10},
+		"timeout_ms":     map[string]any{"type": "integer", "minimum": 0},
+		"retryDelay":     map[string]any{"type": "number", "minimum": 2, "maximum": 3},
+		"waitForResult":  map[string]any{"type": "boolean"},
+		"durationText":   map[string]any{"type": "string"},
+		"steps":          map[string]any{"type": "number"},
+		"intervalSecond": map[string]any{"type": "integer", "multipleOf": 5},
+	}}
+	sch := oracle(t, schema)
+	plan := gen.NewPlan(schema)
+	want := map[string]string{"duration": "0.01", "timeout_ms": "1"}
+	rapid.Check(t, func(rt *rapid.T) {
+		v, ok := plan.Valid(rapidSource{rt})
+		if !ok {
+			rt.Fatalf("no valid value")
+		}
+		if err := sch.Validate(instance(rt, v)); err != nil {
+			rt.Fatalf("%s is not valid: %v", gen.Encode(v), err)
+		}
+		obj := v.(map[string]any)
+		for name, text := range want {
+			if got := fmt.Sprint(obj[name]); got != text {
+				rt.Fatalf("%s = %v in %s, want the brief %s", name, obj[name], gen.Encode(v), text)
+			}
+		}
+		if d, ok := obj["retryDelay"]; !ok || fmt.Sprint(d) == "0.01" || fmt.Sprint(d) == "1" {
+			rt.Fatalf("retryDelay %v in %s: given always, and within its bounds", d, gen.Encode(v))
+		}
+	})
+	for _, name := range []string{"durationSeconds", "timeout_ms", "retry-delay", "sleep", "pollIntervalMs", "waitSecs"} {
+		if !gen.BriefName(name) {
+			t.Errorf("BriefName(%q) = false", name)
+		}
+	}
+	for _, name := range []string{"steps", "count", "awaiting", "msg", "seconde", "Durations"} {
+		if gen.BriefName(name) {
+			t.Errorf("BriefName(%q) = true", name)
+		}
+	}
+}

@@ -1,0 +1,4 @@
+package gen
+
+// BriefName is briefName, for the tests of package gen_test.
+var BriefName = briefName

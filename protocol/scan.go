@@ -1,0 +1,407 @@
+package protocol
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// maxNestingDepth is the depth encoding/json's scanner accepts: a value
+// nested deeper is invalid to json.Valid.
+const maxNestingDepth = 10000
+
+// ScanMessage reads one line of the wire in a single pass: valid reports
+// whether it is JSON as json.Valid judges it, and for valid JSON m and err
+// are what ParseMessage returns for it. The suite reads every line a server
+// writes this way; a line whose members are out of the ordinary (escaped or
+// case-folded member names, a member twice, a member of the wrong type) is
+// decoded by encoding/json, so the result is always the same as theirs.
+// Valid JSON that is not an object (a batch, a scalar) gives no message
+// and ErrNotObject, without decoding it.
+func ScanMessage(line []byte) (valid bool, m *Message, err error) {
+	var env envelope
+	if !env.scan(line) {
+		return false, nil, nil
+	}
+	if !env.object {
+		return true, nil, ErrNotObject
+	}
+	if m, ok := env.message(line); ok {
+		return true, m, nil
+	}
+	m, err = parseMessageSlow(line)
+	return true, m, err
+}
+
+// Envelope is the top-level members of a JSON-RPC message as raw JSON,
+// each nil when absent.
+type Envelope struct {
+	JSONRPC, ID, Method, Params, Result, Error json.RawMessage
+}
+
+// ScanEnvelope validates line as json.Valid does and returns the raw
+// top-level members of a JSON object without decoding them (they alias
+// line); ok is false unless line is valid JSON, an object, and plain: each
+// of the six members at most once, and no other member name that
+// encoding/json could take for one of them (an escaped name, one that
+// differs in case). For a plain object, decoding it into a map of raw
+// members would give the same six.
+func ScanEnvelope(line []byte) (Envelope, bool) {
+	var env envelope
+	if !env.scan(line) || !env.plain {
+		return Envelope{}, false
+	}
+	return Envelope{env.jsonrpc, env.id, env.method, env.params, env.result, env.errorMember}, true
+}
+
+// envelope holds the spans of the members of a JSON-RPC message found by
+// one pass over a line.
+type envelope struct {
+	jsonrpc, id, method, params, result, errorMember []byte
+	object                                           bool // the line is an object
+	plain                                            bool // an object whose members ParseMessage's struct takes as they are
+}
+
+// ErrNotObject is ScanMessage's error for valid JSON that is not an object.
+var ErrNotObject = errors.New("a JSON value that is not an object")
+
+// scan validates data as json.Valid does and records the top-level members
+// of an object.
+func (e *envelope) scan(data []byte) bool {
+	s := scanner{data: data}
+	s.skipSpace()
+	if s.i < len(s.data) && s.data[s.i] == '{' {
+		e.object, e.plain = true, true
+		if !s.object(1, e) {
+			return false
+		}
+	} else if !s.value(0) {
+		return false
+	}
+	s.skipSpace()
+	return s.i == len(s.data)
+}
+
+// message builds the Message of a plain object; ok is false when the line
+// needs encoding/json's rules.
+func (e *envelope) message(line []byte) (*Message, bool) {
+	if !e.plain {
+		return nil, false
+	}
+	m := &Message{}
+	var ok bool
+	if m.JSONRPC, ok = plainString(e.jsonrpc); !ok {
+		return nil, false
+	}
+	if m.Method, ok = plainString(e.method); !ok {
+		return nil, false
+	}
+	if e.errorMember != nil && string(e.errorMember) != "null" {
+		if e.errorMember[0] != '{' {
+			return nil, false
+		}
+		m.Error = new(Error)
+		if json.Unmarshal(e.errorMember, m.Error) != nil {
+			return nil, false
+		}
+	}
+	// One copy of the line holds the raw members, as encoding/json would
+	// have copied each: the caller may reuse line.
+	n := len(e.id) + len(e.params) + len(e.result)
+	if n == 0 {
+		return m, true
+	}
+	buf := make([]byte, 0, n)
+	take := func(b []byte) json.RawMessage {
+		if b == nil {
+			return nil
+		}
+		start := len(buf)
+		buf = append(buf, b...)
+		return buf[start:len(buf):len(buf)]
+	}
+	m.ID, m.Params, m.Result = take(e.id), take(e.params), take(e.result)
+	return m, true
+}
+
+// plainString decodes a string member that needs no unescaping: absent and
+// null give "", as they leave a string field alone; ok is false for
+// anything encoding/json must decode (escapes, bytes beyond ASCII, another
+// type).
+func plainString(b []byte) (string, bool) {
+	if b == nil || string(b) == "null" {
+		return "", true
+	}
+	if b[0] != '"' {
+		return "", false
+	}
+	for _, c := range b[1 : len(b)-1] {
+		if c == '\\' || c >= 0x80 {
+			return "", false
+		}
+	}
+	return string(b[1 : len(b)-1]), true
+}
+
+// memberNames are the members of Message, as encoding/json matches them.
+var memberNames = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// slot returns where the value of the member named key goes, or nil for a
+// member Message ignores; plain is false when encoding/json would match
+// key to a member in a way this scan does not (an escaped name, case
+// folding, a non-ASCII name).
+func (e *envelope) slot(key []byte) (slot *[]byte, plain bool) {
+	switch string(key) {
+	case "jsonrpc":
+		return &e.jsonrpc, true
+	case "id":
+		return &e.id, true
+	case "method":
+		return &e.method, true
+	case "params":
+		return &e.params, true
+	case "result":
+		return &e.result, true
+	case "error":
+		return &e.errorMember, true
+	}
+	for _, c := range key {
+		if c == '\\' || c >= 0x80 {
+			return nil, false
+		}
+	}
+	for _, name := range memberNames {
+		if strings.EqualFold(string(key), name) {
+			return nil, false
+		}
+	}
+	return nil, true
+}
+
+// scanner is a validating recursive-descent reader of JSON with
+// encoding/json's grammar and depth limit.
+type scanner struct {
+	data []byte
+	i    int
+}
+
+func (s *scanner) skipSpace() {
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// value reads one value at depth (the number of arrays and objects around
+// it).
+func (s *scanner) value(depth int) bool {
+	if s.i >= len(s.data) {
+		return false
+	}
+	switch c := s.data[s.i]; c {
+	case '{':
+		return s.object(depth+1, nil)
+	case '[':
+		return s.array(depth + 1)
+	case '"':
+		return s.str()
+	case 't':
+		return s.literal("true")
+	case 'f':
+		return s.literal("false")
+	case 'n':
+		return s.literal("null")
+	default:
+		if c == '-' || (c >= '0' && c <= '9') {
+			return s.number()
+		}
+		return false
+	}
+}
+
+func (s *scanner) literal(word string) bool {
+	if len(s.data)-s.i < len(word) || string(s.data[s.i:s.i+len(word)]) != word {
+		return false
+	}
+	s.i += len(word)
+	return true
+}
+
+// object reads an object at depth; when e is set it is the top level, and
+// its members are recorded.
+func (s *scanner) object(depth int, e *envelope) bool {
+	if depth > maxNestingDepth {
+		return false
+	}
+	s.i++ // '{'
+	s.skipSpace()
+	if s.i < len(s.data) && s.data[s.i] == '}' {
+		s.i++
+		return true
+	}
+	for {
+		if s.i >= len(s.data) || s.data[s.i] != '"' {
+			return false
+		}
+		keyStart := s.i + 1
+		if !s.str() {
+			return false
+		}
+		key := s.data[keyStart : s.i-1]
+		s.skipSpace()
+		if s.i >= len(s.data) || s.data[s.i] != ':' {
+			return false
+		}
+		s.i++
+		s.skipSpace()
+		valStart := s.i
+		if !s.value(depth) {
+			return false
+		}
+		if e != nil && e.plain {
+			slot, plain := e.slot(key)
+			switch {
+			case !plain:
+				e.plain = false
+			case slot != nil && *slot != nil:
+				e.plain = false // a member twice: encoding/json's rules decide
+			case slot != nil:
+				*slot = s.data[valStart:s.i:s.i]
+			}
+		}
+		s.skipSpace()
+		if s.i >= len(s.data) {
+			return false
+		}
+		switch s.data[s.i] {
+		case ',':
+			s.i++
+			s.skipSpace()
+		case '}':
+			s.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func (s *scanner) array(depth int) bool {
+	if depth > maxNestingDepth {
+		return false
+	}
+	s.i++ // '['
+	s.skipSpace()
+	if s.i < len(s.data) && s.data[s.i] == ']' {
+		s.i++
+		return true
+	}
+	for {
+		if !s.value(depth) {
+			return false
+		}
+		s.skipSpace()
+		if s.i >= len(s.data) {
+			return false
+		}
+		switch s.data[s.i] {
+		case ',':
+			s.i++
+			s.skipSpace()
+		case ']':
+			s.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// str reads a string: no control character, only JSON's escapes. Bytes
+// that are not UTF-8 are accepted, as json.Valid accepts them.
+func (s *scanner) str() bool {
+	s.i++ // '"'
+	for s.i < len(s.data) {
+		c := s.data[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			return true
+		case c == '\\':
+			if s.i+1 >= len(s.data) {
+				return false
+			}
+			switch s.data[s.i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.i += 2
+			case 'u':
+				if len(s.data)-s.i < 6 {
+					return false
+				}
+				for _, h := range s.data[s.i+2 : s.i+6] {
+					if !isHex(h) {
+						return false
+					}
+				}
+				s.i += 6
+			default:
+				return false
+			}
+		case c < 0x20:
+			return false
+		default:
+			s.i++
+		}
+	}
+	return false
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// number reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *scanner) number() bool {
+	if s.data[s.i] == '-' {
+		s.i++
+	}
+	if s.i >= len(s.data) {
+		return false
+	}
+	switch c := s.data[s.i]; {
+	case c == '0':
+		s.i++
+	case c >= '1' && c <= '9':
+		s.digits()
+	default:
+		return false
+	}
+	if s.i < len(s.data) && s.data[s.i] == '.' {
+		s.i++
+		if s.digits() == 0 {
+			return false
+		}
+	}
+	if s.i < len(s.data) && (s.data[s.i] == 'e' || s.data[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.data) && (s.data[s.i] == '+' || s.data[s.i] == '-') {
+			s.i++
+		}
+		if s.digits() == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *scanner) digits() int {
+	start := s.i
+	for s.i < len(s.data) && s.data[s.i] >= '0' && s.data[s.i] <= '9' {
+		s.i++
+	}
+	return s.i - start
+}

@@ -1,0 +1,169 @@
+package protocol
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+// scanCases are lines where a one-pass reader could part from encoding/json.
+var scanCases = []string{
+	`{"jsonrpc":"2.0","id":1,"result":{}}`,
+	`{"jsonrpc":"2.0","id":"a b","method":"ping"}`,
+	` {"jsonrpc" : "2.0" , "id" : [1, {"a" : 2}] , "result" : null } `,
+	`{"id":null,"error":{"code":-32700,"message":"Parse error"}}`,
+	`{"id":null,"result":null,"params":null,"method":null,"jsonrpc":null}`,
+	`{"id":1,"ID":2}`, `{"Id":3}`, `{"\u0069d":4,"result":1}`, `{"ıd":5}`, `{"jſonrpc":"2.0"}`, `{"K":1}`,
+	`{"id":1,"id":2}`, `{"id":1,"error":{"code":1},"error":{"message":"x"}}`,
+	`{"method":1}`, `{"jsonrpc":2}`, `{"error":"x","id":1}`, `{"error":{"code":1.5},"id":1}`, `{"error":[],"id":1}`,
+	`{"method":"caf\u00e9"}`, `{"method":"café"}`, "{\"method\":\"\xff\"}", `{"method":"a\"b"}`,
+	`{"id":1,"result":{"deep":[[[[[]]]]]},"other":{"x":[1,2,3]}}`,
+	`{}`, `[]`, `[1,2]`, `1`, `-0`, `-01`, `01`, `1.`, `1.5e`, `1e+5`, `-`, `"x"`, `true`, `nul`, `null`, ``, ` `,
+	`{"a":1,}`, `{"a" 1}`, `{"a":1`, `{"a":"\x"}`, `{"a":"\u12"}`, `{"a":"\u12G4"}`, "{\"a\":\"\t\"}", `{"a":1}x`, `{"a":1} {"b":2}`,
+	`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"ok"}],"isError":false}}`,
+	strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
+	strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+	`{"result":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + `,"id":1}`,
+	`{"result":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `,"id":1}`,
+}
+
+// checkScan holds ScanMessage and ParseMessage to json.Valid and to
+// ParseMessage by encoding/json's rules on one line.
+func checkScan(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, line string) {
+	t.Helper()
+	valid, m, err := ScanMessage([]byte(line))
+	if want := json.Valid([]byte(line)); valid != want {
+		t.Fatalf("%.200q: valid %v, json.Valid %v", line, valid, want)
+	}
+	wantM, wantErr := parseMessageSlow([]byte(line))
+	gotM, gotErr := ParseMessage([]byte(line))
+	if (gotErr != nil) != (wantErr != nil) {
+		t.Fatalf("%.200q: ParseMessage error %v, encoding/json's %v", line, gotErr, wantErr)
+	}
+	if diff := cmp.Diff(wantM, gotM); diff != "" {
+		t.Fatalf("%.200q: ParseMessage differs from encoding/json's (-want +got):\n%s", line, diff)
+	}
+	if env, ok := ScanEnvelope([]byte(line)); ok {
+		var members map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &members); err != nil {
+			t.Fatalf("%.200q: ScanEnvelope took it for a plain object, encoding/json says %v", line, err)
+		}
+		got := map[string]json.RawMessage{}
+		for name, v := range map[string]json.RawMessage{"jsonrpc": env.JSONRPC, "id": env.ID, "method": env.Method, "params": env.Params, "result": env.Result, "error": env.Error} {
+			if v != nil {
+				got[name] = v
+			}
+		}
+		for name := range members {
+			if _, ok := got[name]; !ok && slices.Contains(memberNames[:], name) {
+				t.Fatalf("%.200q: ScanEnvelope missed member %s", line, name)
+			}
+		}
+		for name, v := range got {
+			if string(members[name]) != string(v) {
+				t.Fatalf("%.200q: ScanEnvelope's %s is %s, encoding/json's %s", line, name, v, members[name])
+			}
+		}
+	}
+	if !valid {
+		return
+	}
+	if s := strings.TrimLeft(line, " \t\r\n"); s == "" || s[0] != '{' {
+		if m != nil || !errors.Is(err, ErrNotObject) {
+			t.Fatalf("%.200q: ScanMessage gave %v, %v for JSON that is not an object", line, m, err)
+		}
+		return
+	}
+	if (err != nil) != (wantErr != nil) {
+		t.Fatalf("%.200q: ScanMessage error %v, encoding/json's %v", line, err, wantErr)
+	}
+	if diff := cmp.Diff(wantM, m); diff != "" {
+		t.Fatalf("%.200q: ScanMessage differs from encoding/json's (-want +got):\n%s", line, diff)
+	}
+}
+
+func TestScanMessageMatchesEncodingJSON(t *testing.T) {
+	for _, line := range scanCases {
+		checkScan(t, line)
+	}
+}
+
+// TestScanMessageMatchesEncodingJSONGenerated draws lines from JSON-RPC
+// members, the names encoding/json folds, and JSON's tokens, cut and
+// spliced, so that most are near a message and many just miss one.
+func TestScanMessageMatchesEncodingJSONGenerated(t *testing.T) {
+	keys := []string{`"jsonrpc"`, `"id"`, `"method"`, `"params"`, `"result"`, `"error"`, `"ID"`, `"Method"`, `"\u0069d"`, `"x"`, `"ıd"`, `"code"`, `"message"`, `"data"`}
+	scalars := []string{`"2.0"`, `1`, `-2.5e3`, `"a"`, `"caf\u00e9"`, `"é"`, `null`, `true`, `false`, `"x\"y"`, `0`, `01`, `1.`, `"\ud800"`}
+	var value func(t *rapid.T, depth int) string
+	value = func(t *rapid.T, depth int) string {
+		switch k := rapid.IntRange(0, 3).Draw(t, "kind"); {
+		case k == 0 && depth < 4:
+			n := rapid.IntRange(0, 4).Draw(t, "members")
+			var parts []string
+			for range n {
+				parts = append(parts, rapid.SampledFrom(keys).Draw(t, "key")+rapid.SampledFrom([]string{":", " : "}).Draw(t, "colon")+value(t, depth+1))
+			}
+			return "{" + strings.Join(parts, rapid.SampledFrom([]string{",", ", "}).Draw(t, "comma")) + "}"
+		case k == 1 && depth < 4:
+			n := rapid.IntRange(0, 3).Draw(t, "items")
+			var parts []string
+			for range n {
+				parts = append(parts, value(t, depth+1))
+			}
+			return "[" + strings.Join(parts, ",") + "]"
+		}
+		return rapid.SampledFrom(scalars).Draw(t, "scalar")
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		line := value(rt, 0)
+		switch rapid.IntRange(0, 4).Draw(rt, "damage") {
+		case 0:
+			if len(line) > 0 {
+				line = line[:rapid.IntRange(0, len(line)-1).Draw(rt, "cut")]
+			}
+		case 1:
+			i := rapid.IntRange(0, len(line)).Draw(rt, "at")
+			line = line[:i] + rapid.SampledFrom([]string{",", "}", "]", `"`, "\\", "\x01", "\xff", " "}).Draw(rt, "insert") + line[i:]
+		}
+		checkScan(rt, line)
+	})
+}
+
+func FuzzScanMessage(f *testing.F) {
+	for _, line := range scanCases {
+		f.Add([]byte(line))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) { checkScan(t, string(line)) })
+}
+
+func TestIDKeyCompacts(t *testing.T) {
+	for id, want := range map[string]string{`1`: `1`, ` "a b" `: `"a b"`, `"a b"`: `"a b"`, "[1,\n 2]": `[1,2]`, `{"a" : 1}`: `{"a":1}`, `x y`: `x y`} {
+		if got := IDKey(json.RawMessage(id)); got != want {
+			t.Errorf("IDKey(%q) = %q, want %q", id, got, want)
+		}
+	}
+}
+
+func BenchmarkScanMessage(b *testing.B) {
+	line := []byte(`{"jsonrpc":"2.0","id":"arg-17","result":{"content":[{"type":"text","text":"ok: {\"amount\": 12, \"currency\": \"EUR\"}"}],"structuredContent":{"amount":12,"currency":"EUR","tags":["a","b"]},"isError":false}}`)
+	b.Run("scan", func(b *testing.B) {
+		for b.Loop() {
+			ScanMessage(line)
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		for b.Loop() {
+			if json.Valid(line) {
+				parseMessageSlow(line)
+			}
+		}
+	})
+}
