@@ -136,7 +136,12 @@ func (c *pageCache) page(m *protocol.Message) (toolPage, error) {
 	if d.err != nil {
 		return toolPage{}, d.err
 	}
-	m.Result = d.raw
+	if len(m.Result) > 0 && len(d.raw) > 0 && &m.Result[0] != &d.raw[0] {
+		// The id may share one buffer with the result (ScanMessage): its
+		// own copy, so that the message does not keep the page's.
+		m.ID, m.Params = slices.Clone(m.ID), slices.Clone(m.Params)
+		m.Result = d.raw
+	}
 	return toolPage{Resp: m, Result: d.res, decoded: d}, nil
 }
 

@@ -33,6 +33,16 @@ func TestPageCacheSharesByBytes(t *testing.T) {
 	if other.decoded == first.decoded || other.Result.Tools[0].Name != "b" {
 		t.Errorf("a result that differs in one byte got the decoding of another (%q)", other.Result.Tools[0].Name)
 	}
+	// A message whose id shares one buffer with its result (as
+	// protocol.ScanMessage reads it) lets go of that buffer.
+	buf := []byte(`7` + a)
+	m := &protocol.Message{ID: buf[:1:1], Result: buf[1:]}
+	if _, err := c.page(m); err != nil {
+		t.Fatal(err)
+	}
+	if &m.ID[0] == &buf[0] || string(m.ID) != "7" || &m.Result[0] != &first.Resp.Result[0] {
+		t.Error("a repeated page's message still holds its own buffer through its id or result")
+	}
 	if _, err := c.page(&protocol.Message{Result: []byte(`{"tools":7}`)}); err == nil {
 		t.Error("an unreadable result decoded without error")
 	}
