@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -83,5 +84,31 @@ func TestMemberJSON(t *testing.T) {
 		if json.Unmarshal([]byte(tt.raw), &res) == nil && string(res.Tools) != string(got) {
 			t.Errorf("memberJSON(%s) = %q, encoding/json decodes %q", tt.raw, got, res.Tools)
 		}
+	}
+}
+
+// TestCheckSchemasTopLevel: an input schema that is not an object, or whose
+// type is not "object", fails once per tool that lists it, tools sharing a
+// schema each named, and a valid one passes.
+func TestCheckSchemasTopLevel(t *testing.T) {
+	ct := &T{check: &Check{ID: "tools.schema.input", Level: MUST}, env: &revEnv{eng: &engine{}, rev: protocol.Rev20251125}, status: StatusPass}
+	tools := []protocol.Tool{
+		{Name: "a", InputSchema: json.RawMessage(`[]`)},
+		{Name: "b", InputSchema: json.RawMessage(`{"type":"string"}`)},
+		{Name: "c", InputSchema: json.RawMessage(`{"properties":{}}`)},
+		{Name: "d", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		{Name: "e", InputSchema: json.RawMessage(`{"type":"string"}`)},
+		{Name: "f", InputSchema: json.RawMessage(`null`)},
+	}
+	n := checkSchemas(ct, tools, func(tl protocol.Tool) (json.RawMessage, bool) { return tl.InputSchema, true }, "inputSchema", true)
+	want := []string{
+		`inputSchema of a is not a JSON object: []`,
+		`inputSchema of b has type "string", want "object"`,
+		`inputSchema of c has type absent, want "object"`,
+		`inputSchema of e has type "string", want "object"`,
+		`inputSchema of f is not a JSON object: null`,
+	}
+	if n != len(tools) || ct.status != StatusFail || !slices.Equal(ct.messages, want) {
+		t.Errorf("judged %d, %s:\n%q\nwant %d, fail:\n%q", n, ct.status, ct.messages, len(tools), want)
 	}
 }
