@@ -327,9 +327,13 @@ func (det *detection) judgeDiscover(ctx context.Context, c *Conn, mu *sync.Mutex
 // acceptance). An accepted process gets the initialized notification.
 func probeInitialize(ctx context.Context, c *Conn, rev string) (*legacyProbe, string, error) {
 	probe := &legacyProbe{}
+	from := helloFrom(c.p)
 	m, err := c.p.Request(ctx, protocol.MethodInitialize, InitializeParams(rev))
 	if m != nil && lineProblem(err) {
 		err = nil // answered on a faulty line: the stdio checks judge it
+	}
+	if m != nil {
+		c.recordHello(rev, from, m)
 	}
 	switch {
 	case err != nil:

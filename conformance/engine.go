@@ -362,6 +362,7 @@ type revEnv struct {
 	// exchangeBytes is the size of what exchanges keep; see record.
 	exchangeBytes int
 	conns         []*Conn
+	spares        map[string]*Conn // spare sessions by slot (spare.go); checks of one revision run one at a time
 	results       map[string]*Result
 	fresh         int
 	memos         map[string]any // observations shared by checks of the revision; see memo
@@ -722,6 +723,7 @@ func (env *revEnv) runAll(ctx context.Context) {
 			env.results[o.ID] = env.runOne(ctx, o)
 		}
 	}
+	env.closeSpares()
 	if env.session != nil {
 		env.session.closeAfterCheck()
 	}
@@ -735,7 +737,7 @@ func (env *revEnv) release() {
 	env.mu.Lock()
 	env.conns, env.exchanges, env.memos = nil, nil, nil
 	env.mu.Unlock()
-	env.session, env.tools, env.features = nil, nil, featureCache{}
+	env.session, env.tools, env.features, env.spares = nil, nil, featureCache{}, nil
 }
 
 func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
@@ -871,6 +873,7 @@ func (env *revEnv) execute(ctx context.Context, c *Check, slow bool) *T {
 			for _, o := range t.owned {
 				o.closeAfterCheck()
 			}
+			env.releaseSpares(t)
 		}()
 		c.Run(t)
 	}()
@@ -889,25 +892,34 @@ func evidence(t *T) []TranscriptLine {
 	for _, n := range t.notes {
 		out = append(out, TranscriptLine{Process: "-", Dir: "note", Text: n})
 	}
+	for _, ct := range t.cited {
+		out = appendEvidence(out, ct.process, ct.lines)
+	}
 	for _, c := range t.conns {
 		lines := c.p.Transcript()
 		if c.mark > len(lines) {
 			continue
 		}
-		lines = canonicalOrder(lines[c.mark:])
-		for i, l := range lines {
-			if i == maxEvidenceLines {
-				out = append(out, TranscriptLine{Process: c.name, Dir: "note", Text: fmt.Sprintf("… %d more lines", len(lines)-i)})
-				break
-			}
-			text := l.Text
-			if len(text) > maxEvidenceText {
-				text = text[:maxEvidenceText] + fmt.Sprintf("… (%d bytes)", len(l.Text))
-			}
-			out = append(out, TranscriptLine{Process: c.name, Dir: l.Dir, Text: text})
-		}
+		out = appendEvidence(out, c.name, lines[c.mark:])
 	}
 	sortNoteRuns(out)
+	return out
+}
+
+// appendEvidence appends the transcript lines of process name to out, in
+// canonical order and within the evidence limits.
+func appendEvidence(out []TranscriptLine, name string, lines []runner.TranscriptLine) []TranscriptLine {
+	lines = canonicalOrder(lines)
+	for i, l := range lines {
+		if i == maxEvidenceLines {
+			return append(out, TranscriptLine{Process: name, Dir: "note", Text: fmt.Sprintf("… %d more lines", len(lines)-i)})
+		}
+		text := l.Text
+		if len(text) > maxEvidenceText {
+			text = text[:maxEvidenceText] + fmt.Sprintf("… (%d bytes)", len(l.Text))
+		}
+		out = append(out, TranscriptLine{Process: name, Dir: l.Dir, Text: text})
+	}
 	return out
 }
 

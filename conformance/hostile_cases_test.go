@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
+	"github.com/mcpconform/mcpconform/internal/fixtures/proctest"
 )
 
 // hostileCase is one broken server of the list and what the report
@@ -212,36 +211,16 @@ func noResult(t *testing.T, rep *Report, id, text string) {
 // process writes its pid there) is still running: a zombie is gone.
 func wantAllGone(t *testing.T, pidfile string) {
 	t.Helper()
-	data, err := os.ReadFile(pidfile)
+	pids, err := proctest.ReadPids(pidfile)
 	if err != nil {
 		t.Fatalf("no process wrote its pid: %v", err)
 	}
-	for _, f := range strings.Fields(string(data)) {
-		pid, err := strconv.Atoi(f)
-		if err != nil {
-			t.Fatalf("pid file: %q", f)
-		}
-		if running(pid) {
+	for _, pid := range pids {
+		if proctest.Running(pid) {
 			t.Errorf("process %d is still running after the run", pid)
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
-}
-
-// running reports whether pid exists and is not a zombie.
-func running(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z' && s[i+2] != 'X'
-	}
-	return true
 }
 
 // TestSameSeedSameBytesForHostileServers runs the whole catalogue twice

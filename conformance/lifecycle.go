@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -30,9 +31,7 @@ func init() {
 		Refs:      []SpecRef{refLifecycle("Initialization"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "InitializeResult"}},
 		Revisions: Legacy(),
 		Run: func(t *T) {
-			c := t.Fresh()
-			m, err := c.Initialize(t.Revision())
-			c.must(protocol.MethodInitialize, err)
+			m := initializeOnce(t)
 			t.Expect("a result with protocolVersion, capabilities and serverInfo")
 			if m.Error != nil {
 				t.Actual("error %d %s", m.Error.Code, m.Error.Message)
@@ -97,10 +96,24 @@ func init() {
 		Prereqs:   []string{"lifecycle.initialize.result"},
 		Run: func(t *T) {
 			// The probe already saw the server accept this revision; a
-			// second session must agree.
-			c := t.Fresh()
-			m, err := c.Initialize(t.Revision())
-			c.must(protocol.MethodInitialize, err)
+			// second session must agree: the scratch session is one, and
+			// its initialize is judged whether or not it was echoed.
+			c, err := t.openSpare("")
+			if c.hello == nil {
+				var hs *handshakeError
+				if errors.As(err, &hs) {
+					t.Actual("no response")
+					t.Fatalf("%v", err)
+				}
+				t.HarnessError("initialize: %v", err)
+			}
+			if c.hello.rev != t.Revision() {
+				t.HarnessError("the scratch session initialized %s, not %s", c.hello.rev, t.Revision())
+			}
+			if c.hello.from < c.mark {
+				t.citeHello(c, c.hello, "the scratch session, a second session after the era probe's")
+			}
+			m := c.hello.resp
 			got := negotiated(m)
 			t.Expect("protocolVersion %q, as in the first session", t.Revision())
 			t.Actual("protocolVersion %s", got)
@@ -155,9 +168,7 @@ func init() {
 		Prereqs:   []string{"lifecycle.initialize.result"},
 		Run: func(t *T) {
 			t.OncePerRun()
-			c := t.Fresh()
-			m, err := c.Initialize(unsupportedVersion)
-			c.must(protocol.MethodInitialize, err)
+			m := initializeUnsupported(t)
 			t.Expect("a result whose protocolVersion is one the server supports")
 			if m.Error != nil {
 				t.Actual("error %d %s", m.Error.Code, m.Error.Message)
@@ -186,9 +197,7 @@ func init() {
 		Prereqs:   []string{"lifecycle.version.fallback"},
 		Run: func(t *T) {
 			t.OncePerRun()
-			c := t.Fresh()
-			m, err := c.Initialize(unsupportedVersion)
-			c.must(protocol.MethodInitialize, err)
+			m := initializeUnsupported(t)
 			v, ok := fallbackVersion(m)
 			if !ok || m.Error != nil {
 				t.NotApplicable("the server offers no version for an unsupported one")
@@ -477,6 +486,44 @@ func acceptsVersion(t *T, v string) bool {
 	return ok && got == v
 }
 
+// initializeOnce returns the answer to the suite's initialize for the
+// revision: the one the revision's session opened with (the era probe, a
+// process that had seen nothing, sent exactly that request), or, when no
+// session has one, the answer in a fresh process.
+func initializeOnce(t *T) *protocol.Message {
+	if c, h := t.sessionHello(); h != nil {
+		t.citeHello(c, h, "the revision's session, which the era probe opened")
+		return h.resp
+	}
+	c := t.Fresh()
+	m, err := c.Initialize(t.Revision())
+	c.must(protocol.MethodInitialize, err)
+	return m
+}
+
+// initializeUnsupported returns the answer to initialize with a version no
+// server supports, in a fresh process; the checks that judge it share one
+// process per revision.
+func initializeUnsupported(t *T) *protocol.Message {
+	type seen struct {
+		c *Conn
+		h *hello
+	}
+	if s, ok := t.env.memo("initialize-unsupported").(*seen); ok && !t.retry {
+		t.citeHello(s.c, s.h, "the process lifecycle.version.* opened with an unsupported version")
+		return s.h.resp
+	}
+	c := t.Fresh()
+	from := helloFrom(c.p)
+	m, err := c.Initialize(unsupportedVersion)
+	c.must(protocol.MethodInitialize, err)
+	if !t.retry {
+		c.recordHello(unsupportedVersion, from, m)
+		t.env.setMemo("initialize-unsupported", &seen{c: c, h: c.hello})
+	}
+	return m
+}
+
 // judgePing requires an empty result (only _meta allowed).
 func judgePing(t *T, m *protocol.Message) {
 	t.Expect("result {}")
@@ -542,9 +589,7 @@ func init() {
 		Prereqs:   []string{"lifecycle.initialize.result"},
 		Run: func(t *T) {
 			t.OncePerRun()
-			c := t.Fresh()
-			m, err := c.Initialize(unsupportedVersion)
-			c.must(protocol.MethodInitialize, err)
+			m := initializeUnsupported(t)
 			t.Expect("a result offering a version the server supports")
 			if m.Error != nil {
 				t.Actual("error %d %s", m.Error.Code, m.Error.Message)

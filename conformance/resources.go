@@ -383,15 +383,15 @@ func (t *T) unaskedNotifications(method, asked string) (n int, lines []inboundMe
 	t.env.mu.Unlock()
 	for _, c := range conns {
 		seen := false
-		for _, l := range c.p.Transcript() {
+		transcript, msgs := c.messages()
+		for i, l := range transcript {
 			if l.Dir == "send" && asked != "" && strings.Contains(l.Text, `"`+asked+`"`) {
 				seen = true
 			}
 			if l.Dir != "recv" || seen {
 				continue
 			}
-			m, err := protocol.ParseMessage([]byte(l.Text))
-			if err == nil && m.Kind() == protocol.KindNotification && m.Method == method {
+			if m := msgs[i]; m != nil && m.Kind() == protocol.KindNotification && m.Method == method {
 				n++
 				lines = append(lines, inboundMessage{process: c.name, text: l.Text})
 			}
@@ -658,11 +658,14 @@ func init() {
 				t.NotApplicable("resources/list lists no resource to subscribe to")
 			}
 			uri := resources[0].URI
-			c := t.FreshSession()
+			// resources.subscribe.only-subscribed goes on in this session,
+			// once this check has unsubscribed from what it subscribed to.
+			c := t.SharedBy("subscribe")
 			t.Expect("results for resources/subscribe and resources/unsubscribe of %s", uri)
 			for _, method := range []string{protocol.MethodResourcesSubscribe, protocol.MethodResourcesUnsubscribe} {
 				m := c.MustRequest(method, map[string]any{"uri": uri})
 				if m.Error != nil {
+					t.Retire(c) // what stays subscribed is unknown
 					t.Actual("%s: error %d %s", method, m.Error.Code, m.Error.Message)
 					t.Fatalf("the server declares resources.subscribe but %s of the listed %s failed with error %d", method, uri, m.Error.Code)
 				}
@@ -690,7 +693,8 @@ func init() {
 			if len(resources) == 0 {
 				t.NotApplicable("resources/list lists no resource to subscribe to")
 			}
-			c := t.FreshSession()
+			c := t.SharedBy("subscribe")
+			t.Retire(c) // it leaves subscriptions the server may not have ended
 			subscribed := map[string]bool{}
 			var during []string
 			for _, r := range resources {

@@ -177,8 +177,15 @@ func init() {
 			WithNote("Legacy revisions bind the server to no exit behaviour: the client SHOULD close stdin, then SIGTERM, then SIGKILL; how the server reacts is reported, not judged."),
 		Refs:      []SpecRef{{Revision: protocol.Rev20251125, File: "basic/lifecycle.mdx", Section: "Shutdown"}},
 		Revisions: Legacy(),
+		// Final: it ends the revision's scratch session (an initialized
+		// process apart from the shared one) once no other check needs
+		// it, rather than starting a process only to end it.
+		Final: true,
 		Run: func(t *T) {
-			c := t.FreshSession()
+			c := t.takeScratch()
+			if c == nil {
+				c = t.FreshSession()
+			}
 			began := time.Now()
 			exit := c.Close()
 			t.Metric("exitMs", ms(time.Since(began)))

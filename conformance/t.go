@@ -33,8 +33,9 @@ type T struct {
 	blocker  string
 	metrics  map[string]float64
 	notes    []string
-	conns    []*Conn // processes used, in first-use order
-	owned    []*Conn // processes started by this check, closed at its end
+	conns    []*Conn    // processes used, in first-use order
+	owned    []*Conn    // processes started by this check, closed at its end
+	cited    []citation // earlier lines of processes the check judges (see cite)
 
 	timeouts int   // request timeouts the check met: a fail then gets a re-run
 	retry    bool  // this run is that re-run: Session is a fresh process
@@ -451,13 +452,19 @@ type Conn struct {
 	mark   int  // transcript length when the current check started using it
 	broken bool // exited, flooded or timed out: do not reuse
 	closed bool
+	hello  *hello // the initialize exchange the process opened with, if any
+	// spare is the revEnv.spares slot of a spare session (spare.go), ""
+	// for any other process; retired says its check changed it.
+	spare   string
+	retired bool
 	// spoke is set once the process wrote a line; startUsed once a wait
 	// with the start-up allowance ended without one.
 	spoke, startUsed bool
 	exit             *runner.Exit
 
 	parseMu     sync.Mutex
-	parsedLines []parsedLine // classified transcript, see parsed
+	parsedLines []parsedLine        // classified transcript, see parsed
+	msgs        []*protocol.Message // parsed transcript, see messages
 
 	onRequest func(req *protocol.Message) (result any, rpcErr *protocol.Error) // answers server requests while collecting; see client.go
 }
@@ -898,9 +905,13 @@ func (e *handshakeError) Error() string { return e.msg }
 
 // handshake initializes the process with rev and sends initialized.
 func (c *Conn) handshake(ctx context.Context, rev string) error {
+	from := helloFrom(c.p)
 	m, err := c.p.Request(ctx, protocol.MethodInitialize, InitializeParams(rev))
 	if m != nil && lineProblem(err) {
 		err = nil
+	}
+	if m != nil {
+		c.recordHello(rev, from, m)
 	}
 	c.noteErr(err)
 	c.noteStall(protocol.MethodInitialize, err)

@@ -812,6 +812,14 @@ func (p *Process) Next(ctx context.Context, timeout time.Duration) (Received, er
 	return p.take(ctx, waitSpec{what: "next message", timeout: timeout}, func(Received) bool { return true })
 }
 
+// Outstanding returns how many requests sent to the process (with Send, or
+// as raw lines that decoded as requests) have had no response yet.
+func (p *Process) Outstanding() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.outstanding) + len(p.rawPending)
+}
+
 // Pending returns a copy of the unconsumed inbound items without consuming
 // them.
 func (p *Process) Pending() []Received {

@@ -5,15 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
+	"github.com/mcpconform/mcpconform/internal/fixtures/proctest"
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
@@ -394,7 +393,7 @@ func TestGrandchildKilled(t *testing.T) {
 	wantPing(t, ctx, p)
 	e := p.Close(ctx)
 	wantExit("eof", 0, "")(t, e)
-	if processAlive(pid) {
+	if proctest.Running(pid) {
 		t.Errorf("grandchild %d survived Close", pid)
 	}
 	if !strings.Contains(fmt.Sprint(p.Transcript()), "processes the server left behind") {
@@ -418,7 +417,7 @@ func announcedGrandchild(t *testing.T, ctx context.Context, p *Process) int {
 		t.Fatalf("announcement %s: %v", r.Msg.Params, err)
 	}
 	pid := params.Data.Grandchild
-	if !processAlive(pid) {
+	if !proctest.Running(pid) {
 		t.Fatalf("grandchild %d not running before Close", pid)
 	}
 	return pid
@@ -437,7 +436,7 @@ func TestSetsidGrandchildKilled(t *testing.T) {
 	wantPing(t, ctx, p)
 	e := p.Close(ctx)
 	wantExit("eof", 0, "")(t, e)
-	if processAlive(pid) {
+	if proctest.Running(pid) {
 		t.Errorf("grandchild %d survived Close", pid)
 	}
 	if got := Descendants(p.Token()); len(got) != 0 {
@@ -446,25 +445,6 @@ func TestSetsidGrandchildKilled(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(p.Transcript()), "processes the server left behind") {
 		t.Error("transcript does not record the kill of what the server left behind")
 	}
-}
-
-// processAlive reports whether pid exists, by signal 0. A zombie counts as
-// gone: in containers whose init does not reap orphans, a killed grandchild
-// stays a zombie forever.
-func processAlive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// The state follows the parenthesised command name.
-	s := string(stat)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z' && s[i+2] != 'X'
-	}
-	return true
 }
 
 func TestStderrTail(t *testing.T) {

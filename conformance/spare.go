@@ -1,0 +1,190 @@
+package conformance
+
+import (
+	"errors"
+
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/runner"
+)
+
+// Spare sessions: processes a revision keeps beside its shared session and
+// hands from check to check, so that a check that wants a session of its
+// own does not pay a server start each time (a Node server's start costs
+// a quarter of a CPU-second; a run against one started 110 of them). A
+// spare is reused only while nothing a later check could see is left on
+// it: it answered everything, has no request outstanding, did not exit,
+// and its last user did not retire it. A check that changes what the
+// process shows later (a log level, a subscription, a request it
+// cancelled) retires it, or uses Fresh.
+
+// hello is the initialize exchange a process opened with.
+type hello struct {
+	rev      string
+	resp     *protocol.Message
+	from, to int // its lines in the process's transcript
+}
+
+// Scratch returns the revision's scratch session: a process apart from the
+// shared session that has completed the handshake for the revision
+// (declaring no client capabilities; for the modern revision, a plain
+// process), shared by the checks that call Scratch, one after another.
+// Use it for requests that should not touch the shared session but leave
+// nothing behind; a check that changes the process's state calls
+// t.Retire(c) before it ends. A re-run after a timeout gets a process of
+// its own, like Session.
+func (t *T) Scratch() *Conn { return t.SharedBy("") }
+
+// SharedBy is Scratch for a group of checks written to share one session:
+// the checks that name the same key get the same process while it stays
+// healthy, each finding it as the one before left it (so those checks
+// must know what the others change). The key "" is the scratch session.
+func (t *T) SharedBy(key string) *Conn {
+	c, err := t.openSpare(key)
+	if err != nil {
+		var hs *handshakeError
+		if errors.As(err, &hs) {
+			t.blocked(PrereqHandshake, "handshake failed: %v", err)
+		}
+		t.HarnessError("handshake: %v", err)
+	}
+	return c
+}
+
+// Retire marks c, a spare session the check changed, as not to be handed
+// to a later check: it is closed when the check ends. On any other
+// process it does nothing.
+func (t *T) Retire(c *Conn) { c.retired = c.spare != "" }
+
+// spareSlot is the key of a spare in revEnv.spares: the check's key, and
+// whether the process runs the command (stdio checks) or is served.
+func (t *T) spareSlot(key string) string {
+	if t.processConfig().Serve == nil {
+		return key + "\x00process"
+	}
+	return key + "\x00served"
+}
+
+// openSpare returns the spare session of key, starting it when there is
+// none. The error is the handshake's; the process then is closed when the
+// check ends, and c.hello still holds what initialize got.
+func (t *T) openSpare(key string) (*Conn, error) {
+	if t.retry {
+		// A re-run owes nothing to a process an earlier check made slow.
+		c := t.Fresh()
+		if t.Modern() {
+			return c, nil
+		}
+		return c, c.handshake(t.ctx, t.env.rev)
+	}
+	env := t.env
+	slot := t.spareSlot(key)
+	if c := env.spares[slot]; c != nil {
+		t.use(c)
+		c.drain(t.ctx)
+		return c, nil
+	}
+	t.unlessStalled()
+	name := "scratch"
+	if key != "" {
+		name = key
+	}
+	c, err := env.startConfig(t.ctx, name, t.processConfig())
+	if err != nil {
+		t.HarnessError("start server: %v", err)
+	}
+	c.spare = slot
+	if env.spares == nil {
+		env.spares = map[string]*Conn{}
+	}
+	env.spares[slot] = c
+	t.use(c)
+	if t.Modern() {
+		return c, nil
+	}
+	if err := c.handshake(t.ctx, env.rev); err != nil {
+		c.retired = true
+		return c, err
+	}
+	return c, nil
+}
+
+// releaseSpares hands the spare sessions t used back to the revision, or
+// closes those that are no longer fit to share (see the top of the file).
+func (env *revEnv) releaseSpares(t *T) {
+	for _, c := range t.conns {
+		if c.spare == "" || env.spares[c.spare] != c {
+			continue
+		}
+		c.onRequest = nil
+		if c.retired || c.broken || c.closed || c.p.Err() != nil || c.p.Outstanding() > 0 {
+			delete(env.spares, c.spare)
+			c.closeAfterCheck()
+		}
+	}
+}
+
+// closeSpares closes the spare sessions left at the end of the revision.
+func (env *revEnv) closeSpares() {
+	for slot, c := range env.spares {
+		c.closeAfterCheck()
+		delete(env.spares, slot)
+	}
+}
+
+// takeScratch removes the healthy scratch session that runs the command
+// from the revision and gives it to t, or returns nil: for a check that
+// ends the process (its shutdown) once no other check needs it.
+func (t *T) takeScratch() *Conn {
+	slot := "\x00process"
+	c := t.env.spares[slot]
+	if c == nil || t.retry || c.retired || c.broken || c.closed || c.p.Err() != nil || c.p.Outstanding() > 0 {
+		return nil
+	}
+	delete(t.env.spares, slot)
+	t.use(c)
+	c.drain(t.ctx)
+	t.owned = append(t.owned, c)
+	return c
+}
+
+// sessionHello returns the revision's shared session and the initialize
+// exchange it opened with, when that exchange was the suite's plain
+// initialize for the revision (the era probe's, usually); nil otherwise. It
+// starts nothing.
+func (t *T) sessionHello() (*Conn, *hello) {
+	c := t.env.session
+	if t.retry || c == nil || c.hello == nil || c.hello.rev != t.env.rev || c.hello.resp == nil {
+		return nil, nil
+	}
+	return c, c.hello
+}
+
+// cite adds lines [from, to) of c's transcript to the evidence: an earlier
+// exchange on a process that this check judges.
+func (t *T) cite(c *Conn, from, to int) {
+	lines := c.p.Transcript()
+	to = min(to, len(lines))
+	t.cited = append(t.cited, citation{process: c.name, lines: lines[min(from, to):to]})
+}
+
+// citeHello cites the initialize exchange h of c and notes where it comes
+// from.
+func (t *T) citeHello(c *Conn, h *hello, why string) {
+	t.Logf("judged on the initialize exchange that opened %s (%s)", c.name, why)
+	t.cite(c, h.from, h.to)
+}
+
+// citation is a run of earlier transcript lines of one process.
+type citation struct {
+	process string
+	lines   []runner.TranscriptLine
+}
+
+// recordHello notes on c the initialize exchange it opened with: lines from
+// the transcript length before the request to now.
+func (c *Conn) recordHello(rev string, from int, m *protocol.Message) {
+	c.hello = &hello{rev: rev, resp: m, from: from, to: len(c.p.Transcript())}
+}
+
+// helloFrom is the transcript position before a process's initialize.
+func helloFrom(p *runner.Process) int { return len(p.Transcript()) }
