@@ -187,16 +187,21 @@ type objectMember struct{}
 var deepMembers = []string{"params", "result"}
 
 // decodeMembers decodes a message line's object as decodeObject does, but
-// leaves an object params or result as objectMember.
+// leaves an object params or result as objectMember. data is one JSON
+// value (classifyLine checked it).
 func decodeMembers(data []byte) (map[string]any, error) {
-	raw, ok := firstMembers(data)
-	if !ok {
+	var raw map[string]json.RawMessage
+	if json.Unmarshal(data, &raw) != nil || raw == nil {
 		return nil, errNotObject
 	}
 	obj := make(map[string]any, len(raw))
 	for k, v := range raw {
 		if slices.Contains(deepMembers, k) && len(v) > 0 && v[0] == '{' {
 			obj[k] = objectMember{}
+			continue
+		}
+		if d, ok := plainScalar(v); ok {
+			obj[k] = d
 			continue
 		}
 		d, err := decodeValue(v)
@@ -209,6 +214,32 @@ func decodeMembers(data []byte) (map[string]any, error) {
 }
 
 var errNotObject = errors.New("not a JSON object")
+
+// plainScalar decodes a member that is a string without escapes, a number
+// (as json.Number), true, false or null, as decodeValue would, without a
+// decoder: most members of a message (jsonrpc, id, method) are one. ok is
+// false for anything else, which decodeValue then reads.
+func plainScalar(raw []byte) (any, bool) {
+	switch s := string(raw); {
+	case s == "null":
+		return nil, true
+	case s == "true":
+		return true, true
+	case s == "false":
+		return false, true
+	case len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"':
+		body := s[1 : len(s)-1]
+		for i := 0; i < len(body); i++ {
+			if c := body[i]; c == '\\' || c == '"' || c < 0x20 || c >= utf8.RuneSelf {
+				return nil, false
+			}
+		}
+		return body, true
+	case len(s) > 0 && (s[0] == '-' || s[0] >= '0' && s[0] <= '9') && json.Valid(raw):
+		return json.Number(s), true
+	}
+	return nil, false
+}
 
 // member returns the member name of a line's decoded members, decoded in
 // full from the line's text when decodeMembers left it an objectMember.

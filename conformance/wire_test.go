@@ -154,3 +154,20 @@ func TestDecodeMembersMatchesFullDecode(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainScalarAsDecodeValue: plainScalar decodes what it accepts as
+// decodeValue does.
+func TestPlainScalarAsDecodeValue(t *testing.T) {
+	for _, raw := range []string{`null`, `true`, `false`, `"a"`, `""`, `"a\"b"`, `"é"`, `"\u0041"`, `7`, `-0.5e3`, `01`, `-`, `1.`, `"2.0"`, `{}`, `[1]`, `"tab	x"`, `nul`} {
+		got, ok := plainScalar([]byte(raw))
+		want, err := decodeValue([]byte(raw))
+		if ok && (err != nil || !reflect.DeepEqual(got, want)) {
+			t.Errorf("plainScalar(%s) = %#v; decodeValue gives %#v, %v", raw, got, want, err)
+		}
+	}
+	for _, raw := range []string{`null`, `"a"`, `7`, `-0.5e3`, `true`} {
+		if _, ok := plainScalar([]byte(raw)); !ok {
+			t.Errorf("plainScalar(%s) declined a plain scalar", raw)
+		}
+	}
+}
