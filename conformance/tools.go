@@ -55,6 +55,12 @@ type decodedPage struct {
 
 	toolsOnce sync.Once
 	tools     []byte
+
+	// all is allTools of the walk whose pages were allOf, this page first:
+	// a walk that repeats it gets the same list, not a copy.
+	mu    sync.Mutex
+	allOf []*decodedPage
+	all   []protocol.Tool
 }
 
 // toolsJSON returns the page's tools array as the server wrote it: a part
@@ -228,10 +234,30 @@ func shapeOrError(rev, method string, m *protocol.Message, err error) string {
 	return err.Error()
 }
 
+// allTools returns the tools of a walk's pages in order. A walk whose pages
+// are the very pages of an earlier one (the page cache) gets that walk's
+// list: callers read it and must not change it.
 func allTools(pages []toolPage) []protocol.Tool {
+	walk := make([]*decodedPage, len(pages))
+	for i, p := range pages {
+		walk[i] = p.decoded
+	}
+	var first *decodedPage
+	if len(walk) > 0 && !slices.Contains(walk, nil) {
+		first = walk[0]
+		first.mu.Lock()
+		defer first.mu.Unlock()
+		if first.all != nil && slices.Equal(first.allOf, walk) {
+			return first.all
+		}
+	}
 	var out []protocol.Tool
 	for _, p := range pages {
 		out = append(out, p.Result.Tools...)
+	}
+	out = slices.Clip(out) // an append by a caller copies
+	if first != nil && out != nil {
+		first.allOf, first.all = walk, out
 	}
 	return out
 }

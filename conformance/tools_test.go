@@ -112,3 +112,29 @@ func TestCheckSchemasTopLevel(t *testing.T) {
 		t.Errorf("judged %d, %s:\n%q\nwant %d, fail:\n%q", n, ct.status, ct.messages, len(tools), want)
 	}
 }
+
+// TestAllToolsSharedByRepeatedWalks: a walk whose pages are an earlier
+// walk's pages gets that walk's list; another walk over some of them does
+// not.
+func TestAllToolsSharedByRepeatedWalks(t *testing.T) {
+	var c pageCache
+	page := func(s string) toolPage {
+		p, err := c.page(&protocol.Message{Result: []byte(s)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const p1, p2 = `{"tools":[{"name":"a","inputSchema":{}}],"nextCursor":"x"}`, `{"tools":[{"name":"b","inputSchema":{}}]}`
+	a := allTools([]toolPage{page(p1), page(p2)})
+	b := allTools([]toolPage{page(p1), page(p2)})
+	if len(a) != 2 || &a[0] != &b[0] {
+		t.Errorf("a repeated walk listed %d tools in a copy of its own", len(b))
+	}
+	if one := allTools([]toolPage{page(p1)}); len(one) != 1 || one[0].Name != "a" {
+		t.Errorf("a walk of the first page alone lists %v", one)
+	}
+	if again := allTools([]toolPage{page(p1), page(p2)}); len(again) != 2 || again[1].Name != "b" || cap(again) != len(again) {
+		t.Errorf("after another walk, the two-page walk lists %v (cap %d)", again, cap(again))
+	}
+}
