@@ -106,7 +106,9 @@ func init() {
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tools",
 		Run: func(t *T) {
-			c := t.FreshSessionWith(map[string]any{protocol.ClientCapElicit: map[string]any{}})
+			// The session elicitation's feature checks use: it declares
+			// the same elicitation: {}.
+			c := t.SharedWith(elicitFeature.name, map[string]any{elicitFeature.name: elicitFeature.caps})
 			tools, err := c.ListTools()
 			if err != nil {
 				t.blockOnTools(err)

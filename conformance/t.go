@@ -898,14 +898,27 @@ func InitializeParams(version string) map[string]any {
 
 // handshakeError says the server would not complete the handshake for a
 // revision: the fault is the server's, which blocks dependent checks.
-type handshakeError struct{ msg string }
+type handshakeError struct {
+	msg   string
+	cause error // why no answer came, when none did
+}
 
 func (e *handshakeError) Error() string { return e.msg }
 
 // handshake initializes the process with rev and sends initialized.
 func (c *Conn) handshake(ctx context.Context, rev string) error {
+	return c.handshakeWith(ctx, rev, nil)
+}
+
+// handshakeWith is handshake declaring the client capabilities caps (nil
+// declares none).
+func (c *Conn) handshakeWith(ctx context.Context, rev string, caps map[string]any) error {
 	from := helloFrom(c.p)
-	m, err := c.p.Request(ctx, protocol.MethodInitialize, InitializeParams(rev))
+	params := InitializeParams(rev)
+	if caps != nil {
+		params["capabilities"] = caps
+	}
+	m, err := c.p.Request(ctx, protocol.MethodInitialize, params)
 	if m != nil && lineProblem(err) {
 		err = nil
 	}
@@ -918,13 +931,13 @@ func (c *Conn) handshake(ctx context.Context, rev string) error {
 		if ctx.Err() != nil {
 			return err
 		}
-		return &handshakeError{fmt.Sprintf("initialize %s: no answer (%s)", rev, runFault(err))}
+		return &handshakeError{msg: fmt.Sprintf("initialize %s: no answer (%s)", rev, runFault(err)), cause: err}
 	}
 	if m.Error != nil {
-		return &handshakeError{fmt.Sprintf("initialize %s: error %d %s", rev, m.Error.Code, m.Error.Message)}
+		return &handshakeError{msg: fmt.Sprintf("initialize %s: error %d %s", rev, m.Error.Code, m.Error.Message)}
 	}
 	if v, _ := fallbackVersion(m); v != rev {
-		return &handshakeError{fmt.Sprintf("initialize %s: server answered protocolVersion %s", rev, negotiated(m))}
+		return &handshakeError{msg: fmt.Sprintf("initialize %s: server answered protocolVersion %s", rev, negotiated(m))}
 	}
 	n, _ := protocol.NewNotification(protocol.NotifInitialized, nil)
 	err = c.p.Send(n)
