@@ -54,6 +54,7 @@ func init() {
 		Refs:        []SpecRef{elicitRef(protocol.Rev20251125, "Error Handling"), elicitRef(protocol.Rev20250618, "Response Actions")},
 		Revisions:   Since(protocol.Rev20250618),
 		Capability:  "tools",
+		Starts:      1,
 		Run: func(t *T) {
 			judgeRepliesAnswered(t, elicitFeature, observeFeature(t, elicitFeature), []string{`action "decline"`, "error -32603"})
 		},

@@ -367,6 +367,7 @@ func init() {
 		},
 		Revisions: Legacy(),
 		Prereqs:   []string{"lifecycle.initialize.result"},
+		Starts:    1,
 		Run: func(t *T) {
 			o := observeEarly(t)
 			o.c.must(protocol.MethodPing, o.pingErr)

@@ -163,6 +163,7 @@ func init() {
 		Refs:       []SpecRef{loggingRef(protocol.Rev20251125, "Setting Log Level"), loggingRef(protocol.Rev20241105, "Setting Log Level")},
 		Revisions:  legacy,
 		Capability: "logging",
+		Starts:     1,
 		Run: func(t *T) {
 			// The two legacy setLevel checks share a session with the two
 			// subscription checks: the filter check sets every level it

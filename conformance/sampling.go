@@ -204,6 +204,7 @@ func init() {
 		Refs:        []SpecRef{samplingRef(protocol.Rev20251125, "Error Handling"), samplingRef(protocol.Rev20241105, "Error Handling")},
 		Revisions:   Legacy(),
 		Capability:  "tools",
+		Starts:      1,
 		Run: func(t *T) {
 			judgeRepliesAnswered(t, samplingFeature, observeFeature(t, samplingFeature), []string{"a CreateMessageResult", "error -1"})
 		},

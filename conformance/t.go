@@ -310,6 +310,11 @@ func (t *T) use(c *Conn) {
 	}
 	c.t = t
 	c.mark = len(c.p.Transcript())
+	if c.warm {
+		// Started ahead: what it wrote before anyone spoke to it is this
+		// check's evidence too.
+		c.mark, c.warm = c.startMark, false
+	}
 	t.conns = append(t.conns, c)
 }
 
@@ -453,6 +458,11 @@ type Conn struct {
 	broken bool // exited, flooded or timed out: do not reuse
 	closed bool
 	hello  *hello // the initialize exchange the process opened with, if any
+	// seq is the process's place in the revision's start order; a process
+	// started ahead (warm) shows its transcript from startMark on to the
+	// check that takes it.
+	seq, startMark int
+	warm           bool
 	// spare is the revEnv.spares slot of a spare session (spare.go), ""
 	// for any other process; retired says its check changed it.
 	spare   string
