@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -334,9 +333,32 @@ func govSamples(prof *profile.Profile, name string, valid, invalid bool) []json.
 	return out
 }
 
-// govNamePattern matches name as a whole tool name inside JSON text.
-func govNamePattern(name string) *regexp.Regexp {
-	return regexp.MustCompile(`(^|[^A-Za-z0-9_.\-/])` + regexp.QuoteMeta(name) + `($|[^A-Za-z0-9_.\-/])`)
+// namesTool reports whether text contains name as a whole tool name: an
+// occurrence neither preceded nor followed by a byte a tool name may hold
+// (letters, digits, _ . - /). A scan, not a regular expression: the leak
+// scan reads every response of every principal for every hidden tool.
+func namesTool(text, name string) bool {
+	if name == "" {
+		return false
+	}
+	for from := 0; ; {
+		i := strings.Index(text[from:], name)
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(name)
+		if (i == 0 || !toolNameByte(text[i-1])) && (end == len(text) || !toolNameByte(text[end])) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+// toolNameByte reports whether b may be part of a tool name, as the leak
+// scan delimits one.
+func toolNameByte(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || b == '_' || b == '.' || b == '-' || b == '/'
 }
 
 func runHiddenEqualsMissing(t *T) {
@@ -387,23 +409,20 @@ func runHiddenEqualsMissing(t *T) {
 		// Leak scan: every line this principal's process sent during the
 		// check, except a call's own response naming the tool it was
 		// asked about (the template substitutes it).
-		patterns := map[string]*regexp.Regexp{}
-		for _, h := range hidden {
-			patterns[h] = govNamePattern(h)
-		}
-		for _, line := range c.p.Transcript()[c.mark:] {
+		transcript, msgs := c.messages()
+		for i, line := range transcript[c.mark:] {
 			if line.Dir != "recv" {
 				continue
 			}
 			own := ""
-			if m, err := protocol.ParseMessage([]byte(line.Text)); err == nil {
+			if m := msgs[c.mark+i]; m != nil {
 				own = calledAs[m.IDKey()]
 			}
 			for _, h := range hidden {
 				if h == own {
 					continue
 				}
-				if patterns[h].MatchString(line.Text) {
+				if namesTool(line.Text, h) {
 					failures++
 					if failures <= 3 {
 						t.Failf("as %s, a response names the hidden tool %s: %s", v.pr.Name, h, govCut(line.Text))

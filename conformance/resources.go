@@ -383,15 +383,15 @@ func (t *T) unaskedNotifications(method, asked string) (n int, lines []inboundMe
 	t.env.mu.Unlock()
 	for _, c := range conns {
 		seen := false
-		for _, l := range c.p.Transcript() {
+		transcript, msgs := c.messages()
+		for i, l := range transcript {
 			if l.Dir == "send" && asked != "" && strings.Contains(l.Text, `"`+asked+`"`) {
 				seen = true
 			}
 			if l.Dir != "recv" || seen {
 				continue
 			}
-			m, err := protocol.ParseMessage([]byte(l.Text))
-			if err == nil && m.Kind() == protocol.KindNotification && m.Method == method {
+			if m := msgs[i]; m != nil && m.Kind() == protocol.KindNotification && m.Method == method {
 				n++
 				lines = append(lines, inboundMessage{process: c.name, text: l.Text})
 			}

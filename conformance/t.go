@@ -473,7 +473,8 @@ type Conn struct {
 	exit             *runner.Exit
 
 	parseMu     sync.Mutex
-	parsedLines []parsedLine // classified transcript, see parsed
+	parsedLines []parsedLine        // classified transcript, see parsed
+	msgs        []*protocol.Message // parsed transcript, see messages
 
 	onRequest func(req *protocol.Message) (result any, rpcErr *protocol.Error) // answers server requests while collecting; see client.go
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/runner"
 )
 
 // packet is one message a server process wrote, paired with the request it
@@ -42,7 +43,8 @@ func (p packet) ModernRequest() bool {
 }
 
 // traffic returns every JSON-RPC message the revision's processes wrote so
-// far, in process order, each paired with its request.
+// far, in process order, each paired with its request. The messages are
+// shared with later calls: read them, do not change them.
 func (t *T) traffic() []packet {
 	t.env.mu.Lock()
 	conns := slices.Clone(t.env.conns)
@@ -51,9 +53,10 @@ func (t *T) traffic() []packet {
 	for _, c := range conns {
 		pending := map[string]*protocol.Message{}
 		rev := t.env.rev
-		for _, l := range c.p.Transcript() {
-			m, err := protocol.ParseMessage([]byte(l.Text))
-			if err != nil {
+		lines, msgs := c.messages()
+		for i, l := range lines {
+			m := msgs[i]
+			if m == nil {
 				continue // not JSON: the stdio checks judge framing
 			}
 			switch l.Dir {
@@ -83,6 +86,26 @@ func (t *T) traffic() []packet {
 		}
 	}
 	return out
+}
+
+// messages returns c's transcript and each line parsed (nil for a line
+// that is no JSON-RPC message, and for the runner's notes), extending the
+// cache kept on c with the lines added since the last call: the Final
+// checks of a revision each read all of its traffic, and parsing it again
+// for each was a tenth of a reference run's CPU. The messages are shared:
+// callers must not change them.
+func (c *Conn) messages() ([]runner.TranscriptLine, []*protocol.Message) {
+	c.parseMu.Lock()
+	defer c.parseMu.Unlock()
+	lines := c.p.Transcript()
+	for _, l := range lines[len(c.msgs):] {
+		var m *protocol.Message
+		if l.Dir != "note" {
+			m, _ = protocol.ParseMessage([]byte(l.Text))
+		}
+		c.msgs = append(c.msgs, m)
+	}
+	return lines, c.msgs[:len(lines)]
 }
 
 // trafficMethods counts the packets of the traffic that keep accepts and

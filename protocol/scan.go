@@ -33,6 +33,13 @@ func ScanMessage(line []byte) (valid bool, m *Message, err error) {
 	return true, m, err
 }
 
+// Valid reports whether data is valid JSON, as json.Valid does, in one
+// pass of the scanner ScanMessage uses.
+func Valid(data []byte) bool {
+	var env envelope
+	return env.scan(data)
+}
+
 // Envelope is the top-level members of a JSON-RPC message as raw JSON,
 // each nil when absent.
 type Envelope struct {

@@ -40,7 +40,7 @@ func checkScan(t interface {
 }, line string) {
 	t.Helper()
 	valid, m, err := ScanMessage([]byte(line))
-	if want := json.Valid([]byte(line)); valid != want {
+	if want := json.Valid([]byte(line)); valid != want || Valid([]byte(line)) != want {
 		t.Fatalf("%.200q: valid %v, json.Valid %v", line, valid, want)
 	}
 	wantM, wantErr := parseMessageSlow([]byte(line))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -145,6 +146,37 @@ type Registry struct {
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
 	return &Registry{byName: map[string][]*entry{}}
+}
+
+// Clone returns a registry holding r's published versions with their
+// statuses, and none of its listeners, call log or cached views: what a
+// fresh registry given the same publishes and status changes would hold,
+// without copying or compiling a schema again (a published version is
+// frozen; only its status changes, and the clone has its own). handler,
+// when not nil, gives the handler of each version in the clone (nil keeps
+// r's): a handler with state of its own must not be shared between
+// registries.
+func (r *Registry) Clone(handler func(name, version string) Handler) *Registry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	c := &Registry{byName: make(map[string][]*entry, len(r.byName)), names: slices.Clone(r.names)}
+	for name, versions := range r.byName {
+		copies := make([]*entry, len(versions))
+		for i, e := range versions {
+			ce := *e
+			if handler != nil {
+				if h := handler(name, e.spec.Version); h != nil {
+					ce.spec.Handler = h
+				}
+			}
+			copies[i] = &ce
+		}
+		c.byName[name] = copies
+	}
+	r.compiledMu.Lock()
+	c.compiled = maps.Clone(r.compiled)
+	r.compiledMu.Unlock()
+	return c
 }
 
 // Publish adds a new tool version. The spec is deep-copied, so later changes

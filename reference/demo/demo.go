@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mcpconform/mcpconform/reference"
 )
@@ -36,9 +37,22 @@ func DefaultPrincipal() reference.Principal {
 // payments.lookup; the seed's traced call violates it with "PMT771".
 const PaymentReferencePattern = `^PMT-\d{3,}$`
 
-// Estate returns a fresh demo estate. Every call builds a new registry, so
-// changes made through one server never leak into another.
+// Estate returns a fresh demo estate. Every call returns a new registry,
+// so changes made through one server never leak into another; the estate
+// is published (validated and compiled) once per program and cloned, with
+// handlers of its own, for each call: a run against the reference serves
+// about a hundred servers in one process.
 func Estate() *reference.Registry {
+	published := estate()
+	handlers := map[string]reference.Handler{}
+	for _, s := range specs() {
+		handlers[s.spec.Name+"@"+s.spec.Version] = s.spec.Handler
+	}
+	return published.Clone(func(name, version string) reference.Handler { return handlers[name+"@"+version] })
+}
+
+// estate is the estate published once; only clones of it are served.
+var estate = sync.OnceValue(func() *reference.Registry {
 	r := reference.NewRegistry()
 	for _, s := range specs() {
 		if err := r.Publish(s.spec); err != nil {
@@ -58,7 +72,7 @@ func Estate() *reference.Registry {
 		}
 	}
 	return r
-}
+})
 
 type entry struct {
 	spec   reference.ToolSpec

@@ -1,6 +1,8 @@
 package demo_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -144,5 +146,40 @@ func TestOutputSchemasHold(t *testing.T) {
 		if err != nil || res.IsError || res.Structured == nil {
 			t.Errorf("%s %v: %+v, %v; want a successful structured result", tt.tool, tt.args, res, err)
 		}
+	}
+}
+
+// TestEstatesAreIndependent: every Estate is a clone of one published
+// estate, and what one server does to its estate (a status change, a
+// publish, a handler's own state) never reaches another.
+func TestEstatesAreIndependent(t *testing.T) {
+	p := demo.DefaultPrincipal()
+	args := map[string]any{"from": "ACC-1001", "to": "ACC-2002", "amount": 10, "currency": "EUR"}
+	a, b := demo.Estate(), demo.Estate()
+	for i, want := range []string{"TRF-0001", "TRF-0002"} {
+		res, err := a.Call(p, "payments.transfer", args)
+		if err != nil || !strings.HasPrefix(res.Content[0].Text, want) {
+			t.Fatalf("call %d of payments.transfer on estate a: %+v, %v; want %s", i+1, res, err, want)
+		}
+	}
+	if res, err := b.Call(p, "payments.transfer", args); err != nil || !strings.HasPrefix(res.Content[0].Text, "TRF-0001") {
+		t.Errorf("the first payments.transfer on estate b: %+v, %v; want TRF-0001 (the handler's counter is per estate)", res, err)
+	}
+	if err := a.Deprecate("fx.rates", "1.0.0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Publish(reference.ToolSpec{Name: "extra.tool", Version: "1.0.0", InputSchema: map[string]any{"type": "object"},
+		Classification: reference.ClassificationPublic, SideEffect: reference.SideEffectNone,
+		Handler: func(map[string]any) reference.HandlerResult { return reference.HandlerResult{Text: "x"} }}); err != nil {
+		t.Fatal(err)
+	}
+	if got := visible(t, p); !slices.Contains(got, "fx.rates@1.0.0") || slices.Contains(got, "extra.tool@1.0.0") {
+		t.Errorf("a new estate sees %v after another estate deprecated fx.rates and published extra.tool", got)
+	}
+	if v := b.Versions("fx.rates"); len(v) != 1 || v[0].Status() != reference.StatusActive {
+		t.Errorf("fx.rates on estate b: %+v, want active", v)
+	}
+	if n := len(b.CallLog()); n != 1 {
+		t.Errorf("estate b's call log has %d entries, want its own 1", n)
 	}
 }

@@ -198,7 +198,7 @@ func (s *Server) HandleLine(line []byte) [][]byte {
 	if !utf8.Valid(line) {
 		return [][]byte{errorLine(nil, protocol.CodeParseError, "parse error: message is not valid UTF-8", nil)}
 	}
-	if !json.Valid(line) {
+	if !protocol.Valid(line) {
 		return [][]byte{errorLine(nil, protocol.CodeParseError, "parse error: message is not valid JSON", nil)}
 	}
 	trimmed := bytes.TrimSpace(line)
@@ -265,7 +265,19 @@ func parseEnvelope(data []byte) (env envelope, problem string, notification bool
 	if data[0] != '{' {
 		return env, "a message must be a JSON object", false
 	}
-	if err := json.Unmarshal(data, &env.members); err != nil {
+	if e, ok := protocol.ScanEnvelope(data); ok {
+		// A plain object (the usual line): its members without a
+		// decoding pass, as the map would hold them.
+		env.members = make(map[string]json.RawMessage, 6)
+		for _, m := range [...]struct {
+			name string
+			v    json.RawMessage
+		}{{"jsonrpc", e.JSONRPC}, {"id", e.ID}, {"method", e.Method}, {"params", e.Params}, {"result", e.Result}, {"error", e.Error}} {
+			if m.v != nil {
+				env.members[m.name] = m.v
+			}
+		}
+	} else if err := json.Unmarshal(data, &env.members); err != nil {
 		return env, "a message must be a JSON object", false
 	}
 	m := env.members
