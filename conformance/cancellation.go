@@ -38,26 +38,36 @@ func cancellationRefs(section string) []SpecRef {
 // the request timeout.
 func cancelDuration(t *T) time.Duration { return min(time.Second, t.RequestTimeout()/2) }
 
-// quickCancel is the duration of the first cancelled call: a server reads
-// a cancel within microseconds of its first progress notification unless
-// the machine is loaded, and only an attempt whose outcome could be such a
-// race (an answer to the cancelled call) is made again with cancelDuration.
-const quickCancel = 50 * time.Millisecond
+// quickCancel and retryCancel are the durations of the first cancelled
+// calls: a server reads a cancel within microseconds of its first progress
+// notification unless the machine is loaded, and only an attempt whose
+// outcome could be such a race (an answer to the cancelled call) is made
+// again, longer, up to cancelDuration.
+const (
+	quickCancel = 25 * time.Millisecond
+	retryCancel = 200 * time.Millisecond
+)
 
 // cancelSteps makes the first progress notification (the proof that the
 // call is in flight) come early in the call.
 const cancelSteps = 10
 
-// attemptDurations returns the durations of a check's attempts: quick, and
-// long for an attempt whose outcome could rest on a race of the harness.
-// The wait of a check is then the evidence it needs on a server that
-// answers quickly, and the long call is made only where a short one could
-// not decide.
-func attemptDurations(quick, long time.Duration) []time.Duration {
-	if quick >= long {
-		return []time.Duration{long}
+// attemptDurations returns the durations of a check's attempts: those of
+// ds shorter than the last, in order, then the last (the long call the
+// check made before it had quick ones). An attempt whose outcome could rest
+// on a race of the harness is made again with the next duration, so the
+// wait of a check is the evidence it needs on a server that answers
+// quickly, and the long call is made only where no shorter one could
+// decide.
+func attemptDurations(ds ...time.Duration) []time.Duration {
+	long := ds[len(ds)-1]
+	var out []time.Duration
+	for _, d := range ds[:len(ds)-1] {
+		if d < long && (len(out) == 0 || d > out[len(out)-1]) {
+			out = append(out, d)
+		}
 	}
-	return []time.Duration{quick, long}
+	return append(out, long)
 }
 
 // cancelInFlight makes the slow call of duration d on c, cancels it at its
@@ -158,7 +168,7 @@ func init() {
 			call := requireSlowCall(t)
 			c := t.freshReady()
 			t.Expect("no response to the cancelled request after notifications/cancelled")
-			durations := attemptDurations(quickCancel, cancelDuration(t))
+			durations := attemptDurations(quickCancel, retryCancel, cancelDuration(t))
 			for i, d := range durations {
 				id, early, answered := cancelInFlight(t, c, call, d)
 				if early == "" && answered == "" {
@@ -354,7 +364,7 @@ func serverCancels(t *T, bad func(own map[string]bool, client map[string]string,
 			case l.dir == "recv" && isServerRequest(l.obj):
 				own[idKey(l.obj)] = true
 			case l.dir == "recv" && method == protocol.NotifCancelled:
-				params, _ := l.obj["params"].(map[string]any)
+				params, _ := member(l.obj, l.text, "params").(map[string]any)
 				rid, ok := params["requestId"]
 				if !ok {
 					continue // a task cancel (2025-11-25) or a malformed one: the shape checks judge it

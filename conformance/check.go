@@ -271,7 +271,12 @@ type Check struct {
 	Prereqs     []string    // ids of checks that must not fail first (same revision)
 	After       []string    // ids of checks that run first without being prerequisites (a Final check judging traffic they make)
 	Final       bool        // runs after the other checks of its revision (traffic scans)
-	Run         func(t *T)
+	// Starts is how many server processes the check usually starts (Fresh,
+	// FreshSession, FreshSessionWith, or the first use of a spare
+	// session): the engine starts them while the check before it runs. A
+	// wrong count costs time, never a verdict.
+	Starts int
+	Run    func(t *T)
 }
 
 // Area is the first part of the check's id.

@@ -54,6 +54,7 @@ func init() {
 		Refs:        []SpecRef{elicitRef(protocol.Rev20251125, "Error Handling"), elicitRef(protocol.Rev20250618, "Response Actions")},
 		Revisions:   Since(protocol.Rev20250618),
 		Capability:  "tools",
+		Starts:      1,
 		Run: func(t *T) {
 			judgeRepliesAnswered(t, elicitFeature, observeFeature(t, elicitFeature), []string{`action "decline"`, "error -32603"})
 		},
@@ -106,7 +107,9 @@ func init() {
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tools",
 		Run: func(t *T) {
-			c := t.FreshSessionWith(map[string]any{protocol.ClientCapElicit: map[string]any{}})
+			// The session elicitation's feature checks use: it declares
+			// the same elicitation: {}.
+			c := t.SharedWith(elicitFeature.name, map[string]any{elicitFeature.name: elicitFeature.caps})
 			tools, err := c.ListTools()
 			if err != nil {
 				t.blockOnTools(err)

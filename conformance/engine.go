@@ -363,6 +363,7 @@ type revEnv struct {
 	exchangeBytes int
 	conns         []*Conn
 	spares        map[string]*Conn // spare sessions by slot (spare.go); checks of one revision run one at a time
+	warm          []warmProc       // processes started ahead of need (warm.go)
 	results       map[string]*Result
 	fresh         int
 	memos         map[string]any // observations shared by checks of the revision; see memo
@@ -434,16 +435,32 @@ func (env *revEnv) start(ctx context.Context, name string) (*Conn, error) {
 	return env.startConfig(ctx, name, env.config())
 }
 
-// startConfig is start with the configuration given.
+// startConfig is start with the configuration given: a process started
+// ahead (warm.go) when one fits, a new one otherwise.
 func (env *revEnv) startConfig(ctx context.Context, name string, cfg runner.Config) (*Conn, error) {
+	if c := env.takeWarm(name, cfg); c != nil {
+		return c, nil
+	}
+	c, err := env.spawn(ctx, name, cfg)
+	if err != nil {
+		return nil, err
+	}
+	env.mu.Lock()
+	env.conns = append(env.conns, c)
+	env.mu.Unlock()
+	return c, nil
+}
+
+// spawn starts a process labelled name-N, N its place in the revision's
+// start order; it is not yet one of env.conns.
+func (env *revEnv) spawn(ctx context.Context, name string, cfg runner.Config) (*Conn, error) {
 	p, err := runner.Start(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	env.mu.Lock()
 	env.fresh++
-	c := &Conn{env: env, p: p, name: fmt.Sprintf("%s-%d", name, env.fresh)}
-	env.conns = append(env.conns, c)
+	c := &Conn{env: env, p: p, seq: env.fresh, name: fmt.Sprintf("%s-%d", name, env.fresh), startMark: len(p.Transcript())}
 	env.mu.Unlock()
 	return c, nil
 }
@@ -501,6 +518,7 @@ func (env *revEnv) sharedSession(ctx context.Context, check string) (*Conn, erro
 			return nil, err
 		}
 	}
+	c.warm = false // a session shows what follows its handshake, however it started
 	env.session = c
 	return c, nil
 }
@@ -711,10 +729,11 @@ func (env *revEnv) runAll(ctx context.Context) {
 	for _, c := range checks {
 		byID[c.ID] = c
 	}
-	for _, c := range checks {
+	for i, c := range checks {
 		if _, done := env.results[c.ID]; done {
 			continue // run early: it owned a stall (below)
 		}
+		env.prewarm(ctx, checks[i:])
 		env.results[c.ID] = env.runOne(ctx, c)
 		if o := env.stallOwner(c.ID, byID); o != nil {
 			// The check stalled on a request whose answer another check
@@ -723,6 +742,7 @@ func (env *revEnv) runAll(ctx context.Context) {
 			env.results[o.ID] = env.runOne(ctx, o)
 		}
 	}
+	env.closeWarm()
 	env.closeSpares()
 	if env.session != nil {
 		env.session.closeAfterCheck()

@@ -583,7 +583,9 @@ func govVersion(tool protocol.Tool, key string) string {
 	if key == "" {
 		key = profile.DefaultVersionMeta
 	}
-	if v, ok := tool.Meta[key].(string); ok {
+	var meta map[string]json.RawMessage
+	var v string
+	if json.Unmarshal(tool.Meta, &meta) == nil && len(meta[key]) > 0 && meta[key][0] == '"' && json.Unmarshal(meta[key], &v) == nil {
 		return v
 	}
 	return "?"

@@ -133,7 +133,7 @@ func init() {
 			t.Expect("result is an object")
 			for _, m := range msgs {
 				if v, ok := m.obj["result"]; ok && isResponse(m.obj) {
-					if _, obj := v.(map[string]any); !obj {
+					if !isObjectValue(v) {
 						t.evidenceLines([]inboundMessage{m}, 1)
 						t.Actual("result is %s", jsonText(v, ""))
 						t.Fatalf("%s answered id %s with a result that is not an object", m.process, idKey(m.obj))

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/runner"
 )
 
 // The lifecycle checks cover the legacy handshake: initialize, version
@@ -98,7 +99,7 @@ func init() {
 			// The probe already saw the server accept this revision; a
 			// second session must agree: the scratch session is one, and
 			// its initialize is judged whether or not it was echoed.
-			c, err := t.openSpare("")
+			c, err := t.openSpare("", nil)
 			if c.hello == nil {
 				var hs *handshakeError
 				if errors.As(err, &hs) {
@@ -366,12 +367,11 @@ func init() {
 		},
 		Revisions: Legacy(),
 		Prereqs:   []string{"lifecycle.initialize.result"},
+		Starts:    1,
 		Run: func(t *T) {
-			c := t.Fresh()
-			c.must(protocol.MethodInitialize, c.Send("mcpconform-init", protocol.MethodInitialize, InitializeParams(t.Revision())))
-			c.must(protocol.MethodPing, c.Send("mcpconform-early-ping", protocol.MethodPing, nil))
-			_, m := c.Collect("mcpconform-early-ping", "ping")
-			judgePing(t, m)
+			o := observeEarly(t)
+			o.c.must(protocol.MethodPing, o.pingErr)
+			judgePing(t, o.ping)
 		},
 	})
 	Register(Check{
@@ -383,14 +383,15 @@ func init() {
 		Refs:      []SpecRef{refLifecycle("Initialization")},
 		Revisions: Legacy(),
 		Prereqs:   []string{"lifecycle.initialize.result"},
+		// It judges lifecycle.ping.before-initialized's process when that
+		// check saw every answer.
+		After: []string{"lifecycle.ping.before-initialized"},
 		Run: func(t *T) {
-			c := t.Fresh()
-			m, err := c.Initialize(t.Revision())
-			c.must(protocol.MethodInitialize, err)
-			if m.Error != nil {
-				t.NotVerified("initialize failed: %d", m.Error.Code)
+			o := earlyObserved(t)
+			if o.init.Error != nil {
+				t.NotVerified("initialize failed: %d", o.init.Error.Code)
 			}
-			before := c.Barrier()
+			before := o.before
 			t.Expect("no request other than ping before notifications/initialized")
 			for _, r := range before {
 				if r.Msg != nil && r.Msg.Kind() == protocol.KindRequest && r.Msg.Method != protocol.MethodPing {
@@ -522,6 +523,81 @@ func initializeUnsupported(t *T) *protocol.Message {
 		t.env.setMemo("initialize-unsupported", &seen{c: c, h: c.hello})
 	}
 	return m
+}
+
+// earlyRun is a process that got initialize for the revision and never the
+// initialized notification: what lifecycle.ping.before-initialized and
+// lifecycle.initialize.no-early-requests judge, one process for both.
+type earlyRun struct {
+	c       *Conn
+	mark    int
+	ping    *protocol.Message // the answer to a ping sent before initialize was answered
+	pingErr error             // why it got none
+	init    *protocol.Message // the answer to initialize
+	before  []runner.Received // everything else the server wrote until a barrier after initialize was answered
+}
+
+// observeEarly sends initialize and, before its answer, a ping; then, with
+// initialize answered and still no initialized notification, a barrier.
+// lifecycle.ping.before-initialized runs it and judges the ping; when every
+// answer came, lifecycle.initialize.no-early-requests judges the rest
+// (earlyObserved) instead of starting a process of its own.
+func observeEarly(t *T) *earlyRun {
+	c := t.Fresh()
+	o := &earlyRun{c: c, mark: c.mark}
+	const initID, pingID = "mcpconform-init", "mcpconform-early-ping"
+	c.must(protocol.MethodInitialize, c.Send(initID, protocol.MethodInitialize, InitializeParams(t.Revision())))
+	c.must(protocol.MethodPing, c.Send(pingID, protocol.MethodPing, nil))
+	before, ping, err := c.TryCollect(pingID)
+	o.ping, o.pingErr = ping, err
+	if err != nil {
+		return o
+	}
+	initKey := protocol.IDKey(mustJSON(initID))
+	for _, r := range before {
+		if r.Answers(initKey) && r.Msg != nil {
+			o.init = r.Msg
+		} else {
+			o.before = append(o.before, r)
+		}
+	}
+	if o.init == nil {
+		more, m, err := c.TryCollect(initID)
+		if err != nil {
+			return o
+		}
+		o.before, o.init = append(o.before, more...), m
+	}
+	if o.init.Error == nil {
+		more, err := c.TryBarrier()
+		if err != nil {
+			return o
+		}
+		o.before = append(o.before, more...)
+	}
+	if !t.retry {
+		t.env.setMemo("early", o)
+		t.adoptAsScratch(c, o.init)
+	}
+	return o
+}
+
+// earlyObserved returns observeEarly's complete observation of the
+// revision, or one made now without the early ping in a process of its own.
+func earlyObserved(t *T) *earlyRun {
+	if o, ok := t.env.memo("early").(*earlyRun); ok && !t.retry {
+		t.use(o.c)
+		o.c.mark = o.mark
+		return o
+	}
+	c := t.Fresh()
+	m, err := c.Initialize(t.Revision())
+	c.must(protocol.MethodInitialize, err)
+	o := &earlyRun{c: c, init: m}
+	if m.Error == nil {
+		o.before = c.Barrier()
+	}
+	return o
 }
 
 // judgePing requires an empty result (only _meta allowed).

@@ -163,10 +163,12 @@ func init() {
 		Refs:       []SpecRef{loggingRef(protocol.Rev20251125, "Setting Log Level"), loggingRef(protocol.Rev20241105, "Setting Log Level")},
 		Revisions:  legacy,
 		Capability: "logging",
+		Starts:     1,
 		Run: func(t *T) {
-			// The two legacy setLevel checks share a session: the filter
-			// check sets every level it relies on itself.
-			c := t.SharedBy("logging")
+			// The two legacy setLevel checks share a session with the two
+			// subscription checks: the filter check sets every level it
+			// relies on itself, and a log level changes nothing those judge.
+			c := t.SharedBy(stateSession)
 			m := setLevel(c, "info")
 			t.Expect("a result")
 			if m.Error != nil {
@@ -212,7 +214,7 @@ func init() {
 		Capability: "logging",
 		Prereqs:    []string{"logging.set-level.result"},
 		Run: func(t *T) {
-			c := t.SharedBy("logging")
+			c := t.SharedBy(stateSession)
 			if m := setLevel(c, "debug"); m.Error != nil {
 				t.NotVerified("logging/setLevel debug failed (error %d); logging.set-level.result judges that", m.Error.Code)
 			}

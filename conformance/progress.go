@@ -144,7 +144,7 @@ const progressSteps = 4
 // progressDuration only when the quick one could not decide (fewer
 // progress notifications than steps, an ignored cancel that may have come
 // after the call ended).
-const quickProgress = 40 * time.Millisecond
+const quickProgress = 20 * time.Millisecond
 
 // progressRun is one slow call with a progress token, as the server
 // answered it.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
 )
@@ -33,6 +34,29 @@ func TestWaitCaps(t *testing.T) {
 		_, got := waitCaps(c.tool, c.args, c.broken)
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s: waitCaps = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestAttemptDurations: the quick attempts are those shorter than the long
+// call, in increasing order, and the long call always comes last (a short
+// request timeout shortens the long call below the quick ones).
+func TestAttemptDurations(t *testing.T) {
+	ms := time.Millisecond
+	tests := []struct {
+		in, want []time.Duration
+	}{
+		{[]time.Duration{25 * ms, 200 * ms, time.Second}, []time.Duration{25 * ms, 200 * ms, time.Second}},
+		{[]time.Duration{25 * ms, 200 * ms, 100 * ms}, []time.Duration{25 * ms, 100 * ms}},
+		{[]time.Duration{25 * ms, 200 * ms, 25 * ms}, []time.Duration{25 * ms}},
+		{[]time.Duration{20 * ms, 400 * ms}, []time.Duration{20 * ms, 400 * ms}},
+		{[]time.Duration{20 * ms, 10 * ms}, []time.Duration{10 * ms}},
+		{[]time.Duration{200 * ms, 25 * ms, time.Second}, []time.Duration{200 * ms, time.Second}},
+		{[]time.Duration{time.Second}, []time.Duration{time.Second}},
+	}
+	for _, tt := range tests {
+		if got := attemptDurations(tt.in...); !slices.Equal(got, tt.want) {
+			t.Errorf("attemptDurations(%v) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
 }

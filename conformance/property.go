@@ -1357,13 +1357,14 @@ func saveCall(t *T, what, tool string, args json.RawMessage, valid bool) string 
 	return saveTranscript(t, tr)
 }
 
-// toolList walks tools/list and returns the pages' tools arrays as the
-// server sent them, joined: a walk that gives the same bytes lists the
-// same tools, so comparing bytes is enough unless they differ (canonList
-// then decides). Cursors are left out, since they may differ between
-// walks of one list.
-func toolList(c *Conn) ([]byte, error) {
-	var out []byte
+// toolList walks tools/list and returns each page's tools array as the
+// server sent it: a walk that gives the same bytes lists the same tools,
+// so comparing bytes is enough unless they differ (canonList then
+// decides). Cursors are left out, since they may differ between walks of
+// one list. A page whose bytes repeat an earlier walk's is that walk's
+// (the page cache), so a repeated list costs no copy.
+func toolList(c *Conn) ([][]byte, error) {
+	var out [][]byte
 	cursor := ""
 	for range maxPages {
 		var params any
@@ -1381,10 +1382,12 @@ func toolList(c *Conn) ([]byte, error) {
 			Tools      json.RawMessage `json:"tools"`
 			NextCursor string          `json:"nextCursor"`
 		}
-		if err := json.Unmarshal(m.Result, &res); err != nil {
+		if page, err := c.env.eng.pages.page(m); err == nil {
+			res.Tools, res.NextCursor = page.decoded.toolsJSON(), page.Result.NextCursor
+		} else if err := json.Unmarshal(m.Result, &res); err != nil {
 			return nil, fmt.Errorf("tools/list result: %w", err)
 		}
-		out = append(append(out, res.Tools...), '\n')
+		out = append(out, res.Tools)
 		if res.NextCursor == "" {
 			return out, nil
 		}
@@ -1393,11 +1396,11 @@ func toolList(c *Conn) ([]byte, error) {
 	return nil, errTooManyPages
 }
 
-// canonList renders joined tools arrays canonically, members sorted, for a
-// comparison that ignores key order, and returns the tool names.
-func canonList(list []byte) (string, []string) {
+// canonList renders the pages' tools arrays canonically, members sorted,
+// for a comparison that ignores key order, and returns the tool names.
+func canonList(pages [][]byte) (string, []string) {
 	var canon, names []string
-	for _, page := range bytes.Split(bytes.TrimSuffix(list, []byte("\n")), []byte("\n")) {
+	for _, page := range pages {
 		var tools []any
 		_ = json.Unmarshal(page, &tools)
 		for _, tool := range tools {
@@ -1449,16 +1452,12 @@ func listPlan(cases, n int) (session, other int) {
 	return 2, 1
 }
 
-// rawTools joins the pages' tools arrays as the server sent them, as
+// rawTools returns the pages' tools arrays as the server sent them, as
 // toolList does.
-func rawTools(pages []toolPage) []byte {
-	var out []byte
-	for _, p := range pages {
-		var res struct {
-			Tools json.RawMessage `json:"tools"`
-		}
-		_ = json.Unmarshal(p.Resp.Result, &res)
-		out = append(append(out, res.Tools...), '\n')
+func rawTools(pages []toolPage) [][]byte {
+	out := make([][]byte, len(pages))
+	for i, p := range pages {
+		out[i] = p.decoded.toolsJSON()
 	}
 	return out
 }
@@ -1469,7 +1468,7 @@ func runListStable(t *T) {
 		t.blockOnTools(err)
 	}
 	session, other := listPlan(t.cases(), len(tools))
-	var first []byte
+	var first [][]byte
 	var firstProc string
 	if w := t.env.sharedWalk(); w != nil && w.ended && listChanges(t.Session()) == 0 {
 		first, firstProc = rawTools(w.pages), "the shared session"
@@ -1504,7 +1503,7 @@ func runListStable(t *T) {
 				continue
 			}
 			compared++
-			if bytes.Equal(list, first) {
+			if slices.EqualFunc(list, first, bytes.Equal) {
 				continue
 			}
 			want, firstNames := canonList(first)

@@ -659,8 +659,10 @@ func init() {
 			}
 			uri := resources[0].URI
 			// resources.subscribe.only-subscribed goes on in this session,
-			// once this check has unsubscribed from what it subscribed to.
-			c := t.SharedBy("subscribe")
+			// once this check has unsubscribed from what it subscribed to;
+			// the legacy logging checks used it before (a log level changes
+			// no resources/updated).
+			c := t.SharedBy(stateSession)
 			t.Expect("results for resources/subscribe and resources/unsubscribe of %s", uri)
 			for _, method := range []string{protocol.MethodResourcesSubscribe, protocol.MethodResourcesUnsubscribe} {
 				m := c.MustRequest(method, map[string]any{"uri": uri})
@@ -693,7 +695,7 @@ func init() {
 			if len(resources) == 0 {
 				t.NotApplicable("resources/list lists no resource to subscribe to")
 			}
-			c := t.SharedBy("subscribe")
+			c := t.SharedBy(stateSession)
 			t.Retire(c) // it leaves subscriptions the server may not have ended
 			subscribed := map[string]bool{}
 			var during []string

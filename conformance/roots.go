@@ -32,6 +32,7 @@ func init() {
 		},
 		Revisions:  Legacy(),
 		Capability: "tools",
+		Starts:     1,
 		Run: func(t *T) {
 			judgeRepliesAnswered(t, rootsFeature, observeFeature(t, rootsFeature), []string{"a ListRootsResult", "error -32603"})
 		},

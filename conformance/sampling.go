@@ -45,6 +45,7 @@ type featureRun struct {
 	mark  int
 	tool  string
 	calls []featureCall
+	none  string // why there is nothing to observe: no tool to call
 }
 
 // requests returns every feature request of the run.
@@ -61,11 +62,16 @@ func (r *featureRun) requests() []*protocol.Message {
 func observeFeature(t *T, f feature) *featureRun {
 	key := "feature/" + f.name
 	if run, ok := t.env.memo(key).(*featureRun); ok {
+		if run.none != "" {
+			t.NotVerified("%s", run.none)
+		}
 		t.use(run.conn)
 		run.conn.mark = run.mark
 		return run
 	}
-	c := t.FreshSessionWith(map[string]any{f.name: f.caps})
+	// The feature's session is shared with the other checks that declare
+	// the same capability (elicitation.request.mode-declared, say).
+	c := t.SharedWith(f.name, map[string]any{f.name: f.caps})
 	mark := len(c.p.Transcript())
 	tools, err := c.ListTools()
 	if err != nil {
@@ -81,10 +87,14 @@ func observeFeature(t *T, f feature) *featureRun {
 				named = append(named, tl.Name)
 			}
 		}
+		none := fmt.Sprintf("no callable tool names %q: the suite finds the tool that uses %s by its name", f.hint, f.name)
 		if len(named) > 0 {
-			t.NotVerified("no tool that uses %s is safe to call (%s: no readOnlyHint true); allow one with --allow-calls %s (it should only ask the client)", f.name, strings.Join(named, ", "), named[0])
+			none = fmt.Sprintf("no tool that uses %s is safe to call (%s: no readOnlyHint true); allow one with --allow-calls %s (it should only ask the client)", f.name, strings.Join(named, ", "), named[0])
 		}
-		t.NotVerified("no callable tool names %q: the suite finds the tool that uses %s by its name", f.hint, f.name)
+		if !t.retry {
+			t.env.setMemo(key, &featureRun{none: none})
+		}
+		t.NotVerified("%s", none)
 	}
 	tool := tools[i]
 	args := sampleArgs(toolSchemaMap(tool.InputSchema))
@@ -94,7 +104,7 @@ func observeFeature(t *T, f feature) *featureRun {
 	if f.provoked {
 		// On a session that declared nothing the tool must not ask;
 		// lifecycle.capabilities.client-features judges it.
-		bare := t.FreshSession()
+		bare := t.Scratch() // declares nothing; the call leaves nothing behind once answered
 		bare.OnRequest(func(*protocol.Message) (any, *protocol.Error) {
 			return nil, rpcError(protocol.CodeMethodNotFound, "mcpconform: the client did not declare this capability")
 		})
@@ -121,8 +131,9 @@ func observeFeature(t *T, f feature) *featureRun {
 		}
 	}
 	c.OnRequest(nil)
-	c.Close()
-	t.env.setMemo(key, run)
+	if !t.retry {
+		t.env.setMemo(key, run)
+	}
 	return run
 }
 
@@ -193,6 +204,7 @@ func init() {
 		Refs:        []SpecRef{samplingRef(protocol.Rev20251125, "Error Handling"), samplingRef(protocol.Rev20241105, "Error Handling")},
 		Revisions:   Legacy(),
 		Capability:  "tools",
+		Starts:      1,
 		Run: func(t *T) {
 			judgeRepliesAnswered(t, samplingFeature, observeFeature(t, samplingFeature), []string{"a CreateMessageResult", "error -1"})
 		},

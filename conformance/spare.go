@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/runner"
@@ -16,6 +17,11 @@ import (
 // and its last user did not retire it. A check that changes what the
 // process shows later (a log level, a subscription, a request it
 // cancelled) retires it, or uses Fresh.
+
+// stateSession is the SharedBy key of the legacy checks that change a
+// session's state and judge only their own part of it: logging/setLevel
+// (logging.set-level.*) and resource subscriptions (resources.subscribe.*).
+const stateSession = "state"
 
 // hello is the initialize exchange a process opened with.
 type hello struct {
@@ -38,11 +44,23 @@ func (t *T) Scratch() *Conn { return t.SharedBy("") }
 // the checks that name the same key get the same process while it stays
 // healthy, each finding it as the one before left it (so those checks
 // must know what the others change). The key "" is the scratch session.
-func (t *T) SharedBy(key string) *Conn {
-	c, err := t.openSpare(key)
+func (t *T) SharedBy(key string) *Conn { return t.SharedWith(key, nil) }
+
+// SharedWith is SharedBy for a session whose initialize declares the
+// client capabilities caps (legacy revisions): what FreshSessionWith gives,
+// shared by the checks that name the same key and capabilities. A missing
+// answer to that initialize fails the check, as in FreshSessionWith.
+func (t *T) SharedWith(key string, caps map[string]any) *Conn {
+	if caps != nil && t.Modern() {
+		t.HarnessError("SharedWith declares client capabilities, which is for legacy revisions")
+	}
+	c, err := t.openSpare(key, caps)
 	if err != nil {
 		var hs *handshakeError
 		if errors.As(err, &hs) {
+			if hs.cause != nil && caps != nil {
+				c.must(protocol.MethodInitialize, hs.cause)
+			}
 			t.blocked(PrereqHandshake, "handshake failed: %v", err)
 		}
 		t.HarnessError("handshake: %v", err)
@@ -57,27 +75,31 @@ func (t *T) Retire(c *Conn) { c.retired = c.spare != "" }
 
 // spareSlot is the key of a spare in revEnv.spares: the check's key, and
 // whether the process runs the command (stdio checks) or is served.
-func (t *T) spareSlot(key string) string {
+func (t *T) spareSlot(key string, caps map[string]any) string {
+	slot := key + "\x00served"
 	if t.processConfig().Serve == nil {
-		return key + "\x00process"
+		slot = key + "\x00process"
 	}
-	return key + "\x00served"
+	if caps != nil {
+		slot += "\x00" + string(mustJSON(caps))
+	}
+	return slot
 }
 
 // openSpare returns the spare session of key, starting it when there is
 // none. The error is the handshake's; the process then is closed when the
 // check ends, and c.hello still holds what initialize got.
-func (t *T) openSpare(key string) (*Conn, error) {
+func (t *T) openSpare(key string, caps map[string]any) (*Conn, error) {
 	if t.retry {
 		// A re-run owes nothing to a process an earlier check made slow.
 		c := t.Fresh()
 		if t.Modern() {
 			return c, nil
 		}
-		return c, c.handshake(t.ctx, t.env.rev)
+		return c, c.handshakeWith(t.ctx, t.env.rev, caps)
 	}
 	env := t.env
-	slot := t.spareSlot(key)
+	slot := t.spareSlot(key, caps)
 	if c := env.spares[slot]; c != nil {
 		t.use(c)
 		c.drain(t.ctx)
@@ -101,11 +123,44 @@ func (t *T) openSpare(key string) (*Conn, error) {
 	if t.Modern() {
 		return c, nil
 	}
-	if err := c.handshake(t.ctx, env.rev); err != nil {
+	if err := c.handshakeWith(t.ctx, env.rev, caps); err != nil {
 		c.retired = true
 		return c, err
 	}
 	return c, nil
+}
+
+// adoptAsScratch makes c, a process of t's that initialize for the revision
+// was answered in (resp) and that has had no initialized notification yet,
+// the revision's scratch session when there is none: it sends initialized,
+// and c is no longer closed at the check's end. A process that did not
+// accept the revision is left as it is.
+func (t *T) adoptAsScratch(c *Conn, resp *protocol.Message) {
+	slot := t.spareSlot("", nil)
+	if t.Modern() || t.env.spares[slot] != nil || c.broken || c.p.Outstanding() > 0 {
+		return
+	}
+	if v, _ := fallbackVersion(resp); v != t.env.rev {
+		return
+	}
+	if c.Notify(protocol.NotifInitialized, nil) != nil {
+		return
+	}
+	from := 0
+	for i, l := range c.p.Transcript() {
+		if l.Dir == "send" {
+			from = i // the initialize request, the process's first line
+			break
+		}
+	}
+	c.hello = &hello{rev: t.env.rev, resp: resp, from: from, to: len(c.p.Transcript())}
+	t.owned = slices.DeleteFunc(t.owned, func(o *Conn) bool { return o == c })
+	c.spare = slot
+	if t.env.spares == nil {
+		t.env.spares = map[string]*Conn{}
+	}
+	t.env.spares[slot] = c
+	t.Logf("%s goes on as the revision's scratch session, with the initialized notification sent after this check's exchange", c.name)
 }
 
 // releaseSpares hands the spare sessions t used back to the revision, or

@@ -310,6 +310,11 @@ func (t *T) use(c *Conn) {
 	}
 	c.t = t
 	c.mark = len(c.p.Transcript())
+	if c.warm {
+		// Started ahead: what it wrote before anyone spoke to it is this
+		// check's evidence too.
+		c.mark, c.warm = c.startMark, false
+	}
 	t.conns = append(t.conns, c)
 }
 
@@ -453,6 +458,11 @@ type Conn struct {
 	broken bool // exited, flooded or timed out: do not reuse
 	closed bool
 	hello  *hello // the initialize exchange the process opened with, if any
+	// seq is the process's place in the revision's start order; a process
+	// started ahead (warm) shows its transcript from startMark on to the
+	// check that takes it.
+	seq, startMark int
+	warm           bool
 	// spare is the revEnv.spares slot of a spare session (spare.go), ""
 	// for any other process; retired says its check changed it.
 	spare   string
@@ -899,14 +909,27 @@ func InitializeParams(version string) map[string]any {
 
 // handshakeError says the server would not complete the handshake for a
 // revision: the fault is the server's, which blocks dependent checks.
-type handshakeError struct{ msg string }
+type handshakeError struct {
+	msg   string
+	cause error // why no answer came, when none did
+}
 
 func (e *handshakeError) Error() string { return e.msg }
 
 // handshake initializes the process with rev and sends initialized.
 func (c *Conn) handshake(ctx context.Context, rev string) error {
+	return c.handshakeWith(ctx, rev, nil)
+}
+
+// handshakeWith is handshake declaring the client capabilities caps (nil
+// declares none).
+func (c *Conn) handshakeWith(ctx context.Context, rev string, caps map[string]any) error {
 	from := helloFrom(c.p)
-	m, err := c.p.Request(ctx, protocol.MethodInitialize, InitializeParams(rev))
+	params := InitializeParams(rev)
+	if caps != nil {
+		params["capabilities"] = caps
+	}
+	m, err := c.p.Request(ctx, protocol.MethodInitialize, params)
 	if m != nil && lineProblem(err) {
 		err = nil
 	}
@@ -919,13 +942,13 @@ func (c *Conn) handshake(ctx context.Context, rev string) error {
 		if ctx.Err() != nil {
 			return err
 		}
-		return &handshakeError{fmt.Sprintf("initialize %s: no answer (%s)", rev, runFault(err))}
+		return &handshakeError{msg: fmt.Sprintf("initialize %s: no answer (%s)", rev, runFault(err)), cause: err}
 	}
 	if m.Error != nil {
-		return &handshakeError{fmt.Sprintf("initialize %s: error %d %s", rev, m.Error.Code, m.Error.Message)}
+		return &handshakeError{msg: fmt.Sprintf("initialize %s: error %d %s", rev, m.Error.Code, m.Error.Message)}
 	}
 	if v, _ := fallbackVersion(m); v != rev {
-		return &handshakeError{fmt.Sprintf("initialize %s: server answered protocolVersion %s", rev, negotiated(m))}
+		return &handshakeError{msg: fmt.Sprintf("initialize %s: server answered protocolVersion %s", rev, negotiated(m))}
 	}
 	n, _ := protocol.NewNotification(protocol.NotifInitialized, nil)
 	err = c.p.Send(n)

@@ -52,6 +52,48 @@ type decodedPage struct {
 	raw []byte
 	res protocol.ListToolsResult
 	err error
+
+	toolsOnce sync.Once
+	tools     []byte
+
+	// all is allTools of the walk whose pages were allOf, this page first:
+	// a walk that repeats it gets the same list, not a copy.
+	mu    sync.Mutex
+	allOf []*decodedPage
+	all   []protocol.Tool
+}
+
+// toolsJSON returns the page's tools array as the server wrote it: a part
+// of the page's bytes, not a copy of them.
+func (d *decodedPage) toolsJSON() []byte {
+	d.toolsOnce.Do(func() { d.tools = memberJSON(d.raw, "tools") })
+	return d.tools
+}
+
+// memberJSON returns the value of the last top-level member name of the
+// JSON object raw (the one encoding/json decodes) as a part of raw, or nil.
+func memberJSON(raw []byte, name string) []byte {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	var out []byte
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		start := dec.InputOffset()
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil
+		}
+		if key == name {
+			end := dec.InputOffset()
+			out = bytes.TrimLeft(raw[start:end], " \t\r\n:")
+		}
+	}
+	return out
 }
 
 // pageCache shares decoded tools/list results between the walks of a run:
@@ -100,7 +142,12 @@ func (c *pageCache) page(m *protocol.Message) (toolPage, error) {
 	if d.err != nil {
 		return toolPage{}, d.err
 	}
-	m.Result = d.raw
+	if len(m.Result) > 0 && len(d.raw) > 0 && &m.Result[0] != &d.raw[0] {
+		// The id may share one buffer with the result (ScanMessage): its
+		// own copy, so that the message does not keep the page's.
+		m.ID, m.Params = slices.Clone(m.ID), slices.Clone(m.Params)
+		m.Result = d.raw
+	}
 	return toolPage{Resp: m, Result: d.res, decoded: d}, nil
 }
 
@@ -187,10 +234,30 @@ func shapeOrError(rev, method string, m *protocol.Message, err error) string {
 	return err.Error()
 }
 
+// allTools returns the tools of a walk's pages in order. A walk whose pages
+// are the very pages of an earlier one (the page cache) gets that walk's
+// list: callers read it and must not change it.
 func allTools(pages []toolPage) []protocol.Tool {
+	walk := make([]*decodedPage, len(pages))
+	for i, p := range pages {
+		walk[i] = p.decoded
+	}
+	var first *decodedPage
+	if len(walk) > 0 && !slices.Contains(walk, nil) {
+		first = walk[0]
+		first.mu.Lock()
+		defer first.mu.Unlock()
+		if first.all != nil && slices.Equal(first.allOf, walk) {
+			return first.all
+		}
+	}
 	var out []protocol.Tool
 	for _, p := range pages {
 		out = append(out, p.Result.Tools...)
+	}
+	out = slices.Clip(out) // an append by a caller copies
+	if first != nil && out != nil {
+		first.allOf, first.all = walk, out
 	}
 	return out
 }
@@ -961,21 +1028,36 @@ func (t *T) mustTools() []protocol.Tool {
 // failure for each invalid one; it returns how many schemas it judged.
 func checkSchemas(t *T, tools []protocol.Tool, pick func(protocol.Tool) (json.RawMessage, bool), member string, typeObject bool) int {
 	n, bad := 0, 0
+	// Tools of one server often share a schema: what its top level says is
+	// read once per distinct text, and only its top level is decoded.
+	type top struct {
+		object bool
+		typ    any
+	}
+	tops := map[string]top{}
 	for _, tl := range tools {
 		raw, ok := pick(tl)
 		if !ok {
 			continue
 		}
 		n++
-		var obj map[string]any
-		if json.Unmarshal(raw, &obj) != nil || obj == nil {
+		tp, seen := tops[string(raw)]
+		if !seen {
+			var members map[string]json.RawMessage
+			tp.object = json.Unmarshal(raw, &members) == nil && members != nil
+			if typ, ok := members["type"]; ok {
+				_ = json.Unmarshal(typ, &tp.typ)
+			}
+			tops[string(raw)] = tp
+		}
+		if !tp.object {
 			bad++
 			t.Failf("%s of %s is not a JSON object: %s", member, tl.Name, clipText(string(raw), 80))
 			continue
 		}
-		if typeObject && obj["type"] != "object" {
+		if typeObject && tp.typ != "object" {
 			bad++
-			t.Failf(`%s of %s has type %v, want "object"`, member, tl.Name, shortJSON(obj["type"]))
+			t.Failf(`%s of %s has type %v, want "object"`, member, tl.Name, shortJSON(tp.typ))
 			continue
 		}
 		if err := t.env.eng.schemaErr(raw, t.Revision()); err != nil {

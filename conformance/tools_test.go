@@ -1,7 +1,9 @@
 package conformance
 
 import (
+	"encoding/json"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -32,6 +34,16 @@ func TestPageCacheSharesByBytes(t *testing.T) {
 	if other.decoded == first.decoded || other.Result.Tools[0].Name != "b" {
 		t.Errorf("a result that differs in one byte got the decoding of another (%q)", other.Result.Tools[0].Name)
 	}
+	// A message whose id shares one buffer with its result (as
+	// protocol.ScanMessage reads it) lets go of that buffer.
+	buf := []byte(`7` + a)
+	m := &protocol.Message{ID: buf[:1:1], Result: buf[1:]}
+	if _, err := c.page(m); err != nil {
+		t.Fatal(err)
+	}
+	if &m.ID[0] == &buf[0] || string(m.ID) != "7" || &m.Result[0] != &first.Resp.Result[0] {
+		t.Error("a repeated page's message still holds its own buffer through its id or result")
+	}
 	if _, err := c.page(&protocol.Message{Result: []byte(`{"tools":7}`)}); err == nil {
 		t.Error("an unreadable result decoded without error")
 	}
@@ -47,5 +59,82 @@ func TestPageCacheSharesByBytes(t *testing.T) {
 				t.Errorf("the cache keeps a page alive: %.40s", w.Value().raw)
 			}
 		}
+	}
+}
+
+// TestMemberJSON: the tools array of a page is found as encoding/json
+// finds it (the last of duplicate members, any spacing), as a part of the
+// page's bytes.
+func TestMemberJSON(t *testing.T) {
+	for _, tt := range []struct{ raw, want string }{
+		{`{"tools":[{"name":"a"}],"nextCursor":"x"}`, `[{"name":"a"}]`},
+		{` { "nextCursor" : "x" , "tools" :  [ 1, 2 ] } `, `[ 1, 2 ]`},
+		{`{"tools":[1],"tools":[2]}`, `[2]`},
+		{`{"tool":[1],"x":{"tools":[3]}}`, ``},
+		{`[1]`, ``},
+		{`{"tools":`, ``},
+	} {
+		got := memberJSON([]byte(tt.raw), "tools")
+		if string(got) != tt.want {
+			t.Errorf("memberJSON(%s) = %q, want %q", tt.raw, got, tt.want)
+		}
+		var res struct {
+			Tools json.RawMessage `json:"tools"`
+		}
+		if json.Unmarshal([]byte(tt.raw), &res) == nil && string(res.Tools) != string(got) {
+			t.Errorf("memberJSON(%s) = %q, encoding/json decodes %q", tt.raw, got, res.Tools)
+		}
+	}
+}
+
+// TestCheckSchemasTopLevel: an input schema that is not an object, or whose
+// type is not "object", fails once per tool that lists it, tools sharing a
+// schema each named, and a valid one passes.
+func TestCheckSchemasTopLevel(t *testing.T) {
+	ct := &T{check: &Check{ID: "tools.schema.input", Level: MUST}, env: &revEnv{eng: &engine{}, rev: protocol.Rev20251125}, status: StatusPass}
+	tools := []protocol.Tool{
+		{Name: "a", InputSchema: json.RawMessage(`[]`)},
+		{Name: "b", InputSchema: json.RawMessage(`{"type":"string"}`)},
+		{Name: "c", InputSchema: json.RawMessage(`{"properties":{}}`)},
+		{Name: "d", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		{Name: "e", InputSchema: json.RawMessage(`{"type":"string"}`)},
+		{Name: "f", InputSchema: json.RawMessage(`null`)},
+	}
+	n := checkSchemas(ct, tools, func(tl protocol.Tool) (json.RawMessage, bool) { return tl.InputSchema, true }, "inputSchema", true)
+	want := []string{
+		`inputSchema of a is not a JSON object: []`,
+		`inputSchema of b has type "string", want "object"`,
+		`inputSchema of c has type absent, want "object"`,
+		`inputSchema of e has type "string", want "object"`,
+		`inputSchema of f is not a JSON object: null`,
+	}
+	if n != len(tools) || ct.status != StatusFail || !slices.Equal(ct.messages, want) {
+		t.Errorf("judged %d, %s:\n%q\nwant %d, fail:\n%q", n, ct.status, ct.messages, len(tools), want)
+	}
+}
+
+// TestAllToolsSharedByRepeatedWalks: a walk whose pages are an earlier
+// walk's pages gets that walk's list; another walk over some of them does
+// not.
+func TestAllToolsSharedByRepeatedWalks(t *testing.T) {
+	var c pageCache
+	page := func(s string) toolPage {
+		p, err := c.page(&protocol.Message{Result: []byte(s)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const p1, p2 = `{"tools":[{"name":"a","inputSchema":{}}],"nextCursor":"x"}`, `{"tools":[{"name":"b","inputSchema":{}}]}`
+	a := allTools([]toolPage{page(p1), page(p2)})
+	b := allTools([]toolPage{page(p1), page(p2)})
+	if len(a) != 2 || &a[0] != &b[0] {
+		t.Errorf("a repeated walk listed %d tools in a copy of its own", len(b))
+	}
+	if one := allTools([]toolPage{page(p1)}); len(one) != 1 || one[0].Name != "a" {
+		t.Errorf("a walk of the first page alone lists %v", one)
+	}
+	if again := allTools([]toolPage{page(p1), page(p2)}); len(again) != 2 || again[1].Name != "b" || cap(again) != len(again) {
+		t.Errorf("after another walk, the two-page walk lists %v (cap %d)", again, cap(again))
 	}
 }

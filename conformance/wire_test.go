@@ -1,7 +1,9 @@
 package conformance
 
 import (
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -106,6 +108,66 @@ func TestCutLine(t *testing.T) {
 		h, size, verdict, ok := cutLine(tt.text)
 		if ok != (tt.size > 0) || size != tt.size || verdict != tt.verdict || tt.wantHead && h != head {
 			t.Errorf("cutLine(%q) = %q, %d, %q, %v; want size %d, verdict %q", tt.text, h, size, verdict, ok, tt.size, tt.verdict)
+		}
+	}
+}
+
+// TestDecodeMembersMatchesFullDecode: a message line's members are those of
+// the full decode, except an object params or result, which stands as
+// objectMember and which member decodes in full from the line.
+func TestDecodeMembersMatchesFullDecode(t *testing.T) {
+	lines := append(slices.Clone(keyLines),
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"x"}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"a"}],"isError":false}}`,
+		`{"jsonrpc":"2.0","id":2,"result":[1,2]}`,
+		`{"jsonrpc":"2.0","id":3,"params":"scalar","method":"m"}`,
+		`{"jsonrpc":"2.0","id":4,"result":{"a":1},"result":7}`,
+		`{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"m","data":{"x":1}}}`,
+	)
+	for _, line := range lines {
+		kind, obj := classifyLine(line)
+		if kind != lineMessage {
+			continue
+		}
+		full, err := decodeObject([]byte(strings.TrimSpace(line)))
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if len(obj) != len(full) {
+			t.Errorf("%s: members %v, the full decode has %v", line, obj, full)
+		}
+		for k, want := range full {
+			got := obj[k]
+			if _, shallow := got.(objectMember); shallow {
+				if _, isObj := want.(map[string]any); !isObj || !slices.Contains(deepMembers, k) {
+					t.Errorf("%s: %s left undecoded, full decode %v", line, k, want)
+				}
+				if !isObjectValue(got) {
+					t.Errorf("%s: %s is not an object value", line, k)
+				}
+			} else if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: %s = %v, full decode %v", line, k, got, want)
+			}
+			if m := member(obj, line, k); !reflect.DeepEqual(m, want) {
+				t.Errorf("%s: member %s = %v, full decode %v", line, k, m, want)
+			}
+		}
+	}
+}
+
+// TestPlainScalarAsDecodeValue: plainScalar decodes what it accepts as
+// decodeValue does.
+func TestPlainScalarAsDecodeValue(t *testing.T) {
+	for _, raw := range []string{`null`, `true`, `false`, `"a"`, `""`, `"a\"b"`, `"é"`, `"\u0041"`, `7`, `-0.5e3`, `01`, `-`, `1.`, `"2.0"`, `{}`, `[1]`, `"tab	x"`, `nul`} {
+		got, ok := plainScalar([]byte(raw))
+		want, err := decodeValue([]byte(raw))
+		if ok && (err != nil || !reflect.DeepEqual(got, want)) {
+			t.Errorf("plainScalar(%s) = %#v; decodeValue gives %#v, %v", raw, got, want, err)
+		}
+	}
+	for _, raw := range []string{`null`, `"a"`, `7`, `-0.5e3`, `true`} {
+		if _, ok := plainScalar([]byte(raw)); !ok {
+			t.Errorf("plainScalar(%s) declined a plain scalar", raw)
 		}
 	}
 }

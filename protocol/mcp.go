@@ -72,7 +72,9 @@ type Tool struct {
 	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
 	Execution    *ToolExecution   `json:"execution,omitempty"` // 2025-11-25
-	Meta         map[string]any   `json:"_meta,omitempty"`
+	// Meta is kept as the server wrote it: a list of 10,000 tools is
+	// decoded many times in a run, and one check reads a member of it.
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // ToolExecution is a tool's execution member (2025-11-25): whether it may

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -185,7 +186,38 @@ func (r *Registry) Clone(handler func(name, version string) Handler) *Registry {
 // immutable, monotonic, then (when the name has an active version)
 // major-bump and minor-bump against Latest(name).
 func (r *Registry) Publish(spec ToolSpec) error {
-	e, perr := r.newEntry(spec)
+	return r.publish(spec, nil)
+}
+
+// PublishAll publishes specs in order as Publish does each, and stops at
+// the first rejection, which it returns. Specs of one call that share an
+// input schema map share the registry's copy of it, its canonical text and
+// its compiled form: an estate of many tools with few distinct schemas
+// pays for each schema once. The caller must not change the maps during
+// the call.
+func (r *Registry) PublishAll(specs []ToolSpec) error {
+	shared := sharedSchemas{}
+	for _, spec := range specs {
+		if err := r.publish(spec, shared); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sharedSchemas holds the input schemas one PublishAll call has copied and
+// compiled, by the identity of the caller's map.
+type sharedSchemas map[uintptr]inputSchema
+
+// inputSchema is a tool's input schema as the registry keeps it.
+type inputSchema struct {
+	schema   map[string]any
+	compiled *Schema
+	text     string
+}
+
+func (r *Registry) publish(spec ToolSpec, shared sharedSchemas) error {
+	e, perr := r.newEntry(spec, shared)
 	if perr != nil {
 		return perr
 	}
@@ -265,7 +297,7 @@ func (r *Registry) guardLocked(e *entry) error {
 }
 
 // newEntry checks a spec on its own and takes a private copy of it.
-func (r *Registry) newEntry(spec ToolSpec) (*entry, *PublishError) {
+func (r *Registry) newEntry(spec ToolSpec, shared sharedSchemas) (*entry, *PublishError) {
 	invalid := func(err error, format string, args ...any) *PublishError {
 		return &PublishError{Rule: RuleInvalidSpec, Name: spec.Name, Version: spec.Version,
 			Detail: fmt.Sprintf(format, args...), Err: err}
@@ -292,21 +324,31 @@ func (r *Registry) newEntry(spec ToolSpec) (*entry, *PublishError) {
 	if spec.InputSchema == nil {
 		return nil, invalid(nil, "input schema: missing")
 	}
-	schema, err := copyValueObject(spec.InputSchema)
-	if err != nil {
-		return nil, invalid(err, "input schema: %v", err)
+	key := reflect.ValueOf(spec.InputSchema).Pointer()
+	in, ok := shared[key]
+	if !ok {
+		schema, err := copyValueObject(spec.InputSchema)
+		if err != nil {
+			return nil, invalid(err, "input schema: %v", err)
+		}
+		// MCP requires a tool's input schema to describe an object, and
+		// Call relies on it: arguments are always an object.
+		if t, _ := schema["type"].(string); t != "object" {
+			return nil, invalid(nil, `input schema: type must be "object"`)
+		}
+		// Compiling surfaces a schema the validator cannot use (an
+		// unsupported keyword, a malformed bound) now rather than at call
+		// time.
+		input, inputJSON, err := r.compile(schema)
+		if err != nil {
+			return nil, invalid(err, "input schema: %v", err)
+		}
+		in = inputSchema{schema: schema, compiled: input, text: inputJSON}
+		if shared != nil {
+			shared[key] = in
+		}
 	}
-	// MCP requires a tool's input schema to describe an object, and Call
-	// relies on it: arguments are always an object.
-	if t, _ := schema["type"].(string); t != "object" {
-		return nil, invalid(nil, `input schema: type must be "object"`)
-	}
-	// Compiling surfaces a schema the validator cannot use (an unsupported
-	// keyword, a malformed bound) now rather than at call time.
-	input, inputJSON, err := r.compile(schema)
-	if err != nil {
-		return nil, invalid(err, "input schema: %v", err)
-	}
+	schema, input, inputJSON := in.schema, in.compiled, in.text
 	output, outputSchema, outputJSON, perr := r.checkOutputSchema(spec.OutputSchema)
 	if perr != nil {
 		return nil, invalid(perr, "output schema: %v", perr)

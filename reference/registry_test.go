@@ -447,3 +447,49 @@ func TestLatestNeverDeprecatedOrRetiredResolveNeverRetired(t *testing.T) {
 		}
 	})
 }
+
+// TestPublishAllAsPublishEach: PublishAll gives the registry Publish one by
+// one gives (tools, schemas, canonical text, validation), sharing one copy
+// of a schema map that specs share, keeps none of the caller's maps, and
+// stops at the first rejection with Publish's error.
+func TestPublishAllAsPublishEach(t *testing.T) {
+	shared := estObject(map[string]any{"q": map[string]any{"type": "string", "maxLength": 3}}, "q")
+	var specs []ToolSpec
+	for i, name := range []string{"a", "b", "c", "d"} {
+		s := estSpec(name, "1.0.0")
+		if i%2 == 0 {
+			s.InputSchema = shared
+		}
+		specs = append(specs, s)
+	}
+	each, all := NewRegistry(), NewRegistry()
+	estPublish(t, each, specs...)
+	if err := all.PublishAll(specs); err != nil {
+		t.Fatal(err)
+	}
+	shared["properties"].(map[string]any)["q"].(map[string]any)["maxLength"] = 1 // after the call: reaches neither
+	for _, s := range specs {
+		want, got := each.estResolve(t, s.Name, "1.0.0"), all.estResolve(t, s.Name, "1.0.0")
+		if w, g := estJSON(t, want.MCP()), estJSON(t, got.MCP()); w != g {
+			t.Errorf("%s: PublishAll gives %s, Publish %s", s.Name, g, w)
+		}
+		if w, g := string(want.InputSchemaJSON()), string(got.InputSchemaJSON()); w != g || strings.Contains(g, `"maxLength":1`) {
+			t.Errorf("%s: canonical schema %s, Publish gives %s", s.Name, g, w)
+		}
+		args := map[string]any{"q": "abcd"}
+		_, werr := each.Call(Principal{Tenant: "acme", Clearance: ClassificationPublic}, s.Name, args)
+		_, gerr := all.Call(Principal{Tenant: "acme", Clearance: ClassificationPublic}, s.Name, args)
+		if (werr == nil) != (gerr == nil) {
+			t.Errorf("%s: call with %v: PublishAll's registry says %v, Publish's %v", s.Name, args, gerr, werr)
+		}
+	}
+	// The first rejection ends the call, with the error Publish gives.
+	r := NewRegistry()
+	err := r.PublishAll([]ToolSpec{estSpec("e", "1.0.0"), estSpec("e", "1.0.0"), estSpec("f", "1.0.0")})
+	if estRule(err) != RuleImmutable {
+		t.Errorf("PublishAll with a repeated version: %v, want the %s rejection", err, RuleImmutable)
+	}
+	if _, ok := r.Latest("f"); ok {
+		t.Error("PublishAll went on after a rejection")
+	}
+}

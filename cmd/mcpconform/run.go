@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/conformance"
+	"github.com/mcpconform/mcpconform/internal/memlimit"
 	"github.com/mcpconform/mcpconform/report"
 	"github.com/mcpconform/mcpconform/runner"
 )
@@ -176,7 +177,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		status = newStatusLine(stderr)
 		opts.Progress = status.update
 	}
+	stopLimit := memlimit.Keep() // the heap follows the live data (internal/memlimit)
 	rep, err := conformance.Run(context.Background(), opts)
+	stopLimit()
 	if status != nil {
 		status.clear()
 	}

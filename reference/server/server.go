@@ -529,6 +529,11 @@ func invalidParams(msg string) *rpcError {
 }
 
 func resultLine(id json.RawMessage, result any) []byte {
+	if m, ok := holdsCompact(result); ok {
+		if b, ok := pageLine(id, m); ok {
+			return b
+		}
+	}
 	b, err := marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`

@@ -63,6 +63,9 @@ func (s *Server) listTools(params map[string]json.RawMessage, rev string) (map[s
 		page = append(page, m)
 	}
 	result := map[string]any{"tools": page}
+	if b, ok := appendJSON(make([]byte, 0, 512*len(page)), page); ok {
+		result["tools"] = compactJSON(b)
+	}
 	if end < tools.Len() {
 		result["nextCursor"] = encodeCursor(tools.At(end - 1).Name())
 	}

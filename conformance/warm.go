@@ -1,0 +1,116 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcpconform/mcpconform/runner"
+)
+
+// Processes started ahead of need. A server that takes a quarter of a
+// second to start costs every check that starts a process that long, one
+// check after another; started while the check before it runs, the process
+// is ready when the check asks for it. The engine starts what the next
+// checks declare (Check.Starts), and only processes that run the command:
+// a server served in this program starts at once. A warm process has been
+// sent nothing: whatever it wrote on its own is still queued for the check
+// that takes it, and in that check's evidence.
+
+// maxWarm bounds the processes a revision keeps started ahead: more would
+// only compete for the CPU with the checks running now.
+const maxWarm = 2
+
+// warmProc is a process started ahead, with the configuration it got.
+type warmProc struct {
+	c   *Conn
+	cfg runner.Config
+}
+
+// sameStart reports whether a process started from a serves a caller that
+// asks for b: the same patience and the same kind of process.
+func sameStart(a, b runner.Config) bool {
+	return a.Serve == nil && b.Serve == nil && a.RequestTimeout == b.RequestTimeout &&
+		a.StartTimeout == b.StartTimeout && a.ShutdownGrace == b.ShutdownGrace &&
+		a.KillGrace == b.KillGrace && a.MaxLineBytes == b.MaxLineBytes
+}
+
+// takeWarm returns a process started ahead from a configuration like cfg,
+// labelled name-N (N its place in the revision's start order), or nil.
+func (env *revEnv) takeWarm(name string, cfg runner.Config) *Conn {
+	for i, w := range env.warm {
+		if !sameStart(w.cfg, cfg) {
+			continue
+		}
+		env.warm = append(env.warm[:i:i], env.warm[i+1:]...)
+		c := w.c
+		c.name = fmt.Sprintf("%s-%d", name, c.seq)
+		c.warm = true
+		env.mu.Lock()
+		env.conns = append(env.conns, c)
+		env.mu.Unlock()
+		return c
+	}
+	return nil
+}
+
+// prewarm starts, ahead of need, the processes the next checks that will
+// start some declare (at most maxWarm kept, for the next two such checks).
+func (env *revEnv) prewarm(ctx context.Context, next []*Check) {
+	if ctx.Err() != nil || len(env.stalls) > 0 || env.sessionLost != nil || env.handshakeErr != nil {
+		return // a server that stops answering gets no process it may not need
+	}
+	want, seen := 0, 0
+	for _, c := range next {
+		if seen == 2 {
+			break
+		}
+		if c.Starts == 0 || env.results[c.ID] != nil || !env.mayRun(c) {
+			continue
+		}
+		seen++
+		if env.servedFor(c) {
+			continue
+		}
+		want += c.Starts
+	}
+	cfg := env.config()
+	for len(env.warm) < min(want, maxWarm) {
+		c, err := env.spawn(ctx, "fresh", cfg)
+		if err != nil {
+			return // the check that needs one reports it
+		}
+		env.warm = append(env.warm, warmProc{c: c, cfg: cfg})
+	}
+}
+
+// mayRun reports whether check c can still run in the revision (and so
+// start processes), as far as the results so far tell.
+func (env *revEnv) mayRun(c *Check) bool {
+	if !c.AppliesTo(env.rev) || c.IsProfile() && env.eng.opts.Profile == nil && !env.eng.opts.Estate {
+		return false
+	}
+	if c.Capability != "" && !env.info.Has(c.Capability) {
+		return false
+	}
+	for _, id := range c.Prereqs {
+		if r := env.results[id]; r != nil && (r.Status == StatusFail || r.Status == StatusError || r.Status == StatusBlocked) {
+			return false
+		}
+	}
+	return true
+}
+
+// servedFor reports whether the processes of check c are served in this
+// program (see T.processConfig).
+func (env *revEnv) servedFor(c *Check) bool {
+	o := env.eng.opts
+	return o.Serve != nil && c.Area() != "stdio" && len(o.Env) == 0 && o.Dir == ""
+}
+
+// closeWarm ends the processes started ahead that no check took.
+func (env *revEnv) closeWarm() {
+	for _, w := range env.warm {
+		w.c.closeAfterCheck()
+	}
+	env.warm = nil
+}
