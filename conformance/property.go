@@ -105,7 +105,7 @@ func init() {
 	Register(Check{
 		ID:          "property.tools.list-stable",
 		Title:       "The tool list is the same across calls and processes",
-		Requirement: "Without a list-changed notification, tools/list returns the same tools across repeated calls and fresh processes.",
+		Requirement: "Without a list-changed notification, tools/list returns the same tools across repeated calls and across processes.",
 		Authority:   Advisory("No legacy sentence says a tool list is stable between list-changed notifications; clients cache it on that assumption, so a list that varies is reported."),
 		Refs:        []SpecRef{{Revision: protocol.Rev20251125, File: "server/tools.mdx", Section: "List Changed Notification"}},
 		Capability:  "tools",
@@ -196,22 +196,46 @@ func barrierLine(rev, id string) string {
 	return requestLine(rev, id, eraBarrier(rev), nil)
 }
 
-// drive starts a fresh process (outside the check's evidence unless
-// evidence is set, as shrinking runs many), opens it for
-// the revision, sends lines without waiting, then a barrier request, and
-// collects what arrives until the barrier and every request are answered.
-// A server may answer pipelined requests in any order, even after the
-// barrier, so a second barrier is then sent: anything arriving before its
-// answer is still attributed to the sequence (a duplicate, say).
-func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
+// where says which process a sequence runs on.
+type where int
+
+const (
+	// ownProcess: a process of its own, outside the check's evidence
+	// (shrinking runs many).
+	ownProcess where = iota
+	// freshProcess: a fresh process of the check, whose transcript is the
+	// result's evidence (the shrunk failing case).
+	freshProcess
+	// scratchSession: the revision's scratch session, already opened, in
+	// the check's evidence; for a sequence that leaves nothing behind
+	// once it is answered (see spare.go).
+	scratchSession
+)
+
+// drive runs lines on a process as at says: it opens the process for the
+// revision unless it is the scratch session, sends lines without waiting,
+// then a barrier request, and collects what arrives until the barrier and
+// every request are answered. A server may answer pipelined requests in
+// any order, even after the barrier, so a second barrier is then sent:
+// anything arriving before its answer is still attributed to the sequence
+// (a duplicate, say).
+func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 	ctx := t.ctx
 	t.unlessStalled()
 	var p *runner.Process
-	if evidence {
+	first, second := barrierID, barrier2ID
+	switch at {
+	case scratchSession:
+		// The scratch has answered other checks' requests: barriers of
+		// their own ids.
+		p = t.Scratch().p
+		n := t.env.nextID()
+		first, second = fmt.Sprintf(`"mcpconform-barrier-%d"`, n), fmt.Sprintf(`"mcpconform-barrier-%d-2"`, n)
+	case freshProcess:
 		// A process of the check's own: its transcript becomes the
 		// evidence of the result, and the engine closes it.
 		p = t.Fresh().p
-	} else {
+	default:
 		var err error
 		if p, err = runner.Start(ctx, t.processConfig()); err != nil {
 			return wireRun{}, fmt.Errorf("start server: %w", err)
@@ -219,7 +243,7 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 		defer t.env.closeProcess(p)
 	}
 	run := wireRun{Requests: 2}
-	if open := opening(t.env.rev); open != nil {
+	if open := opening(t.env.rev); open != nil && at != scratchSession {
 		if err := p.SendRaw([]byte(open[0])); err != nil {
 			return run, fmt.Errorf("send initialize: %w", err)
 		}
@@ -237,7 +261,7 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 			return run, fmt.Errorf("send initialized: %w", err)
 		}
 	}
-	pending := map[string]bool{barrierID: true}
+	pending := map[string]bool{first: true}
 	for _, l := range lines {
 		if err := p.SendRaw([]byte(l.Raw)); err != nil {
 			run.Err = err
@@ -248,15 +272,16 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 			pending[l.ID] = true
 		}
 	}
-	if err := p.SendRaw([]byte(barrierLine(t.env.rev, barrierID))); err != nil {
+	if err := p.SendRaw([]byte(barrierLine(t.env.rev, first))); err != nil {
 		run.Err = err
 		return run, nil
 	}
 	// The wait is per request, not a total for the sequence: every item
-	// that arrives renews it. A process not yet opened by an initialize
-	// answer gets the start timeout for its first line.
+	// that arrives renews it. A process that has not written a line yet
+	// (a modern one, which no initialize opened) gets the start timeout
+	// for its first.
 	wait := t.RequestTimeout()
-	if opening(t.env.rev) == nil {
+	if !p.HasSpoken() {
 		wait = max(wait, t.env.eng.startTimeout())
 	}
 	deadline := time.Now().Add(wait)
@@ -280,7 +305,7 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 			}
 			if r.Msg != nil && r.Msg.Kind() == protocol.KindResponse {
 				key := answeredID(r)
-				if key == barrierID || key == barrier2ID {
+				if key == first || key == second {
 					delete(pending, key)
 					continue
 				}
@@ -292,7 +317,7 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 	}
 	if err := collect(func() bool { return len(pending) == 0 }); err != nil {
 		run.Err = err
-		run.Answered = !pending[barrierID] // the server still serves; some requests went unanswered
+		run.Answered = !pending[first] // the server still serves; some requests went unanswered
 		if !run.Answered && !slices.ContainsFunc(lines, func(l wireLine) bool { return l.Malformed }) {
 			// No answer to a barrier after well-formed lines: the process
 			// hangs, which the revision's breaker counts.
@@ -300,12 +325,12 @@ func drive(t *T, lines []wireLine, evidence bool) (wireRun, error) {
 		}
 		return run, nil
 	}
-	pending[barrier2ID] = true
-	if err := p.SendRaw([]byte(barrierLine(t.env.rev, barrier2ID))); err != nil {
+	pending[second] = true
+	if err := p.SendRaw([]byte(barrierLine(t.env.rev, second))); err != nil {
 		run.Err = err
 		return run, nil
 	}
-	if err := collect(func() bool { return !pending[barrier2ID] }); err != nil {
+	if err := collect(func() bool { return !pending[second] }); err != nil {
 		run.Err = err
 		return run, nil
 	}
@@ -344,10 +369,15 @@ func answeredID(r runner.Received) string {
 
 // sequenceProperty runs a generated sequence, shrinks it when judge finds a
 // problem, saves the shrunk case as a transcript and fails the check.
-func sequenceProperty(t *T, what string, lines []wireLine, judge func([]wireLine, wireRun) []string) {
+//
+// The first run is on at (ownProcess, or the scratch session for a
+// sequence that leaves nothing behind once answered); shrinking runs each
+// attempt in a process of its own, and the shrunk case once more in a
+// fresh process of the check, as its evidence.
+func sequenceProperty(t *T, what string, lines []wireLine, at where, judge func([]wireLine, wireRun) []string) {
 	t.requireInfo() // a legacy sequence opens with initialize: none answered, none judged
 	start := time.Now()
-	run, err := drive(t, lines, false)
+	run, err := drive(t, lines, at)
 	var open *openingError
 	if errors.As(err, &open) && t.ctx.Err() == nil && (errors.Is(err, runner.ErrExited) || errors.Is(err, runner.ErrFlood) || errors.Is(err, runner.ErrTimeout)) {
 		// The server's fault, not the harness's, and the check that owns
@@ -384,14 +414,14 @@ func sequenceProperty(t *T, what string, lines []wireLine, judge func([]wireLine
 		if timeouts >= maxShrinkTimeouts || t.env.stallBreaker(t.check.ID) != nil {
 			return false // a hung server is not worth more full waits
 		}
-		r, err := drive(t, ls, false)
+		r, err := drive(t, ls, ownProcess)
 		if errors.Is(err, runner.ErrTimeout) || errors.Is(r.Err, runner.ErrTimeout) {
 			timeouts++
 		}
 		return err == nil && len(judge(ls, r)) > 0
 	})
 	if t.env.stallBreaker(t.check.ID) == nil {
-		r, _ := drive(t, small, true)
+		r, _ := drive(t, small, freshProcess)
 		if p := judge(small, r); len(p) > 0 {
 			problems = p
 		} else {
@@ -553,6 +583,11 @@ func probeNotification(rev string, src gen.Source) string {
 	}
 }
 
+// answeredOnceBase is where the ids of property.jsonrpc.answered-once
+// start: its sequence runs on the scratch session, whose earlier requests
+// had small integer ids, and an id is never used twice in a session.
+const answeredOnceBase = 1_000_000
+
 // answeredOnceLines draws n pipelined requests of both id types with
 // notifications interleaved; at most maxLists of them are tools/list (a
 // ping or discover instead), so that a long tool list keeps the sequence's
@@ -567,7 +602,7 @@ func answeredOnceLines(src gen.Source, rev string, n, maxLists int) []wireLine {
 		if src.Intn(3) == 0 {
 			lines = append(lines, wireLine{Raw: probeNotification(rev, src)})
 		}
-		id := idFor(i)
+		id := idFor(answeredOnceBase + i)
 		method := methods[src.Intn(len(methods))]
 		if method == protocol.MethodToolsList {
 			if maxLists <= 0 {
@@ -588,7 +623,7 @@ func runAnsweredOnce(t *T) {
 	}
 	lines := answeredOnceLines(t.Rand(), t.env.rev, n, maxLists)
 	t.Expect("each of the %d requests answered once with its id; nothing else answered", n)
-	sequenceProperty(t, "pipelined requests and notifications", lines, func(ls []wireLine, run wireRun) []string {
+	sequenceProperty(t, "pipelined requests and notifications", lines, scratchSession, func(ls []wireLine, run wireRun) []string {
 		var problems []string
 		if !run.Answered {
 			problems = append(problems, fmt.Sprintf("the server stopped answering: %v", run.Err))
@@ -638,7 +673,7 @@ func notificationLines(src gen.Source, rev string, n int) []wireLine {
 func runNotificationsUnanswered(t *T) {
 	lines := notificationLines(t.Rand(), t.env.rev, t.cases())
 	t.Expect("no response to any of %d notifications", len(lines))
-	sequenceProperty(t, "notifications only", lines, func(ls []wireLine, run wireRun) []string {
+	sequenceProperty(t, "notifications only", lines, scratchSession, func(ls []wireLine, run wireRun) []string {
 		var problems []string
 		for _, r := range run.Received {
 			if r.Msg != nil && r.Msg.Kind() == protocol.KindResponse {
@@ -705,7 +740,7 @@ func runMalformed(t *T, advisory bool) {
 		t.Expect("every request after %d malformed lines answered while the server runs", n)
 	}
 	var warn []string
-	sequenceProperty(t, "malformed lines between requests", lines, func(ls []wireLine, run wireRun) []string {
+	sequenceProperty(t, "malformed lines between requests", lines, ownProcess, func(ls []wireLine, run wireRun) []string {
 		warn = nil
 		if !run.Answered {
 			// One root cause, one verdict: stopping over the client's
@@ -787,11 +822,12 @@ func runSameErrorBytes(t *T) {
 	t.Expect("identical error responses, id aside, for %d invalid requests each sent twice", len(calls))
 	start := time.Now()
 	defer func() { rate(t, 2*len(calls), time.Since(start)) }()
-	for _, cl := range calls {
-		a, err := c.Request(cl.method, cl.params)
-		c.must(cl.method, err)
-		b, err := c.Request(cl.method, cl.params)
-		c.must(cl.method, err)
+	// Each call twice, pipelined: a deterministic server gives the same
+	// bytes however close together the two arrive, and a round trip per
+	// request was most of the check's time.
+	answers := pipelineTwice(c, len(calls), func(i int) (string, any) { return calls[i].method, calls[i].params })
+	for i, cl := range calls {
+		a, b := answers[2*i], answers[2*i+1]
 		if sa, sb := strippedMember(a), strippedMember(b); sa != sb {
 			tr := newTranscript(t, "an invalid request sent twice; the second answer must repeat the bytes of the first as this server sent it")
 			line1 := requestLine(rev, "1", cl.method, cloneParams(cl.params))
@@ -813,6 +849,52 @@ func runSameErrorBytes(t *T) {
 			t.Fatalf("%s %s gave different answers twice (failing case saved as %s)", cl.method, canonJSON(cl.params), file)
 		}
 	}
+}
+
+// sameWindow is the number of requests pipelineTwice keeps in flight.
+const sameWindow = 64
+
+// pipelineTwice sends each of n requests twice, the requests in order,
+// with at most sameWindow unanswered at a time, and returns the answers:
+// request i's at 2i and 2i+1. Each answer is awaited by its id with the
+// request timeout; a request that gets none ends the check as
+// MustRequest does. The exchanges are recorded as Request records them.
+func pipelineTwice(c *Conn, n int, call func(i int) (method string, params any)) []*protocol.Message {
+	type sent struct {
+		id     json.RawMessage
+		method string
+		params json.RawMessage
+	}
+	out := make([]*protocol.Message, 2*n)
+	pending := make([]sent, 0, 2*n)
+	next := 0
+	for got := range out {
+		for next < len(out) && next-got < sameWindow {
+			method, params := call(next / 2)
+			p, err := c.params(params)
+			if err != nil {
+				c.t.HarnessError("%s: %v", method, err)
+			}
+			id := c.p.NewID()
+			if err := c.Send(id, method, params); err != nil {
+				c.must(method, err)
+			}
+			raw, _ := json.Marshal(p)
+			pending = append(pending, sent{json.RawMessage(strconv.FormatInt(id, 10)), method, raw})
+			next++
+		}
+		s := pending[got]
+		m, err := c.p.Await(c.ctx(), s.id)
+		if m != nil && lineProblem(err) {
+			err = nil // the line's fault is the stdio checks' to judge, as for Request
+		}
+		c.noteErr(err)
+		c.noteStall(s.method, err)
+		c.env.record(Exchange{Process: c.name, Method: s.method, Params: s.params, Response: m})
+		c.must(s.method, err)
+		out[got] = m
+	}
+	return out
 }
 
 func cloneParams(p map[string]any) map[string]any {
@@ -971,9 +1053,17 @@ func runArguments(t *T, validSide bool) {
 	if len(cs) == 0 {
 		t.NotVerified("no %s arguments could be generated for %d callable tools", kind, len(tools))
 	}
-	c := t.FreshSession()
+	// The revision's scratch session, shared with the other argument
+	// check: the calls are of tools that change nothing, each with an id
+	// of its own; a call left unanswered keeps the process from the next
+	// check (see spare.go).
+	c := t.Scratch()
+	prefix := "arg-invalid-"
+	if validSide {
+		prefix = "arg-valid-"
+	}
 	start := time.Now()
-	answers := pipelineCalls(t, c, tools, cs)
+	answers := pipelineCalls(t, c, tools, cs, prefix)
 	rate(t, len(cs), time.Since(start))
 	answered := make([]bool, len(tools))
 	n, late := 0, 0
@@ -1121,7 +1211,7 @@ const callWindow = 64
 // time and returns the answers in case order. When no answer comes within
 // the request timeout, the calls still out (a tool that sleeps, say) give
 // no evidence either way and stay nil, as do the calls never sent.
-func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase) []*protocol.Message {
+func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) []*protocol.Message {
 	names := make([]string, len(tools))
 	for i, at := range tools {
 		b, _ := json.Marshal(at.tool.Name)
@@ -1138,7 +1228,8 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase) []*protocol.Mes
 	for got < len(cs) {
 		for next < len(cs) && next-got < callWindow {
 			line.Reset()
-			line.WriteString(`{"jsonrpc":"2.0","id":"arg-`)
+			line.WriteString(`{"jsonrpc":"2.0","id":"`)
+			line.WriteString(prefix)
 			line.WriteString(strconv.Itoa(next))
 			line.WriteString(`","method":"tools/call","params":{"name":`)
 			line.WriteString(names[cs[next].tool])
@@ -1161,7 +1252,7 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase) []*protocol.Mes
 		if r.Msg == nil || r.Msg.Kind() != protocol.KindResponse {
 			continue
 		}
-		if i, ok := argIndex(r.Msg.IDKey()); ok && i < next && out[i] == nil {
+		if i, ok := argIndex(r.Msg.IDKey(), prefix); ok && i < next && out[i] == nil {
 			out[i] = r.Msg
 			got++
 		}
@@ -1169,9 +1260,9 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase) []*protocol.Mes
 	return out
 }
 
-// argIndex parses the id key `"arg-N"` pipelineCalls gives case N.
-func argIndex(key string) (int, bool) {
-	rest, ok := strings.CutPrefix(key, `"arg-`)
+// argIndex parses the id key `"PREFIXN"` pipelineCalls gives case N.
+func argIndex(key, prefix string) (int, bool) {
+	rest, ok := strings.CutPrefix(key, `"`+prefix)
 	if !ok {
 		return 0, false
 	}
@@ -1339,20 +1430,20 @@ func listChanges(c *Conn) int {
 
 // listBudget bounds the tools property.tools.list-stable lists beyond the
 // revision's shared walk, so that its work stays linear in the size of the
-// list with a small constant: at least the session once more and the fresh
-// process once, and repeats only while they fit.
+// list with a small constant: at least the session once more and the
+// scratch session once, and repeats only while they fit.
 const listBudget = 20000
 
 // listPlan says how many lists property.tools.list-stable compares for a
 // list of n tools: lists in the shared session (its first is the
-// revision's shared walk) and in the one fresh process. It takes the most
-// repeats whose new walks list at most listBudget tools, and at least the
-// session twice and the fresh process once. One fresh process is enough
-// for "across processes": the shared session is the other, and a third
+// revision's shared walk) and in the scratch session, another process. It
+// takes the most repeats whose new walks list at most listBudget tools,
+// and at least the session twice and the scratch once. One other process
+// is enough for "across processes"; a process started for the check alone
 // would only add a start-up.
-func listPlan(cases, n int) (session, perFresh int) {
+func listPlan(cases, n int) (session, other int) {
 	per := max(2, min(cases/20, 10))
-	fits := func(session, perFresh int) bool { return (session-1+perFresh)*n <= listBudget }
+	fits := func(session, other int) bool { return (session-1+other)*n <= listBudget }
 	for ; per > 2 && !fits(per, per); per-- {
 	}
 	if fits(per, per) {
@@ -1376,7 +1467,7 @@ func runListStable(t *T) {
 	if err != nil {
 		t.blockOnTools(err)
 	}
-	session, perFresh := listPlan(t.cases(), len(tools))
+	session, other := listPlan(t.cases(), len(tools))
 	var first [][]byte
 	var firstProc string
 	if w := t.env.sharedWalk(); w != nil && w.ended && listChanges(t.Session()) == 0 {
@@ -1423,8 +1514,8 @@ func runListStable(t *T) {
 			}
 		}
 	}
-	t.Expect("the same tools, %d times in the shared session and %s", session, freshPlan(1, perFresh))
-	if per := max(2, min(t.cases()/20, 10)); session != per || perFresh != per {
+	t.Expect("the same tools, %d times in the shared session and %s in the scratch session (another process)", session, times(other))
+	if per := max(2, min(t.cases()/20, 10)); session != per || other != per {
 		t.Logf("%d tools: fewer lists than --cases asks, so that the check lists at most %d tools beyond the shared walk", len(tools), listBudget)
 	}
 	start := time.Now()
@@ -1435,22 +1526,19 @@ func runListStable(t *T) {
 	}
 	walks += session
 	compare(t.Session(), "the shared session", session)
-	walks += perFresh
-	compare(t.FreshSession(), "the fresh process", perFresh)
+	walks += other
+	compare(t.Scratch(), "the scratch session", other)
 	if compared == 0 {
 		t.NotVerified("no two lists to compare: every list but the last was walked while the server sent %s", protocol.NotifToolsListChanged)
 	}
 }
 
-func freshPlan(fresh, per int) string {
-	times := "once"
-	if per > 1 {
-		times = fmt.Sprintf("%d times", per)
+// times renders a count of repeats: once, 5 times.
+func times(n int) string {
+	if n == 1 {
+		return "once"
 	}
-	if fresh == 1 {
-		return times + " in 1 fresh process"
-	}
-	return fmt.Sprintf("%s in each of %d fresh processes", times, fresh)
+	return fmt.Sprintf("%d times", n)
 }
 
 // saveListCase writes calls tools/list requests in one process, each of
