@@ -136,13 +136,11 @@ func sendCancel(t *T, c *Conn, id any, reason string) *protocol.Message {
 	return early
 }
 
-// session returns a fresh process ready for requests of the revision.
-func (t *T) freshReady() *Conn {
-	if t.Modern() {
-		return t.Fresh()
-	}
-	return t.FreshSession()
-}
+// cancelSession is the session the cancellation checks share, one after
+// another: each judges only the ids it sent, so what an earlier one left
+// running (a cancelled call a server went on with) cannot change a later
+// one's verdict, and a process that missed an answer is not handed on.
+func cancelSession(t *T) *Conn { return t.SharedBy("cancellation") }
 
 // responseTo returns the response with id key among items, or nil.
 func responseTo(items []runner.Received, key string) *protocol.Message {
@@ -166,7 +164,7 @@ func init() {
 		Capability: "tools",
 		Run: func(t *T) {
 			call := requireSlowCall(t)
-			c := t.freshReady()
+			c := cancelSession(t)
 			t.Expect("no response to the cancelled request after notifications/cancelled")
 			durations := attemptDurations(quickCancel, retryCancel, cancelDuration(t))
 			for i, d := range durations {
@@ -205,7 +203,7 @@ func init() {
 		Capability: "tools",
 		Run: func(t *T) {
 			call := requireSlowCall(t)
-			c := t.freshReady()
+			c := cancelSession(t)
 			d := progressDuration(t)
 			id := fmt.Sprintf("cancel-me-%d", c.env.nextID())
 			c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall,
@@ -236,9 +234,10 @@ func init() {
 			"Invalid cancellation notifications SHOULD be ignored: Already completed requests"),
 		Refs:       cancellationRefs("Error Handling"),
 		Capability: "tools",
+		Starts:     1, // the first of the cancellation checks (by id) opens their session
 		Run: func(t *T) {
 			call := requireSlowCall(t)
-			c := t.freshReady()
+			c := cancelSession(t)
 			m := c.MustRequest(barrierMethod(t), nil)
 			var answered any
 			_ = json.Unmarshal(m.ID, &answered)
@@ -256,7 +255,7 @@ func init() {
 		Capability: "tools",
 		Run: func(t *T) {
 			call := requireSlowCall(t)
-			c := t.freshReady()
+			c := cancelSession(t)
 			judgeIgnoredCancel(t, c, call, fmt.Sprintf("mcpconform-never-sent-%d", c.env.nextID()), "a request id never sent")
 		},
 	})

@@ -179,12 +179,9 @@ func observeProgress(t *T) *progressRun {
 		return run
 	}
 	call := requireSlowCall(t)
-	var c *Conn
-	if t.Modern() {
-		c = t.Fresh()
-	} else {
-		c = t.FreshSession()
-	}
+	// The scratch session: the call is answered and a barrier after it,
+	// so nothing of it is left for the checks that use the scratch next.
+	c := t.Scratch()
 	run := &progressRun{conn: c, mark: len(c.p.Transcript()), tool: call.tool.Name}
 	durations := attemptDurations(quickProgress, progressDuration(t))
 	for i, d := range durations {
@@ -207,7 +204,6 @@ func observeProgress(t *T) *progressRun {
 		}
 		break
 	}
-	c.Close() // its transcript stays readable for the other checks
 	t.env.setMemo("progress", run)
 	return run
 }

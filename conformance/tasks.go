@@ -749,6 +749,7 @@ func init() {
 			"Servers SHOULD return a `-32601` (Method not found) error if a client attempts to do so."),
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Starts:     1, // its own session
 		Run: func(t *T) {
 			if !t.Server().has("tasks", "requests") {
 				t.NotApplicable("the server declares no task-augmented requests")
@@ -775,6 +776,7 @@ func init() {
 		Refs:       []SpecRef{tasksRef("Protocol Errors")},
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Starts:     1, // its own session
 		Run: func(t *T) {
 			if !t.Server().has("tasks", "requests") {
 				t.NotApplicable("the server declares no task-augmented requests")
@@ -993,6 +995,7 @@ func init() {
 		Refs:       []SpecRef{tasksRef("Associating Task-Related Messages")},
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Starts:     1, // the first of the input checks (by id) makes observeTaskInput's session
 		Run: func(t *T) {
 			run := requireTaskInput(t)
 			t.Expect("_meta[%s].taskId = %q", protocol.MetaRelatedTask, run.taskID)
@@ -1121,6 +1124,7 @@ func init() {
 		Refs:       []SpecRef{{Revision: protocol.Rev20251125, File: "schema.ts", Section: "Task"}},
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Starts:     1, // the first tasks check (by id) makes the task session of observeTasks
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)
