@@ -313,7 +313,7 @@ func init() {
 // (a pass that proves nothing), and is made again with progressDuration.
 func judgeIgnoredCancel(t *T, c *Conn, call slowCall, other any, what string) {
 	t.Expect("the call in flight answered with a result")
-	durations := attemptDurations(quickProgress, progressDuration(t))
+	durations := attemptDurations(quickIgnored, progressDuration(t))
 	for i, d := range durations {
 		last := i == len(durations)-1
 		id := fmt.Sprintf("in-flight-%d", c.env.nextID())
