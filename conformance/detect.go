@@ -288,9 +288,13 @@ func (det *detection) probeDiscover(ctx context.Context, c *Conn, mu *sync.Mutex
 // request, which the spec counts as legacy).
 func (det *detection) judgeDiscover(ctx context.Context, c *Conn, mu *sync.Mutex) (string, bool, error) {
 	params, _ := c.params(nil)
+	from := helloFrom(c.p)
 	m, err := c.p.Request(ctx, protocol.MethodDiscover, params)
 	if m != nil && lineProblem(err) {
 		err = nil
+	}
+	if m != nil {
+		c.recordHello(protocol.Modern, from, m)
 	}
 	if err != nil {
 		return fmt.Sprintf("server/discover: no answer (%s): not modern", runFault(err)), false, err

@@ -350,6 +350,7 @@ type revEnv struct {
 	handshakeErr error             // a session handshake failed: later ones would too
 	sessionLost  *sessionLostError // the session stopped answering: no new one, no new wait
 	toolsDone    bool              // checks of one revision run one at a time
+	malformed    *sharedSequence   // the malformed-line sequence both property.jsonrpc.malformed-* judge (property.go)
 	slow         bool              // the running check is a re-run: doubled timeouts
 	tools        []protocol.Tool
 	toolsErr     error

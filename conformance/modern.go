@@ -47,10 +47,18 @@ func (t *T) dualEra() bool {
 	return err == nil && m.Result != nil
 }
 
-// discover sends server/discover on a fresh process and returns its result,
-// ending the check when there is none.
+// discover returns the result of server/discover in a process that had
+// seen nothing: the one the modern session opened with (the era probe sent
+// exactly that request), or one sent now on a fresh process. It ends the
+// check when there is none.
 func (t *T) discover() (protocol.DiscoverResult, *protocol.Message) {
-	m := t.Fresh().MustRequest(protocol.MethodDiscover, nil)
+	var m *protocol.Message
+	if c, h := t.sessionHello(); h != nil {
+		t.citeHello(c, h, "the revision's session, which the era probe opened with server/discover")
+		m = h.resp
+	} else {
+		m = t.Fresh().MustRequest(protocol.MethodDiscover, nil)
+	}
 	if m.Error != nil {
 		t.Actual("error %d", m.Error.Code)
 		t.Fatalf("server/discover failed with error %d: %s", m.Error.Code, m.Error.Message)
@@ -142,6 +150,7 @@ func init() {
 			"A request missing any required field is malformed; the server MUST reject it with JSON-RPC error code `-32602` (Invalid params)."),
 		Refs:      []SpecRef{modernRef("basic/index.mdx", "`_meta`"), modernRef("basic/versioning.mdx", "Backward Compatibility with Initialization-Based Versions")},
 		Revisions: ModernOnly(),
+		Starts:    2,
 		Run: func(t *T) {
 			method := probeMethod(t)
 			caps := map[string]any{}
@@ -157,9 +166,10 @@ func init() {
 			// are unambiguously modern. A dual-era server need not serve
 			// both eras on one process, so nothing era-ambiguous precedes
 			// them. server/discover goes first, so that a server that needs
-			// a warm-up request fails modern.stateless.first-request alone.
-			c := t.Fresh()
-			c.MustRequest(protocol.MethodDiscover, nil)
+			// a warm-up request fails modern.stateless.first-request alone:
+			// the scratch session opened with it, and what follows changes
+			// nothing.
+			c := t.Scratch()
 			m := mustPlain(c, method, metaParams(map[string]any{
 				protocol.MetaProtocolVersion: protocol.Modern, protocol.MetaClientCapabilities: caps,
 			}))
@@ -228,12 +238,16 @@ func init() {
 			modernRef("schema.ts", "UnsupportedProtocolVersionError"),
 		},
 		Revisions: ModernOnly(),
+		Starts:    1,
 		Run: func(t *T) {
 			const bogus = "1900-01-01"
 			methods := []string{protocol.MethodDiscover}
 			if t.HasCapability("tools") {
 				methods = append(methods, protocol.MethodToolsList)
 			}
+			// A process of its own: the TypeScript SDK v2 answers a bogus
+			// version with -32022 on a fresh process but with a result on
+			// one that has served a modern server/discover.
 			c := t.Fresh()
 			t.Expect(`error -32022 with data {"supported":[...],"requested":%q}`, bogus)
 			var actual []string
@@ -279,6 +293,7 @@ func init() {
 		},
 		Revisions: ModernOnly(),
 		Prereqs:   []string{"modern.version.unsupported", "modern.discover.result"},
+		Starts:    1,
 		Run: func(t *T) {
 			res, _ := t.discover()
 			m := mustPlain(t.Fresh(), protocol.MethodDiscover, metaParams(map[string]any{
@@ -501,6 +516,7 @@ func init() {
 		Refs:       []SpecRef{modernRef("basic/index.mdx", "Statelessness")},
 		Revisions:  ModernOnly(),
 		Capability: "tools",
+		Starts:     1,
 		Run: func(t *T) {
 			m := t.Fresh().MustRequest(protocol.MethodToolsList, nil)
 			t.Expect("a result")
@@ -523,6 +539,7 @@ func init() {
 		Revisions:  ModernOnly(),
 		Capability: "tools",
 		Prereqs:    []string{"tools.list.shape"},
+		Starts:     1,
 		Run: func(t *T) {
 			a, b := t.toolListings()
 			t.Expect("the same tools from the shared process and a fresh one")
@@ -581,7 +598,10 @@ func init() {
 			WithNote("2026-07-28 removed ping and logging/setLevel; a dual-era server may still answer them, so the check reports what it saw."),
 		Refs:      []SpecRef{modernRef("changelog.mdx", "Major changes")},
 		Revisions: ModernOnly(),
+		Starts:    1,
 		Run: func(t *T) {
+			// A process of its own: a dual-era server may answer a legacy
+			// method differently once a process has served modern requests.
 			c := t.Fresh()
 			var seen []string
 			for _, method := range []string{protocol.MethodPing, protocol.MethodLoggingSetLevel} {
@@ -613,6 +633,7 @@ func init() {
 			"A server that supports only modern versions SHOULD name the protocol versions it supports in any error it returns to an `initialize` request, on any transport: legacy clients have no fall-forward mechanism, and this message may be the only diagnostic they can surface to users."),
 		Refs:      []SpecRef{modernRef("basic/versioning.mdx", "Backward Compatibility with Initialization-Based Versions")},
 		Revisions: ModernOnly(),
+		Starts:    1,
 		Run: func(t *T) {
 			c := t.Fresh()
 			m, err := c.Initialize(protocol.LatestLegacy)

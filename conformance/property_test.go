@@ -1,10 +1,14 @@
 package conformance
 
 import (
+	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpconform/mcpconform/properties/gen"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -202,5 +206,39 @@ func TestJudgeCall(t *testing.T) {
 		if got := judgeCall(m); got != tt.want {
 			t.Errorf("%s: verdict %v, want %v", tt.line, got, tt.want)
 		}
+	}
+}
+
+// TestPropertyChecksStartFewProcesses holds the property checks' fixed
+// cost: against a correct server they run on the revision's shared and
+// scratch sessions, and only the malformed-line sequence (one run, which
+// both malformed checks judge) starts a process of its own. It counts the processes a property-only run starts
+// beyond a run of one check that uses the shared session.
+func TestPropertyChecksStartFewProcesses(t *testing.T) {
+	dir := t.TempDir()
+	starts := func(only string) int {
+		log := filepath.Join(dir, strings.ReplaceAll(only, "*", "all"))
+		wrapper := filepath.Join(dir, "server-"+strings.ReplaceAll(only, "*", "all"))
+		script := "#!/bin/sh\necho start >>" + log + "\nexec " + mutantBinary(t) + " -mutation none \"$@\"\n"
+		if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Run(context.Background(), Options{Command: []string{wrapper}, Only: []string{only}, Timeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rep.Results {
+			if r.Status == StatusFail || r.Status == StatusError || r.Status == StatusBlocked {
+				t.Fatalf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
+			}
+		}
+		b, _ := os.ReadFile(log)
+		return strings.Count(string(b), "start")
+	}
+	base, all := starts("property.errors.same-bytes"), starts("property.*")
+	t.Logf("%d processes for one check on the shared session, %d for every property check", base, all)
+	// Per revision: the scratch session and the malformed sequence's.
+	if extra, most := all-base, 2*len(protocol.AllRevisions); extra > most {
+		t.Errorf("the property checks started %d processes beyond the shared sessions (%d in all, %d for one check on the shared session), want at most %d", extra, all, base, most)
 	}
 }

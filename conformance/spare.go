@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -61,7 +62,7 @@ func (t *T) SharedWith(key string, caps map[string]any) *Conn {
 			if hs.cause != nil && caps != nil {
 				c.must(protocol.MethodInitialize, hs.cause)
 			}
-			t.blocked(PrereqHandshake, "handshake failed: %v", err)
+			t.blocked(t.env.infoPrereq(), "handshake failed: %v", err)
 		}
 		t.HarnessError("handshake: %v", err)
 	}
@@ -94,7 +95,7 @@ func (t *T) openSpare(key string, caps map[string]any) (*Conn, error) {
 		// A re-run owes nothing to a process an earlier check made slow.
 		c := t.Fresh()
 		if t.Modern() {
-			return c, nil
+			return c, c.openModern(t)
 		}
 		return c, c.handshakeWith(t.ctx, t.env.rev, caps)
 	}
@@ -121,6 +122,10 @@ func (t *T) openSpare(key string, caps map[string]any) (*Conn, error) {
 	env.spares[slot] = c
 	t.use(c)
 	if t.Modern() {
+		if err := c.openModern(t); err != nil {
+			c.retired = true
+			return c, err
+		}
 		return c, nil
 	}
 	if err := c.handshakeWith(t.ctx, env.rev, caps); err != nil {
@@ -161,6 +166,25 @@ func (t *T) adoptAsScratch(c *Conn, resp *protocol.Message) {
 	}
 	t.env.spares[slot] = c
 	t.Logf("%s goes on as the revision's scratch session, with the initialized notification sent after this check's exchange", c.name)
+}
+
+// openModern opens a modern spare with server/discover, as the era probe
+// opens the session: its first request is then never one a check judges
+// (a server that needs a warm-up request fails
+// modern.stateless.first-request, not the checks that share the spare).
+func (c *Conn) openModern(t *T) error {
+	from := helloFrom(c.p)
+	m, err := c.Request(protocol.MethodDiscover, nil)
+	if m != nil {
+		c.recordHello(protocol.Modern, from, m)
+	}
+	switch {
+	case err != nil:
+		return &handshakeError{msg: fmt.Sprintf("server/discover: no answer (%s)", runFault(err)), cause: err}
+	case m.Error != nil:
+		return &handshakeError{msg: fmt.Sprintf("server/discover: error %d %s", m.Error.Code, m.Error.Message)}
+	}
+	return nil
 }
 
 // releaseSpares hands the spare sessions t used back to the revision, or

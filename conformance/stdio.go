@@ -146,9 +146,17 @@ func init() {
 			"Servers SHOULD exit promptly when their standard input is closed or reads return end-of-file."),
 		Refs:      []SpecRef{{Revision: protocol.Modern, File: "basic/transports/stdio.mdx", Section: "Shutdown"}},
 		Revisions: ModernOnly(),
+		// Final: the first process it closes is the revision's scratch
+		// session, once no other check needs it.
+		Final: true,
 		Run: func(t *T) {
 			cfg := t.processConfig()
-			exit := eofExit(t, cfg)
+			var exit runner.Exit
+			if c := t.takeScratch(); c != nil {
+				exit = closeTimed(t, c)
+			} else {
+				exit = eofExit(t, cfg)
+			}
 			if exit.Escalation != "eof" && exit.Escalation != "sigkill" {
 				// The grace is a harness budget: on a loaded machine a server
 				// that exits on EOF can miss it. One more process with four
@@ -270,6 +278,12 @@ func describeID(v any) string {
 func eofExit(t *T, cfg runner.Config) runner.Exit {
 	c := t.freshWith(cfg)
 	c.MustRequest(protocol.MethodDiscover, nil)
+	return closeTimed(t, c)
+}
+
+// closeTimed closes c's stdin, and the rest of the shutdown sequence as
+// needed, and records how long it took.
+func closeTimed(t *T, c *Conn) runner.Exit {
 	began := time.Now()
 	exit := c.Close()
 	t.Metric("exitMs", ms(time.Since(began)))
