@@ -71,7 +71,8 @@ func (d *decodedPage) toolsJSON() []byte {
 }
 
 // memberJSON returns the value of the last top-level member name of the
-// JSON object raw (the one encoding/json decodes) as a part of raw, or nil.
+// JSON object raw as a part of raw, or nil. Names match as encoding/json
+// matches a struct field's: regardless of case.
 func memberJSON(raw []byte, name string) []byte {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
@@ -88,7 +89,7 @@ func memberJSON(raw []byte, name string) []byte {
 		if err := dec.Decode(&v); err != nil {
 			return nil
 		}
-		if key == name {
+		if k, ok := key.(string); ok && strings.EqualFold(k, name) {
 			end := dec.InputOffset()
 			out = bytes.TrimLeft(raw[start:end], " \t\r\n:")
 		}

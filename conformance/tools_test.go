@@ -70,6 +70,8 @@ func TestMemberJSON(t *testing.T) {
 		{`{"tools":[{"name":"a"}],"nextCursor":"x"}`, `[{"name":"a"}]`},
 		{` { "nextCursor" : "x" , "tools" :  [ 1, 2 ] } `, `[ 1, 2 ]`},
 		{`{"tools":[1],"tools":[2]}`, `[2]`},
+		{`{"Tools":[1]}`, `[1]`},
+		{`{"tools":[1],"TOOLS":[2]}`, `[2]`},
 		{`{"tool":[1],"x":{"tools":[3]}}`, ``},
 		{`[1]`, ``},
 		{`{"tools":`, ``},
