@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -125,8 +126,9 @@ func cancelInFlight(t *T, c *Conn, call slowCall, d time.Duration) (id, early, a
 // the helper refuses an id that initialize used.
 func sendCancel(t *T, c *Conn, id any, reason string) *protocol.Message {
 	raw, _ := json.Marshal(id)
-	for _, l := range c.parsed() {
-		if l.dir == "send" && l.obj != nil && l.obj["method"] == protocol.MethodInitialize && idKey(l.obj) == protocol.IDKey(raw) {
+	lines, msgs := c.messages()
+	for i, l := range lines {
+		if m := msgs[i]; l.Dir == "send" && m != nil && m.Method == protocol.MethodInitialize && m.IDKey() == protocol.IDKey(raw) {
 			t.HarnessError("refusing to cancel initialize (id %s): clients MUST NOT", raw)
 		}
 	}
@@ -313,7 +315,7 @@ func init() {
 // (a pass that proves nothing), and is made again with progressDuration.
 func judgeIgnoredCancel(t *T, c *Conn, call slowCall, other any, what string) {
 	t.Expect("the call in flight answered with a result")
-	durations := attemptDurations(quickProgress, progressDuration(t))
+	durations := attemptDurations(quickIgnored, progressDuration(t))
 	for i, d := range durations {
 		last := i == len(durations)-1
 		id := fmt.Sprintf("in-flight-%d", c.env.nextID())
@@ -349,17 +351,24 @@ func judgeIgnoredCancel(t *T, c *Conn, call slowCall, other any, what string) {
 // requestId bad rejects, given the ids of the server's own requests and the
 // methods of the client's requests by id key, per process.
 func serverCancels(t *T, bad func(own map[string]bool, client map[string]string, key string) bool) []inboundMessage {
+	t.env.mu.Lock()
+	conns := slices.Clone(t.env.conns)
+	t.env.mu.Unlock()
 	var out []inboundMessage
-	for _, pl := range t.processLogs() {
+	for _, c := range conns {
 		own, client := map[string]bool{}, map[string]string{}
-		for _, l := range pl.lines {
+		// The suite's lines as parsed messages, the server's classified.
+		_, msgs := c.messages()
+		lines := c.parsed()
+		for i, l := range lines[:min(len(lines), len(msgs))] {
+			if m := msgs[i]; l.dir == "send" && m != nil && m.Method != "" && m.ID != nil {
+				client[m.IDKey()] = m.Method
+			}
 			if l.obj == nil {
 				continue
 			}
 			method, _ := l.obj["method"].(string)
 			switch {
-			case l.dir == "send" && isServerRequest(l.obj):
-				client[idKey(l.obj)] = method
 			case l.dir == "recv" && isServerRequest(l.obj):
 				own[idKey(l.obj)] = true
 			case l.dir == "recv" && method == protocol.NotifCancelled:
@@ -370,7 +379,7 @@ func serverCancels(t *T, bad func(own map[string]bool, client map[string]string,
 				}
 				raw, _ := json.Marshal(rid)
 				if bad(own, client, protocol.IDKey(raw)) {
-					out = append(out, inboundMessage{process: pl.name, text: l.text, obj: l.obj})
+					out = append(out, inboundMessage{process: c.name, text: l.text, obj: l.obj})
 				}
 			}
 		}

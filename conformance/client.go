@@ -71,18 +71,20 @@ func (t *T) FreshSessionWith(caps map[string]any) *Conn {
 // process without one declared none.
 func (t *T) clientCaps() map[string]map[string]json.RawMessage {
 	out := map[string]map[string]json.RawMessage{}
-	for _, pl := range t.processLogs() {
-		for _, l := range pl.lines {
-			if l.dir != "send" || l.obj == nil || l.obj["method"] != protocol.MethodInitialize {
+	t.env.mu.Lock()
+	conns := slices.Clone(t.env.conns)
+	t.env.mu.Unlock()
+	for _, c := range conns {
+		lines, msgs := c.messages()
+		for i, l := range lines {
+			if m := msgs[i]; l.Dir != "send" || m == nil || m.Method != protocol.MethodInitialize {
 				continue
 			}
-			var req struct {
-				Params struct {
-					Capabilities map[string]json.RawMessage `json:"capabilities"`
-				} `json:"params"`
+			var params struct {
+				Capabilities map[string]json.RawMessage `json:"capabilities"`
 			}
-			if json.Unmarshal([]byte(l.text), &req) == nil {
-				out[pl.name] = req.Params.Capabilities
+			if json.Unmarshal(msgs[i].Params, &params) == nil {
+				out[c.name] = params.Capabilities
 			}
 		}
 	}

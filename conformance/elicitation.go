@@ -55,6 +55,10 @@ func init() {
 		Revisions:   Since(protocol.Rev20250618),
 		Capability:  "tools",
 		Starts:      1,
+		// Its call on an undeclared session goes to the scratch session,
+		// which lifecycle.ping.before-initialized's process becomes when
+		// that check runs before the first user of the scratch.
+		After: []string{"lifecycle.ping.before-initialized"},
 		Run: func(t *T) {
 			judgeRepliesAnswered(t, elicitFeature, observeFeature(t, elicitFeature), []string{`action "decline"`, "error -32603"})
 		},

@@ -326,13 +326,15 @@ type processLog struct {
 // parsed returns c's transcript classified, extending the cache kept on c
 // with the lines added since the last call: Final checks scan all traffic
 // of a revision, and re-parsing it for each of them would be quadratic.
+// Only the server's lines are classified (kind, obj): what the suite sent
+// is read through c.messages.
 func (c *Conn) parsed() []parsedLine {
 	c.parseMu.Lock()
 	defer c.parseMu.Unlock()
 	lines := c.p.Transcript()
 	for _, l := range lines[len(c.parsedLines):] {
 		pl := parsedLine{dir: l.Dir, text: l.Text}
-		if l.Dir != "note" {
+		if l.Dir == "recv" {
 			pl.kind, pl.obj = classifyLine(l.Text)
 		}
 		c.parsedLines = append(c.parsedLines, pl)
