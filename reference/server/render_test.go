@@ -18,21 +18,7 @@ func renderToolCopy(t reference.Tool, rev string) map[string]any {
 	if out := t.OutputSchema(); out != nil && protocol.AtLeast(rev, protocol.Rev20250618) {
 		m["outputSchema"] = out
 	}
-	if !protocol.AtLeast(rev, protocol.Rev20250326) {
-		delete(m, "title")
-		delete(m, "_meta")
-		return m
-	}
-	a := annotations(t.SideEffect())
-	if !protocol.AtLeast(rev, protocol.Rev20250618) {
-		if title, ok := m["title"].(string); ok && title != "" {
-			a["title"] = title
-		}
-		delete(m, "title")
-		delete(m, "_meta")
-	}
-	m["annotations"] = a
-	return m
+	return trimTool(m, t.SideEffect(), rev)
 }
 
 // TestRenderToolBytes: a tool rendered from the registry's canonical schema

@@ -89,12 +89,20 @@ func renderTool(t reference.Tool, rev string) map[string]any {
 	if out := t.OutputSchemaJSON(); out != nil && protocol.AtLeast(rev, protocol.Rev20250618) {
 		m["outputSchema"] = json.RawMessage(out)
 	}
+	return trimTool(m, t.SideEffect(), rev)
+}
+
+// trimTool keeps of a rendered tool m the members revision rev defines and
+// adds the annotations its side effect gives: title and _meta arrived in
+// 2025-06-18 (before it, a title travels as annotations.title), annotations
+// in 2025-03-26.
+func trimTool(m map[string]any, side reference.SideEffect, rev string) map[string]any {
 	if !protocol.AtLeast(rev, protocol.Rev20250326) {
 		delete(m, "title")
 		delete(m, "_meta")
 		return m
 	}
-	a := annotations(t.SideEffect())
+	a := annotations(side)
 	if !protocol.AtLeast(rev, protocol.Rev20250618) {
 		if title, ok := m["title"].(string); ok && title != "" {
 			a["title"] = title
