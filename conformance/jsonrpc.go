@@ -249,10 +249,9 @@ func init() {
 		Authority:   Advisory("A line of invalid JSON is the client's fault, and JSON-RPC 2.0 answers it with a -32700 parse error, which presumes the server goes on; no keyword of MCP or JSON-RPC requires it to."),
 		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Messages"), refStdio(protocol.Rev20251125)},
 		Run: func(t *T) {
-			c := t.Session()
-			c.MustSend(invalidJSON)
+			o := sendBadLine(t, invalidJSON)
 			t.Expect("the next request is answered")
-			keepsServing(t, c, "a line that is not JSON")
+			o.keepsServing(t, "a line that is not JSON")
 		},
 	})
 	Register(Check{
@@ -264,12 +263,9 @@ func init() {
 			WithNote("An unparsable line is an error: any response to it must be an error."),
 		Refs: []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "JSONRPCErrorResponse"}},
 		Run: func(t *T) {
-			c := t.Session()
-			c.MustSend(invalidJSON)
-			before, err := c.TryBarrier()
-			before = append(before, c.Process().Pending()...)
+			o := sendBadLine(t, invalidJSON)
 			t.Expect("no result for the line: an error response (id null or absent), or none")
-			judgeNoResult(t, before, err, "invalid JSON", nil, "jsonrpc.parse-error.keeps-serving")
+			judgeNoResult(t, o.before, o.err, "invalid JSON", nil, "jsonrpc.parse-error.keeps-serving")
 		},
 	})
 	Register(Check{
@@ -281,12 +277,9 @@ func init() {
 			WithNote("An invalid request is an error: any response to it must be an error."),
 		Refs: []SpecRef{refMessages(protocol.Rev20251125, "Requests"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "INVALID_REQUEST"}},
 		Run: func(t *T) {
-			c := t.Session()
-			c.MustSend(invalidRequest)
-			before, err := c.TryBarrier()
-			before = append(before, c.Process().Pending()...)
+			o := sendBadLine(t, invalidRequest)
 			t.Expect(`no result for the request: an error response (id "mcpconform-invalid", null or absent), or none`)
-			judgeNoResult(t, before, err, "an invalid request", []string{invalidRequestID}, "jsonrpc.invalid-request.keeps-serving")
+			judgeNoResult(t, o.before, o.err, "an invalid request", []string{invalidRequestID}, "jsonrpc.invalid-request.keeps-serving")
 		},
 	})
 	Register(Check{
@@ -298,8 +291,7 @@ func init() {
 			WithNote("Calling a method the server does not have is an error, so the response must be an error."),
 		Refs: []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "METHOD_NOT_FOUND"}},
 		Run: func(t *T) {
-			c := t.Session()
-			m := c.MustRequest(unknownMethod, map[string]any{})
+			m := unknownMethodAnswer(t)
 			t.Expect("an error response")
 			if m.Error == nil {
 				t.Actual("a result %s", clip(string(m.Result)))
@@ -549,6 +541,74 @@ func noServerRequests(t *T, n int) {
 // keepsServing requires the barrier after a bad line to be answered; a
 // server that exits or stops answering fails the check (a warn, for the
 // SHOULD checks that use it).
+// badLine is what one bad line sent on the revision's shared session
+// showed: the lines that came before the answer to a barrier sent after it
+// (with any still unread), and the barrier's error. The MUST check of the
+// line's answer, the advisory check of its code and the check that the
+// server goes on serving judge this one observation, rather than each
+// sending the line again.
+type badLine struct {
+	c      *Conn
+	mark   int // c's transcript length before the line: the evidence starts there
+	before []runner.Received
+	err    error
+}
+
+// sendBadLine sends line on the shared session, once per revision, and
+// returns what it showed. A re-run (t.retry) sends it anew on its own
+// process.
+func sendBadLine(t *T, line string) *badLine {
+	key := "bad-line " + line
+	if o, ok := t.env.memo(key).(*badLine); ok && !t.retry {
+		t.use(o.c)
+		o.c.mark = o.mark
+		return o
+	}
+	c := t.Session()
+	o := &badLine{c: c, mark: c.mark}
+	c.MustSend(line)
+	o.before, o.err = c.TryBarrier()
+	o.before = append(o.before, c.Process().Pending()...)
+	if !t.retry {
+		t.env.setMemo(key, o)
+	}
+	return o
+}
+
+// unknownAnswer is the shared session's answer to a request for
+// unknownMethod: jsonrpc.method.unknown judges that it is an error,
+// jsonrpc.method.unknown-code its code, from the one request.
+type unknownAnswer struct {
+	c    *Conn
+	mark int
+	m    *protocol.Message
+}
+
+// unknownMethodAnswer asks the shared session for unknownMethod once per
+// revision (a re-run asks anew on its own process) and returns the answer.
+func unknownMethodAnswer(t *T) *protocol.Message {
+	const key = "unknown-method"
+	if o, ok := t.env.memo(key).(*unknownAnswer); ok && !t.retry {
+		t.use(o.c)
+		o.c.mark = o.mark
+		return o.m
+	}
+	c := t.Session()
+	o := &unknownAnswer{c: c, mark: c.mark}
+	o.m = c.MustRequest(unknownMethod, map[string]any{})
+	if !t.retry {
+		t.env.setMemo(key, o)
+	}
+	return o.m
+}
+
+// keepsServing warns when the barrier after the bad line went unanswered.
+func (o *badLine) keepsServing(t *T, what string) {
+	if o.err != nil {
+		diedAfter(t, o.c, what, o.err)
+	}
+}
+
 func keepsServing(t *T, c *Conn, what string) {
 	if _, err := c.TryBarrier(); err != nil {
 		diedAfter(t, c, what, err)
@@ -592,12 +652,9 @@ func init() {
 		Authority:   Advisory("JSON-RPC 2.0's table of error codes gives -32700 (Parse error) for invalid JSON, with a null id since none can be read; the table has no keyword, and the client broke the protocol first."),
 		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "PARSE_ERROR"}},
 		Run: func(t *T) {
-			c := t.Session()
-			c.MustSend(invalidJSON)
-			before, err := c.TryBarrier()
-			before = append(before, c.Process().Pending()...)
+			o := sendBadLine(t, invalidJSON)
 			t.Expect("an error response with code -32700 and id null or absent")
-			judgeRejectionCode(t, before, err, protocol.CodeParseError, "invalid JSON", nil, "jsonrpc.parse-error.keeps-serving")
+			judgeRejectionCode(t, o.before, o.err, protocol.CodeParseError, "invalid JSON", nil, "jsonrpc.parse-error.keeps-serving")
 		},
 	})
 	Register(Check{
@@ -607,12 +664,9 @@ func init() {
 		Authority:   Advisory("JSON-RPC 2.0's table of error codes gives -32600 (Invalid Request) for a JSON object that is no valid Request; the table has no keyword, and the client broke the protocol first."),
 		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Requests"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "INVALID_REQUEST"}},
 		Run: func(t *T) {
-			c := t.Session()
-			c.MustSend(invalidRequest)
-			before, err := c.TryBarrier()
-			before = append(before, c.Process().Pending()...)
+			o := sendBadLine(t, invalidRequest)
 			t.Expect(`error -32600 with id "mcpconform-invalid", null or absent`)
-			judgeRejectionCode(t, before, err, protocol.CodeInvalidRequest, "an invalid request", []string{invalidRequestID}, "jsonrpc.invalid-request.keeps-serving")
+			judgeRejectionCode(t, o.before, o.err, protocol.CodeInvalidRequest, "an invalid request", []string{invalidRequestID}, "jsonrpc.invalid-request.keeps-serving")
 		},
 	})
 	Register(Check{
@@ -622,10 +676,9 @@ func init() {
 		Authority:   Advisory("An invalid request is the client's fault, and JSON-RPC 2.0 answers it with a -32600 error, which presumes the server goes on; no keyword of MCP or JSON-RPC requires it to."),
 		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Requests"), refStdio(protocol.Rev20251125)},
 		Run: func(t *T) {
-			c := t.Session()
-			c.MustSend(invalidRequest)
+			o := sendBadLine(t, invalidRequest)
 			t.Expect("the next request is answered")
-			keepsServing(t, c, "an invalid request")
+			o.keepsServing(t, "an invalid request")
 		},
 	})
 	Register(Check{
@@ -635,8 +688,7 @@ func init() {
 		Authority:   Advisory("JSON-RPC 2.0's table of error codes gives -32601 (Method not found) for a method that does not exist; the table has no keyword, and MCP names the code only for particular methods."),
 		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "METHOD_NOT_FOUND"}},
 		Run: func(t *T) {
-			c := t.Session()
-			m := c.MustRequest(unknownMethod, map[string]any{})
+			m := unknownMethodAnswer(t)
 			t.Expect("error -32601")
 			switch {
 			case m.Error == nil:
