@@ -560,8 +560,7 @@ type badLine struct {
 func sendBadLine(t *T, line string) *badLine {
 	key := "bad-line " + line
 	if o, ok := t.env.memo(key).(*badLine); ok && !t.retry {
-		t.use(o.c)
-		o.c.mark = o.mark
+		t.resume(o.c, o.mark)
 		return o
 	}
 	c := t.Session()
@@ -589,8 +588,7 @@ type unknownAnswer struct {
 func unknownMethodAnswer(t *T) *protocol.Message {
 	const key = "unknown-method"
 	if o, ok := t.env.memo(key).(*unknownAnswer); ok && !t.retry {
-		t.use(o.c)
-		o.c.mark = o.mark
+		t.resume(o.c, o.mark)
 		return o.m
 	}
 	c := t.Session()

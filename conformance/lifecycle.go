@@ -586,8 +586,7 @@ func observeEarly(t *T) *earlyRun {
 // revision, or one made now without the early ping in a process of its own.
 func earlyObserved(t *T) *earlyRun {
 	if o, ok := t.env.memo("early").(*earlyRun); ok && !t.retry {
-		t.use(o.c)
-		o.c.mark = o.mark
+		t.resume(o.c, o.mark)
 		return o
 	}
 	c := t.Fresh()

@@ -79,6 +79,5 @@ func plainIDKey(raw []byte) (string, bool) {
 
 // plainNumber reports whether b is exactly one JSON number.
 func plainNumber(b []byte) bool {
-	valid, _, _ := protocol.ScanMessage(b)
-	return valid && (b[0] == '-' || b[0] >= '0' && b[0] <= '9') && b[len(b)-1] >= '0' && b[len(b)-1] <= '9'
+	return protocol.Valid(b) && (b[0] == '-' || b[0] >= '0' && b[0] <= '9') && b[len(b)-1] >= '0' && b[len(b)-1] <= '9'
 }

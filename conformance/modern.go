@@ -1154,8 +1154,7 @@ func subscriptionID(m *protocol.Message) string {
 // observeListen opens the stream once per revision.
 func observeListen(t *T) *listenRun {
 	if run, ok := t.env.memo("listen").(*listenRun); ok {
-		t.use(run.conn)
-		run.conn.mark = run.mark
+		t.resume(run.conn, run.mark)
 		return run
 	}
 	c := t.Fresh()

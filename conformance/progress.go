@@ -179,8 +179,7 @@ func progressNotes(msgs []*protocol.Message) []*protocol.Message {
 // its transcript.
 func observeProgress(t *T) *progressRun {
 	if run, ok := t.env.memo("progress").(*progressRun); ok {
-		t.use(run.conn)
-		run.conn.mark = run.mark
+		t.resume(run.conn, run.mark)
 		return run
 	}
 	call := requireSlowCall(t)

@@ -869,8 +869,7 @@ type resourceListen struct {
 // check that calls it.
 func observeResourceListen(t *T) *resourceListen {
 	if run, ok := t.env.memo("resources-listen").(*resourceListen); ok {
-		t.use(run.conn)
-		run.conn.mark = run.mark
+		t.resume(run.conn, run.mark)
 		return run
 	}
 	resources := t.listedResources()

@@ -65,8 +65,7 @@ func observeFeature(t *T, f feature) *featureRun {
 		if run.none != "" {
 			t.NotVerified("%s", run.none)
 		}
-		t.use(run.conn)
-		run.conn.mark = run.mark
+		t.resume(run.conn, run.mark)
 		return run
 	}
 	// The feature's session is shared with the other checks that declare

@@ -318,6 +318,14 @@ func (t *T) use(c *Conn) {
 	t.conns = append(t.conns, c)
 }
 
+// resume makes c this check's process from transcript position mark on:
+// an observation an earlier check of the revision made there, and memoised,
+// is this check's evidence too.
+func (t *T) resume(c *Conn, mark int) {
+	t.use(c)
+	c.mark = mark
+}
+
 // Tools returns the tools of the revision's shared session (every page of
 // tools/list, cached for the revision). It is empty when the server does
 // not declare the tools capability.

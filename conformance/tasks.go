@@ -118,8 +118,7 @@ func createdTask(m *protocol.Message) (taskView, bool) {
 
 func observeTasks(t *T) *taskRun {
 	if run, ok := t.env.memo("tasks").(*taskRun); ok {
-		t.use(run.conn)
-		run.conn.mark = run.mark
+		t.resume(run.conn, run.mark)
 		return run
 	}
 	tool := t.RequireCallableTool(func(tl protocol.Tool) bool {
@@ -288,8 +287,7 @@ type taskInputRun struct {
 
 func observeTaskInput(t *T) *taskInputRun {
 	if run, ok := t.env.memo("tasks/input").(*taskInputRun); ok {
-		t.use(run.conn)
-		run.conn.mark = run.mark
+		t.resume(run.conn, run.mark)
 		return run
 	}
 	tools := t.taskTools(func(tl protocol.Tool) bool {

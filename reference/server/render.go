@@ -10,8 +10,9 @@ import (
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
-// compactJSON is JSON that appendJSON rendered: compact and valid, so it
-// is written as is. A result that holds one (a tools/list page) is written
+// compactJSON is JSON known to be compact and valid (what appendJSON
+// rendered, or a schema's canonical text from the registry), so it is
+// written as is, not checked and compacted again for every page. A result that holds one (a tools/list page) is written
 // by pageLine without encoding/json, whose check and compaction of a
 // 500 KB page cost as much as rendering it.
 type compactJSON []byte

@@ -84,10 +84,10 @@ func renderTool(t reference.Tool, rev string) map[string]any {
 	m := reference.ToMCP(reference.ToolSpec{Name: t.Name(), Version: t.Version(), Title: t.Title(), Description: t.Description(),
 		Classification: t.Classification(), SideEffect: t.SideEffect()})
 	if in := t.InputSchemaJSON(); in != nil {
-		m["inputSchema"] = json.RawMessage(in)
+		m["inputSchema"] = compactJSON(in)
 	}
 	if out := t.OutputSchemaJSON(); out != nil && protocol.AtLeast(rev, protocol.Rev20250618) {
-		m["outputSchema"] = json.RawMessage(out)
+		m["outputSchema"] = compactJSON(out)
 	}
 	return trimTool(m, t.SideEffect(), rev)
 }
