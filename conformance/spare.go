@@ -115,11 +115,7 @@ func (t *T) openSpare(key string, caps map[string]any) (*Conn, error) {
 	if err != nil {
 		t.HarnessError("start server: %v", err)
 	}
-	c.spare = slot
-	if env.spares == nil {
-		env.spares = map[string]*Conn{}
-	}
-	env.spares[slot] = c
+	env.keepSpare(slot, c)
 	t.use(c)
 	if t.Modern() {
 		if err := c.openModern(t); err != nil {
@@ -158,13 +154,9 @@ func (t *T) adoptAsScratch(c *Conn, resp *protocol.Message) {
 			break
 		}
 	}
-	c.hello = &hello{rev: t.env.rev, resp: resp, from: from, to: len(c.p.Transcript())}
+	c.recordHello(t.env.rev, from, resp)
 	t.owned = slices.DeleteFunc(t.owned, func(o *Conn) bool { return o == c })
-	c.spare = slot
-	if t.env.spares == nil {
-		t.env.spares = map[string]*Conn{}
-	}
-	t.env.spares[slot] = c
+	t.env.keepSpare(slot, c)
 	t.Logf("%s goes on as the revision's scratch session, with the initialized notification sent after this check's exchange", c.name)
 }
 
@@ -195,11 +187,26 @@ func (env *revEnv) releaseSpares(t *T) {
 			continue
 		}
 		c.onRequest = nil
-		if c.retired || c.broken || c.closed || c.p.Err() != nil || c.p.Outstanding() > 0 {
+		if !c.fitToShare() {
 			delete(env.spares, c.spare)
 			c.closeAfterCheck()
 		}
 	}
+}
+
+// fitToShare reports whether spare c may go on to another check: nothing
+// a later check could see is left on it (see the top of the file).
+func (c *Conn) fitToShare() bool {
+	return !c.retired && !c.broken && !c.closed && c.p.Err() == nil && c.p.Outstanding() == 0
+}
+
+// keepSpare makes c the revision's spare session in slot.
+func (env *revEnv) keepSpare(slot string, c *Conn) {
+	c.spare = slot
+	if env.spares == nil {
+		env.spares = map[string]*Conn{}
+	}
+	env.spares[slot] = c
 }
 
 // closeSpares closes the spare sessions left at the end of the revision.
@@ -216,7 +223,7 @@ func (env *revEnv) closeSpares() {
 func (t *T) takeScratch() *Conn {
 	slot := "\x00process"
 	c := t.env.spares[slot]
-	if c == nil || t.retry || c.retired || c.broken || c.closed || c.p.Err() != nil || c.p.Outstanding() > 0 {
+	if c == nil || t.retry || !c.fitToShare() {
 		return nil
 	}
 	delete(t.env.spares, slot)
