@@ -1,35 +1,52 @@
 package reference
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
+	"unicode/utf8"
+
+	"github.com/mcpconform/mcpconform/protocol"
 )
 
-// appendCanonical appends v as encoding/json renders it with HTML escaping
-// off and map keys sorted, byte for byte, for the values a stored schema
-// holds: publishing 10,000 tools renders 10,000 schemas, and reflection
-// was a third of the cost. ok is false for a value it does not render
-// itself (a float32, a string that needs escaping, an invalid number):
-// the caller then uses encoding/json, and does not share the compiled
-// schema by its text (see Registry.compile).
-func appendCanonical(b []byte, v any) (_ []byte, ok bool) {
+// CompactJSON is JSON text known to be valid and compact, as AppendJSON
+// writes it: the registry's canonical text of a schema, a page rendered
+// once. AppendJSON copies it as is, where encoding/json would check and
+// compact it again on every response.
+type CompactJSON []byte
+
+// MarshalJSON returns c, so that a value holding a CompactJSON encodes
+// with encoding/json too, when AppendJSON declines another of its members.
+func (c CompactJSON) MarshalJSON() ([]byte, error) { return c, nil }
+
+// AppendJSON appends v as encoding/json encodes it with SetEscapeHTML(false)
+// (compact, map keys sorted, U+2028, U+2029 and control characters
+// escaped, invalid UTF-8 as U+FFFD), byte for byte, for the values the
+// reference builds: nil, bool, string, json.Number, float64, the integer
+// types, []any, []string, map[string]any, json.RawMessage and
+// CompactJSON, nested in any way. ok is false for any other value, and for
+// a value encoding/json fails on (a NaN, an invalid json.Number or
+// json.RawMessage): the caller then uses encoding/json, which either
+// renders it or reports the error. Reflection, and the key sorting it
+// allocates for, was a third of publishing 10,000 tools and most of
+// encoding a response.
+func AppendJSON(b []byte, v any) (_ []byte, ok bool) {
 	switch v := v.(type) {
 	case nil:
 		return append(b, "null"...), true
 	case bool:
 		return strconv.AppendBool(b, v), true
 	case string:
-		return appendPlainString(b, v)
+		return appendString(b, v), true
 	case json.Number:
-		s := string(v)
-		// A number token and nothing else: it starts with '-' or a digit,
-		// ends with a digit and is valid JSON on its own.
-		if s == "" || !(s[0] == '-' || isDigit(s[0])) || !isDigit(s[len(s)-1]) || !json.Valid([]byte(s)) {
+		// encoding/json writes an empty Number as 0; declining keeps that
+		// rule in one place, its own.
+		if !isNumber(string(v)) {
 			return b, false
 		}
-		return append(b, s...), true
+		return append(b, v...), true
 	case float64:
 		return appendFloat(b, v)
 	case int:
@@ -52,6 +69,22 @@ func appendCanonical(b []byte, v any) (_ []byte, ok bool) {
 		return strconv.AppendUint(b, uint64(v), 10), true
 	case uint64:
 		return strconv.AppendUint(b, v, 10), true
+	case CompactJSON:
+		return append(b, v...), true
+	case json.RawMessage:
+		return appendRaw(b, v)
+	case []string:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '[')
+		for i, s := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, s)
+		}
+		return append(b, ']'), true
 	case []any:
 		if v == nil {
 			return append(b, "null"...), true
@@ -61,7 +94,7 @@ func appendCanonical(b []byte, v any) (_ []byte, ok bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if b, ok = appendCanonical(b, x); !ok {
+			if b, ok = AppendJSON(b, x); !ok {
 				return b, false
 			}
 		}
@@ -70,7 +103,11 @@ func appendCanonical(b []byte, v any) (_ []byte, ok bool) {
 		if v == nil {
 			return append(b, "null"...), true
 		}
-		keys := make([]string, 0, len(v))
+		var buf [16]string
+		keys := buf[:0]
+		if len(v) > len(buf) {
+			keys = make([]string, 0, len(v))
+		}
 		for k := range v {
 			keys = append(keys, k)
 		}
@@ -80,11 +117,9 @@ func appendCanonical(b []byte, v any) (_ []byte, ok bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if b, ok = appendPlainString(b, k); !ok {
-				return b, false
-			}
+			b = appendString(b, k)
 			b = append(b, ':')
-			if b, ok = appendCanonical(b, v[k]); !ok {
+			if b, ok = AppendJSON(b, v[k]); !ok {
 				return b, false
 			}
 		}
@@ -93,24 +128,130 @@ func appendCanonical(b []byte, v any) (_ []byte, ok bool) {
 	return b, false
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// appendPlainString quotes s when it is printable ASCII without a quote or
-// backslash, where encoding/json escapes nothing.
-func appendPlainString(b []byte, s string) ([]byte, bool) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+// appendRaw appends raw JSON as encoding/json writes a json.RawMessage:
+// null for nil, else checked and compacted, which leaves JSON without
+// whitespace as it is.
+func appendRaw(b []byte, raw json.RawMessage) ([]byte, bool) {
+	if raw == nil {
+		return append(b, "null"...), true
+	}
+	if bytes.IndexAny(raw, " \t\r\n") < 0 {
+		if !protocol.Valid(raw) {
 			return b, false
 		}
+		return append(b, raw...), true
 	}
+	buf := bytes.NewBuffer(b)
+	if json.Compact(buf, raw) != nil {
+		return b, false
+	}
+	return buf.Bytes(), true
+}
+
+// isNumber reports whether s is one JSON number token, the json.Number
+// encoding/json writes as it is.
+func isNumber(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		i = digits(s, i)
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		if j := digits(s, i+1); j > i+1 {
+			i = j
+		} else {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		j := digits(s, i)
+		if j == i {
+			return false
+		}
+		i = j
+	}
+	return i == len(s)
+}
+
+// digits returns the index after the run of digits at s[i:].
+func digits(s string, i int) int {
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s quoted as encoding/json quotes it without HTML
+// escaping: '"' and '\\' escaped, control characters as \b, \f, \n, \r,
+// \t or \u00XX, U+2028 and U+2029 as \u escapes (JavaScript reads them as
+// line ends), and each byte of invalid UTF-8 as \ufffd.
+func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"'), true
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // appendFloat renders a float64 as encoding/json does: the shortest
 // representation, in exponent form below 1e-6 and from 1e21, with a
-// two-digit exponent trimmed ("1e-07" is "1e-7").
+// two-digit exponent trimmed ("1e-07" is "1e-7"); ok is false for NaN and
+// the infinities, which encoding/json refuses.
 func appendFloat(b []byte, f float64) ([]byte, bool) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return b, false

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -366,17 +367,22 @@ func (r *Registry) newEntry(spec ToolSpec, shared sharedSchemas) (*entry, *Publi
 // compile compiles a private copy of a schema and renders its canonical
 // text, reusing the compiled form of an identical schema published
 // before. Two schemas with one canonical text compile alike: the compiler
-// reads numbers by value and renders them for messages as that text does.
-// A schema appendCanonical leaves to encoding/json (a float32, a string
-// that needs escaping) is compiled on its own.
+// reads numbers by value and renders them for messages as that text does,
+// and JSON's escapes are one to one, but for invalid UTF-8, which
+// encoding/json writes as \ufffd. A schema whose text holds that escape,
+// or one AppendJSON leaves to encoding/json (a float32), is compiled on
+// its own.
 func (r *Registry) compile(schema map[string]any) (*Schema, string, error) {
-	b, ok := appendCanonical(nil, schema)
-	if !ok {
+	b, ok := AppendJSON(nil, schema)
+	if !ok || bytes.Contains(b, []byte(`\ufffd`)) {
 		s, err := Compile(schema)
 		if err != nil {
 			return nil, "", err
 		}
-		return s, canonicalText(schema), nil
+		if !ok {
+			return s, encodeCanonical(schema), nil
+		}
+		return s, string(b), nil
 	}
 	text := string(b)
 	r.compiledMu.Lock()
@@ -421,20 +427,9 @@ func (r *Registry) checkOutputSchema(s map[string]any) (map[string]any, *Schema,
 	return schema, compiled, text, nil
 }
 
-// canonicalText renders a canonical schema as JSON with sorted keys, ""
-// for none. The schema passed Compile, so it is JSON.
-func canonicalText(schema map[string]any) string {
-	if schema == nil {
-		return ""
-	}
-	if b, ok := appendCanonical(nil, schema); ok {
-		return string(b)
-	}
-	return encodeCanonical(schema)
-}
-
-// encodeCanonical is canonicalText through encoding/json, for the values
-// appendCanonical leaves to it.
+// encodeCanonical renders a schema's canonical text through encoding/json,
+// for the values AppendJSON leaves to it. The schema passed Compile, so it
+// is JSON.
 func encodeCanonical(schema map[string]any) string {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)

@@ -305,7 +305,7 @@ func (s *Server) advance(op *waitOp, emit func([]byte)) bool {
 		if protocol.AtLeast(op.rev, protocol.Rev20250326) {
 			params["message"] = fmt.Sprintf("step %d of %d", op.step, op.steps) // no message member before
 		}
-		b, _ := marshal(map[string]any{"jsonrpc": protocol.JSONRPCVersion, "method": protocol.NotifProgress, "params": params})
+		b, _ := encode(map[string]any{"jsonrpc": protocol.JSONRPCVersion, "method": protocol.NotifProgress, "params": params})
 		emit(b)
 	}
 	if op.step < op.steps {

@@ -139,7 +139,7 @@ func (s *Server) clientRequest(id json.RawMessage, rev string, call *asyncCall, 
 	if params != nil {
 		m["params"] = params
 	}
-	b, _ := marshal(m)
+	b, _ := encode(m)
 	return b, ""
 }
 

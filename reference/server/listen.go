@@ -59,7 +59,7 @@ func (s *Server) listen(env envelope) []byte {
 		}
 	}
 	s.streams = append(slices.DeleteFunc(s.streams, func(o subscription) bool { return o.key == sub.key }), sub)
-	b, _ := marshal(map[string]any{
+	b, _ := encode(map[string]any{
 		"jsonrpc": protocol.JSONRPCVersion, "method": NotifSubscriptionAck,
 		"params": map[string]any{"_meta": map[string]any{protocol.MetaSubscriptionID: env.id}, "notifications": honoured},
 	})
@@ -74,7 +74,7 @@ func (s *Server) subscriptionNotices() [][]byte {
 		if !sub.tools {
 			continue
 		}
-		b, _ := marshal(map[string]any{
+		b, _ := encode(map[string]any{
 			"jsonrpc": protocol.JSONRPCVersion, "method": protocol.NotifToolsListChanged,
 			"params": map[string]any{"_meta": map[string]any{protocol.MetaSubscriptionID: sub.id}},
 		})
@@ -93,7 +93,7 @@ func (s *Server) streamUpdates() [][]byte {
 			if d, ok := demo.Read(s.opts.Principal, uri, s.tick); !ok || !d.Live {
 				continue
 			}
-			b, _ := marshal(map[string]any{
+			b, _ := encode(map[string]any{
 				"jsonrpc": protocol.JSONRPCVersion, "method": protocol.NotifResourcesUpdated,
 				"params": map[string]any{"_meta": map[string]any{protocol.MetaSubscriptionID: sub.id}, "uri": uri},
 			})

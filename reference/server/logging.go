@@ -22,7 +22,7 @@ func (s *Server) log(level, logger string, data any) {
 	if min == "" || protocol.LogLevelRank(level) < protocol.LogLevelRank(min) {
 		return
 	}
-	b, err := marshal(map[string]any{"jsonrpc": protocol.JSONRPCVersion, "method": protocol.NotifMessage,
+	b, err := encode(map[string]any{"jsonrpc": protocol.JSONRPCVersion, "method": protocol.NotifMessage,
 		"params": map[string]any{"level": level, "logger": logger, "data": data}})
 	if err == nil {
 		s.pendingLogs = append(s.pendingLogs, b)

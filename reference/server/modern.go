@@ -91,7 +91,7 @@ func (s *Server) modernResult(result map[string]any) map[string]any {
 	if meta == nil {
 		meta = map[string]any{}
 	}
-	meta[protocol.MetaServerInfo] = s.info
+	meta[protocol.MetaServerInfo] = s.infoJSON
 	out["_meta"] = meta
 	return out
 }

@@ -3,129 +3,101 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
-	"strconv"
-	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/reference"
 )
 
-// compactJSON is JSON known to be compact and valid (what appendJSON
-// rendered, or a schema's canonical text from the registry), so it is
-// written as is, not checked and compacted again for every page. A result that holds one (a tools/list page) is written
-// by pageLine without encoding/json, whose check and compaction of a
-// 500 KB page cost as much as rendering it.
-type compactJSON []byte
+// Every line the server writes is encoded as marshal encodes it; the
+// values the handlers build (maps, lists, strings, numbers, the registry's
+// canonical schema text) go through reference.AppendJSON, the one encoder
+// of the reference, and only the rest through encoding/json's reflection,
+// which was most of the cost of a response.
 
-// MarshalJSON returns c: a result that holds it encodes with encoding/json
-// too, when pageLine declines it.
-func (c compactJSON) MarshalJSON() ([]byte, error) { return c, nil }
-
-// pageLine returns the response line resultLine would write for a result
-// that holds a compactJSON, without encoding/json; ok is false when the
-// result holds a value appendJSON does not render.
-func pageLine(id json.RawMessage, result map[string]any) (_ []byte, ok bool) {
-	b := append(make([]byte, 0, 1024), `{"jsonrpc":"`+protocol.JSONRPCVersion+`","id":`...)
-	if b, ok = appendJSON(b, id); !ok {
-		return nil, false
+// resultLine builds a result response.
+func resultLine(id json.RawMessage, result any) []byte {
+	b := append(make([]byte, 0, 256), `{"jsonrpc":"`+protocol.JSONRPCVersion+`","id":`...)
+	b, ok := reference.AppendJSON(b, id)
+	if ok {
+		b = append(b, `,"result":`...)
+		b, ok = reference.AppendJSON(b, result)
 	}
-	b = append(b, `,"result":`...)
-	if b, ok = appendJSON(b, result); !ok {
-		return nil, false
+	if ok {
+		return append(b, '}')
 	}
-	return append(b, '}'), true
+	b, err := marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  any             `json:"result"`
+	}{protocol.JSONRPCVersion, id, result})
+	if err != nil {
+		return errorLine(id, protocol.CodeInternalError, "internal error: "+err.Error(), nil)
+	}
+	return b
 }
 
-// holdsCompact reports whether a result map has a compactJSON member.
-func holdsCompact(result any) (map[string]any, bool) {
-	m, ok := result.(map[string]any)
-	if !ok {
-		return nil, false
+// errorLine builds an error response; a nil id is written as null, the
+// JSON-RPC answer when the request's id cannot be read.
+func errorLine(id json.RawMessage, code int, message string, data any) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
 	}
-	for _, v := range m {
-		if _, ok := v.(compactJSON); ok {
-			return m, true
-		}
+	if b, ok := appendErrorLine(make([]byte, 0, 128+len(message)), id, code, message, data); ok {
+		return b
 	}
-	return nil, false
+	type rpcErr struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    any    `json:"data,omitempty"`
+	}
+	b, err := marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   rpcErr          `json:"error"`
+	}{protocol.JSONRPCVersion, id, rpcErr{code, message, data}})
+	if err != nil {
+		panic("encode error response: " + err.Error()) // only plain values reach here
+	}
+	return b
 }
 
-// appendJSON appends v as marshal writes it (encoding/json without HTML
-// escaping: map keys sorted, compact), for the values renderTool and
-// listTools build: maps with string keys, slices, strings, bools, ints,
-// json.RawMessage and compactJSON. ok is false for any other value, and the caller then
-// marshals. A tools/list page of 1,000 tools spent two thirds of its time
-// in encoding/json's reflection and key sorting.
-func appendJSON(b []byte, v any) (_ []byte, ok bool) {
-	switch v := v.(type) {
-	case string:
-		return appendString(b, v), true
-	case bool:
-		if v {
-			return append(b, "true"...), true
-		}
-		return append(b, "false"...), true
-	case compactJSON:
-		return append(b, v...), true
-	case json.RawMessage:
-		// As encoding/json writes it: checked and compacted.
-		if v == nil {
-			return append(b, "null"...), true
-		}
-		var buf bytes.Buffer
-		if json.Compact(&buf, v) != nil {
+// appendErrorLine appends the line errorLine writes, and ok false when
+// AppendJSON declines the id or the data.
+func appendErrorLine(b []byte, id json.RawMessage, code int, message string, data any) (_ []byte, ok bool) {
+	b = append(b, `{"jsonrpc":"`+protocol.JSONRPCVersion+`","id":`...)
+	if b, ok = reference.AppendJSON(b, id); !ok {
+		return b, false
+	}
+	b = append(b, `,"error":{"code":`...)
+	b, _ = reference.AppendJSON(b, code)
+	b = append(b, `,"message":`...)
+	b, _ = reference.AppendJSON(b, message)
+	if data != nil { // omitempty: only a nil interface is left out
+		b = append(b, `,"data":`...)
+		if b, ok = reference.AppendJSON(b, data); !ok {
 			return b, false
 		}
-		return append(b, buf.Bytes()...), true
-	case int:
-		return strconv.AppendInt(b, int64(v), 10), true
-	case []any:
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, ok = appendJSON(b, e); !ok {
-				return b, false
-			}
-		}
-		return append(b, ']'), true
-	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			if b, ok = appendJSON(b, v[k]); !ok {
-				return b, false
-			}
-		}
-		return append(b, '}'), true
 	}
-	return b, false
+	return append(b, "}}"...), true
 }
 
-// appendString appends s as a JSON string the way marshal writes it: a
-// string of printable ASCII without quotes or backslashes as is, any other
-// through encoding/json.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			_ = enc.Encode(s) // a string always encodes
-			return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
-		}
+// encode encodes v as marshal does.
+func encode(v any) ([]byte, error) {
+	if b, ok := reference.AppendJSON(nil, v); ok {
+		return b, nil
 	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
+	return marshal(v)
+}
+
+// marshal encodes v compactly without HTML escaping: the wire is JSON-RPC,
+// not a web page, and "->" should read as written. It is encoding/json
+// alone, encode's fallback and the oracle its tests compare with.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }

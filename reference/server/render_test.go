@@ -65,10 +65,10 @@ func TestRenderToolBytes(t *testing.T) {
 	}
 }
 
-// TestAppendJSONAsMarshal: appendJSON writes what marshal writes for every
-// tools/list page of the demo estate and odd schemas in every revision, for
-// strings that need escaping, and declines what it does not render.
-func TestAppendJSONAsMarshal(t *testing.T) {
+// TestPagesAsMarshal: the one encoder writes what marshal writes for every
+// tools/list page of the demo estate and odd schemas in every revision,
+// strings that need escaping included.
+func TestPagesAsMarshal(t *testing.T) {
 	reg := demo.Estate()
 	spec := reference.ToolSpec{Name: "odd.x", Version: "1.0.0", Title: "Tïtle <&> \"q\" \\ \u2028 \x01", Description: "\xff broken",
 		InputSchema:    map[string]any{"type": "object", "description": "é<>"},
@@ -89,51 +89,79 @@ func TestAppendJSONAsMarshal(t *testing.T) {
 			m["execution"] = map[string]any{"taskSupport": "optional"}
 			page = append(page, m)
 		}
-		got, ok := appendJSON(nil, page)
+		got, ok := reference.AppendJSON(nil, page)
 		want, err := marshal(page)
 		if !ok || err != nil || !bytes.Equal(got, want) {
-			t.Errorf("%s: appendJSON (ok %v):\n%s\nmarshal (%v):\n%s", rev, ok, got, err, want)
-		}
-	}
-	for _, v := range []any{2.5, nil, []string{"a"}, map[string]int{"a": 1}, []any{map[string]any{"n": 1.5}}, json.RawMessage("{x")} {
-		if _, ok := appendJSON(nil, v); ok {
-			t.Errorf("appendJSON(%#v) rendered a value it does not know", v)
+			t.Errorf("%s: AppendJSON (ok %v):\n%s\nmarshal (%v):\n%s", rev, ok, got, err, want)
 		}
 	}
 }
 
-// TestPageLineAsResultLine: a tools/list page's response line, written
-// without encoding/json, has the bytes marshal gives the same result, in
-// every revision (the modern one adds ttlMs and cacheScope), for ids of
-// every kind, and one holding a value pageLine does not render is still
-// written by marshal.
-func TestPageLineAsResultLine(t *testing.T) {
+// TestLinesAsMarshal: a response line written by the one encoder has the
+// bytes marshal gives the same response, for tools/list pages in every
+// revision (the modern one adds ttlMs and cacheScope), call results and
+// errors, with ids of every kind; one holding a value the encoder declines
+// is still written by marshal.
+func TestLinesAsMarshal(t *testing.T) {
 	srv := New(Options{Registry: demo.Estate(), Principal: demo.DefaultPrincipal(), PageSize: 2})
+	ids := []json.RawMessage{json.RawMessage(`1`), json.RawMessage(`"a\u0041"`), json.RawMessage(`-2.5e3`), json.RawMessage(`null`), json.RawMessage(`"é"`), json.RawMessage(` 7 `), nil}
+	resultOracle := func(id json.RawMessage, result any) []byte {
+		want, err := marshal(struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Result  any             `json:"result"`
+		}{protocol.JSONRPCVersion, id, result})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return want
+	}
 	for _, rev := range protocol.AllRevisions {
 		result, rpcErr := srv.listTools(map[string]json.RawMessage{}, rev)
 		if rpcErr != nil {
 			t.Fatal(rpcErr)
 		}
-		if _, ok := result["tools"].(compactJSON); !ok {
+		if _, ok := result["tools"].(reference.CompactJSON); !ok {
 			t.Fatalf("%s: the page is %T, not rendered", rev, result["tools"])
 		}
 		if rev == protocol.Modern {
 			result["ttlMs"], result["cacheScope"] = listTTLMs, "private"
 		}
-		for _, id := range []string{`1`, `"a\u0041"`, `-2.5e3`, `null`, `"é"`} {
-			got := resultLine(json.RawMessage(id), result)
+		call := renderResult(reference.CallResult{Content: []protocol.Content{protocol.TextContent("a <b> \u2028")},
+			Structured: map[string]any{"n": json.Number("1.5"), "f": 2.5e-9, "s": []any{"é", nil, true}}}, rev)
+		for _, id := range ids {
+			for _, r := range []any{result, call, srv.modernResult(call)} {
+				if got, want := resultLine(id, r), resultOracle(id, r); !bytes.Equal(got, want) {
+					t.Errorf("%s id %s:\n got %s\nwant %s", rev, id, got, want)
+				}
+			}
+		}
+		result["odd"] = float32(1.5) // declined by the encoder: marshal writes the line
+		if got, want := resultLine(json.RawMessage(`1`), result), resultOracle(json.RawMessage(`1`), result); !bytes.Equal(got, want) {
+			t.Errorf("%s: with a float32 member:\n got %s\nwant %s", rev, got, want)
+		}
+	}
+	type rpcErr struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    any    `json:"data,omitempty"`
+	}
+	for _, id := range ids {
+		for _, data := range []any{nil, map[string]any{"errors": []any{map[string]any{"path": "$.a", "message": "must be <b>"}}},
+			protocol.UnsupportedVersionData{Supported: supportedModern, Requested: "x"}, map[string]any(nil)} {
+			got := errorLine(id, protocol.CodeInvalidParams, "invalid params: \"x\" -> é", data)
+			oracleID := id
+			if oracleID == nil {
+				oracleID = json.RawMessage("null")
+			}
 			want, err := marshal(struct {
 				JSONRPC string          `json:"jsonrpc"`
 				ID      json.RawMessage `json:"id"`
-				Result  any             `json:"result"`
-			}{protocol.JSONRPCVersion, json.RawMessage(id), result})
+				Error   rpcErr          `json:"error"`
+			}{protocol.JSONRPCVersion, oracleID, rpcErr{protocol.CodeInvalidParams, "invalid params: \"x\" -> é", data}})
 			if err != nil || !bytes.Equal(got, want) {
-				t.Errorf("%s id %s:\n got %s\nwant %s (%v)", rev, id, got, want, err)
+				t.Errorf("error id %s data %#v:\n got %s\nwant %s (%v)", id, data, got, want, err)
 			}
-		}
-		result["odd"] = 1.5 // not rendered by pageLine: marshal writes the line
-		if got := resultLine(json.RawMessage(`1`), result); !bytes.Contains(got, []byte(`"odd":1.5`)) || !json.Valid(got) {
-			t.Errorf("%s: with a float member: %s", rev, got)
 		}
 	}
 }

@@ -275,7 +275,7 @@ func (s *Server) resourceUpdates() [][]byte {
 	sort.Strings(uris)
 	out := make([][]byte, 0, len(uris))
 	for _, uri := range uris {
-		b, _ := marshal(map[string]any{"jsonrpc": protocol.JSONRPCVersion, "method": protocol.NotifResourcesUpdated, "params": map[string]any{"uri": uri}})
+		b, _ := encode(map[string]any{"jsonrpc": protocol.JSONRPCVersion, "method": protocol.NotifResourcesUpdated, "params": map[string]any{"uri": uri}})
 		out = append(out, b)
 	}
 	return out

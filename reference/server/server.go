@@ -71,6 +71,7 @@ type Server struct {
 	opts     Options
 	reg      *reference.Registry
 	info     protocol.Implementation
+	infoJSON reference.CompactJSON // info as encoded, for every modern result's _meta
 	state    state
 	revision string // negotiated legacy revision, once initialize succeeded
 	logLevel string
@@ -128,6 +129,11 @@ func New(opts Options) *Server {
 		reg = demo.Estate()
 	}
 	s := &Server{opts: opts, reg: reg, info: protocol.Implementation{Name: opts.Name, Version: opts.Version}}
+	info, err := marshal(s.info)
+	if err != nil {
+		panic("reference server: encode serverInfo: " + err.Error()) // two strings always encode
+	}
+	s.infoJSON = info
 	if opts.Admin {
 		s.registerAdmin()
 	}
@@ -244,7 +250,7 @@ func (s *Server) handleBatch(data []byte) [][]byte {
 	if len(responses) == 0 {
 		return nil
 	}
-	b, _ := marshal(responses)
+	b, _ := encode(responses)
 	return [][]byte{b}
 }
 
@@ -496,7 +502,7 @@ func (s *Server) notifications() [][]byte {
 	if s.state != stateLive {
 		return nil
 	}
-	b, _ := json.Marshal(map[string]any{"jsonrpc": protocol.JSONRPCVersion, "method": protocol.NotifToolsListChanged})
+	b, _ := encode(map[string]any{"jsonrpc": protocol.JSONRPCVersion, "method": protocol.NotifToolsListChanged})
 	return [][]byte{b}
 }
 
@@ -526,57 +532,6 @@ type rpcError struct {
 
 func invalidParams(msg string) *rpcError {
 	return &rpcError{Code: protocol.CodeInvalidParams, Message: "invalid params: " + msg}
-}
-
-func resultLine(id json.RawMessage, result any) []byte {
-	if m, ok := holdsCompact(result); ok {
-		if b, ok := pageLine(id, m); ok {
-			return b
-		}
-	}
-	b, err := marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Result  any             `json:"result"`
-	}{protocol.JSONRPCVersion, id, result})
-	if err != nil {
-		return errorLine(id, protocol.CodeInternalError, "internal error: "+err.Error(), nil)
-	}
-	return b
-}
-
-// errorLine builds an error response; a nil id is written as null, the
-// JSON-RPC answer when the request's id cannot be read.
-func errorLine(id json.RawMessage, code int, message string, data any) []byte {
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	type rpcErr struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-		Data    any    `json:"data,omitempty"`
-	}
-	b, err := marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   rpcErr          `json:"error"`
-	}{protocol.JSONRPCVersion, id, rpcErr{code, message, data}})
-	if err != nil {
-		panic(fmt.Sprintf("encode error response: %v", err)) // only plain values reach here
-	}
-	return b
-}
-
-// marshal encodes v compactly without HTML escaping: the wire is JSON-RPC,
-// not a web page, and "->" should read as written.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 func contains(list []string, s string) bool {

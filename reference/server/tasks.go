@@ -147,7 +147,7 @@ func (s *Server) setTaskStatus(t *task, status, message string) {
 
 // taskStatusLine is the notifications/tasks/status of t's current state.
 func (s *Server) taskStatusLine(t *task) []byte {
-	b, _ := marshal(map[string]any{"jsonrpc": protocol.JSONRPCVersion, "method": protocol.NotifTaskStatus, "params": t.view()})
+	b, _ := encode(map[string]any{"jsonrpc": protocol.JSONRPCVersion, "method": protocol.NotifTaskStatus, "params": t.view()})
 	return b
 }
 

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -63,8 +62,8 @@ func (s *Server) listTools(params map[string]json.RawMessage, rev string) (map[s
 		page = append(page, m)
 	}
 	result := map[string]any{"tools": page}
-	if b, ok := appendJSON(make([]byte, 0, 512*len(page)), page); ok {
-		result["tools"] = compactJSON(b)
+	if b, ok := reference.AppendJSON(make([]byte, 0, 512*len(page)), page); ok {
+		result["tools"] = reference.CompactJSON(b)
 	}
 	if end < tools.Len() {
 		result["nextCursor"] = encodeCursor(tools.At(end - 1).Name())
@@ -84,10 +83,10 @@ func renderTool(t reference.Tool, rev string) map[string]any {
 	m := reference.ToMCP(reference.ToolSpec{Name: t.Name(), Version: t.Version(), Title: t.Title(), Description: t.Description(),
 		Classification: t.Classification(), SideEffect: t.SideEffect()})
 	if in := t.InputSchemaJSON(); in != nil {
-		m["inputSchema"] = compactJSON(in)
+		m["inputSchema"] = reference.CompactJSON(in)
 	}
 	if out := t.OutputSchemaJSON(); out != nil && protocol.AtLeast(rev, protocol.Rev20250618) {
-		m["outputSchema"] = compactJSON(out)
+		m["outputSchema"] = reference.CompactJSON(out)
 	}
 	return trimTool(m, t.SideEffect(), rev)
 }
@@ -230,14 +229,9 @@ func renderResult(r reference.CallResult, rev string) map[string]any {
 }
 
 // mirrorJSON serializes structured content for its text block: compact,
-// keys sorted (encoding/json sorts map keys), and without HTML escaping, so
-// that a model reading the text sees "->", not "-\u003e".
+// keys sorted, and without HTML escaping, so that a model reading the text
+// sees "->", not "-\u003e".
 func mirrorJSON(v any) (string, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
+	b, err := encode(v)
+	return string(b), err
 }
