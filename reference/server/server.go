@@ -79,6 +79,9 @@ type Server struct {
 	changed atomic.Bool // the registry reported a change since the last look
 	visible string      // fingerprint of the principal's tool list
 
+	pages   map[pageKey]reference.CompactJSON // rendered tools/list pages (tools.go)
+	pagesAt uint64                            // the registry's Changes when pages were rendered
+
 	subs        map[string]bool // legacy resources/subscribe URIs
 	tick        int             // requests answered: the live FX feed's clock
 	pendingLogs [][]byte        // notifications/message of the request being handled
