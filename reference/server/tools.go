@@ -37,8 +37,8 @@ func decodeCursor(c string) (string, bool) {
 func (s *Server) listTools(params map[string]json.RawMessage, rev string) (map[string]any, *rpcError) {
 	after := ""
 	if raw, ok := params["cursor"]; ok {
-		var c string
-		if raw[0] != '"' || json.Unmarshal(raw, &c) != nil {
+		c, ok := protocol.ScanString(raw)
+		if !ok {
 			return nil, invalidParams("cursor must be a string")
 		}
 		name, ok := decodeCursor(c)
@@ -163,9 +163,8 @@ func annotations(se reference.SideEffect) map[string]any {
 
 // callTool is tools/call under revision rev.
 func (s *Server) callTool(params map[string]json.RawMessage, rev string) (map[string]any, *rpcError) {
-	var name string
-	raw, ok := params["name"]
-	if !ok || raw[0] != '"' || json.Unmarshal(raw, &name) != nil {
+	name, ok := protocol.ScanString(params["name"])
+	if !ok {
 		return nil, invalidParams("tools/call needs a string name")
 	}
 	args := any(map[string]any{})
