@@ -131,6 +131,12 @@ func TestHostileCases(t *testing.T) {
 		{name: "grandchild calls setsid", flags: []string{"-mode", "setsid"}, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "lifecycle.initialize.result", StatusPass, "")
 		}},
+		// A descendant with no token, process group, session or parent
+		// left to tie it to the server: wantAllGone proves it was ended.
+		{name: "grandchild clears its environment, calls setsid, its parent exits", flags: []string{"-mode", "escape"}, check: func(t *testing.T, rep *Report) {
+			wantResult(t, rep, "lifecycle.initialize.result", StatusPass, "")
+			wantResult(t, rep, "stdio.shutdown.eof-metric", StatusPass, "")
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,12 +1,9 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -21,8 +18,10 @@ const reapBound = 10 * time.Second
 // process group and waits up to Config.KillGrace, then sends SIGKILL. When
 // ctx is done the waits are cut short and the group is killed at once, so
 // pass a fresh context to give the server its graces. Whatever the
-// escalation, any member of the process group still alive afterwards (a
-// grandchild) is killed, so nothing the server started survives Close.
+// escalation, every process the server started that is still alive
+// afterwards is killed: members of its process group, processes that left it
+// and carry the server's token, and processes of the server's tree (see
+// family for the one case that can escape).
 //
 // Output that arrived and was not consumed is returned in Exit.Remaining.
 // Close is idempotent and safe after a crash or a flood: later calls return
@@ -41,6 +40,10 @@ func (p *Process) shutdown(ctx context.Context) {
 	defer close(p.closeDone)
 
 	p.awaitOutstanding(ctx)
+	// The leader is alive (or was just now): the tree is whole. What it
+	// leaves behind at exit is re-parented to the suite and known only by
+	// this scan (or its token).
+	p.family.scan()
 	p.mu.Lock()
 	p.stdinClosed = true
 	p.noteLocked("closing stdin")
@@ -52,10 +55,12 @@ func (p *Process) shutdown(ctx context.Context) {
 	if !p.waitExit(ctx, p.cfg.ShutdownGrace) {
 		escalation = "sigterm"
 		p.note(fmt.Sprintf("process still running %v after stdin closed: sending SIGTERM to the group", p.cfg.ShutdownGrace))
+		p.family.scan()
 		p.signalGroup(syscall.SIGTERM)
 		if !p.waitExit(ctx, p.cfg.KillGrace) {
 			escalation = "sigkill"
 			p.note(fmt.Sprintf("process still running %v after SIGTERM: sending SIGKILL to the group", p.cfg.KillGrace))
+			p.family.scan()
 			p.signalGroup(syscall.SIGKILL)
 			p.waitExit(context.Background(), reapBound)
 		}
@@ -140,23 +145,28 @@ func (p *Process) awaitOutstanding(ctx context.Context) {
 }
 
 // killLeftovers ends every process the server started that is still alive:
-// members of its process group and those that left it (setsid) alike, found
-// by the token in their environment. Once the leader is reaped its pid, and
-// so its process group id, may belong to an unrelated process, so the group
-// is not signalled by id any more.
+// members of its process group and those that left it (setsid), found by the
+// token in their environment or, for those that cleared it, by the server's
+// process tree as the runner last saw it (see family). Once the leader is
+// reaped its pid, and so its process group id, may belong to an unrelated
+// process, so the group is not signalled by id any more.
 func (p *Process) killLeftovers() {
 	if p.served != nil {
 		return // nothing runs outside this program
 	}
-	pids := Descendants(p.token)
-	if len(pids) == 0 {
-		return
+	procs := p.family.scan()
+	live := 0
+	for _, e := range procs {
+		if e.state != 'Z' && e.state != 'X' {
+			killProc(e)
+			live++
+		}
 	}
-	p.note(fmt.Sprintf("killing the %d processes the server left behind (in its process group or not)", len(pids)))
-	for _, pid := range pids {
-		syscall.Kill(pid, syscall.SIGKILL)
+	if live > 0 {
+		p.note(fmt.Sprintf("killed the %d processes the server left behind (in its process group or not)", live))
 	}
-	if !p.reap(pids, reapBound) {
+	// Zombies among them that were re-parented to the suite are reaped too.
+	if !p.reap(procs, reapBound) {
 		p.note("processes the server started are still alive after SIGKILL")
 	}
 }
@@ -182,50 +192,35 @@ func (p *Process) waitExit(ctx context.Context, d time.Duration) bool {
 
 // Descendants returns the live processes whose environment holds TokenVar
 // with the value token: a server and everything it started, whatever process
-// group or session they moved to (unless they cleared their environment).
-// Without /proc it returns nil.
+// group or session they moved to (unless they cleared their environment;
+// Close also follows the process tree for those). Without /proc it returns
+// nil.
 func Descendants(token string) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	want := []byte(TokenVar + "=" + token + "\x00")
-	self := os.Getpid()
 	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == self {
-			continue
+	for _, e := range readProcs(token, 0) {
+		if e.token && e.state != 'Z' {
+			out = append(out, e.pid)
 		}
-		// Unreadable: gone, or not ours; empty: a zombie.
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil || !bytes.HasPrefix(env, want) && !bytes.Contains(env, append([]byte{0}, want...)) {
-			continue
-		}
-		out = append(out, pid)
 	}
 	return out
 }
 
-// reap waits up to d until none of pids is alive, reaping those that became
+// reap waits up to d until none of procs is alive, reaping those that became
 // zombies of this process (as child subreaper it inherits orphans). The
 // server itself is left to cmd.Wait. It reports whether all are gone.
-func (p *Process) reap(pids []int, d time.Duration) bool {
+func (p *Process) reap(procs []procEntry, d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	self := os.Getpid()
 	for {
 		alive := 0
-		for _, pid := range pids {
-			stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-			if err != nil {
-				continue // gone
+		for _, want := range procs {
+			pid := want.pid
+			e, ok := readStat(pid)
+			if !ok || e.state == 'X' || e.start != want.start {
+				continue // gone, and perhaps its pid reused
 			}
-			state, ppid, ok := parseStatParent(stat)
-			if !ok || state == 'X' {
-				continue
-			}
-			if state == 'Z' {
-				if ppid == self && pid != p.pid {
+			if e.state == 'Z' {
+				if e.ppid == self && pid != p.pid {
 					var ws syscall.WaitStatus
 					syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
 				}
@@ -241,23 +236,6 @@ func (p *Process) reap(pids []int, d time.Duration) bool {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-}
-
-// parseStatParent extracts the state and the parent pid from /proc/PID/stat.
-func parseStatParent(stat []byte) (state byte, ppid int, ok bool) {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	fields := strings.Fields(string(stat[i+1:]))
-	if len(fields) < 2 || len(fields[0]) != 1 {
-		return 0, 0, false
-	}
-	ppid, err := strconv.Atoi(fields[1])
-	if err != nil {
-		return 0, 0, false
-	}
-	return fields[0][0], ppid, true
 }
 
 // describeState says how a process ended.

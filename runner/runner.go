@@ -228,6 +228,8 @@ type Process struct {
 	token string // value of TokenVar in the environment of the server and its descendants
 	start time.Time
 
+	family *family // the processes the server started, for Close; nil when served
+
 	served *served // the server runs in this program (Config.Serve); cmd is nil
 
 	stdin   *os.File // write end of the server's stdin
@@ -289,6 +291,7 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 	cmd.Env = append(append(os.Environ(), cfg.Env...), TokenVar+"="+token)
 	cmd.Dir = cfg.Dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	startCommand(cmd)
 
 	// Plain os.Pipe pairs rather than cmd.StdoutPipe: the runner reads
 	// stdout until EOF on its own schedule, which may outlive cmd.Wait (a
@@ -308,6 +311,7 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 
 	p := newProcess(cfg, start, inW, outR, errR)
 	p.cmd, p.pid, p.token = cmd, cmd.Process.Pid, token
+	p.family = newFamily(token, p.pid)
 	p.note(fmt.Sprintf("started pid %d: %q", p.pid, cfg.Command))
 	go p.readStdout()
 	go p.readStderr()
@@ -476,6 +480,7 @@ func (p *Process) kill(why error) {
 	p.noteLocked("killing process group: " + why.Error())
 	p.broadcastLocked()
 	p.mu.Unlock()
+	p.family.scan() // the tree is whole until the leader dies
 	p.signalGroup(syscall.SIGKILL)
 }
 

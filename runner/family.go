@@ -1,0 +1,235 @@
+package runner
+
+import (
+	"bytes"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall"
+)
+
+// family is what the runner knows of the processes a server started, so that
+// Close can end every one of them, including those that cleared their
+// environment (and so the token) and left the process group and the session.
+//
+// A process belongs to the server when its environment holds the server's
+// token, when it is the leader itself (same pid and start time as at Start),
+// when an earlier scan attributed it (same pid and start time), or when its
+// parent belongs to the server. A process is named by its pid and its start
+// time together, so a pid the kernel reused for an unrelated process is never
+// taken for the server's. The tree stays whole while the leader lives: on
+// Linux the leader is a child subreaper (see startCommand), so the orphans of
+// its descendants are re-parented to it rather than to the suite. What the
+// leader leaves when it exits is re-parented to the suite, and attributed
+// through the last scan that saw it in the tree (Close scans before it closes
+// stdin and before each signal).
+//
+// What can still escape: a process that cleared its environment, was started
+// after the last scan of a live leader, and whose leader then exited (on its
+// own, or at stdin EOF) leaving it orphaned: re-parented to the suite, it has
+// nothing that ties it to this server rather than to another of the run's
+// servers or to another child of the program, so it is not killed. So can a
+// process where the leader could not be made a subreaper (no Linux, or the
+// program's executable cannot be re-executed), which then loses the tree as
+// soon as its parent exits. The scan is of /proc: without /proc, only the
+// process group is signalled.
+type family struct {
+	token  string
+	leader procEntry // pid and start time of the server itself
+
+	mu    sync.Mutex
+	known map[int]uint64 // pid → start time of every process attributed so far
+}
+
+// procEntry is one process as /proc showed it.
+type procEntry struct {
+	pid, ppid int
+	start     uint64 // start time in clock ticks since boot: with pid, the process's identity
+	state     byte   // 'R', 'S', 'Z', ...
+	token     bool   // the environment holds the server's token
+}
+
+// newFamily returns the family of the server whose leader is pid, started
+// with token in its environment.
+func newFamily(token string, pid int) *family {
+	f := &family{token: token, known: map[int]uint64{}}
+	if st, ok := readStat(pid); ok {
+		f.leader = st
+	}
+	return f
+}
+
+// scan reads the process table and returns the processes (zombies
+// included, the suite not) that belong to the server, remembering every one
+// it attributed for later scans. A nil family (a server run in-process) has
+// none.
+func (f *family) scan() []procEntry {
+	if f == nil {
+		return nil
+	}
+	// Nothing started before the leader descends from it.
+	table := readProcs(f.token, f.leader.start)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	members := attribute(table, f.leader, f.known, os.Getpid())
+	for _, e := range members {
+		f.known[e.pid] = e.start
+	}
+	return members
+}
+
+// attribute returns the entries of table that belong to the server whose
+// leader is leader and whose earlier members are known (pid → start time):
+// those carrying the token, the leader and the known members if pid and start
+// time still match, and every descendant of one of these. The suite (self)
+// is never a member.
+func attribute(table []procEntry, leader procEntry, known map[int]uint64, self int) []procEntry {
+	children := map[int][]procEntry{}
+	for _, e := range table {
+		children[e.ppid] = append(children[e.ppid], e)
+	}
+	member := map[int]bool{}
+	var queue []procEntry
+	add := func(e procEntry) {
+		if e.pid != self && e.pid > 0 && !member[e.pid] {
+			member[e.pid] = true
+			queue = append(queue, e)
+		}
+	}
+	for _, e := range table {
+		start, wasKnown := known[e.pid]
+		isLeader := leader.pid != 0 && e.pid == leader.pid && e.start == leader.start
+		if e.token || isLeader || wasKnown && e.start == start {
+			add(e)
+		}
+	}
+	var out []procEntry
+	for len(queue) > 0 {
+		e := queue[0]
+		queue = queue[1:]
+		out = append(out, e)
+		for _, c := range children[e.pid] {
+			// A child cannot be older than its parent; one that is, is
+			// the child of an earlier holder of the pid seen mid-scan.
+			if c.start >= e.start {
+				add(c)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b procEntry) int { return a.pid - b.pid })
+	return out
+}
+
+// readProcs returns every process of /proc but the suite itself that started
+// at or after since (clock ticks since boot), marking those whose environment
+// holds TokenVar with the value token. Without /proc it returns nil.
+func readProcs(token string, since uint64) []procEntry {
+	dir, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	names, _ := dir.Readdirnames(-1)
+	dir.Close()
+	want := []byte(TokenVar + "=" + token + "\x00")
+	self := os.Getpid()
+	buf := make([]byte, 1024)
+	var env []byte
+	var out []procEntry
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil || pid == self {
+			continue
+		}
+		n := readProcFile(pid, "stat", buf)
+		e, ok := parseStat(pid, buf[:n])
+		if !ok || e.start < since {
+			continue // gone, or older than what is looked for
+		}
+		// Unreadable: gone, or not ours; empty: a zombie.
+		env = readProcAll(pid, "environ", env[:0])
+		e.token = bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...))
+		out = append(out, e)
+	}
+	return out
+}
+
+// readStat reads the pid, parent, state and start time of process pid from
+// /proc/PID/stat.
+func readStat(pid int) (procEntry, bool) {
+	buf := make([]byte, 1024)
+	n := readProcFile(pid, "stat", buf)
+	return parseStat(pid, buf[:n])
+}
+
+// readProcFile reads up to len(buf) bytes of /proc/PID/name into buf and
+// returns how many; 0 when the process is gone. (Plain system calls: an
+// os.File costs more than the read, and a scan makes hundreds.)
+func readProcFile(pid int, name string, buf []byte) int {
+	fd, err := syscall.Open("/proc/"+strconv.Itoa(pid)+"/"+name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return 0
+	}
+	defer syscall.Close(fd)
+	n := 0
+	for n < len(buf) {
+		m, err := syscall.Read(fd, buf[n:])
+		if err != nil || m <= 0 {
+			break
+		}
+		n += m
+	}
+	return n
+}
+
+// readProcAll appends all of /proc/PID/name to buf.
+func readProcAll(pid int, name string, buf []byte) []byte {
+	fd, err := syscall.Open("/proc/"+strconv.Itoa(pid)+"/"+name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return buf
+	}
+	defer syscall.Close(fd)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, make([]byte, 4096)...)[:len(buf)]
+		}
+		m, err := syscall.Read(fd, buf[len(buf):cap(buf)])
+		if err != nil || m <= 0 {
+			return buf
+		}
+		buf = buf[:len(buf)+m]
+	}
+}
+
+// parseStat parses /proc/PID/stat: the fields after the parenthesised
+// command name (which may itself hold parentheses and spaces) are the state
+// (field 3), the parent pid (4) and, at field 22, the start time.
+func parseStat(pid int, stat []byte) (procEntry, bool) {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return procEntry{}, false
+	}
+	// fields[k] is field k+3 of the stat line; 20 are needed.
+	var fields [20][]byte
+	n := 0
+	for rest := stat[i+1:]; n < len(fields); n++ {
+		rest = bytes.TrimLeft(rest, " \n")
+		j := bytes.IndexAny(rest, " \n")
+		if j < 0 {
+			j = len(rest)
+		}
+		if j == 0 {
+			break
+		}
+		fields[n], rest = rest[:j], rest[j:]
+	}
+	if n < len(fields) || len(fields[0]) != 1 {
+		return procEntry{}, false
+	}
+	ppid, err1 := strconv.Atoi(string(fields[1]))
+	start, err2 := strconv.ParseUint(string(fields[19]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return procEntry{}, false
+	}
+	return procEntry{pid: pid, ppid: ppid, start: start, state: fields[0][0]}, true
+}

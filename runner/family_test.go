@@ -1,0 +1,175 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/mcpconform/mcpconform/internal/fixtures/proctest"
+)
+
+// TestEscapedDescendantKilled proves that Close ends a descendant that
+// cleared its environment (so has no token), left the process group and the
+// session, and whose parent exited: the server's own tree still holds it, as
+// the server is a child subreaper.
+func TestEscapedDescendantKilled(t *testing.T) {
+	ctx := testCtx(t)
+	pidfile := filepath.Join(t.TempDir(), "pids")
+	p := startHostile(t, Config{Env: []string{"HOSTILE_PIDFILE=" + pidfile}}, "escape")
+	wantPing(t, ctx, p) // the server answers once the sleeper runs
+	if runtime.GOOS == "linux" {
+		// The server is the fixture, executed in place by the runner's
+		// start, which leaves no trace in its environment.
+		if exe, err := os.Readlink("/proc/" + strconv.Itoa(p.Pid()) + "/exe"); err != nil || exe != hostileBin(t) {
+			t.Errorf("the server runs %q (%v), want %s", exe, err, hostileBin(t))
+		}
+		if env, err := os.ReadFile("/proc/" + strconv.Itoa(p.Pid()) + "/environ"); err != nil || strings.Contains(string(env), execVar) {
+			t.Errorf("the server's environment holds %s (%v)", execVar, err)
+		}
+	}
+	pids, err := proctest.ReadPids(pidfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var running []int
+	for _, pid := range pids {
+		if pid != p.Pid() && proctest.Running(pid) && !slices.Contains(running, pid) {
+			running = append(running, pid)
+		}
+	}
+	if len(running) != 1 {
+		t.Fatalf("recorded pids %v, running besides the server %v: want the sleeper alone", pids, running)
+	}
+	sleeper := running[0]
+	if slices.Contains(Descendants(p.Token()), sleeper) {
+		t.Fatalf("the sleeper %d carries the token: the fixture did not clear its environment", sleeper)
+	}
+	if e, ok := readStat(sleeper); runtime.GOOS == "linux" && (!ok || e.ppid != p.Pid()) {
+		t.Errorf("the sleeper's parent is %d, want the server %d (a child subreaper)", e.ppid, p.Pid())
+	}
+	p.Close(ctx)
+	for _, pid := range pids {
+		if proctest.Running(pid) {
+			t.Errorf("process %d survived Close", pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// TestAttribute checks which processes of a process table belong to a
+// server: by token, by the leader's and the known members' identity (pid and
+// start time, so a reused pid is not taken), and by descent from them.
+func TestAttribute(t *testing.T) {
+	const self = 100
+	leader := procEntry{pid: 200, ppid: self, start: 50}
+	tests := []struct {
+		name   string
+		table  []procEntry
+		leader procEntry
+		known  map[int]uint64
+		want   []int
+	}{
+		{
+			name: "the leader's tree, whatever the environment",
+			table: []procEntry{
+				{pid: self, ppid: 1, start: 10},
+				leader,
+				{pid: 201, ppid: 200, start: 51},
+				{pid: 202, ppid: 201, start: 52},
+				{pid: 300, ppid: self, start: 60}, // another server
+				{pid: 301, ppid: 300, start: 61},
+			},
+			leader: leader,
+			want:   []int{200, 201, 202},
+		},
+		{
+			name: "the leader's pid reused: nothing of its tree",
+			table: []procEntry{
+				{pid: 200, ppid: 1, start: 90},
+				{pid: 201, ppid: 200, start: 91},
+			},
+			leader: leader,
+			want:   nil,
+		},
+		{
+			name: "an orphan re-parented to the suite, known from an earlier scan",
+			table: []procEntry{
+				{pid: 202, ppid: self, start: 52},
+				{pid: 203, ppid: 202, start: 53},
+				{pid: 300, ppid: self, start: 60}, // not known: not ours
+			},
+			leader: leader,
+			known:  map[int]uint64{200: 50, 201: 51, 202: 52},
+			want:   []int{202, 203},
+		},
+		{
+			name: "a known pid reused by another process",
+			table: []procEntry{
+				{pid: 202, ppid: self, start: 70},
+				{pid: 203, ppid: 202, start: 71},
+			},
+			leader: leader,
+			known:  map[int]uint64{202: 52},
+			want:   nil,
+		},
+		{
+			name: "the token, in another session and with another parent",
+			table: []procEntry{
+				{pid: 400, ppid: 1, start: 80, token: true},
+				{pid: 401, ppid: 400, start: 81},
+				{pid: self, ppid: 1, start: 10, token: true}, // never the suite
+			},
+			want: []int{400, 401},
+		},
+		{
+			name: "a child older than its parent is an earlier holder's",
+			table: []procEntry{
+				leader,
+				{pid: 201, ppid: 200, start: 40},
+			},
+			leader: leader,
+			want:   []int{200},
+		},
+		{
+			name: "zombies are members, to be reaped",
+			table: []procEntry{
+				leader,
+				{pid: 201, ppid: 200, start: 51, state: 'Z'},
+			},
+			leader: leader,
+			want:   []int{200, 201},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []int
+			for _, e := range attribute(tt.table, tt.leader, tt.known, self) {
+				got = append(got, e.pid)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("attribute = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestParseStat reads the fields after a command name holding parentheses
+// and spaces.
+func TestParseStat(t *testing.T) {
+	stat := "4242 (a (b) c) S 17 4242 4242 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 987654 1000 10\n"
+	e, ok := parseStat(4242, []byte(stat))
+	if !ok || e != (procEntry{pid: 4242, ppid: 17, start: 987654, state: 'S'}) {
+		t.Errorf("parseStat = %+v, %v", e, ok)
+	}
+	if _, ok := parseStat(1, []byte("1 (x) S 0")); ok {
+		t.Error("parseStat accepted a short stat")
+	}
+	if e, ok := readStat(os.Getpid()); !ok || e.ppid != os.Getppid() || e.start == 0 {
+		t.Errorf("readStat(self) = %+v, %v", e, ok)
+	}
+}
