@@ -185,6 +185,27 @@ func (e *envelope) slot(key []byte) (slot *[]byte, plain bool) {
 	return nil, true
 }
 
+// recorder takes the members of the top-level object a scan reads.
+type recorder interface {
+	member(key, value []byte)
+}
+
+// member records the span of a member of a JSON-RPC message.
+func (e *envelope) member(key, value []byte) {
+	if !e.plain {
+		return
+	}
+	slot, plain := e.slot(key)
+	switch {
+	case !plain:
+		e.plain = false
+	case slot != nil && *slot != nil:
+		e.plain = false // a member twice: encoding/json's rules decide
+	case slot != nil:
+		*slot = value
+	}
+}
+
 // scanner is a validating recursive-descent reader of JSON with
 // encoding/json's grammar and depth limit.
 type scanner struct {
@@ -238,9 +259,9 @@ func (s *scanner) literal(word string) bool {
 	return true
 }
 
-// object reads an object at depth; when e is set it is the top level, and
-// its members are recorded.
-func (s *scanner) object(depth int, e *envelope) bool {
+// object reads an object at depth; when top is set it is the top level,
+// and top records its members.
+func (s *scanner) object(depth int, top recorder) bool {
 	if depth > maxNestingDepth {
 		return false
 	}
@@ -269,16 +290,8 @@ func (s *scanner) object(depth int, e *envelope) bool {
 		if !s.value(depth) {
 			return false
 		}
-		if e != nil && e.plain {
-			slot, plain := e.slot(key)
-			switch {
-			case !plain:
-				e.plain = false
-			case slot != nil && *slot != nil:
-				e.plain = false // a member twice: encoding/json's rules decide
-			case slot != nil:
-				*slot = s.data[valStart:s.i:s.i]
-			}
+		if top != nil {
+			top.member(key, s.data[valStart:s.i:s.i])
 		}
 		s.skipSpace()
 		if s.i >= len(s.data) {
