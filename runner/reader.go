@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -48,9 +49,15 @@ func (p *Process) readStdout() {
 					if len(line) > keptHead {
 						line = line[:keptHead]
 					}
+					p.mu.Lock()
+					p.longHead = append(p.longHead[:0], line[:min(len(line), 8)]...)
+					p.mu.Unlock()
 				} else {
 					line = append(line, frag...)
 				}
+			}
+			if tooLong {
+				p.longAt.Store(time.Now().UnixNano()) // see timedOut
 			}
 			if err != bufio.ErrBufferFull {
 				break
@@ -72,6 +79,7 @@ func (p *Process) readStdout() {
 				p.deliver(bytes.TrimSuffix(line, []byte("\n")))
 			}
 		}
+		p.longAt.Store(0) // after the delivery, so a wait sees one or the other
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				p.note("reading stdout: " + err.Error())

@@ -230,6 +230,11 @@ type Process struct {
 
 	family *family // the processes the server started, for Close; nil when served
 
+	// A line over MaxLineBytes being discarded: when its last bytes came
+	// (unix nanoseconds; 0 when no such line is arriving) and its start.
+	longAt   atomic.Int64
+	longHead []byte // guarded by mu
+
 	served *served // the server runs in this program (Config.Serve); cmd is nil
 
 	stdin   *os.File // write end of the server's stdin
@@ -945,6 +950,13 @@ func (p *Process) timedOut(w waitSpec, timeout time.Duration) error {
 		if l.ids[w.key] {
 			return fmt.Errorf("runner: no %s within %v; it may be in the line discarded meanwhile: %w", w.what, timeout, l.problem)
 		}
+	}
+	if at := p.longAt.Load(); at != 0 && time.Since(time.Unix(0, at)) < timeout {
+		// Not silence: the server is writing a line over the limit, which
+		// may be the response or hold it back (a slow machine streams
+		// 100 MB for longer than a request timeout). The process is not
+		// stalled; the line is the cause.
+		return fmt.Errorf("runner: no %s within %v while a line over the limit was still arriving: %w: more than %d bytes, starting %q…", w.what, timeout, ErrLineTooLong, p.cfg.MaxLineBytes, p.longHead)
 	}
 	err := error(&TimeoutError{What: w.what, After: timeout})
 	if p.stalled == nil {
