@@ -120,7 +120,9 @@ func sortNoteRuns(lines []TranscriptLine) {
 // the line is decoded: evidence is put in order at the end of every check,
 // and most of a response is a result that the order does not depend on.
 func responseKey(text string) (string, bool) {
-	if truncatedLine.MatchString(text) || !utf8.ValidString(text) {
+	// Only a line ending in "]" can be a truncated one: the check spares
+	// the pattern's scan of every line.
+	if strings.HasSuffix(text, "]") && truncatedLine.MatchString(text) || !utf8.ValidString(text) {
 		return "", false
 	}
 	if key, response, ok := scannedResponseKey(strings.TrimSpace(text)); ok {

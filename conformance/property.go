@@ -959,10 +959,7 @@ func judgeCall(m *protocol.Message) verdict {
 		}
 		return refused
 	}
-	var res struct {
-		IsError bool `json:"isError"`
-	}
-	if json.Unmarshal(m.Result, &res) == nil && res.IsError {
+	if resultIsError(m.Result) {
 		return refused
 	}
 	return accepted
