@@ -917,11 +917,7 @@ func evidence(t *T) []TranscriptLine {
 		out = appendEvidence(out, ct.process, ct.lines)
 	}
 	for _, c := range t.conns {
-		lines := c.p.Transcript()
-		if c.mark > len(lines) {
-			continue
-		}
-		out = appendEvidence(out, c.name, lines[c.mark:])
+		out = appendEvidence(out, c.name, c.p.TranscriptFrom(c.mark))
 	}
 	sortNoteRuns(out)
 	return out

@@ -545,6 +545,26 @@ func (p *Process) Transcript() []TranscriptLine {
 	return append([]TranscriptLine(nil), p.transcript...)
 }
 
+// TranscriptLen returns the number of lines in the transcript so far: a
+// mark for TranscriptFrom, without copying the lines.
+func (p *Process) TranscriptLen() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.transcript)
+}
+
+// TranscriptFrom returns a copy of the transcript lines from the mark-th
+// on (none when there are not that many): a check's evidence is the lines
+// since it began, and a session shared by many checks holds thousands.
+func (p *Process) TranscriptFrom(mark int) []TranscriptLine {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if mark > len(p.transcript) {
+		return nil
+	}
+	return append([]TranscriptLine(nil), p.transcript[mark:]...)
+}
+
 // HasSpoken reports whether the server has written anything to stdout.
 func (p *Process) HasSpoken() bool {
 	p.mu.Lock()
