@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -48,9 +49,15 @@ func (p *Process) readStdout() {
 					if len(line) > keptHead {
 						line = line[:keptHead]
 					}
+					p.mu.Lock()
+					p.longHead = append(p.longHead[:0], line[:min(len(line), 8)]...)
+					p.mu.Unlock()
 				} else {
 					line = append(line, frag...)
 				}
+			}
+			if tooLong {
+				p.longAt.Store(time.Now().UnixNano()) // see timedOut
 			}
 			if err != bufio.ErrBufferFull {
 				break
@@ -72,6 +79,7 @@ func (p *Process) readStdout() {
 				p.deliver(bytes.TrimSuffix(line, []byte("\n")))
 			}
 		}
+		p.longAt.Store(0) // after the delivery, so a wait sees one or the other
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				p.note("reading stdout: " + err.Error())
@@ -214,14 +222,27 @@ func byteSize(n int) string {
 // (7 for "7") when only that one is pending. It returns "" when no pending
 // request matches.
 func (p *Process) answeredLocked(key string) string {
-	for _, k := range []string{key, twinOf(key)} {
-		if k != "" && (p.outstanding[k] || p.rawPending[k]) {
-			delete(p.outstanding, k)
-			delete(p.rawPending, k)
-			return k
-		}
+	// The twin is looked for only when key itself is not pending: nearly
+	// every response carries its request's id, and working out the twin
+	// of a string id is most of the cost of matching it.
+	if p.pendingLocked(key) {
+		return key
+	}
+	if twin := twinOf(key); p.pendingLocked(twin) {
+		return twin
 	}
 	return ""
+}
+
+// pendingLocked reports whether a request with id key is pending, and if so
+// marks it answered.
+func (p *Process) pendingLocked(key string) bool {
+	if key == "" || !p.outstanding[key] && !p.rawPending[key] {
+		return false
+	}
+	delete(p.outstanding, key)
+	delete(p.rawPending, key)
+	return true
 }
 
 // deliver classifies one complete line and queues it.

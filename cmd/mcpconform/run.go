@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -145,7 +144,6 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		// program, which saves a process start per check; the report
 		// names the processes that ran the command.
 		opts.Serve = serveEmbedded
-		embeddedGC()
 	}
 	if expected != "" {
 		exp, err := conformance.LoadExpected(expected)
@@ -177,9 +175,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		status = newStatusLine(stderr)
 		opts.Progress = status.update
 	}
-	stopLimit := memlimit.Keep() // the heap follows the live data (internal/memlimit)
+	stopGC := memlimit.ForRun(opts.Serve != nil) // the run's collector policy (internal/memlimit)
 	rep, err := conformance.Run(context.Background(), opts)
-	stopLimit()
+	stopGC()
 	if status != nil {
 		status.clear()
 	}
@@ -268,17 +266,4 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-// embeddedGCPercent is the collector's target for a run against the
-// embedded reference: its heap stays at tens of MB for the whole run while
-// the collector at the default 100 took a tenth of the run's CPU; at 400 it
-// takes a third of that, for about 20 MB more (docs/performance.md).
-const embeddedGCPercent = 400
-
-// embeddedGC sets embeddedGCPercent unless the user chose with GOGC.
-func embeddedGC() {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(embeddedGCPercent)
-	}
 }

@@ -1,6 +1,7 @@
 package memlimit
 
 import (
+	"os"
 	"runtime/debug"
 	"testing"
 )
@@ -19,29 +20,73 @@ func TestLimit(t *testing.T) {
 	}
 }
 
-// TestKeep: Keep sets a limit that follows the live heap and restores the
-// one it found; with GOGC or GOMEMLIMIT set it leaves the limit alone.
-func TestKeep(t *testing.T) {
-	prev := debug.SetMemoryLimit(-1)
-	stop := Keep()
-	if got := debug.SetMemoryLimit(-1); got < Floor || got == prev {
-		t.Errorf("limit under Keep = %d, want at least %d", got, Floor)
-	}
-	stop()
-	if got := debug.SetMemoryLimit(-1); got != prev {
-		t.Errorf("limit after stop = %d, want the previous %d", got, prev)
-	}
-	for _, env := range []string{"GOGC", "GOMEMLIMIT"} {
-		t.Run(env, func(t *testing.T) {
-			t.Setenv(env, "100")
-			if env == "GOMEMLIMIT" {
-				t.Setenv(env, "1GiB")
+// TestForRun: the policy sets a soft limit that follows the live heap, and
+// for the embedded reference EmbeddedGCPercent; with GOGC or GOMEMLIMIT set
+// to a value it changes nothing; stop restores what it found.
+func TestForRun(t *testing.T) {
+	const before = 150 // a GC percent no case sets, to see it restored
+	for _, tt := range []struct {
+		name      string
+		env       map[string]string
+		embedded  bool
+		wantGC    int  // the GC percent during the run
+		wantLimit bool // a soft limit of at least Floor during the run
+	}{
+		{"a target", nil, false, before, true},
+		{"the embedded reference", nil, true, EmbeddedGCPercent, true},
+		{"GOGC set, a target", map[string]string{"GOGC": "100"}, false, before, false},
+		{"GOGC set, embedded", map[string]string{"GOGC": "100"}, true, before, false},
+		{"GOGC empty (the runtime ignores it), embedded", map[string]string{"GOGC": ""}, true, EmbeddedGCPercent, true},
+		{"GOMEMLIMIT set, a target", map[string]string{"GOMEMLIMIT": "1GiB"}, false, before, false},
+		{"GOMEMLIMIT set, embedded", map[string]string{"GOMEMLIMIT": "1GiB"}, true, before, false},
+		{"both set, embedded", map[string]string{"GOGC": "off", "GOMEMLIMIT": "1GiB"}, true, before, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, v := range []string{"GOGC", "GOMEMLIMIT"} {
+				t.Setenv(v, "")
+				if _, ok := tt.env[v]; !ok {
+					unsetenv(t, v)
+				}
 			}
-			stop := Keep()
-			defer stop()
-			if got := debug.SetMemoryLimit(-1); got != prev {
-				t.Errorf("limit with %s set = %d, want it left at %d", env, got, prev)
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			prevGC := debug.SetGCPercent(before)
+			defer debug.SetGCPercent(prevGC)
+			const limitBefore = 1 << 62
+			prevLimit := debug.SetMemoryLimit(limitBefore)
+			defer debug.SetMemoryLimit(prevLimit)
+
+			stop := ForRun(tt.embedded)
+			gc := debug.SetGCPercent(-1)
+			debug.SetGCPercent(gc)
+			limit := debug.SetMemoryLimit(-1)
+			stop()
+			if gc != tt.wantGC {
+				t.Errorf("GC percent during the run = %d, want %d", gc, tt.wantGC)
+			}
+			if tt.wantLimit && (limit < Floor || limit == limitBefore) {
+				t.Errorf("limit during the run = %d, want one of at least %d", limit, Floor)
+			}
+			if !tt.wantLimit && limit != limitBefore {
+				t.Errorf("limit during the run = %d, want it left at %d", limit, int64(limitBefore))
+			}
+			if got := debug.SetGCPercent(-1); got != before {
+				t.Errorf("GC percent after stop = %d, want %d restored", got, before)
+			}
+			debug.SetGCPercent(before)
+			if got := debug.SetMemoryLimit(-1); got != limitBefore {
+				t.Errorf("limit after stop = %d, want %d restored", got, int64(limitBefore))
 			}
 		})
+	}
+}
+
+// unsetenv removes v from the environment for the rest of the test (after
+// t.Setenv, which restores it at cleanup).
+func unsetenv(t *testing.T, v string) {
+	t.Helper()
+	if err := os.Unsetenv(v); err != nil {
+		t.Fatal(err)
 	}
 }
