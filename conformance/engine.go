@@ -917,11 +917,7 @@ func evidence(t *T) []TranscriptLine {
 		out = appendEvidence(out, ct.process, ct.lines)
 	}
 	for _, c := range t.conns {
-		lines := c.p.Transcript()
-		if c.mark > len(lines) {
-			continue
-		}
-		out = appendEvidence(out, c.name, lines[c.mark:])
+		out = appendEvidence(out, c.name, c.p.TranscriptFrom(c.mark))
 	}
 	sortNoteRuns(out)
 	return out
@@ -930,16 +926,15 @@ func evidence(t *T) []TranscriptLine {
 // appendEvidence appends the transcript lines of process name to out, in
 // canonical order and within the evidence limits.
 func appendEvidence(out []TranscriptLine, name string, lines []runner.TranscriptLine) []TranscriptLine {
-	lines = canonicalOrder(lines)
-	for i, l := range lines {
-		if i == maxEvidenceLines {
-			return append(out, TranscriptLine{Process: name, Dir: "note", Text: fmt.Sprintf("… %d more lines", len(lines)-i)})
-		}
+	for _, l := range canonicalPrefix(lines, maxEvidenceLines) {
 		text := l.Text
 		if len(text) > maxEvidenceText {
 			text = text[:maxEvidenceText] + fmt.Sprintf("… (%d bytes)", len(l.Text))
 		}
 		out = append(out, TranscriptLine{Process: name, Dir: l.Dir, Text: text})
+	}
+	if len(lines) > maxEvidenceLines {
+		out = append(out, TranscriptLine{Process: name, Dir: "note", Text: fmt.Sprintf("… %d more lines", len(lines)-maxEvidenceLines)})
 	}
 	return out
 }

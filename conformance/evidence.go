@@ -19,81 +19,167 @@ import (
 // error with a null id, a banner) just before the next such response, or at
 // the end. A runner note stays with the line before it.
 func canonicalOrder(lines []runner.TranscriptLine) []runner.TranscriptLine {
-	type group struct {
-		lines []runner.TranscriptLine
-	}
-	var sends, recvs []*group
-	var last *group
-	for _, l := range lines {
-		if l.Dir == "note" {
-			if last == nil {
-				last = &group{}
-				recvs = append(recvs, last) // a note before anything: first
+	return canonicalPrefix(lines, len(lines))
+}
+
+// canonicalPrefix returns the first limit lines of canonicalOrder(lines).
+// A report keeps maxEvidenceLines of a check's transcript, and a property
+// check's holds thousands of lines: the order is worked out only as far as
+// the kept lines need, reading the ids of the lines on the way (a response
+// whose request is not among the requests read so far reads on until it
+// is found). TestCanonicalPrefixMatchesEagerOrder holds it to the order
+// worked out for every line.
+func canonicalPrefix(lines []runner.TranscriptLine, limit int) []runner.TranscriptLine {
+	o := newOrdering(lines)
+	out := make([]runner.TranscriptLine, 0, min(limit, len(lines)))
+	add := func(g lineSpan) bool {
+		for _, l := range lines[g.from:g.to] {
+			if len(out) == limit {
+				return false
 			}
-			last.lines = append(last.lines, l)
-			continue
+			out = append(out, l)
 		}
-		g := &group{lines: []runner.TranscriptLine{l}}
-		if l.Dir == "send" {
-			sends = append(sends, g)
-		} else {
-			recvs = append(recvs, g)
-		}
-		last = g
+		return true
 	}
-	// Pending request ids per send, consumed by the first matching response.
-	pending := map[string][]int{}
-	for i, g := range sends {
-		for _, id := range sentIDs(g.lines[0].Text) {
-			pending[id] = append(pending[id], i)
-		}
+	// Anchors are made non-decreasing, so that the server's own order is
+	// kept: a server line goes after the request its own anchor names or
+	// any earlier server line's, whichever is later.
+	r, prev := 0, -1<<31
+	anchor := func() int {
+		prev = max(prev, o.filled(r))
+		return prev
 	}
-	anchors := make([]int, len(recvs))
-	for i, g := range recvs {
-		anchors[i] = -2 // unanchored
-		if g.lines[0].Dir != "recv" {
-			continue
+	for r < len(o.recvs) && o.peek(r, prev) < 0 {
+		anchor()
+		if !add(o.recvs[r]) {
+			return out
 		}
-		key, ok := responseKey(g.lines[0].Text)
-		if !ok {
-			continue
-		}
-		if q := pending[key]; key != "" && key != "null" && len(q) > 0 {
-			anchors[i] = q[0]
-			pending[key] = q[1:]
-		}
-	}
-	// Unanchored lines go with the next anchored one; the server's own
-	// order is kept by making anchors non-decreasing.
-	next := len(sends) - 1
-	for i := len(recvs) - 1; i >= 0; i-- {
-		if anchors[i] == -2 {
-			anchors[i] = next
-		} else {
-			next = anchors[i]
-		}
-	}
-	for i := 1; i < len(anchors); i++ {
-		anchors[i] = max(anchors[i], anchors[i-1])
-	}
-	out := make([]runner.TranscriptLine, 0, len(lines))
-	r := 0
-	for r < len(recvs) && anchors[r] < 0 {
-		out = append(out, recvs[r].lines...)
 		r++
 	}
-	for s, g := range sends {
-		out = append(out, g.lines...)
-		for r < len(recvs) && anchors[r] == s {
-			out = append(out, recvs[r].lines...)
+	for s, g := range o.sends {
+		if !add(g) {
+			return out
+		}
+		for r < len(o.recvs) && o.peek(r, prev) == s {
+			anchor()
+			if !add(o.recvs[r]) {
+				return out
+			}
 			r++
 		}
 	}
-	for ; r < len(recvs); r++ {
-		out = append(out, recvs[r].lines...)
+	for ; r < len(o.recvs); r++ {
+		if !add(o.recvs[r]) {
+			return out
+		}
 	}
 	return out
 }
+
+// lineSpan is a line of a transcript with the runner notes that follow it:
+// lines[from:to].
+type lineSpan struct{ from, to int }
+
+// unanchored marks a server line that answers no request the suite sent.
+const unanchored = -2
+
+// ordering works out, on demand and in the server's order, which request
+// each server line is placed after.
+type ordering struct {
+	lines        []runner.TranscriptLine
+	sends, recvs []lineSpan
+	// pending holds the request ids of the sends read so far, each with
+	// the sends that carry it and no response has claimed yet, in order.
+	pending map[string][]int
+	read    int   // sends whose ids are in pending
+	raw     []int // the send each of the first server lines answers, or unanchored
+	fill    []int // raw, with an unanchored line given its next anchored line's send
+}
+
+func newOrdering(lines []runner.TranscriptLine) *ordering {
+	o := &ordering{lines: lines, pending: map[string][]int{}}
+	last := (*[]lineSpan)(nil)
+	for i, l := range lines {
+		if l.Dir == "note" {
+			if last == nil {
+				o.recvs = append(o.recvs, lineSpan{i, i}) // a note before anything: first
+				last = &o.recvs
+			}
+			(*last)[len(*last)-1].to = i + 1
+			continue
+		}
+		if l.Dir == "send" {
+			last = &o.sends
+		} else {
+			last = &o.recvs
+		}
+		*last = append(*last, lineSpan{i, i + 1})
+	}
+	return o
+}
+
+// answers returns the send that server line r answers, or unanchored: the
+// first send carrying its id that no earlier server line claimed. Lines
+// are claimed in the server's order, so r is read after every line before
+// it.
+func (o *ordering) answers(r int) int {
+	for len(o.raw) <= r {
+		o.raw = append(o.raw, o.claim(len(o.raw)))
+	}
+	return o.raw[r]
+}
+
+func (o *ordering) claim(r int) int {
+	l := o.lines[o.recvs[r].from]
+	if l.Dir != "recv" {
+		return unanchored
+	}
+	key, ok := responseKey(l.Text)
+	if !ok || key == "" || key == "null" {
+		return unanchored
+	}
+	for len(o.pending[key]) == 0 && o.read < len(o.sends) {
+		for _, id := range sentIDs(o.lines[o.sends[o.read].from].Text) {
+			o.pending[id] = append(o.pending[id], o.read)
+		}
+		o.read++
+	}
+	q := o.pending[key]
+	if len(q) == 0 {
+		return unanchored
+	}
+	o.pending[key] = q[1:]
+	return q[0]
+}
+
+// filled returns the send server line r goes with before the order is
+// made non-decreasing: the one it answers, or for a line that answers
+// none the one the next answering line answers (the last send when none
+// follows).
+func (o *ordering) filled(r int) int {
+	for len(o.fill) <= r {
+		i := len(o.fill)
+		j := i
+		for j < len(o.recvs) && o.answers(j) == unanchored {
+			j++
+		}
+		to := len(o.sends) - 1
+		if j < len(o.recvs) {
+			to = o.answers(j)
+		}
+		for ; i < j; i++ {
+			o.fill = append(o.fill, to)
+		}
+		if j < len(o.recvs) {
+			o.fill = append(o.fill, to)
+		}
+	}
+	return o.fill[r]
+}
+
+// peek returns server line r's place given the place of the line before
+// it, without taking it.
+func (o *ordering) peek(r, prev int) int { return max(prev, o.filled(r)) }
 
 // sortNoteRuns sorts each run of consecutive runner notes of one process:
 // events such as "stdout closed" and "process exited" race each other, and a
@@ -120,7 +206,9 @@ func sortNoteRuns(lines []TranscriptLine) {
 // the line is decoded: evidence is put in order at the end of every check,
 // and most of a response is a result that the order does not depend on.
 func responseKey(text string) (string, bool) {
-	if truncatedLine.MatchString(text) || !utf8.ValidString(text) {
+	// Only a line ending in "]" can be a truncated one: the check spares
+	// the pattern's scan of every line.
+	if strings.HasSuffix(text, "]") && truncatedLine.MatchString(text) || !utf8.ValidString(text) {
 		return "", false
 	}
 	if key, response, ok := scannedResponseKey(strings.TrimSpace(text)); ok {

@@ -1,8 +1,13 @@
 package conformance
 
 import (
+	"fmt"
 	"slices"
 	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/mcpconform/mcpconform/runner"
 )
 
 // keyLines are lines of either side of a transcript that the cheap
@@ -58,4 +63,123 @@ func TestSentIDsMatchesFullDecode(t *testing.T) {
 			t.Errorf("sentIDs(%q) = %q; the full decode gives %q", line, got, want)
 		}
 	}
+}
+
+// TestCanonicalPrefixMatchesEagerOrder holds canonicalPrefix, which works
+// out the order only as far as the kept lines need, to the order worked
+// out for every line at once (eagerCanonicalOrder, the order as it was
+// first written), on transcripts of requests, answers in any order,
+// duplicates, answers to nothing, notifications, banners and notes.
+func TestCanonicalPrefixMatchesEagerOrder(t *testing.T) {
+	ids := []string{`1`, `2`, `"a"`, `"1"`, `3`, `null`}
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(0, 30).Draw(rt, "lines")
+		var lines []runner.TranscriptLine
+		for i := range n {
+			id := rapid.SampledFrom(ids).Draw(rt, "id")
+			var l runner.TranscriptLine
+			switch rapid.IntRange(0, 7).Draw(rt, "kind") {
+			case 0, 1:
+				l = runner.TranscriptLine{Dir: "send", Text: `{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`}
+			case 2:
+				l = runner.TranscriptLine{Dir: "send", Text: `[{"jsonrpc":"2.0","id":` + id + `,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`}
+			case 3:
+				l = runner.TranscriptLine{Dir: "send", Text: `{"jsonrpc":"2.0","method":"notifications/initialized"}`}
+			case 4, 5:
+				l = runner.TranscriptLine{Dir: "recv", Text: `{"jsonrpc":"2.0","id":` + id + `,"result":{}}`}
+			case 6:
+				l = runner.TranscriptLine{Dir: "recv", Text: rapid.SampledFrom([]string{`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`, `banner`, `{"jsonrpc":"2.0","id":1,"result":{}}… [line of 5000000 bytes discarded]`}).Draw(rt, "other")}
+			default:
+				l = runner.TranscriptLine{Dir: "note", Text: fmt.Sprintf("note %d", i)}
+			}
+			lines = append(lines, l)
+		}
+		want := eagerCanonicalOrder(lines)
+		limit := rapid.IntRange(0, n+2).Draw(rt, "limit")
+		if got := canonicalPrefix(lines, limit); !slices.Equal(got, want[:min(limit, len(want))]) {
+			rt.Fatalf("canonicalPrefix(%d) =\n%v\nthe eager order begins\n%v", limit, got, want[:min(limit, len(want))])
+		}
+		if got := canonicalOrder(lines); !slices.Equal(got, want) {
+			rt.Fatalf("canonicalOrder =\n%v\nthe eager order is\n%v", got, want)
+		}
+	})
+}
+
+// eagerCanonicalOrder is canonicalOrder as it was first written: every
+// line's place worked out before any is placed.
+func eagerCanonicalOrder(lines []runner.TranscriptLine) []runner.TranscriptLine {
+	type group struct {
+		lines []runner.TranscriptLine
+	}
+	var sends, recvs []*group
+	var last *group
+	for _, l := range lines {
+		if l.Dir == "note" {
+			if last == nil {
+				last = &group{}
+				recvs = append(recvs, last) // a note before anything: first
+			}
+			last.lines = append(last.lines, l)
+			continue
+		}
+		g := &group{lines: []runner.TranscriptLine{l}}
+		if l.Dir == "send" {
+			sends = append(sends, g)
+		} else {
+			recvs = append(recvs, g)
+		}
+		last = g
+	}
+	// Pending request ids per send, consumed by the first matching response.
+	pending := map[string][]int{}
+	for i, g := range sends {
+		for _, id := range sentIDs(g.lines[0].Text) {
+			pending[id] = append(pending[id], i)
+		}
+	}
+	anchors := make([]int, len(recvs))
+	for i, g := range recvs {
+		anchors[i] = -2 // unanchored
+		if g.lines[0].Dir != "recv" {
+			continue
+		}
+		key, ok := responseKey(g.lines[0].Text)
+		if !ok {
+			continue
+		}
+		if q := pending[key]; key != "" && key != "null" && len(q) > 0 {
+			anchors[i] = q[0]
+			pending[key] = q[1:]
+		}
+	}
+	// Unanchored lines go with the next anchored one; the server's own
+	// order is kept by making anchors non-decreasing.
+	next := len(sends) - 1
+	for i := len(recvs) - 1; i >= 0; i-- {
+		if anchors[i] == -2 {
+			anchors[i] = next
+		} else {
+			next = anchors[i]
+		}
+	}
+	for i := 1; i < len(anchors); i++ {
+		anchors[i] = max(anchors[i], anchors[i-1])
+	}
+	out := make([]runner.TranscriptLine, 0, len(lines))
+	r := 0
+	for r < len(recvs) && anchors[r] < 0 {
+		out = append(out, recvs[r].lines...)
+		r++
+	}
+	for s, g := range sends {
+		out = append(out, g.lines...)
+		for r < len(recvs) && anchors[r] == s {
+			out = append(out, recvs[r].lines...)
+			r++
+		}
+	}
+	for ; r < len(recvs); r++ {
+		out = append(out, recvs[r].lines...)
+	}
+	return out
 }

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -80,4 +82,132 @@ func plainIDKey(raw []byte) (string, bool) {
 // plainNumber reports whether b is exactly one JSON number.
 func plainNumber(b []byte) bool {
 	return protocol.Valid(b) && (b[0] == '-' || b[0] >= '0' && b[0] <= '9') && b[len(b)-1] >= '0' && b[len(b)-1] <= '9'
+}
+
+// resultIsError is what decoding a tools/call result into a struct with
+// one field `IsError bool` gives when the decoding succeeds, and false when
+// it fails, as judgeCall judged every answer before: true when the result
+// is an object whose last member named isError (as encoding/json matches
+// names, case aside) is true, and no such member holds anything but a bool
+// or null. An argument property judges thousands of results, and decoding
+// each with encoding/json was most of its judging; this walks the top
+// level only. A member name with an escape or a byte beyond ASCII (which
+// encoding/json may fold onto isError: "iſError") takes the full decode.
+// TestResultIsErrorMatchesFullDecode holds the two together.
+func resultIsError(raw []byte) bool {
+	if !protocol.Valid(raw) {
+		return false
+	}
+	s := scanText{b: raw}
+	s.space()
+	if !s.more() || s.b[s.i] != '{' {
+		return false // null decodes to the zero struct; any other value does not decode
+	}
+	s.i++
+	isError := false
+	for {
+		s.space()
+		if s.b[s.i] == '}' {
+			return isError
+		}
+		if s.b[s.i] == ',' {
+			s.i++
+			s.space()
+		}
+		name := s.str()
+		if bytes.IndexByte(name, '\\') >= 0 || !isASCII(name) {
+			return fullIsError(raw)
+		}
+		s.space()
+		s.i++ // the colon
+		s.space()
+		start := s.i
+		s.value()
+		if !strings.EqualFold(string(name[1:len(name)-1]), "isError") {
+			continue
+		}
+		switch string(s.b[start:s.i]) {
+		case "true":
+			isError = true
+		case "false":
+			isError = false
+		case "null":
+			// null leaves a bool as it was
+		default:
+			return false // a type error fails the whole decode
+		}
+	}
+}
+
+// fullIsError is resultIsError by encoding/json.
+func fullIsError(raw []byte) bool {
+	var res struct {
+		IsError bool `json:"isError"`
+	}
+	return json.Unmarshal(raw, &res) == nil && res.IsError
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// scanText walks JSON text already known to be valid: it skips without
+// checking.
+type scanText struct {
+	b []byte
+	i int
+}
+
+func (s *scanText) more() bool { return s.i < len(s.b) }
+
+func (s *scanText) space() {
+	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\n' || s.b[s.i] == '\r') {
+		s.i++
+	}
+}
+
+// str skips a string and returns it, quotes included.
+func (s *scanText) str() []byte {
+	start := s.i
+	for s.i++; s.b[s.i] != '"'; s.i++ {
+		if s.b[s.i] == '\\' {
+			s.i++
+		}
+	}
+	s.i++
+	return s.b[start:s.i]
+}
+
+// value skips one value.
+func (s *scanText) value() {
+	switch s.b[s.i] {
+	case '"':
+		s.str()
+	case '{', '[':
+		depth := 0
+		for {
+			switch s.b[s.i] {
+			case '"':
+				s.str()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			s.i++
+			if depth == 0 {
+				return
+			}
+		}
+	default:
+		for s.i < len(s.b) && !strings.ContainsRune(",}] \t\r\n", rune(s.b[s.i])) {
+			s.i++
+		}
+	}
 }

@@ -88,3 +88,40 @@ func TestPlainIDKeyMatchesRawIDKey(t *testing.T) {
 		}
 	}
 }
+
+func TestResultIsErrorMatchesFullDecode(t *testing.T) {
+	for _, raw := range []string{
+		`{"isError":true}`, `{"isError":true,"isError":null}`, `{"isError":true,"iserror":false}`,
+		`{"ISERROR":true}`, `{"isError":"true"}`, `{"isError":true,"x":[}`, `{"is\u0045rror":true}`,
+		`{"iſError":true}`, `{"content":[{"isError":true}]}`, `{"content":"isError"}`, `null`, `[true]`,
+		`{"isError":true,"isError":1}`, ` {"isError" : true} `, `{"isError":true}}`,
+	} {
+		if got, want := resultIsError([]byte(raw)), fullIsError([]byte(raw)); got != want {
+			t.Fatalf("resultIsError(%s) = %v; the full decode gives %v", raw, got, want)
+		}
+	}
+	names := []string{`"isError"`, `"iserror"`, `"ISERROR"`, `"is\u0045rror"`, `"iſError"`, `"isErr"`, `"content"`, `"x"`}
+	values := []string{`true`, `false`, `null`, `"true"`, `1`, `{}`, `[]`, `{"isError":true}`, `[true,{"a":"}"}]`, `"a\"}b"`, `-1.5e3`}
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(0, 5).Draw(rt, "members")
+		var parts []string
+		for range n {
+			space := rapid.SampledFrom([]string{"", " ", "\n\t"}).Draw(rt, "space")
+			parts = append(parts, space+rapid.SampledFrom(names).Draw(rt, "name")+space+":"+space+rapid.SampledFrom(values).Draw(rt, "value")+space)
+		}
+		raw := "{" + strings.Join(parts, ",") + "}"
+		switch rapid.IntRange(0, 6).Draw(rt, "damage") {
+		case 0:
+			raw = raw[:rapid.IntRange(0, len(raw)-1).Draw(rt, "cut")]
+		case 1:
+			raw = rapid.SampledFrom([]string{"null", "[]", `"x"`, "1", "", " "}).Draw(rt, "other")
+		case 2:
+			raw = " " + raw + " "
+		case 3:
+			raw += "}"
+		}
+		if got, want := resultIsError([]byte(raw)), fullIsError([]byte(raw)); got != want {
+			rt.Fatalf("resultIsError(%s) = %v; the full decode gives %v", raw, got, want)
+		}
+	})
+}

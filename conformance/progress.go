@@ -111,6 +111,12 @@ const propertyWait = 20 * time.Millisecond
 // breaks (brokenPath "$.<name>").
 func waitCaps(tool protocol.Tool, v map[string]any, brokenPath string) (name string, caps []json.Number) {
 	name, unit := durationArg(tool)
+	return capWait(name, unit, v, brokenPath)
+}
+
+// capWait is waitCaps for a tool whose duration argument (see durationArg)
+// is already known: an argument property draws many cases per tool.
+func capWait(name string, unit time.Duration, v map[string]any, brokenPath string) (string, []json.Number) {
 	if name == "" || brokenPath == "$."+name {
 		return "", nil
 	}

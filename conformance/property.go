@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpconform/mcpconform/properties/gen"
@@ -151,33 +153,61 @@ type wireRun struct {
 // requestLine renders a request for the revision under test: modern
 // requests carry the per-request _meta.
 func requestLine(rev string, id string, method string, params map[string]any) string {
-	if rev == protocol.Modern {
-		if params == nil {
-			params = map[string]any{}
-		}
-		params["_meta"] = protocol.ModernMeta(rev)
-	}
 	line := `{"jsonrpc":"2.0","id":` + id + `,"method":` + strconv.Quote(method)
-	if params != nil {
-		b, _ := json.Marshal(params)
-		line += `,"params":` + string(b)
+	if p, ok := paramsText(rev, params); ok {
+		line += `,"params":` + p
 	}
 	return line + "}"
 }
 
 func notificationLine(rev string, method string, params map[string]any) string {
-	if rev == protocol.Modern {
-		if params == nil {
-			params = map[string]any{}
-		}
-		params["_meta"] = protocol.ModernMeta(rev)
-	}
 	line := `{"jsonrpc":"2.0","method":` + strconv.Quote(method)
-	if params != nil {
-		b, _ := json.Marshal(params)
-		line += `,"params":` + string(b)
+	if p, ok := paramsText(rev, params); ok {
+		line += `,"params":` + p
 	}
 	return line + "}"
+}
+
+// paramsText renders the params of a line for rev, and whether it has
+// any: for a modern revision, params with the per-request _meta added
+// (params itself is left as it is). The text is that of json.Marshal of
+// the params with _meta among them; _meta is rendered once per revision
+// and put first when it sorts first, as it does among the lower-case
+// names the property checks use: a sequence renders a thousand lines.
+func paramsText(rev string, params map[string]any) (string, bool) {
+	if rev != protocol.Modern {
+		if params == nil {
+			return "", false
+		}
+		b, _ := json.Marshal(params)
+		return string(b), true
+	}
+	meta := modernMetaText(rev)
+	for k := range params {
+		if k <= "_meta" {
+			with := maps.Clone(params)
+			with["_meta"] = protocol.ModernMeta(rev)
+			b, _ := json.Marshal(with)
+			return string(b), true
+		}
+	}
+	if len(params) == 0 {
+		return `{"_meta":` + meta + "}", true
+	}
+	b, _ := json.Marshal(params)
+	return `{"_meta":` + meta + "," + string(b[1:]), true
+}
+
+// modernMetas holds the _meta of each modern revision rendered as JSON.
+var modernMetas sync.Map
+
+func modernMetaText(rev string) string {
+	if s, ok := modernMetas.Load(rev); ok {
+		return s.(string)
+	}
+	b, _ := json.Marshal(protocol.ModernMeta(rev))
+	modernMetas.Store(rev, string(b))
+	return string(b)
 }
 
 // opening returns the lines that open a process for rev: initialize and
@@ -959,10 +989,7 @@ func judgeCall(m *protocol.Message) verdict {
 		}
 		return refused
 	}
-	var res struct {
-		IsError bool `json:"isError"`
-	}
-	if json.Unmarshal(m.Result, &res) == nil && res.IsError {
+	if resultIsError(m.Result) {
 		return refused
 	}
 	return accepted

@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -240,5 +241,34 @@ func TestPropertyChecksStartFewProcesses(t *testing.T) {
 	// Per revision: the scratch session and the malformed sequence's.
 	if extra, most := all-base, 2*len(protocol.AllRevisions); extra > most {
 		t.Errorf("the property checks started %d processes beyond the shared sessions (%d in all, %d for one check on the shared session), want at most %d", extra, all, base, most)
+	}
+}
+
+// TestParamsTextMatchesMarshal holds paramsText to json.Marshal of the
+// params with the modern _meta put among them, as requestLine rendered
+// them before it rendered _meta once per revision.
+func TestParamsTextMatchesMarshal(t *testing.T) {
+	for _, rev := range []string{protocol.Rev20251125, protocol.Modern} {
+		for _, params := range []map[string]any{
+			nil, {}, {"n": 1, "v": []any{"<a>", nil}}, {"requestId": "x", "reason": "probe"},
+			{"A": 1}, {"_a": true}, {"_meta": "theirs"}, {"_metb": 1, "z": 2}, {"9": 1},
+		} {
+			want, wantOK := "", params != nil
+			if rev == protocol.Modern {
+				with := maps.Clone(params)
+				if with == nil {
+					with = map[string]any{}
+				}
+				with["_meta"] = protocol.ModernMeta(rev)
+				b, _ := json.Marshal(with)
+				want, wantOK = string(b), true
+			} else if params != nil {
+				b, _ := json.Marshal(params)
+				want = string(b)
+			}
+			if got, ok := paramsText(rev, params); got != want || ok != wantOK {
+				t.Errorf("paramsText(%s, %v) = %s, %v; json.Marshal gives %s, %v", rev, params, got, ok, want, wantOK)
+			}
+		}
 	}
 }

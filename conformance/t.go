@@ -309,7 +309,7 @@ func (t *T) use(c *Conn) {
 		return
 	}
 	c.t = t
-	c.mark = len(c.p.Transcript())
+	c.mark = c.p.TranscriptLen()
 	if c.warm {
 		// Started ahead: what it wrote before anyone spoke to it is this
 		// check's evidence too.

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -320,6 +321,10 @@ type compiledSchema struct {
 	sch  *jsonschema.Schema
 	err  error
 	plan *gen.Plan
+	// wait and waitUnit are the duration argument a schema of this text
+	// gives a tool (see durationArg), found once rather than per case.
+	wait     string
+	waitUnit time.Duration
 }
 
 // schemaCache holds compiled schemas by dialect and text, so that a server
@@ -380,6 +385,7 @@ func (e *engine) compiled(raw json.RawMessage, rev string) *compiledSchema {
 		e.schemas.m = map[string]*compiledSchema{}
 	}
 	c := &compiledSchema{}
+	c.wait, c.waitUnit = durationArg(protocol.Tool{InputSchema: raw})
 	c.sch, c.err = compileToolSchema(raw, rev)
 	if c.err == nil {
 		if doc, err := decodeForSchema(raw); err == nil {
@@ -453,7 +459,7 @@ func drawCase(src gen.Source, at argTool, c *gen.Constraint) (args json.RawMessa
 		broken = c.Path
 	}
 	// A shorter wait keeps the case what it was, or it is not used.
-	if name, caps := waitCaps(at.tool, obj, broken); name != "" {
+	if name, caps := capWait(at.wait, at.waitUnit, obj, broken); name != "" {
 		for _, d := range caps {
 			obj[name] = d
 			if capped := gen.Encode(obj); oracleAgrees(at.sch, capped, c == nil) {

@@ -79,7 +79,7 @@ func (e *envelope) scan(data []byte) bool {
 	s.skipSpace()
 	if s.i < len(s.data) && s.data[s.i] == '{' {
 		e.object, e.plain = true, true
-		if !s.object(1, e) {
+		if !s.object(1, e, nil) {
 			return false
 		}
 	} else if !s.value(0) {
@@ -185,6 +185,22 @@ func (e *envelope) slot(key []byte) (slot *[]byte, plain bool) {
 	return nil, true
 }
 
+// member records the span of a member of a JSON-RPC message.
+func (e *envelope) member(key, value []byte) {
+	if !e.plain {
+		return
+	}
+	slot, plain := e.slot(key)
+	switch {
+	case !plain:
+		e.plain = false
+	case slot != nil && *slot != nil:
+		e.plain = false // a member twice: encoding/json's rules decide
+	case slot != nil:
+		*slot = value
+	}
+}
+
 // scanner is a validating recursive-descent reader of JSON with
 // encoding/json's grammar and depth limit.
 type scanner struct {
@@ -211,7 +227,7 @@ func (s *scanner) value(depth int) bool {
 	}
 	switch c := s.data[s.i]; c {
 	case '{':
-		return s.object(depth+1, nil)
+		return s.object(depth+1, nil, nil)
 	case '[':
 		return s.array(depth + 1)
 	case '"':
@@ -238,9 +254,10 @@ func (s *scanner) literal(word string) bool {
 	return true
 }
 
-// object reads an object at depth; when e is set it is the top level, and
-// its members are recorded.
-func (s *scanner) object(depth int, e *envelope) bool {
+// object reads an object at depth; when e or o is set it is the top
+// level, and that one records its members. (Concrete types, not an
+// interface: through one, the recorder would escape and a scan allocate.)
+func (s *scanner) object(depth int, e *envelope, o *objectMembers) bool {
 	if depth > maxNestingDepth {
 		return false
 	}
@@ -269,16 +286,11 @@ func (s *scanner) object(depth int, e *envelope) bool {
 		if !s.value(depth) {
 			return false
 		}
-		if e != nil && e.plain {
-			slot, plain := e.slot(key)
-			switch {
-			case !plain:
-				e.plain = false
-			case slot != nil && *slot != nil:
-				e.plain = false // a member twice: encoding/json's rules decide
-			case slot != nil:
-				*slot = s.data[valStart:s.i:s.i]
-			}
+		switch {
+		case e != nil:
+			e.member(key, s.data[valStart:s.i:s.i])
+		case o != nil:
+			o.member(key, s.data[valStart:s.i:s.i])
 		}
 		s.skipSpace()
 		if s.i >= len(s.data) {

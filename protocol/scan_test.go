@@ -39,6 +39,7 @@ func checkScan(t interface {
 	Fatalf(string, ...any)
 }, line string) {
 	t.Helper()
+	checkMembers(t, line)
 	valid, m, err := ScanMessage([]byte(line))
 	if want := json.Valid([]byte(line)); valid != want || Valid([]byte(line)) != want {
 		t.Fatalf("%.200q: valid %v, json.Valid %v", line, valid, want)

@@ -134,6 +134,7 @@ type Registry struct {
 
 	cacheMu sync.Mutex
 	views   map[string]View // by appendViewKey
+	changes uint64          // changes seen, counted where views are dropped
 
 	logMu sync.Mutex
 	log   []CallRecord
@@ -525,8 +526,19 @@ func (r *Registry) findLocked(name, version string) *entry {
 func (r *Registry) changedLocked() []func() {
 	r.cacheMu.Lock()
 	r.views = nil
+	r.changes++
 	r.cacheMu.Unlock()
 	return slices.Clone(r.listeners)
+}
+
+// Changes returns the number of changes (publishes and status changes)
+// the registry has seen. Whatever a caller derives from Discover's views (a
+// rendered tools/list page) is current while Changes returns what it did
+// before the Discover call: it counts where the cached views are dropped.
+func (r *Registry) Changes() uint64 {
+	r.cacheMu.Lock()
+	defer r.cacheMu.Unlock()
+	return r.changes
 }
 
 // notify runs listeners outside the registry lock, so a listener may read

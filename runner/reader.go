@@ -222,14 +222,27 @@ func byteSize(n int) string {
 // (7 for "7") when only that one is pending. It returns "" when no pending
 // request matches.
 func (p *Process) answeredLocked(key string) string {
-	for _, k := range []string{key, twinOf(key)} {
-		if k != "" && (p.outstanding[k] || p.rawPending[k]) {
-			delete(p.outstanding, k)
-			delete(p.rawPending, k)
-			return k
-		}
+	// The twin is looked for only when key itself is not pending: nearly
+	// every response carries its request's id, and working out the twin
+	// of a string id is most of the cost of matching it.
+	if p.pendingLocked(key) {
+		return key
+	}
+	if twin := twinOf(key); p.pendingLocked(twin) {
+		return twin
 	}
 	return ""
+}
+
+// pendingLocked reports whether a request with id key is pending, and if so
+// marks it answered.
+func (p *Process) pendingLocked(key string) bool {
+	if key == "" || !p.outstanding[key] && !p.rawPending[key] {
+		return false
+	}
+	delete(p.outstanding, key)
+	delete(p.rawPending, key)
+	return true
 }
 
 // deliver classifies one complete line and queues it.

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -554,6 +555,26 @@ func (p *Process) Transcript() []TranscriptLine {
 	return append([]TranscriptLine(nil), p.transcript...)
 }
 
+// TranscriptLen returns the number of lines in the transcript so far: a
+// mark for TranscriptFrom, without copying the lines.
+func (p *Process) TranscriptLen() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.transcript)
+}
+
+// TranscriptFrom returns a copy of the transcript lines from the mark-th
+// on (none when there are not that many): a check's evidence is the lines
+// since it began, and a session shared by many checks holds thousands.
+func (p *Process) TranscriptFrom(mark int) []TranscriptLine {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if mark > len(p.transcript) {
+		return nil
+	}
+	return append([]TranscriptLine(nil), p.transcript[mark:]...)
+}
+
 // HasSpoken reports whether the server has written anything to stdout.
 func (p *Process) HasSpoken() bool {
 	p.mu.Lock()
@@ -853,6 +874,20 @@ func (e *TimeoutError) Error() string {
 // Is makes errors.Is(err, ErrTimeout) hold.
 func (e *TimeoutError) Is(target error) bool { return target == ErrTimeout }
 
+// dequeueLocked removes the i-th queued item. The head, which Next takes,
+// goes by reslicing: a sequence of a thousand pipelined requests queues a
+// thousand answers, and copying the rest of the queue for each taken one
+// made collecting them quadratic. The slot is cleared so that the backing
+// array does not keep a taken line alive.
+func (p *Process) dequeueLocked(i int) {
+	if i == 0 {
+		p.queue[0] = Received{}
+		p.queue = p.queue[1:]
+		return
+	}
+	p.queue = slices.Delete(p.queue, i, i+1)
+}
+
 // waitSpec says what take waits for and how long.
 type waitSpec struct {
 	what    string        // for messages: "response to id 3"
@@ -889,7 +924,7 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 		p.mu.Lock()
 		for i, r := range p.queue {
 			if match(r) {
-				p.queue = append(p.queue[:i:i], p.queue[i+1:]...)
+				p.dequeueLocked(i)
 				p.queueBytes -= len(r.Raw)
 				p.mu.Unlock()
 				return r, nil

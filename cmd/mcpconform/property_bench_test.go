@@ -17,9 +17,12 @@ import (
 
 // BenchmarkPropertyPhase runs every property check against the reference
 // server as users run it, and reports the requests per second of the
-// property phase next to the ping floor of the same server measured in the
-// same benchmark, next to every run so that both see the same load: the
-// rate at which one server answers pipelined pings.
+// property phase next to the ping floors of the same server measured in
+// the same benchmark, next to every run so that both see the same load:
+// the rate at which one server answers pings pipelined 64 at a time (the
+// throughput of the transport, floor-req/s, the one the ratio targets) and
+// one at a time (its round trip, rtt-floor-req/s: the rate of a phase that
+// awaited every answer before sending the next request).
 //
 // The phase is the property checks of a run: req/s is all requests they
 // made over the wall time from the first property check's start to the
@@ -28,7 +31,7 @@ import (
 // comes before the phase and is not in it; the processes the checks start,
 // their handshakes and tool listings are. run-req/s is the same requests
 // over the wall time of the whole run, detection included. ratio is
-// req/s over floor-req/s; cpu-s/run is the CPU time a run took, the
+// req/s over floor-req/s, rtt-ratio req/s over rtt-floor-req/s; cpu-s/run is the CPU time a run took, the
 // suite's and its servers', which the load of a shared machine moves far
 // less than the wall time. Two targets:
 //   - embedded: `mcpconform run` with no target, as run.go sets it up (the
@@ -48,15 +51,18 @@ func BenchmarkPropertyPhase(b *testing.B) {
 			b.Run(fmt.Sprintf("target=%s/cases=%d", target.name, cases), func(b *testing.B) {
 				pinger := startPinger(b, runner.Config{Command: cmd, Serve: target.serve, RequestTimeout: 10 * time.Second})
 				defer pinger.Close(context.Background())
-				var requests, pings float64
-				var wall, phase, pinging time.Duration
+				var requests, pings, rttPings float64
+				var wall, phase, pinging, rttPinging time.Duration
 				var cpu time.Duration
 				for b.Loop() {
-					// The floor is measured next to every run, so that
-					// both see the same load.
-					n, d := pingFloor(b, pinger, 10000)
+					// The floors are measured next to every run, so that
+					// all see the same load.
+					n, d := pingFloor(b, pinger, 10000, 64)
 					pings += float64(n)
 					pinging += d
+					n, d = pingFloor(b, pinger, 2000, 1)
+					rttPings += float64(n)
+					rttPinging += d
 					cpu0 := cpuTime()
 					var span phaseSpan
 					start := time.Now()
@@ -75,12 +81,15 @@ func BenchmarkPropertyPhase(b *testing.B) {
 					}
 				}
 				floor := pings / pinging.Seconds()
+				rttFloor := rttPings / rttPinging.Seconds()
 				rate := requests / phase.Seconds()
 				b.ReportMetric(rate, "req/s")
 				b.ReportMetric(requests/wall.Seconds(), "run-req/s")
 				b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/run")
 				b.ReportMetric(floor, "floor-req/s")
 				b.ReportMetric(rate/floor, "ratio")
+				b.ReportMetric(rttFloor, "rtt-floor-req/s")
+				b.ReportMetric(rate/rttFloor, "rtt-ratio")
 				b.ReportMetric(requests/float64(b.N), "requests/run")
 			})
 		}
@@ -144,16 +153,17 @@ func startPinger(b *testing.B, cfg runner.Config) *runner.Process {
 	return p
 }
 
-// pingFloor has p answer n pings pipelined 64 at a time, and returns n
-// and the time they took: the rate at which the server answers the
-// cheapest request there is, through the same runner the checks use.
-func pingFloor(b *testing.B, p *runner.Process, n int) (int, time.Duration) {
+// pingFloor has p answer n pings, at most depth of them unanswered at a
+// time, and returns n and the time they took: the rate at which the server
+// answers the cheapest request there is, through the same runner the
+// checks use.
+func pingFloor(b *testing.B, p *runner.Process, n, depth int) (int, time.Duration) {
 	b.Helper()
 	ctx := context.Background()
 	start := time.Now()
 	sent, got := 0, 0
 	for got < n {
-		for sent < n && sent-got < 64 {
+		for sent < n && sent-got < depth {
 			if err := p.SendRaw([]byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(sent) + `,"method":"ping"}`)); err != nil {
 				b.Fatal(err)
 			}

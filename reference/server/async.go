@@ -151,8 +151,7 @@ func (s *Server) callAsync(env envelope, rev string) (out []byte, handled bool) 
 	if !s.opts.Async {
 		return nil, false
 	}
-	var name string
-	_ = json.Unmarshal(env.params["name"], &name)
+	name, _ := protocol.ScanString(env.params["name"]) // "" for none, and for a name that is not a string
 	asTask := s.tasksServed() && taskParam(env.params)
 	switch support := taskSupportOf(name); {
 	case asTask && support == "":
@@ -161,7 +160,7 @@ func (s *Server) callAsync(env envelope, rev string) (out []byte, handled bool) 
 	case s.tasksServed() && !asTask && support == taskRequired:
 		return errorLine(env.id, protocol.CodeMethodNotFound, "method not found: "+name+" requires task-augmented execution (execution.taskSupport required)", nil), true
 	}
-	if raw, ok := env.params["name"]; !ok || json.Unmarshal(raw, &name) != nil || !slices.Contains([]string{ToolWait, ToolWork, ToolSample, ToolElicit, ToolRoots}, name) {
+	if !slices.Contains([]string{ToolWait, ToolWork, ToolSample, ToolElicit, ToolRoots}, name) {
 		return nil, false
 	}
 	args := any(map[string]any{})
@@ -210,14 +209,10 @@ func intArg(args map[string]any, name string, def int) int {
 	return def
 }
 
-// progressToken returns the request's _meta.progressToken, or nil.
-func progressToken(params map[string]json.RawMessage) json.RawMessage {
-	var meta map[string]json.RawMessage
-	if json.Unmarshal(params["_meta"], &meta) != nil {
-		return nil
-	}
+// progressToken returns the progressToken of a request's _meta, or nil.
+func progressToken(meta map[string]json.RawMessage) json.RawMessage {
 	tok := meta[protocol.MetaProgressToken]
-	if len(tok) == 0 || (tok[0] != '"' && !integerID.Match(tok)) {
+	if len(tok) == 0 || (tok[0] != '"' && !isInteger(tok)) {
 		return nil
 	}
 	return tok
@@ -229,7 +224,7 @@ func (s *Server) startWait(env envelope, rev string, args map[string]any, t *tas
 	steps := max(1, intArg(args, "steps", 4))
 	d := time.Duration(min(max(0, intArg(args, "durationMs", 0)), MaxWaitMs)) * time.Millisecond
 	s.waitSeq++
-	op := &waitOp{id: env.id, key: protocol.IDKey(env.id), token: progressToken(env.params), rev: rev,
+	op := &waitOp{id: env.id, key: protocol.IDKey(env.id), token: progressToken(env.meta), rev: rev,
 		steps: steps, every: d / time.Duration(steps), seq: s.waitSeq, modern: s.state == stateModern, task: t}
 	op.due = time.Now().Add(op.every)
 	if s.emit == nil {

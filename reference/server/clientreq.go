@@ -192,7 +192,7 @@ func (s *Server) handleClientResponse(env envelope) []byte {
 // clientAnswer turns the client's answer to the request of p into the
 // tool's result.
 func clientAnswer(p *pendingCall, reqID string, env envelope) reference.CallResult {
-	if raw, isErr := env.members["error"]; isErr {
+	if raw := env.members.Error; raw != nil {
 		var e struct {
 			Code    int    `json:"code"`
 			Message string `json:"message"`
@@ -200,7 +200,7 @@ func clientAnswer(p *pendingCall, reqID string, env envelope) reference.CallResu
 		_ = json.Unmarshal(raw, &e)
 		return errorResult(fmt.Sprintf("the client answered %s with error %d: %s", reqID, e.Code, e.Message))
 	}
-	raw := env.members["result"]
+	raw := env.members.Result
 	var text string
 	var structured map[string]any
 	switch p.tool {

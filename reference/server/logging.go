@@ -46,15 +46,3 @@ func (s *Server) setLevel(params map[string]json.RawMessage) (map[string]any, *r
 	s.logLevel = level
 	return map[string]any{}, nil
 }
-
-// requestLogLevel reads _meta's logLevel of a modern request ("" when
-// absent); checkModernMeta has already rejected an unknown level.
-func requestLogLevel(params map[string]json.RawMessage) string {
-	var meta map[string]json.RawMessage
-	if json.Unmarshal(params["_meta"], &meta) != nil {
-		return ""
-	}
-	var level string
-	json.Unmarshal(meta[protocol.MetaLogLevel], &level)
-	return level
-}

@@ -26,12 +26,12 @@ var supportedModern = []string{protocol.Modern}
 // serveModern handles a request under 2026-07-28: stateless, every request
 // carrying its own protocol version and client capabilities.
 func (s *Server) serveModern(env envelope) []byte {
-	if rpcErr := s.checkModernMeta(env.params); rpcErr != nil {
+	if rpcErr := s.checkModernMeta(env); rpcErr != nil {
 		return errorLine(env.id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
 	}
 	var result map[string]any
 	var rpcErr *rpcError
-	s.reqLogLevel = requestLogLevel(env.params)
+	s.reqLogLevel, _ = protocol.ScanString(env.meta[protocol.MetaLogLevel]) // checkModernMeta refused any other value
 	defer func() { s.reqLogLevel = "" }()
 	switch env.method {
 	case protocol.MethodDiscover:
@@ -98,21 +98,21 @@ func (s *Server) modernResult(result map[string]any) map[string]any {
 
 // checkModernMeta validates the per-request protocol fields: a missing or
 // malformed field is -32602, an unsupported version -32022.
-func (s *Server) checkModernMeta(params map[string]json.RawMessage) *rpcError {
-	raw, ok := params["_meta"]
+func (s *Server) checkModernMeta(env envelope) *rpcError {
+	raw, ok := env.params["_meta"]
 	if !ok {
 		return invalidParams("_meta with " + protocol.MetaProtocolVersion + " and " + protocol.MetaClientCapabilities + " is required")
 	}
-	var meta map[string]json.RawMessage
-	if raw[0] != '{' || json.Unmarshal(raw, &meta) != nil {
+	meta := env.meta
+	if raw[0] != '{' || meta == nil {
 		return invalidParams("_meta must be an object")
 	}
 	rawVersion, ok := meta[protocol.MetaProtocolVersion]
 	if !ok {
 		return invalidParams("_meta." + protocol.MetaProtocolVersion + " is required")
 	}
-	var version string
-	if rawVersion[0] != '"' || json.Unmarshal(rawVersion, &version) != nil {
+	version, isString := protocol.ScanString(rawVersion)
+	if !isString {
 		return invalidParams("_meta." + protocol.MetaProtocolVersion + " must be a string")
 	}
 	caps, ok := meta[protocol.MetaClientCapabilities]

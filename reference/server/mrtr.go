@@ -83,7 +83,7 @@ func (s *Server) modernAsk(env envelope, call *asyncCall) []byte {
 	s.modernSeq++
 	capName, method := map[string]string{ToolSample: protocol.ClientCapSampling, ToolElicit: protocol.ClientCapElicit, ToolRoots: protocol.ClientCapRoots}[call.tool],
 		map[string]string{ToolSample: protocol.MethodSampling, ToolElicit: protocol.MethodElicit, ToolRoots: protocol.MethodRootsList}[call.tool]
-	caps := modernClientCaps(env.params)
+	caps := modernClientCaps(env.meta)
 	mode, _ := call.args["mode"].(string)
 	if _, ok := caps[capName]; !ok {
 		return missingCapability(env.id, map[string]any{capName: map[string]any{}})
@@ -118,8 +118,7 @@ func (s *Server) modernAsk(env envelope, call *asyncCall) []byte {
 			s.pending = ensurePending(s.pending)
 			reqID := "mrtr-" + inputKey[call.tool]
 			s.pending[reqID] = &pendingCall{id: env.id, key: protocol.IDKey(env.id), tool: call.tool, rev: protocol.Modern, mode: modeOr(mode)}
-			members := map[string]json.RawMessage{"result": answer}
-			return s.handleClientResponse(envelope{id: json.RawMessage(`"` + reqID + `"`), members: members})
+			return s.handleClientResponse(envelope{id: json.RawMessage(`"` + reqID + `"`), members: protocol.Envelope{Result: answer}})
 		}
 		// Missing input: ask again rather than fail (mrtr.mdx §Error Handling).
 	}
@@ -177,9 +176,7 @@ func ensurePending(p map[string]*pendingCall) map[string]*pendingCall {
 }
 
 // modernClientCaps returns the request's _meta clientCapabilities.
-func modernClientCaps(params map[string]json.RawMessage) map[string]json.RawMessage {
-	var meta map[string]json.RawMessage
-	_ = json.Unmarshal(params["_meta"], &meta)
+func modernClientCaps(meta map[string]json.RawMessage) map[string]json.RawMessage {
 	var caps map[string]json.RawMessage
 	_ = json.Unmarshal(meta[protocol.MetaClientCapabilities], &caps)
 	for k, v := range caps {

@@ -28,7 +28,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -78,6 +77,9 @@ type Server struct {
 
 	changed atomic.Bool // the registry reported a change since the last look
 	visible string      // fingerprint of the principal's tool list
+
+	pages   map[pageKey]reference.CompactJSON // rendered tools/list pages (tools.go)
+	pagesAt uint64                            // the registry's Changes when pages were rendered
 
 	subs        map[string]bool // legacy resources/subscribe URIs
 	tick        int             // requests answered: the live FX feed's clock
@@ -204,14 +206,18 @@ func (s *Server) HandleLine(line []byte) [][]byte {
 	if !utf8.Valid(line) {
 		return [][]byte{errorLine(nil, protocol.CodeParseError, "parse error: message is not valid UTF-8", nil)}
 	}
-	if !protocol.Valid(line) {
+	// The server keeps parts of a request (an id, params) beyond this
+	// call, and the caller may reuse line.
+	line = bytes.Clone(line)
+	members, valid, plain := protocol.ScanLine(line)
+	if !valid {
 		return [][]byte{errorLine(nil, protocol.CodeParseError, "parse error: message is not valid JSON", nil)}
 	}
 	trimmed := bytes.TrimSpace(line)
 	var out [][]byte
 	if trimmed[0] == '[' {
 		out = s.handleBatch(trimmed)
-	} else if resp := s.handleMessage(trimmed); resp != nil {
+	} else if resp := s.handleScanned(trimmed, members, plain); resp != nil {
 		out = append(out, resp)
 	}
 	if len(out) > 0 {
@@ -256,55 +262,77 @@ func (s *Server) handleBatch(data []byte) [][]byte {
 
 // envelope is a decoded message whose members keep their raw JSON.
 type envelope struct {
-	members map[string]json.RawMessage
-	id      json.RawMessage // nil when absent or unreadable
+	members protocol.Envelope // the six members, nil when absent
+	id      json.RawMessage   // nil when absent or unreadable
 	method  string
 	params  map[string]json.RawMessage
+	// meta is params._meta when it is an object, else nil: the modern
+	// era reads it three times per request (gate 4, checkModernMeta, the
+	// request's log level).
+	meta map[string]json.RawMessage
 }
 
-var integerID = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+// isInteger reports whether b is an integer as JSON writes it, the ids and
+// progress tokens the server echoes besides strings.
+func isInteger(b []byte) bool {
+	if len(b) > 0 && b[0] == '-' {
+		b = b[1:]
+	}
+	if len(b) == 0 || b[0] == '0' && len(b) > 1 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
 
-// parseEnvelope is gate 1. It returns the decoded envelope, or a problem
-// and whether the message looked like a notification (no id member and a
-// string method), which is never answered even when malformed.
-func parseEnvelope(data []byte) (env envelope, problem string, notification bool) {
+// decodeObject decodes a JSON object into its raw members as json.Unmarshal
+// does, reading a plain one in a single pass.
+func decodeObject(raw []byte) (map[string]json.RawMessage, error) {
+	if m, ok := protocol.ScanObject(raw); ok {
+		return m, nil
+	}
+	var m map[string]json.RawMessage
+	err := json.Unmarshal(raw, &m)
+	return m, err
+}
+
+// parseEnvelope is gate 1, given data's members as protocol.ScanLine read
+// them (plain false when it did not). It returns the decoded envelope, or
+// a problem and whether the message looked like a notification (no id
+// member and a string method), which is never answered even when
+// malformed.
+func parseEnvelope(data []byte, e protocol.Envelope, plain bool) (env envelope, problem string, notification bool) {
 	if data[0] != '{' {
 		return env, "a message must be a JSON object", false
 	}
-	if e, ok := protocol.ScanEnvelope(data); ok {
-		// A plain object (the usual line): its members without a
-		// decoding pass, as the map would hold them.
-		env.members = make(map[string]json.RawMessage, 6)
-		for _, m := range [...]struct {
-			name string
-			v    json.RawMessage
-		}{{"jsonrpc", e.JSONRPC}, {"id", e.ID}, {"method", e.Method}, {"params", e.Params}, {"result", e.Result}, {"error", e.Error}} {
-			if m.v != nil {
-				env.members[m.name] = m.v
-			}
+	if !plain {
+		// A member twice, an escaped or case-folded name: encoding/json's
+		// rules decide which members the message has.
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(data, &m); err != nil {
+			return env, "a message must be a JSON object", false
 		}
-	} else if err := json.Unmarshal(data, &env.members); err != nil {
-		return env, "a message must be a JSON object", false
+		e = protocol.Envelope{JSONRPC: m["jsonrpc"], ID: m["id"], Method: m["method"], Params: m["params"], Result: m["result"], Error: m["error"]}
 	}
-	m := env.members
-	rawID, hasID := m["id"]
-	rawMethod, hasMethod := m["method"]
-	var method string
-	methodIsString := hasMethod && json.Unmarshal(rawMethod, &method) == nil && rawMethod[0] == '"'
+	env.members = e
+	hasID, hasMethod := e.ID != nil, e.Method != nil
+	method, methodIsString := protocol.ScanString(e.Method)
 	notification = !hasID && methodIsString
 	if hasID {
-		id := bytes.TrimSpace(rawID)
-		if id[0] == '"' || integerID.Match(id) {
+		id := bytes.TrimSpace(e.ID)
+		if id[0] == '"' || isInteger(id) {
 			env.id = id
 		}
 	}
-	if v, ok := m["jsonrpc"]; !ok || string(bytes.TrimSpace(v)) != `"2.0"` {
+	if v := e.JSONRPC; v == nil || string(bytes.TrimSpace(v)) != `"2.0"` {
 		return env, `jsonrpc must be "2.0"`, notification
 	}
 	if !hasMethod {
-		_, hasResult := m["result"]
-		_, hasError := m["error"]
-		if hasID && hasResult != hasError {
+		if hasID && (e.Result != nil) != (e.Error != nil) {
 			return env, "", false // a response: valid, but nothing to answer
 		}
 		return env, "a request needs a method", false
@@ -316,9 +344,14 @@ func parseEnvelope(data []byte) (env envelope, problem string, notification bool
 	if hasID && env.id == nil {
 		return env, "id must be a string or an integer", false
 	}
-	if p, ok := m["params"]; ok {
-		if bytes.TrimSpace(p)[0] != '{' || json.Unmarshal(p, &env.params) != nil {
+	if p := e.Params; p != nil {
+		params, err := decodeObject(p)
+		if bytes.TrimSpace(p)[0] != '{' || err != nil {
 			return env, "params must be an object", notification
+		}
+		env.params = params
+		if raw, ok := params["_meta"]; ok && raw[0] == '{' {
+			env.meta, _ = decodeObject(raw)
 		}
 	}
 	return env, "", notification
@@ -327,7 +360,14 @@ func parseEnvelope(data []byte) (env envelope, problem string, notification bool
 // handleMessage runs one message (not a batch) through the gates and
 // returns the response line, or nil.
 func (s *Server) handleMessage(data []byte) []byte {
-	env, problem, notification := parseEnvelope(data)
+	e, plain := protocol.ScanEnvelope(data)
+	return s.handleScanned(data, e, plain)
+}
+
+// handleScanned is handleMessage given data's members as
+// protocol.ScanLine read them (plain false when it did not).
+func (s *Server) handleScanned(data []byte, e protocol.Envelope, plain bool) []byte {
+	env, problem, notification := parseEnvelope(data, e, plain)
 	// Gate 1: envelope validation.
 	if problem != "" {
 		if notification {
@@ -351,7 +391,7 @@ func (s *Server) handleMessage(data []byte) []byte {
 		s.logf("dropped %s without an id", env.method)
 		return nil
 	}
-	modern := hasModernMeta(env.params)
+	modern := hasModernMeta(env)
 	switch s.state {
 	case stateNew:
 		switch {
@@ -394,17 +434,11 @@ func (s *Server) handleNotification(env envelope) {
 	}
 }
 
-func hasModernMeta(params map[string]json.RawMessage) bool {
-	meta, ok := params["_meta"]
-	if !ok {
-		return false
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(meta, &m) != nil {
-		return false
-	}
-	_, v := m[protocol.MetaProtocolVersion]
-	_, c := m[protocol.MetaClientCapabilities]
+// hasModernMeta reports whether a request carries the modern era's _meta:
+// an object with a protocol version or client capabilities.
+func hasModernMeta(env envelope) bool {
+	_, v := env.meta[protocol.MetaProtocolVersion]
+	_, c := env.meta[protocol.MetaClientCapabilities]
 	return v || c
 }
 

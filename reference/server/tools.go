@@ -37,8 +37,8 @@ func decodeCursor(c string) (string, bool) {
 func (s *Server) listTools(params map[string]json.RawMessage, rev string) (map[string]any, *rpcError) {
 	after := ""
 	if raw, ok := params["cursor"]; ok {
-		var c string
-		if raw[0] != '"' || json.Unmarshal(raw, &c) != nil {
+		c, ok := protocol.ScanString(raw)
+		if !ok {
 			return nil, invalidParams("cursor must be a string")
 		}
 		name, ok := decodeCursor(c)
@@ -47,12 +47,47 @@ func (s *Server) listTools(params map[string]json.RawMessage, rev string) (map[s
 		}
 		after = name
 	}
+	changes := s.reg.Changes() // before Discover: see Registry.Changes
 	tools, err := s.reg.Discover(s.opts.Principal, false)
 	if err != nil {
 		return nil, &rpcError{Code: protocol.CodeInternalError, Message: "internal error: discovery failed: " + err.Error()}
 	}
 	start := sort.Search(tools.Len(), func(i int) bool { return tools.At(i).Name() > after })
 	end := min(start+s.opts.PageSize, tools.Len())
+	result := map[string]any{"tools": s.page(changes, tools, start, end, rev)}
+	if end < tools.Len() {
+		result["nextCursor"] = encodeCursor(tools.At(end - 1).Name())
+	}
+	return result, nil
+}
+
+// maxPages bounds a connection's cache of rendered tools/list pages: a
+// client paging through a large estate in every revision must not grow
+// memory without end.
+const maxPages = 64
+
+// pageKey is what a rendered page depends on besides the connection's
+// principal, page size and options, which never change, and the estate,
+// whose changes empty the cache.
+type pageKey struct {
+	rev   string
+	start int
+}
+
+// page returns tools[start:end] rendered for revision rev. Pages are
+// cached while the registry has seen changes changes: the design's
+// discovery is a precomputed view per (tenant, scope set, clearance),
+// invalidated on registry change, and rendering a page again for every
+// tools/list was most of its cost. A page the encoder declines (none the
+// registry holds) is not cached.
+func (s *Server) page(changes uint64, tools reference.View, start, end int, rev string) any {
+	if s.pages == nil || s.pagesAt != changes || len(s.pages) >= maxPages {
+		s.pages, s.pagesAt = map[pageKey]reference.CompactJSON{}, changes
+	}
+	key := pageKey{rev, start}
+	if b, ok := s.pages[key]; ok {
+		return b
+	}
 	page := make([]any, 0, end-start)
 	for i := start; i < end; i++ {
 		m := renderTool(tools.At(i), rev)
@@ -61,14 +96,12 @@ func (s *Server) listTools(params map[string]json.RawMessage, rev string) (map[s
 		}
 		page = append(page, m)
 	}
-	result := map[string]any{"tools": page}
-	if b, ok := reference.AppendJSON(make([]byte, 0, 512*len(page)), page); ok {
-		result["tools"] = reference.CompactJSON(b)
+	b, ok := reference.AppendJSON(make([]byte, 0, 512*len(page)), page)
+	if !ok {
+		return page
 	}
-	if end < tools.Len() {
-		result["nextCursor"] = encodeCursor(tools.At(end - 1).Name())
-	}
-	return result, nil
+	s.pages[key] = b
+	return reference.CompactJSON(b)
 }
 
 // renderTool is ToMCP plus annotations and the output schema, trimmed to
@@ -130,9 +163,8 @@ func annotations(se reference.SideEffect) map[string]any {
 
 // callTool is tools/call under revision rev.
 func (s *Server) callTool(params map[string]json.RawMessage, rev string) (map[string]any, *rpcError) {
-	var name string
-	raw, ok := params["name"]
-	if !ok || raw[0] != '"' || json.Unmarshal(raw, &name) != nil {
+	name, ok := protocol.ScanString(params["name"])
+	if !ok {
 		return nil, invalidParams("tools/call needs a string name")
 	}
 	args := any(map[string]any{})

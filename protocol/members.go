@@ -1,0 +1,99 @@
+package protocol
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// ScanLine is ScanEnvelope telling apart the two ways it fails, so that a
+// server's parse-error gate and its envelope take one pass over a line:
+// valid reports whether line is JSON as json.Valid judges it, and plain is
+// ScanEnvelope's ok, with env its members.
+func ScanLine(line []byte) (env Envelope, valid, plain bool) {
+	var e envelope
+	if !e.scan(line) {
+		return Envelope{}, false, false
+	}
+	if !e.plain {
+		return Envelope{}, true, false
+	}
+	return Envelope{e.jsonrpc, e.id, e.method, e.params, e.result, e.errorMember}, true, true
+}
+
+// ScanObject returns the members of a JSON object as raw JSON (aliasing
+// data), as json.Unmarshal into a map[string]json.RawMessage gives them,
+// in one pass; ok is false unless data is valid JSON, an object (spaces
+// around it allowed), and plain: no member name escaped or not UTF-8, none
+// twice. The caller then decodes it with encoding/json, whose rules decide
+// those cases.
+func ScanObject(data []byte) (_ map[string]json.RawMessage, ok bool) {
+	s := scanner{data: data}
+	s.skipSpace()
+	if s.i >= len(s.data) || s.data[s.i] != '{' {
+		return nil, false
+	}
+	m := objectMembers{members: map[string]json.RawMessage{}, plain: true}
+	if !s.object(1, nil, &m) || !m.plain {
+		return nil, false
+	}
+	s.skipSpace()
+	if s.i != len(s.data) {
+		return nil, false
+	}
+	return m.members, true
+}
+
+// objectMembers records the members of a plain object for ScanObject.
+type objectMembers struct {
+	members map[string]json.RawMessage
+	plain   bool
+}
+
+func (m *objectMembers) member(key, value []byte) {
+	if !m.plain {
+		return
+	}
+	ascii := true
+	for _, c := range key {
+		if c == '\\' {
+			m.plain = false
+			return
+		}
+		ascii = ascii && c < utf8.RuneSelf
+	}
+	if !ascii && !utf8.Valid(key) {
+		m.plain = false
+		return
+	}
+	if _, twice := m.members[string(key)]; twice {
+		m.plain = false
+		return
+	}
+	m.members[string(key)] = value
+}
+
+// ScanString decodes raw as json.Unmarshal into a string does when raw is
+// a JSON string; ok is false for any other value (null included) and for
+// invalid JSON. A string without escapes, control characters or bytes
+// beyond ASCII is read as it is, any other by encoding/json.
+func ScanString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	plain := raw[len(raw)-1] == '"'
+	for _, c := range inner {
+		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return string(inner), true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}

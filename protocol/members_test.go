@@ -1,0 +1,102 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+// checkMembers holds ScanLine, ScanObject and ScanString to encoding/json
+// on one line; checkScan calls it, so every line the scan tests draw is a
+// case of these too.
+func checkMembers(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, line string) {
+	t.Helper()
+	data := []byte(line)
+	env, valid, plain := ScanLine(data)
+	wantEnv, wantPlain := ScanEnvelope(data)
+	if valid != json.Valid(data) || plain != wantPlain || !cmp.Equal(env, wantEnv) {
+		t.Fatalf("%.200q: ScanLine = %+v, %v, %v; ScanEnvelope %+v, %v; json.Valid %v", line, env, valid, plain, wantEnv, wantPlain, json.Valid(data))
+	}
+	var want map[string]json.RawMessage
+	wantErr := json.Unmarshal(data, &want)
+	got, ok := ScanObject(data)
+	if ok && (wantErr != nil || want == nil || !cmp.Equal(got, want)) {
+		t.Fatalf("%.200q: ScanObject = %q; encoding/json %q, %v", line, got, want, wantErr)
+	}
+	if !ok && wantErr == nil && want != nil && bytes.IndexByte(data, '\\') < 0 && bytes.IndexFunc(data, func(r rune) bool { return r >= 0x80 }) < 0 && len(want) == countMembers(data) {
+		t.Fatalf("%.200q: ScanObject declined a plain object", line)
+	}
+	for _, v := range want {
+		var s string
+		sErr := json.Unmarshal(v, &s)
+		gotS, ok := ScanString(v)
+		if isString := len(v) > 0 && v[0] == '"'; ok != (isString && sErr == nil) || ok && gotS != s {
+			t.Fatalf("%.200q: ScanString(%s) = %q, %v; encoding/json %q, %v", line, v, gotS, ok, s, sErr)
+		}
+	}
+}
+
+// countMembers counts the top-level members of a valid object by its
+// tokens, which show a name given twice twice, unlike a map.
+func countMembers(data []byte) int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // '{'
+		return -1
+	}
+	n := 0
+	for dec.More() {
+		var value json.RawMessage
+		if _, err := dec.Token(); err != nil { // the name
+			return -1
+		}
+		if err := dec.Decode(&value); err != nil {
+			return -1
+		}
+		n++
+	}
+	return n
+}
+
+func TestScanObjectCases(t *testing.T) {
+	for _, line := range []string{`{}`, ` {"a" : 1 , "b":[1, 2]} `, `{"é":"x","b":{"c":null}}`, `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"x"}`} {
+		if _, ok := ScanObject([]byte(line)); !ok {
+			t.Errorf("ScanObject(%s) declined a plain object", line)
+		}
+		checkMembers(t, line)
+	}
+	for _, line := range []string{`{"a":1,"a":2}`, `{"\u0061":1}`, "{\"\xff\":1}", `[]`, `null`, `{"a":1} x`, `{"a":`, ``} {
+		if m, ok := ScanObject([]byte(line)); ok {
+			t.Errorf("ScanObject(%q) = %v, want a decline", line, m)
+		}
+		checkMembers(t, line)
+	}
+}
+
+// TestScanStringMatchesEncodingJSON: any bytes between quotes decode as
+// encoding/json decodes them, or are refused where it refuses them.
+func TestScanStringMatchesEncodingJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		inner := rapid.OneOf(rapid.String(), rapid.Map(rapid.SliceOf(rapid.SampledFrom([]byte{'a', '"', '\\', 'u', '0', 'n', '/', 0x01, 0x7f, 0xc3, 0xa9, 0xff, ' '})), func(b []byte) string { return string(b) })).Draw(t, "inner")
+		raw := []byte(`"` + inner + `"`)
+		if rapid.Bool().Draw(t, "cut") {
+			raw = raw[:len(raw)-1]
+		}
+		var want string
+		err := json.Unmarshal(raw, &want)
+		got, ok := ScanString(raw)
+		if ok != (err == nil) || got != want {
+			t.Fatalf("ScanString(%q) = %q, %v; encoding/json %q, %v", raw, got, ok, want, err)
+		}
+	})
+	for _, raw := range []string{`null`, `1`, `{}`, `"`, ``, `["a"]`} {
+		if s, ok := ScanString([]byte(raw)); ok {
+			t.Errorf("ScanString(%s) = %q, want a decline", raw, s)
+		}
+	}
+}
