@@ -33,7 +33,7 @@ func ScanObject(data []byte) (_ map[string]json.RawMessage, ok bool) {
 		return nil, false
 	}
 	m := objectMembers{members: map[string]json.RawMessage{}, plain: true}
-	if !s.object(1, &m) || !m.plain {
+	if !s.object(1, nil, &m) || !m.plain {
 		return nil, false
 	}
 	s.skipSpace()

@@ -101,7 +101,7 @@ func (e *envelope) scan(data []byte) bool {
 	s.skipSpace()
 	if s.i < len(s.data) && s.data[s.i] == '{' {
 		e.object, e.plain = true, true
-		if !s.object(1, e) {
+		if !s.object(1, e, nil) {
 			return false
 		}
 	} else if !s.value(0) {
@@ -220,11 +220,6 @@ func (e *envelope) slot(key []byte) (slot *[]byte, plain bool) {
 	return nil, true
 }
 
-// recorder takes the members of the top-level object a scan reads.
-type recorder interface {
-	member(key, value []byte)
-}
-
 // member records the span of a member of a JSON-RPC message.
 func (e *envelope) member(key, value []byte) {
 	if !e.plain {
@@ -267,7 +262,7 @@ func (s *scanner) value(depth int) bool {
 	}
 	switch c := s.data[s.i]; c {
 	case '{':
-		return s.object(depth+1, nil)
+		return s.object(depth+1, nil, nil)
 	case '[':
 		return s.array(depth + 1)
 	case '"':
@@ -294,9 +289,10 @@ func (s *scanner) literal(word string) bool {
 	return true
 }
 
-// object reads an object at depth; when top is set it is the top level,
-// and top records its members.
-func (s *scanner) object(depth int, top recorder) bool {
+// object reads an object at depth; when e or o is set it is the top
+// level, and that one records its members. (Concrete types, not an
+// interface: through one, the recorder would escape and a scan allocate.)
+func (s *scanner) object(depth int, e *envelope, o *objectMembers) bool {
 	if depth > maxNestingDepth {
 		return false
 	}
@@ -325,8 +321,11 @@ func (s *scanner) object(depth int, top recorder) bool {
 		if !s.value(depth) {
 			return false
 		}
-		if top != nil {
-			top.member(key, s.data[valStart:s.i:s.i])
+		switch {
+		case e != nil:
+			e.member(key, s.data[valStart:s.i:s.i])
+		case o != nil:
+			o.member(key, s.data[valStart:s.i:s.i])
 		}
 		s.skipSpace()
 		if s.i >= len(s.data) {

@@ -269,3 +269,194 @@ func appendFloat(b []byte, f float64) ([]byte, bool) {
 	}
 	return b, true
 }
+
+// decodeText decodes one JSON value as DecodeJSON's json.Decoder does
+// (numbers as json.Number, a name given twice keeping its last value), in
+// one pass without reflection; ok is false for anything that is not
+// exactly one valid JSON value, which DecodeJSON then hands to
+// encoding/json for its error. Strings with escapes or bytes beyond ASCII
+// are unquoted by encoding/json, so its rules for them hold.
+func decodeText(data []byte) (_ any, ok bool) {
+	d := textDecoder{data: data}
+	d.space()
+	v, ok := d.value(0)
+	if !ok {
+		return nil, false
+	}
+	d.space()
+	return v, d.i == len(d.data)
+}
+
+// maxDepth is encoding/json's nesting limit: a value nested deeper is an
+// error, which encoding/json reports.
+const maxDepth = 10000
+
+type textDecoder struct {
+	data []byte
+	i    int
+}
+
+func (d *textDecoder) space() {
+	for d.i < len(d.data) {
+		switch d.data[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+func (d *textDecoder) value(depth int) (any, bool) {
+	if d.i >= len(d.data) {
+		return nil, false
+	}
+	switch c := d.data[d.i]; {
+	case c == '{':
+		return d.object(depth + 1)
+	case c == '[':
+		return d.array(depth + 1)
+	case c == '"':
+		s, ok := d.str()
+		return s, ok
+	case c == 't':
+		return true, d.literal("true")
+	case c == 'f':
+		return false, d.literal("false")
+	case c == 'n':
+		return nil, d.literal("null")
+	case c == '-' || c >= '0' && c <= '9':
+		start := d.i
+		for d.i < len(d.data) && isNumberByte(d.data[d.i]) {
+			d.i++
+		}
+		s := string(d.data[start:d.i])
+		return json.Number(s), isNumber(s)
+	}
+	return nil, false
+}
+
+func isNumberByte(c byte) bool {
+	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+}
+
+func (d *textDecoder) literal(word string) bool {
+	if len(d.data)-d.i < len(word) || string(d.data[d.i:d.i+len(word)]) != word {
+		return false
+	}
+	d.i += len(word)
+	return true
+}
+
+func (d *textDecoder) object(depth int) (any, bool) {
+	if depth > maxDepth {
+		return nil, false
+	}
+	d.i++ // '{'
+	m := map[string]any{}
+	d.space()
+	if d.i < len(d.data) && d.data[d.i] == '}' {
+		d.i++
+		return m, true
+	}
+	for {
+		if d.i >= len(d.data) || d.data[d.i] != '"' {
+			return nil, false
+		}
+		key, ok := d.str()
+		if !ok {
+			return nil, false
+		}
+		d.space()
+		if d.i >= len(d.data) || d.data[d.i] != ':' {
+			return nil, false
+		}
+		d.i++
+		d.space()
+		v, ok := d.value(depth)
+		if !ok {
+			return nil, false
+		}
+		m[key] = v
+		d.space()
+		if d.i >= len(d.data) {
+			return nil, false
+		}
+		switch d.data[d.i] {
+		case ',':
+			d.i++
+			d.space()
+		case '}':
+			d.i++
+			return m, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+func (d *textDecoder) array(depth int) (any, bool) {
+	if depth > maxDepth {
+		return nil, false
+	}
+	d.i++ // '['
+	a := []any{}
+	d.space()
+	if d.i < len(d.data) && d.data[d.i] == ']' {
+		d.i++
+		return a, true
+	}
+	for {
+		d.space()
+		v, ok := d.value(depth)
+		if !ok {
+			return nil, false
+		}
+		a = append(a, v)
+		d.space()
+		if d.i >= len(d.data) {
+			return nil, false
+		}
+		switch d.data[d.i] {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			return a, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// str reads a string token: one without escapes, control characters or
+// bytes beyond ASCII as it is, any other through encoding/json.
+func (d *textDecoder) str() (string, bool) {
+	start := d.i
+	d.i++ // '"'
+	plain := true
+	for d.i < len(d.data) {
+		c := d.data[d.i]
+		switch {
+		case c == '"':
+			d.i++
+			if plain {
+				return string(d.data[start+1 : d.i-1]), true
+			}
+			var s string
+			if json.Unmarshal(d.data[start:d.i], &s) != nil {
+				return "", false
+			}
+			return s, true
+		case c == '\\':
+			plain = false
+			d.i += 2 // the escaped byte cannot end the string
+		case c < 0x20 || c >= utf8.RuneSelf:
+			plain = false
+			d.i++
+		default:
+			d.i++
+		}
+	}
+	return "", false
+}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"reflect"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -143,5 +145,41 @@ func TestAppendJSONCoversSchemas(t *testing.T) {
 	got, ok := AppendJSON(nil, schema)
 	if !ok || string(got) != encodeCanonical(schema) {
 		t.Fatalf("AppendJSON = %s, %v; want %s", got, ok, encodeCanonical(schema))
+	}
+}
+
+// TestDecodeTextMatchesEncodingJSON: decodeText gives what
+// json.Decoder with UseNumber gives, on the text of drawn values spaced
+// and damaged, and declines exactly where encoding/json fails.
+func TestDecodeTextMatchesEncodingJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		v := jsonValue(3).Draw(t, "v")
+		text, err := encodingJSON(v)
+		if err != nil {
+			return
+		}
+		s := string(text)
+		for range rapid.IntRange(0, 3).Draw(t, "edits") {
+			i := rapid.IntRange(0, len(s)).Draw(t, "at")
+			s = s[:i] + rapid.SampledFrom([]string{" ", "\n\t", `"`, `\`, `\u00e9`, `\ud800`, "\xff", "\x01", ",", "]", "}", "-", "e", "0", ".", `"a":1`, "null", "tru"}).Draw(t, "insert") + s[i:]
+		}
+		want, wantErr := decodeWithEncodingJSON([]byte(s))
+		got, ok := decodeText([]byte(s))
+		switch {
+		case ok && wantErr != nil:
+			t.Fatalf("decodeText(%q) = %#v; encoding/json fails: %v", s, got, wantErr)
+		case !ok && wantErr == nil:
+			t.Fatalf("decodeText(%q) declined; encoding/json gives %#v", s, want)
+		case ok && !reflect.DeepEqual(got, want):
+			t.Fatalf("decodeText(%q) = %#v; encoding/json %#v", s, got, want)
+		}
+	})
+	deep := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
+	for _, s := range []string{deep, "[" + deep + "]", `{"a":1,"a":2}`, ` {"\u0061" : [1e3, -0.5, "x\"y", "é"]} `, `1 2`, ``, `"\ud83d\ude00"`} {
+		want, wantErr := decodeWithEncodingJSON([]byte(s))
+		got, ok := decodeText([]byte(s))
+		if ok != (wantErr == nil) || ok && !reflect.DeepEqual(got, want) {
+			t.Errorf("decodeText(%.40q) = %#v, %v; encoding/json %#v, %v", s, got, ok, want, wantErr)
+		}
 	}
 }
