@@ -286,7 +286,7 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 	}
 	run := wireRun{Requests: 2}
 	if open := opening(t.env.rev); open != nil && at != scratchSession {
-		if err := p.SendRaw([]byte(open[0])); err != nil {
+		if err := p.SendString(open[0]); err != nil {
 			return run, fmt.Errorf("send initialize: %w", err)
 		}
 		m, err := p.Await(ctx, json.RawMessage(initID))
@@ -299,13 +299,13 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 		if m.Error != nil {
 			return run, &openingError{fmt.Errorf("initialize: %w", m.Error)}
 		}
-		if err := p.SendRaw([]byte(open[1])); err != nil {
+		if err := p.SendString(open[1]); err != nil {
 			return run, fmt.Errorf("send initialized: %w", err)
 		}
 	}
 	pending := map[string]bool{first: true}
 	for _, l := range lines {
-		if err := p.SendRaw([]byte(l.Raw)); err != nil {
+		if err := p.SendString(l.Raw); err != nil {
 			run.Err = err
 			return run, nil
 		}
@@ -314,7 +314,7 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 			pending[l.ID] = true
 		}
 	}
-	if err := p.SendRaw([]byte(barrierLine(t.env.rev, first))); err != nil {
+	if err := p.SendString(barrierLine(t.env.rev, first)); err != nil {
 		run.Err = err
 		return run, nil
 	}
@@ -368,7 +368,7 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 		return run, nil
 	}
 	pending[second] = true
-	if err := p.SendRaw([]byte(barrierLine(t.env.rev, second))); err != nil {
+	if err := p.SendString(barrierLine(t.env.rev, second)); err != nil {
 		run.Err = err
 		return run, nil
 	}

@@ -689,7 +689,7 @@ func (c *Conn) Send(id any, method string, params any) error {
 
 // SendRaw writes line as is, followed by a newline.
 func (c *Conn) SendRaw(line string) error {
-	err := c.p.SendRaw([]byte(line))
+	err := c.p.SendString(line)
 	c.noteErr(err)
 	return err
 }

@@ -594,13 +594,25 @@ func (p *Process) Notifications() []*protocol.Message {
 // contain a newline itself. The write is bounded by RequestTimeout, so a
 // server that stops reading its input yields ErrTimeout instead of a hang.
 func (p *Process) SendRaw(line []byte) error {
-	for _, b := range line {
-		if b == '\n' {
-			return errors.New("runner: line to send contains a newline")
-		}
-	}
 	buf := make([]byte, 0, len(line)+1)
-	buf = append(append(buf, line...), '\n')
+	return p.send(append(append(buf, line...), '\n'), "")
+}
+
+// SendString is SendRaw for a line held as a string, as the checks build
+// them: the transcript keeps the string itself, where SendRaw copies the
+// bytes into one. A property sequence sends thousands of lines.
+func (p *Process) SendString(line string) error {
+	buf := make([]byte, 0, len(line)+1)
+	return p.send(append(append(buf, line...), '\n'), line)
+}
+
+// send writes buf, a line and its newline in a buffer of the runner's own;
+// text is the line as a string when the caller has it, else "".
+func (p *Process) send(buf []byte, text string) error {
+	line := buf[:len(buf)-1]
+	if bytes.IndexByte(line, '\n') >= 0 {
+		return errors.New("runner: line to send contains a newline")
+	}
 
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
@@ -614,11 +626,15 @@ func (p *Process) SendRaw(line []byte) error {
 		p.mu.Unlock()
 		return fmt.Errorf("runner: send: %w", err)
 	}
-	p.recordLocked("send", line)
+	if text != "" && len(text) <= maxTranscriptText {
+		p.recordTextLocked("send", text)
+	} else {
+		p.recordLocked("send", line)
+	}
 	if len(p.rawPending) < maxRawPending && bytes.Contains(line, []byte(`"method"`)) {
 		// buf is the runner's own copy, and the message lives only here:
 		// its members need no copy of their own.
-		if _, m, err := protocol.ScanOwnedMessage(buf[:len(line)]); m != nil && err == nil && m.Kind() == protocol.KindRequest {
+		if _, m, err := protocol.ScanOwnedMessage(line); m != nil && err == nil && m.Kind() == protocol.KindRequest {
 			if key := m.IDKey(); !p.outstanding[key] {
 				p.rawPending[key] = true
 			}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -556,12 +557,25 @@ func TestCat(t *testing.T) {
 	if err := p.SendRaw([]byte("a\nb")); err == nil {
 		t.Error("SendRaw accepted an embedded newline")
 	}
-	for _, line := range []string{`{"jsonrpc":"2.0","method":"notifications/x"}`, `not json`} {
-		if err := p.SendRaw([]byte(line)); err != nil {
-			t.Fatal(err)
-		}
+	if err := p.SendString("a\nb"); err == nil {
+		t.Error("SendString accepted an embedded newline")
+	}
+	if err := p.SendRaw([]byte(`{"jsonrpc":"2.0","method":"notifications/x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SendString(`not json`); err != nil {
+		t.Fatal(err)
 	}
 	e := p.Close(ctx)
+	var sent []string
+	for _, l := range p.Transcript() {
+		if l.Dir == "send" {
+			sent = append(sent, l.Text)
+		}
+	}
+	if want := []string{`{"jsonrpc":"2.0","id":7,"result":{"ok":true}}`, `[{"jsonrpc":"2.0","id":8,"result":{}}]`, `{"jsonrpc":"2.0","method":"notifications/x"}`, `not json`}; !slices.Equal(sent, want) {
+		t.Errorf("sent lines in the transcript = %q, want %q", sent, want)
+	}
 	wantExit("eof", 0, "")(t, e)
 	if len(e.Remaining) != 2 || e.Remaining[0].Msg == nil || !errors.Is(e.Remaining[1].Problem, ErrNotJSON) {
 		t.Errorf("Remaining = %+v, want the notification and the non-JSON line", e.Remaining)
