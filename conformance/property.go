@@ -153,19 +153,18 @@ type wireRun struct {
 // requestLine renders a request for the revision under test: modern
 // requests carry the per-request _meta.
 func requestLine(rev string, id string, method string, params map[string]any) string {
-	line := `{"jsonrpc":"2.0","id":` + id + `,"method":` + strconv.Quote(method)
+	// One concatenation each, so one allocation for the line.
 	if p, ok := paramsText(rev, params); ok {
-		line += `,"params":` + p
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":` + strconv.Quote(method) + `,"params":` + p + "}"
 	}
-	return line + "}"
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":` + strconv.Quote(method) + "}"
 }
 
 func notificationLine(rev string, method string, params map[string]any) string {
-	line := `{"jsonrpc":"2.0","method":` + strconv.Quote(method)
 	if p, ok := paramsText(rev, params); ok {
-		line += `,"params":` + p
+		return `{"jsonrpc":"2.0","method":` + strconv.Quote(method) + `,"params":` + p + "}"
 	}
-	return line + "}"
+	return `{"jsonrpc":"2.0","method":` + strconv.Quote(method) + "}"
 }
 
 // paramsText renders the params of a line for rev, and whether it has

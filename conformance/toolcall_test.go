@@ -77,11 +77,14 @@ func TestSchemaInstanceMatchesDecode(t *testing.T) {
 				values = append(values, v)
 			}
 		}
-		values = append(values, gen.Arbitrary(src, 3), gen.Awkward(src), map[string]any{"s": "\xff", "n": gen.Num("1.50"), "f": 2.5, "i": 3, "e": gen.Num("")})
+		values = append(values, gen.Arbitrary(src, 3), gen.Awkward(src), map[string]any{"s": "\xff", "n": gen.Num("1.50"), "f": 2.5, "i": 3, "e": gen.Num("")}, map[string]any{"e": gen.Num("")}, []any{"\xff"}, 2.5)
 		for _, v := range values {
 			want, err := decodeForSchema(gen.Encode(v))
 			if err != nil {
 				rt.Fatal(err)
+			}
+			if isSchemaInstance(v) && !reflect.DeepEqual(v, want) {
+				rt.Fatalf("isSchemaInstance(%#v), but decoding its encoding gives %#v", v, want)
 			}
 			got, ok := schemaInstance(v)
 			if !ok {

@@ -938,8 +938,14 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 			p.mu.Unlock()
 		}()
 	}
-	timer := time.NewTimer(max(0, timeout-time.Since(begin)))
-	defer timer.Stop()
+	// The timer is made at the first wait: most takes of a pipelined
+	// exchange find their item queued already.
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
 	for {
 		p.mu.Lock()
 		for i, r := range p.queue {
@@ -972,10 +978,15 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 		if !explicit && timeout > p.cfg.RequestTimeout && p.gotLine {
 			// The server has started talking: the start-up allowance ends.
 			timeout = p.cfg.RequestTimeout
-			timer.Reset(max(0, timeout-time.Since(begin)))
+			if timer != nil {
+				timer.Reset(max(0, timeout-time.Since(begin)))
+			}
 		}
 		changed := p.changed
 		p.mu.Unlock()
+		if timer == nil {
+			timer = time.NewTimer(max(0, timeout-time.Since(begin)))
+		}
 
 		select {
 		case <-changed:
