@@ -930,18 +930,25 @@ func pipelineTwice(c *Conn, n int, call func(i int) (method string, params any))
 	out := make([]*protocol.Message, 2*n)
 	pending := make([]sent, 0, 2*n)
 	next := 0
+	// The two sends of a request share its params, made once.
+	var method string
+	var p any
+	var raw json.RawMessage
 	for got := range out {
 		for next < len(out) && next-got < sameWindow {
-			method, params := call(next / 2)
-			p, err := c.params(params)
-			if err != nil {
-				c.t.HarnessError("%s: %v", method, err)
+			if next%2 == 0 {
+				var params any
+				method, params = call(next / 2)
+				var err error
+				if p, err = c.params(params); err != nil {
+					c.t.HarnessError("%s: %v", method, err)
+				}
+				raw, _ = json.Marshal(p)
 			}
 			id := c.p.NewID()
-			if err := c.Send(id, method, params); err != nil {
+			if err := c.sendParams(id, method, p); err != nil {
 				c.must(method, err)
 			}
-			raw, _ := json.Marshal(p)
 			pending = append(pending, sent{json.RawMessage(strconv.FormatInt(id, 10)), method, raw})
 			next++
 		}

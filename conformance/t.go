@@ -678,6 +678,12 @@ func (c *Conn) Send(id any, method string, params any) error {
 	if err != nil {
 		return err
 	}
+	return c.sendParams(id, method, p)
+}
+
+// sendParams is Send for params that c.params has already given the
+// revision's members.
+func (c *Conn) sendParams(id any, method string, p any) error {
 	m, err := protocol.NewRequest(id, method, p)
 	if err != nil {
 		return err
