@@ -304,7 +304,7 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 	}
 	pending := map[string]bool{first: true}
 	for _, l := range lines {
-		if err := p.SendString(l.Raw); err != nil {
+		if err := p.SendRequestString(l.Raw, l.ID); err != nil {
 			run.Err = err
 			return run, nil
 		}
@@ -313,7 +313,7 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 			pending[l.ID] = true
 		}
 	}
-	if err := p.SendString(barrierLine(t.env.rev, first)); err != nil {
+	if err := p.SendRequestString(barrierLine(t.env.rev, first), first); err != nil {
 		run.Err = err
 		return run, nil
 	}
@@ -367,7 +367,7 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 		return run, nil
 	}
 	pending[second] = true
-	if err := p.SendString(barrierLine(t.env.rev, second)); err != nil {
+	if err := p.SendRequestString(barrierLine(t.env.rev, second), second); err != nil {
 		run.Err = err
 		return run, nil
 	}
@@ -1303,7 +1303,7 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) 
 			line.Write(cs[next].args)
 			line.WriteString(meta)
 			line.WriteString("}}")
-			if err := c.SendRaw(line.String()); err != nil {
+			if err := c.sendRequestLine(line.String(), `"`+prefix+strconv.Itoa(next)+`"`); err != nil {
 				c.must(protocol.MethodToolsCall, err)
 			}
 			next++
@@ -1324,6 +1324,14 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) 
 		}
 	}
 	return out
+}
+
+// sendRequestLine is Conn.SendRaw for a request line the check built,
+// whose id key it knows (see runner.Process.SendRequestString).
+func (c *Conn) sendRequestLine(line, key string) error {
+	err := c.p.SendRequestString(line, key)
+	c.noteErr(err)
+	return err
 }
 
 // argIndex parses the id key `"PREFIXN"` pipelineCalls gives case N.

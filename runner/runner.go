@@ -595,7 +595,7 @@ func (p *Process) Notifications() []*protocol.Message {
 // server that stops reading its input yields ErrTimeout instead of a hang.
 func (p *Process) SendRaw(line []byte) error {
 	buf := make([]byte, 0, len(line)+1)
-	return p.send(append(append(buf, line...), '\n'), "")
+	return p.send(append(append(buf, line...), '\n'), "", nil)
 }
 
 // SendString is SendRaw for a line held as a string, as the checks build
@@ -603,12 +603,25 @@ func (p *Process) SendRaw(line []byte) error {
 // bytes into one. A property sequence sends thousands of lines.
 func (p *Process) SendString(line string) error {
 	buf := make([]byte, 0, len(line)+1)
-	return p.send(append(append(buf, line...), '\n'), line)
+	return p.send(append(append(buf, line...), '\n'), line, nil)
+}
+
+// SendRequestString is SendString for a line the caller built itself and
+// whose request id it knows: key is the id as protocol.IDKey renders it,
+// or "" for a line that is no request (a notification, a malformed line).
+// The runner takes key as the line's id (see Outstanding) instead of
+// parsing the line to find it, which was most of sending a generated
+// call.
+func (p *Process) SendRequestString(line, key string) error {
+	buf := make([]byte, 0, len(line)+1)
+	return p.send(append(append(buf, line...), '\n'), line, &key)
 }
 
 // send writes buf, a line and its newline in a buffer of the runner's own;
-// text is the line as a string when the caller has it, else "".
-func (p *Process) send(buf []byte, text string) error {
+// text is the line as a string when the caller has it, else "", and key
+// the request id the caller knows it carries, nil when the line is to be
+// parsed for one.
+func (p *Process) send(buf []byte, text string, key *string) error {
 	line := buf[:len(buf)-1]
 	if bytes.IndexByte(line, '\n') >= 0 {
 		return errors.New("runner: line to send contains a newline")
@@ -631,7 +644,11 @@ func (p *Process) send(buf []byte, text string) error {
 	} else {
 		p.recordLocked("send", line)
 	}
-	if len(p.rawPending) < maxRawPending && bytes.Contains(line, []byte(`"method"`)) {
+	if key != nil {
+		if *key != "" && len(p.rawPending) < maxRawPending && !p.outstanding[*key] {
+			p.rawPending[*key] = true
+		}
+	} else if len(p.rawPending) < maxRawPending && bytes.Contains(line, []byte(`"method"`)) {
 		// buf is the runner's own copy, and the message lives only here:
 		// its members need no copy of their own.
 		if _, m, err := protocol.ScanOwnedMessage(line); m != nil && err == nil && m.Kind() == protocol.KindRequest {

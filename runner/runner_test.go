@@ -585,6 +585,38 @@ func TestCat(t *testing.T) {
 	}
 }
 
+// TestSendRequestString: a line sent with its request id key given counts
+// as that request, without the runner parsing it, and one given as no
+// request does not.
+func TestSendRequestString(t *testing.T) {
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Fatalf("cat not found: %v", err)
+	}
+	ctx := testCtx(t)
+	p := startCfg(t, Config{Command: []string{cat}, RequestTimeout: 5 * time.Second})
+	defer p.Close(ctx)
+	// cat echoes a request back, which answers none.
+	if err := p.SendRequestString(`{"jsonrpc":"2.0","id":"k","method":"mcpconform/x"}`, `"k"`); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SendRequestString(`{"jsonrpc":"2.0","method":"notifications/y"}`, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SendRequestString("a\nb", ""); err == nil {
+		t.Error("SendRequestString accepted an embedded newline")
+	}
+	if got := p.Outstanding(); got != 1 {
+		t.Errorf("Outstanding after a request sent with its key and a notification = %d, want 1", got)
+	}
+	for _, want := range []string{"mcpconform/x", "notifications/y"} {
+		r, err := p.Next(ctx, 0)
+		if err != nil || r.Msg == nil || r.Msg.Method != want {
+			t.Fatalf("Next = %+v, %v; want the echoed %s", r, err, want)
+		}
+	}
+}
+
 func TestStartErrors(t *testing.T) {
 	if _, err := Start(context.Background(), Config{}); err == nil {
 		t.Error("Start with no command succeeded")
