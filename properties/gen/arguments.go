@@ -95,6 +95,10 @@ type node struct {
 	hasEnum  bool
 	cnst     any
 	hasConst bool
+	// enumCanon and cnstCanon are canon of enum's values and of cnst,
+	// rendered once: violations compares every drawn value with them.
+	enumCanon []string
+	cnstCanon string
 
 	props      map[string]*node
 	names      []string // of props, sorted
@@ -252,9 +256,14 @@ func (b *builder) object(s map[string]any, path string, refs int, n *node) *node
 		case "enum":
 			if e, ok := v.([]any); ok {
 				n.enum, n.hasEnum = e, true
+				n.enumCanon = make([]string, len(e))
+				for i, x := range e {
+					n.enumCanon[i] = canon(x)
+				}
 			}
 		case "const":
 			n.cnst, n.hasConst = v, true
+			n.cnstCanon = canon(v)
 		case "properties":
 			if props, ok := v.(map[string]any); ok {
 				n.props = map[string]*node{}
@@ -1178,11 +1187,14 @@ func (n *node) violations(v any) []string {
 	if n.typed && n.types&t == 0 {
 		out = append(out, "type")
 	}
-	if n.hasConst && canon(v) != canon(n.cnst) {
-		out = append(out, "const")
-	}
-	if n.hasEnum && !slices.ContainsFunc(n.enum, func(e any) bool { return canon(e) == canon(v) }) {
-		out = append(out, "enum")
+	if n.hasConst || n.hasEnum {
+		cv := canon(v)
+		if n.hasConst && cv != n.cnstCanon {
+			out = append(out, "const")
+		}
+		if n.hasEnum && !slices.Contains(n.enumCanon, cv) {
+			out = append(out, "enum")
+		}
 	}
 	switch x := v.(type) {
 	case string:
@@ -1269,10 +1281,28 @@ func jsonType(v any) (uint8, float64) {
 	if !ok {
 		return 0, 0
 	}
-	if r, ok := new(big.Rat).SetString(numberText(v)); ok && r.IsInt() {
+	if text := numberText(v); plainInteger(text) {
+		return tInteger | tNumber, f
+	} else if r, ok := new(big.Rat).SetString(text); ok && r.IsInt() {
 		return tInteger | tNumber, f
 	}
 	return tNumber, f
+}
+
+// plainInteger reports whether text is an integer written as JSON writes
+// one plainly (-?(0|[1-9][0-9]*)): such a number needs no big.Rat to be
+// judged or rendered, and nearly every drawn number is one.
+func plainInteger(text string) bool {
+	digits := strings.TrimPrefix(text, "-")
+	if digits == "" || digits[0] == '0' && len(digits) > 1 {
+		return false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // canon renders a JSON value for equality under JSON Schema: object keys
@@ -1307,6 +1337,10 @@ func canonTo(b *strings.Builder, v any) {
 		}
 		b.WriteByte(']')
 	case json.Number, float64, int:
+		if text := numberText(x); plainInteger(text) && text != "-0" {
+			b.WriteString("n" + text) // what RatString gives for it
+			return
+		}
 		if r, ok := new(big.Rat).SetString(numberText(x)); ok {
 			b.WriteString("n" + r.RatString())
 			return

@@ -3,6 +3,7 @@ package gen
 import (
 	"bytes"
 	"encoding/json"
+	"math/big"
 	"reflect"
 	"regexp"
 	"testing"
@@ -107,6 +108,31 @@ func TestEncodeMatchesMarshal(t *testing.T) {
 		}
 		if got := Encode(v); string(got) != string(want) {
 			rt.Fatalf("Encode(%q) = %s; json.Marshal gives %s", s, got, want)
+		}
+	})
+}
+
+// TestPlainIntegerMatchesRat holds the shortcut for plain integers in
+// jsonType and canon to what big.Rat says of the same number text.
+func TestPlainIntegerMatchesRat(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		text := rapid.OneOf(
+			rapid.StringMatching(`-?(0|[1-9][0-9]{0,20})`),
+			rapid.StringMatching(`-?[0-9]{1,4}(\.[0-9]{0,3})?([eE][-+]?[0-9]{1,2})?`),
+			rapid.SampledFrom([]string{"-0", "0", "00", "-", "", "1.0", "1e3", "10E-1", "-01"}),
+		).Draw(rt, "number")
+		r, ok := new(big.Rat).SetString(text)
+		if !ok {
+			return // not a number: neither path sees it
+		}
+		if got, want := canon(json.Number(text)), "n"+r.RatString(); got != want {
+			rt.Fatalf("canon(%s) = %s; big.Rat gives %s", text, got, want)
+		}
+		if _, err := json.Number(text).Float64(); err != nil {
+			return
+		}
+		if typ, _ := jsonType(json.Number(text)); (typ&tInteger != 0) != r.IsInt() {
+			rt.Fatalf("jsonType(%s) = %b; big.Rat says integer %v", text, typ, r.IsInt())
 		}
 	})
 }
