@@ -238,7 +238,7 @@ func errorList(errs []reference.ValidationError) []any {
 // mirror follows. Error results keep their one text block, the error
 // message: their structured content is diagnostic detail, not output.
 func renderResult(r reference.CallResult, rev string) map[string]any {
-	content := make([]any, 0, len(r.Content))
+	content := make([]any, 0, len(r.Content)+1) // room for the mirror
 	for _, c := range r.Content {
 		if c.Type == "text" {
 			content = append(content, map[string]any{"type": "text", "text": c.Text})
