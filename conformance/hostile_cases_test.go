@@ -90,6 +90,15 @@ func TestHostileCases(t *testing.T) {
 			wantResult(t, rep, "stdio.stdout.messages-only", StatusNotVerified, "raise --max-line-bytes")
 			noResult(t, rep, "", "within")
 		}},
+		// The answer takes longer to arrive than the doubled timeout
+		// (128 pieces, 20 ms apart), as a 100 MB one does on a loaded
+		// machine: the line, not silence, is the cause.
+		{name: "response line over the limit, slower than the doubled timeout", flags: []string{"-mode", "bigline", "-size", "8000000", "-pace", "20ms"}, opts: func(o *Options) {
+			o.Timeout, o.Only = time.Second, []string{"tools.list.shape"}
+		}, check: func(t *testing.T, rep *Report) {
+			wantResult(t, rep, "tools.list.shape", StatusNotVerified, "raise --max-line-bytes")
+			noResult(t, rep, "", "within")
+		}},
 		{name: "response line over the limit, limit raised", flags: []string{"-mode", "bigline", "-size", "6000000"}, opts: func(o *Options) { o.MaxLineBytes = 8 << 20 }, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "tools.list.shape", StatusPass, "")
 			wantResult(t, rep, "stdio.stdout.messages-only", StatusPass, "")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -451,7 +452,7 @@ func drawCase(src gen.Source, at argTool, c *gen.Constraint) (args json.RawMessa
 		return nil, false, false
 	}
 	text := gen.Encode(v)
-	if !oracleAgrees(at.sch, text, c == nil) {
+	if !oracleAgreesOn(at.sch, v, text, c == nil) {
 		return nil, false, true
 	}
 	broken := ""
@@ -462,12 +463,72 @@ func drawCase(src gen.Source, at argTool, c *gen.Constraint) (args json.RawMessa
 	if name, caps := capWait(at.wait, at.waitUnit, obj, broken); name != "" {
 		for _, d := range caps {
 			obj[name] = d
-			if capped := gen.Encode(obj); oracleAgrees(at.sch, capped, c == nil) {
+			if capped := gen.Encode(obj); oracleAgreesOn(at.sch, obj, capped, c == nil) {
 				return capped, true, false
 			}
 		}
 	}
 	return text, true, false
+}
+
+// oracleAgreesOn is oracleAgrees for args, the text gen.Encode gives for
+// the generated value v: the oracle validates the value the text decodes
+// to, built from v where schemaInstance can (the same value, without
+// parsing the text again), else decoded from the text.
+func oracleAgreesOn(sch *jsonschema.Schema, v any, args []byte, valid bool) bool {
+	inst, ok := schemaInstance(v)
+	if !ok {
+		return oracleAgrees(sch, args, valid)
+	}
+	return (sch.Validate(inst) == nil) == valid
+}
+
+// schemaInstance returns what decodeForSchema gives for gen.Encode(v): the
+// same maps, arrays, strings, booleans and null, and each number as the
+// json.Number of its encoding. ok is false for a value it does not build
+// that way (a string that is not UTF-8, which encoding replaces, or a
+// scalar of another type); the caller then decodes the text.
+// TestSchemaInstanceMatchesDecode holds it to decoding the encoding.
+func schemaInstance(v any) (any, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if !utf8.ValidString(k) {
+				return nil, false
+			}
+			ie, ok := schemaInstance(e)
+			if !ok {
+				return nil, false
+			}
+			out[k] = ie
+		}
+		return out, true
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			ie, ok := schemaInstance(e)
+			if !ok {
+				return nil, false
+			}
+			out[i] = ie
+		}
+		return out, true
+	case string:
+		return x, utf8.ValidString(x)
+	case bool, nil:
+		return x, true
+	case json.Number:
+		if plainNumber([]byte(x)) {
+			return x, true // encoded as it is
+		}
+		b, err := json.Marshal(x)
+		return json.Number(b), err == nil
+	case float64, int:
+		b, err := json.Marshal(x)
+		return json.Number(b), err == nil
+	}
+	return nil, false
 }
 
 // oracleAgrees reports whether the oracle finds args valid when valid is

@@ -3,8 +3,12 @@ package conformance
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 
+	"pgregory.net/rapid"
+
+	"github.com/mcpconform/mcpconform/properties/gen"
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
@@ -54,4 +58,38 @@ func TestSampleArgs(t *testing.T) {
 	if _, ok := args["opt"]; ok {
 		t.Errorf("optional property filled in: %v", args)
 	}
+}
+
+// TestSchemaInstanceMatchesDecode holds schemaInstance, which the oracle
+// validates instead of the decoded text of a generated case, to decoding
+// gen.Encode's text of the value, on values drawn for generated schemas,
+// both valid and breaking each constraint, and on arbitrary values.
+func TestSchemaInstanceMatchesDecode(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		src := gen.NewRand(rapid.Uint64().Draw(rt, "seed"))
+		var values []any
+		plan := gen.NewPlan(toSchemaValue(gen.Schema(src, 3)))
+		if v, ok := plan.Valid(src); ok {
+			values = append(values, v)
+		}
+		for _, c := range plan.Constraints() {
+			if v, ok := plan.Invalid(src, c); ok {
+				values = append(values, v)
+			}
+		}
+		values = append(values, gen.Arbitrary(src, 3), gen.Awkward(src), map[string]any{"s": "\xff", "n": gen.Num("1.50"), "f": 2.5, "i": 3, "e": gen.Num("")})
+		for _, v := range values {
+			want, err := decodeForSchema(gen.Encode(v))
+			if err != nil {
+				rt.Fatal(err)
+			}
+			got, ok := schemaInstance(v)
+			if !ok {
+				continue
+			}
+			if !reflect.DeepEqual(got, want) {
+				rt.Fatalf("schemaInstance(%#v) = %#v; decoding its encoding gives %#v", v, got, want)
+			}
+		}
+	})
 }

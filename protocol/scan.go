@@ -33,6 +33,27 @@ func ScanMessage(line []byte) (valid bool, m *Message, err error) {
 	return true, m, err
 }
 
+// ScanOwnedMessage is ScanMessage for a line the caller hands over and
+// never changes: the message's raw members (ID, Params, Result) are slices
+// of line rather than of a copy. The runner reads every line a server
+// writes into a buffer of its own, and copying each line's members once
+// more was a tenth of what reading a property check's answers allocated.
+func ScanOwnedMessage(line []byte) (valid bool, m *Message, err error) {
+	var env envelope
+	if !env.scan(line) {
+		return false, nil, nil
+	}
+	if !env.object {
+		return true, nil, ErrNotObject
+	}
+	env.owned = true
+	if m, ok := env.message(line); ok {
+		return true, m, nil
+	}
+	m, err = parseMessageSlow(line)
+	return true, m, err
+}
+
 // Valid reports whether data is valid JSON, as json.Valid does, in one
 // pass of the scanner ScanMessage uses.
 func Valid(data []byte) bool {
@@ -67,6 +88,7 @@ type envelope struct {
 	jsonrpc, id, method, params, result, errorMember []byte
 	object                                           bool // the line is an object
 	plain                                            bool // an object whose members ParseMessage's struct takes as they are
+	owned                                            bool // the caller hands line over: members may alias it
 }
 
 // ErrNotObject is ScanMessage's error for valid JSON that is not an object.
@@ -112,6 +134,10 @@ func (e *envelope) message(line []byte) (*Message, bool) {
 			return nil, false
 		}
 	}
+	if e.owned {
+		m.ID, m.Params, m.Result = capped(e.id), capped(e.params), capped(e.result)
+		return m, true
+	}
 	// One copy of the line holds the raw members, as encoding/json would
 	// have copied each: the caller may reuse line.
 	n := len(e.id) + len(e.params) + len(e.result)
@@ -129,6 +155,15 @@ func (e *envelope) message(line []byte) (*Message, bool) {
 	}
 	m.ID, m.Params, m.Result = take(e.id), take(e.params), take(e.result)
 	return m, true
+}
+
+// capped returns b with no room to grow, so that appending to a member
+// never writes into the line after it; nil stays nil (absent).
+func capped(b []byte) json.RawMessage {
+	if b == nil {
+		return nil
+	}
+	return b[:len(b):len(b)]
 }
 
 // plainString decodes a string member that needs no unescaping: absent and

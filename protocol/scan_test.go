@@ -44,6 +44,9 @@ func checkScan(t interface {
 	if want := json.Valid([]byte(line)); valid != want || Valid([]byte(line)) != want {
 		t.Fatalf("%.200q: valid %v, json.Valid %v", line, valid, want)
 	}
+	if ov, om, oerr := ScanOwnedMessage([]byte(line)); ov != valid || (oerr != nil) != (err != nil) || !cmp.Equal(om, m) {
+		t.Fatalf("%.200q: ScanOwnedMessage gave %v, %+v, %v; ScanMessage %v, %+v, %v", line, ov, om, oerr, valid, m, err)
+	}
 	wantM, wantErr := parseMessageSlow([]byte(line))
 	gotM, gotErr := ParseMessage([]byte(line))
 	if (gotErr != nil) != (wantErr != nil) {

@@ -319,7 +319,9 @@ func classify(raw []byte) Received {
 		return r
 	}
 	// One pass validates the line and decodes its envelope.
-	valid, m, err := protocol.ScanMessage(trimmed)
+	// raw is deliver's own copy of the line, never changed: the message
+	// may hold slices of it.
+	valid, m, err := protocol.ScanOwnedMessage(trimmed)
 	if !valid {
 		if d := nestingDepth(trimmed); d > maxDecodeDepth {
 			// Valid or not, it cannot be decoded here; RFC 8259 lets a

@@ -616,8 +616,12 @@ func (p *Process) SendRaw(line []byte) error {
 	}
 	p.recordLocked("send", line)
 	if len(p.rawPending) < maxRawPending && bytes.Contains(line, []byte(`"method"`)) {
-		if m, err := protocol.ParseMessage(line); err == nil && m.Kind() == protocol.KindRequest && !p.outstanding[m.IDKey()] {
-			p.rawPending[m.IDKey()] = true
+		// buf is the runner's own copy, and the message lives only here:
+		// its members need no copy of their own.
+		if _, m, err := protocol.ScanOwnedMessage(buf[:len(line)]); m != nil && err == nil && m.Kind() == protocol.KindRequest {
+			if key := m.IDKey(); !p.outstanding[key] {
+				p.rawPending[key] = true
+			}
 		}
 	}
 	p.mu.Unlock()

@@ -820,12 +820,16 @@ func (n *node) lengthHint() int {
 	return 3
 }
 
+// randomString draws length runes of runes. It writes them straight into
+// the string: a breaker of maxLength 200 draws sixteen strings of 201
+// runes, and a slice of runes for each was most of drawing them.
 func randomString(s Source, runes []rune, length int) string {
-	r := make([]rune, length)
-	for i := range r {
-		r[i] = pick(s, runes)
+	var b strings.Builder
+	b.Grow(2 * length) // the alphabets are mostly ASCII
+	for range length {
+		b.WriteRune(pick(s, runes))
 	}
-	return string(r)
+	return b.String()
 }
 
 // formatValue draws a value of a common format, or "" for a format the

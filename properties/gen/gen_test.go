@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"regexp"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 // TestMatching: every drawn string matches its pattern.
@@ -86,4 +88,25 @@ func TestMutateCopies(t *testing.T) {
 			t.Fatalf("Mutate changed its input:\n%s\n%s", before, after)
 		}
 	}
+}
+
+// TestEncodeMatchesMarshal holds Encode's own rendering of strings to
+// json.Marshal: escapes, HTML characters, U+2028, bytes that are not UTF-8.
+func TestEncodeMatchesMarshal(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		var s string
+		if rapid.Bool().Draw(rt, "bytes") {
+			s = string(rapid.SliceOf(rapid.Byte()).Draw(rt, "raw"))
+		} else {
+			s = rapid.String().Draw(rt, "s") + rapid.SampledFrom([]string{"", "<&>", "\u2028\u2029", "\b\f\x00\x1f\x7f", `"\`, "\xff\xfe", "é日"}).Draw(rt, "tail")
+		}
+		v := map[string]any{s: []any{s, true, false, nil, Num("1.5"), 2.5, 3}}
+		want, err := json.Marshal(v)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		if got := Encode(v); string(got) != string(want) {
+			rt.Fatalf("Encode(%q) = %s; json.Marshal gives %s", s, got, want)
+		}
+	})
 }
