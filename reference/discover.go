@@ -42,20 +42,40 @@ func appendKeyString(dst []byte, s string) []byte {
 // audience is a principal prepared for visibility checks.
 type audience struct {
 	tenant string
+	// scopes are the principal's own (read, never kept beyond the call
+	// the audience serves) when they are few; held is a set of them when
+	// they are many, where scanning the list for every required scope of
+	// every tool would cost scopes times tools. A principal holds a
+	// handful: a set per call was an allocation per tools/call.
+	scopes []string
 	held   map[string]bool
 	rank   int
 }
+
+// fewScopes is where a scan of the list stops being cheaper than a set.
+const fewScopes = 16
 
 func newAudience(p Principal) (audience, error) {
 	rank, err := ClassificationRank(p.Clearance)
 	if err != nil {
 		return audience{}, fmt.Errorf("principal clearance: %w", err)
 	}
-	held := make(map[string]bool, len(p.Scopes))
-	for _, s := range p.Scopes {
-		held[s] = true
+	a := audience{tenant: p.Tenant, scopes: p.Scopes, rank: rank}
+	if len(p.Scopes) > fewScopes {
+		a.held = make(map[string]bool, len(p.Scopes))
+		for _, s := range p.Scopes {
+			a.held[s] = true
+		}
 	}
-	return audience{tenant: p.Tenant, held: held, rank: rank}, nil
+	return a, nil
+}
+
+// holds reports whether the audience holds scope s.
+func (a audience) holds(s string) bool {
+	if a.held != nil {
+		return a.held[s]
+	}
+	return slices.Contains(a.scopes, s)
 }
 
 // sees reports whether the audience is entitled to e, ignoring status:
@@ -73,7 +93,7 @@ func (a audience) sees(e *entry) (bool, error) {
 		return false, nil
 	}
 	for _, s := range e.spec.RequiredScopes {
-		if !a.held[s] {
+		if !a.holds(s) {
 			return false, nil
 		}
 	}

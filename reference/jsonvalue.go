@@ -359,6 +359,9 @@ func sortedObjectKeys(m map[string]any) []string {
 
 // compactJSON renders v as compact JSON without HTML escaping, for messages.
 func compactJSON(v any) string {
+	if b, ok := AppendJSON(nil, v); ok {
+		return string(b)
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

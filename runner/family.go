@@ -29,7 +29,10 @@ import (
 // after the last scan of a live leader, and whose leader then exited (on its
 // own, or at stdin EOF) leaving it orphaned: re-parented to the suite, it has
 // nothing that ties it to this server rather than to another of the run's
-// servers or to another child of the program, so it is not killed. So can a
+// servers or to another child of the program, so it is not killed. The
+// runner scans only when it ends the server (Close, or a kill for a flood or
+// the context), so a leader that exits on its own before then, after
+// starting such a process, loses it whenever it was started. So can a
 // process where the leader could not be made a subreaper (no Linux, or the
 // program's executable cannot be re-executed), which then loses the tree as
 // soon as its parent exits. The scan is of /proc: without /proc, only the

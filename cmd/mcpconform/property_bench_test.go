@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/conformance"
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
+	"github.com/mcpconform/mcpconform/internal/memlimit"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/runner"
 )
@@ -39,7 +40,8 @@ import (
 //   - process: `mcpconform run -- mcpconform reference`, every process a
 //     real one, as for any server given by its command.
 //
-// At cases=100 (the default) fixed costs weigh most; cases=1000 shows the
+// The collector follows the binary's policy for the target
+// (memlimit.ForRun). At cases=100 (the default) fixed costs weigh most; cases=1000 shows the
 // rate the phase sustains. scripts/bench.sh runs it.
 func BenchmarkPropertyPhase(b *testing.B) {
 	cmd := []string{fixturebin.Build(b, "cmd/mcpconform"), "reference"}
@@ -49,6 +51,9 @@ func BenchmarkPropertyPhase(b *testing.B) {
 	}{{"embedded", serveEmbedded}, {"process", nil}} {
 		for _, cases := range []int{100, 1000} {
 			b.Run(fmt.Sprintf("target=%s/cases=%d", target.name, cases), func(b *testing.B) {
+				// The collector works as it does in the binary's run:
+				// the floors and the phase alike.
+				defer memlimit.ForRun(target.serve != nil)()
 				pinger := startPinger(b, runner.Config{Command: cmd, Serve: target.serve, RequestTimeout: 10 * time.Second})
 				defer pinger.Close(context.Background())
 				var requests, pings, rttPings float64

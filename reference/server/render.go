@@ -16,7 +16,7 @@ import (
 
 // resultLine builds a result response.
 func resultLine(id json.RawMessage, result any) []byte {
-	b := append(make([]byte, 0, 256), `{"jsonrpc":"`+protocol.JSONRPCVersion+`","id":`...)
+	b := append(make([]byte, 0, 512), `{"jsonrpc":"`+protocol.JSONRPCVersion+`","id":`...)
 	b, ok := reference.AppendJSON(b, id)
 	if ok {
 		b = append(b, `,"result":`...)
@@ -83,7 +83,7 @@ func appendErrorLine(b []byte, id json.RawMessage, code int, message string, dat
 
 // encode encodes v as marshal does.
 func encode(v any) ([]byte, error) {
-	if b, ok := reference.AppendJSON(nil, v); ok {
+	if b, ok := reference.AppendJSON(make([]byte, 0, 256), v); ok {
 		return b, nil
 	}
 	return marshal(v)

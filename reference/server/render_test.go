@@ -165,3 +165,14 @@ func TestLinesAsMarshal(t *testing.T) {
 		}
 	}
 }
+
+// TestTextBlockAsMarshal: a text content block, encoded once, has the bytes
+// marshal gives the map it replaced.
+func TestTextBlockAsMarshal(t *testing.T) {
+	for _, text := range []string{"", "plain", `{"a":"<b> & \"c\""}`, "é \u2028 \x01 \xff \\"} {
+		want, err := marshal(map[string]any{"type": "text", "text": text})
+		if got := textBlock(text); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("textBlock(%q) = %s, marshal %s (%v)", text, got, want, err)
+		}
+	}
+}

@@ -238,10 +238,10 @@ func errorList(errs []reference.ValidationError) []any {
 // mirror follows. Error results keep their one text block, the error
 // message: their structured content is diagnostic detail, not output.
 func renderResult(r reference.CallResult, rev string) map[string]any {
-	content := make([]any, 0, len(r.Content))
+	content := make([]any, 0, len(r.Content)+1) // room for the mirror
 	for _, c := range r.Content {
 		if c.Type == "text" {
-			content = append(content, map[string]any{"type": "text", "text": c.Text})
+			content = append(content, textBlock(c.Text))
 			continue
 		}
 		content = append(content, c)
@@ -252,12 +252,20 @@ func renderResult(r reference.CallResult, rev string) map[string]any {
 			out["structuredContent"] = r.Structured
 			if !r.IsError {
 				if text, err := mirrorJSON(r.Structured); err == nil {
-					out["content"] = append(content, map[string]any{"type": "text", "text": text})
+					out["content"] = append(content, textBlock(text))
 				}
 			}
 		}
 	}
 	return out
+}
+
+// textBlock is a text content block, encoded once: the map it was built
+// as cost more than its encoding.
+func textBlock(text string) reference.CompactJSON {
+	b := append(make([]byte, 0, len(text)+32), `{"text":`...)
+	b, _ = reference.AppendJSON(b, text) // a string always encodes
+	return append(b, `,"type":"text"}`...)
 }
 
 // mirrorJSON serializes structured content for its text block: compact,
