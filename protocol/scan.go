@@ -378,39 +378,50 @@ func (s *scanner) array(depth int) bool {
 // str reads a string: no control character, only JSON's escapes. Bytes
 // that are not UTF-8 are accepted, as json.Valid accepts them.
 func (s *scanner) str() bool {
-	s.i++ // '"'
-	for s.i < len(s.data) {
-		c := s.data[s.i]
+	// The plain bytes of a string are most of a line: they are stepped
+	// over in a local index, which the compiler keeps in a register,
+	// rather than in s.i, stored at every byte.
+	data, i := s.data, s.i+1 // after '"'
+	for i < len(data) {
+		c := data[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			i++
+			continue
+		}
 		switch {
 		case c == '"':
-			s.i++
+			s.i = i + 1
 			return true
 		case c == '\\':
-			if s.i+1 >= len(s.data) {
+			if i+1 >= len(data) {
+				s.i = i
 				return false
 			}
-			switch s.data[s.i+1] {
+			switch data[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				s.i += 2
+				i += 2
 			case 'u':
-				if len(s.data)-s.i < 6 {
+				if len(data)-i < 6 {
+					s.i = i
 					return false
 				}
-				for _, h := range s.data[s.i+2 : s.i+6] {
+				for _, h := range data[i+2 : i+6] {
 					if !isHex(h) {
+						s.i = i
 						return false
 					}
 				}
-				s.i += 6
+				i += 6
 			default:
+				s.i = i
 				return false
 			}
-		case c < 0x20:
+		default: // a control character
+			s.i = i
 			return false
-		default:
-			s.i++
 		}
 	}
+	s.i = i
 	return false
 }
 
