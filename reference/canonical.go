@@ -39,7 +39,7 @@ func AppendJSON(b []byte, v any) (_ []byte, ok bool) {
 	case bool:
 		return strconv.AppendBool(b, v), true
 	case string:
-		return appendString(b, v), true
+		return protocol.AppendString(b, v, false), true
 	case json.Number:
 		// encoding/json writes an empty Number as 0; declining keeps that
 		// rule in one place, its own.
@@ -82,7 +82,7 @@ func AppendJSON(b []byte, v any) (_ []byte, ok bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, s)
+			b = protocol.AppendString(b, s, false)
 		}
 		return append(b, ']'), true
 	case []any:
@@ -117,7 +117,7 @@ func AppendJSON(b []byte, v any) (_ []byte, ok bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, k)
+			b = protocol.AppendString(b, k, false)
 			b = append(b, ':')
 			if b, ok = AppendJSON(b, v[k]); !ok {
 				return b, false
@@ -190,62 +190,6 @@ func digits(s string, i int) int {
 		i++
 	}
 	return i
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s quoted as encoding/json quotes it without HTML
-// escaping: '"' and '\\' escaped, control characters as \b, \f, \n, \r,
-// \t or \u00XX, U+2028 and U+2029 as \u escapes (JavaScript reads them as
-// line ends), and each byte of invalid UTF-8 as \ufffd.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // appendFloat renders a float64 as encoding/json does: the shortest

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/mcpconform/mcpconform/protocol"
 )
 
 // Encode renders v as compact JSON with object keys in sorted order.
@@ -50,7 +51,7 @@ func encode(buf []byte, v any, order func([]string)) []byte {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = appendString(buf, k)
+			buf = protocol.AppendString(buf, k, true)
 			buf = append(buf, ':')
 			buf = encode(buf, x[k], order)
 		}
@@ -65,7 +66,7 @@ func encode(buf []byte, v any, order func([]string)) []byte {
 		}
 		return append(buf, ']')
 	case string:
-		return appendString(buf, x)
+		return protocol.AppendString(buf, x, true)
 	case bool:
 		return strconv.AppendBool(buf, x)
 	case nil:
@@ -77,59 +78,6 @@ func encode(buf []byte, v any, order func([]string)) []byte {
 		}
 		return append(buf, b...)
 	}
-}
-
-// appendString appends s as a JSON string as json.Marshal writes it: HTML
-// characters, U+2028 and U+2029 escaped, and each byte that is not UTF-8
-// replaced by U+FFFD.
-func appendString(buf []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	buf = append(buf, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
-				i++
-				continue
-			}
-			buf = append(buf, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				buf = append(buf, '\\', b)
-			case '\b':
-				buf = append(buf, '\\', 'b')
-			case '\f':
-				buf = append(buf, '\\', 'f')
-			case '\n':
-				buf = append(buf, '\\', 'n')
-			case '\r':
-				buf = append(buf, '\\', 'r')
-			case '\t':
-				buf = append(buf, '\\', 't')
-			default:
-				buf = append(buf, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case c == utf8.RuneError && size == 1:
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, `\ufffd`...)
-		case c == '\u2028' || c == '\u2029':
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, '\\', 'u', '2', '0', '2', hex[c&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	buf = append(buf, s[start:]...)
-	return append(buf, '"')
 }
 
 // Clone returns a deep copy of a JSON value.
