@@ -418,7 +418,13 @@ func (env *revEnv) record(x Exchange) {
 // Command; see processConfig for the processes of a check.
 func (env *revEnv) config() runner.Config {
 	o := env.eng.opts
-	return runner.Config{Command: o.Command, Env: o.Env, Dir: o.Dir, StartTimeout: o.StartTimeout,
+	start := o.StartTimeout
+	if env.slow {
+		// A re-run after a timeout doubles the start-up allowance too: the
+		// wait that ended may have been a first answer's.
+		start = 2 * env.eng.startTimeout()
+	}
+	return runner.Config{Command: o.Command, Env: o.Env, Dir: o.Dir, StartTimeout: start,
 		RequestTimeout: env.timeout(), ShutdownGrace: o.ShutdownGrace, KillGrace: o.KillGrace, MaxLineBytes: o.MaxLineBytes}
 }
 
@@ -842,12 +848,17 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 	} else {
 		t = env.execute(ctx, c, false)
 	}
-	if rerun == "" && (t.status == StatusFail || t.status == StatusWarn) && t.timeouts > 0 && ctx.Err() == nil {
+	if rerun == "" && rerunAfterTimeout(t.status) && t.timeouts > 0 && ctx.Err() == nil {
 		// The verdict may rest on nothing but a slow machine: judge again
 		// in fresh processes with twice the patience before recording it.
-		first := joinMessages(t.messages)
+		// That holds for a check blocked or left unverified by its own
+		// timeout too (a session whose initialize went unanswered while
+		// Node started on a loaded machine): left as it is, that stall in
+		// a process that never wrote a line would trip the revision's
+		// breaker and block every later check that starts a process.
+		first, word := joinMessages(t.messages), statusWord(c, t.status)
 		t = env.execute(ctx, c, true)
-		rerun = fmt.Sprintf("re-run in fresh processes with the request timeout doubled to %s, because the first run's %s (%s) followed a request timeout", 2*env.eng.opts.Timeout, statusWord(c), clipText(first, 200))
+		rerun = fmt.Sprintf("re-run in fresh processes with the request timeout doubled to %s, because the first run's %s (%s) followed a request timeout", 2*env.eng.opts.Timeout, word, clipText(first, 200))
 		t.notes = append([]string{rerun}, t.notes...)
 		if t.status != StatusFail && t.status != StatusWarn {
 			env.resetStalls() // the server answered when given time: it does not hang
@@ -882,7 +893,21 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 	return r
 }
 
-func statusWord(c *Check) string {
+// rerunAfterTimeout reports whether a check that ended with status after a
+// request timeout is judged again with the timeout doubled: a verdict
+// (fail, warn), or the lack of one (blocked, not-verified), that may rest on
+// nothing but a slow machine.
+func rerunAfterTimeout(s Status) bool {
+	return s == StatusFail || s == StatusWarn || s == StatusBlocked || s == StatusNotVerified
+}
+
+func statusWord(c *Check, s Status) string {
+	switch s {
+	case StatusBlocked:
+		return "block"
+	case StatusNotVerified:
+		return "not-verified result"
+	}
 	if c.Level == MUST {
 		return "failure"
 	}

@@ -248,9 +248,10 @@ const (
 // sharedSequence is a run of a sequence kept for the other checks that
 // judge the same lines.
 type sharedSequence struct {
-	lines []wireLine
-	run   wireRun
-	err   error
+	lines    []wireLine
+	run      wireRun
+	err      error
+	timedOut bool // a wait of the run timed out: its verdicts are judged again
 }
 
 // drive runs lines on a process as at says: it opens the process for the
@@ -293,6 +294,9 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 			err = nil // a faulty line (invalid UTF-8, say) is the stdio checks' to judge
 		}
 		if err != nil {
+			if errors.Is(err, runner.ErrTimeout) {
+				t.noteTimeout() // a slow start is judged again with twice the patience
+			}
 			return run, &openingError{fmt.Errorf("initialize: %w", err)}
 		}
 		if m.Error != nil {
@@ -427,12 +431,19 @@ func sequenceProperty(t *T, what string, lines []wireLine, at where, judge func(
 		t.unlessStalled() // as a run of its own would be
 		run, err = s.run, s.err
 		run.Requests = 0 // sent once, counted by the check that ran it
+		if s.timedOut {
+			// The run's timeout is this verdict's too: a slow machine
+			// gets the re-run with the timeout doubled, as a run of its
+			// own would.
+			t.noteTimeout()
+		}
 		t.Logf("judged on the run of the same %d lines made for the other check of this sequence", len(lines))
-	case at == sharedRun && !t.retry:
-		run, err = drive(t, lines, ownProcess)
-		t.env.malformed = &sharedSequence{lines, run, err}
 	case at == sharedRun:
+		// A re-run after a timeout drives its own (it owes nothing to the
+		// run that timed out) and leaves it to the other check in place
+		// of that run.
 		run, err = drive(t, lines, ownProcess)
+		t.env.malformed = &sharedSequence{lines, run, err, errors.Is(err, runner.ErrTimeout) || errors.Is(run.Err, runner.ErrTimeout)}
 	default:
 		run, err = drive(t, lines, at)
 	}

@@ -245,8 +245,10 @@ func checkRealServer(t *testing.T, srv realServer, opts Options) {
 	var got, wanted []string
 	results := map[string]Result{}
 	ran := map[string]bool{}
+	byCheck := map[string]Result{} // by id and revision, whatever the status
 	for _, r := range rep.Results {
 		ran[r.ID+" "+r.Revision] = true
+		byCheck[r.ID+" "+r.Revision] = r
 		if r.Status == StatusFail || r.Status == StatusWarn || r.Status == StatusError {
 			key := fmt.Sprintf("%s %s %s", r.ID, r.Status, r.Revision)
 			got = append(got, key)
@@ -270,7 +272,9 @@ func checkRealServer(t *testing.T, srv realServer, opts Options) {
 	}
 	for _, k := range wanted {
 		if !slices.Contains(got, k) {
-			t.Errorf("expected %s did not happen (fixed server or changed check? update %s)", k, file)
+			f := strings.Fields(k)
+			r := byCheck[f[0]+" "+f[2]]
+			t.Errorf("expected %s did not happen: it was %s: %s (fixed server or changed check? update %s)", k, r.Status, r.Message, file)
 		}
 	}
 	t.Logf("%s: %s; %d fail/warn/error results", srv.name, rep.ClosingLine(), len(got))
