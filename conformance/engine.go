@@ -848,7 +848,7 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 	} else {
 		t = env.execute(ctx, c, false)
 	}
-	if rerun == "" && rerunAfterTimeout(t.status) && t.timeouts > 0 && ctx.Err() == nil {
+	if rerun == "" && rerunAfterTimeout(t.status, t.blocker == env.infoPrereq()) && t.timeouts > 0 && ctx.Err() == nil {
 		// The verdict may rest on nothing but a slow machine: judge again
 		// in fresh processes with twice the patience before recording it.
 		// That holds for a check blocked or left unverified by its own
@@ -895,10 +895,12 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 
 // rerunAfterTimeout reports whether a check that ended with status after a
 // request timeout is judged again with the timeout doubled: a verdict
-// (fail, warn), or the lack of one (blocked, not-verified), that may rest on
-// nothing but a slow machine.
-func rerunAfterTimeout(s Status) bool {
-	return s == StatusFail || s == StatusWarn || s == StatusBlocked || s == StatusNotVerified
+// (fail, warn), or the lack of one (not-verified, or blocked by the
+// handshake when its own process's initialize went unanswered), that may
+// rest on nothing but a slow machine. A check blocked by the check that
+// owns its stall is not: runAll runs that owner at once, doubled.
+func rerunAfterTimeout(s Status, byHandshake bool) bool {
+	return s == StatusFail || s == StatusWarn || s == StatusNotVerified || s == StatusBlocked && byHandshake
 }
 
 func statusWord(c *Check, s Status) string {
