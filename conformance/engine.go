@@ -497,7 +497,11 @@ func (env *revEnv) sharedSession(ctx context.Context, check string) (*Conn, erro
 			env.sessionLost = lost
 			env.session.closeAfterCheck()
 			env.session = nil
-			return nil, lost
+			// Judge the loss as any later check would: a check whose
+			// re-run with the timeout doubled was answered (it passed)
+			// saw a slow machine, not a hung server, and must not block
+			// the first check that asks next.
+			return env.sharedSession(ctx, check)
 		}
 		env.session.closeAfterCheck()
 	}
@@ -741,6 +745,12 @@ func (env *revEnv) runAll(ctx context.Context) {
 			// judges: run that one now, so that whether the server hangs
 			// is settled before the checks in between each wait for it.
 			env.results[o.ID] = env.runOne(ctx, o)
+			if r := env.results[c.ID]; r.Status == StatusBlocked && r.BlockedBy == o.ID && !faulted(env.results[o.ID].Status) {
+				// The owner was answered with twice the patience: the
+				// stall was a slow machine, and c's block rested on
+				// nothing the owner saw. Judge c again.
+				env.results[c.ID] = env.runOne(ctx, c)
+			}
 		}
 	}
 	env.closeWarm()
@@ -749,6 +759,12 @@ func (env *revEnv) runAll(ctx context.Context) {
 		env.session.closeAfterCheck()
 	}
 	env.release()
+}
+
+// faulted reports whether a check's status says the check found (or could
+// not rule out) a fault that blocks the checks that depend on it.
+func faulted(s Status) bool {
+	return s == StatusFail || s == StatusWarn || s == StatusError || s == StatusBlocked
 }
 
 // release drops what the revision's checks shared once they have all run

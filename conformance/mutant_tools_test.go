@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -154,6 +155,46 @@ func TestNoEvidenceIsNotApplicable(t *testing.T) {
 
 // skipProperty leaves the property checks out of a mutant run.
 func skipProperty(o *Options) { o.Skip = append(o.Skip, "property.*") }
+
+// TestSlowMomentKeepsVerdicts: one request answered later than the request
+// timeout (-delay-once: only the first process to get it, as on a machine
+// busy for a moment) must not cost the mutant its verdict. A tools/list
+// timed out in the first check to list tools used to block every later
+// tools check of the revision "by tools.list.shape" although that check
+// passed; a tools/call timed out on the shared session used to block the
+// next check with "the shared session stopped answering" although the
+// check that lost it passed on its re-run. Both are blocks without
+// evidence: the wanted warn of tools.call.invalid-arguments, and nothing
+// else, is the verdict.
+func TestSlowMomentKeepsVerdicts(t *testing.T) {
+	for _, tc := range []struct{ method, rev string }{
+		{protocol.MethodToolsList, protocol.Modern},
+		{protocol.MethodToolsList, protocol.LatestLegacy},
+		{protocol.MethodToolsCall, protocol.LatestLegacy},
+		{protocol.MethodToolsCall, protocol.Modern},
+	} {
+		t.Run(tc.method+"@"+tc.rev, func(t *testing.T) {
+			t.Parallel()
+			c := mutantCase{
+				Mutation: "tools-invalid-args-accepted", Protocol: tc.rev, Tweak: skipProperty,
+				// 3s: past the harness's 2s request timeout, so the first
+				// attempt always times out; the re-run's process is not
+				// delayed, so nothing here depends on the machine's speed.
+				Args: []string{"-delay-method", tc.method, "-delay", "3s", "-delay-once", filepath.Join(t.TempDir(), "once")},
+				Want: []mutantWant{{ID: "tools.call.invalid-arguments", Revision: tc.rev, Status: StatusWarn, Reason: "; servers must validate tool inputs"}},
+			}
+			rep := runMutant(t, c)
+			for _, p := range judgeMutant(rep, c.Want) {
+				t.Error(p)
+			}
+			for _, r := range rep.Results {
+				if r.Status == StatusBlocked {
+					t.Errorf("%s@%s is blocked after one slow answer: %s", r.ID, r.Revision, r.Message)
+				}
+			}
+		})
+	}
+}
 
 // TestReferenceExercisesStructuredChecks: the reference declares output
 // schemas and mirrors structured results, so the three structured-output

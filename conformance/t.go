@@ -348,6 +348,16 @@ func (t *T) Tools() ([]protocol.Tool, error) {
 			}
 		}
 		env.toolsDone = true
+		if errors.Is(env.toolsErr, runner.ErrTimeout) {
+			// An unanswered tools/list is no fact about the tools:
+			// tools.list.shape, run at once with the timeout doubled,
+			// judges whether the server hangs, and the next check lists
+			// again (from its walk, or a new session, or blocked when
+			// the session is lost for good).
+			err := env.toolsErr
+			env.tools, env.toolsErr, env.toolsDone = nil, nil, false
+			return nil, err
+		}
 	}
 	return env.tools, env.toolsErr
 }
