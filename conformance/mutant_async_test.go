@@ -42,7 +42,7 @@ func init() {
 		asyncCase("progress-constant", eachRev("progress.notify.increasing", StatusFail, "progress went from 1 to 1", asyncCallable...)...),
 		asyncCase("progress-over-total", eachRev("progress.notify.total", StatusWarn, "progress 2 is above its total 1", asyncCallable...)...),
 		asyncCase("progress-after-response", append(eachRev("progress.notify.stop", StatusFail, "1 progress notification(s) arrived after the response", asyncCallable...),
-			eachRev("tasks.progress.stop", StatusFail, "1 progress notification(s) with the token of task ref-task-1 arrived after tasks/result answered", protocol.Rev20251125)...)...),
+			eachRev("tasks.progress.stop", StatusFail, "1 progress notification(s) with the token of task ref-task-", protocol.Rev20251125)...)...),
 		// Every cancel dropped: the resource subscription stream (on by
 		// default) is not ended either.
 		asyncCase("cancel-ignored", append(eachRev("cancellation.request.no-response", StatusWarn, "was answered", asyncCallable...),
@@ -91,14 +91,18 @@ func init() {
 		asyncCase("task-ttl-unbounded", eachRev("tasks.ttl.bounded", StatusWarn, "asked for ttl 1000000000000, the server granted 1000000000000: no maximum is enforced", protocol.Rev20251125)...),
 		asyncCase("task-required-plain-accepted", eachRev("tasks.tool.required", StatusFail, "the plain call of demo.work, whose taskSupport is required, returned a result", protocol.Rev20251125)...),
 		asyncCase("task-list-cursor-ignored", eachRev("tasks.list.cursor-invalid", StatusFail, "tasks/list with a cursor the server never issued returned a result", protocol.Rev20251125)...),
-		asyncCase("task-list-no-next-cursor", eachRev("tasks.list.contains", StatusFail, "tasks/list does not list ref-task-3 on any of its 1 page(s)", protocol.Rev20251125)...),
+		asyncCase("task-list-no-next-cursor", eachRev("tasks.list.contains", StatusFail, "tasks/list does not list ref-task-3", protocol.Rev20251125)...),
 		asyncCase("task-get-ttl-changed", eachRev("tasks.get.ttl-stable", StatusWarn, "reports ttl 61000, its CreateTaskResult 60000: only one of them can be the actual ttl", protocol.Rev20251125)...),
 		asyncCase("task-poll-interval-text", eachRev("tasks.get.poll-interval", StatusWarn, `tasks/get answered pollInterval "50ms", not a number of milliseconds`, protocol.Rev20251125)...),
 		asyncCase("task-input-status-working", eachRev("tasks.input.status", StatusWarn, `tasks/get reported task ref-task-1 "working", not input_required`, protocol.Rev20251125)...),
 		asyncCase("task-input-no-related-task", eachRev("tasks.input.related-task", StatusFail, "the elicitation/create request task ref-task-1 sent does not carry _meta", protocol.Rev20251125)...),
 		asyncCase("task-progress-wrong-token", eachRev("tasks.progress.token", StatusFail, `progress notification(s) of the task reference token "mutant-task-token"`, protocol.Rev20251125)...),
-		asyncCase("task-progress-no-related-task", eachRev("tasks.progress.related-task", StatusFail, "progress notification(s) of task ref-task-1 do not carry _meta", protocol.Rev20251125)...),
-		asyncCase("task-progress-after-terminal", eachRev("tasks.progress.stop", StatusFail, "1 progress notification(s) with the token of task ref-task-1 arrived after tasks/result answered", protocol.Rev20251125)...),
+		asyncCase("task-progress-no-related-task", eachRev("tasks.progress.related-task", StatusFail, "progress notification(s) of task ref-task-", protocol.Rev20251125)...),
+		// The late notification follows a held tasks/result: the quick
+		// task made first may end before its tasks/result is read, and is
+		// made again (ref-task-2) when the probe behind it does not show
+		// it held.
+		asyncCase("task-progress-after-terminal", eachRev("tasks.progress.stop", StatusFail, "1 progress notification(s) with the token of task ref-task-", protocol.Rev20251125)...),
 		asyncCase("task-status-regress", eachRev("tasks.status.transitions", StatusFail, "task ref-task-1 went completed → working in its notifications/tasks/status", protocol.Rev20251125)...),
 		asyncCase("task-status-related-task", eachRev("tasks.notify.no-related-task", StatusWarn, "notifications/tasks/status carry _meta io.modelcontextprotocol/related-task", protocol.Rev20251125)...),
 		asyncCase("cancel-client-request", append(eachRev("cancellation.server.same-direction", StatusFail, "request(s) it did not issue", Since(protocol.Rev20250326)...),

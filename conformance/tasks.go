@@ -51,6 +51,7 @@ type taskRun struct {
 	begun   int               // len(events) when the judged task's call was sent (an earlier quick one may precede it)
 	settled int               // len(events) when tasks/result was answered
 	barrier int               // len(events) when the barrier after it was answered
+	held    bool              // a tasks/get sent behind tasks/result was answered first, with the task not ended
 	after   *protocol.Message // tasks/get after tasks/result
 	pages   []*protocol.Message
 	walk    string            // why the tasks/list walk stopped early ("" when it ended)
@@ -105,6 +106,53 @@ func (run *taskRun) ask(method string, params any) *protocol.Message {
 	return resp
 }
 
+// askResult sends tasks/result for the task and, right behind it without
+// waiting, a tasks/get (the probe); it sets run.result, run.settled (the
+// events up to the result's answer) and run.held. The task's end is the
+// moment tasks.progress.stop judges, and only a tasks/result held until
+// then is answered at it: one the server read after the task had ended
+// (a quick task, a loaded machine) is answered whenever it is read, and
+// what a server does when a task ends with a request waiting for it is
+// not seen. The server reads its input in order, so a probe answered
+// before the result, with the task not ended, shows the task was still
+// running after the server had read tasks/result: the result was held.
+// The probe's answer is a tasks/get among the events like any other.
+func (run *taskRun) askResult(id map[string]any) {
+	c := run.conn
+	rid := fmt.Sprintf("tasks-%d", c.env.nextID())
+	pid := fmt.Sprintf("tasks-%d", c.env.nextID())
+	c.must(protocol.MethodTasksResult, c.Send(rid, protocol.MethodTasksResult, id))
+	c.must(protocol.MethodTasksGet, c.Send(pid, protocol.MethodTasksGet, id))
+	raw, _ := json.Marshal(pid)
+	pkey := protocol.IDKey(raw)
+	var probe *protocol.Message
+	take := func(before []runner.Received) {
+		for _, r := range before {
+			switch {
+			case r.Msg == nil:
+			case probe == nil && r.Answers(pkey):
+				probe = r.Msg
+				run.events = append(run.events, taskEvent{method: protocol.MethodTasksGet, msg: r.Msg})
+			default:
+				run.events = append(run.events, taskEvent{msg: r.Msg})
+			}
+		}
+	}
+	before, resp := c.Collect(rid, protocol.MethodTasksResult)
+	take(before)
+	early := probe != nil
+	run.result = resp
+	run.events = append(run.events, taskEvent{method: protocol.MethodTasksResult, msg: resp})
+	run.settled = len(run.events)
+	if probe == nil {
+		before, resp := c.Collect(pid, protocol.MethodTasksGet)
+		take(before)
+		run.events = append(run.events, taskEvent{method: protocol.MethodTasksGet, msg: resp})
+	}
+	v, ok := taskOf(probe)
+	run.held = early && ok && (v.Status == protocol.TaskStatusWorking || v.Status == protocol.TaskStatusInputReq)
+}
+
 // createdTask returns the task of a CreateTaskResult, and whether it has one.
 func createdTask(m *protocol.Message) (taskView, bool) {
 	var created struct {
@@ -154,13 +202,12 @@ func observeTasks(t *T) *taskRun {
 		run.task = v
 		id := map[string]any{"taskId": *run.task.TaskID}
 		run.get = run.ask(protocol.MethodTasksGet, id)
-		run.result = run.ask(protocol.MethodTasksResult, id)
-		run.settled = len(run.events)
+		run.askResult(id)
 		if i == len(durations)-1 {
 			break
 		}
-		if notes, _ := taskProgress(run.events, run.begun, run.settled); v.Status != protocol.TaskStatusWorking || run.result.Error != nil || len(notes) < progressSteps {
-			t.Logf("the %s task %s began %q, got %d progress notification(s) for %d steps and a result %v; judged on a %s task", d, *v.TaskID, v.Status, len(notes), progressSteps, run.result.Error == nil, durations[i+1])
+		if notes, _ := taskProgress(run.events, run.begun, run.settled); v.Status != protocol.TaskStatusWorking || run.result.Error != nil || len(notes) < progressSteps || !run.held {
+			t.Logf("the %s task %s began %q, got %d progress notification(s) for %d steps, a result %v, held %v; judged on a %s task", d, *v.TaskID, v.Status, len(notes), progressSteps, run.result.Error == nil, run.held, durations[i+1])
 			continue
 		}
 		break
@@ -908,6 +955,12 @@ func init() {
 			t.Actual("%d", late)
 			if late > 0 {
 				t.Failf("%d progress notification(s) with the token of task %s arrived after tasks/result answered, when the task had ended", late, id)
+			}
+			// No late progress proves nothing when tasks/result was not
+			// answered at the task's end: the server never had a task end
+			// with the request waiting, where it would have sent it.
+			if !run.held {
+				t.NotVerified("tasks/result of %s was not shown held until the task ended (the tasks/get sent behind it was not answered first with the task running): the task may have ended before the server read it", id)
 			}
 		},
 	})

@@ -100,8 +100,10 @@ func (r *Registry) Call(p Principal, name string, args any) (CallResult, error) 
 		return CallResult{}, invalidArguments(name, []ValidationError{{Path: "$", Message: "expected type object"}})
 	}
 
+	// obj is the registry's own copy (copyValue) and the handler gets a
+	// copy of it, so the log can keep obj itself: nothing changes it later.
 	r.logMu.Lock()
-	r.log = append(r.log, CallRecord{Name: name, Version: e.spec.Version, Args: cloneValue(obj)})
+	r.log = append(r.log, CallRecord{Name: name, Version: e.spec.Version, Args: obj})
 	r.logMu.Unlock()
 
 	hr := runHandler(e.spec, obj)

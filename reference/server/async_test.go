@@ -1,7 +1,12 @@
 package server
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -108,5 +113,59 @@ func TestTaskLifecycleWithoutOutput(t *testing.T) {
 	cancel := decodeLines(t, s.HandleLine([]byte(`{"jsonrpc":"2.0","id":3,"method":"tasks/cancel","params":{"taskId":"`+id+`"}}`)))[0]
 	if e, _ := cancel["error"].(map[string]any); e == nil || e["code"] != float64(protocol.CodeInvalidParams) {
 		t.Errorf("tasks/cancel of a completed task = %v, want -32602", cancel)
+	}
+}
+
+// TestServeWritesAnswerBeforeWhatItStarted: over Serve, with the clock
+// running, a task-augmented call of a zero-length demo.work is answered
+// (its CreateTaskResult) before any line about the task it started: the
+// clock's completed status may not overtake the answer, whatever the
+// scheduling (the vector tasks.tool.required-2025-11-25 reads the answer
+// as the next line).
+func TestServeWritesAnswerBeforeWhatItStarted(t *testing.T) {
+	// More threads than cores give the clock's goroutine a thread of its
+	// own to race on, as a loaded machine does.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s := New(Options{Async: true, Principal: demo.DefaultPrincipal()})
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(context.Background(), inR, outW); outW.Close() }()
+	lines := bufio.NewScanner(outR)
+	lines.Buffer(nil, 1<<20)
+	send := func(line string) {
+		t.Helper()
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next := func() map[string]any {
+		t.Helper()
+		if !lines.Scan() {
+			t.Fatalf("the server's output ended: %v", lines.Err())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatalf("line %s: %v", lines.Bytes(), err)
+		}
+		return m
+	}
+	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	next()
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	const calls = 2000
+	for i := 1; i <= calls; i++ {
+		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"demo.work","arguments":{"durationMs":0},"task":{"ttl":45000}}}`, i))
+		first := next()
+		if id, _ := first["id"].(float64); int(id) != i {
+			t.Fatalf("call %d: the first line after it is %v, not its CreateTaskResult", i, first)
+		}
+		// The completed status of the task follows; read up to it.
+		for m := next(); m["method"] != protocol.NotifTaskStatus; m = next() {
+		}
+	}
+	inW.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

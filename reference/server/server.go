@@ -156,28 +156,30 @@ func New(opts Options) *Server {
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	r := bufio.NewReaderSize(in, 64*1024)
 	w := bufio.NewWriter(out)
-	var outMu sync.Mutex // HandleLine's answers and the lines sent later share out
-	s.SetOutput(func(line []byte) {
+	var outMu sync.Mutex // a line's answers and the lines the clock sends share out
+	write := func(lines ...[]byte) error {
 		outMu.Lock()
 		defer outMu.Unlock()
-		w.Write(line)
-		w.WriteByte('\n')
-		w.Flush()
-	})
+		for _, line := range lines {
+			w.Write(line)
+			w.WriteByte('\n')
+		}
+		return w.Flush()
+	}
+	s.SetOutput(func(line []byte) { write(line) })
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
-			msgs := s.HandleLine(line)
-			outMu.Lock()
-			for _, msg := range msgs {
-				w.Write(msg)
-				w.WriteByte('\n')
-			}
-			ferr := w.Flush()
-			outMu.Unlock()
+			// The answers are written before the server's lock is let go:
+			// the clock, which writes under that lock, cannot put what a
+			// request started (a zero-length task's completed status, say)
+			// on the wire ahead of the request's own answer.
+			s.mu.Lock()
+			ferr := write(s.handleLine(line)...)
+			s.mu.Unlock()
 			if ferr != nil {
 				return fmt.Errorf("write response: %w", ferr)
 			}
@@ -196,6 +198,11 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 func (s *Server) HandleLine(line []byte) [][]byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.handleLine(line)
+}
+
+// handleLine is HandleLine with the server's lock held.
+func (s *Server) handleLine(line []byte) [][]byte {
 	line = bytes.TrimRight(line, "\r\n")
 	if len(bytes.TrimSpace(line)) == 0 {
 		// An empty line carries no message; answering it would put a
