@@ -470,3 +470,21 @@ func (s *scanner) digits() int {
 	}
 	return s.i - start
 }
+
+// PlainInteger reports whether b is an integer written as JSON writes one
+// plainly, -?(0|[1-9][0-9]*): the ids and progress tokens a server echoes
+// besides strings, and the numbers that need no big.Rat to be judged.
+func PlainInteger[T ~string | ~[]byte](b T) bool {
+	if len(b) > 0 && b[0] == '-' {
+		b = b[1:]
+	}
+	if len(b) == 0 || b[0] == '0' && len(b) > 1 {
+		return false
+	}
+	for i := 0; i < len(b); i++ {
+		if b[i] < '0' || b[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -3,6 +3,7 @@ package protocol
 import (
 	"encoding/json"
 	"errors"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -168,6 +169,22 @@ func BenchmarkScanMessage(b *testing.B) {
 			if json.Valid(line) {
 				parseMessageSlow(line)
 			}
+		}
+	})
+}
+
+// TestPlainIntegerMatchesPattern holds PlainInteger to the pattern it
+// names, for strings and bytes alike.
+func TestPlainIntegerMatchesPattern(t *testing.T) {
+	pattern := regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+	rapid.Check(t, func(rt *rapid.T) {
+		s := rapid.OneOf(rapid.StringMatching(`-?[0-9]{0,4}`), rapid.StringMatching(`[-0-9.eE+ ]{0,5}`), rapid.String()).Draw(rt, "s")
+		want := pattern.MatchString(s)
+		if got := PlainInteger(s); got != want {
+			rt.Fatalf("PlainInteger(%q) = %v, the pattern says %v", s, got, want)
+		}
+		if got := PlainInteger([]byte(s)); got != want {
+			rt.Fatalf("PlainInteger([]byte(%q)) = %v, the pattern says %v", s, got, want)
 		}
 	})
 }

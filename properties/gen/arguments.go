@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/mcpconform/mcpconform/protocol"
 )
 
 // Argument generation from a tool's input schema: a Plan reads the schema
@@ -1281,28 +1283,12 @@ func jsonType(v any) (uint8, float64) {
 	if !ok {
 		return 0, 0
 	}
-	if text := numberText(v); plainInteger(text) {
+	if text := numberText(v); protocol.PlainInteger(text) {
 		return tInteger | tNumber, f
 	} else if r, ok := new(big.Rat).SetString(text); ok && r.IsInt() {
 		return tInteger | tNumber, f
 	}
 	return tNumber, f
-}
-
-// plainInteger reports whether text is an integer written as JSON writes
-// one plainly (-?(0|[1-9][0-9]*)): such a number needs no big.Rat to be
-// judged or rendered, and nearly every drawn number is one.
-func plainInteger(text string) bool {
-	digits := strings.TrimPrefix(text, "-")
-	if digits == "" || digits[0] == '0' && len(digits) > 1 {
-		return false
-	}
-	for i := 0; i < len(digits); i++ {
-		if digits[i] < '0' || digits[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // canon renders a JSON value for equality under JSON Schema: object keys
@@ -1337,7 +1323,7 @@ func canonTo(b *strings.Builder, v any) {
 		}
 		b.WriteByte(']')
 	case json.Number, float64, int:
-		if text := numberText(x); plainInteger(text) && text != "-0" {
+		if text := numberText(x); protocol.PlainInteger(text) && text != "-0" {
 			b.WriteString("n" + text) // what RatString gives for it
 			return
 		}

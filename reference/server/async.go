@@ -212,7 +212,7 @@ func intArg(args map[string]any, name string, def int) int {
 // progressToken returns the progressToken of a request's _meta, or nil.
 func progressToken(meta map[string]json.RawMessage) json.RawMessage {
 	tok := meta[protocol.MetaProgressToken]
-	if len(tok) == 0 || (tok[0] != '"' && !isInteger(tok)) {
+	if len(tok) == 0 || (tok[0] != '"' && !protocol.PlainInteger(tok)) {
 		return nil
 	}
 	return tok

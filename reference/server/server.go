@@ -279,23 +279,6 @@ type envelope struct {
 	meta map[string]json.RawMessage
 }
 
-// isInteger reports whether b is an integer as JSON writes it, the ids and
-// progress tokens the server echoes besides strings.
-func isInteger(b []byte) bool {
-	if len(b) > 0 && b[0] == '-' {
-		b = b[1:]
-	}
-	if len(b) == 0 || b[0] == '0' && len(b) > 1 {
-		return false
-	}
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // decodeObject decodes a JSON object into its raw members as json.Unmarshal
 // does, reading a plain one in a single pass.
 func decodeObject(raw []byte) (map[string]json.RawMessage, error) {
@@ -331,7 +314,7 @@ func parseEnvelope(data []byte, e protocol.Envelope, plain bool) (env envelope, 
 	notification = !hasID && methodIsString
 	if hasID {
 		id := bytes.TrimSpace(e.ID)
-		if id[0] == '"' || isInteger(id) {
+		if id[0] == '"' || protocol.PlainInteger(id) {
 			env.id = id
 		}
 	}
