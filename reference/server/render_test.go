@@ -26,25 +26,18 @@ func renderToolCopy(t reference.Tool, rev string) map[string]any {
 // for the demo estate and for schemas with the values canonical text
 // leaves to encoding/json (HTML characters, escapes, big and small numbers).
 func TestRenderToolBytes(t *testing.T) {
-	reg := demo.Estate()
 	odd := []map[string]any{
 		{"type": "object", "description": "a <b> & \"c\" \u2028 é \\ \t", "properties": map[string]any{"x<y": map[string]any{"type": "number", "minimum": 1e-7, "maximum": 12345678901234567890.0}}},
 		{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer", "maximum": float32(1.5), "default": json.Number("1e3")}}, "required": []any{"n"}},
 	}
+	var specs []reference.ToolSpec
 	for i, schema := range odd {
-		spec := reference.ToolSpec{Name: "odd." + string(rune('a'+i)), Version: "1.0.0", Title: "Odd <&>", Description: "d",
+		specs = append(specs, reference.ToolSpec{Name: "odd." + string(rune('a'+i)), Version: "1.0.0", Title: "Odd <&>", Description: "d",
 			InputSchema: schema, OutputSchema: map[string]any{"type": "object", "description": "<out>"},
 			Classification: reference.ClassificationPublic, SideEffect: reference.SideEffectNone,
-			Handler: func(map[string]any) reference.HandlerResult { return reference.HandlerResult{} }}
-		if err := reg.Publish(spec); err != nil {
-			t.Fatal(err)
-		}
+			Handler: func(map[string]any) reference.HandlerResult { return reference.HandlerResult{} }})
 	}
-	principal := reference.Principal{Tenant: "acme", Scopes: demo.DefaultScopes(), Clearance: reference.ClassificationRestricted}
-	tools, err := reg.Discover(principal, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools := estateWith(t, specs...)
 	if tools.Len() < 5 {
 		t.Fatalf("%d tools discovered, want the demo estate and the odd ones", tools.Len())
 	}
@@ -69,19 +62,10 @@ func TestRenderToolBytes(t *testing.T) {
 // tools/list page of the demo estate and odd schemas in every revision,
 // strings that need escaping included.
 func TestPagesAsMarshal(t *testing.T) {
-	reg := demo.Estate()
-	spec := reference.ToolSpec{Name: "odd.x", Version: "1.0.0", Title: "Tïtle <&> \"q\" \\ \u2028 \x01", Description: "\xff broken",
+	tools := estateWith(t, reference.ToolSpec{Name: "odd.x", Version: "1.0.0", Title: "Tïtle <&> \"q\" \\ \u2028 \x01", Description: "\xff broken",
 		InputSchema:    map[string]any{"type": "object", "description": "é<>"},
 		Classification: reference.ClassificationPublic, SideEffect: reference.SideEffectNone,
-		Handler: func(map[string]any) reference.HandlerResult { return reference.HandlerResult{} }}
-	if err := reg.Publish(spec); err != nil {
-		t.Fatal(err)
-	}
-	principal := reference.Principal{Tenant: "acme", Scopes: demo.DefaultScopes(), Clearance: reference.ClassificationRestricted}
-	tools, err := reg.Discover(principal, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+		Handler: func(map[string]any) reference.HandlerResult { return reference.HandlerResult{} }})
 	for _, rev := range protocol.AllRevisions {
 		var page []any
 		for _, tool := range tools.All() {
@@ -175,4 +159,23 @@ func TestTextBlockAsMarshal(t *testing.T) {
 			t.Errorf("textBlock(%q) = %s, marshal %s (%v)", text, got, want, err)
 		}
 	}
+}
+
+// estateWith publishes specs into the demo estate and returns every tool
+// a restricted-clearance principal of tenant acme discovers, deprecated
+// ones included.
+func estateWith(t *testing.T, specs ...reference.ToolSpec) reference.View {
+	t.Helper()
+	reg := demo.Estate()
+	for _, spec := range specs {
+		if err := reg.Publish(spec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	principal := reference.Principal{Tenant: "acme", Scopes: demo.DefaultScopes(), Clearance: reference.ClassificationRestricted}
+	tools, err := reg.Discover(principal, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tools
 }
