@@ -488,3 +488,14 @@ func PlainInteger[T ~string | ~[]byte](b T) bool {
 	}
 	return true
 }
+
+// Number reports whether s is one JSON number token and nothing else,
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?: a json.Number that
+// encoding/json writes as it is.
+func Number(s string) bool {
+	if s == "" {
+		return false
+	}
+	sc := scanner{data: []byte(s)}
+	return sc.number() && sc.i == len(sc.data)
+}

@@ -188,3 +188,15 @@ func TestPlainIntegerMatchesPattern(t *testing.T) {
 		}
 	})
 }
+
+// TestNumberMatchesEncodingJSON holds Number to what json.Valid accepts as
+// a lone number token.
+func TestNumberMatchesEncodingJSON(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		s := rapid.OneOf(rapid.StringMatching(`-?[0-9]{0,3}(\.[0-9]{0,2})?([eE][-+]?[0-9]{0,2})?`), rapid.StringMatching(`[-0-9.eE+ ]{0,6}`), rapid.String()).Draw(rt, "s")
+		want := s != "" && (s[0] == '-' || s[0] >= '0' && s[0] <= '9') && s[len(s)-1] >= '0' && s[len(s)-1] <= '9' && json.Valid([]byte(s))
+		if got := Number(s); got != want {
+			rt.Fatalf("Number(%q) = %v; json.Valid says a number: %v", s, got, want)
+		}
+	})
+}

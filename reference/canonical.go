@@ -43,7 +43,7 @@ func AppendJSON(b []byte, v any) (_ []byte, ok bool) {
 	case json.Number:
 		// encoding/json writes an empty Number as 0; declining keeps that
 		// rule in one place, its own.
-		if !isNumber(string(v)) {
+		if !protocol.Number(string(v)) {
 			return b, false
 		}
 		return append(b, v...), true
@@ -148,50 +148,6 @@ func appendRaw(b []byte, raw json.RawMessage) ([]byte, bool) {
 	return buf.Bytes(), true
 }
 
-// isNumber reports whether s is one JSON number token, the json.Number
-// encoding/json writes as it is.
-func isNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		i = digits(s, i)
-	default:
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		if j := digits(s, i+1); j > i+1 {
-			i = j
-		} else {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		j := digits(s, i)
-		if j == i {
-			return false
-		}
-		i = j
-	}
-	return i == len(s)
-}
-
-// digits returns the index after the run of digits at s[i:].
-func digits(s string, i int) int {
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	return i
-}
-
 // appendFloat renders a float64 as encoding/json does: the shortest
 // representation, in exponent form below 1e-6 and from 1e21, with a
 // two-digit exponent trimmed ("1e-07" is "1e-7"); ok is false for NaN and
@@ -275,7 +231,7 @@ func (d *textDecoder) value(depth int) (any, bool) {
 			d.i++
 		}
 		s := string(d.data[start:d.i])
-		return json.Number(s), isNumber(s)
+		return json.Number(s), protocol.Number(s)
 	}
 	return nil, false
 }
