@@ -256,6 +256,7 @@ type Process struct {
 	queue       []Received    // unconsumed inbound items, arrival order
 	queueBytes  int
 	gotLine     bool // the server has written a line
+	responses   int  // response lines the server has written
 	startOver   bool // a wait with the start-up allowance has ended
 	notifs      []*protocol.Message
 	transcript  []TranscriptLine
@@ -573,6 +574,15 @@ func (p *Process) TranscriptFrom(mark int) []TranscriptLine {
 		return nil
 	}
 	return append([]TranscriptLine(nil), p.transcript[mark:]...)
+}
+
+// Responses returns how many lines the server has written that are
+// responses (read by the runner, consumed or not): one written after a
+// missed answer shows that the process was slow, not hung.
+func (p *Process) Responses() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.responses
 }
 
 // HasSpoken reports whether the server has written anything to stdout.
