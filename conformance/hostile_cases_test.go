@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,6 +38,7 @@ type hostileCase struct {
 func TestHostileCases(t *testing.T) {
 	bin := fixturebin.Build(t, "internal/fixtures/hostile")
 	once := filepath.Join(t.TempDir(), "parse-hang-once")
+	requests := filepath.Join(t.TempDir(), "bigline-requests")
 	malformedOnly := func(o *Options) {
 		o.Timeout, o.Cases, o.Only = time.Second, 8, []string{"property.jsonrpc.malformed-*"}
 	}
@@ -124,10 +126,17 @@ func TestHostileCases(t *testing.T) {
 			// verdict on the whole line.
 			wantResult(t, rep, "stdio.stdout.messages-only", StatusFail, `a 97.7 KiB line that is not JSON, starting "xxxxxxxx"…`)
 		}},
-		{name: "100 MB response line", flags: []string{"-mode", "bigline"}, check: func(t *testing.T, rep *Report) {
+		{name: "100 MB response line", flags: []string{"-mode", "bigline", "-log", requests}, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "tools.list.shape", StatusNotVerified, "raise --max-line-bytes")
 			wantResult(t, rep, "stdio.stdout.messages-only", StatusNotVerified, "raise --max-line-bytes")
 			noResult(t, rep, "", "within")
+			// Once answered over the limit, the same tools/list is not
+			// asked again in the revision (each answer streams 100 MB):
+			// the first page, a bad cursor, one in the pipelined sequence
+			// of property.jsonrpc.answered-once. It was 45.
+			if n := countRequests(t, requests, "tools/list"); n > 3 {
+				t.Errorf("the server got %d tools/list requests, want at most 3", n)
+			}
 		}},
 		// The answer takes longer to arrive than the doubled timeout
 		// (128 pieces, 20 ms apart), as a 100 MB one does on a loaded
@@ -279,6 +288,23 @@ func noResult(t *testing.T, rep *Report, id, text string) {
 			t.Errorf("%s@%s: %s %q", r.ID, r.Revision, r.Status, r.Message)
 		}
 	}
+}
+
+// countRequests counts the requests for method in the log a hostile
+// server's -log wrote (one "method id" line per request).
+func countRequests(t *testing.T, log, method string) int {
+	t.Helper()
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatalf("request log: %v", err)
+	}
+	n := 0
+	for _, l := range strings.Split(string(b), "\n") {
+		if m, _, _ := strings.Cut(l, " "); m == method {
+			n++
+		}
+	}
+	return n
 }
 
 // wantAllGone requires that no process listed in pidfile (each hostile

@@ -857,7 +857,7 @@ func (p *Process) giveUp(key string, err error) {
 func answerOf(r Received, key, what string) (*protocol.Message, error) {
 	switch {
 	case errors.Is(r.Problem, ErrLineTooLong) || errors.Is(r.Problem, ErrTooDeep):
-		return nil, fmt.Errorf("runner: %s: %w", what, r.Problem)
+		return nil, fmt.Errorf("runner: %s: %w", what, &UnreadAnswerError{r.Problem})
 	case r.Request != "" && r.Msg != nil:
 		got := r.Msg.IDKey()
 		return r.Msg, fmt.Errorf("runner: %s: %w: request %s (%s) was answered with id %s (%s)", what, ErrIDType, key, typeName(key), got, typeName(got))
@@ -905,6 +905,15 @@ func (p *Process) Pending() []Received {
 	defer p.mu.Unlock()
 	return append([]Received(nil), p.queue...)
 }
+
+// UnreadAnswerError is the error of a wait whose response arrived, on a
+// line the runner did not decode: over the limit (ErrLineTooLong) or
+// nested too deep (ErrTooDeep), which it wraps. Unlike a wait that ended
+// while such a line was arriving, the line is known to be the answer.
+type UnreadAnswerError struct{ Problem error }
+
+func (e *UnreadAnswerError) Error() string { return e.Problem.Error() }
+func (e *UnreadAnswerError) Unwrap() error { return e.Problem }
 
 // TimeoutError is a wait that reached its bound; errors.Is(err, ErrTimeout)
 // holds for it. After is the bound actually used (the start-up allowance or
