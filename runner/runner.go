@@ -180,7 +180,10 @@ func (c Config) withDefaults() Config {
 // Raw is the line without its newline; for a line that was too long it holds
 // only the line's head.
 type Received struct {
-	Msg     *protocol.Message
+	Msg *protocol.Message
+	// Raw is the line as it arrived. It shares its bytes with the
+	// transcript's text of the line (and Msg's raw members with it):
+	// nothing may change them.
 	Raw     []byte
 	Problem error
 	// Request is the id (compact JSON) of the pending request the line
@@ -254,6 +257,8 @@ type Process struct {
 	mu          sync.Mutex
 	changed     chan struct{} // closed and replaced on every state change
 	queue       []Received    // unconsumed inbound items, arrival order
+	queueArray  []Received    // the start of queue's array (see enqueueLocked)
+	repeat      []byte        // the reader's: the last long result read (see classifyLine)
 	queueBytes  int
 	gotLine     bool // the server has written a line
 	startOver   bool // a wait with the start-up allowance has ended
