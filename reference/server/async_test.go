@@ -2,11 +2,13 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,4 +170,57 @@ func TestServeWritesAnswerBeforeWhatItStarted(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCallAsyncHandsOnItsCall holds the outcome callAsync hands on for a
+// call it does not serve (invalid arguments, above all) to the call it
+// replaces: callTool calling the registry itself gives the same answer,
+// in every revision, for every async tool and argument shape.
+func TestCallAsyncHandsOnItsCall(t *testing.T) {
+	args := []string{``, `,"arguments":{}`, `,"arguments":{"durationMs":"x"}`, `,"arguments":{"durationMs":-1,"steps":0}`,
+		`,"arguments":{"prompt":""}`, `,"arguments":{"mode":"sms","message":1}`, `,"arguments":{"x":true}`,
+		`,"arguments":[1]`, `,"arguments":"a"`, `,"arguments":null`, `,"arguments":{"durationMs":0}`}
+	tools := []string{ToolWait, ToolWork, ToolSample, ToolElicit, ToolRoots, "fx.rates", "no.such.tool"}
+	for _, rev := range append(slices.Clone(protocol.LegacyRevisions), protocol.Modern) {
+		for _, tool := range tools {
+			for _, a := range args {
+				meta := ""
+				if rev == protocol.Modern {
+					meta = `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+				}
+				line := []byte(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"` + tool + `"` + a + meta + `}}`)
+				twins := [2]*Server{}
+				for i := range twins {
+					twins[i] = New(Options{Async: true, Principal: demo.DefaultPrincipal()})
+					if rev == protocol.Modern {
+						twins[i].state = stateModern
+					} else {
+						twins[i].HandleLine([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + rev + `","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`))
+						twins[i].HandleLine([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+					}
+				}
+				e, plain := protocol.ScanEnvelope(line)
+				env, problem, _ := parseEnvelope(line, e, plain)
+				if problem != "" {
+					t.Fatalf("%s: %s", line, problem)
+				}
+				_, handled, called := twins[0].callAsync(env, rev)
+				if handled {
+					continue
+				}
+				got, gotErr := twins[0].callTool(env.params, rev, called)
+				want, wantErr := twins[1].callTool(env.params, rev, nil)
+				if g, w := answer(env.id, got, gotErr), answer(env.id, want, wantErr); !bytes.Equal(g, w) {
+					t.Errorf("%s %s: with callAsync's outcome\n%s\nwithout\n%s", rev, line, g, w)
+				}
+			}
+		}
+	}
+}
+
+func answer(id json.RawMessage, result map[string]any, rpcErr *rpcError) []byte {
+	if rpcErr != nil {
+		return errorLine(id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
+	}
+	return resultLine(id, result)
 }

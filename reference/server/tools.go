@@ -161,24 +161,40 @@ func annotations(se reference.SideEffect) map[string]any {
 	return map[string]any{"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": true}
 }
 
-// callTool is tools/call under revision rev.
-func (s *Server) callTool(params map[string]json.RawMessage, rev string) (map[string]any, *rpcError) {
+// callOutcome is what the registry answered to a tools/call: callAsync
+// hands it on when the call turned out not to be its own, so that the
+// call is not decoded, validated and run a second time.
+type callOutcome struct {
+	res reference.CallResult
+	err error
+}
+
+// callTool is tools/call under revision rev; called, when not nil, is the
+// registry's answer to this very call (callAsync's).
+func (s *Server) callTool(params map[string]json.RawMessage, rev string, called *callOutcome) (map[string]any, *rpcError) {
 	name, ok := protocol.ScanString(params["name"])
 	if !ok {
 		return nil, invalidParams("tools/call needs a string name")
 	}
-	args := any(map[string]any{})
-	if raw, ok := params["arguments"]; ok {
-		if raw[0] != '{' {
-			return nil, invalidParams("arguments must be an object")
+	var res reference.CallResult
+	var err error
+	if called != nil {
+		res, err = called.res, called.err
+	} else {
+		args := any(map[string]any{})
+		if raw, ok := params["arguments"]; ok {
+			if raw[0] != '{' {
+				return nil, invalidParams("arguments must be an object")
+			}
+			v, err := reference.DecodeJSON(raw)
+			if err != nil {
+				return nil, invalidParams("arguments: " + err.Error())
+			}
+			args = v
 		}
-		v, err := reference.DecodeJSON(raw)
-		if err != nil {
-			return nil, invalidParams("arguments: " + err.Error())
-		}
-		args = v
+		// args was decoded for this call alone: the registry may keep it.
+		res, err = s.reg.CallOwned(s.opts.Principal, name, args)
 	}
-	res, err := s.reg.Call(s.opts.Principal, name, args)
 	if op, ok := res.Structured.(*adminOp); ok && err == nil {
 		// An admin tool's handler only hands back its arguments; the
 		// registry is changed here, outside the registry's own call.
