@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/reference"
 	"github.com/mcpconform/mcpconform/reference/demo"
 )
 
@@ -210,7 +211,7 @@ func TestCallAsyncHandsOnItsCall(t *testing.T) {
 				}
 				got, gotErr := twins[0].callTool(env.params, rev, called)
 				want, wantErr := twins[1].callTool(env.params, rev, nil)
-				if g, w := answer(env.id, got, gotErr), answer(env.id, want, wantErr); !bytes.Equal(g, w) {
+				if g, w := answer(twins[0], env.id, rev, got, gotErr), answer(twins[1], env.id, rev, want, wantErr); !bytes.Equal(g, w) {
 					t.Errorf("%s %s: with callAsync's outcome\n%s\nwithout\n%s", rev, line, g, w)
 				}
 			}
@@ -218,9 +219,10 @@ func TestCallAsyncHandsOnItsCall(t *testing.T) {
 	}
 }
 
-func answer(id json.RawMessage, result map[string]any, rpcErr *rpcError) []byte {
+func answer(s *Server, id json.RawMessage, rev string, res reference.CallResult, rpcErr *rpcError) []byte {
 	if rpcErr != nil {
 		return errorLine(id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
 	}
-	return resultLine(id, result)
+	return s.toolLine(id, rev, res)
 }
+
