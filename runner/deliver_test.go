@@ -3,10 +3,13 @@ package runner
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
 	"pgregory.net/rapid"
@@ -158,4 +161,80 @@ func msgResult(m *protocol.Message) int {
 		return 0
 	}
 	return len(m.Result)
+}
+
+// TestSendBatchMatchesSendRequestString holds SendBatch to sending the same
+// lines one by one with SendRequestString: the same bytes on the server's
+// stdin, the same transcript, the same requests pending.
+func TestSendBatchMatchesSendRequestString(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var lines, keys []string
+		for i := range rapid.IntRange(0, 400).Draw(t, "lines") {
+			line := rapid.SampledFrom([]string{
+				`{"jsonrpc":"2.0","id":%d,"method":"ping"}`,
+				`{"jsonrpc":"2.0","method":"notifications/x","params":{"pad":"` + strings.Repeat("p", rapid.IntRange(0, 20000).Draw(t, "pad")) + `"}}`,
+				`{"jsonrpc":"2.0","id":%d,`,
+				``,
+			}).Draw(t, "line")
+			key := ""
+			if strings.Contains(line, "%d") {
+				line = fmt.Sprintf(line, i)
+				key = strconv.Itoa(i)
+			}
+			lines, keys = append(lines, line), append(keys, key)
+		}
+		one, batch := sendTo(t, func(p *Process) error {
+			for i := range lines {
+				if err := p.SendRequestString(lines[i], keys[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}), sendTo(t, func(p *Process) error {
+			n, err := p.SendBatch(lines, keys)
+			if n != len(lines) {
+				t.Fatalf("SendBatch wrote %d of %d lines", n, len(lines))
+			}
+			return err
+		})
+		if one.written != batch.written {
+			t.Fatalf("SendBatch wrote %d bytes, one by one %d", len(batch.written), len(one.written))
+		}
+		if !reflect.DeepEqual(one.transcript, batch.transcript) || !reflect.DeepEqual(one.pending, batch.pending) {
+			t.Fatalf("SendBatch gives transcript %v and pending %v; one by one %v and %v", batch.transcript, batch.pending, one.transcript, one.pending)
+		}
+	})
+}
+
+// sent is what sendTo saw.
+type sent struct {
+	written    string
+	transcript []string
+	pending    map[string]bool
+}
+
+// sendTo has send write to a Process whose stdin is a pipe it reads, and
+// returns what was written, the transcript (without times) and the ids
+// pending.
+func sendTo(t *rapid.T, send func(*Process) error) sent {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Process{cfg: Config{RequestTimeout: time.Minute}, stdin: w, rawPending: map[string]bool{}, outstanding: map[string]bool{}, changed: make(chan struct{})}
+	read := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(r)
+		read <- b
+	}()
+	if err := send(p); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	out := sent{written: string(<-read), pending: p.rawPending}
+	r.Close()
+	for _, l := range p.transcript {
+		out.transcript = append(out.transcript, l.Dir+" "+l.Text)
+	}
+	return out
 }
