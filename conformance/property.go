@@ -307,17 +307,21 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 		}
 	}
 	pending := map[string]bool{first: true}
-	for _, l := range lines {
-		if err := p.SendRequestString(l.Raw, l.ID); err != nil {
-			run.Err = err
-			return run, nil
-		}
+	// The lines and the barrier go out in batches (runner.SendBatch),
+	// a write for many lines rather than for each.
+	raws, keys := make([]string, len(lines)+1), make([]string, len(lines)+1)
+	for i, l := range lines {
+		raws[i], keys[i] = l.Raw, l.ID
+	}
+	raws[len(lines)], keys[len(lines)] = barrierLine(t.env.rev, first), first
+	sent, err := p.SendBatch(raws, keys)
+	for _, l := range lines[:min(sent, len(lines))] {
 		if l.ID != "" {
 			run.Requests++
 			pending[l.ID] = true
 		}
 	}
-	if err := p.SendRequestString(barrierLine(t.env.rev, first), first); err != nil {
+	if err != nil {
 		run.Err = err
 		return run, nil
 	}
@@ -1324,23 +1328,32 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) 
 	}
 	out := make([]*protocol.Message, len(cs))
 	var line strings.Builder
+	var batch, keys []string
 	next, got := 0, 0
 	for got < len(cs) {
-		for next < len(cs) && next-got < callWindow {
-			line.Reset()
-			line.WriteString(`{"jsonrpc":"2.0","id":"`)
-			line.WriteString(prefix)
-			line.WriteString(strconv.Itoa(next))
-			line.WriteString(`","method":"tools/call","params":{"name":`)
-			line.WriteString(names[cs[next].tool])
-			line.WriteString(`,"arguments":`)
-			line.Write(cs[next].args)
-			line.WriteString(meta)
-			line.WriteString("}}")
-			if err := c.sendRequestLine(line.String(), `"`+prefix+strconv.Itoa(next)+`"`); err != nil {
+		// The window is filled again once half of it is answered, in one
+		// batch (runner.SendBatch): a write for many calls rather than
+		// for each.
+		if next < len(cs) && next-got <= callWindow/2 {
+			batch, keys = batch[:0], keys[:0]
+			for next < len(cs) && next-got < callWindow {
+				line.Reset()
+				line.WriteString(`{"jsonrpc":"2.0","id":"`)
+				line.WriteString(prefix)
+				line.WriteString(strconv.Itoa(next))
+				line.WriteString(`","method":"tools/call","params":{"name":`)
+				line.WriteString(names[cs[next].tool])
+				line.WriteString(`,"arguments":`)
+				line.Write(cs[next].args)
+				line.WriteString(meta)
+				line.WriteString("}}")
+				batch = append(batch, line.String())
+				keys = append(keys, `"`+prefix+strconv.Itoa(next)+`"`)
+				next++
+			}
+			if err := c.sendRequestLines(batch, keys); err != nil {
 				c.must(protocol.MethodToolsCall, err)
 			}
-			next++
 		}
 		r, err := c.Next(t.RequestTimeout())
 		if errors.Is(err, runner.ErrTimeout) && got > 0 {
@@ -1360,10 +1373,10 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) 
 	return out
 }
 
-// sendRequestLine is Conn.SendRaw for a request line the check built,
-// whose id key it knows (see runner.Process.SendRequestString).
-func (c *Conn) sendRequestLine(line, key string) error {
-	err := c.p.SendRequestString(line, key)
+// sendRequestLines is Conn.SendRaw for request lines the check built,
+// whose id keys it knows, sent in batches (see runner.Process.SendBatch).
+func (c *Conn) sendRequestLines(lines, keys []string) error {
+	_, err := c.p.SendBatch(lines, keys)
 	c.noteErr(err)
 	return err
 }

@@ -200,3 +200,37 @@ func TestNumberMatchesEncodingJSON(t *testing.T) {
 		}
 	})
 }
+
+// TestPlainErrorMatchesUnmarshal holds plainError, the error member's
+// decoding without encoding/json, to json.Unmarshal into an Error: the same
+// Error whenever it decodes one, for objects drawn near the plain ones
+// servers write (codes out of range or not integers, names that fold case,
+// escaped or non-ASCII messages, null, members twice).
+func TestPlainErrorMatchesUnmarshal(t *testing.T) {
+	names := []string{`"code"`, `"message"`, `"data"`, `"Code"`, `"MESSAGE"`, `"dAta"`, `"other"`, `"\u0063ode"`, `"coде"`, `"meſſage"`}
+	values := []string{`-32602`, `0`, `-0`, `7`, `1.5`, `1e3`, `-32602.0`, `9223372036854775807`, `9223372036854775808`, `-9223372036854775809`, `"x"`, `"Invalid params"`, `"a\"b"`, `"é"`, `"\u00e9"`, `null`, `true`, `{"a":[1,2]}`, `[]`, `""`}
+	rapid.Check(t, func(t *rapid.T) {
+		var parts []string
+		for range rapid.IntRange(0, 4).Draw(t, "members") {
+			parts = append(parts, rapid.SampledFrom(names).Draw(t, "name")+":"+rapid.SampledFrom(values).Draw(t, "value"))
+		}
+		text := "{" + strings.Join(parts, ",") + "}"
+		got, ok := plainError([]byte(text))
+		if !ok {
+			return
+		}
+		want := new(Error)
+		if err := json.Unmarshal([]byte(text), want); err != nil {
+			t.Fatalf("%s: plainError gave %+v; encoding/json fails: %v", text, got, err)
+		}
+		if !cmp.Equal(got, want) {
+			t.Fatalf("%s: plainError gave %+v; encoding/json %+v", text, got, want)
+		}
+	})
+	// The plain errors servers write are decoded here.
+	for _, text := range []string{`{"code":-32602,"message":"Invalid params"}`, `{"code":-32700,"message":"Parse error","data":null}`, `{"message":"x","code":1,"data":{"k":[1]}}`} {
+		if _, ok := plainError([]byte(text)); !ok {
+			t.Errorf("%s: left to encoding/json", text)
+		}
+	}
+}

@@ -72,6 +72,22 @@ func unknownTool(name string) *CallError {
 // not held to the output schema: the schema describes what the tool
 // returns when it works.
 func (r *Registry) Call(p Principal, name string, args any) (CallResult, error) {
+	return r.call(p, name, args, false)
+}
+
+// CallOwned is Call for arguments the caller hands over to the registry:
+// args must be a value as DecodeJSON returns it (maps, lists, strings,
+// json.Number, bools, nil) that the caller never reads or changes again.
+// The registry keeps args itself, in the call log, where Call keeps a copy
+// of its own: a server that decodes every request's arguments afresh has
+// no use for the copy, which nothing else could ever see.
+func (r *Registry) CallOwned(p Principal, name string, args any) (CallResult, error) {
+	return r.call(p, name, args, true)
+}
+
+// call is Call, keeping args as given when owned says the caller handed
+// them over.
+func (r *Registry) call(p Principal, name string, args any, owned bool) (CallResult, error) {
 	a, err := newAudience(p)
 	if err != nil {
 		return CallResult{}, fmt.Errorf("call %s: %w", name, err)
@@ -86,9 +102,11 @@ func (r *Registry) Call(p Principal, name string, args any) (CallResult, error) 
 	if args == nil {
 		args = map[string]any{}
 	}
-	value, err := copyValue(args)
-	if err != nil {
-		return CallResult{}, invalidArguments(name, []ValidationError{{Path: "$", Message: err.Error()}})
+	value := args
+	if !owned {
+		if value, err = copyValue(args); err != nil {
+			return CallResult{}, invalidArguments(name, []ValidationError{{Path: "$", Message: err.Error()}})
+		}
 	}
 	if errs := e.input.Validate(value); len(errs) > 0 {
 		return CallResult{}, invalidArguments(name, errs)
@@ -100,8 +118,9 @@ func (r *Registry) Call(p Principal, name string, args any) (CallResult, error) 
 		return CallResult{}, invalidArguments(name, []ValidationError{{Path: "$", Message: "expected type object"}})
 	}
 
-	// obj is the registry's own copy (copyValue) and the handler gets a
-	// copy of it, so the log can keep obj itself: nothing changes it later.
+	// obj is the registry's own (copyValue's copy, or the owned value) and
+	// the handler gets a copy of it, so the log can keep obj itself:
+	// nothing changes it later.
 	r.logMu.Lock()
 	r.log = append(r.log, CallRecord{Name: name, Version: e.spec.Version, Args: obj})
 	r.logMu.Unlock()
@@ -157,9 +176,14 @@ func holdToOutputSchema(spec ToolSpec, output *Schema, hr HandlerResult) Handler
 	if hr.Structured == nil {
 		return broken("no structured result, but the tool declares an output schema")
 	}
-	value, err := copyValue(hr.Structured)
-	if err != nil {
-		return broken("structured result: " + err.Error())
+	// The validator reads the JSON form; a value already in it (as
+	// handlers mostly build theirs) is validated as it is.
+	value := hr.Structured
+	if !plainJSON(value) {
+		var err error
+		if value, err = copyValue(hr.Structured); err != nil {
+			return broken("structured result: " + err.Error())
+		}
 	}
 	if errs := output.Validate(value); len(errs) > 0 {
 		parts := make([]string, len(errs))

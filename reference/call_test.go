@@ -1,11 +1,13 @@
 package reference
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpconform/mcpconform/protocol"
+	"pgregory.net/rapid"
 )
 
 var payer = Principal{Tenant: "bank", Scopes: []string{"payments.read"}, Clearance: ClassificationConfidential}
@@ -287,4 +289,60 @@ func TestCallHoldsHandlerToOutputSchema(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCallOwnedMatchesCall holds CallOwned, which keeps the arguments it is
+// handed instead of copying them, to Call: the same results, errors and
+// call log for any arguments, and a handler that changes its arguments
+// still changes neither the log nor the caller's value.
+func TestCallOwnedMatchesCall(t *testing.T) {
+	encode := func(t *rapid.T, v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		spec := estPayments()
+		spec.Handler = func(args map[string]any) HandlerResult {
+			args["reference"] = "changed by the handler"
+			return HandlerResult{Text: "ok", Structured: args}
+		}
+		copied, owned := NewRegistry(), NewRegistry()
+		if copied.Publish(spec) != nil || owned.Publish(spec) != nil {
+			t.Fatal("publish payments.lookup")
+		}
+		for i := range rapid.IntRange(1, 4).Draw(t, "calls") {
+			var args any
+			if rapid.Bool().Draw(t, "valid") {
+				m := map[string]any{"reference": rapid.SampledFrom([]string{"PMT-100", "PMT-2345", "PMT1"}).Draw(t, "reference")}
+				if rapid.Bool().Draw(t, "legs") {
+					m["include_legs"] = genValue(t, 1, "legs")
+				}
+				args = m
+			} else {
+				args = genValue(t, 2, "args")
+			}
+			text := encode(t, args)
+			fresh, err := DecodeJSON([]byte(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wantErr := copied.Call(payer, "payments.lookup", fresh)
+			got, gotErr := owned.CallOwned(payer, "payments.lookup", args)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("call %d (%s): result (-Call +CallOwned):\n%s", i, text, diff)
+			}
+			if diff := cmp.Diff(wantErr, gotErr); diff != "" {
+				t.Fatalf("call %d (%s): error (-Call +CallOwned):\n%s", i, text, diff)
+			}
+			if after := encode(t, args); after != text {
+				t.Fatalf("call %d: the handler changed the owned arguments: %s, was %s", i, after, text)
+			}
+		}
+		if diff := cmp.Diff(copied.CallLog(), owned.CallLog()); diff != "" {
+			t.Fatalf("call log (-Call +CallOwned):\n%s", diff)
+		}
+	})
 }

@@ -221,8 +221,14 @@ func (p *Process) reap(procs []procEntry, d time.Duration) bool {
 			}
 			if e.state == 'Z' {
 				if e.ppid == self && pid != p.pid {
+					// /proc shows a process Z once its main thread has
+					// exited, but wait4 reaps it only when every thread
+					// has: until then it is waited for, or it would be
+					// left to init when the suite exits.
 					var ws syscall.WaitStatus
-					syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+					if got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); got == 0 && err == nil {
+						alive++
+					}
 				}
 				continue // a zombie runs nothing; its parent reaps it
 			}

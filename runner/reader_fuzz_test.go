@@ -13,6 +13,12 @@ import (
 // it queued. Some requests are pending, so that the matching of ids (of the
 // other JSON type, from the head of an over-long line) runs too.
 func readAll(t *testing.T, data []byte, limit int) []Received {
+	_, queue := readAllOf(t, data, limit)
+	return queue
+}
+
+// readAllOf is readAll that returns the Process too.
+func readAllOf(t interface{ Fatal(...any) }, data []byte, limit int) (*Process, []Received) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +39,7 @@ func readAll(t *testing.T, data []byte, limit int) []Received {
 	}()
 	p.readStdout()
 	r.Close()
-	return p.queue
+	return p, p.queue
 }
 
 // FuzzReadStdout feeds arbitrary server output to the runner's line reader

@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -180,7 +181,10 @@ func (c Config) withDefaults() Config {
 // Raw is the line without its newline; for a line that was too long it holds
 // only the line's head.
 type Received struct {
-	Msg     *protocol.Message
+	Msg *protocol.Message
+	// Raw is the line as it arrived. It shares its bytes with the
+	// transcript's text of the line (and Msg's raw members with it):
+	// nothing may change them.
 	Raw     []byte
 	Problem error
 	// Request is the id (compact JSON) of the pending request the line
@@ -254,6 +258,8 @@ type Process struct {
 	mu          sync.Mutex
 	changed     chan struct{} // closed and replaced on every state change
 	queue       []Received    // unconsumed inbound items, arrival order
+	queueArray  []Received    // the start of queue's array (see enqueueLocked)
+	repeat      []byte        // the reader's: the last long result read (see classifyLine)
 	queueBytes  int
 	gotLine     bool // the server has written a line
 	responses   int  // response lines the server has written
@@ -640,14 +646,9 @@ func (p *Process) send(buf []byte, text string, key *string) error {
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
 	p.mu.Lock()
-	if p.stdinClosed {
+	if err := p.sendableLocked(); err != nil {
 		p.mu.Unlock()
-		return fmt.Errorf("runner: send: %w", ErrClosed)
-	}
-	if errors.Is(p.fatal, ErrFlood) {
-		err := p.fatal
-		p.mu.Unlock()
-		return fmt.Errorf("runner: send: %w", err)
+		return err
 	}
 	if text != "" && len(text) <= maxTranscriptText {
 		p.recordTextLocked("send", text)
@@ -655,9 +656,7 @@ func (p *Process) send(buf []byte, text string, key *string) error {
 		p.recordLocked("send", line)
 	}
 	if key != nil {
-		if *key != "" && len(p.rawPending) < maxRawPending && !p.outstanding[*key] {
-			p.rawPending[*key] = true
-		}
+		p.sentKeyLocked(*key)
 	} else if len(p.rawPending) < maxRawPending && bytes.Contains(line, []byte(`"method"`)) {
 		// buf is the runner's own copy, and the message lives only here:
 		// its members need no copy of their own.
@@ -668,7 +667,86 @@ func (p *Process) send(buf []byte, text string, key *string) error {
 		}
 	}
 	p.mu.Unlock()
+	return p.write(buf)
+}
 
+// sendableLocked returns why nothing can be sent any more, or nil.
+func (p *Process) sendableLocked() error {
+	if p.stdinClosed {
+		return fmt.Errorf("runner: send: %w", ErrClosed)
+	}
+	if errors.Is(p.fatal, ErrFlood) {
+		return fmt.Errorf("runner: send: %w", p.fatal)
+	}
+	return nil
+}
+
+// sentKeyLocked notes a request the caller says it sent with id key (""
+// for a line that is no request), as pending.
+func (p *Process) sentKeyLocked(key string) {
+	if key != "" && len(p.rawPending) < maxRawPending && !p.outstanding[key] {
+		p.rawPending[key] = true
+	}
+}
+
+// batchBytes is how much SendBatch writes at once: far fewer writes than
+// lines, and well under a pipe's capacity, so that the server reads one
+// part while the next is written.
+const batchBytes = 16 << 10
+
+// SendBatch sends lines, in order, as SendRequestString(lines[i], keys[i])
+// would one after the other, but writes them a batch of lines at a time
+// (up to batchBytes, or one longer line): a property sequence sends
+// thousands of lines at once, and a write for each was most of the system
+// time of sending them. It returns how many lines were written before an
+// error; the transcript holds the lines of the batch that failed too, as
+// it holds a line that SendRequestString failed to write.
+func (p *Process) SendBatch(lines, keys []string) (int, error) {
+	if len(keys) != len(lines) {
+		return 0, errors.New("runner: SendBatch: a key for each line")
+	}
+	for _, l := range lines {
+		if strings.IndexByte(l, '\n') >= 0 {
+			return 0, errors.New("runner: line to send contains a newline")
+		}
+	}
+	p.writeMu.Lock()
+	defer p.writeMu.Unlock()
+	var buf []byte
+	sent := 0
+	for sent < len(lines) {
+		end, size := sent, 0
+		for end < len(lines) && (end == sent || size+len(lines[end])+1 <= batchBytes) {
+			size += len(lines[end]) + 1
+			end++
+		}
+		p.mu.Lock()
+		if err := p.sendableLocked(); err != nil {
+			p.mu.Unlock()
+			return sent, err
+		}
+		buf = buf[:0]
+		for i := sent; i < end; i++ {
+			if len(lines[i]) <= maxTranscriptText {
+				p.recordTextLocked("send", lines[i])
+			} else {
+				p.recordLocked("send", []byte(lines[i]))
+			}
+			p.sentKeyLocked(keys[i])
+			buf = append(append(buf, lines[i]...), '\n')
+		}
+		p.mu.Unlock()
+		if err := p.write(buf); err != nil {
+			return sent, err
+		}
+		sent = end
+	}
+	return sent, nil
+}
+
+// write writes buf, lines each with its newline, to the server's stdin,
+// bounded by RequestTimeout; p.writeMu is held.
+func (p *Process) write(buf []byte) error {
 	if err := p.stdin.SetWriteDeadline(time.Now().Add(p.cfg.RequestTimeout)); err != nil {
 		return fmt.Errorf("runner: send: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
 	"slices"
@@ -399,6 +400,25 @@ func TestGrandchildKilled(t *testing.T) {
 	}
 	if !strings.Contains(fmt.Sprint(p.Transcript()), "processes the server left behind") {
 		t.Error("transcript does not record the group kill")
+	}
+}
+
+// TestCloseReapsWhatItAdopted proves that Close reaps the descendants
+// re-parented to the suite (a child subreaper) rather than leave them as
+// zombies: a killed Go process shows state Z while its threads are still
+// exiting, when wait4 cannot reap it yet, and a zombie left to the suite is
+// handed to init when the suite exits, which in a container need not reap
+// it. The race is the kernel's, so the test runs the case many times.
+func TestCloseReapsWhatItAdopted(t *testing.T) {
+	ctx := testCtx(t)
+	self := os.Getpid()
+	for i := range 30 {
+		p := startHostile(t, Config{}, "grandchild")
+		pid := announcedGrandchild(t, ctx, p)
+		p.Close(ctx)
+		if e, ok := readStat(pid); ok && e.state == 'Z' && e.ppid == self {
+			t.Fatalf("round %d: grandchild %d is a zombie of the suite after Close", i, pid)
+		}
 	}
 }
 

@@ -1,76 +1,21 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strings"
 
-	"github.com/mcpconform/mcpconform/reference"
-	"github.com/mcpconform/mcpconform/reference/demo"
-	"github.com/mcpconform/mcpconform/reference/server"
+	"github.com/mcpconform/mcpconform/cmd/mcpconform/internal/referencecmd"
 )
 
 func init() {
 	register("reference", "serve the demo bank estate over stdio (MCP, every revision)", runReference)
 }
 
-const referenceUsage = `usage: mcpconform reference [flags]
-
-Serves the reference MCP server with the demo bank estate on stdio: one
-JSON-RPC message per line on stdout, diagnostics on stderr, exit when stdin
-closes. It speaks the legacy revisions 2024-11-05 to 2025-11-25 (opened by
-initialize) and the stateless 2026-07-28 (opened by a request carrying the
-io.modelcontextprotocol/ _meta fields).
-
-The flags set the principal of the connection, as a stdio server runs with
-the credentials its host launched it with.
-
-flags:
-  --tenant T       tenant of the principal (default %s)
-  --scope S        a scope the principal holds; repeat it or give a comma
-                   list; replaces the default scopes
-                   (default %s)
-  --clearance C    highest data classification the principal may see:
-                   public, internal, confidential or restricted (default %s)
-  --admin          also register registry.publish, registry.deprecate and
-                   registry.retire, visible to a principal holding scope %s
-  --async=false    leave out the asynchronous demo tools, on by default:
-                   demo.wait and demo.work (progress, cancellation, tasks),
-                   demo.sample, demo.elicit and demo.roots (requests to the
-                   client), with tasks (2025-11-25) and subscriptions/listen
-                   of tools/list_changed (2026-07-28)
-  --page-size N    tools per tools/list page (default %d)
-  --help           print this help
-
-example:
-  echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"me","version":"0"}}}' | mcpconform reference
-`
-
-// scopeList is a repeatable flag that also splits comma lists.
-type scopeList struct {
-	scopes []string
-	set    bool
-}
-
-func (l *scopeList) String() string { return strings.Join(l.scopes, ",") }
-
-func (l *scopeList) Set(v string) error {
-	l.set = true
-	for _, s := range strings.Split(v, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			l.scopes = append(l.scopes, s)
-		}
-	}
-	return nil
-}
-
+// runReference is reached only from dispatch (help, tests): a process
+// started as `mcpconform reference` is served by referencecmd's init.
 func runReference(args []string, stdout, stderr io.Writer) int {
-	return serveReference(args, os.Stdin, stdout, stderr)
+	return referencecmd.Serve(args, os.Stdin, stdout, stderr)
 }
 
 // serveEmbedded is the embedded target of `mcpconform run` served in this
@@ -81,69 +26,5 @@ func serveEmbedded(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "mcpconform: the embedded target serves only \"reference\", not %q\n", args)
 		return 2
 	}
-	return serveReference(args[1:], stdin, stdout, stderr)
-}
-
-// serveReference is `mcpconform reference args` on the given streams.
-func serveReference(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	opts, err := parseReferenceFlags(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(stdout, referenceUsage, demo.DefaultTenant, strings.Join(demo.DefaultScopes(), ","),
-			demo.DefaultClearance, server.AdminScope, server.DefaultPageSize)
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform reference: %v (see mcpconform reference --help)\n", err)
-		return 2
-	}
-	opts.Log = stderr
-	srv := server.New(opts)
-	fmt.Fprintf(stderr, "mcpconform reference: serving tenant %s, clearance %s, scopes %s on stdio\n",
-		opts.Principal.Tenant, opts.Principal.Clearance, strings.Join(opts.Principal.Scopes, ","))
-	if err := srv.Serve(context.Background(), stdin, stdout); err != nil {
-		fmt.Fprintf(stderr, "mcpconform reference: %v\n", err)
-		return 1
-	}
-	return 0
-}
-
-// parseReferenceFlags turns the command line into server options; every
-// error is one line fit for the user.
-func parseReferenceFlags(args []string) (server.Options, error) {
-	fs := flag.NewFlagSet("reference", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	tenant := fs.String("tenant", demo.DefaultTenant, "")
-	clearance := fs.String("clearance", string(demo.DefaultClearance), "")
-	admin := fs.Bool("admin", false, "")
-	async := fs.Bool("async", true, "")
-	pageSize := fs.Int("page-size", server.DefaultPageSize, "")
-	var scopes scopeList
-	fs.Var(&scopes, "scope", "")
-	if err := fs.Parse(args); err != nil {
-		return server.Options{}, err
-	}
-	if fs.NArg() > 0 {
-		return server.Options{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	if *tenant == "" {
-		return server.Options{}, errors.New("--tenant must not be empty")
-	}
-	if _, err := reference.ClassificationRank(reference.Classification(*clearance)); err != nil {
-		return server.Options{}, fmt.Errorf("--clearance %q is not one of public, internal, confidential, restricted", *clearance)
-	}
-	if *pageSize < 1 {
-		return server.Options{}, fmt.Errorf("--page-size must be at least 1, got %d", *pageSize)
-	}
-	held := demo.DefaultScopes()
-	if scopes.set {
-		held = scopes.scopes
-	}
-	sort.Strings(held)
-	return server.Options{
-		Principal: reference.Principal{Tenant: *tenant, Scopes: held, Clearance: reference.Classification(*clearance)},
-		Admin:     *admin,
-		Async:     *async,
-		PageSize:  *pageSize,
-	}, nil
+	return referencecmd.Serve(args[1:], stdin, stdout, stderr)
 }

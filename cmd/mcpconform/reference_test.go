@@ -2,31 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 )
-
-func TestReferenceFlags(t *testing.T) {
-	opts, err := parseReferenceFlags([]string{"--tenant", "globex", "--scope", "b,a", "--scope", "c", "--clearance", "restricted", "--admin", "--page-size", "3"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if opts.Principal.Tenant != "globex" || opts.Principal.Clearance != "restricted" || !opts.Admin || opts.PageSize != 3 {
-		t.Errorf("options = %+v", opts)
-	}
-	if diff := cmp.Diff([]string{"a", "b", "c"}, opts.Principal.Scopes); diff != "" {
-		t.Errorf("scopes (-want +got):\n%s", diff)
-	}
-	def, err := parseReferenceFlags(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if def.Principal.Tenant != "acme" || def.Principal.Clearance != "internal" || len(def.Principal.Scopes) == 0 || def.PageSize != 50 {
-		t.Errorf("defaults = %+v", def)
-	}
-}
 
 // TestReferenceBadFlags checks every bad flag exits 2 with exactly one line
 // on stderr and nothing on stdout.
@@ -59,6 +43,45 @@ func TestReferenceHelp(t *testing.T) {
 	for _, want := range []string{"--tenant", "--scope", "--clearance", "--admin", "--page-size", "registry.admin"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("help does not mention %s", want)
+		}
+	}
+}
+
+// TestReferenceCommandSkipsTheSuite runs `mcpconform reference` as users
+// start it and has Go trace its package initialisation: the suite and its
+// oracle, whose initialisation compiles every JSON Schema draft's
+// metaschema, must not initialise in a server process (issue 15 item 7),
+// and the server must still answer.
+func TestReferenceCommandSkipsTheSuite(t *testing.T) {
+	bin := fixturebin.Build(t, "cmd/mcpconform")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // guards against a hang only
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "reference")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}` + "\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("mcpconform reference: %v\nstderr:\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), `"protocolVersion":"2025-11-25"`) {
+		t.Errorf("initialize was not answered; stdout %q", stdout.String())
+	}
+	inits := map[string]bool{}
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "init" {
+			inits[f[1]] = true
+		}
+	}
+	if !inits["github.com/mcpconform/mcpconform/reference/server"] {
+		t.Fatalf("no trace of the server's initialisation; stderr:\n%s", stderr.String())
+	}
+	for _, pkg := range []string{
+		"github.com/santhosh-tekuri/jsonschema/v6",
+		"github.com/mcpconform/mcpconform/conformance",
+	} {
+		if inits[pkg] {
+			t.Errorf("%s initialised in a reference server process", pkg)
 		}
 	}
 }

@@ -838,7 +838,13 @@ func randomString(s Source, runes []rune, length int) string {
 	var b strings.Builder
 	b.Grow(2 * length) // the alphabets are mostly ASCII
 	for range length {
-		b.WriteRune(pick(s, runes))
+		// An ASCII rune is its byte: WriteRune's encoding of each was
+		// half of drawing the string.
+		if r := pick(s, runes); r < utf8.RuneSelf {
+			b.WriteByte(byte(r))
+		} else {
+			b.WriteRune(r)
+		}
 	}
 	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"reflect"
 	"regexp"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -135,4 +136,30 @@ func TestPlainIntegerMatchesRat(t *testing.T) {
 			rt.Fatalf("jsonType(%s) = %b; big.Rat says integer %v", text, typ, r.IsInt())
 		}
 	})
+}
+
+// TestRandomStringMatchesWriteRune holds randomString, which writes an
+// ASCII rune as its byte, to writing every rune with WriteRune: the same
+// string, and the same draws taken from the source.
+func TestRandomStringMatchesWriteRune(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		runes := rapid.SliceOfN(rapid.Rune(), 1, 20).Draw(rt, "runes")
+		length := rapid.IntRange(0, 300).Draw(rt, "length")
+		seed := rapid.Uint64().Draw(rt, "seed")
+		got, a := randomString(NewRand(seed), runes, length), NewRand(seed)
+		var b strings.Builder
+		for range length {
+			b.WriteRune(pick(a, runes))
+		}
+		if want := b.String(); got != want {
+			rt.Fatalf("randomString = %q; WriteRune gives %q", got, want)
+		}
+	})
+}
+
+func BenchmarkRandomString(b *testing.B) {
+	src := NewRand(1)
+	for b.Loop() {
+		randomString(src, plainRunes, 201)
+	}
 }

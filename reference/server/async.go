@@ -146,51 +146,69 @@ type pendingCall struct {
 
 // callAsync handles tools/call of an async demo tool: handled is false for
 // any other tool. out is the answer to put on the wire now (nil when the
-// answer comes later).
-func (s *Server) callAsync(env envelope, rev string) (out []byte, handled bool) {
+// answer comes later). When it called the registry but the call is not
+// its to serve (the arguments failed validation, say), called is that
+// call's outcome for callTool to render: the one callTool would get,
+// since the arguments were read as callTool reads them.
+func (s *Server) callAsync(env envelope, rev string) (out []byte, handled bool, called *callOutcome) {
 	if !s.opts.Async {
-		return nil, false
+		return nil, false, nil
 	}
 	name, _ := protocol.ScanString(env.params["name"]) // "" for none, and for a name that is not a string
 	asTask := s.tasksServed() && taskParam(env.params)
 	switch support := taskSupportOf(name); {
 	case asTask && support == "":
 		// tasks.mdx §Tool-Level Negotiation: no taskSupport is forbidden.
-		return errorLine(env.id, protocol.CodeMethodNotFound, "method not found: "+name+" does not support task-augmented execution", nil), true
+		return errorLine(env.id, protocol.CodeMethodNotFound, "method not found: "+name+" does not support task-augmented execution", nil), true, nil
 	case s.tasksServed() && !asTask && support == taskRequired:
-		return errorLine(env.id, protocol.CodeMethodNotFound, "method not found: "+name+" requires task-augmented execution (execution.taskSupport required)", nil), true
+		return errorLine(env.id, protocol.CodeMethodNotFound, "method not found: "+name+" requires task-augmented execution (execution.taskSupport required)", nil), true, nil
 	}
-	if !slices.Contains([]string{ToolWait, ToolWork, ToolSample, ToolElicit, ToolRoots}, name) {
-		return nil, false
+	switch name {
+	case ToolWait, ToolWork, ToolSample, ToolElicit, ToolRoots:
+	default:
+		return nil, false, nil
 	}
+	// callTool refuses arguments that are not an object or do not decode
+	// without calling the registry; here they count as none.
 	args := any(map[string]any{})
-	if raw, ok := env.params["arguments"]; ok && len(raw) > 0 && raw[0] == '{' {
-		if v, err := reference.DecodeJSON(raw); err == nil {
-			args = v
+	asCallTool := true
+	if raw, ok := env.params["arguments"]; ok {
+		asCallTool = false
+		if len(raw) > 0 && raw[0] == '{' {
+			if v, err := reference.DecodeJSON(raw); err == nil {
+				args, asCallTool = v, true
+			}
 		}
 	}
-	res, err := s.reg.Call(s.opts.Principal, name, args)
+	res, err := s.reg.CallOwned(s.opts.Principal, name, args) // args was decoded for this call alone
 	call, ok := res.Structured.(*asyncCall)
 	if err != nil || !ok {
-		return nil, false // the ordinary path renders the error
+		// The ordinary path renders the error.
+		if asCallTool {
+			return nil, false, &callOutcome{res, err}
+		}
+		return nil, false, nil
 	}
 	switch call.tool {
 	case ToolWait, ToolWork:
 		if asTask {
-			return s.startTask(env, call), true
+			return s.startTask(env, call), true, nil
 		}
-		return s.startWait(env, rev, call.args, nil), true
+		return s.startWait(env, rev, call.args, nil), true, nil
 	case ToolSample:
-		return s.askClient(env, rev, call)
+		out, handled := s.askClient(env, rev, call)
+		return out, handled, nil
 	case ToolElicit:
 		if asTask {
-			return s.startTask(env, call), true
+			return s.startTask(env, call), true, nil
 		}
-		return s.askClient(env, rev, call)
+		out, handled := s.askClient(env, rev, call)
+		return out, handled, nil
 	case ToolRoots:
-		return s.askClient(env, rev, call)
+		out, handled := s.askClient(env, rev, call)
+		return out, handled, nil
 	}
-	return nil, false
+	return nil, false, nil
 }
 
 func intArg(args map[string]any, name string, def int) int {
@@ -227,7 +245,19 @@ func (s *Server) startWait(env envelope, rev string, args map[string]any, t *tas
 	op := &waitOp{id: env.id, key: protocol.IDKey(env.id), token: progressToken(env.meta), rev: rev,
 		steps: steps, every: d / time.Duration(steps), seq: s.waitSeq, modern: s.state == stateModern, task: t}
 	op.due = time.Now().Add(op.every)
-	if s.emit == nil {
+	if op.token == nil {
+		// Without a progress token a step reports nothing: the clock
+		// wakes once, when the last step is due (steps times every from
+		// now, as when it woke for each).
+		op.step = steps - 1
+		op.due = op.due.Add(time.Duration(steps-1) * op.every)
+	}
+	// Without an output for later lines every step runs now; so does a
+	// call with nothing to wait for (durationMs 0, the briefest a property
+	// test sends), when no other wait is in flight to answer first and no
+	// progress or task is reported: its answer goes out with this line's,
+	// as the clock would have written it at once.
+	if s.emit == nil || (op.every == 0 && op.token == nil && t == nil && len(s.waits) == 0) {
 		for !s.advance(op, func(b []byte) { s.later = append(s.later, b) }) {
 		}
 		return nil

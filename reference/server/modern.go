@@ -64,10 +64,15 @@ func (s *Server) serveModern(env envelope) []byte {
 	case protocol.MethodSubscribe:
 		return s.listen(env)
 	case protocol.MethodToolsCall:
-		if out, ok := s.callAsync(env, protocol.Modern); ok {
+		out, ok, called := s.callAsync(env, protocol.Modern)
+		if ok {
 			return out
 		}
-		result, rpcErr = s.callTool(env.params, protocol.Modern)
+		res, rpcErr := s.callTool(env.params, protocol.Modern, called)
+		if rpcErr != nil {
+			return errorLine(env.id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
+		}
+		return s.toolLine(env.id, protocol.Modern, res)
 	default:
 		var handled bool
 		if result, rpcErr, handled = s.serveFeature(env.method, env.params, protocol.Modern); !handled {

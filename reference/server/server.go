@@ -74,6 +74,7 @@ type Server struct {
 	state    state
 	revision string // negotiated legacy revision, once initialize succeeded
 	logLevel string
+	logBuf   *bufio.Writer // Serve's buffer in front of Options.Log, nil outside Serve
 
 	changed atomic.Bool // the registry reported a change since the last look
 	visible string      // fingerprint of the principal's tool list
@@ -167,6 +168,22 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		return w.Flush()
 	}
 	s.SetOutput(func(line []byte) { write(line) })
+	// The diagnostics are buffered while more requests wait in r and
+	// written before the server waits for input: a client that pipelines
+	// notifications (each one logged) would otherwise cost a write on the
+	// log for every line, and the log reads the same once the server is
+	// idle.
+	if s.opts.Log != io.Discard {
+		s.mu.Lock()
+		s.logBuf = bufio.NewWriter(s.opts.Log)
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			s.logBuf.Flush()
+			s.logBuf = nil
+			s.mu.Unlock()
+		}()
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -179,6 +196,9 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			// on the wire ahead of the request's own answer.
 			s.mu.Lock()
 			ferr := write(s.handleLine(line)...)
+			if s.logBuf != nil && !lineBuffered(r) {
+				s.logBuf.Flush()
+			}
 			s.mu.Unlock()
 			if ferr != nil {
 				return fmt.Errorf("write response: %w", ferr)
@@ -191,6 +211,13 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			return fmt.Errorf("read request: %w", err)
 		}
 	}
+}
+
+// lineBuffered reports whether r holds a whole line, which it returns
+// without reading from its source.
+func lineBuffered(r *bufio.Reader) bool {
+	b, _ := r.Peek(r.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
 }
 
 // HandleLine handles one inbound line and returns the outbound lines it
@@ -488,14 +515,15 @@ func (s *Server) dispatchLegacy(env envelope) []byte {
 			return out
 		}
 	case protocol.MethodToolsCall:
-		if out, ok := s.callAsync(env, s.revision); ok {
+		out, ok, called := s.callAsync(env, s.revision)
+		if ok {
 			return out
 		}
-		result, rpcErr := s.callTool(env.params, s.revision)
+		res, rpcErr := s.callTool(env.params, s.revision, called)
 		if rpcErr != nil {
 			return errorLine(env.id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
 		}
-		return resultLine(env.id, result)
+		return s.toolLine(env.id, s.revision, res)
 	}
 	if result, rpcErr, ok := s.serveFeature(env.method, env.params, s.revision); ok {
 		if rpcErr != nil {
@@ -543,8 +571,17 @@ func (s *Server) fingerprint() string {
 	return b.String()
 }
 
+// logf writes a diagnostic line; the server's lock is held (or the server
+// is being built).
 func (s *Server) logf(format string, args ...any) {
-	fmt.Fprintf(s.opts.Log, "mcpconform reference: "+format+"\n", args...)
+	var w io.Writer = s.opts.Log
+	switch {
+	case w == io.Discard:
+		return // nothing to format for
+	case s.logBuf != nil:
+		w = s.logBuf
+	}
+	fmt.Fprintf(w, "mcpconform reference: "+format+"\n", args...)
 }
 
 // rpcError is a JSON-RPC error before it is put on the wire.

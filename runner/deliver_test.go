@@ -1,0 +1,240 @@
+package runner
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpconform/mcpconform/protocol"
+	"pgregory.net/rapid"
+)
+
+// TestQueueMatchesSlice holds the queue, whose taken head is resliced off
+// and which moves back to its array's start instead of growing
+// (enqueueLocked), to a plain slice that copies: the same items in the same
+// order after any sequence of arrivals and takes, at the head or inside.
+func TestQueueMatchesSlice(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := &Process{cfg: Config{MaxPending: 1 << 30, MaxBufferedBytes: 1 << 30}, changed: make(chan struct{})}
+		var model []Received
+		n := 0
+		for range rapid.IntRange(0, 300).Draw(t, "ops") {
+			switch op := rapid.IntRange(0, 9).Draw(t, "op"); {
+			case op < 5:
+				r := Received{Raw: []byte(strconv.Itoa(n))}
+				n++
+				p.enqueueLocked(r)
+				model = append(model, r)
+			case len(model) == 0:
+			case op < 9:
+				p.dequeueLocked(0)
+				model = model[1:]
+			default:
+				i := rapid.IntRange(0, len(model)-1).Draw(t, "at")
+				p.dequeueLocked(i)
+				model = append(append([]Received(nil), model[:i]...), model[i+1:]...)
+			}
+			if len(p.queue) != len(model) {
+				t.Fatalf("queue holds %d items, want %d", len(p.queue), len(model))
+			}
+			for i := range model {
+				if !bytes.Equal(p.queue[i].Raw, model[i].Raw) {
+					t.Fatalf("item %d is %s, want %s", i, p.queue[i].Raw, model[i].Raw)
+				}
+			}
+			// What the queue no longer holds is not kept alive by its array.
+			for i := len(p.queue); i < cap(p.queue); i++ {
+				if p.queue[:cap(p.queue)][i].Raw != nil {
+					t.Fatalf("slot %d past the queue's end still holds %s", i, p.queue[:cap(p.queue)][i].Raw)
+				}
+			}
+		}
+	})
+}
+
+// TestDeliveredLineIsItsTranscript checks the one copy deliver makes of a
+// line: the received item's Raw and the transcript's text are the line's
+// bytes, whatever the reader's buffer holds later.
+func TestDeliveredLineIsItsTranscript(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var lines [][]byte
+		for i := range rapid.IntRange(1, 20).Draw(t, "lines") {
+			var l []byte
+			switch rapid.IntRange(0, 2).Draw(t, "kind") {
+			case 0:
+				l = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"result":{"x":%q}}`, i, rapid.String().Draw(t, "x"))
+			case 1:
+				l = bytes.ReplaceAll(rapid.SliceOf(rapid.Byte()).Draw(t, "bytes"), []byte("\n"), nil)
+			default:
+				l = []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`)
+			}
+			lines = append(lines, l)
+		}
+		p, got := readAllOf(t, append(bytes.Join(lines, []byte("\n")), '\n'), 1<<20)
+		var recv []TranscriptLine
+		for _, l := range p.transcript {
+			if l.Dir == "recv" {
+				recv = append(recv, l)
+			}
+		}
+		if len(got) != len(lines) || len(recv) != len(lines) {
+			t.Fatalf("%d lines gave %d items and %d transcript lines", len(lines), len(got), len(recv))
+		}
+		for i, l := range lines {
+			if !bytes.Equal(got[i].Raw, l) || recv[i].Text != string(l) {
+				t.Fatalf("line %q was received as %q and transcribed as %q", l, got[i].Raw, recv[i].Text)
+			}
+		}
+	})
+}
+
+// TestClassifyLineMatchesClassify holds the reader's shortcut for a
+// response that repeats the last long result (classifyLine) to classify,
+// which scans every line: the same item for lines that repeat a result
+// exactly, under ids of every kind, and for near misses of every part of
+// the line (spacing, member order, a changed byte, escapes, bad UTF-8).
+func TestClassifyLineMatchesClassify(t *testing.T) {
+	long := `{"tools":[` + strings.Repeat(`{"name":"a","inputSchema":{"type":"object"}},`, 20) + `{"name":"z"}]}`
+	rapid.Check(t, func(t *rapid.T) {
+		results := []string{long, long + " ", `{"x":"` + strings.Repeat("é", 300) + `"}`, `[` + strings.Repeat(`1,`, 300) + `2]`, `"` + strings.Repeat("s", 600) + `"`}
+		ids := []string{"1", `"` + "\xff" + `"`, `"r-1"`, `"\q"`, "01", `"\u00"`, "-7", `"\`, "\"a\tb\"", "-", `"é"`, `""`, "0", "-0", "1.5", "123456789012345678901234567890", "1e3", `"a\"b"`, `"\u0041"`, "null", "true", `{"a":1}`, " 2"}
+		p := &Process{}
+		p.classifyLine([]byte(`{"jsonrpc":"2.0","id":0,"result":` + rapid.SampledFrom(results).Draw(t, "first") + `}`))
+		for range rapid.IntRange(1, 12).Draw(t, "lines") {
+			result := rapid.SampledFrom(results).Draw(t, "result")
+			id := rapid.SampledFrom(ids).Draw(t, "id")
+			line := `{"jsonrpc":"2.0","id":` + id + `,"result":` + result + `}`
+			switch rapid.IntRange(0, 14).Draw(t, "variant") {
+			case 0:
+				line = strings.Replace(line, `,"result"`, `, "result"`, 1)
+			case 1:
+				line = `{"id":` + id + `,"jsonrpc":"2.0","result":` + result + `}`
+			case 2:
+				i := rapid.IntRange(0, len(line)-1).Draw(t, "at")
+				line = line[:i] + string(rapid.Byte().Draw(t, "byte")) + line[i+1:]
+			case 3:
+				line = line[:rapid.IntRange(0, len(line)-1).Draw(t, "cut")]
+			case 4:
+				line += " "
+			case 5:
+				line = strings.Replace(line, `"2.0"`, `"2.1"`, 1)
+			case 6:
+				line = strings.Replace(line, `}`, `,"error":null}`, 1)
+			case 7:
+				line = line[:len(line)-1] + rapid.SampledFrom([]string{"]", " ", "}}", ""}).Draw(t, "end")
+			}
+			raw := []byte(line)
+			got, want := p.classifyLine(raw), classify(raw)
+			if !bytes.Equal(got.Raw, want.Raw) || fmt.Sprint(got.Problem) != fmt.Sprint(want.Problem) || !reflect.DeepEqual(got.Msg, want.Msg) {
+				t.Fatalf("line %.120q…: classifyLine gives id %s, result of %d bytes (%v); classify %+v (%v)", line, msgID(got.Msg), msgResult(got.Msg), got.Problem, msgID(want.Msg), want.Problem)
+			}
+		}
+	})
+	// The shortcut is taken for the case it is for.
+	p := &Process{}
+	first := []byte(`{"jsonrpc":"2.0","id":1,"result":` + long + `}`)
+	again := []byte(`{"jsonrpc":"2.0","id":"r-2","result":` + long + `}`)
+	p.classifyLine(first)
+	if _, ok := repeatedResponse(again, p.repeat); !ok {
+		t.Fatalf("a repeated result was scanned again")
+	}
+	if got, want := p.classifyLine(again), classify(again); !reflect.DeepEqual(got, want) {
+		t.Fatalf("classifyLine gives %+v, classify %+v", got, want)
+	}
+}
+
+func msgID(m *protocol.Message) string {
+	if m == nil {
+		return "(no message)"
+	}
+	return string(m.ID)
+}
+
+func msgResult(m *protocol.Message) int {
+	if m == nil {
+		return 0
+	}
+	return len(m.Result)
+}
+
+// TestSendBatchMatchesSendRequestString holds SendBatch to sending the same
+// lines one by one with SendRequestString: the same bytes on the server's
+// stdin, the same transcript, the same requests pending.
+func TestSendBatchMatchesSendRequestString(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var lines, keys []string
+		for i := range rapid.IntRange(0, 400).Draw(t, "lines") {
+			line := rapid.SampledFrom([]string{
+				`{"jsonrpc":"2.0","id":%d,"method":"ping"}`,
+				`{"jsonrpc":"2.0","method":"notifications/x","params":{"pad":"` + strings.Repeat("p", rapid.IntRange(0, 20000).Draw(t, "pad")) + `"}}`,
+				`{"jsonrpc":"2.0","id":%d,`,
+				``,
+			}).Draw(t, "line")
+			key := ""
+			if strings.Contains(line, "%d") {
+				line = fmt.Sprintf(line, i)
+				key = strconv.Itoa(i)
+			}
+			lines, keys = append(lines, line), append(keys, key)
+		}
+		one, batch := sendTo(t, func(p *Process) error {
+			for i := range lines {
+				if err := p.SendRequestString(lines[i], keys[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}), sendTo(t, func(p *Process) error {
+			n, err := p.SendBatch(lines, keys)
+			if n != len(lines) {
+				t.Fatalf("SendBatch wrote %d of %d lines", n, len(lines))
+			}
+			return err
+		})
+		if one.written != batch.written {
+			t.Fatalf("SendBatch wrote %d bytes, one by one %d", len(batch.written), len(one.written))
+		}
+		if !reflect.DeepEqual(one.transcript, batch.transcript) || !reflect.DeepEqual(one.pending, batch.pending) {
+			t.Fatalf("SendBatch gives transcript %v and pending %v; one by one %v and %v", batch.transcript, batch.pending, one.transcript, one.pending)
+		}
+	})
+}
+
+// sent is what sendTo saw.
+type sent struct {
+	written    string
+	transcript []string
+	pending    map[string]bool
+}
+
+// sendTo has send write to a Process whose stdin is a pipe it reads, and
+// returns what was written, the transcript (without times) and the ids
+// pending.
+func sendTo(t *rapid.T, send func(*Process) error) sent {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Process{cfg: Config{RequestTimeout: time.Minute}, stdin: w, rawPending: map[string]bool{}, outstanding: map[string]bool{}, changed: make(chan struct{})}
+	read := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(r)
+		read <- b
+	}()
+	if err := send(p); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	out := sent{written: string(<-read), pending: p.rawPending}
+	r.Close()
+	for _, l := range p.transcript {
+		out.transcript = append(out.transcript, l.Dir+" "+l.Text)
+	}
+	return out
+}
