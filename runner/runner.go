@@ -256,10 +256,12 @@ type Process struct {
 	closeOnce  sync.Once
 
 	mu          sync.Mutex
-	changed     chan struct{} // closed and replaced on every state change
+	changed     chan struct{} // closed and replaced at a state change a wait took it for (changedLocked)
 	queue       []Received    // unconsumed inbound items, arrival order
 	queueArray  []Received    // the start of queue's array (see enqueueLocked)
 	repeat      []byte        // the reader's: the last long result read (see classifyLine)
+	batch       []byte        // SendBatch's buffer, under writeMu
+	watched     bool          // changed was taken by a wait since it was made
 	queueBytes  int
 	gotLine     bool // the server has written a line
 	startOver   bool // a wait with the start-up allowance has ended
@@ -506,9 +508,23 @@ func (p *Process) signalGroup(sig syscall.Signal) bool {
 	return syscall.Kill(-p.pid, sig) == nil
 }
 
+// broadcastLocked wakes every wait for a change (see changedLocked). A
+// channel nobody took is left open: no one waits on it, and making one
+// for every line read was a tenth of what the reader allocated.
 func (p *Process) broadcastLocked() {
+	if !p.watched {
+		return
+	}
 	close(p.changed)
 	p.changed = make(chan struct{})
+	p.watched = false
+}
+
+// changedLocked returns a channel closed at the next change: a line read,
+// an exit, a kill.
+func (p *Process) changedLocked() <-chan struct{} {
+	p.watched = true
+	return p.changed
 }
 
 // elapsed is the time since start, for transcript lines.
@@ -702,7 +718,12 @@ func (p *Process) SendBatch(lines, keys []string) (int, error) {
 	}
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
-	var buf []byte
+	buf := p.batch // kept for the next batch: a window's refills each made one
+	defer func() {
+		if cap(buf) <= 2*batchBytes {
+			p.batch = buf[:0] // (not the buffer of one huge line)
+		}
+	}()
 	sent := 0
 	for sent < len(lines) {
 		end, size := sent, 0
@@ -779,7 +800,10 @@ func (p *Process) Send(m *protocol.Message) error {
 		p.outstanding[key] = true
 		p.mu.Unlock()
 	}
-	return p.SendRaw(data)
+	// The request (if m is one) is outstanding already: the line is not
+	// parsed again for its id, as a raw line is.
+	noKey := ""
+	return p.send(append(data, '\n'), "", &noKey)
 }
 
 // NewID returns a fresh integer request id that no request sent through this
@@ -1077,7 +1101,7 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 				timer.Reset(max(0, timeout-time.Since(begin)))
 			}
 		}
-		changed := p.changed
+		changed := p.changedLocked()
 		p.mu.Unlock()
 		if timer == nil {
 			timer = time.NewTimer(max(0, timeout-time.Since(begin)))
