@@ -79,7 +79,7 @@ func TestDeliveredLineIsItsTranscript(t *testing.T) {
 		}
 		p, got := readAllOf(t, append(bytes.Join(lines, []byte("\n")), '\n'), 1<<20)
 		var recv []TranscriptLine
-		for _, l := range p.transcript {
+		for _, l := range p.Transcript() {
 			if l.Dir == "recv" {
 				recv = append(recv, l)
 			}
@@ -236,7 +236,7 @@ func sendTo(t *rapid.T, send func(*Process) error) sent {
 	w.Close()
 	out := sent{written: string(<-read), pending: p.rawPending, outstanding: p.outstanding}
 	r.Close()
-	for _, l := range p.transcript {
+	for _, l := range p.Transcript() {
 		out.transcript = append(out.transcript, l.Dir+" "+l.Text)
 	}
 	return out
@@ -283,6 +283,41 @@ func TestSendMatchesSendRaw(t *testing.T) {
 		})
 		if !reflect.DeepEqual(withSend, withRaw) {
 			t.Fatalf("Send gives %+v; marking and SendRaw %+v", withSend, withRaw)
+		}
+	})
+}
+
+// TestTranscriptChunksMatchSlice holds the transcript, kept in chunks of
+// transcriptChunk lines, to one slice of every line: the same lines from
+// any mark, and the same count.
+func TestTranscriptChunksMatchSlice(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := &Process{}
+		var model []TranscriptLine
+		n := rapid.IntRange(0, 3*transcriptChunk+10).Draw(t, "lines")
+		for i := range n {
+			p.recordTextLocked("send", strconv.Itoa(i))
+			model = append(model, TranscriptLine{Dir: "send", Text: strconv.Itoa(i)})
+		}
+		if got := p.TranscriptLen(); got != len(model) {
+			t.Fatalf("TranscriptLen = %d, want %d", got, len(model))
+		}
+		mark := rapid.IntRange(0, n+2).Draw(t, "mark")
+		got := p.TranscriptFrom(mark)
+		var want []TranscriptLine
+		if mark < len(model) {
+			want = model[mark:]
+		}
+		if len(got) != len(want) || (got == nil) != (want == nil) {
+			t.Fatalf("TranscriptFrom(%d) has %d lines (nil %v), want %d (nil %v)", mark, len(got), got == nil, len(want), want == nil)
+		}
+		for i := range want {
+			if got[i].Dir != want[i].Dir || got[i].Text != want[i].Text {
+				t.Fatalf("TranscriptFrom(%d)[%d] = %+v, want %+v", mark, i, got[i], want[i])
+			}
+		}
+		if all := p.Transcript(); len(all) != len(model) || (all == nil) != (len(model) == 0) {
+			t.Fatalf("Transcript has %d lines, want %d", len(all), len(model))
 		}
 	})
 }

@@ -266,7 +266,8 @@ type Process struct {
 	gotLine     bool // the server has written a line
 	startOver   bool // a wait with the start-up allowance has ended
 	notifs      []*protocol.Message
-	transcript  []TranscriptLine
+	transcript  []TranscriptLine   // the lines after those of the full chunks
+	chunks      [][]TranscriptLine // full chunks of transcriptChunk lines, in order
 	transBytes  int
 	transFull   bool
 	usedIDs     map[string]bool
@@ -554,11 +555,48 @@ func (p *Process) recordTextLocked(dir, s string) {
 	}
 	if p.transBytes+len(s) > maxTranscriptBytes {
 		p.transFull = true
-		p.transcript = append(p.transcript, TranscriptLine{Dir: "note", At: p.elapsed(), Text: "transcript limit reached; later lines are not recorded"})
+		p.appendLineLocked(TranscriptLine{Dir: "note", At: p.elapsed(), Text: "transcript limit reached; later lines are not recorded"})
 		return
 	}
 	p.transBytes += len(s)
-	p.transcript = append(p.transcript, TranscriptLine{Dir: dir, At: p.elapsed(), Text: s})
+	p.appendLineLocked(TranscriptLine{Dir: dir, At: p.elapsed(), Text: s})
+}
+
+// transcriptChunk is the number of lines of a full chunk of the transcript.
+const transcriptChunk = 4096
+
+// appendLineLocked appends l to the transcript. Lines go into chunks of
+// transcriptChunk lines, so that a transcript of a property run's tens of
+// thousands of lines is not copied into a larger array again and again as
+// it grows (half of what it allocated).
+func (p *Process) appendLineLocked(l TranscriptLine) {
+	if len(p.transcript) == transcriptChunk {
+		p.chunks = append(p.chunks, p.transcript)
+		p.transcript = make([]TranscriptLine, 0, transcriptChunk)
+	}
+	p.transcript = append(p.transcript, l)
+}
+
+// transcriptLenLocked is the number of lines in the transcript.
+func (p *Process) transcriptLenLocked() int {
+	return len(p.chunks)*transcriptChunk + len(p.transcript)
+}
+
+// transcriptFromLocked returns a copy of the transcript's lines from the
+// mark-th on.
+func (p *Process) transcriptFromLocked(mark int) []TranscriptLine {
+	n := p.transcriptLenLocked()
+	if mark >= n {
+		return nil // as a copy of no lines was
+	}
+	out := make([]TranscriptLine, 0, n-mark)
+	for i, c := range p.chunks {
+		if from := mark - i*transcriptChunk; from < len(c) {
+			out = append(out, c[max(from, 0):]...)
+		}
+	}
+	from := mark - len(p.chunks)*transcriptChunk
+	return append(out, p.transcript[max(from, 0):]...)
 }
 
 // truncateText returns text as a string when it has at most max bytes,
@@ -574,7 +612,7 @@ func truncateText(text []byte, max, head int) string {
 func (p *Process) Transcript() []TranscriptLine {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]TranscriptLine(nil), p.transcript...)
+	return p.transcriptFromLocked(0)
 }
 
 // TranscriptLen returns the number of lines in the transcript so far: a
@@ -582,7 +620,7 @@ func (p *Process) Transcript() []TranscriptLine {
 func (p *Process) TranscriptLen() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.transcript)
+	return p.transcriptLenLocked()
 }
 
 // TranscriptFrom returns a copy of the transcript lines from the mark-th
@@ -591,10 +629,7 @@ func (p *Process) TranscriptLen() int {
 func (p *Process) TranscriptFrom(mark int) []TranscriptLine {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if mark > len(p.transcript) {
-		return nil
-	}
-	return append([]TranscriptLine(nil), p.transcript[mark:]...)
+	return p.transcriptFromLocked(mark)
 }
 
 // HasSpoken reports whether the server has written anything to stdout.
