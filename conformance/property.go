@@ -178,8 +178,7 @@ func paramsText(rev string, params map[string]any) (string, bool) {
 		if params == nil {
 			return "", false
 		}
-		b, _ := json.Marshal(params)
-		return string(b), true
+		return string(marshalParams(params)), true
 	}
 	meta := modernMetaText(rev)
 	for k := range params {
@@ -193,8 +192,55 @@ func paramsText(rev string, params map[string]any) (string, bool) {
 	if len(params) == 0 {
 		return `{"_meta":` + meta + "}", true
 	}
-	b, _ := json.Marshal(params)
+	b := marshalParams(params)
 	return `{"_meta":` + meta + "," + string(b[1:]), true
+}
+
+// marshalParams is json.Marshal(params) (an error giving nothing) for the
+// params a property check renders, a probe notification's thousands above
+// all: gen.Encode writes them as json.Marshal does (TestEncodeMatchesMarshal)
+// when they are built of objects, arrays, strings, booleans, null, JSON
+// numbers and ints alone, none of them a nil map or slice (which
+// json.Marshal writes as null); anything else is json.Marshal's.
+// TestMarshalParamsMatchesMarshal holds the two together.
+func marshalParams(params map[string]any) []byte {
+	if !encodable(params) {
+		b, _ := json.Marshal(params)
+		return b
+	}
+	return gen.Encode(params)
+}
+
+// encodable reports whether v is made of what gen.Encode writes as
+// json.Marshal does, without an error.
+func encodable(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if x == nil {
+			return false
+		}
+		for _, e := range x {
+			if !encodable(e) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		if x == nil {
+			return false
+		}
+		for _, e := range x {
+			if !encodable(e) {
+				return false
+			}
+		}
+		return true
+	case string, bool, nil, int:
+		return true
+	case json.Number:
+		return protocol.Number(string(x))
+	}
+	return false
 }
 
 // modernMetas holds the _meta of each modern revision rendered as JSON.

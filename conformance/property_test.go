@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/properties/gen"
 	"github.com/mcpconform/mcpconform/protocol"
+	"pgregory.net/rapid"
 )
 
 // propertyT returns a T for check id and revision in a run with seed, as
@@ -271,4 +273,36 @@ func TestParamsTextMatchesMarshal(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestMarshalParamsMatchesMarshal holds marshalParams, which writes the
+// params of a property check's lines with gen.Encode, to json.Marshal: the
+// same bytes for probe notifications' params (gen.Arbitrary values) and
+// for values it leaves to json.Marshal (nil maps and slices, other types,
+// a json.Number that is not one).
+func TestMarshalParamsMatchesMarshal(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		src := rand.New(rand.NewSource(rapid.Int64().Draw(rt, "seed")))
+		params := map[string]any{
+			"n":         rapid.Int().Draw(rt, "n"),
+			"v":         gen.Arbitrary(src, 3),
+			"requestId": rapid.String().Draw(rt, "id") + rapid.SampledFrom([]string{"", "<&>", "\u2028", "\xff"}).Draw(rt, "tail"),
+		}
+		switch rapid.IntRange(0, 5).Draw(rt, "odd") {
+		case 0:
+			params["nilMap"] = map[string]any(nil)
+		case 1:
+			params["nilSlice"] = []any{[]any(nil)}
+		case 2:
+			params["number"] = json.Number(rapid.SampledFrom([]string{"1.5", "01", "", "1e3", "x"}).Draw(rt, "number"))
+		case 3:
+			params["other"] = map[string]string{"b": "<", "a": "1"}
+		case 4:
+			params["raw"] = json.RawMessage(`{ "b" : "<&>" , "a":[1, 2] }`)
+		}
+		want, _ := json.Marshal(params)
+		if got := marshalParams(params); string(got) != string(want) {
+			rt.Fatalf("marshalParams(%v) = %s; json.Marshal gives %s", params, got, want)
+		}
+	})
 }

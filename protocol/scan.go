@@ -162,22 +162,45 @@ func (e *envelope) message(line []byte) (*Message, bool) {
 	return m, true
 }
 
-// plainError decodes an error member, a valid JSON object, as
+// plainError decodes an error member, a valid JSON object (b must be
+// valid: it is not checked again), as
 // json.Unmarshal into an Error does, for the objects servers write: an
 // integer code, a message without escapes or bytes beyond ASCII, any data,
-// no member twice and no other member encoding/json could take for one of
-// these (its names fold case). ok is false for any other object, which
+// and no other member encoding/json could take for one of these (its names
+// fold case). ok is false for any other object, which
 // encoding/json then decodes: through it, the error of each error response
 // was a twentieth of what the suite spent on a property run.
 // TestPlainErrorMatchesUnmarshal holds it to encoding/json.
 func plainError(b []byte) (*Error, bool) {
-	members, ok := ScanObject(b)
-	if !ok {
+	// b is valid JSON (the envelope's scan read it): its members are
+	// stepped over with the scanner, which only records where they are.
+	s := scanner{data: b}
+	s.skipSpace()
+	if s.i >= len(s.data) || s.data[s.i] != '{' {
 		return nil, false
 	}
+	s.i++
 	e := &Error{}
-	for name, v := range members {
-		switch name {
+	for {
+		s.skipSpace()
+		if s.data[s.i] == '}' {
+			return e, true
+		}
+		if s.data[s.i] == ',' {
+			s.i++
+			s.skipSpace()
+		}
+		keyStart := s.i + 1
+		s.str()
+		key := s.data[keyStart : s.i-1]
+		s.skipSpace()
+		s.i++ // ':'
+		s.skipSpace()
+		valStart := s.i
+		s.value(1)
+		v := s.data[valStart:s.i]
+		// A member twice is taken as encoding/json takes it: the last wins.
+		switch string(key) {
 		case "code":
 			// (v is valid JSON: what ParseInt takes is a plain integer.)
 			n, err := strconv.ParseInt(string(v), 10, strconv.IntSize)
@@ -186,23 +209,26 @@ func plainError(b []byte) (*Error, bool) {
 			}
 			e.Code = int(n)
 		case "message":
+			if string(v) == "null" {
+				break // null leaves a string as it was
+			}
+			var ok bool
 			if e.Message, ok = plainString(v); !ok {
 				return nil, false
 			}
 		case "data":
 			e.Data = append(json.RawMessage(nil), v...)
 		default:
-			for _, c := range []byte(name) {
-				if c >= utf8.RuneSelf {
+			for _, c := range key {
+				if c == '\\' || c >= utf8.RuneSelf {
 					return nil, false
 				}
 			}
-			if strings.EqualFold(name, "code") || strings.EqualFold(name, "message") || strings.EqualFold(name, "data") {
+			if strings.EqualFold(string(key), "code") || strings.EqualFold(string(key), "message") || strings.EqualFold(string(key), "data") {
 				return nil, false
 			}
 		}
 	}
-	return e, true
 }
 
 // capped returns b with no room to grow, so that appending to a member

@@ -211,13 +211,16 @@ func TestPlainErrorMatchesUnmarshal(t *testing.T) {
 	values := []string{`-32602`, `0`, `-0`, `7`, `1.5`, `1e3`, `-32602.0`, `9223372036854775807`, `9223372036854775808`, `-9223372036854775809`, `"x"`, `"Invalid params"`, `"a\"b"`, `"é"`, `"\u00e9"`, `null`, `true`, `{"a":[1,2]}`, `[]`, `""`}
 	rapid.Check(t, func(t *rapid.T) {
 		var parts []string
-		for range rapid.IntRange(0, 4).Draw(t, "members") {
+		for range rapid.IntRange(0, 6).Draw(t, "members") {
 			parts = append(parts, rapid.SampledFrom(names).Draw(t, "name")+":"+rapid.SampledFrom(values).Draw(t, "value"))
 		}
 		text := "{" + strings.Join(parts, ",") + "}"
 		got, ok := plainError([]byte(text))
 		if !ok {
 			return
+		}
+		if !json.Valid([]byte(text)) {
+			t.Fatalf("%s: the case is not JSON", text)
 		}
 		want := new(Error)
 		if err := json.Unmarshal([]byte(text), want); err != nil {
@@ -227,10 +230,13 @@ func TestPlainErrorMatchesUnmarshal(t *testing.T) {
 			t.Fatalf("%s: plainError gave %+v; encoding/json %+v", text, got, want)
 		}
 	})
-	// The plain errors servers write are decoded here.
-	for _, text := range []string{`{"code":-32602,"message":"Invalid params"}`, `{"code":-32700,"message":"Parse error","data":null}`, `{"message":"x","code":1,"data":{"k":[1]}}`} {
-		if _, ok := plainError([]byte(text)); !ok {
-			t.Errorf("%s: left to encoding/json", text)
+	// The plain errors servers write are decoded here, as encoding/json
+	// decodes them.
+	for _, text := range []string{`{"code":-32602,"message":"Invalid params"}`, `{"message":"x","message":null,"code":1,"code":2}`, `{"code":-32700,"message":"Parse error","data":null}`, `{"message":"x","code":1,"data":{"k":[1]}}`} {
+		got, ok := plainError([]byte(text))
+		want := new(Error)
+		if err := json.Unmarshal([]byte(text), want); !ok || err != nil || !cmp.Equal(got, want) {
+			t.Errorf("%s: plainError gave %+v, %v; encoding/json %+v, %v", text, got, ok, want, err)
 		}
 	}
 }

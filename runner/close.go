@@ -131,7 +131,7 @@ func (p *Process) awaitOutstanding(ctx context.Context) {
 			p.noteLocked(fmt.Sprintf("waiting for %d outstanding responses before closing stdin", n))
 			noted = true
 		}
-		changed := p.changed
+		changed := p.changedLocked()
 		p.mu.Unlock()
 		select {
 		case <-changed:

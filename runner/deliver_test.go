@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -78,7 +79,7 @@ func TestDeliveredLineIsItsTranscript(t *testing.T) {
 		}
 		p, got := readAllOf(t, append(bytes.Join(lines, []byte("\n")), '\n'), 1<<20)
 		var recv []TranscriptLine
-		for _, l := range p.transcript {
+		for _, l := range p.Transcript() {
 			if l.Dir == "recv" {
 				recv = append(recv, l)
 			}
@@ -211,6 +212,8 @@ type sent struct {
 	written    string
 	transcript []string
 	pending    map[string]bool
+	// outstanding is the ids of requests sent with Send.
+	outstanding map[string]bool
 }
 
 // sendTo has send write to a Process whose stdin is a pipe it reads, and
@@ -221,7 +224,7 @@ func sendTo(t *rapid.T, send func(*Process) error) sent {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Process{cfg: Config{RequestTimeout: time.Minute}, stdin: w, rawPending: map[string]bool{}, outstanding: map[string]bool{}, changed: make(chan struct{})}
+	p := &Process{cfg: Config{RequestTimeout: time.Minute}, stdin: w, rawPending: map[string]bool{}, outstanding: map[string]bool{}, usedIDs: map[string]bool{}, changed: make(chan struct{})}
 	read := make(chan []byte)
 	go func() {
 		b, _ := io.ReadAll(r)
@@ -231,10 +234,90 @@ func sendTo(t *rapid.T, send func(*Process) error) sent {
 		t.Fatal(err)
 	}
 	w.Close()
-	out := sent{written: string(<-read), pending: p.rawPending}
+	out := sent{written: string(<-read), pending: p.rawPending, outstanding: p.outstanding}
 	r.Close()
-	for _, l := range p.transcript {
+	for _, l := range p.Transcript() {
 		out.transcript = append(out.transcript, l.Dir+" "+l.Text)
 	}
 	return out
+}
+
+// TestSendMatchesSendRaw holds Send, which does not parse the line it
+// encoded for a request id, to what it did before: mark the request
+// outstanding, then send the encoding as a raw line (which is parsed).
+func TestSendMatchesSendRaw(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var ms []*protocol.Message
+		for i := range rapid.IntRange(0, 20).Draw(t, "messages") {
+			m := &protocol.Message{JSONRPC: "2.0"}
+			switch rapid.IntRange(0, 3).Draw(t, "kind") {
+			case 0:
+				m.ID, m.Method = json.RawMessage(strconv.Itoa(i)), "ping"
+			case 1:
+				m.ID, m.Method, m.Params = json.RawMessage(strconv.Quote("r-"+strconv.Itoa(i))), "tools/call", json.RawMessage(`{"name":"x"}`)
+			case 2:
+				m.Method = "notifications/x"
+			default:
+				m.ID, m.Result = json.RawMessage(strconv.Itoa(i)), json.RawMessage(`{}`)
+			}
+			ms = append(ms, m)
+		}
+		withSend, withRaw := sendTo(t, func(p *Process) error {
+			for _, m := range ms {
+				if err := p.Send(m); err != nil {
+					return err
+				}
+			}
+			return nil
+		}), sendTo(t, func(p *Process) error {
+			for _, m := range ms {
+				data, _ := json.Marshal(m)
+				if m.ID != nil && m.Method != "" {
+					p.outstanding[protocol.IDKey(m.ID)] = true
+				}
+				if err := p.SendRaw(data); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if !reflect.DeepEqual(withSend, withRaw) {
+			t.Fatalf("Send gives %+v; marking and SendRaw %+v", withSend, withRaw)
+		}
+	})
+}
+
+// TestTranscriptChunksMatchSlice holds the transcript, kept in chunks of
+// transcriptChunk lines, to one slice of every line: the same lines from
+// any mark, and the same count.
+func TestTranscriptChunksMatchSlice(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := &Process{}
+		var model []TranscriptLine
+		n := rapid.IntRange(0, 3*transcriptChunk+10).Draw(t, "lines")
+		for i := range n {
+			p.recordTextLocked("send", strconv.Itoa(i))
+			model = append(model, TranscriptLine{Dir: "send", Text: strconv.Itoa(i)})
+		}
+		if got := p.TranscriptLen(); got != len(model) {
+			t.Fatalf("TranscriptLen = %d, want %d", got, len(model))
+		}
+		mark := rapid.IntRange(0, n+2).Draw(t, "mark")
+		got := p.TranscriptFrom(mark)
+		var want []TranscriptLine
+		if mark < len(model) {
+			want = model[mark:]
+		}
+		if len(got) != len(want) || (got == nil) != (want == nil) {
+			t.Fatalf("TranscriptFrom(%d) has %d lines (nil %v), want %d (nil %v)", mark, len(got), got == nil, len(want), want == nil)
+		}
+		for i := range want {
+			if got[i].Dir != want[i].Dir || got[i].Text != want[i].Text {
+				t.Fatalf("TranscriptFrom(%d)[%d] = %+v, want %+v", mark, i, got[i], want[i])
+			}
+		}
+		if all := p.Transcript(); len(all) != len(model) || (all == nil) != (len(model) == 0) {
+			t.Fatalf("Transcript has %d lines, want %d", len(all), len(model))
+		}
+	})
 }

@@ -256,16 +256,19 @@ type Process struct {
 	closeOnce  sync.Once
 
 	mu          sync.Mutex
-	changed     chan struct{} // closed and replaced on every state change
+	changed     chan struct{} // closed and replaced at a state change a wait took it for (changedLocked)
 	queue       []Received    // unconsumed inbound items, arrival order
 	queueArray  []Received    // the start of queue's array (see enqueueLocked)
 	repeat      []byte        // the reader's: the last long result read (see classifyLine)
+	batch       []byte        // SendBatch's buffer, under writeMu
+	watched     bool          // changed was taken by a wait since it was made
 	queueBytes  int
 	gotLine     bool // the server has written a line
 	responses   int  // response lines the server has written
 	startOver   bool // a wait with the start-up allowance has ended
 	notifs      []*protocol.Message
-	transcript  []TranscriptLine
+	transcript  []TranscriptLine   // the lines after those of the full chunks
+	chunks      [][]TranscriptLine // full chunks of transcriptChunk lines, in order
 	transBytes  int
 	transFull   bool
 	usedIDs     map[string]bool
@@ -507,9 +510,23 @@ func (p *Process) signalGroup(sig syscall.Signal) bool {
 	return syscall.Kill(-p.pid, sig) == nil
 }
 
+// broadcastLocked wakes every wait for a change (see changedLocked). A
+// channel nobody took is left open: no one waits on it, and making one
+// for every line read was a tenth of what the reader allocated.
 func (p *Process) broadcastLocked() {
+	if !p.watched {
+		return
+	}
 	close(p.changed)
 	p.changed = make(chan struct{})
+	p.watched = false
+}
+
+// changedLocked returns a channel closed at the next change: a line read,
+// an exit, a kill.
+func (p *Process) changedLocked() <-chan struct{} {
+	p.watched = true
+	return p.changed
 }
 
 // elapsed is the time since start, for transcript lines.
@@ -539,11 +556,48 @@ func (p *Process) recordTextLocked(dir, s string) {
 	}
 	if p.transBytes+len(s) > maxTranscriptBytes {
 		p.transFull = true
-		p.transcript = append(p.transcript, TranscriptLine{Dir: "note", At: p.elapsed(), Text: "transcript limit reached; later lines are not recorded"})
+		p.appendLineLocked(TranscriptLine{Dir: "note", At: p.elapsed(), Text: "transcript limit reached; later lines are not recorded"})
 		return
 	}
 	p.transBytes += len(s)
-	p.transcript = append(p.transcript, TranscriptLine{Dir: dir, At: p.elapsed(), Text: s})
+	p.appendLineLocked(TranscriptLine{Dir: dir, At: p.elapsed(), Text: s})
+}
+
+// transcriptChunk is the number of lines of a full chunk of the transcript.
+const transcriptChunk = 4096
+
+// appendLineLocked appends l to the transcript. Lines go into chunks of
+// transcriptChunk lines, so that a transcript of a property run's tens of
+// thousands of lines is not copied into a larger array again and again as
+// it grows (half of what it allocated).
+func (p *Process) appendLineLocked(l TranscriptLine) {
+	if len(p.transcript) == transcriptChunk {
+		p.chunks = append(p.chunks, p.transcript)
+		p.transcript = make([]TranscriptLine, 0, transcriptChunk)
+	}
+	p.transcript = append(p.transcript, l)
+}
+
+// transcriptLenLocked is the number of lines in the transcript.
+func (p *Process) transcriptLenLocked() int {
+	return len(p.chunks)*transcriptChunk + len(p.transcript)
+}
+
+// transcriptFromLocked returns a copy of the transcript's lines from the
+// mark-th on.
+func (p *Process) transcriptFromLocked(mark int) []TranscriptLine {
+	n := p.transcriptLenLocked()
+	if mark >= n {
+		return nil // as a copy of no lines was
+	}
+	out := make([]TranscriptLine, 0, n-mark)
+	for i, c := range p.chunks {
+		if from := mark - i*transcriptChunk; from < len(c) {
+			out = append(out, c[max(from, 0):]...)
+		}
+	}
+	from := mark - len(p.chunks)*transcriptChunk
+	return append(out, p.transcript[max(from, 0):]...)
 }
 
 // truncateText returns text as a string when it has at most max bytes,
@@ -559,7 +613,7 @@ func truncateText(text []byte, max, head int) string {
 func (p *Process) Transcript() []TranscriptLine {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]TranscriptLine(nil), p.transcript...)
+	return p.transcriptFromLocked(0)
 }
 
 // TranscriptLen returns the number of lines in the transcript so far: a
@@ -567,7 +621,7 @@ func (p *Process) Transcript() []TranscriptLine {
 func (p *Process) TranscriptLen() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.transcript)
+	return p.transcriptLenLocked()
 }
 
 // TranscriptFrom returns a copy of the transcript lines from the mark-th
@@ -576,10 +630,7 @@ func (p *Process) TranscriptLen() int {
 func (p *Process) TranscriptFrom(mark int) []TranscriptLine {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if mark > len(p.transcript) {
-		return nil
-	}
-	return append([]TranscriptLine(nil), p.transcript[mark:]...)
+	return p.transcriptFromLocked(mark)
 }
 
 // Responses returns how many lines the server has written that are
@@ -712,7 +763,12 @@ func (p *Process) SendBatch(lines, keys []string) (int, error) {
 	}
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
-	var buf []byte
+	buf := p.batch // kept for the next batch: a window's refills each made one
+	defer func() {
+		if cap(buf) <= 2*batchBytes {
+			p.batch = buf[:0] // (not the buffer of one huge line)
+		}
+	}()
 	sent := 0
 	for sent < len(lines) {
 		end, size := sent, 0
@@ -789,7 +845,10 @@ func (p *Process) Send(m *protocol.Message) error {
 		p.outstanding[key] = true
 		p.mu.Unlock()
 	}
-	return p.SendRaw(data)
+	// The request (if m is one) is outstanding already: the line is not
+	// parsed again for its id, as a raw line is.
+	noKey := ""
+	return p.send(append(data, '\n'), "", &noKey)
 }
 
 // NewID returns a fresh integer request id that no request sent through this
@@ -1096,7 +1155,7 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 				timer.Reset(max(0, timeout-time.Since(begin)))
 			}
 		}
-		changed := p.changed
+		changed := p.changedLocked()
 		p.mu.Unlock()
 		if timer == nil {
 			timer = time.NewTimer(max(0, timeout-time.Since(begin)))

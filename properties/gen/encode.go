@@ -69,6 +69,8 @@ func encode(buf []byte, v any, order func([]string)) []byte {
 		return protocol.AppendString(buf, x, true)
 	case bool:
 		return strconv.AppendBool(buf, x)
+	case int:
+		return strconv.AppendInt(buf, int64(x), 10)
 	case nil:
 		return append(buf, "null"...)
 	default:
