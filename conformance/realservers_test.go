@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -205,11 +206,19 @@ func busyWorkers(t *testing.T, n int) {
 }
 
 // TestBusyWorker is the body of a busy worker process (busyWorkers); run
-// normally it does nothing.
+// normally it does nothing. It ends when its parent does: a test binary
+// that panics on its -timeout runs no cleanup, and a worker left spinning
+// would load the machine for every later job.
 func TestBusyWorker(t *testing.T) {
 	if os.Getenv("MCPCONFORM_BUSY_WORKER") != "1" {
 		return
 	}
+	go func() {
+		for parent := os.Getppid(); os.Getppid() == parent; {
+			time.Sleep(100 * time.Millisecond)
+		}
+		os.Exit(0)
+	}()
 	for x := uint64(1); ; x = x*6364136223846793005 + 1 {
 		if x == 0 {
 			fmt.Println(x) // never: keeps the loop from being optimised away
