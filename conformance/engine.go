@@ -542,6 +542,7 @@ type stallRecord struct {
 	cause     error
 	proc      *runner.Process
 	silent    bool // the process had never written a line
+	responses int  // responses the process had written by then (runner.Process.Responses)
 	processes int  // processes stalled so far, when this record trips the breaker
 }
 
@@ -555,7 +556,20 @@ func (env *revEnv) noteStall(check, method string, p *runner.Process, err error)
 			return
 		}
 	}
-	env.stalls = append(env.stalls, stallRecord{check: check, method: method, cause: err, proc: p, silent: !p.HasSpoken()})
+	env.stalls = append(env.stalls, stallRecord{check: check, method: method, cause: err, proc: p, silent: !p.HasSpoken(), responses: p.Responses()})
+}
+
+// settleStalls forgets the stalls check recorded in processes that wrote a
+// response after the missed one: the late answer, or the answer to a later
+// request, shows a slow process, not a hung one. For a check that did not
+// fail or warn: such a check's verdict does not rest on the silence, and
+// the breaker counts only processes that stopped answering.
+func (env *revEnv) settleStalls(check string) {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	env.stalls = slices.DeleteFunc(env.stalls, func(s stallRecord) bool {
+		return s.check == check && s.proc.Responses() > s.responses
+	})
 }
 
 // stallBreaker returns the first stall whose check failed (or warned) once
@@ -863,6 +877,9 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 		if t.status != StatusFail && t.status != StatusWarn {
 			env.resetStalls() // the server answered when given time: it does not hang
 		}
+	}
+	if t.status != StatusFail && t.status != StatusWarn {
+		env.settleStalls(c.ID)
 	}
 	r.DurationMs = ms(time.Since(began))
 	r.Status = t.status

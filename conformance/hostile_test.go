@@ -44,9 +44,19 @@ func TestHostileServers(t *testing.T) {
 			if tt.noProbe {
 				start = time.Second // its silence is the server's: a shorter wait proves it as well
 			}
+			timeout := 300 * time.Millisecond
+			if tt.mode[1] == "flood" {
+				// The flood guard (10,000 unread lines) must trip before
+				// the wait for initialize ends: the server spoke, so that
+				// wait is the request timeout, and in 300ms a loaded
+				// machine reads too few lines (the probe then times out,
+				// and the run ends with "answered no probe"). The default
+				// is a bound; the guard trips long before it.
+				timeout = 5 * time.Second
+			}
 			rep, err := Run(context.Background(), Options{
 				Command:       append([]string{bin}, tt.mode...),
-				Timeout:       300 * time.Millisecond,
+				Timeout:       timeout,
 				StartTimeout:  start,
 				RunTimeout:    2 * time.Minute,
 				ShutdownGrace: 100 * time.Millisecond,

@@ -249,7 +249,7 @@ func init() {
 		Authority:   Advisory("A line of invalid JSON is the client's fault, and JSON-RPC 2.0 answers it with a -32700 parse error, which presumes the server goes on; no keyword of MCP or JSON-RPC requires it to."),
 		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Messages"), refStdio(protocol.Rev20251125)},
 		Run: func(t *T) {
-			o := sendBadLine(t, invalidJSON)
+			o := sendBadLine(t, invalidJSON, nil)
 			t.Expect("the next request is answered")
 			o.keepsServing(t, "a line that is not JSON")
 		},
@@ -263,7 +263,7 @@ func init() {
 			WithNote("An unparsable line is an error: any response to it must be an error."),
 		Refs: []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "JSONRPCErrorResponse"}},
 		Run: func(t *T) {
-			o := sendBadLine(t, invalidJSON)
+			o := sendBadLine(t, invalidJSON, nil)
 			t.Expect("no result for the line: an error response (id null or absent), or none")
 			judgeNoResult(t, o.before, o.err, "invalid JSON", nil, "jsonrpc.parse-error.keeps-serving")
 		},
@@ -277,7 +277,7 @@ func init() {
 			WithNote("An invalid request is an error: any response to it must be an error."),
 		Refs: []SpecRef{refMessages(protocol.Rev20251125, "Requests"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "INVALID_REQUEST"}},
 		Run: func(t *T) {
-			o := sendBadLine(t, invalidRequest)
+			o := sendBadLine(t, invalidRequest, []string{invalidRequestID})
 			t.Expect(`no result for the request: an error response (id "mcpconform-invalid", null or absent), or none`)
 			judgeNoResult(t, o.before, o.err, "an invalid request", []string{invalidRequestID}, "jsonrpc.invalid-request.keeps-serving")
 		},
@@ -555,9 +555,9 @@ type badLine struct {
 }
 
 // sendBadLine sends line on the shared session, once per revision, and
-// returns what it showed. A re-run (t.retry) sends it anew on its own
-// process.
-func sendBadLine(t *T, line string) *badLine {
+// returns what it showed; ids are those an answer to the line may carry
+// besides null. A re-run (t.retry) sends it anew on its own process.
+func sendBadLine(t *T, line string, ids []string) *badLine {
 	key := "bad-line " + line
 	if o, ok := t.env.memo(key).(*badLine); ok && !t.retry {
 		t.resume(o.c, o.mark)
@@ -567,6 +567,14 @@ func sendBadLine(t *T, line string) *badLine {
 	o := &badLine{c: c, mark: c.mark}
 	c.MustSend(line)
 	o.before, o.err = c.TryBarrier()
+	if _, ok := rejectionAnswer(append(o.before, c.Process().Pending()...), ids); !ok && o.err == nil {
+		// The line's answer may trail the barrier's (a server can work on
+		// both at once): a verdict read at the first barrier would depend
+		// on which came first. A second barrier, sent once the first was
+		// answered, proves that none was on its way.
+		more, err := c.TryBarrier()
+		o.before, o.err = append(o.before, more...), err
+	}
 	o.before = append(o.before, c.Process().Pending()...)
 	if !t.retry {
 		t.env.setMemo(key, o)
@@ -650,7 +658,7 @@ func init() {
 		Authority:   Advisory("JSON-RPC 2.0's table of error codes gives -32700 (Parse error) for invalid JSON, with a null id since none can be read; the table has no keyword, and the client broke the protocol first."),
 		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "PARSE_ERROR"}},
 		Run: func(t *T) {
-			o := sendBadLine(t, invalidJSON)
+			o := sendBadLine(t, invalidJSON, nil)
 			t.Expect("an error response with code -32700 and id null or absent")
 			judgeRejectionCode(t, o.before, o.err, protocol.CodeParseError, "invalid JSON", nil, "jsonrpc.parse-error.keeps-serving")
 		},
@@ -662,7 +670,7 @@ func init() {
 		Authority:   Advisory("JSON-RPC 2.0's table of error codes gives -32600 (Invalid Request) for a JSON object that is no valid Request; the table has no keyword, and the client broke the protocol first."),
 		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Requests"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "INVALID_REQUEST"}},
 		Run: func(t *T) {
-			o := sendBadLine(t, invalidRequest)
+			o := sendBadLine(t, invalidRequest, []string{invalidRequestID})
 			t.Expect(`error -32600 with id "mcpconform-invalid", null or absent`)
 			judgeRejectionCode(t, o.before, o.err, protocol.CodeInvalidRequest, "an invalid request", []string{invalidRequestID}, "jsonrpc.invalid-request.keeps-serving")
 		},
@@ -674,7 +682,7 @@ func init() {
 		Authority:   Advisory("An invalid request is the client's fault, and JSON-RPC 2.0 answers it with a -32600 error, which presumes the server goes on; no keyword of MCP or JSON-RPC requires it to."),
 		Refs:        []SpecRef{refMessages(protocol.Rev20251125, "Requests"), refStdio(protocol.Rev20251125)},
 		Run: func(t *T) {
-			o := sendBadLine(t, invalidRequest)
+			o := sendBadLine(t, invalidRequest, []string{invalidRequestID})
 			t.Expect("the next request is answered")
 			o.keepsServing(t, "an invalid request")
 		},

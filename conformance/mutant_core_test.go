@@ -101,6 +101,9 @@ func init() {
 			// No result came before the exit: the MUST holds.
 			{ID: "jsonrpc.parse-error.reply", Revision: "2025-11-25", Status: StatusPass},
 			malformedWarn,
+			// No request after a malformed line was answered or left
+			// unanswered while the server ran: nothing to judge.
+			{ID: "property.jsonrpc.malformed-answered", Status: StatusNotVerified, Reason: "exited after malformed input before it answered any request after one"},
 		}},
 		mutantCase{Mutation: "die-on-invalid-request", Want: []mutantWant{
 			{ID: "jsonrpc.invalid-request.keeps-serving", Status: StatusWarn, Reason: "stopped serving after an invalid request: it exited"},

@@ -3,6 +3,7 @@ package conformance
 import (
 	"path/filepath"
 	"sync"
+	"testing"
 
 	"github.com/mcpconform/mcpconform/conformance/profile"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -11,17 +12,22 @@ import (
 var govProfileOnce struct {
 	once sync.Once
 	p    *profile.Profile
+	err  error
 }
 
-// withReferenceProfile runs the mutant with examples/reference.profile.json,
-// whose principal arguments the mutant accepts like the reference. A
-// profile that cannot load leaves the governance checks n/a, which fails
-// every case below.
-func withReferenceProfile(o *Options) {
+// referenceProfile is examples/reference.profile.json, loaded once, whose
+// principal arguments the mutant accepts like the reference. A profile
+// that cannot load fails the test with the cause: left out, it would make
+// every governance check n/a and each case below fail without saying why.
+func referenceProfile(t testing.TB) *profile.Profile {
+	t.Helper()
 	govProfileOnce.once.Do(func() {
-		govProfileOnce.p, _ = profile.Load(filepath.Join("..", "examples", "reference.profile.json"))
+		govProfileOnce.p, govProfileOnce.err = profile.Load(filepath.Join("..", "examples", "reference.profile.json"))
 	})
-	o.Profile = govProfileOnce.p
+	if govProfileOnce.err != nil {
+		t.Fatalf("the reference profile for the governance cases: %v", govProfileOnce.err)
+	}
+	return govProfileOnce.p
 }
 
 // Mutant cases for the governance checks; the mutations live in
@@ -31,12 +37,12 @@ func withReferenceProfile(o *Options) {
 func init() {
 	legacy, modern := protocol.LatestLegacy, protocol.Modern
 	gov := func(mutation, rev, id, reason string) mutantCase {
-		return mutantCase{Mutation: mutation, Protocol: rev, Tweak: withReferenceProfile,
+		return mutantCase{Mutation: mutation, Protocol: rev, Profile: true,
 			Want: []mutantWant{{ID: id, Revision: rev, Status: StatusFail, Reason: reason}}}
 	}
 	addMutantCases(
-		mutantCase{Mutation: "none", Protocol: legacy, Tweak: withReferenceProfile},
-		mutantCase{Mutation: "none", Protocol: modern, Tweak: withReferenceProfile},
+		mutantCase{Mutation: "none", Protocol: legacy, Profile: true},
+		mutantCase{Mutation: "none", Protocol: modern, Profile: true},
 		gov("gov-hidden-different-error", legacy, GovHiddenEqualsMissing, "answered error -32602 \"tool not permitted for this principal: "),
 		gov("gov-hidden-different-error", modern, GovHiddenEqualsMissing, "answered error -32602 \"tool not permitted for this principal: "),
 		gov("gov-leak-hidden-names", legacy, GovHiddenEqualsMissing, "a response names the hidden tool kyc.dossier"),

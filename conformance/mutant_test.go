@@ -32,6 +32,7 @@ type mutantCase struct {
 	Args     []string         // extra mutant flags (reference flags)
 	Protocol string           // restrict the run to one revision, for speed
 	Tweak    func(o *Options) // adjust the run's options
+	Profile  bool             // run with the reference profile (referenceProfile)
 	Want     []mutantWant     // every fail, warn and error the run may and must produce
 }
 
@@ -72,6 +73,9 @@ func runMutant(t *testing.T, c mutantCase) *Report {
 	t.Helper()
 	cmd := append([]string{mutantBinary(t), "-mutation", c.Mutation}, c.Args...)
 	opts := Options{Command: cmd, Protocol: c.Protocol, Timeout: 2 * time.Second, ShutdownGrace: 500 * time.Millisecond}
+	if c.Profile {
+		opts.Profile = referenceProfile(t)
+	}
 	if c.Tweak != nil {
 		c.Tweak(&opts)
 	}

@@ -566,6 +566,20 @@ func (c *Conn) RequestID(id any, method string, params any) (*protocol.Message, 
 }
 
 func (c *Conn) request(method string, params any, do func(context.Context) (*protocol.Message, error)) (*protocol.Message, error) {
+	raw, _ := json.Marshal(params)
+	if params == nil {
+		raw = nil
+	}
+	key := ""
+	if method == protocol.MethodToolsList {
+		key = overLimitMemo + string(raw)
+		if err, ok := c.env.memo(key).(error); ok {
+			if c.t != nil {
+				c.t.Logf("tools/list not asked again on %s: %v", c.name, err)
+			}
+			return nil, err
+		}
+	}
 	m, err := do(c.ctx())
 	if m != nil && lineProblem(err) {
 		// The answer came on a faulty line (invalid UTF-8, say): the stdio
@@ -574,12 +588,25 @@ func (c *Conn) request(method string, params any, do func(context.Context) (*pro
 	}
 	c.noteErr(err)
 	c.noteStall(method, err)
-	raw, _ := json.Marshal(params)
-	if params == nil {
-		raw = nil
+	if key != "" && answerOverLimit(err) {
+		// A server's tool list does not shrink between the checks of a
+		// revision: the same request would stream the same line (100 MB,
+		// say) for every check that lists, to the same end.
+		c.env.setMemo(key, fmt.Errorf("%w (the answer to the same tools/list on %s; not asked again)", err, c.name))
 	}
 	c.env.record(Exchange{Process: c.name, Method: method, Params: raw, Response: m})
 	return m, err
+}
+
+// overLimitMemo prefixes the memo key of a tools/list request (its params
+// follow) whose answer came on a line over the limit.
+const overLimitMemo = "tools/list over the line limit "
+
+// answerOverLimit reports whether err is a wait whose response arrived on
+// a line over the limit: the line was the answer, not one that held it up.
+func answerOverLimit(err error) bool {
+	var unread *runner.UnreadAnswerError
+	return errors.As(err, &unread) && errors.Is(err, runner.ErrLineTooLong)
 }
 
 func (c *Conn) ctx() context.Context {

@@ -69,7 +69,7 @@ func (m *objectMembers) member(key, value []byte) {
 		m.plain = false
 		return
 	}
-	m.members[string(key)] = value
+	m.members[memberName(key)] = value
 }
 
 // ScanString decodes raw as json.Unmarshal into a string does when raw is
@@ -96,4 +96,38 @@ func ScanString(raw []byte) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// memberName is string(key), without allocating for the member names MCP
+// requests carry most (tools/call's params, the modern era's _meta, a
+// cancellation's): ScanObject's map keeps a string for every member, and
+// making them was most of what a request's params cost it.
+func memberName(key []byte) string {
+	switch string(key) {
+	case "name":
+		return "name"
+	case "arguments":
+		return "arguments"
+	case "_meta":
+		return "_meta"
+	case "cursor":
+		return "cursor"
+	case "task":
+		return "task"
+	case "requestId":
+		return "requestId"
+	case "reason":
+		return "reason"
+	case MetaProgressToken:
+		return MetaProgressToken
+	case MetaProtocolVersion:
+		return MetaProtocolVersion
+	case MetaClientCapabilities:
+		return MetaClientCapabilities
+	case MetaClientInfo:
+		return MetaClientInfo
+	case MetaLogLevel:
+		return MetaLogLevel
+	}
+	return string(key)
 }

@@ -100,3 +100,30 @@ func TestScanStringMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+var memberSink string
+
+// TestMemberName: memberName is string(key) for any key, and makes no
+// string for the names requests carry most.
+func TestMemberName(t *testing.T) {
+	common := []string{"name", "arguments", "_meta", "cursor", "task", "requestId", "reason",
+		MetaProgressToken, MetaProtocolVersion, MetaClientCapabilities, MetaClientInfo, MetaLogLevel}
+	for _, k := range common {
+		key := []byte(k)
+		if got := memberName(key); got != k {
+			t.Errorf("memberName(%q) = %q", k, got)
+		}
+		if n := testing.AllocsPerRun(10, func() { memberSink = memberName(key) }); n != 0 {
+			t.Errorf("memberName(%q) allocates %v times", k, n)
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		key := rapid.SliceOf(rapid.Byte()).Draw(t, "key")
+		if rapid.Bool().Draw(t, "near") {
+			key = append([]byte(rapid.SampledFrom(common).Draw(t, "name")), key...)
+		}
+		if got := memberName(key); got != string(key) {
+			t.Fatalf("memberName(%q) = %q", key, got)
+		}
+	})
+}

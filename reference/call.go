@@ -176,9 +176,14 @@ func holdToOutputSchema(spec ToolSpec, output *Schema, hr HandlerResult) Handler
 	if hr.Structured == nil {
 		return broken("no structured result, but the tool declares an output schema")
 	}
-	value, err := copyValue(hr.Structured)
-	if err != nil {
-		return broken("structured result: " + err.Error())
+	// The validator reads the JSON form; a value already in it (as
+	// handlers mostly build theirs) is validated as it is.
+	value := hr.Structured
+	if !plainJSON(value) {
+		var err error
+		if value, err = copyValue(hr.Structured); err != nil {
+			return broken("structured result: " + err.Error())
+		}
 	}
 	if errs := output.Validate(value); len(errs) > 0 {
 		parts := make([]string, len(errs))

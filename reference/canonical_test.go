@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
 )
 
@@ -182,4 +184,26 @@ func TestDecodeTextMatchesEncodingJSON(t *testing.T) {
 			t.Errorf("decodeText(%.40q) = %#v, %v; encoding/json %#v, %v", s, got, ok, want, wantErr)
 		}
 	}
+}
+
+// TestPlainJSONIsItsCopy: a value plainJSON accepts is equal to its copy,
+// so holdToOutputSchema may validate it without copying; what it refuses
+// copies into a value it accepts (or fails to copy).
+func TestPlainJSONIsItsCopy(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		v := jsonValue(3).Draw(t, "v")
+		c, err := copyValue(v)
+		if plainJSON(v) {
+			if err != nil {
+				t.Fatalf("copyValue(%#v) of a plain value: %v", v, err)
+			}
+			if diff := cmp.Diff(v, c, cmpopts.EquateNaNs()); diff != "" {
+				t.Fatalf("copy of a plain value differs (-value +copy):\n%s", diff)
+			}
+			return
+		}
+		if err == nil && !plainJSON(c) {
+			t.Fatalf("copyValue(%#v) = %#v, not plain", v, c)
+		}
+	})
 }

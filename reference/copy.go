@@ -51,6 +51,36 @@ func copyValueObject(m map[string]any) (map[string]any, error) {
 	return out, nil
 }
 
+// plainJSON reports whether v is in the form copyValue gives: maps and
+// lists of such values, and the scalars copyValue keeps as they are. A copy
+// of a plain value is equal to it.
+func plainJSON(v any) bool {
+	switch v := v.(type) {
+	case nil, bool, string, json.Number,
+		float64, float32, int, int8, int16, int32, int64,
+		uint, uint8, uint16, uint32, uint64:
+		return true
+	case map[string]any:
+		for _, x := range v {
+			if !plainJSON(x) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		if v == nil {
+			return false // copyValue makes it an empty list
+		}
+		for _, x := range v {
+			if !plainJSON(x) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // cloneValue copies a value that is already canonical (stored by the
 // registry), where copying cannot fail.
 func cloneValue(v any) any {

@@ -281,6 +281,9 @@ func (p *Process) deliver(line []byte) {
 			r.Request = p.answeredLocked(protocol.IDKey(id))
 		}
 	}
+	if r.Msg != nil && r.Msg.Kind() == protocol.KindResponse || r.Request != "" {
+		p.responses++
+	}
 	if r.Msg != nil && r.Msg.Kind() == protocol.KindNotification && len(p.notifs) < maxNotifications {
 		p.notifs = append(p.notifs, r.Msg)
 	}

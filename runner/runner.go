@@ -264,6 +264,7 @@ type Process struct {
 	watched     bool          // changed was taken by a wait since it was made
 	queueBytes  int
 	gotLine     bool // the server has written a line
+	responses   int  // response lines the server has written
 	startOver   bool // a wait with the start-up allowance has ended
 	notifs      []*protocol.Message
 	transcript  []TranscriptLine   // the lines after those of the full chunks
@@ -632,6 +633,15 @@ func (p *Process) TranscriptFrom(mark int) []TranscriptLine {
 	return p.transcriptFromLocked(mark)
 }
 
+// Responses returns how many lines the server has written that are
+// responses (read by the runner, consumed or not): one written after a
+// missed answer shows that the process was slow, not hung.
+func (p *Process) Responses() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.responses
+}
+
 // HasSpoken reports whether the server has written anything to stdout.
 func (p *Process) HasSpoken() bool {
 	p.mu.Lock()
@@ -984,7 +994,7 @@ func (p *Process) giveUp(key string, err error) {
 func answerOf(r Received, key, what string) (*protocol.Message, error) {
 	switch {
 	case errors.Is(r.Problem, ErrLineTooLong) || errors.Is(r.Problem, ErrTooDeep):
-		return nil, fmt.Errorf("runner: %s: %w", what, r.Problem)
+		return nil, fmt.Errorf("runner: %s: %w", what, &UnreadAnswerError{r.Problem})
 	case r.Request != "" && r.Msg != nil:
 		got := r.Msg.IDKey()
 		return r.Msg, fmt.Errorf("runner: %s: %w: request %s (%s) was answered with id %s (%s)", what, ErrIDType, key, typeName(key), got, typeName(got))
@@ -1032,6 +1042,15 @@ func (p *Process) Pending() []Received {
 	defer p.mu.Unlock()
 	return append([]Received(nil), p.queue...)
 }
+
+// UnreadAnswerError is the error of a wait whose response arrived, on a
+// line the runner did not decode: over the limit (ErrLineTooLong) or
+// nested too deep (ErrTooDeep), which it wraps. Unlike a wait that ended
+// while such a line was arriving, the line is known to be the answer.
+type UnreadAnswerError struct{ Problem error }
+
+func (e *UnreadAnswerError) Error() string { return e.Problem.Error() }
+func (e *UnreadAnswerError) Unwrap() error { return e.Problem }
 
 // TimeoutError is a wait that reached its bound; errors.Is(err, ErrTimeout)
 // holds for it. After is the bound actually used (the start-up allowance or

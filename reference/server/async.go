@@ -245,7 +245,19 @@ func (s *Server) startWait(env envelope, rev string, args map[string]any, t *tas
 	op := &waitOp{id: env.id, key: protocol.IDKey(env.id), token: progressToken(env.meta), rev: rev,
 		steps: steps, every: d / time.Duration(steps), seq: s.waitSeq, modern: s.state == stateModern, task: t}
 	op.due = time.Now().Add(op.every)
-	if s.emit == nil {
+	if op.token == nil {
+		// Without a progress token a step reports nothing: the clock
+		// wakes once, when the last step is due (steps times every from
+		// now, as when it woke for each).
+		op.step = steps - 1
+		op.due = op.due.Add(time.Duration(steps-1) * op.every)
+	}
+	// Without an output for later lines every step runs now; so does a
+	// call with nothing to wait for (durationMs 0, the briefest a property
+	// test sends), when no other wait is in flight to answer first and no
+	// progress or task is reported: its answer goes out with this line's,
+	// as the clock would have written it at once.
+	if s.emit == nil || (op.every == 0 && op.token == nil && t == nil && len(s.waits) == 0) {
 		for !s.advance(op, func(b []byte) { s.later = append(s.later, b) }) {
 		}
 		return nil

@@ -11,8 +11,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/reference"
 	"github.com/mcpconform/mcpconform/reference/demo"
 )
 
@@ -210,7 +212,7 @@ func TestCallAsyncHandsOnItsCall(t *testing.T) {
 				}
 				got, gotErr := twins[0].callTool(env.params, rev, called)
 				want, wantErr := twins[1].callTool(env.params, rev, nil)
-				if g, w := answer(env.id, got, gotErr), answer(env.id, want, wantErr); !bytes.Equal(g, w) {
+				if g, w := answer(twins[0], env.id, rev, got, gotErr), answer(twins[1], env.id, rev, want, wantErr); !bytes.Equal(g, w) {
 					t.Errorf("%s %s: with callAsync's outcome\n%s\nwithout\n%s", rev, line, g, w)
 				}
 			}
@@ -218,9 +220,64 @@ func TestCallAsyncHandsOnItsCall(t *testing.T) {
 	}
 }
 
-func answer(id json.RawMessage, result map[string]any, rpcErr *rpcError) []byte {
+func answer(s *Server, id json.RawMessage, rev string, res reference.CallResult, rpcErr *rpcError) []byte {
 	if rpcErr != nil {
 		return errorLine(id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
 	}
-	return resultLine(id, result)
+	return s.toolLine(id, rev, res)
+}
+
+// TestZeroWaitAnswersWithItsLine: a demo.wait with nothing to wait for is
+// answered among the lines of its own request, as a clock-less server
+// answers it, rather than by the clock's goroutine in a write of its own;
+// one with a duration, progress, or another wait in flight still goes to
+// the clock.
+func TestZeroWaitAnswersWithItsLine(t *testing.T) {
+	const zero = `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"demo.wait","arguments":{"durationMs":0,"steps":3}%s}}`
+	clockless := asyncServer(t, `{}`)
+	s := asyncServer(t, `{}`)
+	var emitted [][]byte
+	s.SetOutput(func(line []byte) { emitted = append(emitted, line) })
+	for i := range 2 {
+		line := []byte(fmt.Sprintf(zero, i+1, ""))
+		got, want := s.HandleLine(line), clockless.HandleLine(line)
+		if len(got) != 1 || !bytes.Equal(got[0], want[0]) || len(want) != 1 {
+			t.Fatalf("call %d answered %q, want %q", i+1, got, want)
+		}
+	}
+	s.mu.Lock()
+	running := s.clockRunning
+	s.mu.Unlock()
+	if running || len(emitted) > 0 {
+		t.Fatalf("the clock ran (%v) or wrote %q for waits with nothing to wait for", running, emitted)
+	}
+	// A progress token goes to the clock, which reports each step.
+	if out := s.HandleLine([]byte(fmt.Sprintf(zero, 3, `,"_meta":{"progressToken":"p"}`))); len(out) != 0 {
+		t.Fatalf("a wait with progress answered at once: %q", out)
+	}
+}
+
+// TestWaitWithoutProgressWakesOnce: a demo.wait without a progress token
+// is due once, when its last step is, steps times the step from its
+// start; with a token each step is due in turn.
+func TestWaitWithoutProgressWakesOnce(t *testing.T) {
+	for _, tc := range []struct {
+		meta      string
+		step, due int // the step done and the steps' time to the next due
+	}{{``, 19, 20}, {`,"_meta":{"progressToken":1}`, 0, 1}} {
+		s := asyncServer(t, `{}`)
+		s.SetOutput(func([]byte) {})
+		before := time.Now()
+		s.HandleLine([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"demo.wait","arguments":{"durationMs":1000,"steps":20}` + tc.meta + `}}`))
+		after := time.Now()
+		s.mu.Lock()
+		op := s.waits[0]
+		step, due, every := op.step, op.due, op.every
+		s.mu.Unlock()
+		s.HandleLine([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`))
+		d := time.Duration(tc.due) * every
+		if step != tc.step || due.Before(before.Add(d)) || due.After(after.Add(d)) {
+			t.Errorf("meta %q: step %d due %v after the call, want step %d due %v", tc.meta, step, due.Sub(before), tc.step, d)
+		}
+	}
 }

@@ -18,14 +18,22 @@ func BenchmarkHandleLine(b *testing.B) {
 		name   string
 		modern bool
 		line   string
+		silent bool // answered with no line at all
 	}{
-		{"legacy/ping", false, `{"jsonrpc":"2.0","id":"barrier-3","method":"ping"}`},
-		{"legacy/call-valid", false, `{"jsonrpc":"2.0","id":"arg-valid-222","method":"tools/call","params":{"name":"fx.rates","arguments":{"base":"AED"}}}`},
-		{"legacy/call-invalid", false, `{"jsonrpc":"2.0","id":"arg-invalid-27","method":"tools/call","params":{"name":"accounts.balance","arguments":{"account":"-~#ZZ"}}}`},
-		{"legacy/list", false, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`},
-		{"modern/call-valid", true, `{"jsonrpc":"2.0","id":"arg-valid-223","method":"tools/call","params":{"name":"fx.rates","arguments":{"base":"AED"},` + meta + `}}`},
-		{"modern/call-invalid", true, `{"jsonrpc":"2.0","id":"arg-invalid-28","method":"tools/call","params":{"name":"accounts.balance","arguments":{"account":"-~#ZZ"},` + meta + `}}`},
-		{"modern/list", true, `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{` + meta + `}}`},
+		{"legacy/ping", false, `{"jsonrpc":"2.0","id":"barrier-3","method":"ping"}`, false},
+		{"legacy/call-valid", false, `{"jsonrpc":"2.0","id":"arg-valid-222","method":"tools/call","params":{"name":"fx.rates","arguments":{"base":"AED"}}}`, false},
+		{"legacy/call-invalid", false, `{"jsonrpc":"2.0","id":"arg-invalid-27","method":"tools/call","params":{"name":"accounts.balance","arguments":{"account":"-~#ZZ"}}}`, false},
+		// An async demo tool's invalid call: half the tools the property
+		// phase calls are async.
+		{"legacy/call-async-invalid", false, `{"jsonrpc":"2.0","id":"arg-invalid-29","method":"tools/call","params":{"name":"demo.wait","arguments":{"durationMs":-1}}}`, false},
+		{"legacy/list", false, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, false},
+		// The notifications the answered-once and same-bytes properties
+		// send: logged, never answered.
+		{"legacy/notification", false, `{"jsonrpc":"2.0","method":"notifications/mcpconform/probe"}`, true},
+		{"modern/call-valid", true, `{"jsonrpc":"2.0","id":"arg-valid-223","method":"tools/call","params":{"name":"fx.rates","arguments":{"base":"AED"},` + meta + `}}`, false},
+		{"modern/call-invalid", true, `{"jsonrpc":"2.0","id":"arg-invalid-28","method":"tools/call","params":{"name":"accounts.balance","arguments":{"account":"-~#ZZ"},` + meta + `}}`, false},
+		{"modern/call-async-invalid", true, `{"jsonrpc":"2.0","id":"arg-invalid-30","method":"tools/call","params":{"name":"demo.wait","arguments":{"durationMs":-1},` + meta + `}}`, false},
+		{"modern/list", true, `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{` + meta + `}}`, false},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			srv := server.New(server.Options{Principal: demo.DefaultPrincipal(), Async: true})
@@ -34,8 +42,12 @@ func BenchmarkHandleLine(b *testing.B) {
 				srv.HandleLine([]byte(initedLine))
 			}
 			line := []byte(bc.line)
-			if out := srv.HandleLine(line); len(out) != 1 {
-				b.Fatalf("%d lines out, want one: %q", len(out), out)
+			want := 1
+			if bc.silent {
+				want = 0
+			}
+			if out := srv.HandleLine(line); len(out) != want {
+				b.Fatalf("%d lines out, want %d: %q", len(out), want, out)
 			}
 			b.ReportAllocs()
 			for b.Loop() {

@@ -160,7 +160,11 @@ func (s *Server) toolErrorLine(id json.RawMessage, rev, text string) []byte {
 	return s.toolLine(id, rev, reference.CallResult{Content: []protocol.Content{protocol.TextContent(text)}, IsError: true})
 }
 
+// toolLine is the response line of a tool call whose result is r.
 func (s *Server) toolLine(id json.RawMessage, rev string, r reference.CallResult) []byte {
+	if b, ok := s.appendToolLine(make([]byte, 0, 512), id, rev, r); ok {
+		return b
+	}
 	return resultLine(id, s.toolResult(rev, r))
 }
 

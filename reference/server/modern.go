@@ -68,7 +68,11 @@ func (s *Server) serveModern(env envelope) []byte {
 		if ok {
 			return out
 		}
-		result, rpcErr = s.callTool(env.params, protocol.Modern, called)
+		res, rpcErr := s.callTool(env.params, protocol.Modern, called)
+		if rpcErr != nil {
+			return errorLine(env.id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
+		}
+		return s.toolLine(env.id, protocol.Modern, res)
 	default:
 		var handled bool
 		if result, rpcErr, handled = s.serveFeature(env.method, env.params, protocol.Modern); !handled {

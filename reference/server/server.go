@@ -519,11 +519,11 @@ func (s *Server) dispatchLegacy(env envelope) []byte {
 		if ok {
 			return out
 		}
-		result, rpcErr := s.callTool(env.params, s.revision, called)
+		res, rpcErr := s.callTool(env.params, s.revision, called)
 		if rpcErr != nil {
 			return errorLine(env.id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
 		}
-		return resultLine(env.id, result)
+		return s.toolLine(env.id, s.revision, res)
 	}
 	if result, rpcErr, ok := s.serveFeature(env.method, env.params, s.revision); ok {
 		if rpcErr != nil {

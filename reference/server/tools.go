@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -170,11 +171,12 @@ type callOutcome struct {
 }
 
 // callTool is tools/call under revision rev; called, when not nil, is the
-// registry's answer to this very call (callAsync's).
-func (s *Server) callTool(params map[string]json.RawMessage, rev string, called *callOutcome) (map[string]any, *rpcError) {
+// registry's answer to this very call (callAsync's). The result is the one
+// to render (toolLine), a protocol error otherwise.
+func (s *Server) callTool(params map[string]json.RawMessage, rev string, called *callOutcome) (reference.CallResult, *rpcError) {
 	name, ok := protocol.ScanString(params["name"])
 	if !ok {
-		return nil, invalidParams("tools/call needs a string name")
+		return reference.CallResult{}, invalidParams("tools/call needs a string name")
 	}
 	var res reference.CallResult
 	var err error
@@ -184,11 +186,11 @@ func (s *Server) callTool(params map[string]json.RawMessage, rev string, called 
 		args := any(map[string]any{})
 		if raw, ok := params["arguments"]; ok {
 			if raw[0] != '{' {
-				return nil, invalidParams("arguments must be an object")
+				return reference.CallResult{}, invalidParams("arguments must be an object")
 			}
 			v, err := reference.DecodeJSON(raw)
 			if err != nil {
-				return nil, invalidParams("arguments: " + err.Error())
+				return reference.CallResult{}, invalidParams("arguments: " + err.Error())
 			}
 			args = v
 		}
@@ -205,24 +207,24 @@ func (s *Server) callTool(params map[string]json.RawMessage, rev string, called 
 		switch {
 		case ce.Kind == "invalid_arguments" && !protocol.AtLeast(rev, protocol.Rev20251125):
 			// Up to 2025-06-18 invalid arguments are a protocol error.
-			return nil, &rpcError{Code: protocol.CodeInvalidParams, Message: "invalid params: arguments do not match the input schema of " + name, Data: map[string]any{"errors": errorList(ce.Errors)}}
+			return reference.CallResult{}, &rpcError{Code: protocol.CodeInvalidParams, Message: "invalid params: arguments do not match the input schema of " + name, Data: map[string]any{"errors": errorList(ce.Errors)}}
 		case ce.Kind == "invalid_arguments":
 			// From 2025-11-25 they are a tool execution error the model
 			// can correct.
-			return renderResult(reference.CallResult{
+			return reference.CallResult{
 				Content:    []protocol.Content{protocol.TextContent(invalidArgumentsText(name, ce.Errors))},
 				Structured: map[string]any{"errors": errorList(ce.Errors)},
 				IsError:    true,
-			}, rev), nil
+			}, nil
 		}
 		// Unknown and hidden tools: the registry's message alone, so the
 		// two cases are identical apart from the name.
-		return nil, &rpcError{Code: protocol.CodeInvalidParams, Message: ce.Message}
+		return reference.CallResult{}, &rpcError{Code: protocol.CodeInvalidParams, Message: ce.Message}
 	}
 	if err != nil {
-		return nil, &rpcError{Code: protocol.CodeInternalError, Message: "internal error: " + err.Error()}
+		return reference.CallResult{}, &rpcError{Code: protocol.CodeInternalError, Message: "internal error: " + err.Error()}
 	}
-	return renderResult(res, rev), nil
+	return res, nil
 }
 
 func invalidArgumentsText(name string, errs []reference.ValidationError) string {
@@ -234,12 +236,26 @@ func invalidArgumentsText(name string, errs []reference.ValidationError) string 
 	return b.String()
 }
 
-func errorList(errs []reference.ValidationError) []any {
-	out := make([]any, len(errs))
-	for i, e := range errs {
-		out[i] = map[string]any{"path": e.Path, "message": e.Message}
+// errorList is the list of validation errors a tools/call answer carries,
+// [{"message":...,"path":...}, ...], encoded once as AppendJSON encodes a
+// list of such maps: the maps it was built as cost more than the encoding.
+func errorList(errs []reference.ValidationError) reference.CompactJSON {
+	n := 2
+	for _, e := range errs {
+		n += len(e.Message) + len(e.Path) + 24
 	}
-	return out
+	b := append(make([]byte, 0, n), '[')
+	for i, e := range errs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"message":`...)
+		b, _ = reference.AppendJSON(b, e.Message) // a string always encodes
+		b = append(b, `,"path":`...)
+		b, _ = reference.AppendJSON(b, e.Path)
+		b = append(b, '}')
+	}
+	return append(b, ']')
 }
 
 // renderResult renders a call result for revision rev: structuredContent
@@ -279,9 +295,68 @@ func renderResult(r reference.CallResult, rev string) map[string]any {
 // textBlock is a text content block, encoded once: the map it was built
 // as cost more than its encoding.
 func textBlock(text string) reference.CompactJSON {
-	b := append(make([]byte, 0, len(text)+32), `{"text":`...)
+	return appendTextBlock(make([]byte, 0, len(text)+32), text)
+}
+
+func appendTextBlock(b []byte, text string) []byte {
+	b = append(b, `{"text":`...)
 	b, _ = reference.AppendJSON(b, text) // a string always encodes
 	return append(b, `,"type":"text"}`...)
+}
+
+// appendToolLine appends the response line resultLine(id,
+// s.toolResult(rev, r)) is, written in one pass instead of through the
+// maps renderResult and modernResult build, and with the structured
+// value encoded once for both its member and its text mirror. ok is false
+// for a result it does not write, a content block that is not text or a
+// value AppendJSON declines: toolLine then takes the maps' way.
+func (s *Server) appendToolLine(b []byte, id json.RawMessage, rev string, r reference.CallResult) (_ []byte, ok bool) {
+	b = append(b, `{"jsonrpc":"`+protocol.JSONRPCVersion+`","id":`...)
+	if b, ok = reference.AppendJSON(b, id); !ok {
+		return b, false
+	}
+	// Members in AppendJSON's order: sorted by name.
+	b = append(b, `,"result":{`...)
+	modern := s.state == stateModern
+	if modern {
+		b = append(b, `"_meta":{"`+protocol.MetaServerInfo+`":`...)
+		b = append(b, s.infoJSON...)
+		b = append(b, "},"...)
+	}
+	var structured []byte // nil when the result carries none
+	if r.Structured != nil && protocol.AtLeast(rev, protocol.Rev20250618) {
+		if _, isObject := r.Structured.(map[string]any); isObject || rev == protocol.Modern {
+			if structured, ok = reference.AppendJSON(nil, r.Structured); !ok {
+				return b, false
+			}
+		}
+	}
+	b = append(b, `"content":[`...)
+	for i, c := range r.Content {
+		if c.Type != "text" {
+			return b, false
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendTextBlock(b, c.Text)
+	}
+	if structured != nil && !r.IsError {
+		if len(r.Content) > 0 {
+			b = append(b, ',')
+		}
+		b = appendTextBlock(b, string(structured))
+	}
+	b = append(b, `],"isError":`...)
+	b = strconv.AppendBool(b, r.IsError)
+	if modern {
+		b = append(b, `,"resultType":"`+protocol.ResultComplete+`"`...)
+	}
+	if structured != nil {
+		b = append(b, `,"structuredContent":`...)
+		b = append(b, structured...)
+	}
+	return append(b, "}}"...), true
 }
 
 // mirrorJSON serializes structured content for its text block: compact,
