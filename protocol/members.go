@@ -89,7 +89,7 @@ func ScanString(raw []byte) (string, bool) {
 		}
 	}
 	if plain {
-		return string(inner), true
+		return stringValue(inner), true
 	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
@@ -130,4 +130,31 @@ func memberName(key []byte) string {
 		return MetaLogLevel
 	}
 	return string(key)
+}
+
+// stringValue is string(inner), without allocating for the string values
+// property requests carry most: the methods they call and the protocol
+// versions of the modern era's _meta.
+func stringValue(inner []byte) string {
+	switch string(inner) {
+	case MethodToolsCall:
+		return MethodToolsCall
+	case MethodToolsList:
+		return MethodToolsList
+	case NotifCancelled:
+		return NotifCancelled
+	case MethodDiscover:
+		return MethodDiscover
+	case Rev20241105:
+		return Rev20241105
+	case Rev20250326:
+		return Rev20250326
+	case Rev20250618:
+		return Rev20250618
+	case Rev20251125:
+		return Rev20251125
+	case Rev20260728:
+		return Rev20260728
+	}
+	return string(inner)
 }

@@ -127,3 +127,27 @@ func TestMemberName(t *testing.T) {
 		}
 	})
 }
+
+// TestStringValue: stringValue is string(inner) for any bytes, and makes
+// no string for the values property requests carry most.
+func TestStringValue(t *testing.T) {
+	common := append([]string{MethodToolsCall, MethodToolsList, NotifCancelled, MethodDiscover}, AllRevisions...)
+	for _, v := range common {
+		inner := []byte(v)
+		if got := stringValue(inner); got != v {
+			t.Errorf("stringValue(%q) = %q", v, got)
+		}
+		if n := testing.AllocsPerRun(10, func() { memberSink = stringValue(inner) }); n != 0 {
+			t.Errorf("stringValue(%q) allocates %v times", v, n)
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		inner := rapid.SliceOf(rapid.Byte()).Draw(t, "inner")
+		if rapid.Bool().Draw(t, "near") {
+			inner = append([]byte(rapid.SampledFrom(common).Draw(t, "value")), inner...)
+		}
+		if got := stringValue(inner); got != string(inner) {
+			t.Fatalf("stringValue(%q) = %q", inner, got)
+		}
+	})
+}

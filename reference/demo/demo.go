@@ -347,27 +347,59 @@ var rateTable = map[string]map[string]string{
 	"USD": {"AED": "3.6725", "EUR": "0.9217"},
 }
 
+// quote is a rate of rateTable as a handler result carries it.
+type quote struct {
+	currency string
+	rate     any // a json.Number, boxed once
+}
+
+// quoteTable is rateTable as the rates handler answers it: per base, the
+// text and the quotes, made once rather than on every call.
+var quoteTable = sync.OnceValue(func() map[string]rateAnswer {
+	out := map[string]rateAnswer{}
+	for base := range rateTable {
+		out[base] = rateAnswerOf(base)
+	}
+	return out
+})
+
+type rateAnswer struct {
+	text   string
+	quotes []quote
+}
+
+func rateAnswerOf(base string) rateAnswer {
+	quotes := rateTable[base]
+	keys := make([]string, 0, len(quotes))
+	for k := range quotes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	a := rateAnswer{quotes: make([]quote, len(keys))}
+	for i, k := range keys {
+		parts[i] = k + " " + quotes[k]
+		a.quotes[i] = quote{k, json.Number(quotes[k])}
+	}
+	a.text = "1 " + base + " = " + strings.Join(parts, ", ")
+	return a
+}
+
 func rates() reference.Handler {
 	return func(args map[string]any) reference.HandlerResult {
 		base, _ := args["base"].(string)
 		if base == "" {
 			base = "USD"
 		}
-		quotes := rateTable[base]
-		keys := make([]string, 0, len(quotes))
-		for k := range quotes {
-			keys = append(keys, k)
+		a, ok := quoteTable()[base]
+		if !ok {
+			a = rateAnswerOf(base)
 		}
-		sort.Strings(keys)
-		parts := make([]string, len(keys))
-		out := map[string]any{}
-		for i, k := range keys {
-			parts[i] = k + " " + quotes[k]
-			out[k] = json.Number(quotes[k])
+		out := make(map[string]any, len(a.quotes))
+		for _, q := range a.quotes {
+			out[q.currency] = q.rate
 		}
-		return reference.HandlerResult{
-			Text:       "1 " + base + " = " + strings.Join(parts, ", "),
-			Structured: map[string]any{"base": base, "rates": out},
-		}
+		// Each call gets maps of its own: a caller may change its result.
+		return reference.HandlerResult{Text: a.text, Structured: map[string]any{"base": base, "rates": out}}
 	}
 }

@@ -170,7 +170,7 @@ func (s *Server) callAsync(env envelope, rev string) (out []byte, handled bool, 
 	}
 	// callTool refuses arguments that are not an object or do not decode
 	// without calling the registry; here they count as none.
-	args := any(map[string]any{})
+	var args any // none: the registry calls with {}
 	asCallTool := true
 	if raw, ok := env.params["arguments"]; ok {
 		asCallTool = false

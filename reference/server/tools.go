@@ -183,7 +183,7 @@ func (s *Server) callTool(params map[string]json.RawMessage, rev string, called 
 	if called != nil {
 		res, err = called.res, called.err
 	} else {
-		args := any(map[string]any{})
+		var args any // none: the registry calls with {}
 		if raw, ok := params["arguments"]; ok {
 			if raw[0] != '{' {
 				return reference.CallResult{}, invalidParams("arguments must be an object")
@@ -202,8 +202,7 @@ func (s *Server) callTool(params map[string]json.RawMessage, rev string, called 
 		// registry is changed here, outside the registry's own call.
 		res = s.runAdmin(op)
 	}
-	var ce *reference.CallError
-	if errors.As(err, &ce) {
+	if ce := callError(err); ce != nil {
 		switch {
 		case ce.Kind == "invalid_arguments" && !protocol.AtLeast(rev, protocol.Rev20251125):
 			// Up to 2025-06-18 invalid arguments are a protocol error.
@@ -225,6 +224,20 @@ func (s *Server) callTool(params map[string]json.RawMessage, rev string, called 
 		return reference.CallResult{}, &rpcError{Code: protocol.CodeInternalError, Message: "internal error: " + err.Error()}
 	}
 	return res, nil
+}
+
+// callError is the *reference.CallError err is or wraps, nil for none;
+// Call returns one unwrapped, which is told without errors.As (whose
+// target would be made anew for every call).
+func callError(err error) *reference.CallError {
+	if ce, ok := err.(*reference.CallError); ok || err == nil {
+		return ce
+	}
+	var ce *reference.CallError
+	if errors.As(err, &ce) {
+		return ce
+	}
+	return nil
 }
 
 func invalidArgumentsText(name string, errs []reference.ValidationError) string {
