@@ -291,9 +291,19 @@ func callError(err error) *reference.CallError {
 
 func invalidArgumentsText(name string, errs []reference.ValidationError) string {
 	var b strings.Builder
-	b.WriteString("invalid arguments for " + name + ":")
+	n := len("invalid arguments for :") + len(name)
 	for _, e := range errs {
-		b.WriteString("\n" + e.String())
+		n += len(e.Path) + len(e.Message) + 3
+	}
+	b.Grow(n)
+	b.WriteString("invalid arguments for ")
+	b.WriteString(name)
+	b.WriteByte(':')
+	for _, e := range errs {
+		b.WriteByte('\n')
+		b.WriteString(e.Path) // e.String()
+		b.WriteString(": ")
+		b.WriteString(e.Message)
 	}
 	return b.String()
 }
@@ -388,7 +398,7 @@ func (s *Server) appendToolLine(b []byte, id json.RawMessage, rev string, r refe
 	var structured []byte // nil when the result carries none
 	if r.Structured != nil && protocol.AtLeast(rev, protocol.Rev20250618) {
 		if _, isObject := r.Structured.(map[string]any); isObject || rev == protocol.Modern {
-			if structured, ok = reference.AppendJSON(nil, r.Structured); !ok {
+			if structured, ok = reference.AppendJSON(make([]byte, 0, 256), r.Structured); !ok {
 				return b, false
 			}
 		}
