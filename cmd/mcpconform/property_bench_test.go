@@ -55,7 +55,7 @@ func BenchmarkPropertyPhase(b *testing.B) {
 			b.Run(fmt.Sprintf("target=%s/cases=%d", target.name, cases), func(b *testing.B) {
 				// The collector works as it does in the binary's run:
 				// the floors and the phase alike.
-				defer memlimit.ForRun(target.serve != nil)()
+				defer memlimit.ForRun()()
 				pinger := startPinger(b, runner.Config{Command: cmd, Serve: target.serve, RequestTimeout: 10 * time.Second})
 				defer pinger.Close(context.Background())
 				var requests, pings, linePings, rttPings float64

@@ -175,7 +175,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		status = newStatusLine(stderr)
 		opts.Progress = status.update
 	}
-	stopGC := memlimit.ForRun(opts.Serve != nil) // the run's collector policy (internal/memlimit)
+	stopGC := memlimit.ForRun() // the run's collector policy (internal/memlimit)
 	rep, err := conformance.Run(context.Background(), opts)
 	stopGC()
 	if status != nil {

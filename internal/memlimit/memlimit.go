@@ -12,10 +12,10 @@
 // the live data never forces the collector to run without end, as a fixed
 // one does once the live data outgrow it.
 //
-// A run against the embedded reference server keeps tens of MB live for its
-// whole length, and the collector at GOGC=100 took a tenth of its CPU: it
-// runs at EmbeddedGCPercent, the soft limit still capping the heap
-// (docs/performance.md).
+// A run keeps tens of MB live for its whole length (the embedded reference
+// server's estate too when it is the target), and the collector at
+// GOGC=100 took a tenth of its CPU: it runs at GCPercent, the soft limit
+// still capping the heap (docs/performance.md).
 package memlimit
 
 import (
@@ -33,31 +33,28 @@ const Floor = 150 << 20
 // the live data only makes the collector run sooner.
 const interval = 50 * time.Millisecond
 
-// EmbeddedGCPercent is the collector's target (GOGC) for a run whose server
-// is the embedded reference: at 400 the collector takes a third of the CPU
-// it takes at the default 100, for about 20 MB more heap.
-const EmbeddedGCPercent = 400
+// GCPercent is the collector's target (GOGC) for a run: at 400 the
+// collector takes a third of the CPU it takes at the default 100, for
+// about 20 MB more heap against the embedded reference, and 30 MB more
+// against a server given by its command (a whole run against `mcpconform
+// reference`: 34 → 63 MB resident; a run's property checks at --cases 1000
+// take 9% less CPU). The soft limit caps the heap whatever the target.
+const GCPercent = 400
 
-// ForRun applies the collector policy of a run, embedded telling whether the
-// server is the embedded reference, until stop is called, which restores
-// the settings it found: a soft memory limit of max(Floor, 1.5 × the live
-// heap), updated as the run goes, and for the embedded reference also
-// EmbeddedGCPercent. When the user set GOGC or GOMEMLIMIT (either one, to
-// a value), the collector is theirs to tune: ForRun changes nothing.
-func ForRun(embedded bool) (stop func()) {
+// ForRun applies the collector policy of a run until stop is called, which
+// restores the settings it found: GCPercent, and a soft memory limit of
+// max(Floor, 1.5 × the live heap), updated as the run goes. When the user
+// set GOGC or GOMEMLIMIT (either one, to a value), the collector is theirs
+// to tune: ForRun changes nothing.
+func ForRun() (stop func()) {
 	if userTuned() {
 		return func() {}
 	}
-	prevPercent := -2 // unchanged
-	if embedded {
-		prevPercent = debug.SetGCPercent(EmbeddedGCPercent)
-	}
+	prevPercent := debug.SetGCPercent(GCPercent)
 	stopLimit := keep()
 	return func() {
 		stopLimit()
-		if prevPercent != -2 {
-			debug.SetGCPercent(prevPercent)
-		}
+		debug.SetGCPercent(prevPercent)
 	}
 }
 

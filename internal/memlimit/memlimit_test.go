@@ -20,26 +20,22 @@ func TestLimit(t *testing.T) {
 	}
 }
 
-// TestForRun: the policy sets a soft limit that follows the live heap, and
-// for the embedded reference EmbeddedGCPercent; with GOGC or GOMEMLIMIT set
-// to a value it changes nothing; stop restores what it found.
+// TestForRun: the policy sets GCPercent and a soft limit that follows the
+// live heap; with GOGC or GOMEMLIMIT set to a value it changes nothing;
+// stop restores what it found.
 func TestForRun(t *testing.T) {
 	const before = 150 // a GC percent no case sets, to see it restored
 	for _, tt := range []struct {
 		name      string
 		env       map[string]string
-		embedded  bool
 		wantGC    int  // the GC percent during the run
 		wantLimit bool // a soft limit of at least Floor during the run
 	}{
-		{"a target", nil, false, before, true},
-		{"the embedded reference", nil, true, EmbeddedGCPercent, true},
-		{"GOGC set, a target", map[string]string{"GOGC": "100"}, false, before, false},
-		{"GOGC set, embedded", map[string]string{"GOGC": "100"}, true, before, false},
-		{"GOGC empty (the runtime ignores it), embedded", map[string]string{"GOGC": ""}, true, EmbeddedGCPercent, true},
-		{"GOMEMLIMIT set, a target", map[string]string{"GOMEMLIMIT": "1GiB"}, false, before, false},
-		{"GOMEMLIMIT set, embedded", map[string]string{"GOMEMLIMIT": "1GiB"}, true, before, false},
-		{"both set, embedded", map[string]string{"GOGC": "off", "GOMEMLIMIT": "1GiB"}, true, before, false},
+		{"untuned", nil, GCPercent, true},
+		{"GOGC set", map[string]string{"GOGC": "100"}, before, false},
+		{"GOGC empty (the runtime ignores it)", map[string]string{"GOGC": ""}, GCPercent, true},
+		{"GOMEMLIMIT set", map[string]string{"GOMEMLIMIT": "1GiB"}, before, false},
+		{"both set", map[string]string{"GOGC": "off", "GOMEMLIMIT": "1GiB"}, before, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, v := range []string{"GOGC", "GOMEMLIMIT"} {
@@ -57,7 +53,7 @@ func TestForRun(t *testing.T) {
 			prevLimit := debug.SetMemoryLimit(limitBefore)
 			defer debug.SetMemoryLimit(prevLimit)
 
-			stop := ForRun(tt.embedded)
+			stop := ForRun()
 			gc := debug.SetGCPercent(-1)
 			debug.SetGCPercent(gc)
 			limit := debug.SetMemoryLimit(-1)
