@@ -51,16 +51,7 @@ func (s *Server) serveModern(env envelope) []byte {
 			"cacheScope":        "public",
 		}
 	case protocol.MethodToolsList:
-		result, rpcErr = s.listTools(env.params, protocol.Modern)
-		if rpcErr == nil {
-			result["ttlMs"] = listTTLMs
-			if s.opts.Admin {
-				result["ttlMs"] = 0
-			}
-			// The list is filtered by the principal's tenant, scopes and
-			// clearance: it is not the same for every caller.
-			result["cacheScope"] = "private"
-		}
+		return s.listLine(env, protocol.Modern)
 	case protocol.MethodSubscribe:
 		return s.listen(env)
 	case protocol.MethodToolsCall:

@@ -91,3 +91,54 @@ func TestToolsListPagesFollowTheRegistry(t *testing.T) {
 		})
 	}
 }
+
+// TestToolsListLinesAsFresh: a connection encodes a tools/list result once
+// and writes only the id per request; every answer, whatever its id,
+// revision and cursor, is the line a fresh server writes for that request.
+func TestToolsListLinesAsFresh(t *testing.T) {
+	ids := []string{`1`, `"a"`, `-3`, `"x\u00e9"`, `12345678901234567890`}
+	for _, rev := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
+		open := func() *server.Server {
+			srv := server.New(server.Options{Principal: demo.DefaultPrincipal(), Async: true, PageSize: 3})
+			if rev != "2026-07-28" {
+				srv.HandleLine([]byte(strings.Replace(initLine, "2025-11-25", rev, 1)))
+				srv.HandleLine([]byte(initedLine))
+			}
+			return srv
+		}
+		line := func(id, cursor string) []byte {
+			params := `"params":{`
+			if cursor != "" {
+				params += `"cursor":"` + cursor + `"`
+				if rev == "2026-07-28" {
+					params += ","
+				}
+			}
+			if rev == "2026-07-28" {
+				params += modernMeta
+			}
+			return []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list",` + params + `}}`)
+		}
+		srv := open()
+		cursor := ""
+		for page := 0; page < 3; page++ {
+			var first string
+			for _, id := range ids {
+				got := srv.HandleLine(line(id, cursor))
+				want := open().HandleLine(line(id, cursor))
+				if len(got) != 1 || len(want) != 1 || !bytes.Equal(got[0], want[0]) {
+					t.Fatalf("%s page %d id %s:\n got %q\nfresh %q", rev, page, id, got, want)
+				}
+				if first == "" {
+					first = string(got[0])
+				}
+			}
+			i := strings.Index(first, `"nextCursor":"`)
+			if i < 0 {
+				t.Fatalf("%s page %d has no next cursor: %s", rev, page, first)
+			}
+			cursor = first[i+len(`"nextCursor":"`):]
+			cursor = cursor[:strings.IndexByte(cursor, '"')]
+		}
+	}
+}

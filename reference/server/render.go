@@ -16,7 +16,12 @@ import (
 
 // resultLine builds a result response.
 func resultLine(id json.RawMessage, result any) []byte {
-	b := append(make([]byte, 0, 512), `{"jsonrpc":"`+protocol.JSONRPCVersion+`","id":`...)
+	return resultLineSized(id, result, 512)
+}
+
+// resultLineSized is resultLine for a line of about size bytes.
+func resultLineSized(id json.RawMessage, result any, size int) []byte {
+	b := append(make([]byte, 0, size), `{"jsonrpc":"`+protocol.JSONRPCVersion+`","id":`...)
 	b, ok := reference.AppendJSON(b, id)
 	if ok {
 		b = append(b, `,"result":`...)

@@ -81,6 +81,8 @@ type Server struct {
 
 	pages   map[pageKey]reference.CompactJSON // rendered tools/list pages (tools.go)
 	pagesAt uint64                            // the registry's Changes when pages were rendered
+	lists   map[listKey]reference.CompactJSON // encoded tools/list results (tools.go)
+	listsAt uint64                            // the registry's Changes when lists were encoded
 
 	subs        map[string]bool // legacy resources/subscribe URIs
 	tick        int             // requests answered: the live FX feed's clock
@@ -505,11 +507,7 @@ func (s *Server) dispatchLegacy(env envelope) []byte {
 		}
 		return resultLine(env.id, result)
 	case protocol.MethodToolsList:
-		result, rpcErr := s.listTools(env.params, s.revision)
-		if rpcErr != nil {
-			return errorLine(env.id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
-		}
-		return resultLine(env.id, result)
+		return s.listLine(env, s.revision)
 	case protocol.MethodTasksGet, protocol.MethodTasksResult, protocol.MethodTasksList, protocol.MethodTasksCancel:
 		if out, ok := s.dispatchTasks(env); ok {
 			return out

@@ -118,3 +118,21 @@ func TestErrorListAsMaps(t *testing.T) {
 		}
 	})
 }
+
+// TestInvalidArgumentsText holds the text of an invalid-arguments result
+// to the message and the errors' strings, one a line.
+func TestInvalidArgumentsText(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		name := rapid.SampledFrom(awkward).Draw(t, "name")
+		want := "invalid arguments for " + name + ":"
+		var errs []reference.ValidationError
+		for range rapid.IntRange(0, 4).Draw(t, "errors") {
+			e := reference.ValidationError{Path: rapid.SampledFrom(awkward).Draw(t, "path"), Message: rapid.SampledFrom(awkward).Draw(t, "message")}
+			errs = append(errs, e)
+			want += "\n" + e.String()
+		}
+		if got := invalidArgumentsText(name, errs); got != want {
+			t.Fatalf("got %q\nwant %q", got, want)
+		}
+	})
+}

@@ -62,6 +62,55 @@ func (s *Server) listTools(params map[string]json.RawMessage, rev string) (map[s
 	return result, nil
 }
 
+// listKey is what a tools/list answer depends on besides the connection's
+// principal, page size and options, which never change, and the estate,
+// whose changes empty the cache: the revision, and the cursor as sent
+// ("" for none).
+type listKey struct {
+	rev, cursor string
+}
+
+// listLine is the answer to tools/list under revision rev. Its result is
+// the same for every request with the same cursor while the registry is
+// unchanged, so it is encoded once per connection, as the pages are (the
+// modern era's cache hints and serverInfo included), and only the id is
+// written per request: the answered-once properties list the tools
+// hundreds of times a run. A failed listing and a result the encoder
+// declines (none the registry holds) are not cached.
+func (s *Server) listLine(env envelope, rev string) []byte {
+	key := listKey{rev: rev}
+	if raw, ok := env.params["cursor"]; ok {
+		key.cursor = "\x00" + string(raw) // never "", the key of no cursor
+	}
+	changes := s.reg.Changes() // before listTools' Discover: see Registry.Changes
+	if s.lists == nil || s.listsAt != changes || len(s.lists) >= maxPages {
+		s.lists, s.listsAt = map[listKey]reference.CompactJSON{}, changes
+	}
+	if b, ok := s.lists[key]; ok {
+		return resultLineSized(env.id, b, len(b)+64)
+	}
+	result, rpcErr := s.listTools(env.params, rev)
+	if rpcErr != nil {
+		return errorLine(env.id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
+	}
+	if rev == protocol.Modern {
+		result["ttlMs"] = listTTLMs
+		if s.opts.Admin {
+			result["ttlMs"] = 0
+		}
+		// The list is filtered by the principal's tenant, scopes and
+		// clearance: it is not the same for every caller.
+		result["cacheScope"] = "private"
+		result = s.modernResult(result)
+	}
+	b, ok := reference.AppendJSON(nil, result)
+	if !ok {
+		return resultLine(env.id, result)
+	}
+	s.lists[key] = b
+	return resultLineSized(env.id, reference.CompactJSON(b), len(b)+64)
+}
+
 // maxPages bounds a connection's cache of rendered tools/list pages: a
 // client paging through a large estate in every revision must not grow
 // memory without end.
@@ -242,9 +291,19 @@ func callError(err error) *reference.CallError {
 
 func invalidArgumentsText(name string, errs []reference.ValidationError) string {
 	var b strings.Builder
-	b.WriteString("invalid arguments for " + name + ":")
+	n := len("invalid arguments for :") + len(name)
 	for _, e := range errs {
-		b.WriteString("\n" + e.String())
+		n += len(e.Path) + len(e.Message) + 3
+	}
+	b.Grow(n)
+	b.WriteString("invalid arguments for ")
+	b.WriteString(name)
+	b.WriteByte(':')
+	for _, e := range errs {
+		b.WriteByte('\n')
+		b.WriteString(e.Path) // e.String()
+		b.WriteString(": ")
+		b.WriteString(e.Message)
 	}
 	return b.String()
 }
@@ -339,7 +398,7 @@ func (s *Server) appendToolLine(b []byte, id json.RawMessage, rev string, r refe
 	var structured []byte // nil when the result carries none
 	if r.Structured != nil && protocol.AtLeast(rev, protocol.Rev20250618) {
 		if _, isObject := r.Structured.(map[string]any); isObject || rev == protocol.Modern {
-			if structured, ok = reference.AppendJSON(nil, r.Structured); !ok {
+			if structured, ok = reference.AppendJSON(make([]byte, 0, 256), r.Structured); !ok {
 				return b, false
 			}
 		}
