@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/proctest"
+	"pgregory.net/rapid"
 )
 
 // TestEscapedDescendantKilled proves that Close ends a descendant that
@@ -172,4 +174,62 @@ func TestParseStat(t *testing.T) {
 	if e, ok := readStat(os.Getpid()); !ok || e.ppid != os.Getppid() || e.start == 0 {
 		t.Errorf("readStat(self) = %+v, %v", e, ok)
 	}
+}
+
+// TestParseStatMatchesSplit holds parseStat to splitting the fields after
+// the command name with bytes.TrimLeft and bytes.IndexAny, as it did before:
+// the same entry for stat lines of any spacing, command name and fields,
+// short ones and damaged ones included.
+func TestParseStatMatchesSplit(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		sep := rapid.SampledFrom([]string{" ", "  ", "\n", " \n"})
+		fields := strings.Fields("S 17 4242 4242 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 987654 1000 10")
+		fields = fields[:rapid.IntRange(0, len(fields)).Draw(t, "kept")]
+		for range rapid.IntRange(0, 3).Draw(t, "changes") {
+			if len(fields) > 0 {
+				fields[rapid.IntRange(0, len(fields)-1).Draw(t, "at")] = rapid.SampledFrom([]string{"R", "Z", "-1", "987654", "18446744073709551616", "x", "SS", "+3", ""}).Draw(t, "field")
+			}
+		}
+		comm := rapid.SampledFrom([]string{"x", "a (b) c", "a)", "", "sp ace"}).Draw(t, "comm")
+		line := "4242 (" + comm + ")"
+		for _, f := range fields {
+			line += sep.Draw(t, "sep") + f
+		}
+		line += rapid.SampledFrom([]string{"", "\n", " "}).Draw(t, "end")
+		got, gotOK := parseStat(4242, []byte(line))
+		want, wantOK := parseStatSplit(4242, []byte(line))
+		if got != want || gotOK != wantOK {
+			t.Fatalf("%q: parseStat = %+v, %v; splitting gives %+v, %v", line, got, gotOK, want, wantOK)
+		}
+	})
+}
+
+// parseStatSplit is parseStat as it was written first.
+func parseStatSplit(pid int, stat []byte) (procEntry, bool) {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return procEntry{}, false
+	}
+	var fields [20][]byte
+	n := 0
+	for rest := stat[i+1:]; n < len(fields); n++ {
+		rest = bytes.TrimLeft(rest, " \n")
+		j := bytes.IndexAny(rest, " \n")
+		if j < 0 {
+			j = len(rest)
+		}
+		if j == 0 {
+			break
+		}
+		fields[n], rest = rest[:j], rest[j:]
+	}
+	if n < len(fields) || len(fields[0]) != 1 {
+		return procEntry{}, false
+	}
+	ppid, err1 := strconv.Atoi(string(fields[1]))
+	start, err2 := strconv.ParseUint(string(fields[19]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return procEntry{}, false
+	}
+	return procEntry{pid: pid, ppid: ppid, start: start, state: fields[0][0]}, true
 }
