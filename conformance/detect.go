@@ -206,12 +206,6 @@ func noAnswer(e *engine, os []*probeOutcome) error {
 	if ctxErr := errors.Is(firstTimedOut(os).err, context.DeadlineExceeded); ctxErr {
 		return fmt.Errorf("%w: %s got no answer before the run timeout; raise --run-timeout (now %s)", ErrNoAnswer, strings.Join(names, " and "), e.opts.RunTimeout)
 	}
-	var te *runner.TimeoutError
-	if errors.As(firstTimedOut(os).err, &te) && te.After < e.startTimeout() {
-		// The server wrote a line before any answer, which ends the start
-		// allowance: a longer one would not have helped.
-		return fmt.Errorf("%w: %s got no answer within the request timeout %s after the server's first line (which ends the start allowance), and again when retried alone; if the server answers slowly, raise --timeout", ErrNoAnswer, strings.Join(names, " and "), te.After)
-	}
 	return fmt.Errorf("%w: %s got no answer within the start timeout %s, and again when retried alone; if the server starts slowly, raise --start-timeout", ErrNoAnswer, strings.Join(names, " and "), e.startTimeout())
 }
 

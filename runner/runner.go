@@ -107,8 +107,9 @@ type Config struct {
 	Dir     string   // working directory; empty = current
 
 	// StartTimeout bounds process start and the first answer: until the
-	// server has written its first line, the first wait (and any running
-	// alongside it) uses the larger of StartTimeout and RequestTimeout.
+	// server has answered a request, the first wait (and any running
+	// alongside it) uses the larger of StartTimeout and RequestTimeout. A
+	// notification or a log line written while it starts does not end it.
 	// Default 10s.
 	StartTimeout time.Duration
 	// RequestTimeout bounds each wait for a response and each write to the
@@ -905,10 +906,12 @@ func (p *Process) ModernRequest(ctx context.Context, version, method string, par
 
 // waitTimeoutLocked is the default bound of a wait: RequestTimeout, or the
 // larger StartTimeout while the server is starting, that is until it has
-// written its first line or a first wait has ended without one (a server that
-// never speaks gets the start-up allowance once, not on every request).
+// answered a request or a first wait has ended without an answer (a server
+// that never answers gets the start-up allowance once, not on every
+// request). A line that answers nothing (a log notification, say) does not
+// end it: a server may say it is starting long before it can answer.
 func (p *Process) waitTimeoutLocked() time.Duration {
-	if !p.gotLine && !p.startOver && p.cfg.StartTimeout > p.cfg.RequestTimeout {
+	if p.responses == 0 && !p.startOver && p.cfg.StartTimeout > p.cfg.RequestTimeout {
 		return p.cfg.StartTimeout
 	}
 	return p.cfg.RequestTimeout
@@ -1148,8 +1151,8 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 			p.mu.Unlock()
 			return Received{}, fmt.Errorf("runner: waiting for %s: %w after an earlier %w", w.what, ErrStalled, err)
 		}
-		if !explicit && timeout > p.cfg.RequestTimeout && p.gotLine {
-			// The server has started talking: the start-up allowance ends.
+		if !explicit && timeout > p.cfg.RequestTimeout && p.responses > 0 {
+			// The server has answered: the start-up allowance ends.
 			timeout = p.cfg.RequestTimeout
 			if timer != nil {
 				timer.Reset(max(0, timeout-time.Since(begin)))

@@ -403,6 +403,22 @@ func TestGrandchildKilled(t *testing.T) {
 	}
 }
 
+// TestStartAllowanceLastsUntilAnAnswer proves that a line that answers
+// nothing (a log notification written at start) does not end the start
+// allowance: the first answer comes a second after the request, longer than
+// the request timeout and well within the start timeout.
+func TestStartAllowanceLastsUntilAnAnswer(t *testing.T) {
+	ctx := testCtx(t)
+	p := startHostile(t, Config{RequestTimeout: 300 * time.Millisecond, StartTimeout: time.Minute}, "slow", "-delay", "1s", "-chatter")
+	if _, err := p.Request(ctx, "ping", nil); err != nil {
+		t.Fatalf("first request: %v; want its answer within the start allowance", err)
+	}
+	if _, err := p.Request(ctx, "ping", nil); !errors.Is(err, ErrTimeout) {
+		t.Errorf("second request: %v; want a timeout after the request timeout once the server has answered", err)
+	}
+	p.Close(ctx)
+}
+
 // TestCloseReapsWhatItAdopted proves that Close reaps the descendants
 // re-parented to the suite (a child subreaper) rather than leave them as
 // zombies: a killed Go process shows state Z while its threads are still
