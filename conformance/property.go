@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"iter"
 	"maps"
 	"math/rand"
 	"os"
@@ -216,31 +217,24 @@ func marshalParams(params map[string]any) []byte {
 func encodable(v any) bool {
 	switch x := v.(type) {
 	case map[string]any:
-		if x == nil {
-			return false
-		}
-		for _, e := range x {
-			if !encodable(e) {
-				return false
-			}
-		}
-		return true
+		return x != nil && allEncodable(maps.Values(x))
 	case []any:
-		if x == nil {
-			return false
-		}
-		for _, e := range x {
-			if !encodable(e) {
-				return false
-			}
-		}
-		return true
+		return x != nil && allEncodable(slices.Values(x))
 	case string, bool, nil, int:
 		return true
 	case json.Number:
 		return protocol.Number(string(x))
 	}
 	return false
+}
+
+func allEncodable(values iter.Seq[any]) bool {
+	for v := range values {
+		if !encodable(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // modernMetas holds the _meta of each modern revision rendered as JSON.
