@@ -21,18 +21,7 @@ const maxNestingDepth = 10000
 // Valid JSON that is not an object (a batch, a scalar) gives no message
 // and ErrNotObject, without decoding it.
 func ScanMessage(line []byte) (valid bool, m *Message, err error) {
-	var env envelope
-	if !env.scan(line) {
-		return false, nil, nil
-	}
-	if !env.object {
-		return true, nil, ErrNotObject
-	}
-	if m, ok := env.message(line); ok {
-		return true, m, nil
-	}
-	m, err = parseMessageSlow(line)
-	return true, m, err
+	return scanMessage(line, false)
 }
 
 // ScanOwnedMessage is ScanMessage for a line the caller hands over and
@@ -41,14 +30,18 @@ func ScanMessage(line []byte) (valid bool, m *Message, err error) {
 // writes into a buffer of its own, and copying each line's members once
 // more was a tenth of what reading a property check's answers allocated.
 func ScanOwnedMessage(line []byte) (valid bool, m *Message, err error) {
-	var env envelope
+	return scanMessage(line, true)
+}
+
+// scanMessage is ScanMessage, whose members alias line when owned.
+func scanMessage(line []byte, owned bool) (valid bool, m *Message, err error) {
+	env := envelope{owned: owned}
 	if !env.scan(line) {
 		return false, nil, nil
 	}
 	if !env.object {
 		return true, nil, ErrNotObject
 	}
-	env.owned = true
 	if m, ok := env.message(line); ok {
 		return true, m, nil
 	}
