@@ -702,11 +702,7 @@ func (p *Process) send(buf []byte, text string, key *string) error {
 		p.mu.Unlock()
 		return err
 	}
-	if text != "" && len(text) <= maxTranscriptText {
-		p.recordTextLocked("send", text)
-	} else {
-		p.recordLocked("send", line)
-	}
+	p.recordSentLocked(text, line)
 	if key != nil {
 		p.sentKeyLocked(*key)
 	} else if len(p.rawPending) < maxRawPending && bytes.Contains(line, []byte(`"method"`)) {
@@ -731,6 +727,20 @@ func (p *Process) sendableLocked() error {
 		return fmt.Errorf("runner: send: %w", p.fatal)
 	}
 	return nil
+}
+
+// recordSentLocked records a sent line in the transcript: text, the line
+// as a string when the caller had one ("" if not), is kept as it is when
+// short enough; else line (nil for text's bytes) is recorded, truncated.
+func (p *Process) recordSentLocked(text string, line []byte) {
+	if text != "" && len(text) <= maxTranscriptText {
+		p.recordTextLocked("send", text)
+		return
+	}
+	if line == nil {
+		line = []byte(text)
+	}
+	p.recordLocked("send", line)
 }
 
 // sentKeyLocked notes a request the caller says it sent with id key (""
@@ -784,11 +794,7 @@ func (p *Process) SendBatch(lines, keys []string) (int, error) {
 		}
 		buf = buf[:0]
 		for i := sent; i < end; i++ {
-			if len(lines[i]) <= maxTranscriptText {
-				p.recordTextLocked("send", lines[i])
-			} else {
-				p.recordLocked("send", []byte(lines[i]))
-			}
+			p.recordSentLocked(lines[i], nil)
 			p.sentKeyLocked(keys[i])
 			buf = append(append(buf, lines[i]...), '\n')
 		}
