@@ -67,7 +67,7 @@ func plainIDKey(raw []byte) (string, bool) {
 		}
 		return string(raw), true
 	case c == '-' || c >= '0' && c <= '9':
-		if !plainNumber(raw) {
+		if !protocol.Number(raw) {
 			return "", false
 		}
 		return string(raw), true
@@ -77,11 +77,6 @@ func plainIDKey(raw []byte) (string, bool) {
 		return string(raw), true
 	}
 	return "", false
-}
-
-// plainNumber reports whether b is exactly one JSON number.
-func plainNumber(b []byte) bool {
-	return protocol.Valid(b) && (b[0] == '-' || b[0] >= '0' && b[0] <= '9') && b[len(b)-1] >= '0' && b[len(b)-1] <= '9'
 }
 
 // resultIsError is what decoding a tools/call result into a struct with

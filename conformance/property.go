@@ -223,7 +223,7 @@ func encodable(v any) bool {
 	case string, bool, nil, int:
 		return true
 	case json.Number:
-		return protocol.Number(string(x))
+		return protocol.Number(x)
 	}
 	return false
 }

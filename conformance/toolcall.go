@@ -513,7 +513,7 @@ func isSchemaInstance(v any) bool {
 	case bool, nil:
 		return true
 	case json.Number:
-		return plainNumber([]byte(x))
+		return protocol.Number(x)
 	}
 	return false
 }
@@ -554,7 +554,7 @@ func schemaInstance(v any) (any, bool) {
 	case bool, nil:
 		return x, true
 	case json.Number:
-		if plainNumber([]byte(x)) {
+		if protocol.Number(x) {
 			return x, true // encoded as it is
 		}
 		b, err := json.Marshal(x)

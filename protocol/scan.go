@@ -559,8 +559,8 @@ func PlainInteger[T ~string | ~[]byte](b T) bool {
 // Number reports whether s is one JSON number token and nothing else,
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?: a json.Number that
 // encoding/json writes as it is.
-func Number(s string) bool {
-	if s == "" {
+func Number[T ~string | ~[]byte](s T) bool {
+	if len(s) == 0 {
 		return false
 	}
 	sc := scanner{data: []byte(s)}

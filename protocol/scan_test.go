@@ -198,6 +198,9 @@ func TestNumberMatchesEncodingJSON(t *testing.T) {
 		if got := Number(s); got != want {
 			rt.Fatalf("Number(%q) = %v; json.Valid says a number: %v", s, got, want)
 		}
+		if got := Number([]byte(s)); got != want {
+			rt.Fatalf("Number([]byte(%q)) = %v; json.Valid says a number: %v", s, got, want)
+		}
 	})
 }
 

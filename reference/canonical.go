@@ -43,7 +43,7 @@ func AppendJSON(b []byte, v any) (_ []byte, ok bool) {
 	case json.Number:
 		// encoding/json writes an empty Number as 0; declining keeps that
 		// rule in one place, its own.
-		if !protocol.Number(string(v)) {
+		if !protocol.Number(v) {
 			return b, false
 		}
 		return append(b, v...), true
