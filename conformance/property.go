@@ -1377,10 +1377,10 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) 
 		if next < len(cs) && next-got <= callWindow/2 {
 			batch, keys = batch[:0], keys[:0]
 			for next < len(cs) && next-got < callWindow {
+				id := prefix + strconv.Itoa(next)
 				line.Reset()
 				line.WriteString(`{"jsonrpc":"2.0","id":"`)
-				line.WriteString(prefix)
-				line.WriteString(strconv.Itoa(next))
+				line.WriteString(id)
 				line.WriteString(`","method":"tools/call","params":{"name":`)
 				line.WriteString(names[cs[next].tool])
 				line.WriteString(`,"arguments":`)
@@ -1388,7 +1388,7 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) 
 				line.WriteString(meta)
 				line.WriteString("}}")
 				batch = append(batch, line.String())
-				keys = append(keys, `"`+prefix+strconv.Itoa(next)+`"`)
+				keys = append(keys, `"`+id+`"`)
 				next++
 			}
 			if err := c.sendRequestLines(batch, keys); err != nil {
