@@ -1329,15 +1329,16 @@ func canonTo(b *strings.Builder, v any) {
 		}
 		b.WriteByte(']')
 	case json.Number, float64, int:
-		if text := numberText(x); protocol.PlainInteger(text) && text != "-0" {
+		text := numberText(x)
+		if protocol.PlainInteger(text) && text != "-0" {
 			b.WriteString("n" + text) // what RatString gives for it
 			return
 		}
-		if r, ok := new(big.Rat).SetString(numberText(x)); ok {
+		if r, ok := new(big.Rat).SetString(text); ok {
 			b.WriteString("n" + r.RatString())
 			return
 		}
-		b.WriteString(numberText(x))
+		b.WriteString(text)
 	default:
 		enc, _ := json.Marshal(x)
 		b.Write(enc)
