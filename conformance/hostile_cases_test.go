@@ -72,6 +72,13 @@ func TestHostileCases(t *testing.T) {
 			wantResult(t, rep, "jsonrpc.parse-error.code", StatusNA, "got a result, not an error")
 			wantResult(t, rep, "jsonrpc.parse-error.keeps-serving", StatusPass, "")
 		}},
+		// The array trails both barriers' answers: the grace after them
+		// waits for it.
+		{name: "array reply to a batch after two answers", flags: []string{"-mode", "late-batch", "-delay", "20ms"}, opts: func(o *Options) {
+			o.Only = []string{"jsonrpc.batch.rejected"}
+		}, check: func(t *testing.T, rep *Report) {
+			wantResult(t, rep, "jsonrpc.batch.rejected", StatusFail, "the server answered a batch with an array")
+		}},
 		{name: "no reply to invalid JSON", flags: []string{"-mode", "echo"}, opts: func(o *Options) {
 			o.Only = []string{"jsonrpc.parse-error.*"}
 		}, check: func(t *testing.T, rep *Report) {
