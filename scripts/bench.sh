@@ -92,7 +92,19 @@ for target in embedded process; do
 		cpus=$(metric "$b" cpu-s/run)
 		ratio=$(awk -v a="$rate" -v b="$floor" -v c="$rtt" 'BEGIN {if (b > 0 && c > 0) printf "%.2f of floor (%.2f of round trip)", a / b, a / c}')
 		echo "| property phase, $target, --cases $cases | $rate req/s (whole run $whole req/s; $cpus CPU-s a run) | ping floor $floor req/s pipelined (round trip $rtt req/s) | $ratio | >= 10,000 req/s, >= 0.5 of floor |"
+		# What the phase spends per request once its fixed costs (the
+		# processes it starts, their handshakes and listings) are paid:
+		# the requests --cases 1000 adds over 100, over the span it adds.
+		if [ "$cases" = 100 ]; then
+			n1=$(metric "$b" requests/run) r1=$rate
+		else
+			n2=$(metric "$b" requests/run) r2=$rate f2=$floor
+		fi
 	done
+	awk -v n1="$n1" -v r1="$r1" -v n2="$n2" -v r2="$r2" -v f="$f2" -v t="$target" 'BEGIN {
+		d = n2 / r2 - n1 / r1
+		if (d > 0 && f > 0) printf "| property phase, %s, marginal | %.0f req/s (the %d requests --cases 1000 adds over 100, over the span it adds) | ping floor %.0f req/s pipelined | %.2f of floor | |\n", t, (n2 - n1) / d, n2 - n1, f, (n2 - n1) / d / f
+	}'
 done
 
 # Run time of the binary users run, against the two servers.
