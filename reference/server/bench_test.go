@@ -33,6 +33,7 @@ func BenchmarkHandleLine(b *testing.B) {
 		{"modern/call-valid", true, `{"jsonrpc":"2.0","id":"arg-valid-223","method":"tools/call","params":{"name":"fx.rates","arguments":{"base":"AED"},` + meta + `}}`, false},
 		{"modern/call-invalid", true, `{"jsonrpc":"2.0","id":"arg-invalid-28","method":"tools/call","params":{"name":"accounts.balance","arguments":{"account":"-~#ZZ"},` + meta + `}}`, false},
 		{"modern/call-async-invalid", true, `{"jsonrpc":"2.0","id":"arg-invalid-30","method":"tools/call","params":{"name":"demo.wait","arguments":{"durationMs":-1},` + meta + `}}`, false},
+		{"modern/notification", true, `{"jsonrpc":"2.0","method":"notifications/mcpconform/probe","params":{` + meta + `}}`, true},
 		{"modern/list", true, `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{` + meta + `}}`, false},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
