@@ -7,6 +7,7 @@ import (
 	mathrand "math/rand"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -254,4 +255,20 @@ func BenchmarkRandomString(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestEncodeSorted holds Encode's sorted path to EncodeOrdered with the
+// keys as they arrive: objects of few keys and of more than fit on the
+// stack, nested, with every kind of scalar.
+func TestEncodeSorted(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		src := NewRand(rapid.Uint64().Draw(rt, "seed"))
+		v := map[string]any{"v": Arbitrary(src, 4), "n": Num("1.5"), "f": 2.5, "i": 3}
+		for i := range rapid.IntRange(0, 12).Draw(rt, "keys") {
+			v[strconv.Itoa(i*7)+"<k>"] = []any{Arbitrary(src, 2), map[string]any{"b": i, "a": nil}}
+		}
+		if got, want := Encode(v), EncodeOrdered(v, func([]string) {}); string(got) != string(want) {
+			rt.Fatalf("Encode = %s; EncodeOrdered gives %s", got, want)
+		}
+	})
 }
