@@ -154,18 +154,30 @@ type wireRun struct {
 // requestLine renders a request for the revision under test: modern
 // requests carry the per-request _meta.
 func requestLine(rev string, id string, method string, params map[string]any) string {
-	// One concatenation each, so one allocation for the line.
-	if p, ok := paramsText(rev, params); ok {
-		return `{"jsonrpc":"2.0","id":` + id + `,"method":` + strconv.Quote(method) + `,"params":` + p + "}"
-	}
-	return `{"jsonrpc":"2.0","id":` + id + `,"method":` + strconv.Quote(method) + "}"
+	// The line is written in a buffer on the stack and allocated once: a
+	// sequence renders thousands, and the method's quoting, the params'
+	// text and the line were each an allocation.
+	var buf [512]byte
+	b := append(buf[:0], `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	return string(appendMethodParams(b, rev, method, params))
 }
 
 func notificationLine(rev string, method string, params map[string]any) string {
-	if p, ok := paramsText(rev, params); ok {
-		return `{"jsonrpc":"2.0","method":` + strconv.Quote(method) + `,"params":` + p + "}"
+	var buf [512]byte
+	b := append(buf[:0], `{"jsonrpc":"2.0"`...)
+	return string(appendMethodParams(b, rev, method, params))
+}
+
+// appendMethodParams ends a line begun in b: the method, the params as
+// paramsText renders them, and the closing brace.
+func appendMethodParams(b []byte, rev, method string, params map[string]any) []byte {
+	b = append(b, `,"method":`...)
+	b = strconv.AppendQuote(b, method)
+	if with, ok := appendParams(append(b, `,"params":`...), rev, params); ok {
+		b = with
 	}
-	return `{"jsonrpc":"2.0","method":` + strconv.Quote(method) + "}"
+	return append(b, '}')
 }
 
 // paramsText renders the params of a line for rev, and whether it has
@@ -175,26 +187,38 @@ func notificationLine(rev string, method string, params map[string]any) string {
 // and put first when it sorts first, as it does among the lower-case
 // names the property checks use: a sequence renders a thousand lines.
 func paramsText(rev string, params map[string]any) (string, bool) {
+	b, ok := appendParams(nil, rev, params)
+	return string(b), ok
+}
+
+// appendParams appends paramsText(rev, params) to b; ok false appends
+// nothing.
+func appendParams(b []byte, rev string, params map[string]any) ([]byte, bool) {
 	if rev != protocol.Modern {
 		if params == nil {
-			return "", false
+			return b, false
 		}
-		return string(marshalParams(params)), true
+		return appendMarshalParams(b, params), true
 	}
-	meta := modernMetaText(rev)
 	for k := range params {
 		if k <= "_meta" {
 			with := maps.Clone(params)
 			with["_meta"] = protocol.ModernMeta(rev)
-			b, _ := json.Marshal(with)
-			return string(b), true
+			enc, _ := json.Marshal(with)
+			return append(b, enc...), true
 		}
 	}
+	b = append(b, `{"_meta":`...)
+	b = append(b, modernMetaText(rev)...)
 	if len(params) == 0 {
-		return `{"_meta":` + meta + "}", true
+		return append(b, '}'), true
 	}
-	b := marshalParams(params)
-	return `{"_meta":` + meta + "," + string(b[1:]), true
+	// The params' own members after _meta: their encoding's opening
+	// brace becomes the comma.
+	at := len(b)
+	b = appendMarshalParams(b, params)
+	b[at] = ','
+	return b, true
 }
 
 // marshalParams is json.Marshal(params) (an error giving nothing) for the
@@ -204,12 +228,15 @@ func paramsText(rev string, params map[string]any) (string, bool) {
 // numbers and ints alone, none of them a nil map or slice (which
 // json.Marshal writes as null); anything else is json.Marshal's.
 // TestMarshalParamsMatchesMarshal holds the two together.
-func marshalParams(params map[string]any) []byte {
+func marshalParams(params map[string]any) []byte { return appendMarshalParams(nil, params) }
+
+// appendMarshalParams appends marshalParams(params) to b.
+func appendMarshalParams(b []byte, params map[string]any) []byte {
 	if !encodable(params) {
-		b, _ := json.Marshal(params)
-		return b
+		enc, _ := json.Marshal(params)
+		return append(b, enc...)
 	}
-	return gen.Encode(params)
+	return gen.AppendEncoded(b, params)
 }
 
 // encodable reports whether v is made of what gen.Encode writes as
@@ -346,7 +373,17 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 			return run, fmt.Errorf("send initialized: %w", err)
 		}
 	}
-	pending := map[string]bool{first: true}
+	// Sized for the answers expected at once (to each request and each
+	// malformed line): a sequence of thousands grew both by doubling.
+	answers := 0
+	for _, l := range lines {
+		if l.ID != "" || l.Malformed {
+			answers++
+		}
+	}
+	pending := make(map[string]bool, answers+1)
+	pending[first] = true
+	run.Received = make([]runner.Received, 0, answers+1)
 	// The lines and the barrier go out in batches (runner.SendBatch),
 	// a write for many lines rather than for each.
 	raws, keys := make([]string, len(lines)+1), make([]string, len(lines)+1)
@@ -430,7 +467,7 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 // responses returns the responses among received items, by the id of the
 // request each answers.
 func responses(rs []runner.Received) map[string][]*protocol.Message {
-	out := map[string][]*protocol.Message{}
+	out := make(map[string][]*protocol.Message, len(rs))
 	for _, r := range rs {
 		if r.Msg != nil && r.Msg.Kind() == protocol.KindResponse {
 			out[answeredID(r)] = append(out[answeredID(r)], r.Msg)
@@ -744,7 +781,7 @@ func runAnsweredOnce(t *T) {
 			problems = append(problems, fmt.Sprintf("the server stopped answering: %v", run.Err))
 		}
 		byID := responses(run.Received)
-		want := map[string]bool{}
+		want := make(map[string]bool, len(ls))
 		for _, l := range ls {
 			if l.ID == "" {
 				continue
@@ -1008,10 +1045,13 @@ func pipelineTwice(c *Conn, n int, call func(i int) (method string, params any))
 	out := make([]*protocol.Message, 2*n)
 	pending := make([]sent, 0, 2*n)
 	next := 0
-	// The two sends of a request share its params, made once.
-	var method string
+	// The two sends of a request share its params, made once, and
+	// encoded once: the message sent is the one NewRequest would build
+	// from them (see sendEncoded).
+	var method, tail string
 	var p any
 	var raw json.RawMessage
+	var rawErr error
 	for got := range out {
 		for next < len(out) && next-got < sameWindow {
 			if next%2 == 0 {
@@ -1021,10 +1061,17 @@ func pipelineTwice(c *Conn, n int, call func(i int) (method string, params any))
 				if p, err = c.params(params); err != nil {
 					c.t.HarnessError("%s: %v", method, err)
 				}
-				raw, _ = json.Marshal(p)
+				raw, rawErr = json.Marshal(p)
+				tail = encodedTail(method, p != nil, raw)
 			}
 			id := c.p.NewID()
-			if err := c.sendParams(id, method, p); err != nil {
+			var err error
+			if rawErr == nil {
+				err = c.sendEncoded(id, tail)
+			} else {
+				err = c.sendParams(id, method, p)
+			}
+			if err != nil {
 				c.must(method, err)
 			}
 			pending = append(pending, sent{json.RawMessage(strconv.FormatInt(id, 10)), method, raw})
@@ -1042,6 +1089,37 @@ func pipelineTwice(c *Conn, n int, call func(i int) (method string, params any))
 		out[got] = m
 	}
 	return out
+}
+
+// sendEncoded is sendParams for a request whose method and params are
+// rendered already (see encodedTail): the line sent is the one Send
+// writes for protocol.NewRequest's message, without encoding the params,
+// and the message, again for every send.
+func (c *Conn) sendEncoded(id int64, tail string) error {
+	key := strconv.FormatInt(id, 10)
+	err := c.p.SendRequestLine(encodedLine(key, tail), key)
+	c.noteErr(err)
+	return err
+}
+
+// encodedTail renders what follows the id in the line of a request of
+// method whose params json.Marshal encoded as raw (hasParams false for nil
+// params, which a request leaves out), as json.Marshal writes the message:
+// the method as a string with HTML escaped, and raw as it is (json.Marshal
+// writes its own output unchanged again). TestSendEncodedMatchesNewRequest
+// holds the line to json.Marshal of protocol.NewRequest's message.
+func encodedTail(method string, hasParams bool, raw json.RawMessage) string {
+	b := append([]byte(`,"method":`), protocol.AppendString(nil, method, true)...)
+	if hasParams {
+		b = append(append(b, `,"params":`...), raw...)
+	}
+	return string(append(b, '}'))
+}
+
+// encodedLine is the line of the request with id key and the tail
+// encodedTail rendered.
+func encodedLine(key, tail string) string {
+	return `{"jsonrpc":"2.0","id":` + key + tail
 }
 
 func cloneParams(p map[string]any) map[string]any {
@@ -1367,7 +1445,6 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) 
 		meta = `,"_meta":` + string(b)
 	}
 	out := make([]*protocol.Message, len(cs))
-	var line strings.Builder
 	var batch, keys []string
 	next, got := 0, 0
 	for got < len(cs) {
@@ -1377,18 +1454,9 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) 
 		if next < len(cs) && next-got <= callWindow/2 {
 			batch, keys = batch[:0], keys[:0]
 			for next < len(cs) && next-got < callWindow {
-				id := prefix + strconv.Itoa(next)
-				line.Reset()
-				line.WriteString(`{"jsonrpc":"2.0","id":"`)
-				line.WriteString(id)
-				line.WriteString(`","method":"tools/call","params":{"name":`)
-				line.WriteString(names[cs[next].tool])
-				line.WriteString(`,"arguments":`)
-				line.Write(cs[next].args)
-				line.WriteString(meta)
-				line.WriteString("}}")
-				batch = append(batch, line.String())
-				keys = append(keys, `"`+id+`"`)
+				text, key := callLine(prefix, next, names[cs[next].tool], cs[next].args, meta)
+				batch = append(batch, text)
+				keys = append(keys, key)
 				next++
 			}
 			if err := c.sendRequestLines(batch, keys); err != nil {
@@ -1411,6 +1479,37 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) 
 		}
 	}
 	return out
+}
+
+// The parts of a line pipelineCalls writes around the id, the tool's name
+// and the arguments.
+const (
+	callHead = `{"jsonrpc":"2.0","id":"`
+	callMid  = `","method":"tools/call","params":{"name":`
+	callArgs = `,"arguments":`
+)
+
+// callLine renders the tools/call of case i: id "PREFIXi", the tool's
+// name as JSON, its arguments and the modern _meta member (or ""); key is
+// the id's key. The line is one allocation, and the key a part of it: an
+// argument property renders thousands. TestCallLine holds it to the line
+// by concatenation and the key to protocol.IDKey.
+func callLine(prefix string, i int, name string, args json.RawMessage, meta string) (line, key string) {
+	var digits [20]byte
+	n := strconv.AppendInt(digits[:0], int64(i), 10)
+	var b strings.Builder
+	b.Grow(len(callHead) + len(prefix) + len(n) + len(callMid) + len(name) + len(callArgs) + len(args) + len(meta) + 2)
+	b.WriteString(callHead)
+	b.WriteString(prefix)
+	b.Write(n)
+	b.WriteString(callMid)
+	b.WriteString(name)
+	b.WriteString(callArgs)
+	b.Write(args)
+	b.WriteString(meta)
+	b.WriteString("}}")
+	line = b.String()
+	return line, line[len(callHead)-1 : len(callHead)+len(prefix)+len(n)+1]
 }
 
 // sendRequestLines is Conn.SendRaw for request lines the check built,

@@ -321,3 +321,38 @@ func TestTranscriptChunksMatchSlice(t *testing.T) {
 		}
 	})
 }
+
+// TestSendRequestLineMatchesSend holds SendRequestLine, which sends a
+// request line the caller rendered, to Send of the message the line
+// encodes: the same process state, bytes written and transcript.
+func TestSendRequestLineMatchesSend(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var ms []*protocol.Message
+		for i := range rapid.IntRange(0, 20).Draw(t, "requests") {
+			m := &protocol.Message{JSONRPC: "2.0", ID: json.RawMessage(strconv.Itoa(i + 1)), Method: "tools/call"}
+			if rapid.Bool().Draw(t, "params") {
+				m.Params = json.RawMessage(`{"name":"x<y>","arguments":{"a":[1,"\u2028"]}}`)
+			}
+			ms = append(ms, m)
+		}
+		withSend, withLine := sendTo(t, func(p *Process) error {
+			for _, m := range ms {
+				if err := p.Send(m); err != nil {
+					return err
+				}
+			}
+			return nil
+		}), sendTo(t, func(p *Process) error {
+			for _, m := range ms {
+				data, _ := json.Marshal(m)
+				if err := p.SendRequestLine(string(data), protocol.IDKey(m.ID)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if !reflect.DeepEqual(withSend, withLine) {
+			t.Fatalf("Send gives %+v; SendRequestLine %+v", withSend, withLine)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package gen
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -11,7 +12,50 @@ import (
 
 // Encode renders v as compact JSON with object keys in sorted order.
 func Encode(v any) []byte {
-	return EncodeOrdered(v, func(keys []string) {})
+	return encodeSorted(nil, v)
+}
+
+// AppendEncoded appends Encode(v) to buf.
+func AppendEncoded(buf []byte, v any) []byte { return encodeSorted(buf, v) }
+
+// encodeSorted is encode with the keys left sorted, each object's keys
+// sorted in a buffer on the stack when they are few: a generated case is
+// encoded once drawn and once more per capped wait, and a slice of keys
+// for every object was a good part of encoding it. TestEncodeSorted holds
+// it to EncodeOrdered.
+func encodeSorted(buf []byte, v any) []byte {
+	switch x := v.(type) {
+	case map[string]any:
+		var arr [8]string
+		keys := arr[:0]
+		if len(x) > len(arr) {
+			keys = make([]string, 0, len(x))
+		}
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		buf = append(buf, '{')
+		for i, k := range keys {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = protocol.AppendString(buf, k, true)
+			buf = append(buf, ':')
+			buf = encodeSorted(buf, x[k])
+		}
+		return append(buf, '}')
+	case []any:
+		buf = append(buf, '[')
+		for i, e := range x {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = encodeSorted(buf, e)
+		}
+		return append(buf, ']')
+	}
+	return encode(buf, v, nil)
 }
 
 // EncodeShuffled renders v as compact JSON with every object's keys in an
