@@ -37,7 +37,7 @@ func (s *Server) serveModern(env envelope) []byte {
 	switch env.method {
 	case protocol.MethodDiscover:
 		if s.discoverJSON != nil {
-			return resultLineSized(env.id, s.discoverJSON, len(s.discoverJSON)+64)
+			return s.cachedResultLine(env.id, s.discoverJSON)
 		}
 		caps := featureCapabilities(protocol.Modern)
 		tools := map[string]any{}

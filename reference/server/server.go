@@ -86,6 +86,14 @@ type Server struct {
 
 	discoverJSON reference.CompactJSON // the server/discover result, once encoded (modern.go)
 
+	// answerBuf holds the answer of a line Serve handles that is one
+	// message, when it repeats a result encoded once (tools/list,
+	// server/discover; see cachedResultLine): Serve writes the answer
+	// before it reads again, and nothing else keeps it. reuseAnswer says
+	// whether the line being handled may use it.
+	answerBuf   []byte
+	reuseAnswer bool
+
 	meta        metaMemo        // the _meta decoded last (parseEnvelopeMemo)
 	subs        map[string]bool // legacy resources/subscribe URIs
 	tick        int             // requests answered: the live FX feed's clock
@@ -200,7 +208,9 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			// request started (a zero-length task's completed status, say)
 			// on the wire ahead of the request's own answer.
 			s.mu.Lock()
+			s.reuseAnswer = true
 			ferr := write(s.handleLine(line)...)
+			s.reuseAnswer = false
 			if s.logBuf != nil && !lineBuffered(r) {
 				s.logBuf.Flush()
 			}
@@ -255,7 +265,11 @@ func (s *Server) handleLine(line []byte) [][]byte {
 	trimmed := bytes.TrimSpace(line)
 	var out [][]byte
 	if trimmed[0] == '[' {
+		// A batch's answers are all kept until the batch is encoded.
+		reuse := s.reuseAnswer
+		s.reuseAnswer = false
 		out = s.handleBatch(trimmed)
+		s.reuseAnswer = reuse
 	} else if resp := s.handleScanned(trimmed, members, plain); resp != nil {
 		out = append(out, resp)
 	}
