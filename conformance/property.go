@@ -470,7 +470,8 @@ func responses(rs []runner.Received) map[string][]*protocol.Message {
 	out := make(map[string][]*protocol.Message, len(rs))
 	for _, r := range rs {
 		if r.Msg != nil && r.Msg.Kind() == protocol.KindResponse {
-			out[answeredID(r)] = append(out[answeredID(r)], r.Msg)
+			id := answeredID(r)
+			out[id] = append(out[id], r.Msg)
 		}
 	}
 	return out
@@ -490,7 +491,24 @@ func answeredID(r runner.Received) string {
 	if r.Request != "" {
 		return r.Request
 	}
-	return r.Msg.IDKey()
+	return rawIDKeyFast(r.Msg.ID)
+}
+
+// rawIDKeyFast is protocol.IDKey for the ids of the answers a sequence
+// collects by the thousand: an id without white space is its key as it
+// is, found by a loop over its bytes rather than bytes.IndexAny, which
+// built its set of bytes for every id (6% of the property checks' own
+// CPU). TestIDKeyMatchesProtocol holds it to protocol.IDKey.
+func rawIDKeyFast(id json.RawMessage) string {
+	for _, c := range id {
+		if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+			return protocol.IDKey(id)
+		}
+	}
+	if id == nil {
+		return ""
+	}
+	return string(id)
 }
 
 // sequenceProperty runs a generated sequence, shrinks it when judge finds a

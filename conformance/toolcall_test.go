@@ -96,3 +96,47 @@ func TestSchemaInstanceMatchesDecode(t *testing.T) {
 		}
 	})
 }
+
+// TestVerdictMemoMatchesOracle holds the memo of the oracle's verdicts to
+// the oracle deciding every case afresh from its text (oracleAgrees): the
+// same verdict for either side, on the first draw of a text and on every
+// later one, for cases drawn valid and breaking each constraint of
+// generated schemas, for values that are no schema instance as they are
+// (a string that is not UTF-8) and for a text that does not decode.
+func TestVerdictMemoMatchesOracle(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		src := gen.NewRand(rapid.Uint64().Draw(rt, "seed"))
+		schema := gen.Schema(src, 3)
+		raw, _ := json.Marshal(schema)
+		sch, err := compileToolSchema(raw, protocol.Modern)
+		if err != nil {
+			rt.Skip("schema does not compile")
+		}
+		c := &compiledSchema{sch: sch, plan: gen.NewPlan(toSchemaValue(schema))}
+		var values []any
+		for range 4 {
+			if v, ok := c.plan.Valid(src); ok {
+				values = append(values, v)
+			}
+			for _, k := range c.plan.Constraints() {
+				if v, ok := c.plan.Invalid(src, k); ok {
+					values = append(values, v)
+				}
+			}
+		}
+		values = append(values, map[string]any{"s": "\xff"}, gen.Arbitrary(src, 2))
+		for round := range 2 {
+			for _, v := range values {
+				text := gen.Encode(v)
+				for _, valid := range []bool{true, false} {
+					if got, want := c.agreesOn(v, text, valid), oracleAgrees(sch, text, valid); got != want {
+						rt.Fatalf("round %d: memo says %v for %s (valid %v); the oracle %v", round, got, text, valid, want)
+					}
+				}
+			}
+		}
+		if odd := struct{}{}; c.agreesOn(odd, []byte("{"), true) || c.agreesOn(odd, []byte("{"), false) {
+			rt.Fatalf("a text that does not decode agrees with a side")
+		}
+	})
+}
