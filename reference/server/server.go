@@ -621,15 +621,23 @@ func (s *Server) fingerprint() string {
 // logf writes a diagnostic line; the server's lock is held (or the server
 // is being built).
 func (s *Server) logf(format string, args ...any) {
-	var w io.Writer = s.opts.Log
 	switch {
-	case w == io.Discard:
+	case s.opts.Log == io.Discard:
 		return // nothing to format for
 	case s.logBuf != nil:
-		w = s.logBuf
+		// The buffer takes the line in parts, written out whole: no
+		// format string is put together for each line, and the property
+		// phase's notifications are logged by the thousand.
+		s.logBuf.WriteString(logPrefix)
+		fmt.Fprintf(s.logBuf, format, args...)
+		s.logBuf.WriteByte('\n')
+		return
 	}
-	fmt.Fprintf(w, "mcpconform reference: "+format+"\n", args...)
+	fmt.Fprintf(s.opts.Log, logPrefix+format+"\n", args...)
 }
+
+// logPrefix starts every diagnostic line.
+const logPrefix = "mcpconform reference: "
 
 // rpcError is a JSON-RPC error before it is put on the wire.
 type rpcError struct {
