@@ -401,3 +401,54 @@ func TestCallLine(t *testing.T) {
 		}
 	}
 }
+
+// TestSameMembersImpliesStripped holds sameMembers, the shortcut of
+// property.errors.same-bytes, to strippedMember: whenever it says two
+// answers are the same, their stripped members are; and answers whose
+// members differ in bytes are left to strippedMember (data that differs
+// in white space only compares equal there).
+func TestSameMembersImpliesStripped(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		answer := func(label string) *protocol.Message {
+			m := &protocol.Message{JSONRPC: "2.0", ID: json.RawMessage(`1`)}
+			switch rapid.IntRange(0, 2).Draw(rt, label+" kind") {
+			case 0:
+				m.Error = &protocol.Error{
+					Code:    rapid.SampledFrom([]int{protocol.CodeInvalidParams, protocol.CodeMethodNotFound}).Draw(rt, label+" code"),
+					Message: rapid.SampledFrom([]string{"no", "no <such> tool"}).Draw(rt, label+" message"),
+					Data:    json.RawMessage(rapid.SampledFrom([]string{"", `{"a":1}`, `{ "a": 1 }`, `[1`}).Draw(rt, label+" data")),
+				}
+				if len(m.Error.Data) == 0 {
+					m.Error.Data = nil
+				}
+			case 1:
+				m.Result = json.RawMessage(rapid.SampledFrom([]string{`{}`, `{"isError":true}`, `{ }`}).Draw(rt, label+" result"))
+			default:
+				m.Error = &protocol.Error{Code: protocol.CodeInvalidParams, Message: "no"}
+				m.Result = json.RawMessage(`{}`)
+			}
+			return m
+		}
+		a, b := answer("a"), answer("b")
+		if sameMembers(a, b) && strippedMember(a) != strippedMember(b) {
+			rt.Fatalf("sameMembers, but strippedMember gives %s and %s", strippedMember(a), strippedMember(b))
+		}
+		if !sameMembers(a, a) {
+			rt.Fatalf("an answer is not the same as itself: %s", strippedMember(a))
+		}
+	})
+}
+
+// TestIDForMatchesQuote holds idFor's string ids to strconv.Quote of
+// "r-N", and its integer ids to strconv.Itoa.
+func TestIDForMatchesQuote(t *testing.T) {
+	for _, i := range []int{0, 1, 2, 3, 98, 99, 999_999, 1_000_001, 1<<62 - 1} {
+		want := strconv.Itoa(i + 1)
+		if i%2 == 1 {
+			want = strconv.Quote("r-" + strconv.Itoa(i+1))
+		}
+		if got := idFor(i); got != want {
+			t.Errorf("idFor(%d) = %s, want %s", i, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -867,14 +868,18 @@ func writeRandom(b *strings.Builder, s Source, runes []rune, length int) {
 			}
 			return
 		}
-		var enc [16][utf8.UTFMax]byte
+		// A rune's bytes are stored as one little-endian word, written
+		// whole and then counted by the rune's size.
+		var enc [16]uint32
 		var size [16]int
 		for i, x := range runes {
+			var e [utf8.UTFMax]byte
 			if x < utf8.RuneSelf {
-				enc[i][0], size[i] = byte(x), 1 // as writeRune writes it
+				e[0], size[i] = byte(x), 1 // as writeRune writes it
 			} else {
-				size[i] = utf8.EncodeRune(enc[i][:], x)
+				size[i] = utf8.EncodeRune(e[:], x)
 			}
+			enc[i] = binary.LittleEndian.Uint32(e[:])
 		}
 		c := newChoices(len(runes))
 		var chunk [256]byte
@@ -885,12 +890,8 @@ func writeRandom(b *strings.Builder, s Source, runes []rune, length int) {
 				b.Write(chunk[:used])
 				used = 0
 			}
-			if size[i] == 1 {
-				chunk[used] = enc[i][0]
-				used++
-			} else {
-				used += copy(chunk[used:], enc[i][:size[i]])
-			}
+			binary.LittleEndian.PutUint32(chunk[used:], enc[i])
+			used += size[i]
 		}
 		b.Write(chunk[:used])
 	case *Rand:
