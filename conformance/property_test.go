@@ -452,3 +452,16 @@ func TestIDForMatchesQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendQuotedMatchesStrconv holds appendQuoted to strconv.AppendQuote
+// for methods plain and not: quotes, backslashes, control characters,
+// DEL, multi-byte runes and bytes that are not UTF-8.
+func TestAppendQuotedMatchesStrconv(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		s := rapid.OneOf(rapid.String(), rapid.StringMatching(`[ -~]{0,30}`),
+			rapid.SampledFrom([]string{"", "tools/call", `a"b`, `a\b`, "\x7f", "\x1f", "é", "\xff", "notifications/mcpconform/probe"})).Draw(rt, "s")
+		if got, want := appendQuoted([]byte("x"), s), strconv.AppendQuote([]byte("x"), s); string(got) != string(want) {
+			rt.Fatalf("appendQuoted(%q) = %s; strconv gives %s", s, got, want)
+		}
+	})
+}

@@ -322,10 +322,10 @@ func TestTranscriptChunksMatchSlice(t *testing.T) {
 	})
 }
 
-// TestSendRequestLineMatchesSend holds SendRequestLine, which sends a
-// request line the caller rendered, to Send of the message the line
-// encodes: the same process state, bytes written and transcript.
-func TestSendRequestLineMatchesSend(t *testing.T) {
+// TestSendRequestLinesMatchesSend holds SendRequestLines, which sends
+// request lines the caller rendered in batches, to Send of each message
+// the lines encode: the same process state, bytes written and transcript.
+func TestSendRequestLinesMatchesSend(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var ms []*protocol.Message
 		for i := range rapid.IntRange(0, 20).Draw(t, "requests") {
@@ -343,16 +343,16 @@ func TestSendRequestLineMatchesSend(t *testing.T) {
 			}
 			return nil
 		}), sendTo(t, func(p *Process) error {
+			var lines, keys []string
 			for _, m := range ms {
 				data, _ := json.Marshal(m)
-				if err := p.SendRequestLine(string(data), protocol.IDKey(m.ID)); err != nil {
-					return err
-				}
+				lines, keys = append(lines, string(data)), append(keys, protocol.IDKey(m.ID))
 			}
-			return nil
+			_, err := p.SendRequestLines(lines, keys)
+			return err
 		})
 		if !reflect.DeepEqual(withSend, withLine) {
-			t.Fatalf("Send gives %+v; SendRequestLine %+v", withSend, withLine)
+			t.Fatalf("Send gives %+v; SendRequestLines %+v", withSend, withLine)
 		}
 	})
 }

@@ -858,19 +858,34 @@ func (p *Process) Send(m *protocol.Message) error {
 	return p.send(append(data, '\n'), "", &noKey)
 }
 
-// SendRequestLine is Send for a request the caller rendered itself: line
-// is the message as json.Marshal writes it, and key its id as
-// protocol.IDKey gives it. The request is outstanding as Send makes it;
-// what is not done is encoding the message (a check that sends each of
-// thousands of requests twice renders its params once).
-func (p *Process) SendRequestLine(line, key string) error {
+// SendRequestLines is Send for requests the caller rendered itself: each
+// line is a message as json.Marshal writes it, with its id as
+// protocol.IDKey gives it in keys. The requests are outstanding as Send
+// makes them; the lines are written in order, in batches as SendBatch
+// writes them (a check that sends thousands of requests renders each
+// line once, and a write for each was most of sending it). It returns
+// how many lines were written before an error; the requests of the lines
+// not written are not outstanding.
+func (p *Process) SendRequestLines(lines, keys []string) (int, error) {
+	if len(keys) != len(lines) {
+		return 0, errors.New("runner: SendRequestLines: a key for each line")
+	}
 	p.mu.Lock()
-	p.usedIDs[key] = true
-	p.outstanding[key] = true
+	for _, key := range keys {
+		p.usedIDs[key] = true
+		p.outstanding[key] = true
+	}
 	p.mu.Unlock()
-	noKey := ""
-	buf := make([]byte, 0, len(line)+1)
-	return p.send(append(append(buf, line...), '\n'), line, &noKey)
+	// Outstanding already: SendBatch is told no key to note as pending.
+	sent, err := p.SendBatch(lines, make([]string, len(lines)))
+	if err != nil {
+		p.mu.Lock()
+		for _, key := range keys[sent:] {
+			delete(p.outstanding, key) // (its id stays used, as Send leaves it)
+		}
+		p.mu.Unlock()
+	}
+	return sent, err
 }
 
 // NewID returns a fresh integer request id that no request sent through this

@@ -608,7 +608,8 @@ func validValue(s Source, n *node, depth int) (any, bool) {
 			}
 		}
 	}
-	for _, t := range n.typeOrder(s) {
+	order, count := n.typeOrder(s)
+	for _, t := range order[:count] {
 		var v any
 		ok := true
 		switch t {
@@ -635,20 +636,27 @@ func validValue(s Source, n *node, depth int) (any, bool) {
 // typeOrder lists the types to try for a valid value: the allowed ones
 // from a drawn start, or for an untyped schema the one its keywords imply
 // first.
-func (n *node) typeOrder(s Source) []uint8 {
-	all := []uint8{tString, tInteger, tNumber, tBoolean, tObject, tArray, tNull}
-	var allowed []uint8
-	for _, t := range all {
+//
+// The order is returned in an array with its length, not a slice: every
+// valid value drawn asks for one, and its slices were most of what drawing
+// a scalar allocated. TestTypeOrderMatchesSlices holds it to the order as
+// slices made it.
+func (n *node) typeOrder(s Source) (order [len(allTypeBits)]uint8, count int) {
+	var allowed [len(allTypeBits)]uint8
+	k := 0
+	for _, t := range allTypeBits {
 		if n.typed && n.types&t == 0 {
 			continue
 		}
-		allowed = append(allowed, t)
+		allowed[k] = t
+		k++
 	}
-	if len(allowed) == 0 {
-		return nil
+	if k == 0 {
+		return order, 0
 	}
-	start := s.Intn(len(allowed))
-	out := append(slices.Clone(allowed[start:]), allowed[:start]...)
+	start := s.Intn(k)
+	count = copy(order[:], allowed[start:k])
+	count += copy(order[count:], allowed[:start])
 	if !n.typed {
 		var implied uint8
 		switch {
@@ -662,11 +670,22 @@ func (n *node) typeOrder(s Source) []uint8 {
 			implied = tNumber
 		}
 		if implied != 0 {
-			out = append([]uint8{implied}, slices.DeleteFunc(out, func(t uint8) bool { return t == implied })...)
+			// implied first, the others in their order after it
+			rest := order
+			order[0], count = implied, 1
+			for _, t := range rest[:k] {
+				if t != implied {
+					order[count] = t
+					count++
+				}
+			}
 		}
 	}
-	return out
+	return order, count
 }
+
+// allTypeBits are the types in the order typeOrder tries them from.
+var allTypeBits = [...]uint8{tString, tInteger, tNumber, tBoolean, tObject, tArray, tNull}
 
 // bounds returns the integer range and the real range a number must lie in.
 func (n *node) numberRange() (lo, hi float64, loEx, hiEx bool) {

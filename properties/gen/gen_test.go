@@ -7,6 +7,7 @@ import (
 	mathrand "math/rand"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -271,4 +272,69 @@ func TestEncodeSorted(t *testing.T) {
 			rt.Fatalf("Encode = %s; EncodeOrdered gives %s", got, want)
 		}
 	})
+}
+
+// TestTypeOrderMatchesSlices holds typeOrder, which builds its order in
+// arrays, to the order as it was built with slices (sliceTypeOrder, kept
+// here as the model): the same types in the same order, and the same
+// draws, for typed nodes of every set of types and untyped nodes whose
+// keywords imply each type.
+func TestTypeOrderMatchesSlices(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		n := anyNode()
+		n.typed = rapid.Bool().Draw(rt, "typed")
+		n.types = uint8(rapid.IntRange(0, int(tAll)).Draw(rt, "types"))
+		switch rapid.IntRange(0, 4).Draw(rt, "implies") {
+		case 1:
+			n.closed = true
+		case 2:
+			n.minItems = 1
+		case 3:
+			n.minLen = 2
+		case 4:
+			n.bounds = map[string]string{"minimum": "1"}
+		}
+		seed := rapid.Uint64().Draw(rt, "seed")
+		a, b := NewRand(seed), NewRand(seed)
+		order, count := n.typeOrder(a)
+		if want := sliceTypeOrder(n, b); !slices.Equal(order[:count], want) {
+			rt.Fatalf("typeOrder = %v; with slices %v", order[:count], want)
+		}
+		if a.Intn(1<<30) != b.Intn(1<<30) {
+			rt.Fatalf("typeOrder drew otherwise than with slices")
+		}
+	})
+}
+
+func sliceTypeOrder(n *node, s Source) []uint8 {
+	all := []uint8{tString, tInteger, tNumber, tBoolean, tObject, tArray, tNull}
+	var allowed []uint8
+	for _, t := range all {
+		if n.typed && n.types&t == 0 {
+			continue
+		}
+		allowed = append(allowed, t)
+	}
+	if len(allowed) == 0 {
+		return nil
+	}
+	start := s.Intn(len(allowed))
+	out := append(slices.Clone(allowed[start:]), allowed[:start]...)
+	if !n.typed {
+		var implied uint8
+		switch {
+		case n.props != nil || n.required != nil || n.closed || n.additional != nil:
+			implied = tObject
+		case n.items != nil || n.minItems >= 0 || n.maxItems >= 0 || n.unique:
+			implied = tArray
+		case n.pattern != nil || n.minLen >= 0 || n.maxLen >= 0 || n.format != "":
+			implied = tString
+		case n.bounds != nil || n.mult != nil:
+			implied = tNumber
+		}
+		if implied != 0 {
+			out = append([]uint8{implied}, slices.DeleteFunc(out, func(t uint8) bool { return t == implied })...)
+		}
+	}
+	return out
 }
