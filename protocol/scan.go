@@ -127,7 +127,7 @@ func (e *envelope) message(line []byte) (*Message, bool) {
 			return nil, false
 		}
 		var ok bool
-		if m.Error, ok = plainError(e.errorMember); !ok {
+		if m.Error, ok = plainErrorOwned(e.errorMember, e.owned); !ok {
 			m.Error = new(Error)
 			if json.Unmarshal(e.errorMember, m.Error) != nil {
 				return nil, false
@@ -166,7 +166,13 @@ func (e *envelope) message(line []byte) (*Message, bool) {
 // encoding/json then decodes: through it, the error of each error response
 // was a twentieth of what the suite spent on a property run.
 // TestPlainErrorMatchesUnmarshal holds it to encoding/json.
-func plainError(b []byte) (*Error, bool) {
+func plainError(b []byte) (*Error, bool) { return plainErrorOwned(b, false) }
+
+// plainErrorOwned is plainError whose Data aliases b when owned (the
+// caller hands b's line over, see ScanOwnedMessage): the suite reads every
+// refused call's error, and its data (the validation errors) was copied
+// once more for each.
+func plainErrorOwned(b []byte, owned bool) (*Error, bool) {
 	// b is valid JSON (the envelope's scan read it): its members are
 	// stepped over with the scanner, which only records where they are.
 	s := scanner{data: b}
@@ -212,7 +218,11 @@ func plainError(b []byte) (*Error, bool) {
 				return nil, false
 			}
 		case "data":
-			e.Data = append(json.RawMessage(nil), v...)
+			if owned {
+				e.Data = capped(v)
+			} else {
+				e.Data = append(json.RawMessage(nil), v...)
+			}
 		default:
 			for _, c := range key {
 				if c == '\\' || c >= utf8.RuneSelf {

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -310,4 +311,29 @@ func TestValidMatchesEncodingJSONLongStrings(t *testing.T) {
 		}
 		checkScan(t, line)
 	})
+}
+
+// TestOwnedErrorDataAliasesLine: ScanOwnedMessage gives an error response
+// the Error ScanMessage gives it, with its data a view of the line handed
+// over (which cannot grow into the rest of the line), and ScanMessage's
+// data is a copy of its own.
+func TestOwnedErrorDataAliasesLine(t *testing.T) {
+	line := []byte(`{"jsonrpc":"2.0","id":"arg-invalid-0","error":{"code":-32602,"message":"invalid params","data":{"errors":[{"message":"required property is missing","path":"$.account"}]},"x":1}}`)
+	_, owned, err := ScanOwnedMessage(line)
+	if err != nil || owned == nil || owned.Error == nil {
+		t.Fatalf("ScanOwnedMessage: %+v, %v", owned, err)
+	}
+	_, copied, err := ScanMessage(bytes.Clone(line))
+	if err != nil || !cmp.Equal(owned, copied) {
+		t.Fatalf("ScanOwnedMessage gives %+v, ScanMessage %+v (%v)", owned.Error, copied.Error, err)
+	}
+	data := owned.Error.Data
+	at := bytes.Index(line, data)
+	if at < 0 || &line[at] != &data[0] || cap(data) != len(data) {
+		t.Fatalf("the owned error's data %s is not a capped view of the line", data)
+	}
+	_, again, _ := ScanMessage(line)
+	if d := again.Error.Data; &d[0] == &line[at] {
+		t.Fatalf("ScanMessage's error data is a view of a line the caller may reuse")
+	}
 }
