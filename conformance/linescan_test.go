@@ -103,7 +103,8 @@ func TestResultIsErrorMatchesFullDecode(t *testing.T) {
 		}
 	}
 	names := []string{`"isError"`, `"iserror"`, `"ISERROR"`, `"is\u0045rror"`, `"iſError"`, `"isErr"`, `"content"`, `"x"`}
-	values := []string{`true`, `false`, `null`, `"true"`, `1`, `{}`, `[]`, `{"isError":true}`, `[true,{"a":"}"}]`, `"a\"}b"`, `-1.5e3`}
+	values := []string{`true`, `false`, `null`, `"true"`, `1`, `{}`, `[]`, `{"isError":true}`, `[true,{"a":"}"}]`, `"a\"}b"`, `-1.5e3`,
+		`"a\\"`, `"\\\"}"`, `"\\\\\\"`, `["x\\",{"y":"\\\"]"}]`, `"\\"`}
 	rapid.Check(t, func(rt *rapid.T) {
 		n := rapid.IntRange(0, 5).Draw(rt, "members")
 		var parts []string

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -343,6 +344,9 @@ type compiledSchema struct {
 type verdictMemo struct {
 	mu sync.Mutex
 	m  map[string]oracleVerdict
+	// kept counts the verdicts the run's memos hold together (shared by
+	// every schema of a run; nil: this memo's own count).
+	kept *atomic.Int64
 }
 
 // oracleVerdict is what the oracle found of an argument text.
@@ -354,9 +358,10 @@ const (
 	verdictUndecodable // agrees with neither side (see oracleAgrees)
 )
 
-// maxVerdicts bounds the texts a schema's memo holds: past it, a new
-// text is validated and not kept.
-const maxVerdicts = 1 << 15
+// maxVerdicts bounds the texts the memos of a run hold together (about
+// 10 MB of short argument texts at most, whatever --cases and the number
+// of tools): past it, a new text is validated and not kept.
+const maxVerdicts = 1 << 16
 
 // agreesOn is oracleAgreesOn(c.sch, v, args, valid), through c's memo.
 func (c *compiledSchema) agreesOn(v any, args []byte, valid bool) bool {
@@ -369,7 +374,10 @@ func (c *compiledSchema) agreesOn(v any, args []byte, valid bool) bool {
 		if c.verdicts.m == nil {
 			c.verdicts.m = map[string]oracleVerdict{}
 		}
-		if len(c.verdicts.m) < maxVerdicts {
+		if c.verdicts.kept == nil {
+			c.verdicts.kept = new(atomic.Int64)
+		}
+		if _, again := c.verdicts.m[string(args)]; !again && c.verdicts.kept.Add(1) <= maxVerdicts {
 			c.verdicts.m[string(args)] = got
 		}
 		c.verdicts.mu.Unlock()
@@ -387,6 +395,8 @@ type schemaCache struct {
 	mu   sync.Mutex
 	m    map[string]*compiledSchema
 	errs map[[sha256.Size]byte]error
+	// verdicts counts the oracle's verdicts the schemas' memos keep.
+	verdicts atomic.Int64
 }
 
 func schemaKey(raw json.RawMessage, rev string) string {
@@ -435,6 +445,7 @@ func (e *engine) compiled(raw json.RawMessage, rev string) *compiledSchema {
 		e.schemas.m = map[string]*compiledSchema{}
 	}
 	c := &compiledSchema{}
+	c.verdicts.kept = &e.schemas.verdicts
 	c.wait, c.waitUnit = durationArg(protocol.Tool{InputSchema: raw})
 	c.sch, c.err = compileToolSchema(raw, rev)
 	if c.err == nil {

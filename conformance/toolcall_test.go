@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"sync/atomic"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -125,15 +126,30 @@ func TestVerdictMemoMatchesOracle(t *testing.T) {
 			}
 		}
 		values = append(values, map[string]any{"s": "\xff"}, gen.Arbitrary(src, 2))
+		// A memo whose run has kept all the verdicts it may: it keeps no
+		// more, and still agrees.
+		full := &compiledSchema{sch: sch, plan: c.plan}
+		full.verdicts.kept = new(atomic.Int64)
+		full.verdicts.kept.Store(maxVerdicts)
 		for round := range 2 {
 			for _, v := range values {
 				text := gen.Encode(v)
 				for _, valid := range []bool{true, false} {
-					if got, want := c.agreesOn(v, text, valid), oracleAgrees(sch, text, valid); got != want {
+					want := oracleAgrees(sch, text, valid)
+					if got := c.agreesOn(v, text, valid); got != want {
 						rt.Fatalf("round %d: memo says %v for %s (valid %v); the oracle %v", round, got, text, valid, want)
+					}
+					if got := full.agreesOn(v, text, valid); got != want {
+						rt.Fatalf("round %d: full memo says %v for %s (valid %v); the oracle %v", round, got, text, valid, want)
 					}
 				}
 			}
+		}
+		if len(full.verdicts.m) != 0 {
+			rt.Fatalf("a memo past the run's budget kept %d verdicts", len(full.verdicts.m))
+		}
+		if kept := int(c.verdicts.kept.Load()); kept != len(c.verdicts.m) {
+			rt.Fatalf("the memo counts %d verdicts and holds %d", kept, len(c.verdicts.m))
 		}
 		if odd := struct{}{}; c.agreesOn(odd, []byte("{"), true) || c.agreesOn(odd, []byte("{"), false) {
 			rt.Fatalf("a text that does not decode agrees with a side")

@@ -105,7 +105,8 @@ func TestEncodeMatchesMarshal(t *testing.T) {
 		} else {
 			s = rapid.String().Draw(rt, "s") + rapid.SampledFrom([]string{"", "<&>", "\u2028\u2029", "\b\f\x00\x1f\x7f", `"\`, "\xff\xfe", "é日"}).Draw(rt, "tail")
 		}
-		v := map[string]any{s: []any{s, true, false, nil, Num("1.5"), 2.5, 3}}
+		num := rapid.SampledFrom([]string{"1.5", "0", "-0", "-12", "1e3", "-0.5E+3", "10.25e-2", ""}).Draw(rt, "number")
+		v := map[string]any{s: []any{s, true, false, nil, Num("1.5"), 2.5, 3, Num(num)}}
 		want, err := json.Marshal(v)
 		if err != nil {
 			rt.Fatal(err)
