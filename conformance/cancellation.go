@@ -138,11 +138,15 @@ func sendCancel(t *T, c *Conn, id any, reason string) *protocol.Message {
 	return early
 }
 
+// cancelKey is the SharedBy key of the cancellation checks' session.
+const cancelKey = "cancellation"
+
 // cancelSession is the session the cancellation checks share, one after
 // another: each judges only the ids it sent, so what an earlier one left
 // running (a cancelled call a server went on with) cannot change a later
 // one's verdict, and a process that missed an answer is not handed on.
-func cancelSession(t *T) *Conn { return t.SharedBy("cancellation") }
+// Once they have all run, the state checks take it over (handOvers).
+func cancelSession(t *T) *Conn { return t.SharedBy(cancelKey) }
 
 // responseTo returns the response with id key among items, or nil.
 func responseTo(items []runner.Received, key string) *protocol.Message {
@@ -237,6 +241,7 @@ func init() {
 		Refs:       cancellationRefs("Error Handling"),
 		Capability: "tools",
 		Starts:     1, // the first of the cancellation checks (by id) opens their session
+		Spare:      cancelKey,
 		Run: func(t *T) {
 			call := requireSlowCall(t)
 			c := cancelSession(t)

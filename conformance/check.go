@@ -276,7 +276,16 @@ type Check struct {
 	// session): the engine starts them while the check before it runs. A
 	// wrong count costs time, never a verdict.
 	Starts int
-	Run    func(t *T)
+	// Spare is the SharedBy key of the spare session those starts open,
+	// if that is what they are: none is started ahead while that session
+	// is open or can be handed over to the check (spare.go). Like Starts,
+	// it costs time when wrong, never a verdict.
+	Spare string
+	// StartsWith, when set, says which tool the check needs before it
+	// starts anything: none is started ahead for it once the revision's
+	// tools are listed and none of the callable ones passes it.
+	StartsWith func(protocol.Tool) bool
+	Run        func(t *T)
 }
 
 // Area is the first part of the check's id.

@@ -166,16 +166,24 @@ func (s *scanText) space() {
 	}
 }
 
-// str skips a string and returns it, quotes included.
+// str skips a string and returns it, quotes included. The closing quote
+// is found by bytes.IndexByte, a quote at a time: one after an odd run of
+// backslashes is escaped (a tool result's text is most of its bytes, and
+// a test of every byte was most of judging it).
 func (s *scanText) str() []byte {
 	start := s.i
-	for s.i++; s.b[s.i] != '"'; s.i++ {
-		if s.b[s.i] == '\\' {
-			s.i++
+	s.i++
+	for {
+		end := s.i + bytes.IndexByte(s.b[s.i:], '"')
+		backslashes := 0
+		for k := end - 1; k > start && s.b[k] == '\\'; k-- {
+			backslashes++
+		}
+		s.i = end + 1
+		if backslashes%2 == 0 {
+			return s.b[start:s.i]
 		}
 	}
-	s.i++
-	return s.b[start:s.i]
 }
 
 // value skips one value.

@@ -164,6 +164,7 @@ func init() {
 		Revisions:  legacy,
 		Capability: "logging",
 		Starts:     1,
+		Spare:      stateSession,
 		Run: func(t *T) {
 			// The two legacy setLevel checks share a session with the two
 			// subscription checks: the filter check sets every level it

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -275,6 +276,32 @@ func TestParamsTextMatchesMarshal(t *testing.T) {
 	}
 }
 
+// TestLinesMatchConcatenation holds requestLine and notificationLine,
+// written in a buffer, to the lines as they were concatenated: the
+// envelope, the method as strconv.Quote writes it, and paramsText's
+// params, for lines short and longer than the buffer on the stack.
+func TestLinesMatchConcatenation(t *testing.T) {
+	long := map[string]any{"v": strings.Repeat("<x>é", 300)}
+	for _, rev := range []string{protocol.Rev20251125, protocol.Modern} {
+		for _, method := range []string{protocol.MethodPing, "notifications/mcpconform/probe", "a\\"} {
+			for _, params := range []map[string]any{nil, {}, {"n": 1, "v": []any{"<a>", nil}}, {"_a": 1}, long} {
+				tail := "}"
+				if p, ok := paramsText(rev, params); ok {
+					tail = `,"params":` + p + "}"
+				}
+				want := `{"jsonrpc":"2.0","id":"r-7","method":` + strconv.Quote(method) + tail
+				if got := requestLine(rev, `"r-7"`, method, params); got != want {
+					t.Errorf("requestLine = %s\nwant          %s", got, want)
+				}
+				want = `{"jsonrpc":"2.0","method":` + strconv.Quote(method) + tail
+				if got := notificationLine(rev, method, params); got != want {
+					t.Errorf("notificationLine = %s\nwant               %s", got, want)
+				}
+			}
+		}
+	}
+}
+
 // TestMarshalParamsMatchesMarshal holds marshalParams, which writes the
 // params of a property check's lines with gen.Encode, to json.Marshal: the
 // same bytes for probe notifications' params (gen.Arbitrary values) and
@@ -303,6 +330,138 @@ func TestMarshalParamsMatchesMarshal(t *testing.T) {
 		want, _ := json.Marshal(params)
 		if got := marshalParams(params); string(got) != string(want) {
 			rt.Fatalf("marshalParams(%v) = %s; json.Marshal gives %s", params, got, want)
+		}
+	})
+}
+
+// TestSendEncodedMatchesNewRequest holds the line pipelineTwice sends with
+// its params encoded once to the line runner.Process.Send writes for the
+// message protocol.NewRequest builds (json.Marshal of it): the same bytes, for params of every shape a check passes (nil,
+// a nil map, objects with HTML characters, U+2028 and bytes that are not
+// UTF-8, raw JSON with spaces) and methods that need escaping.
+func TestSendEncodedMatchesNewRequest(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		src := rand.New(rand.NewSource(rapid.Int64().Draw(rt, "seed")))
+		id := rapid.Int64Range(0, 1<<53).Draw(rt, "id")
+		method := rapid.SampledFrom([]string{protocol.MethodToolsCall, "mcpconform/unknown-method-7", "a<b>&\u2028\xff"}).Draw(rt, "method")
+		var params any
+		switch rapid.IntRange(0, 4).Draw(rt, "shape") {
+		case 0:
+			params = nil
+		case 1:
+			params = map[string]any(nil)
+		case 2:
+			params = map[string]any{"name": rapid.String().Draw(rt, "name") + "<&>\u2028\xff", "arguments": gen.Arbitrary(src, 3)}
+		case 3:
+			params = map[string]any{"name": "x", "arguments": json.RawMessage(` { "b" : "<&>" , "a":[1, 2] } `)}
+		default:
+			params = gen.Arbitrary(src, 2)
+		}
+		want, err := protocol.NewRequest(id, method, params)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		raw, err := json.Marshal(params)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		wantLine, _ := json.Marshal(want)
+		key := strconv.FormatInt(id, 10)
+		if got := encodedLine(key, encodedTail(method, params != nil, raw)); got != string(wantLine) {
+			rt.Fatalf("encodedLine %s; NewRequest's %s", got, wantLine)
+		}
+		if key != want.IDKey() {
+			rt.Fatalf("key %s; NewRequest's id key %s", key, want.IDKey())
+		}
+	})
+}
+
+// TestCallLine holds callLine to the line pipelineCalls wrote by
+// concatenation and its key to protocol.IDKey of the line's id.
+func TestCallLine(t *testing.T) {
+	meta := `,"_meta":` + modernMetaText(protocol.Modern)
+	for _, c := range []struct {
+		prefix string
+		i      int
+		meta   string
+	}{{"arg-valid-", 0, ""}, {"arg-invalid-", 12345, meta}, {"x", 1<<31 + 7, ""}} {
+		name, args := `"accounts.balance"`, json.RawMessage(`{"account":"ACC-0791","n":[1,{"a":null}]}`)
+		line, key := callLine(c.prefix, c.i, name, args, c.meta)
+		id := c.prefix + strconv.Itoa(c.i)
+		want := `{"jsonrpc":"2.0","id":"` + id + `","method":"tools/call","params":{"name":` + name + `,"arguments":` + string(args) + c.meta + "}}"
+		if line != want {
+			t.Errorf("callLine = %s\nwant        %s", line, want)
+		}
+		m, err := protocol.ParseMessage([]byte(line))
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if key != m.IDKey() {
+			t.Errorf("callLine key %s; the line's id key is %s", key, m.IDKey())
+		}
+	}
+}
+
+// TestSameMembersImpliesStripped holds sameMembers, the shortcut of
+// property.errors.same-bytes, to strippedMember: whenever it says two
+// answers are the same, their stripped members are; and answers whose
+// members differ in bytes are left to strippedMember (data that differs
+// in white space only compares equal there).
+func TestSameMembersImpliesStripped(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		answer := func(label string) *protocol.Message {
+			m := &protocol.Message{JSONRPC: "2.0", ID: json.RawMessage(`1`)}
+			switch rapid.IntRange(0, 2).Draw(rt, label+" kind") {
+			case 0:
+				m.Error = &protocol.Error{
+					Code:    rapid.SampledFrom([]int{protocol.CodeInvalidParams, protocol.CodeMethodNotFound}).Draw(rt, label+" code"),
+					Message: rapid.SampledFrom([]string{"no", "no <such> tool"}).Draw(rt, label+" message"),
+					Data:    json.RawMessage(rapid.SampledFrom([]string{"", `{"a":1}`, `{ "a": 1 }`, `[1`}).Draw(rt, label+" data")),
+				}
+				if len(m.Error.Data) == 0 {
+					m.Error.Data = nil
+				}
+			case 1:
+				m.Result = json.RawMessage(rapid.SampledFrom([]string{`{}`, `{"isError":true}`, `{ }`}).Draw(rt, label+" result"))
+			default:
+				m.Error = &protocol.Error{Code: protocol.CodeInvalidParams, Message: "no"}
+				m.Result = json.RawMessage(`{}`)
+			}
+			return m
+		}
+		a, b := answer("a"), answer("b")
+		if sameMembers(a, b) && strippedMember(a) != strippedMember(b) {
+			rt.Fatalf("sameMembers, but strippedMember gives %s and %s", strippedMember(a), strippedMember(b))
+		}
+		if !sameMembers(a, a) {
+			rt.Fatalf("an answer is not the same as itself: %s", strippedMember(a))
+		}
+	})
+}
+
+// TestIDForMatchesQuote holds idFor's string ids to strconv.Quote of
+// "r-N", and its integer ids to strconv.Itoa.
+func TestIDForMatchesQuote(t *testing.T) {
+	for _, i := range []int{0, 1, 2, 3, 98, 99, 999_999, 1_000_001, 1<<62 - 1} {
+		want := strconv.Itoa(i + 1)
+		if i%2 == 1 {
+			want = strconv.Quote("r-" + strconv.Itoa(i+1))
+		}
+		if got := idFor(i); got != want {
+			t.Errorf("idFor(%d) = %s, want %s", i, got, want)
+		}
+	}
+}
+
+// TestAppendQuotedMatchesStrconv holds appendQuoted to strconv.AppendQuote
+// for methods plain and not: quotes, backslashes, control characters,
+// DEL, multi-byte runes and bytes that are not UTF-8.
+func TestAppendQuotedMatchesStrconv(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		s := rapid.OneOf(rapid.String(), rapid.StringMatching(`[ -~]{0,30}`),
+			rapid.SampledFrom([]string{"", "tools/call", `a"b`, `a\b`, "\x7f", "\x1f", "é", "\xff", "notifications/mcpconform/probe"})).Draw(rt, "s")
+		if got, want := appendQuoted([]byte("x"), s), strconv.AppendQuote([]byte("x"), s); string(got) != string(want) {
+			rt.Fatalf("appendQuoted(%q) = %s; strconv gives %s", s, got, want)
 		}
 	})
 }

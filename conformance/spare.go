@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/runner"
@@ -106,6 +107,14 @@ func (t *T) openSpare(key string, caps map[string]any) (*Conn, error) {
 		c.drain(t.ctx)
 		return c, nil
 	}
+	if caps == nil {
+		if c := env.handedOver(key, slot); c != nil {
+			env.keepSpare(slot, c)
+			t.use(c)
+			c.drain(t.ctx)
+			return c, nil
+		}
+	}
 	t.unlessStalled()
 	name := "scratch"
 	if key != "" {
@@ -177,6 +186,85 @@ func (c *Conn) openModern(t *T) error {
 		return &handshakeError{msg: fmt.Sprintf("server/discover: error %d %s", m.Error.Code, m.Error.Message)}
 	}
 	return nil
+}
+
+// handOver is a spare session that goes on as another group's once the
+// checks of its own group have all run: a process started for it would
+// cost a server start (a quarter of a CPU-second for a Node server, in
+// each revision) to show the same as the one already open. Both groups
+// declare no client capabilities and judge only what they send
+// themselves; the spare is handed over only while fit to share (it
+// answered everything, has nothing outstanding and was not retired).
+type handOver struct {
+	to, from string // SharedBy keys: the group that takes the process over, and the one it comes from
+	area     string // the area of the checks of the group it comes from
+}
+
+// handOvers lists the hand-overs: the state checks (logging/setLevel,
+// resource subscriptions) take the cancellation checks' session. The
+// cancellation checks run before them (by id), and each judges only the
+// requests it sent, as the state checks do.
+var handOvers = []handOver{{to: stateSession, from: cancelKey, area: "cancellation"}}
+
+// handedOver removes from the revision, and returns, the spare session
+// that group key takes over into slot (see handOvers), or nil when there
+// is none to take: no such group, its session not open or not fit to
+// share, or one of its checks still to run.
+func (env *revEnv) handedOver(key, slot string) *Conn {
+	from, c := env.handOverSource(key, slot)
+	if c == nil {
+		return nil
+	}
+	delete(env.spares, from)
+	return c
+}
+
+// handOverSource returns the slot and the spare session that group key
+// would take over into slot, or nil; it changes nothing.
+func (env *revEnv) handOverSource(key, slot string) (string, *Conn) {
+	_, kind, _ := strings.Cut(slot, "\x00")
+	for _, h := range handOvers {
+		if h.to != key {
+			continue
+		}
+		from := h.from + "\x00" + kind
+		c := env.spares[from]
+		if c == nil || !c.fitToShare() || env.groupPending(h.area) {
+			return "", nil
+		}
+		return from, c
+	}
+	return "", nil
+}
+
+// groupPending reports whether a check of area that shares a session
+// (not a Final one, which reads all traffic) may still run in the
+// revision.
+func (env *revEnv) groupPending(area string) bool {
+	for _, c := range env.eng.checks {
+		if c.Area() == area && !c.Final && env.results[c.ID] == nil && env.mayRun(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// spareReady reports whether check c's spare session (Check.Spare) is
+// open, or would be handed over to it, so that nothing need be started
+// ahead for it.
+func (env *revEnv) spareReady(c *Check) bool {
+	if c.Spare == "" {
+		return false
+	}
+	slot := c.Spare + "\x00process"
+	if env.servedFor(c) {
+		slot = c.Spare + "\x00served"
+	}
+	if sp := env.spares[slot]; sp != nil && sp.fitToShare() {
+		return true
+	}
+	_, sp := env.handOverSource(c.Spare, slot)
+	return sp != nil
 }
 
 // releaseSpares hands the spare sessions t used back to the revision, or

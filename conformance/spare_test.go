@@ -84,3 +84,116 @@ func TestSpareSessions(t *testing.T) {
 		t.Errorf("the declared process got its first line %v after its start, less than the %v the check before it lasted: it was not started ahead", firstSend, pause)
 	}
 }
+
+// TestSpareHandOver proves when the state checks take over the
+// cancellation checks' session (handOvers) and when they start their own:
+// not while a cancellation check is still to run, and not once the session
+// was retired; and that nothing is started ahead for a check whose session
+// is handed over.
+func TestSpareHandOver(t *testing.T) {
+	ref := []SpecRef{{Revision: protocol.Rev20251125, File: "basic/index.mdx"}}
+	mk := func(id string, run func(t *T)) *Check {
+		return &Check{ID: id, Title: id, Requirement: id, Level: MUST, Refs: ref, Run: run}
+	}
+	cases := []struct {
+		name    string
+		retire  bool // the first cancellation check retires the session
+		pending bool // a cancellation check runs after the state check
+		handed  bool
+	}{
+		{name: "handed over", handed: true},
+		{name: "retired", retire: true},
+		{name: "a cancellation check still to run", pending: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			names := map[string]string{}
+			var started, warm int
+			shared := func(id, key string, then func(t *T, c *Conn)) *Check {
+				return mk(id, func(t *T) {
+					c := t.SharedBy(key)
+					c.MustRequest(protocol.MethodPing, nil)
+					names[id] = c.Name()
+					if then != nil {
+						then(t, c)
+					}
+				})
+			}
+			first := shared("cancellation.spare.a", cancelKey, func(t *T, c *Conn) {
+				if tc.retire {
+					t.Retire(c)
+				}
+			})
+			state := shared("logging.spare.b", stateSession, nil)
+			state.Starts, state.Spare = 1, stateSession
+			count := mk("stdio.spare.z-count", func(t *T) {
+				started, warm = t.env.fresh, len(t.env.warm)
+			})
+			count.Final = true
+			checks := []*Check{first, state, count}
+			if tc.pending {
+				later := shared("cancellation.spare.c", cancelKey, nil)
+				later.After = []string{state.ID}
+				checks = append(checks, later)
+			}
+			rep, err := Run(context.Background(), Options{
+				Command:  []string{mutantBinary(t), "-mutation", "none"},
+				Protocol: protocol.Rev20251125,
+				Checks:   checks,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rep.Results {
+				if r.Status != StatusPass {
+					t.Errorf("%s: %s %q", r.ID, r.Status, r.Message)
+				}
+			}
+			if got := names[first.ID] == names[state.ID]; got != tc.handed {
+				t.Errorf("the cancellation check had %s and the state check %s: same process %v, want %v", names[first.ID], names[state.ID], got, tc.handed)
+			}
+			if tc.pending && names["cancellation.spare.c"] != names[first.ID] {
+				t.Errorf("the later cancellation check had %s, not the group's %s", names["cancellation.spare.c"], names[first.ID])
+			}
+			want := 2
+			if tc.handed {
+				want = 1
+			}
+			if started != want || warm != 0 {
+				t.Errorf("the revision started %d processes and left %d started ahead unused; want %d and 0", started, warm, want)
+			}
+		})
+	}
+}
+
+// TestPrewarmNeedsTheTool proves that nothing is started ahead for a check
+// that starts its processes only for a tool the revision does not have
+// (Check.StartsWith), and that a process is started ahead when it has one.
+func TestPrewarmNeedsTheTool(t *testing.T) {
+	yes := true
+	tools := []protocol.Tool{{Name: "demo.read", Annotations: &protocol.ToolAnnotations{ReadOnlyHint: &yes}}}
+	for _, tc := range []struct {
+		name string
+		tool string // the tool the check needs
+		want int
+	}{
+		{name: "no such tool", tool: "demo.task", want: 0},
+		{name: "the tool is listed", tool: "demo.read", want: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := Options{Command: []string{mutantBinary(t), "-mutation", "none"}}
+			if err := opts.defaults(); err != nil {
+				t.Fatal(err)
+			}
+			env := &revEnv{eng: &engine{opts: opts}, rev: protocol.Rev20251125, results: map[string]*Result{},
+				toolsDone: true, tools: tools}
+			c := &Check{ID: "tasks.warm.a", Starts: 1, StartsWith: func(tl protocol.Tool) bool { return tl.Name == tc.tool }}
+			env.prewarm(context.Background(), []*Check{c})
+			got := len(env.warm)
+			env.closeWarm()
+			if got != tc.want {
+				t.Errorf("%d processes started ahead, want %d", got, tc.want)
+			}
+		})
+	}
+}

@@ -164,15 +164,26 @@ func createdTask(m *protocol.Message) (taskView, bool) {
 	return *created.Task, true
 }
 
+// isTaskTool reports whether tool can run as a task for the duration the
+// suite asks (observeTasks calls it).
+func isTaskTool(tool protocol.Tool) bool {
+	s := taskSupport(tool)
+	return (s == "optional" || s == "required") && durationArgs(tool) != nil
+}
+
+// isTaskInputTool reports whether tool can run as a task that asks the
+// client for input (observeTaskInput calls it).
+func isTaskInputTool(tool protocol.Tool) bool {
+	s := taskSupport(tool)
+	return (s == "optional" || s == "required") && strings.Contains(strings.ToLower(tool.Name), elicitFeature.hint)
+}
+
 func observeTasks(t *T) *taskRun {
 	if run, ok := t.env.memo("tasks").(*taskRun); ok {
 		t.resume(run.conn, run.mark)
 		return run
 	}
-	tool := t.RequireCallableTool(func(tl protocol.Tool) bool {
-		s := taskSupport(tl)
-		return (s == "optional" || s == "required") && durationArgs(tl) != nil
-	})
+	tool := t.RequireCallableTool(isTaskTool)
 	args := durationArgs(tool)
 	c := t.FreshSession()
 	run := &taskRun{conn: c, mark: len(c.p.Transcript()), tool: tool.Name, token: fmt.Sprintf("mcpconform-task-%d", c.env.nextID())}
@@ -337,15 +348,9 @@ func observeTaskInput(t *T) *taskInputRun {
 		t.resume(run.conn, run.mark)
 		return run
 	}
-	tools := t.taskTools(func(tl protocol.Tool) bool {
-		s := taskSupport(tl)
-		return (s == "optional" || s == "required") && strings.Contains(strings.ToLower(tl.Name), elicitFeature.hint)
-	})
+	tools := t.taskTools(isTaskInputTool)
 	if len(tools) == 0 {
-		t.RequireCallableTool(func(tl protocol.Tool) bool {
-			s := taskSupport(tl)
-			return (s == "optional" || s == "required") && strings.Contains(strings.ToLower(tl.Name), elicitFeature.hint)
-		})
+		t.RequireCallableTool(isTaskInputTool)
 		t.NotVerified("no callable tool with task support asks for elicitation")
 	}
 	tool := tools[0]
@@ -794,7 +799,6 @@ func init() {
 			"Servers SHOULD return a `-32601` (Method not found) error if a client attempts to do so."),
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
-		Starts:     1, // its own session
 		Run: func(t *T) {
 			if !t.Server().has("tasks", "requests") {
 				t.NotApplicable("the server declares no task-augmented requests")
@@ -803,9 +807,16 @@ func init() {
 				s := taskSupport(tl)
 				return s == "" || s == "forbidden"
 			})
-			c := t.FreshSession()
+			// The scratch session: the check judges only the answer to its
+			// own call, and an error (the right answer) leaves nothing
+			// behind; a result may have created a task, so that process is
+			// not handed on.
+			c := t.Scratch()
 			m := c.MustRequest(protocol.MethodToolsCall, map[string]any{"name": tool.Name,
 				"arguments": sampleArgs(toolSchemaMap(tool.InputSchema)), "task": map[string]any{"ttl": 60000}})
+			if m.Error == nil {
+				t.Retire(c)
+			}
 			t.Expect("error -32601")
 			judgeErrorCode(t, m, protocol.CodeMethodNotFound, fmt.Sprintf("the task-augmented call of %s, which does not support tasks, returned a result", tool.Name),
 				"the task-augmented call of "+tool.Name+", which does not support tasks, got error %d, not -32601", false)
@@ -821,7 +832,6 @@ func init() {
 		Refs:       []SpecRef{tasksRef("Protocol Errors")},
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
-		Starts:     1, // its own session
 		Run: func(t *T) {
 			if !t.Server().has("tasks", "requests") {
 				t.NotApplicable("the server declares no task-augmented requests")
@@ -832,8 +842,11 @@ func init() {
 				t.NotApplicable("no listed tool requires a task")
 			}
 			tool := tools[0]
-			c := t.FreshSession()
+			c := t.Scratch() // as in tasks.tool.forbidden
 			m := c.MustRequest(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": sampleArgs(toolSchemaMap(tool.InputSchema))})
+			if m.Error == nil {
+				t.Retire(c)
+			}
 			t.Expect("error -32601")
 			if m.Error != nil && m.Error.Code == protocol.CodeInvalidRequest {
 				// tasks.mdx §Protocol Errors lets a receiver that requires
@@ -1047,6 +1060,7 @@ func init() {
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
 		Starts:     1, // the first of the input checks (by id) makes observeTaskInput's session
+		StartsWith: isTaskInputTool,
 		Run: func(t *T) {
 			run := requireTaskInput(t)
 			t.Expect("_meta[%s].taskId = %q", protocol.MetaRelatedTask, run.taskID)
@@ -1176,6 +1190,7 @@ func init() {
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
 		Starts:     1, // the first tasks check (by id) makes the task session of observeTasks
+		StartsWith: isTaskTool,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)

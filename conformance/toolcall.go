@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -328,6 +329,60 @@ type compiledSchema struct {
 	// gives a tool (see durationArg), found once rather than per case.
 	wait     string
 	waitUnit time.Duration
+
+	verdicts verdictMemo
+}
+
+// verdictMemo holds the oracle's verdicts on the argument texts it has
+// judged against one compiled schema. The oracle is deterministic and a
+// generated case's verdict depends on its text alone (the instance it
+// validates is what the text decodes to, see oracleAgreesOn), so a text
+// drawn again, as small schemas' cases are by the hundred, gets the
+// verdict the oracle gave it without validating it again: the oracle
+// judges every case, and validating was most of drawing one.
+// TestVerdictMemoMatchesOracle holds the two together.
+type verdictMemo struct {
+	mu sync.Mutex
+	m  map[string]oracleVerdict
+	// kept counts the verdicts the run's memos hold together (shared by
+	// every schema of a run; nil: this memo's own count).
+	kept *atomic.Int64
+}
+
+// oracleVerdict is what the oracle found of an argument text.
+type oracleVerdict int8
+
+const (
+	verdictValid oracleVerdict = iota + 1
+	verdictInvalid
+	verdictUndecodable // agrees with neither side (see oracleAgrees)
+)
+
+// maxVerdicts bounds the texts the memos of a run hold together (about
+// 10 MB of short argument texts at most, whatever --cases and the number
+// of tools): past it, a new text is validated and not kept.
+const maxVerdicts = 1 << 16
+
+// agreesOn is oracleAgreesOn(c.sch, v, args, valid), through c's memo.
+func (c *compiledSchema) agreesOn(v any, args []byte, valid bool) bool {
+	c.verdicts.mu.Lock()
+	got, ok := c.verdicts.m[string(args)]
+	c.verdicts.mu.Unlock()
+	if !ok {
+		got = oracleVerdictOn(c.sch, v, args)
+		c.verdicts.mu.Lock()
+		if c.verdicts.m == nil {
+			c.verdicts.m = map[string]oracleVerdict{}
+		}
+		if c.verdicts.kept == nil {
+			c.verdicts.kept = new(atomic.Int64)
+		}
+		if _, again := c.verdicts.m[string(args)]; !again && c.verdicts.kept.Add(1) <= maxVerdicts {
+			c.verdicts.m[string(args)] = got
+		}
+		c.verdicts.mu.Unlock()
+	}
+	return got.agrees(valid)
 }
 
 // schemaCache holds compiled schemas by dialect and text, so that a server
@@ -340,6 +395,8 @@ type schemaCache struct {
 	mu   sync.Mutex
 	m    map[string]*compiledSchema
 	errs map[[sha256.Size]byte]error
+	// verdicts counts the oracle's verdicts the schemas' memos keep.
+	verdicts atomic.Int64
 }
 
 func schemaKey(raw json.RawMessage, rev string) string {
@@ -388,6 +445,7 @@ func (e *engine) compiled(raw json.RawMessage, rev string) *compiledSchema {
 		e.schemas.m = map[string]*compiledSchema{}
 	}
 	c := &compiledSchema{}
+	c.verdicts.kept = &e.schemas.verdicts
 	c.wait, c.waitUnit = durationArg(protocol.Tool{InputSchema: raw})
 	c.sch, c.err = compileToolSchema(raw, rev)
 	if c.err == nil {
@@ -454,7 +512,7 @@ func drawCase(src gen.Source, at argTool, c *gen.Constraint) (args json.RawMessa
 		return nil, false, false
 	}
 	text := gen.Encode(v)
-	if !oracleAgreesOn(at.sch, v, text, c == nil) {
+	if !at.agreesOn(v, text, c == nil) {
 		return nil, false, true
 	}
 	broken := ""
@@ -465,7 +523,7 @@ func drawCase(src gen.Source, at argTool, c *gen.Constraint) (args json.RawMessa
 	if name, caps := capWait(at.wait, at.waitUnit, obj, broken); name != "" {
 		for _, d := range caps {
 			obj[name] = d
-			if capped := gen.Encode(obj); oracleAgreesOn(at.sch, obj, capped, c == nil) {
+			if capped := gen.Encode(obj); at.agreesOn(obj, capped, c == nil) {
 				return capped, true, false
 			}
 		}
@@ -478,14 +536,33 @@ func drawCase(src gen.Source, at argTool, c *gen.Constraint) (args json.RawMessa
 // to, built from v where schemaInstance can (the same value, without
 // parsing the text again), else decoded from the text.
 func oracleAgreesOn(sch *jsonschema.Schema, v any, args []byte, valid bool) bool {
+	return oracleVerdictOn(sch, v, args).agrees(valid)
+}
+
+// oracleVerdictOn is the oracle's verdict on args as oracleAgreesOn
+// reaches it: valid, invalid, or undecodable (agreeing with neither side,
+// as oracleAgrees does for a text that does not decode).
+func oracleVerdictOn(sch *jsonschema.Schema, v any, args []byte) oracleVerdict {
 	inst, ok := v, isSchemaInstance(v)
 	if !ok {
 		inst, ok = schemaInstance(v)
 	}
 	if !ok {
-		return oracleAgrees(sch, args, valid)
+		var err error
+		if inst, err = decodeForSchema(args); err != nil {
+			return verdictUndecodable
+		}
 	}
-	return (sch.Validate(inst) == nil) == valid
+	if sch.Validate(inst) == nil {
+		return verdictValid
+	}
+	return verdictInvalid
+}
+
+// agrees reports whether the verdict is valid when valid is true, and
+// invalid otherwise.
+func (o oracleVerdict) agrees(valid bool) bool {
+	return o == verdictValid && valid || o == verdictInvalid && !valid
 }
 
 // isSchemaInstance reports whether v is already what schemaInstance would

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"sync/atomic"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -93,6 +94,65 @@ func TestSchemaInstanceMatchesDecode(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				rt.Fatalf("schemaInstance(%#v) = %#v; decoding its encoding gives %#v", v, got, want)
 			}
+		}
+	})
+}
+
+// TestVerdictMemoMatchesOracle holds the memo of the oracle's verdicts to
+// the oracle deciding every case afresh from its text (oracleAgrees): the
+// same verdict for either side, on the first draw of a text and on every
+// later one, for cases drawn valid and breaking each constraint of
+// generated schemas, for values that are no schema instance as they are
+// (a string that is not UTF-8) and for a text that does not decode.
+func TestVerdictMemoMatchesOracle(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		src := gen.NewRand(rapid.Uint64().Draw(rt, "seed"))
+		schema := gen.Schema(src, 3)
+		raw, _ := json.Marshal(schema)
+		sch, err := compileToolSchema(raw, protocol.Modern)
+		if err != nil {
+			rt.Skip("schema does not compile")
+		}
+		c := &compiledSchema{sch: sch, plan: gen.NewPlan(toSchemaValue(schema))}
+		var values []any
+		for range 4 {
+			if v, ok := c.plan.Valid(src); ok {
+				values = append(values, v)
+			}
+			for _, k := range c.plan.Constraints() {
+				if v, ok := c.plan.Invalid(src, k); ok {
+					values = append(values, v)
+				}
+			}
+		}
+		values = append(values, map[string]any{"s": "\xff"}, gen.Arbitrary(src, 2))
+		// A memo whose run has kept all the verdicts it may: it keeps no
+		// more, and still agrees.
+		full := &compiledSchema{sch: sch, plan: c.plan}
+		full.verdicts.kept = new(atomic.Int64)
+		full.verdicts.kept.Store(maxVerdicts)
+		for round := range 2 {
+			for _, v := range values {
+				text := gen.Encode(v)
+				for _, valid := range []bool{true, false} {
+					want := oracleAgrees(sch, text, valid)
+					if got := c.agreesOn(v, text, valid); got != want {
+						rt.Fatalf("round %d: memo says %v for %s (valid %v); the oracle %v", round, got, text, valid, want)
+					}
+					if got := full.agreesOn(v, text, valid); got != want {
+						rt.Fatalf("round %d: full memo says %v for %s (valid %v); the oracle %v", round, got, text, valid, want)
+					}
+				}
+			}
+		}
+		if len(full.verdicts.m) != 0 {
+			rt.Fatalf("a memo past the run's budget kept %d verdicts", len(full.verdicts.m))
+		}
+		if kept := int(c.verdicts.kept.Load()); kept != len(c.verdicts.m) {
+			rt.Fatalf("the memo counts %d verdicts and holds %d", kept, len(c.verdicts.m))
+		}
+		if odd := struct{}{}; c.agreesOn(odd, []byte("{"), true) || c.agreesOn(odd, []byte("{"), false) {
+			rt.Fatalf("a text that does not decode agrees with a side")
 		}
 	})
 }

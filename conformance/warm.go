@@ -3,7 +3,9 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"slices"
 
+	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/runner"
 )
 
@@ -64,11 +66,11 @@ func (env *revEnv) prewarm(ctx context.Context, next []*Check) {
 		if seen == 2 {
 			break
 		}
-		if c.Starts == 0 || env.results[c.ID] != nil || !env.mayRun(c) {
+		if c.Starts == 0 || env.results[c.ID] != nil || !env.mayRun(c) || !env.mayFindTool(c) {
 			continue
 		}
 		seen++
-		if env.servedFor(c) {
+		if env.servedFor(c) || env.spareReady(c) {
 			continue
 		}
 		want += c.Starts
@@ -98,6 +100,16 @@ func (env *revEnv) mayRun(c *Check) bool {
 		}
 	}
 	return true
+}
+
+// mayFindTool reports whether check c may find the tool it starts its
+// processes for (Check.StartsWith), as far as the tools listed so far in
+// the revision tell.
+func (env *revEnv) mayFindTool(c *Check) bool {
+	if c.StartsWith == nil || !env.toolsDone {
+		return true
+	}
+	return slices.ContainsFunc(env.tools, func(tl protocol.Tool) bool { return env.eng.callable(tl) && c.StartsWith(tl) })
 }
 
 // servedFor reports whether the processes of check c are served in this

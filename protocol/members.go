@@ -65,11 +65,13 @@ func (m *objectMembers) member(key, value []byte) {
 		m.plain = false
 		return
 	}
-	if _, twice := m.members[string(key)]; twice {
-		m.plain = false
-		return
-	}
+	// One map operation tells a member given twice: the map does not
+	// grow. (The object is then not plain, and its map is dropped.)
+	n := len(m.members)
 	m.members[memberName(key)] = value
+	if len(m.members) == n {
+		m.plain = false
+	}
 }
 
 // ScanString decodes raw as json.Unmarshal into a string does when raw is

@@ -1,8 +1,10 @@
 package protocol
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -125,7 +127,7 @@ func (e *envelope) message(line []byte) (*Message, bool) {
 			return nil, false
 		}
 		var ok bool
-		if m.Error, ok = plainError(e.errorMember); !ok {
+		if m.Error, ok = plainErrorOwned(e.errorMember, e.owned); !ok {
 			m.Error = new(Error)
 			if json.Unmarshal(e.errorMember, m.Error) != nil {
 				return nil, false
@@ -164,7 +166,13 @@ func (e *envelope) message(line []byte) (*Message, bool) {
 // encoding/json then decodes: through it, the error of each error response
 // was a twentieth of what the suite spent on a property run.
 // TestPlainErrorMatchesUnmarshal holds it to encoding/json.
-func plainError(b []byte) (*Error, bool) {
+func plainError(b []byte) (*Error, bool) { return plainErrorOwned(b, false) }
+
+// plainErrorOwned is plainError whose Data aliases b when owned (the
+// caller hands b's line over, see ScanOwnedMessage): the suite reads every
+// refused call's error, and its data (the validation errors) was copied
+// once more for each.
+func plainErrorOwned(b []byte, owned bool) (*Error, bool) {
 	// b is valid JSON (the envelope's scan read it): its members are
 	// stepped over with the scanner, which only records where they are.
 	s := scanner{data: b}
@@ -210,7 +218,11 @@ func plainError(b []byte) (*Error, bool) {
 				return nil, false
 			}
 		case "data":
-			e.Data = append(json.RawMessage(nil), v...)
+			if owned {
+				e.Data = capped(v)
+			} else {
+				e.Data = append(json.RawMessage(nil), v...)
+			}
 		default:
 			for _, c := range key {
 				if c == '\\' || c >= utf8.RuneSelf {
@@ -450,6 +462,18 @@ func (s *scanner) str() bool {
 	// rather than in s.i, stored at every byte.
 	data, i := s.data, s.i+1 // after '"'
 	for i < len(data) {
+		if len(data)-i >= 8 {
+			// Eight bytes at a time while none of them ends the string,
+			// starts an escape or is a control character: the text of a
+			// tool's answer and of its arguments runs to hundreds of such
+			// bytes.
+			m := specialBytes(binary.LittleEndian.Uint64(data[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3 // the first of them
+		}
 		c := data[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			i++
@@ -490,6 +514,18 @@ func (s *scanner) str() bool {
 	}
 	s.i = i
 	return false
+}
+
+// specialBytes marks, in the high bit of each of the eight bytes of w
+// (little-endian), those a string's plain run stops at: a control
+// character, '"' or '\\'. A byte above a marked one may be marked
+// wrongly (a borrow crosses into it), but the lowest marked byte is always
+// one of them and no unmarked word holds one.
+func specialBytes(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := w^(ones*'"'), w^(ones*'\\')
+	control := (w - ones*0x20) &^ w
+	return (control | (quote-ones)&^quote | (backslash-ones)&^backslash) & highs
 }
 
 func isHex(c byte) bool {

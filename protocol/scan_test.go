@@ -1,8 +1,11 @@
 package protocol
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math/bits"
 	"regexp"
 	"slices"
 	"strings"
@@ -241,5 +244,96 @@ func TestPlainErrorMatchesUnmarshal(t *testing.T) {
 		if err := json.Unmarshal([]byte(text), want); !ok || err != nil || !cmp.Equal(got, want) {
 			t.Errorf("%s: plainError gave %+v, %v; encoding/json %+v, %v", text, got, ok, want, err)
 		}
+	}
+}
+
+// TestSpecialBytes holds the eight-byte test of a string's plain run to
+// the byte-by-byte one: for every byte value at every position of a word
+// of plain bytes, and for words of random bytes, the word is unmarked
+// exactly when no byte stops the run, and the lowest mark is the first
+// byte that does.
+func TestSpecialBytes(t *testing.T) {
+	stops := func(c byte) bool { return c < 0x20 || c == '"' || c == '\\' }
+	check := func(t interface{ Fatalf(string, ...any) }, word [8]byte) {
+		first := -1
+		for i, c := range word {
+			if stops(c) {
+				first = i
+				break
+			}
+		}
+		m := specialBytes(binary.LittleEndian.Uint64(word[:]))
+		switch {
+		case first < 0 && m != 0:
+			t.Fatalf("%q: marked %#x, but no byte stops the run", word, m)
+		case first >= 0 && (m == 0 || bits.TrailingZeros64(m)>>3 != first):
+			t.Fatalf("%q: marked %#x, but byte %d is the first to stop the run", word, m, first)
+		}
+	}
+	for pos := range 8 {
+		for c := range 256 {
+			for _, fill := range []byte{'a', 0x80, 0xff, 0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f} {
+				var word [8]byte
+				for i := range word {
+					word[i] = fill
+				}
+				word[pos] = byte(c)
+				check(t, word)
+			}
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		var word [8]byte
+		for i := range word {
+			word[i] = rapid.SampledFrom([]byte{0, 0x1f, 0x20, '"', '\\', '!', '#', '[', ']', 0x7f, 0x80, 0xa0, 0xdc, 0xff, 'a'}).Draw(t, "byte")
+		}
+		check(t, word)
+	})
+}
+
+// TestValidMatchesEncodingJSONLongStrings holds the scanner's strings to
+// json.Valid where the eight-byte steps matter: strings of up to 40 bytes
+// with a quote, an escape, a control character or a byte beyond ASCII at
+// any position, inside a message and cut anywhere.
+func TestValidMatchesEncodingJSONLongStrings(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pieces := []string{"a", "é", "日", "\xff", `\"`, `\\`, `\n`, `\u00e9`, `\u12`, `\x`, "\x01", "\x1f", " ", `"`, "\\", "\x7f"}
+		var b strings.Builder
+		for range rapid.IntRange(0, 40).Draw(t, "pieces") {
+			b.WriteString(rapid.SampledFrom(pieces).Draw(t, "piece"))
+		}
+		line := `{"jsonrpc":"2.0","id":"` + b.String() + `","result":{"text":"` + b.String() + `"}}`
+		if rapid.Bool().Draw(t, "cut") {
+			line = line[:rapid.IntRange(0, len(line)).Draw(t, "at")]
+		}
+		if got, want := Valid([]byte(line)), json.Valid([]byte(line)); got != want {
+			t.Fatalf("%q: Valid %v, json.Valid %v", line, got, want)
+		}
+		checkScan(t, line)
+	})
+}
+
+// TestOwnedErrorDataAliasesLine: ScanOwnedMessage gives an error response
+// the Error ScanMessage gives it, with its data a view of the line handed
+// over (which cannot grow into the rest of the line), and ScanMessage's
+// data is a copy of its own.
+func TestOwnedErrorDataAliasesLine(t *testing.T) {
+	line := []byte(`{"jsonrpc":"2.0","id":"arg-invalid-0","error":{"code":-32602,"message":"invalid params","data":{"errors":[{"message":"required property is missing","path":"$.account"}]},"x":1}}`)
+	_, owned, err := ScanOwnedMessage(line)
+	if err != nil || owned == nil || owned.Error == nil {
+		t.Fatalf("ScanOwnedMessage: %+v, %v", owned, err)
+	}
+	_, copied, err := ScanMessage(bytes.Clone(line))
+	if err != nil || !cmp.Equal(owned, copied) {
+		t.Fatalf("ScanOwnedMessage gives %+v, ScanMessage %+v (%v)", owned.Error, copied.Error, err)
+	}
+	data := owned.Error.Data
+	at := bytes.Index(line, data)
+	if at < 0 || &line[at] != &data[0] || cap(data) != len(data) {
+		t.Fatalf("the owned error's data %s is not a capped view of the line", data)
+	}
+	_, again, _ := ScanMessage(line)
+	if d := again.Error.Data; &d[0] == &line[at] {
+		t.Fatalf("ScanMessage's error data is a view of a line the caller may reuse")
 	}
 }

@@ -329,19 +329,22 @@ func (d *textDecoder) array(depth int) (any, bool) {
 	}
 }
 
-// str reads a string token: one without escapes, control characters or
-// bytes beyond ASCII as it is, any other through encoding/json.
+// str reads a string token: one without escapes or control characters
+// as it is when its bytes are UTF-8 (as encoding/json leaves them), any
+// other through encoding/json. Generated arguments are mostly text beyond
+// ASCII, and encoding/json's reflection was a fifth of decoding them.
 func (d *textDecoder) str() (string, bool) {
 	start := d.i
 	d.i++ // '"'
-	plain := true
+	plain, ascii := true, true
 	for d.i < len(d.data) {
 		c := d.data[d.i]
 		switch {
 		case c == '"':
 			d.i++
-			if plain {
-				return string(d.data[start+1 : d.i-1]), true
+			text := d.data[start+1 : d.i-1]
+			if plain && (ascii || utf8.Valid(text)) {
+				return string(text), true
 			}
 			var s string
 			if json.Unmarshal(d.data[start:d.i], &s) != nil {
@@ -351,8 +354,11 @@ func (d *textDecoder) str() (string, bool) {
 		case c == '\\':
 			plain = false
 			d.i += 2 // the escaped byte cannot end the string
-		case c < 0x20 || c >= utf8.RuneSelf:
+		case c < 0x20:
 			plain = false
+			d.i++
+		case c >= utf8.RuneSelf:
+			ascii = false
 			d.i++
 		default:
 			d.i++

@@ -177,7 +177,8 @@ func TestDecodeTextMatchesEncodingJSON(t *testing.T) {
 		}
 	})
 	deep := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
-	for _, s := range []string{deep, "[" + deep + "]", `{"a":1,"a":2}`, ` {"\u0061" : [1e3, -0.5, "x\"y", "é"]} `, `1 2`, ``, `"\ud83d\ude00"`} {
+	for _, s := range []string{deep, "[" + deep + "]", `{"a":1,"a":2}`, ` {"\u0061" : [1e3, -0.5, "x\"y", "é"]} `, `1 2`, ``, `"\ud83d\ude00"`,
+		`"é日🙂"`, "\"\xff\"", "\"a\xc3\"", "\"\xed\xa0\x80\"", "\"\xe2\x80\xa8\"", "\"\xf4\x90\x80\x80\"", "\"é\x01\"", `"é\n"`, "{\"é\":\"日\",\"\xff\":1}"} {
 		want, wantErr := decodeWithEncodingJSON([]byte(s))
 		got, ok := decodeText([]byte(s))
 		if ok != (wantErr == nil) || ok && !reflect.DeepEqual(got, want) {

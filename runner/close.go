@@ -197,7 +197,7 @@ func (p *Process) waitExit(ctx context.Context, d time.Duration) bool {
 // nil.
 func Descendants(token string) []int {
 	var out []int
-	for _, e := range readProcs(token, 0) {
+	for _, e := range readProcs(token, 0, true) {
 		if e.token && e.state != 'Z' {
 			out = append(out, e.pid)
 		}

@@ -321,3 +321,38 @@ func TestTranscriptChunksMatchSlice(t *testing.T) {
 		}
 	})
 }
+
+// TestSendRequestLinesMatchesSend holds SendRequestLines, which sends
+// request lines the caller rendered in batches, to Send of each message
+// the lines encode: the same process state, bytes written and transcript.
+func TestSendRequestLinesMatchesSend(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var ms []*protocol.Message
+		for i := range rapid.IntRange(0, 20).Draw(t, "requests") {
+			m := &protocol.Message{JSONRPC: "2.0", ID: json.RawMessage(strconv.Itoa(i + 1)), Method: "tools/call"}
+			if rapid.Bool().Draw(t, "params") {
+				m.Params = json.RawMessage(`{"name":"x<y>","arguments":{"a":[1,"\u2028"]}}`)
+			}
+			ms = append(ms, m)
+		}
+		withSend, withLine := sendTo(t, func(p *Process) error {
+			for _, m := range ms {
+				if err := p.Send(m); err != nil {
+					return err
+				}
+			}
+			return nil
+		}), sendTo(t, func(p *Process) error {
+			var lines, keys []string
+			for _, m := range ms {
+				data, _ := json.Marshal(m)
+				lines, keys = append(lines, string(data)), append(keys, protocol.IDKey(m.ID))
+			}
+			_, err := p.SendRequestLines(lines, keys)
+			return err
+		})
+		if !reflect.DeepEqual(withSend, withLine) {
+			t.Fatalf("Send gives %+v; SendRequestLines %+v", withSend, withLine)
+		}
+	})
+}

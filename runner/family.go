@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -72,7 +73,7 @@ func (f *family) scan() []procEntry {
 		return nil
 	}
 	// Nothing started before the leader descends from it.
-	table := readProcs(f.token, f.leader.start)
+	table := readProcs(f.token, f.leader.start, !adopting.Load())
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	members := attribute(table, f.leader, f.known, os.Getpid())
@@ -124,34 +125,64 @@ func attribute(table []procEntry, leader procEntry, known map[int]uint64, self i
 	return out
 }
 
+// adopting is set once this program is the child subreaper of what it
+// starts (becomeSubreaper): every process a server started then has, at
+// any moment, a parent that is the server's too, or this program.
+var adopting atomic.Bool
+
 // readProcs returns every process of /proc but the suite itself that started
 // at or after since (clock ticks since boot), marking those whose environment
 // holds TokenVar with the value token. Without /proc it returns nil.
-func readProcs(token string, since uint64) []procEntry {
+//
+// Reading a process's environment costs more than its stat, and on a busy
+// machine most recent processes are other programs'. With every unset (this
+// program adopts orphans, see adopting), the environment is read only where
+// the process tree does not already decide: for processes whose parent the
+// scan did not see, which are this program's children (servers, and the
+// orphans of servers that exited: the scan leaves this program out) and
+// those whose parent was gone by the time it was read. Any other process
+// descends from its parent: a server's descendant is attributed as the
+// child of one, and the child of a process that is no server's is no
+// server's either, since each of a server's processes has a parent of the
+// server's or this program. With every set, every recent environment is
+// read (Descendants, and a program that could not become a subreaper).
+func readProcs(token string, since uint64, every bool) []procEntry {
 	dir, err := os.Open("/proc")
 	if err != nil {
 		return nil
 	}
 	names, _ := dir.Readdirnames(-1)
 	dir.Close()
-	want := []byte(TokenVar + "=" + token + "\x00")
 	self := os.Getpid()
 	buf := make([]byte, 1024)
-	var env []byte
-	var out []procEntry
+	var all []procEntry
 	for _, name := range names {
 		pid, err := strconv.Atoi(name)
 		if err != nil || pid == self {
 			continue
 		}
 		n := readProcFile(pid, "stat", buf)
-		e, ok := parseStat(pid, buf[:n])
-		if !ok || e.start < since {
-			continue // gone, or older than what is looked for
+		if e, ok := parseStat(pid, buf[:n]); ok {
+			all = append(all, e) // else gone
 		}
-		// Unreadable: gone, or not ours; empty: a zombie.
-		env = readProcAll(pid, "environ", env[:0])
-		e.token = bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...))
+	}
+	slices.SortFunc(all, func(a, b procEntry) int { return a.pid - b.pid })
+	parentSeen := func(e procEntry) bool {
+		i, ok := slices.BinarySearchFunc(all, e.ppid, func(p procEntry, pid int) int { return p.pid - pid })
+		return ok && all[i].start <= e.start // a younger holder of the pid is not the parent
+	}
+	want := []byte(TokenVar + "=" + token + "\x00")
+	var env []byte
+	var out []procEntry
+	for _, e := range all {
+		if e.start < since {
+			continue // older than what is looked for
+		}
+		if every || !parentSeen(e) {
+			// Unreadable: gone, or not ours; empty: a zombie.
+			env = readProcAll(e.pid, "environ", env[:0])
+			e.token = bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...))
+		}
 		out = append(out, e)
 	}
 	return out

@@ -233,3 +233,58 @@ func parseStatSplit(pid int, stat []byte) (procEntry, bool) {
 	}
 	return procEntry{pid: pid, ppid: ppid, start: start, state: fields[0][0]}, true
 }
+
+// TestReadProcsReadsTheTokenOfChildren proves that a scan of a program
+// that adopts orphans still reads the token of its own children (a server,
+// or the orphan of one that exited), and of nothing whose parent it saw,
+// which the process tree decides.
+func TestReadProcsReadsTheTokenOfChildren(t *testing.T) {
+	ctx := testCtx(t)
+	p := startHostile(t, Config{}, "grandchild")
+	defer p.Close(ctx)
+	wantPing(t, ctx, p)
+	if runtime.GOOS != "linux" {
+		t.Skip("no /proc")
+	}
+	if !adopting.Load() {
+		t.Fatal("this program did not become a child subreaper when it started the server")
+	}
+	var server, child *procEntry
+	for _, e := range readProcs(p.Token(), 0, false) {
+		switch {
+		case e.pid == p.Pid():
+			server = &e
+		case e.ppid == p.Pid():
+			child = &e
+		}
+	}
+	if server == nil || !server.token {
+		t.Fatalf("the server %d (a child of this program) is %+v, want it marked by its token", p.Pid(), server)
+	}
+	if child == nil || child.token {
+		t.Errorf("the server's child is %+v: want it found, its environment unread (its parent decides)", child)
+	}
+	for _, e := range readProcs(p.Token(), 0, true) {
+		if e.ppid == p.Pid() && !e.token {
+			t.Errorf("with every set, the child %d is not marked by its token", e.pid)
+		}
+	}
+}
+
+// BenchmarkReadProcs measures a scan of /proc that reads the environment
+// of every process (every) against one that reads it where the process
+// tree does not decide (tree): the cost of a Close on a busy machine,
+// where most processes are other programs'.
+func BenchmarkReadProcs(b *testing.B) {
+	for _, every := range []bool{true, false} {
+		name := "tree"
+		if every {
+			name = "every"
+		}
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				readProcs("x", 0, every)
+			}
+		})
+	}
+}

@@ -34,6 +34,7 @@ func (p *Process) readStdout() {
 		line = line[:0]
 		total := 0
 		tooLong := false
+		var whole []byte // the line with its newline, in br's buffer, when it came in one piece
 		var err error
 		for {
 			var frag []byte
@@ -44,7 +45,11 @@ func (p *Process) readStdout() {
 				if len(frag) > 0 && frag[len(frag)-1] == '\n' {
 					content-- // the newline does not count
 				}
-				if content > limit {
+				if content <= limit && err == nil && len(line) == 0 {
+					// deliver copies the line before br is read again:
+					// a copy into line first would be a second one.
+					whole = frag
+				} else if content > limit {
 					tooLong = true
 					line = append(line, frag[:min(len(frag), max(0, keptHead-len(line)))]...)
 					if len(line) > keptHead {
@@ -73,6 +78,8 @@ func (p *Process) readStdout() {
 				}
 				head := bytes.TrimSuffix(line, []byte("\n"))
 				p.deliverTooLong(head, size)
+			} else if whole != nil {
+				p.deliver(whole[:len(whole)-1])
 			} else {
 				if !newline {
 					p.note("last line ended without a newline")
@@ -246,7 +253,8 @@ func (p *Process) pendingLocked(key string) bool {
 	return true
 }
 
-// deliver classifies one complete line and queues it.
+// deliver classifies one complete line and queues it; line may be the
+// reader's buffer, which it does not keep.
 func (p *Process) deliver(line []byte) {
 	// The line is copied once: the transcript keeps the copy as its text,
 	// and the received item and its message view the same bytes, which

@@ -19,7 +19,11 @@ var subreaperOnce sync.Once
 // to init, so that Close can still end it and reap it.
 func becomeSubreaper() {
 	subreaperOnce.Do(func() {
-		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) // without it, orphans go to init, which reaps them
+		// Without it, orphans go to init, which reaps them, and a scan
+		// reads every recent process's environment (see adopting).
+		if unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == nil {
+			adopting.Store(true)
+		}
 	})
 }
 

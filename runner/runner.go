@@ -858,6 +858,36 @@ func (p *Process) Send(m *protocol.Message) error {
 	return p.send(append(data, '\n'), "", &noKey)
 }
 
+// SendRequestLines is Send for requests the caller rendered itself: each
+// line is a message as json.Marshal writes it, with its id as
+// protocol.IDKey gives it in keys. The requests are outstanding as Send
+// makes them; the lines are written in order, in batches as SendBatch
+// writes them (a check that sends thousands of requests renders each
+// line once, and a write for each was most of sending it). It returns
+// how many lines were written before an error; the requests of the lines
+// not written are not outstanding.
+func (p *Process) SendRequestLines(lines, keys []string) (int, error) {
+	if len(keys) != len(lines) {
+		return 0, errors.New("runner: SendRequestLines: a key for each line")
+	}
+	p.mu.Lock()
+	for _, key := range keys {
+		p.usedIDs[key] = true
+		p.outstanding[key] = true
+	}
+	p.mu.Unlock()
+	// Outstanding already: SendBatch is told no key to note as pending.
+	sent, err := p.SendBatch(lines, make([]string, len(lines)))
+	if err != nil {
+		p.mu.Lock()
+		for _, key := range keys[sent:] {
+			delete(p.outstanding, key) // (its id stays used, as Send leaves it)
+		}
+		p.mu.Unlock()
+	}
+	return sent, err
+}
+
 // NewID returns a fresh integer request id that no request sent through this
 // Process has used.
 func (p *Process) NewID() int64 {

@@ -1,10 +1,12 @@
 package gen
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
+	mathrand "math/rand"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -133,6 +135,13 @@ type node struct {
 	// brief marks a property whose name says it is a length of time
 	// (durationSeconds, timeout_ms, delay): see briefName.
 	brief bool
+
+	// The breakers that draw nothing, made on a node's first break and
+	// shared by the draws after it (a plan serves concurrent checks).
+	strangersOnce sync.Once
+	strangerList  []any
+	boundsOnce    sync.Once
+	boundBreakers []any
 }
 
 const (
@@ -586,7 +595,7 @@ func validValue(s Source, n *node, depth int) (any, bool) {
 		start := s.Intn(len(n.enum))
 		for i := range n.enum {
 			v := n.enum[(start+i)%len(n.enum)]
-			if len(n.violations(v)) == 0 {
+			if n.admits(v) {
 				return Clone(v), true
 			}
 		}
@@ -594,12 +603,13 @@ func validValue(s Source, n *node, depth int) (any, bool) {
 	}
 	if n.brief {
 		for _, v := range briefValues {
-			if len(n.violations(v)) == 0 {
+			if n.admits(v) {
 				return v, true
 			}
 		}
 	}
-	for _, t := range n.typeOrder(s) {
+	order, count := n.typeOrder(s)
+	for _, t := range order[:count] {
 		var v any
 		ok := true
 		switch t {
@@ -616,7 +626,7 @@ func validValue(s Source, n *node, depth int) (any, bool) {
 		case tObject:
 			v, ok = n.validObject(s, depth, "")
 		}
-		if ok && len(n.violations(v)) == 0 {
+		if ok && n.admits(v) {
 			return v, true
 		}
 	}
@@ -626,20 +636,27 @@ func validValue(s Source, n *node, depth int) (any, bool) {
 // typeOrder lists the types to try for a valid value: the allowed ones
 // from a drawn start, or for an untyped schema the one its keywords imply
 // first.
-func (n *node) typeOrder(s Source) []uint8 {
-	all := []uint8{tString, tInteger, tNumber, tBoolean, tObject, tArray, tNull}
-	var allowed []uint8
-	for _, t := range all {
+//
+// The order is returned in an array with its length, not a slice: every
+// valid value drawn asks for one, and its slices were most of what drawing
+// a scalar allocated. TestTypeOrderMatchesSlices holds it to the order as
+// slices made it.
+func (n *node) typeOrder(s Source) (order [len(allTypeBits)]uint8, count int) {
+	var allowed [len(allTypeBits)]uint8
+	k := 0
+	for _, t := range allTypeBits {
 		if n.typed && n.types&t == 0 {
 			continue
 		}
-		allowed = append(allowed, t)
+		allowed[k] = t
+		k++
 	}
-	if len(allowed) == 0 {
-		return nil
+	if k == 0 {
+		return order, 0
 	}
-	start := s.Intn(len(allowed))
-	out := append(slices.Clone(allowed[start:]), allowed[:start]...)
+	start := s.Intn(k)
+	count = copy(order[:], allowed[start:k])
+	count += copy(order[count:], allowed[:start])
 	if !n.typed {
 		var implied uint8
 		switch {
@@ -653,11 +670,22 @@ func (n *node) typeOrder(s Source) []uint8 {
 			implied = tNumber
 		}
 		if implied != 0 {
-			out = append([]uint8{implied}, slices.DeleteFunc(out, func(t uint8) bool { return t == implied })...)
+			// implied first, the others in their order after it
+			rest := order
+			order[0], count = implied, 1
+			for _, t := range rest[:k] {
+				if t != implied {
+					order[count] = t
+					count++
+				}
+			}
 		}
 	}
-	return out
+	return order, count
 }
+
+// allTypeBits are the types in the order typeOrder tries them from.
+var allTypeBits = [...]uint8{tString, tInteger, tNumber, tBoolean, tObject, tArray, tNull}
 
 // bounds returns the integer range and the real range a number must lie in.
 func (n *node) numberRange() (lo, hi float64, loEx, hiEx bool) {
@@ -816,7 +844,8 @@ func (n *node) validString(s Source) (any, bool) {
 			}
 			str = randomString(s, plainRunes, int(lo)+s.Intn(int(hi-lo)+1))
 		}
-		if len(n.stringViolations(str)) == 0 {
+		var buf [4]string
+		if len(n.appendStringViolations(buf[:0], str)) == 0 {
 			return str, true
 		}
 	}
@@ -837,16 +866,72 @@ func (n *node) lengthHint() int {
 func randomString(s Source, runes []rune, length int) string {
 	var b strings.Builder
 	b.Grow(2 * length) // the alphabets are mostly ASCII
-	for range length {
-		// An ASCII rune is its byte: WriteRune's encoding of each was
-		// half of drawing the string.
-		if r := pick(s, runes); r < utf8.RuneSelf {
-			b.WriteByte(byte(r))
-		} else {
-			b.WriteRune(r)
+	writeRandom(&b, s, runes, length)
+	return b.String()
+}
+
+// writeRandom writes what randomString returns to b.
+func writeRandom(b *strings.Builder, s Source, runes []rune, length int) {
+	// The suite's sources draw each rune without the Source interface (see
+	// choices): the interface, and math/rand's two divisions a choice, were
+	// most of drawing a long string.
+	switch r := s.(type) {
+	case *mathrand.Rand:
+		// Each rune's bytes once (an alphabet is short), and the bytes
+		// written a chunk at a time: per rune, Builder.WriteRune was as
+		// costly as the draw.
+		if len(runes) > 16 {
+			c := newChoices(len(runes))
+			for range length {
+				writeRune(b, runes[c.draw(r)])
+			}
+			return
+		}
+		// A rune's bytes are stored as one little-endian word, written
+		// whole and then counted by the rune's size.
+		var enc [16]uint32
+		var size [16]int
+		for i, x := range runes {
+			var e [utf8.UTFMax]byte
+			if x < utf8.RuneSelf {
+				e[0], size[i] = byte(x), 1 // as writeRune writes it
+			} else {
+				size[i] = utf8.EncodeRune(e[:], x)
+			}
+			enc[i] = binary.LittleEndian.Uint32(e[:])
+		}
+		c := newChoices(len(runes))
+		var chunk [256]byte
+		used := 0
+		for range length {
+			i := c.draw(r)
+			if used > len(chunk)-utf8.UTFMax {
+				b.Write(chunk[:used])
+				used = 0
+			}
+			binary.LittleEndian.PutUint32(chunk[used:], enc[i])
+			used += size[i]
+		}
+		b.Write(chunk[:used])
+	case *Rand:
+		for range length {
+			writeRune(b, runes[r.Intn(len(runes))])
+		}
+	default:
+		for range length {
+			writeRune(b, pick(s, runes))
 		}
 	}
-	return b.String()
+}
+
+// writeRune writes r to b; an ASCII rune is its byte: WriteRune's encoding
+// of each was half of drawing a string.
+func writeRune(b *strings.Builder, r rune) {
+	if r < utf8.RuneSelf {
+		b.WriteByte(byte(r))
+	} else {
+		b.WriteRune(r)
+	}
 }
 
 // formatValue draws a value of a common format, or "" for a format the
@@ -1019,10 +1104,7 @@ func along(s Source, n *node, steps []step, c Constraint, depth int) (any, bool)
 
 // breakAt draws a value of n that breaks c and no other constraint of n.
 func breakAt(s Source, n *node, c Constraint, depth int) (any, bool) {
-	only := func(v any) bool {
-		vs := n.violations(v)
-		return len(vs) == 1 && vs[0] == c.Kind
-	}
+	only := func(v any) bool { return n.breaksOnly(v, c.Kind) }
 	first := func(cands []any) (any, bool) {
 		if len(cands) == 0 {
 			return nil, false
@@ -1030,7 +1112,9 @@ func breakAt(s Source, n *node, c Constraint, depth int) (any, bool) {
 		start := s.Intn(len(cands))
 		for i := range cands {
 			if v := cands[(start+i)%len(cands)]; only(v) {
-				return v, true
+				// A copy: the candidates a node keeps (see fixedStrangers)
+				// are never handed out.
+				return Clone(v), true
 			}
 		}
 		return nil, false
@@ -1053,7 +1137,18 @@ func breakAt(s Source, n *node, c Constraint, depth int) (any, bool) {
 		obj[c.prop] = "mcpconform"
 		return obj, only(obj)
 	case "pattern", "minLength", "maxLength":
-		return first(n.stringBreakers(s, c.Kind))
+		// As first does, without an interface for every candidate.
+		cands := n.stringBreakers(s, c.Kind)
+		if len(cands) == 0 {
+			return nil, false
+		}
+		start := s.Intn(len(cands))
+		for i := range cands {
+			if str := cands[(start+i)%len(cands)]; n.breaksOnlyString(str, c.Kind) {
+				return str, true
+			}
+		}
+		return nil, false
 	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
 		return first(n.numberBreakers(s))
 	case "minItems", "maxItems", "uniqueItems":
@@ -1092,62 +1187,119 @@ func breakAt(s Source, n *node, c Constraint, depth int) (any, bool) {
 // strangers are values of every type, near misses first, for breaking
 // type, enum and const.
 func (n *node) strangers(s Source) []any {
-	out := []any{"4", Num("4"), Num("4.5"), "true", true, false, nil, map[string]any{}, []any{}, "mcpconform-unlisted", "", Num("0"), Num("-1")}
-	for _, e := range append(slices.Clone(n.enum), n.cnst) {
-		switch x := e.(type) {
-		case string:
-			out = append(out, x+"x", "x"+x, strings.ToUpper(x), strings.ToLower(x))
-		case json.Number, float64, int:
-			f, _ := numberOf(x)
-			out = append(out, num(f+1), num(f-1), num(f+0.5))
-		}
-	}
+	fixed := n.fixedStrangers()
+	out := make([]any, len(fixed), len(fixed)+1)
+	copy(out, fixed)
 	if v, ok := n.validString(s); ok && n.allows(tString) {
 		out = append(out, v.(string)+"x")
 	}
 	return out
 }
 
+// fixedStrangers are the strangers that draw nothing, made once per node:
+// the values of every type and the near misses of its enum and const.
+// They are shared by every draw and never handed out (breakAt copies the
+// one it returns).
+func (n *node) fixedStrangers() []any {
+	n.strangersOnce.Do(func() {
+		out := []any{"4", Num("4"), Num("4.5"), "true", true, false, nil, map[string]any{}, []any{}, "mcpconform-unlisted", "", Num("0"), Num("-1")}
+		for _, e := range append(slices.Clone(n.enum), n.cnst) {
+			switch x := e.(type) {
+			case string:
+				out = append(out, x+"x", "x"+x, strings.ToUpper(x), strings.ToLower(x))
+			case json.Number, float64, int:
+				f, _ := numberOf(x)
+				out = append(out, num(f+1), num(f-1), num(f+0.5))
+			}
+		}
+		n.strangerList = out
+	})
+	return n.strangerList
+}
+
 var hostileRunes = []rune{'!', '#', ' ', '~', 'é', 'a', 'Z', '0', '-', '.', '_', '日'}
 
+// breaksOnlyString is breaksOnly for a string.
+func (n *node) breaksOnlyString(str, kind string) bool {
+	if n.reject {
+		return false // its one violation is "false"
+	}
+	var buf [4]string
+	vs := n.appendStringValueViolations(buf[:0], str)
+	return len(vs) == 1 && vs[0] == kind
+}
+
 // stringBreakers are strings near n's constraints: too short, too long,
-// off pattern.
-func (n *node) stringBreakers(s Source, kind string) []any {
-	var out []any
-	add := func(str string) { out = append(out, str) }
+// off pattern. They are written one after another into one string and
+// returned as parts of it: a breaker of maxLength 200 draws sixteen
+// strings of 201 runes and uses one, and a string for each was most of
+// what breaking a string allocated.
+func (n *node) stringBreakers(s Source, kind string) []string {
+	var b strings.Builder
+	var ends [2*tries + 8]int
+	count := 0
+	end := func() { ends[count] = b.Len(); count++ }
 	base, ok := n.validString(s)
 	if ok {
 		str := base.(string)
-		r := []rune(str)
-		add(str + "!")
-		add("!" + str)
-		if len(r) > 0 {
-			add(string(r[:len(r)-1]) + "!")
-			add(string(r[1:]))
-			add(string(r[:len(r)-1]))
+		b.Grow(8*len(str) + 64)
+		b.WriteString(str)
+		b.WriteByte('!')
+		end()
+		b.WriteByte('!')
+		b.WriteString(str)
+		end()
+		if len(str) > 0 {
+			// The string without its last rune, and without its first, as
+			// []rune slicing gives them (a string of valid UTF-8 is cut at
+			// a rune's boundary; anything else is converted as it was).
+			var head, tail string
+			if utf8.ValidString(str) {
+				_, last := utf8.DecodeLastRuneInString(str)
+				_, first := utf8.DecodeRuneInString(str)
+				head, tail = str[:len(str)-last], str[first:]
+			} else {
+				r := []rune(str)
+				head, tail = string(r[:len(r)-1]), string(r[1:])
+			}
+			b.WriteString(head)
+			b.WriteByte('!')
+			end()
+			b.WriteString(tail)
+			end()
+			b.WriteString(head)
+			end()
 		}
-		add(str + str)
+		b.WriteString(str)
+		b.WriteString(str)
+		end()
 	}
 	switch kind {
 	case "minLength":
 		for range tries {
 			if n.patternRe != nil {
-				add(emitString(s, n.patternRe, 0))
+				emitHint(s, &b, n.patternRe, 0, 0, b.Len()+maxEmit)
+				end()
 			}
 			if n.minLen > 0 {
-				add(randomString(s, plainRunes, int(n.minLen-1)))
+				writeRandom(&b, s, plainRunes, int(n.minLen-1))
+				end()
 			}
 		}
 	case "maxLength":
+		b.Grow(min(tries*2*(int(n.maxLen)+1), 1<<20))
 		for range tries {
 			if n.patternRe != nil {
-				add(emitString(s, n.patternRe, int(n.maxLen)+2))
+				emitHint(s, &b, n.patternRe, int(n.maxLen)+2, 0, b.Len()+maxEmit)
+				end()
 			}
-			add(randomString(s, plainRunes, int(n.maxLen)+1))
+			writeRandom(&b, s, plainRunes, int(n.maxLen)+1)
+			end()
 		}
 	default:
-		add("!!!")
-		add("")
+		b.WriteString("!!!")
+		end()
+		end() // ""
 		lo := max(n.minLen, 0)
 		hi := lo + 6
 		if n.maxLen >= 0 {
@@ -1155,24 +1307,37 @@ func (n *node) stringBreakers(s Source, kind string) []any {
 		}
 		for range tries {
 			if hi >= lo {
-				add(randomString(s, hostileRunes, int(lo)+s.Intn(int(hi-lo)+1)))
+				writeRandom(&b, s, hostileRunes, int(lo)+s.Intn(int(hi-lo)+1))
+				end()
 			}
 		}
+	}
+	all := b.String()
+	out := make([]string, count)
+	start := 0
+	for i, e := range ends[:count] {
+		out[i] = all[start:e]
+		start = e
 	}
 	return out
 }
 
 // numberBreakers are numbers at and beside n's bounds.
 func (n *node) numberBreakers(s Source) []any {
-	var out []any
-	for _, b := range []*float64{n.min, n.max, n.exMin, n.exMax} {
-		if b == nil {
-			continue
+	n.boundsOnce.Do(func() {
+		for _, b := range []*float64{n.min, n.max, n.exMin, n.exMax} {
+			if b == nil {
+				continue
+			}
+			for _, d := range []float64{0, -1, 1, -0.5, 0.5} {
+				n.boundBreakers = append(n.boundBreakers, num(*b+d))
+			}
 		}
-		for _, d := range []float64{0, -1, 1, -0.5, 0.5} {
-			out = append(out, num(*b+d))
-		}
+	})
+	if n.mult == nil {
+		return n.boundBreakers // numbers, which breakAt copies as they are
 	}
+	out := slices.Clone(n.boundBreakers)
 	if n.mult != nil {
 		if v, ok := n.validNumber(s, false); ok {
 			r, _ := new(big.Rat).SetString(string(v.(json.Number)))
@@ -1186,11 +1351,32 @@ func (n *node) numberBreakers(s Source) []any {
 
 // violations lists the kinds of constraint of n (not of its descendants)
 // that v breaks, one entry per broken constraint.
-func (n *node) violations(v any) []string {
+func (n *node) violations(v any) []string { return n.appendViolations(nil, v) }
+
+// admits reports whether v breaks no constraint of n (not of its
+// descendants).
+func (n *node) admits(v any) bool {
+	var buf [4]string
+	return len(n.appendViolations(buf[:0], v)) == 0
+}
+
+// breaksOnly reports whether v breaks constraint kind of n and no other.
+func (n *node) breaksOnly(v any, kind string) bool {
+	var buf [4]string
+	vs := n.appendViolations(buf[:0], v)
+	return len(vs) == 1 && vs[0] == kind
+}
+
+// appendViolations appends violations(v) to out. The candidates of a
+// breaker are judged by it, thousands a run: the caller's buffer keeps the
+// list off the heap.
+func (n *node) appendViolations(out []string, v any) []string {
 	if n.reject {
-		return []string{"false"}
+		return append(out, "false")
 	}
-	var out []string
+	if str, ok := v.(string); ok {
+		return n.appendStringValueViolations(out, str)
+	}
 	t, f := jsonType(v)
 	if n.typed && n.types&t == 0 {
 		out = append(out, "type")
@@ -1205,8 +1391,6 @@ func (n *node) violations(v any) []string {
 		}
 	}
 	switch x := v.(type) {
-	case string:
-		out = append(out, n.stringViolations(x)...)
 	case map[string]any:
 		for _, name := range n.required {
 			if _, ok := x[name]; !ok {
@@ -1255,8 +1439,29 @@ func (n *node) violations(v any) []string {
 	return out
 }
 
-func (n *node) stringViolations(s string) []string {
-	var out []string
+// appendStringValueViolations is appendViolations for a string value,
+// which needs no interface to hold it.
+func (n *node) appendStringValueViolations(out []string, s string) []string {
+	if n.typed && n.types&tString == 0 {
+		out = append(out, "type")
+	}
+	if n.hasConst || n.hasEnum {
+		var buf [64]byte
+		cv := canonString(buf[:0], s)
+		if n.hasConst && string(cv) != n.cnstCanon {
+			out = append(out, "const")
+		}
+		if n.hasEnum && !slices.Contains(n.enumCanon, string(cv)) {
+			out = append(out, "enum")
+		}
+	}
+	return n.appendStringViolations(out, s)
+}
+
+// stringViolations lists the string keywords of n that s breaks.
+func (n *node) stringViolations(s string) []string { return n.appendStringViolations(nil, s) }
+
+func (n *node) appendStringViolations(out []string, s string) []string {
 	l := int64(utf8.RuneCountInString(s))
 	if n.minLen >= 0 && l < n.minLen {
 		out = append(out, "minLength")
@@ -1289,12 +1494,55 @@ func jsonType(v any) (uint8, float64) {
 	if !ok {
 		return 0, 0
 	}
-	if text := numberText(v); protocol.PlainInteger(text) {
+	text := numberText(v)
+	if protocol.PlainInteger(text) {
 		return tInteger | tNumber, f
-	} else if r, ok := new(big.Rat).SetString(text); ok && r.IsInt() {
+	}
+	if integral, ok := plainDecimalIntegral(text); ok {
+		if integral {
+			return tInteger | tNumber, f
+		}
+		return tNumber, f
+	}
+	if r, ok := new(big.Rat).SetString(text); ok && r.IsInt() {
 		return tInteger | tNumber, f
 	}
 	return tNumber, f
+}
+
+// plainDecimalIntegral reports, for a number written as a JSON number
+// without an exponent and with a fraction, -?(0|[1-9][0-9]*)\.[0-9]+,
+// whether it is an integer (its fraction all zeros), as big.Rat would say;
+// ok is false for any other text. The breakers of numeric bounds draw such
+// numbers by the thousand (4.5, 0.5), and a big.Rat for each was most of
+// judging them. TestPlainIntegerMatchesRat holds it to big.Rat.
+func plainDecimalIntegral(text string) (integral, ok bool) {
+	i := 0
+	if i < len(text) && text[i] == '-' {
+		i++
+	}
+	digits := i
+	for i < len(text) && text[i] >= '0' && text[i] <= '9' {
+		i++
+	}
+	if i == digits || text[digits] == '0' && i > digits+1 || i == len(text) || text[i] != '.' {
+		return false, false
+	}
+	i++
+	if i == len(text) {
+		return false, false
+	}
+	integral = true
+	for ; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '0':
+		case c >= '1' && c <= '9':
+			integral = false
+		default:
+			return false, false
+		}
+	}
+	return integral, true
 }
 
 // canon renders a JSON value for equality under JSON Schema: object keys
@@ -1339,11 +1587,18 @@ func canonTo(b *strings.Builder, v any) {
 			return
 		}
 		b.WriteString(text)
+	case string:
+		var buf [64]byte
+		b.Write(canonString(buf[:0], x))
 	default:
 		enc, _ := json.Marshal(x)
 		b.Write(enc)
 	}
 }
+
+// canonString appends canon(s) to buf: s as json.Marshal writes it, which
+// protocol.AppendString does with HTML escaping (TestEncodeMatchesMarshal).
+func canonString(buf []byte, s string) []byte { return protocol.AppendString(buf, s, true) }
 
 func hasDuplicate(xs []any) bool {
 	seen := make(map[string]bool, len(xs))

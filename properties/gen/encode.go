@@ -3,6 +3,7 @@ package gen
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -11,7 +12,52 @@ import (
 
 // Encode renders v as compact JSON with object keys in sorted order.
 func Encode(v any) []byte {
-	return EncodeOrdered(v, func(keys []string) {})
+	// Room for a small arguments object at once, rather than the
+	// doublings from eight bytes up that appending to nil takes.
+	return encodeSorted(make([]byte, 0, 64), v)
+}
+
+// AppendEncoded appends Encode(v) to buf.
+func AppendEncoded(buf []byte, v any) []byte { return encodeSorted(buf, v) }
+
+// encodeSorted is encode with the keys left sorted, each object's keys
+// sorted in a buffer on the stack when they are few: a generated case is
+// encoded once drawn and once more per capped wait, and a slice of keys
+// for every object was a good part of encoding it. TestEncodeSorted holds
+// it to EncodeOrdered.
+func encodeSorted(buf []byte, v any) []byte {
+	switch x := v.(type) {
+	case map[string]any:
+		var arr [8]string
+		keys := arr[:0]
+		if len(x) > len(arr) {
+			keys = make([]string, 0, len(x))
+		}
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		buf = append(buf, '{')
+		for i, k := range keys {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = protocol.AppendString(buf, k, true)
+			buf = append(buf, ':')
+			buf = encodeSorted(buf, x[k])
+		}
+		return append(buf, '}')
+	case []any:
+		buf = append(buf, '[')
+		for i, e := range x {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = encodeSorted(buf, e)
+		}
+		return append(buf, ']')
+	}
+	return encode(buf, v, nil)
 }
 
 // EncodeShuffled renders v as compact JSON with every object's keys in an
@@ -71,6 +117,18 @@ func encode(buf []byte, v any, order func([]string)) []byte {
 		return strconv.AppendBool(buf, x)
 	case int:
 		return strconv.AppendInt(buf, int64(x), 10)
+	case json.Number:
+		// A number json.Marshal writes as it is (every number the
+		// generator draws), without json.Marshal's reflection; anything
+		// else ("" as 0, or an error) is json.Marshal's.
+		if protocol.Number(x) {
+			return append(buf, x...)
+		}
+		b, err := json.Marshal(x)
+		if err != nil {
+			panic(fmt.Sprintf("gen: cannot encode %T: %v", x, err))
+		}
+		return append(buf, b...)
 	case nil:
 		return append(buf, "null"...)
 	default:

@@ -74,12 +74,17 @@ func emit(s Source, b *strings.Builder, re *syntax.Regexp, depth int) {
 // so that long strings are drawn too.
 func emitString(s Source, re *syntax.Regexp, hint int) string {
 	var b strings.Builder
-	emitHint(s, &b, re, hint, 0)
+	emitHint(s, &b, re, hint, 0, maxEmit)
 	return b.String()
 }
 
-func emitHint(s Source, b *strings.Builder, re *syntax.Regexp, hint, depth int) {
-	if depth > 40 || b.Len() > 4096 {
+// maxEmit bounds the bytes one string drawn from a pattern grows to.
+const maxEmit = 4096
+
+// emitHint writes what emitString draws to b, until b is limit bytes long
+// (a string's maxEmit past its start in b).
+func emitHint(s Source, b *strings.Builder, re *syntax.Regexp, hint, depth, limit int) {
+	if depth > 40 || b.Len() > limit {
 		return
 	}
 	switch re.Op {
@@ -90,7 +95,7 @@ func emitHint(s Source, b *strings.Builder, re *syntax.Regexp, hint, depth int) 
 	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
 		b.WriteRune(pick(s, alphabet))
 	case syntax.OpCapture:
-		emitHint(s, b, re.Sub[0], hint, depth+1)
+		emitHint(s, b, re.Sub[0], hint, depth+1, limit)
 	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
 		lo, hi := 0, -1
 		switch re.Op {
@@ -109,14 +114,14 @@ func emitHint(s Source, b *strings.Builder, re *syntax.Regexp, hint, depth int) 
 			n = lo + s.Intn(hi-lo+1)
 		}
 		for range n {
-			emitHint(s, b, re.Sub[0], hint, depth+1)
+			emitHint(s, b, re.Sub[0], hint, depth+1, limit)
 		}
 	case syntax.OpConcat:
 		for _, sub := range re.Sub {
-			emitHint(s, b, sub, hint, depth+1)
+			emitHint(s, b, sub, hint, depth+1, limit)
 		}
 	case syntax.OpAlternate:
-		emitHint(s, b, pick(s, re.Sub), hint, depth+1)
+		emitHint(s, b, pick(s, re.Sub), hint, depth+1, limit)
 	}
 }
 

@@ -8,7 +8,11 @@
 // yields the smallest case, which is what a shrinker converges to.
 package gen
 
-import "math/rand/v2"
+import (
+	"math/bits"
+	mathrand "math/rand"
+	"math/rand/v2"
+)
 
 // Source supplies the generators' choices.
 type Source interface {
@@ -54,3 +58,38 @@ func subset[E any](s Source, xs []E) []E {
 
 // OneIn reports true with probability 1/n: a rarer, more complex choice.
 func OneIn(s Source, n int) bool { return chance(s, n) }
+
+// choices draws choices in [0, n) from a math/rand source as its Intn(n)
+// does, the same values in the same order from the same stream, for the
+// loops that draw many choices of one n (a long random string): the
+// bound of Int31n's rejection is computed once rather than per choice,
+// and the remainder by multiplication (Lemire's fastmod, exact for a
+// 32-bit dividend) rather than a division. TestChoicesMatchIntn holds it
+// to Intn.
+type choices struct {
+	n    int32
+	pow2 bool
+	max  int32  // the largest Int31 that Int31n keeps
+	m    uint64 // 2^64 / n, rounded up
+}
+
+// newChoices returns the choices in [0, n); 1 <= n < 2^31.
+func newChoices(n int) choices {
+	c := choices{n: int32(n), pow2: n&(n-1) == 0}
+	c.max = int32((1 << 31) - 1 - (1<<31)%uint32(n))
+	c.m = ^uint64(0)/uint64(n) + 1
+	return c
+}
+
+// draw returns r.Intn(c.n), drawing from r as it does.
+func (c choices) draw(r *mathrand.Rand) int {
+	if c.pow2 {
+		return int(r.Int31() & (c.n - 1))
+	}
+	v := r.Int31()
+	for v > c.max {
+		v = r.Int31()
+	}
+	hi, _ := bits.Mul64(c.m*uint64(v), uint64(c.n))
+	return int(hi)
+}

@@ -337,10 +337,17 @@ func (s *Server) advance(op *waitOp, emit func([]byte)) bool {
 		op.due = op.due.Add(op.every)
 		return false
 	}
-	result := renderResult(reference.CallResult{
+	res := reference.CallResult{
 		Content:    []protocol.Content{protocol.TextContent(fmt.Sprintf("waited %d steps of %s", op.steps, op.every))},
 		Structured: map[string]any{"steps": op.steps},
-	}, op.rev)
+	}
+	if op.task == nil && op.modern == (s.state == stateModern) {
+		// toolLine writes what the maps below encode to, in one pass: a
+		// wait is a sixth of the calls the property phase makes.
+		emit(s.toolLine(op.id, op.rev, res))
+		return true
+	}
+	result := renderResult(res, op.rev)
 	if op.modern {
 		result = s.modernResult(result)
 	}

@@ -1,6 +1,10 @@
 package server_test
 
 import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/mcpconform/mcpconform/reference/demo"
@@ -33,6 +37,7 @@ func BenchmarkHandleLine(b *testing.B) {
 		{"modern/call-valid", true, `{"jsonrpc":"2.0","id":"arg-valid-223","method":"tools/call","params":{"name":"fx.rates","arguments":{"base":"AED"},` + meta + `}}`, false},
 		{"modern/call-invalid", true, `{"jsonrpc":"2.0","id":"arg-invalid-28","method":"tools/call","params":{"name":"accounts.balance","arguments":{"account":"-~#ZZ"},` + meta + `}}`, false},
 		{"modern/call-async-invalid", true, `{"jsonrpc":"2.0","id":"arg-invalid-30","method":"tools/call","params":{"name":"demo.wait","arguments":{"durationMs":-1},` + meta + `}}`, false},
+		{"modern/notification", true, `{"jsonrpc":"2.0","method":"notifications/mcpconform/probe","params":{` + meta + `}}`, true},
 		{"modern/list", true, `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{` + meta + `}}`, false},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
@@ -55,4 +60,59 @@ func BenchmarkHandleLine(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkServePropertyPhase replays requests the property phase sends
+// (testdata/property-phase.txt: the first lines each of the servers of a
+// --cases 1000 run, listings, tool calls valid and invalid, probes,
+// cancellations and malformed lines) through Serve, one fresh server per
+// recorded server, logging as `mcpconform reference` does: the server's
+// CPU per line as users run it, where BenchmarkHandleLine times single
+// lines.
+func BenchmarkServePropertyPhase(b *testing.B) {
+	data, err := os.ReadFile("testdata/property-phase.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var order []string
+	inputs := map[string]*bytes.Buffer{}
+	lines := 0
+	for _, l := range strings.Split(string(data), "\n") {
+		server, line, ok := strings.Cut(l, "\t")
+		if !ok || strings.HasPrefix(l, "#") {
+			continue
+		}
+		if inputs[server] == nil {
+			inputs[server] = &bytes.Buffer{}
+			order = append(order, server)
+		}
+		inputs[server].WriteString(line + "\n")
+		lines++
+	}
+	b.ReportAllocs()
+	servers := make([]*server.Server, len(order))
+	for b.Loop() {
+		// The servers are made outside the timing: a start is not a line.
+		b.StopTimer()
+		var log, out countingWriter
+		for i := range servers {
+			servers[i] = server.New(server.Options{Principal: demo.DefaultPrincipal(), Async: true, Log: &log})
+		}
+		b.StartTimer()
+		for i, name := range order {
+			if err := servers[i].Serve(context.Background(), bytes.NewReader(inputs[name].Bytes()), &out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*lines), "ns/line")
+}
+
+// countingWriter counts what is written to it: a log and an output that
+// are not io.Discard, which the server would not write to at all.
+type countingWriter struct{ n int }
+
+func (w *countingWriter) Write(b []byte) (int, error) {
+	w.n += len(b)
+	return len(b), nil
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/reference"
 )
 
 // Cache hints of the modern era (2026-07-28 server/utilities/caching).
@@ -35,6 +36,9 @@ func (s *Server) serveModern(env envelope) []byte {
 	defer func() { s.reqLogLevel = "" }()
 	switch env.method {
 	case protocol.MethodDiscover:
+		if s.discoverJSON != nil {
+			return s.cachedResultLine(env.id, s.discoverJSON)
+		}
 		caps := featureCapabilities(protocol.Modern)
 		tools := map[string]any{}
 		if s.opts.Async {
@@ -74,7 +78,16 @@ func (s *Server) serveModern(env envelope) []byte {
 	if rpcErr != nil {
 		return errorLine(env.id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
 	}
-	return resultLine(env.id, s.modernResult(result))
+	result = s.modernResult(result)
+	if env.method == protocol.MethodDiscover {
+		// The same for every request of the connection (its options and
+		// serverInfo never change): encoded once, as tools/list is.
+		if b, ok := reference.AppendJSON(nil, result); ok {
+			s.discoverJSON = b
+			return resultLineSized(env.id, s.discoverJSON, len(b)+64)
+		}
+	}
+	return resultLine(env.id, result)
 }
 
 // modernResult adds what every modern result carries: resultType and the

@@ -41,6 +41,37 @@ func resultLineSized(id json.RawMessage, result any, size int) []byte {
 	return b
 }
 
+// cachedResultLine is resultLine(id, result) for a result encoded once
+// and answered many times: written into the server's answerBuf when the
+// line being handled may use it (Serve writes it at once), else into a
+// line of its own. The answered-once properties list the tools hundreds
+// of times a run, and making a line of several KiB for each answer was
+// most of what answering them cost.
+func (s *Server) cachedResultLine(id json.RawMessage, result reference.CompactJSON) []byte {
+	size := len(result) + 64
+	if !s.reuseAnswer {
+		return resultLineSized(id, result, size)
+	}
+	b := s.answerBuf[:0]
+	if cap(b) < size {
+		b = make([]byte, 0, size)
+	}
+	b = append(b, `{"jsonrpc":"`+protocol.JSONRPCVersion+`","id":`...)
+	b, ok := reference.AppendJSON(b, id)
+	if !ok {
+		return resultLineSized(id, result, size)
+	}
+	b = append(append(append(b, `,"result":`...), result...), '}')
+	if cap(b) <= maxAnswerBuf {
+		s.answerBuf = b
+	}
+	return b
+}
+
+// maxAnswerBuf bounds the answer buffer a connection keeps: a page of
+// huge schemas is answered in a line of its own.
+const maxAnswerBuf = 1 << 20
+
 // errorLine builds an error response; a nil id is written as null, the
 // JSON-RPC answer when the request's id cannot be read.
 func errorLine(id json.RawMessage, code int, message string, data any) []byte {

@@ -84,6 +84,17 @@ type Server struct {
 	lists   map[listKey]reference.CompactJSON // encoded tools/list results (tools.go)
 	listsAt uint64                            // the registry's Changes when lists were encoded
 
+	discoverJSON reference.CompactJSON // the server/discover result, once encoded (modern.go)
+
+	// answerBuf holds the answer of a line Serve handles that is one
+	// message, when it repeats a result encoded once (tools/list,
+	// server/discover; see cachedResultLine): Serve writes the answer
+	// before it reads again, and nothing else keeps it. reuseAnswer says
+	// whether the line being handled may use it.
+	answerBuf   []byte
+	reuseAnswer bool
+
+	meta        metaMemo        // the _meta decoded last (parseEnvelopeMemo)
 	subs        map[string]bool // legacy resources/subscribe URIs
 	tick        int             // requests answered: the live FX feed's clock
 	pendingLogs [][]byte        // notifications/message of the request being handled
@@ -197,7 +208,9 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			// request started (a zero-length task's completed status, say)
 			// on the wire ahead of the request's own answer.
 			s.mu.Lock()
+			s.reuseAnswer = true
 			ferr := write(s.handleLine(line)...)
+			s.reuseAnswer = false
 			if s.logBuf != nil && !lineBuffered(r) {
 				s.logBuf.Flush()
 			}
@@ -252,7 +265,11 @@ func (s *Server) handleLine(line []byte) [][]byte {
 	trimmed := bytes.TrimSpace(line)
 	var out [][]byte
 	if trimmed[0] == '[' {
+		// A batch's answers are all kept until the batch is encoded.
+		reuse := s.reuseAnswer
+		s.reuseAnswer = false
 		out = s.handleBatch(trimmed)
+		s.reuseAnswer = reuse
 	} else if resp := s.handleScanned(trimmed, members, plain); resp != nil {
 		out = append(out, resp)
 	}
@@ -325,6 +342,38 @@ func decodeObject(raw []byte) (map[string]json.RawMessage, error) {
 // member and a string method), which is never answered even when
 // malformed.
 func parseEnvelope(data []byte, e protocol.Envelope, plain bool) (env envelope, problem string, notification bool) {
+	return parseEnvelopeMemo(data, e, plain, nil)
+}
+
+// metaMemo is the modern _meta a connection decoded last: a client sends
+// the same _meta (its version, capabilities and identity) with nearly
+// every request, and decoding it again into a map of its own was a third
+// of what a modern request's envelope cost. The map is only ever read.
+type metaMemo struct {
+	raw     []byte // the _meta as sent, a line's own copy (handleLine)
+	members map[string]json.RawMessage
+}
+
+// decode is decodeObject(raw) for a _meta object, the map it gave last
+// when raw is the same bytes.
+func (m *metaMemo) decode(raw []byte) map[string]json.RawMessage {
+	if m == nil {
+		members, _ := decodeObject(raw)
+		return members
+	}
+	if m.members != nil && bytes.Equal(raw, m.raw) {
+		return m.members
+	}
+	members, err := decodeObject(raw)
+	if err == nil {
+		m.raw, m.members = raw, members
+	}
+	return members
+}
+
+// parseEnvelopeMemo is parseEnvelope reading _meta through memo (nil for
+// none).
+func parseEnvelopeMemo(data []byte, e protocol.Envelope, plain bool, memo *metaMemo) (env envelope, problem string, notification bool) {
 	if data[0] != '{' {
 		return env, "a message must be a JSON object", false
 	}
@@ -370,7 +419,7 @@ func parseEnvelope(data []byte, e protocol.Envelope, plain bool) (env envelope, 
 		}
 		env.params = params
 		if raw, ok := params["_meta"]; ok && raw[0] == '{' {
-			env.meta, _ = decodeObject(raw)
+			env.meta = memo.decode(raw)
 		}
 	}
 	return env, "", notification
@@ -386,7 +435,7 @@ func (s *Server) handleMessage(data []byte) []byte {
 // handleScanned is handleMessage given data's members as
 // protocol.ScanLine read them (plain false when it did not).
 func (s *Server) handleScanned(data []byte, e protocol.Envelope, plain bool) []byte {
-	env, problem, notification := parseEnvelope(data, e, plain)
+	env, problem, notification := parseEnvelopeMemo(data, e, plain, &s.meta)
 	// Gate 1: envelope validation.
 	if problem != "" {
 		if notification {
@@ -572,15 +621,23 @@ func (s *Server) fingerprint() string {
 // logf writes a diagnostic line; the server's lock is held (or the server
 // is being built).
 func (s *Server) logf(format string, args ...any) {
-	var w io.Writer = s.opts.Log
 	switch {
-	case w == io.Discard:
+	case s.opts.Log == io.Discard:
 		return // nothing to format for
 	case s.logBuf != nil:
-		w = s.logBuf
+		// The buffer takes the line in parts, written out whole: no
+		// format string is put together for each line, and the property
+		// phase's notifications are logged by the thousand.
+		s.logBuf.WriteString(logPrefix)
+		fmt.Fprintf(s.logBuf, format, args...)
+		s.logBuf.WriteByte('\n')
+		return
 	}
-	fmt.Fprintf(w, "mcpconform reference: "+format+"\n", args...)
+	fmt.Fprintf(s.opts.Log, logPrefix+format+"\n", args...)
 }
+
+// logPrefix starts every diagnostic line.
+const logPrefix = "mcpconform reference: "
 
 // rpcError is a JSON-RPC error before it is put on the wire.
 type rpcError struct {

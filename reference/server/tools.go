@@ -87,7 +87,7 @@ func (s *Server) listLine(env envelope, rev string) []byte {
 		s.lists, s.listsAt = map[listKey]reference.CompactJSON{}, changes
 	}
 	if b, ok := s.lists[key]; ok {
-		return resultLineSized(env.id, b, len(b)+64)
+		return s.cachedResultLine(env.id, b)
 	}
 	result, rpcErr := s.listTools(env.params, rev)
 	if rpcErr != nil {
