@@ -657,31 +657,37 @@ func (n *node) typeOrder(s Source) (order [len(allTypeBits)]uint8, count int) {
 	start := s.Intn(k)
 	count = copy(order[:], allowed[start:k])
 	count += copy(order[count:], allowed[:start])
-	if !n.typed {
-		var implied uint8
-		switch {
-		case n.props != nil || n.required != nil || n.closed || n.additional != nil:
-			implied = tObject
-		case n.items != nil || n.minItems >= 0 || n.maxItems >= 0 || n.unique:
-			implied = tArray
-		case n.pattern != nil || n.minLen >= 0 || n.maxLen >= 0 || n.format != "":
-			implied = tString
-		case n.bounds != nil || n.mult != nil:
-			implied = tNumber
-		}
-		if implied != 0 {
-			// implied first, the others in their order after it
-			rest := order
-			order[0], count = implied, 1
-			for _, t := range rest[:k] {
-				if t != implied {
-					order[count] = t
-					count++
-				}
+	if implied := n.impliedType(); implied != 0 {
+		// implied first, the others in their order after it
+		rest := order
+		order[0], count = implied, 1
+		for _, t := range rest[:k] {
+			if t != implied {
+				order[count] = t
+				count++
 			}
 		}
 	}
 	return order, count
+}
+
+// impliedType is the type an untyped schema's keywords imply (object
+// keywords first, then array, string and number ones), or 0 for a typed
+// schema or one with none of them.
+func (n *node) impliedType() uint8 {
+	switch {
+	case n.typed:
+		return 0
+	case n.props != nil || n.required != nil || n.closed || n.additional != nil:
+		return tObject
+	case n.items != nil || n.minItems >= 0 || n.maxItems >= 0 || n.unique:
+		return tArray
+	case n.pattern != nil || n.minLen >= 0 || n.maxLen >= 0 || n.format != "":
+		return tString
+	case n.bounds != nil || n.mult != nil:
+		return tNumber
+	}
+	return 0
 }
 
 // allTypeBits are the types in the order typeOrder tries them from.

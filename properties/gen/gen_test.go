@@ -321,21 +321,8 @@ func sliceTypeOrder(n *node, s Source) []uint8 {
 	}
 	start := s.Intn(len(allowed))
 	out := append(slices.Clone(allowed[start:]), allowed[:start]...)
-	if !n.typed {
-		var implied uint8
-		switch {
-		case n.props != nil || n.required != nil || n.closed || n.additional != nil:
-			implied = tObject
-		case n.items != nil || n.minItems >= 0 || n.maxItems >= 0 || n.unique:
-			implied = tArray
-		case n.pattern != nil || n.minLen >= 0 || n.maxLen >= 0 || n.format != "":
-			implied = tString
-		case n.bounds != nil || n.mult != nil:
-			implied = tNumber
-		}
-		if implied != 0 {
-			out = append([]uint8{implied}, slices.DeleteFunc(out, func(t uint8) bool { return t == implied })...)
-		}
+	if implied := n.impliedType(); implied != 0 {
+		out = append([]uint8{implied}, slices.DeleteFunc(out, func(t uint8) bool { return t == implied })...)
 	}
 	return out
 }
