@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
-
-	"github.com/mcpconform/mcpconform/protocol"
 )
 
 // TestLineScanMatchesFullDecode holds the fast paths of canonicalOrder
@@ -125,28 +123,6 @@ func TestResultIsErrorMatchesFullDecode(t *testing.T) {
 		}
 		if got, want := resultIsError([]byte(raw)), fullIsError([]byte(raw)); got != want {
 			rt.Fatalf("resultIsError(%s) = %v; the full decode gives %v", raw, got, want)
-		}
-	})
-}
-
-// TestIDKeyMatchesProtocol holds rawIDKeyFast, the sequences' fast path, to
-// protocol.IDKey: ids of every JSON type, with white space inside and
-// around, nil and empty.
-func TestIDKeyMatchesProtocol(t *testing.T) {
-	rapid.Check(t, func(rt *rapid.T) {
-		var id json.RawMessage
-		switch rapid.IntRange(0, 3).Draw(rt, "kind") {
-		case 0:
-			id = nil
-		case 1:
-			id = json.RawMessage{}
-		case 2:
-			id = json.RawMessage(rapid.SampledFrom([]string{`"r-7"`, `7`, `null`, ` 7`, "\"a b\"", "{ \"a\" :\t1 }\n", "[1,\r2]", `"\u00e9"`, `{`}).Draw(rt, "id"))
-		default:
-			id = json.RawMessage(rapid.StringMatching(`[ \t\r\n]?("[a-z \t]{0,6}"|-?[0-9]{1,4}|true|\[ ?1 ?\])[ \t\r\n]?`).Draw(rt, "id"))
-		}
-		if got, want := rawIDKeyFast(id), protocol.IDKey(id); got != want {
-			rt.Fatalf("rawIDKeyFast(%q) = %q; protocol.IDKey gives %q", id, got, want)
 		}
 	})
 }

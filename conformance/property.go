@@ -507,24 +507,7 @@ func answeredID(r runner.Received) string {
 	if r.Request != "" {
 		return r.Request
 	}
-	return rawIDKeyFast(r.Msg.ID)
-}
-
-// rawIDKeyFast is protocol.IDKey for the ids of the answers a sequence
-// collects by the thousand: an id without white space is its key as it
-// is, found by a loop over its bytes rather than bytes.IndexAny, which
-// built its set of bytes for every id (6% of the property checks' own
-// CPU). TestIDKeyMatchesProtocol holds it to protocol.IDKey.
-func rawIDKeyFast(id json.RawMessage) string {
-	for _, c := range id {
-		if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
-			return protocol.IDKey(id)
-		}
-	}
-	if id == nil {
-		return ""
-	}
-	return string(id)
+	return r.Msg.IDKey()
 }
 
 // sequenceProperty runs a generated sequence, shrinks it when judge finds a
