@@ -278,10 +278,11 @@ func (p *Process) deliver(line []byte) {
 		p.noteLocked("problem: " + r.Problem.Error())
 	}
 	if r.Msg != nil && r.Msg.Method == "" && r.Msg.ID != nil {
-		if req := p.answeredLocked(r.Msg.IDKey()); req != r.Msg.IDKey() {
+		key := r.Msg.IDKey()
+		if req := p.answeredLocked(key); req != key {
 			r.Request = req
 			if req != "" {
-				p.noteLocked(fmt.Sprintf("problem: request %s (%s) was answered with id %s (%s)", req, typeName(req), r.Msg.IDKey(), typeName(r.Msg.IDKey())))
+				p.noteLocked(fmt.Sprintf("problem: request %s (%s) was answered with id %s (%s)", req, typeName(req), key, typeName(key)))
 			}
 		}
 	} else if errors.Is(r.Problem, ErrTooDeep) {
