@@ -336,7 +336,7 @@ type compiledSchema struct {
 // verdictMemo holds the oracle's verdicts on the argument texts it has
 // judged against one compiled schema. The oracle is deterministic and a
 // generated case's verdict depends on its text alone (the instance it
-// validates is what the text decodes to, see oracleAgreesOn), so a text
+// validates is what the text decodes to, see oracleVerdictOn), so a text
 // drawn again, as small schemas' cases are by the hundred, gets the
 // verdict the oracle gave it without validating it again: the oracle
 // judges every case, and validating was most of drawing one.
@@ -363,7 +363,8 @@ const (
 // of tools): past it, a new text is validated and not kept.
 const maxVerdicts = 1 << 16
 
-// agreesOn is oracleAgreesOn(c.sch, v, args, valid), through c's memo.
+// agreesOn reports whether the oracle's verdict on args (oracleVerdictOn)
+// agrees with valid, through c's memo.
 func (c *compiledSchema) agreesOn(v any, args []byte, valid bool) bool {
 	c.verdicts.mu.Lock()
 	got, ok := c.verdicts.m[string(args)]
@@ -531,17 +532,12 @@ func drawCase(src gen.Source, at argTool, c *gen.Constraint) (args json.RawMessa
 	return text, true, false
 }
 
-// oracleAgreesOn is oracleAgrees for args, the text gen.Encode gives for
-// the generated value v: the oracle validates the value the text decodes
-// to, built from v where schemaInstance can (the same value, without
-// parsing the text again), else decoded from the text.
-func oracleAgreesOn(sch *jsonschema.Schema, v any, args []byte, valid bool) bool {
-	return oracleVerdictOn(sch, v, args).agrees(valid)
-}
-
-// oracleVerdictOn is the oracle's verdict on args as oracleAgreesOn
-// reaches it: valid, invalid, or undecodable (agreeing with neither side,
-// as oracleAgrees does for a text that does not decode).
+// oracleVerdictOn is the oracle's verdict on args, the text gen.Encode
+// gives for the generated value v: valid, invalid, or undecodable
+// (agreeing with neither side, as oracleAgrees does for a text that does
+// not decode). The oracle validates the value the text decodes to, built
+// from v where schemaInstance can (the same value, without parsing the
+// text again), else decoded from the text.
 func oracleVerdictOn(sch *jsonschema.Schema, v any, args []byte) oracleVerdict {
 	inst, ok := v, isSchemaInstance(v)
 	if !ok {
