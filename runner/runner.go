@@ -767,6 +767,11 @@ func (p *Process) SendBatch(lines, keys []string) (int, error) {
 	if len(keys) != len(lines) {
 		return 0, errors.New("runner: SendBatch: a key for each line")
 	}
+	return p.sendBatch(lines, keys)
+}
+
+// sendBatch is SendBatch; keys nil notes no line as a pending request.
+func (p *Process) sendBatch(lines, keys []string) (int, error) {
 	for _, l := range lines {
 		if strings.IndexByte(l, '\n') >= 0 {
 			return 0, errors.New("runner: line to send contains a newline")
@@ -795,7 +800,9 @@ func (p *Process) SendBatch(lines, keys []string) (int, error) {
 		buf = buf[:0]
 		for i := sent; i < end; i++ {
 			p.recordSentLocked(lines[i], nil)
-			p.sentKeyLocked(keys[i])
+			if keys != nil {
+				p.sentKeyLocked(keys[i])
+			}
 			buf = append(append(buf, lines[i]...), '\n')
 		}
 		p.mu.Unlock()
@@ -876,8 +883,8 @@ func (p *Process) SendRequestLines(lines, keys []string) (int, error) {
 		p.outstanding[key] = true
 	}
 	p.mu.Unlock()
-	// Outstanding already: SendBatch is told no key to note as pending.
-	sent, err := p.SendBatch(lines, make([]string, len(lines)))
+	// Outstanding already: no key to note as pending.
+	sent, err := p.sendBatch(lines, nil)
 	if err != nil {
 		p.mu.Lock()
 		for _, key := range keys[sent:] {
