@@ -79,8 +79,6 @@ type Server struct {
 	changed atomic.Bool // the registry reported a change since the last look
 	visible string      // fingerprint of the principal's tool list
 
-	pages   map[pageKey]reference.CompactJSON // rendered tools/list pages (tools.go)
-	pagesAt uint64                            // the registry's Changes when pages were rendered
 	lists   map[listKey]reference.CompactJSON // encoded tools/list results (tools.go)
 	listsAt uint64                            // the registry's Changes when lists were encoded
 

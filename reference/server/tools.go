@@ -48,14 +48,13 @@ func (s *Server) listTools(params map[string]json.RawMessage, rev string) (map[s
 		}
 		after = name
 	}
-	changes := s.reg.Changes() // before Discover: see Registry.Changes
 	tools, err := s.reg.Discover(s.opts.Principal, false)
 	if err != nil {
 		return nil, &rpcError{Code: protocol.CodeInternalError, Message: "internal error: discovery failed: " + err.Error()}
 	}
 	start := sort.Search(tools.Len(), func(i int) bool { return tools.At(i).Name() > after })
 	end := min(start+s.opts.PageSize, tools.Len())
-	result := map[string]any{"tools": s.page(changes, tools, start, end, rev)}
+	result := map[string]any{"tools": s.page(tools, start, end, rev)}
 	if end < tools.Len() {
 		result["nextCursor"] = encodeCursor(tools.At(end - 1).Name())
 	}
@@ -72,8 +71,8 @@ type listKey struct {
 
 // listLine is the answer to tools/list under revision rev. Its result is
 // the same for every request with the same cursor while the registry is
-// unchanged, so it is encoded once per connection, as the pages are (the
-// modern era's cache hints and serverInfo included), and only the id is
+// unchanged, so it is encoded once per connection (the modern era's
+// cache hints and serverInfo included), and only the id is
 // written per request: the answered-once properties list the tools
 // hundreds of times a run. A failed listing and a result the encoder
 // declines (none the registry holds) are not cached.
@@ -111,33 +110,18 @@ func (s *Server) listLine(env envelope, rev string) []byte {
 	return resultLineSized(env.id, reference.CompactJSON(b), len(b)+64)
 }
 
-// maxPages bounds a connection's cache of rendered tools/list pages: a
+// maxPages bounds a connection's cache of encoded tools/list answers: a
 // client paging through a large estate in every revision must not grow
 // memory without end.
 const maxPages = 64
 
-// pageKey is what a rendered page depends on besides the connection's
-// principal, page size and options, which never change, and the estate,
-// whose changes empty the cache.
-type pageKey struct {
-	rev   string
-	start int
-}
-
-// page returns tools[start:end] rendered for revision rev. Pages are
-// cached while the registry has seen changes changes: the design's
-// discovery is a precomputed view per (tenant, scope set, clearance),
-// invalidated on registry change, and rendering a page again for every
-// tools/list was most of its cost. A page the encoder declines (none the
-// registry holds) is not cached.
-func (s *Server) page(changes uint64, tools reference.View, start, end int, rev string) any {
-	if s.pages == nil || s.pagesAt != changes || len(s.pages) >= maxPages {
-		s.pages, s.pagesAt = map[pageKey]reference.CompactJSON{}, changes
-	}
-	key := pageKey{rev, start}
-	if b, ok := s.pages[key]; ok {
-		return b
-	}
+// page returns tools[start:end] rendered for revision rev, encoded (the
+// page the encoder declines, none the registry holds, as values). It is
+// not cached itself: listLine caches the whole answer it is part of,
+// while the registry is unchanged (the design's discovery is a
+// precomputed view per tenant, scope set and clearance, invalidated on
+// registry change).
+func (s *Server) page(tools reference.View, start, end int, rev string) any {
 	page := make([]any, 0, end-start)
 	for i := start; i < end; i++ {
 		m := renderTool(tools.At(i), rev)
@@ -150,7 +134,6 @@ func (s *Server) page(changes uint64, tools reference.View, start, end int, rev 
 	if !ok {
 		return page
 	}
-	s.pages[key] = b
 	return reference.CompactJSON(b)
 }
 
