@@ -366,8 +366,11 @@ type revEnv struct {
 	spares        map[string]*Conn // spare sessions by slot (spare.go); checks of one revision run one at a time
 	warm          []warmProc       // processes started ahead of need (warm.go)
 	results       map[string]*Result
-	fresh         int
-	memos         map[string]any // observations shared by checks of the revision; see memo
+	fresh         int // processes started, warm ones included: a Conn's seq
+	// taken and rerunTaken count the processes checks took, for their
+	// labels (admit).
+	taken, rerunTaken int
+	memos             map[string]any // observations shared by checks of the revision; see memo
 }
 
 // silent reports whether no process of the revision wrote anything to stdout.
@@ -445,21 +448,38 @@ func (env *revEnv) start(ctx context.Context, name string) (*Conn, error) {
 // startConfig is start with the configuration given: a process started
 // ahead (warm.go) when one fits, a new one otherwise.
 func (env *revEnv) startConfig(ctx context.Context, name string, cfg runner.Config) (*Conn, error) {
-	if c := env.takeWarm(name, cfg); c != nil {
-		return c, nil
+	c := env.takeWarm(cfg)
+	if c == nil {
+		var err error
+		if c, err = env.spawn(ctx, name, cfg); err != nil {
+			return nil, err
+		}
 	}
-	c, err := env.spawn(ctx, name, cfg)
-	if err != nil {
-		return nil, err
-	}
-	env.mu.Lock()
-	env.conns = append(env.conns, c)
-	env.mu.Unlock()
+	env.admit(c, name)
 	return c, nil
 }
 
-// spawn starts a process labelled name-N, N its place in the revision's
-// start order; it is not yet one of env.conns.
+// admit makes c one of env.conns, labelled name-K: K counts the processes
+// the revision's checks took, in the order they took them (the checks of a
+// revision run one at a time), and those of a re-run (env.slow) count
+// apart, as name-rK. A label then depends neither on when a process was
+// started ahead (warm.go) nor on another check's re-run under load, so the
+// report names a process the same way on every run with the same seed.
+func (env *revEnv) admit(c *Conn, name string) {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	if env.slow {
+		env.rerunTaken++
+		c.name = fmt.Sprintf("%s-r%d", name, env.rerunTaken)
+	} else {
+		env.taken++
+		c.name = fmt.Sprintf("%s-%d", name, env.taken)
+	}
+	env.conns = append(env.conns, c)
+}
+
+// spawn starts a process, its seq its place in the revision's start order;
+// it is not yet one of env.conns, and its label is provisional (see admit).
 func (env *revEnv) spawn(ctx context.Context, name string, cfg runner.Config) (*Conn, error) {
 	p, err := runner.Start(ctx, cfg)
 	if err != nil {
@@ -467,7 +487,7 @@ func (env *revEnv) spawn(ctx context.Context, name string, cfg runner.Config) (*
 	}
 	env.mu.Lock()
 	env.fresh++
-	c := &Conn{env: env, p: p, seq: env.fresh, name: fmt.Sprintf("%s-%d", name, env.fresh), startMark: len(p.Transcript())}
+	c := &Conn{env: env, p: p, seq: env.fresh, name: fmt.Sprintf("%s-started-%d", name, env.fresh), startMark: len(p.Transcript())}
 	env.mu.Unlock()
 	return c, nil
 }

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -154,5 +155,49 @@ func TestCallableHonoursAllowAndDeny(t *testing.T) {
 		if got := e.callable(tt.tool); got != tt.want {
 			t.Errorf("%s: callable(%s) = %v, want %v", tt.name, tt.tool.Name, got, tt.want)
 		}
+	}
+}
+
+// TestAdmitLabelsByTakeOrder holds process labels to the order the checks
+// took the processes, apart from re-runs: a process started ahead, or a
+// re-run under load of an earlier check, must not rename the processes of
+// later checks, whose evidence and messages name them.
+func TestAdmitLabelsByTakeOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		takes []struct {
+			name string
+			slow bool
+		}
+		want []string
+	}{
+		{"in order", []struct {
+			name string
+			slow bool
+		}{{"fresh", false}, {"scratch", false}, {"fresh", false}}, []string{"fresh-1", "scratch-2", "fresh-3"}},
+		{"a re-run between", []struct {
+			name string
+			slow bool
+		}{{"fresh", false}, {"fresh", true}, {"fresh", true}, {"fresh", false}}, []string{"fresh-1", "fresh-r1", "fresh-r2", "fresh-2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := &revEnv{}
+			// Processes started ahead in another order than taken.
+			env.fresh = 7
+			var got []string
+			for _, tk := range tc.takes {
+				c := &Conn{env: env, seq: env.fresh}
+				env.fresh--
+				env.slow = tk.slow
+				env.admit(c, tk.name)
+				got = append(got, c.name)
+			}
+			if len(env.conns) != len(tc.takes) {
+				t.Errorf("%d conns admitted, want %d", len(env.conns), len(tc.takes))
+			}
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("labels %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -149,9 +149,9 @@ func govStart(t *T, prof *profile.Profile, pr profile.Principal) *Conn {
 	}
 	env.mu.Lock()
 	env.fresh++
-	c := &Conn{env: env, p: p, name: fmt.Sprintf("%s-%d", pr.Name, env.fresh)}
-	env.conns = append(env.conns, c)
+	c := &Conn{env: env, p: p, seq: env.fresh}
 	env.mu.Unlock()
+	env.admit(c, pr.Name)
 	t.owned = append(t.owned, c)
 	t.use(c)
 	if !t.Modern() {

@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -37,20 +36,15 @@ func sameStart(a, b runner.Config) bool {
 }
 
 // takeWarm returns a process started ahead from a configuration like cfg,
-// labelled name-N (N its place in the revision's start order), or nil.
-func (env *revEnv) takeWarm(name string, cfg runner.Config) *Conn {
+// for startConfig to admit, or nil.
+func (env *revEnv) takeWarm(cfg runner.Config) *Conn {
 	for i, w := range env.warm {
 		if !sameStart(w.cfg, cfg) {
 			continue
 		}
 		env.warm = append(env.warm[:i:i], env.warm[i+1:]...)
-		c := w.c
-		c.name = fmt.Sprintf("%s-%d", name, c.seq)
-		c.warm = true
-		env.mu.Lock()
-		env.conns = append(env.conns, c)
-		env.mu.Unlock()
-		return c
+		w.c.warm = true
+		return w.c
 	}
 	return nil
 }
