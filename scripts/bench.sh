@@ -90,8 +90,10 @@ for target in embedded process; do
 		rtt=$(metric "$b" rtt-floor-req/s)
 		whole=$(metric "$b" run-req/s)
 		cpus=$(metric "$b" cpu-s/run)
+		cpr=$(metric "$b" cpu-us/req)
+		cpp=$(metric "$b" floor-cpu-us/ping)
 		ratio=$(awk -v a="$rate" -v b="$floor" -v c="$rtt" 'BEGIN {if (b > 0 && c > 0) printf "%.2f of floor (%.2f of round trip)", a / b, a / c}')
-		echo "| property phase, $target, --cases $cases | $rate req/s (whole run $whole req/s; $cpus CPU-s a run) | ping floor $floor req/s pipelined (round trip $rtt req/s) | $ratio | >= 10,000 req/s, >= 0.5 of floor |"
+		echo "| property phase, $target, --cases $cases | $rate req/s (whole run $whole req/s; $cpus CPU-s a run, $cpr CPU-us a request) | ping floor $floor req/s pipelined, $cpp CPU-us a ping (round trip $rtt req/s) | $ratio | >= 10,000 req/s, >= 0.5 of floor |"
 		# What the phase spends per request once its fixed costs (the
 		# processes it starts, their handshakes and listings) are paid:
 		# the requests --cases 1000 adds over 100, over the span it adds.

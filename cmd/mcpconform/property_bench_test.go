@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -36,7 +38,12 @@ import (
 // over the wall time of the whole run, detection included. ratio is
 // req/s over floor-req/s, rtt-ratio req/s over rtt-floor-req/s; cpu-s/run is the CPU time a run took, the
 // suite's and its servers', which the load of a shared machine moves far
-// less than the wall time. Two targets:
+// less than the wall time. cpu-us/req is that CPU time per request of the
+// phase, and floor-cpu-us/ping the CPU time, this process's and the
+// pinger's, per ping of the two pipelined floors: the floor is bound by
+// the suite's side and the phase keeps both cores busy, so the ratio is
+// about floor-cpu-us/ping over cpu-us/req (docs/performance.md, "cost
+// model"). Two targets:
 //   - embedded: `mcpconform run` with no target, as run.go sets it up (the
 //     checks' processes served in-process, see conformance.Options.Serve);
 //   - process: `mcpconform run -- mcpconform reference`, every process a
@@ -60,16 +67,18 @@ func BenchmarkPropertyPhase(b *testing.B) {
 				defer pinger.Close(context.Background())
 				var requests, pings, linePings, rttPings float64
 				var wall, phase, pinging, linePinging, rttPinging time.Duration
-				var cpu time.Duration
+				var cpu, floorCPU time.Duration
 				for b.Loop() {
 					// The floors are measured next to every run, so that
 					// all see the same load.
+					floor0 := selfCPU() + processCPU(pinger.Pid())
 					n, d := pingFloor(b, pinger, 10000, 64, true)
 					pings += float64(n)
 					pinging += d
 					n, d = pingFloor(b, pinger, 10000, 64, false)
 					linePings += float64(n)
 					linePinging += d
+					floorCPU += selfCPU() + processCPU(pinger.Pid()) - floor0
 					n, d = pingFloor(b, pinger, 2000, 1, false)
 					rttPings += float64(n)
 					rttPinging += d
@@ -103,6 +112,11 @@ func BenchmarkPropertyPhase(b *testing.B) {
 				b.ReportMetric(rttFloor, "rtt-floor-req/s")
 				b.ReportMetric(rate/rttFloor, "rtt-ratio")
 				b.ReportMetric(requests/float64(b.N), "requests/run")
+				// The cost model of the ratio (docs/performance.md): CPU
+				// per request of a whole run (suite and servers, detection
+				// included) and per ping of the pipelined floors.
+				b.ReportMetric(float64(cpu.Microseconds())/requests, "cpu-us/req")
+				b.ReportMetric(float64(floorCPU.Microseconds())/(pings+linePings), "floor-cpu-us/ping")
 			})
 		}
 	}
@@ -141,6 +155,38 @@ func cpuTime() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
 	d := func(tv syscall.Timeval) time.Duration { return time.Duration(tv.Nano()) }
 	return d(self.Utime) + d(self.Stime) + d(children.Utime) + d(children.Stime)
+}
+
+// selfCPU is the CPU time, user and system, of this process alone: the
+// processes of a run reaped while the floors are measured are not theirs.
+func selfCPU() time.Duration {
+	var self syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	return time.Duration(self.Utime.Nano() + self.Stime.Nano())
+}
+
+// processCPU is the CPU time, user and system, that process pid has used
+// so far (0 for none, or pid 0: a server served in-process, whose time is
+// this process's): the pinger is not reaped while the floors run, so
+// cpuTime does not count it.
+func processCPU(pid int) time.Duration {
+	if pid <= 0 {
+		return 0
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(stat)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 13 {
+		return 0
+	}
+	// utime and stime are fields 14 and 15 of stat, in clock ticks
+	// (100 a second on Linux).
+	ut, _ := strconv.ParseInt(fields[11], 10, 64)
+	st, _ := strconv.ParseInt(fields[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
 }
 
 // startPinger starts one server as cfg says and initializes it, for
