@@ -98,9 +98,9 @@ func (s *Server) registerAsync() {
 	for _, spec := range specs {
 		spec.Classification = reference.ClassificationPublic
 		spec.SideEffect = reference.SideEffectNone
-		tool := spec.Name
+		tool, pending := spec.Name, spec.Name+" pending"
 		spec.Handler = func(args map[string]any) reference.HandlerResult {
-			return reference.HandlerResult{Text: tool + " pending", Structured: &asyncCall{tool: tool, args: args}}
+			return reference.HandlerResult{Text: pending, Structured: &asyncCall{tool: tool, args: args}}
 		}
 		if err := s.reg.Publish(spec); err != nil {
 			s.logf("cannot register %s: %v", spec.Name, err)
@@ -154,7 +154,7 @@ func (s *Server) callAsync(env envelope, rev string) (out []byte, handled bool, 
 	if !s.opts.Async {
 		return nil, false, nil
 	}
-	name, _ := protocol.ScanString(env.params["name"]) // "" for none, and for a name that is not a string
+	name, _ := s.toolName(env.params["name"]) // "" for none, and for a name that is not a string
 	asTask := s.tasksServed() && taskParam(env.params)
 	switch support := taskSupportOf(name); {
 	case asTask && support == "":

@@ -92,11 +92,12 @@ type Server struct {
 	answerBuf   []byte
 	reuseAnswer bool
 
-	meta        metaMemo        // the _meta decoded last (parseEnvelopeMemo)
-	subs        map[string]bool // legacy resources/subscribe URIs
-	tick        int             // requests answered: the live FX feed's clock
-	pendingLogs [][]byte        // notifications/message of the request being handled
-	reqLogLevel string          // the modern request's _meta logLevel, "" for none
+	meta        metaMemo          // the _meta decoded last (parseEnvelopeMemo)
+	toolNames   map[string]string // tools/call names as sent, decoded (toolName)
+	subs        map[string]bool   // legacy resources/subscribe URIs
+	tick        int               // requests answered: the live FX feed's clock
+	pendingLogs [][]byte          // notifications/message of the request being handled
+	reqLogLevel string            // the modern request's _meta logLevel, "" for none
 
 	// The asynchronous demo tools (async.go, clientreq.go).
 	clientCaps   map[string]json.RawMessage // capabilities the client declared in initialize
@@ -199,7 +200,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		line, err := r.ReadBytes('\n')
+		line, err := readLine(r)
 		if len(line) > 0 {
 			// The answers are written before the server's lock is let go:
 			// the clock, which writes under that lock, cannot put what a
@@ -224,6 +225,23 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			return fmt.Errorf("read request: %w", err)
 		}
 	}
+}
+
+// readLine returns the next line of r with its newline, or what is left
+// before an error. A line that fits the reader's buffer is returned from
+// it, valid until the next read: handleLine takes a copy of its own, and
+// ReadBytes' copy was a second one of every request.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	line, err := r.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return line, err
+	}
+	long := bytes.Clone(line)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		line, err = r.ReadSlice('\n')
+		long = append(long, line...)
+	}
+	return long, err
 }
 
 // lineBuffered reports whether r holds a whole line, which it returns
@@ -269,18 +287,27 @@ func (s *Server) handleLine(line []byte) [][]byte {
 		out = s.handleBatch(trimmed)
 		s.reuseAnswer = reuse
 	} else if resp := s.handleScanned(trimmed, members, plain); resp != nil {
-		out = append(out, resp)
+		out = [][]byte{resp}
 	}
 	if len(out) > 0 {
 		s.tick++
 	}
 	// Log messages belong to the request that caused them and precede its
 	// response; change notifications follow it.
-	out = append(s.takeLogs(), out...)
-	out = append(out, s.later...)
-	s.later = nil
-	out = append(out, s.notifications()...)
-	return append(out, s.resourceUpdates()...)
+	if logs := s.takeLogs(); len(logs) > 0 {
+		out = append(logs, out...)
+	}
+	if len(s.later) > 0 {
+		out = append(out, s.later...)
+		s.later = nil
+	}
+	if notes := s.notifications(); len(notes) > 0 {
+		out = append(out, notes...)
+	}
+	if updates := s.resourceUpdates(); len(updates) > 0 {
+		out = append(out, updates...)
+	}
+	return out
 }
 
 func (s *Server) handleBatch(data []byte) [][]byte {
@@ -350,6 +377,12 @@ func parseEnvelope(data []byte, e protocol.Envelope, plain bool) (env envelope, 
 type metaMemo struct {
 	raw     []byte // the _meta as sent, a line's own copy (handleLine)
 	members map[string]json.RawMessage
+	// params is the map the last request's params were read into, emptied
+	// and filled again for the next: a request's params are read only
+	// while it is handled (what outlives it, an id or a token, is the
+	// line's bytes, never the map), and a map made for every request was
+	// a tenth of what a tool call cost.
+	params map[string]json.RawMessage
 }
 
 // decode is decodeObject(raw) for a _meta object, the map it gave last
@@ -367,6 +400,21 @@ func (m *metaMemo) decode(raw []byte) map[string]json.RawMessage {
 		m.raw, m.members = raw, members
 	}
 	return members
+}
+
+// decodeParams is decodeObject(raw) for a request's params, read into the
+// map of the request before when m is not nil.
+func (m *metaMemo) decodeParams(raw []byte) (map[string]json.RawMessage, error) {
+	if m == nil {
+		return decodeObject(raw)
+	}
+	if params, ok := protocol.ScanObjectInto(raw, m.params); ok {
+		m.params = params
+		return params, nil
+	}
+	var params map[string]json.RawMessage
+	err := json.Unmarshal(raw, &params)
+	return params, err
 }
 
 // parseEnvelopeMemo is parseEnvelope reading _meta through memo (nil for
@@ -411,7 +459,7 @@ func parseEnvelopeMemo(data []byte, e protocol.Envelope, plain bool, memo *metaM
 		return env, "id must be a string or an integer", false
 	}
 	if p := e.Params; p != nil {
-		params, err := decodeObject(p)
+		params, err := memo.decodeParams(p)
 		if bytes.TrimSpace(p)[0] != '{' || err != nil {
 			return env, "params must be an object", notification
 		}

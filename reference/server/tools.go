@@ -206,7 +206,7 @@ type callOutcome struct {
 // registry's answer to this very call (callAsync's). The result is the one
 // to render (toolLine), a protocol error otherwise.
 func (s *Server) callTool(params map[string]json.RawMessage, rev string, called *callOutcome) (reference.CallResult, *rpcError) {
-	name, ok := protocol.ScanString(params["name"])
+	name, ok := s.toolName(params["name"])
 	if !ok {
 		return reference.CallResult{}, invalidParams("tools/call needs a string name")
 	}
@@ -421,3 +421,27 @@ func mirrorJSON(v any) (string, error) {
 	b, err := encode(v)
 	return string(b), err
 }
+
+// toolName is protocol.ScanString(raw) for a tools/call name, the string
+// made for the same name before when there is one: a connection calls the
+// same few tools thousands of times, and each call read its name twice
+// (callAsync, callTool). Names are kept up to maxToolNames, so a client
+// sending a new name every call does not grow memory without end.
+func (s *Server) toolName(raw json.RawMessage) (string, bool) {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		if name, ok := s.toolNames[string(raw)]; ok {
+			return name, true
+		}
+	}
+	name, ok := protocol.ScanString(raw)
+	if ok && len(s.toolNames) < maxToolNames {
+		if s.toolNames == nil {
+			s.toolNames = map[string]string{}
+		}
+		s.toolNames[string(raw)] = name
+	}
+	return name, ok
+}
+
+// maxToolNames bounds a connection's toolNames.
+const maxToolNames = 256
