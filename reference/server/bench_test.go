@@ -116,3 +116,24 @@ func (w *countingWriter) Write(b []byte) (int, error) {
 	w.n += len(b)
 	return len(b), nil
 }
+
+// BenchmarkNew is a server's start on the demo estate as `mcpconform run`
+// starts its embedded servers, a hundred per process, and as `mcpconform
+// reference` starts its one (the first, which the benchmark's warm-up
+// has taken, publishes the estate: see demo.Source).
+func BenchmarkNew(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		opts server.Options
+	}{
+		{"async", server.Options{Principal: demo.DefaultPrincipal(), Async: true}},
+		{"plain", server.Options{Principal: demo.DefaultPrincipal()}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				server.New(bc.opts)
+			}
+		})
+	}
+}

@@ -140,7 +140,12 @@ func New(opts Options) *Server {
 		opts.Log = io.Discard
 	}
 	reg := opts.Registry
-	if reg == nil {
+	published := false // the asynchronous demo tools are in reg already
+	switch {
+	case reg != nil:
+	case opts.Async && !opts.Admin:
+		reg, published = asyncEstates.Registry(), true
+	default:
 		reg = demo.Estate()
 	}
 	s := &Server{opts: opts, reg: reg, info: protocol.Implementation{Name: opts.Name, Version: opts.Version}}
@@ -152,7 +157,7 @@ func New(opts Options) *Server {
 	if opts.Admin {
 		s.registerAdmin()
 	}
-	if opts.Async {
+	if opts.Async && !published {
 		s.registerAsync()
 	}
 	// OnChange may run with the registry's lock held: only raise a flag
