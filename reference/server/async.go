@@ -180,7 +180,7 @@ func (s *Server) callAsync(env envelope, rev string) (out []byte, handled bool, 
 	if !s.opts.Async {
 		return nil, false, nil
 	}
-	name, _ := s.toolName(env.params["name"]) // "" for none, and for a name that is not a string
+	name, _ := s.meta.name(env.params["name"]) // "" for none, and for a name that is not a string
 	asTask := s.tasksServed() && taskParam(env.params)
 	switch support := taskSupportOf(name); {
 	case asTask && support == "":

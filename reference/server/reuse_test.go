@@ -12,8 +12,8 @@ import (
 
 // TestRequestScratchDoesNotLeak: a request is answered the same after any
 // other request as after a ping, although the server reads every
-// request's params into the map of the one before and keeps the tool
-// names it has decoded.
+// request's params into the map of the one before and keeps the methods
+// and tool names it has decoded.
 func TestRequestScratchDoesNotLeak(t *testing.T) {
 	call := func(id, params string) string {
 		return `{"jsonrpc":"2.0","id":"` + id + `","method":"tools/call","params":` + params + `}`
@@ -25,6 +25,8 @@ func TestRequestScratchDoesNotLeak(t *testing.T) {
 		{"escaped name after plain", call("a", `{"name":"fx.rates"}`), call("b", `{"name":"fx\u002erates","arguments":{"base":"EUR"}}`)},
 		{"plain name after escaped", call("a", `{"name":"fx\u002erates"}`), call("b", `{"name":"fx.rates","arguments":{"base":"EUR"}}`)},
 		{"declined params then plain", call("a", `{"name":"fx.rates","name":"x"}`), call("b", `{"arguments":{}}`)},
+		{"escaped method after plain", `{"jsonrpc":"2.0","id":"a","method":"tools/list"}`, `{"jsonrpc":"2.0","id":"b","method":"tools\u002flist"}`},
+		{"unknown method after a known one", `{"jsonrpc":"2.0","id":"a","method":"tools/list"}`, `{"jsonrpc":"2.0","id":"b","method":"tools/lis"}`},
 		{"list cursor then none", `{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{"cursor":"x"}}`, `{"jsonrpc":"2.0","id":"b","method":"tools/list","params":{}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -91,13 +91,15 @@ type Server struct {
 	// whether the line being handled may use it.
 	answerBuf   []byte
 	reuseAnswer bool
+	answers     [][]byte // the list of the answers of the line handled last, when reuseAnswer
 
-	meta        metaMemo          // the _meta decoded last (parseEnvelopeMemo)
-	toolNames   map[string]string // tools/call names as sent, decoded (toolName)
-	subs        map[string]bool   // legacy resources/subscribe URIs
-	tick        int               // requests answered: the live FX feed's clock
-	pendingLogs [][]byte          // notifications/message of the request being handled
-	reqLogLevel string            // the modern request's _meta logLevel, "" for none
+	lines []byte // the block copyLine copies lines into
+
+	meta        metaMemo        // the _meta decoded last, params and names (parseEnvelopeMemo)
+	subs        map[string]bool // legacy resources/subscribe URIs
+	tick        int             // requests answered: the live FX feed's clock
+	pendingLogs [][]byte        // notifications/message of the request being handled
+	reqLogLevel string          // the modern request's _meta logLevel, "" for none
 
 	// The asynchronous demo tools (async.go, clientreq.go).
 	clientCaps   map[string]json.RawMessage // capabilities the client declared in initialize
@@ -278,7 +280,7 @@ func (s *Server) handleLine(line []byte) [][]byte {
 	}
 	// The server keeps parts of a request (an id, params) beyond this
 	// call, and the caller may reuse line.
-	line = bytes.Clone(line)
+	line = s.copyLine(line)
 	members, valid, plain := protocol.ScanLine(line)
 	if !valid {
 		return [][]byte{errorLine(nil, protocol.CodeParseError, "parse error: message is not valid JSON", nil)}
@@ -292,7 +294,11 @@ func (s *Server) handleLine(line []byte) [][]byte {
 		out = s.handleBatch(trimmed)
 		s.reuseAnswer = reuse
 	} else if resp := s.handleScanned(trimmed, members, plain); resp != nil {
-		out = [][]byte{resp}
+		if s.reuseAnswer {
+			out = append(s.answers[:0], resp)
+		} else {
+			out = [][]byte{resp}
+		}
 	}
 	if len(out) > 0 {
 		s.tick++
@@ -312,7 +318,35 @@ func (s *Server) handleLine(line []byte) [][]byte {
 	if updates := s.resourceUpdates(); len(updates) > 0 {
 		out = append(out, updates...)
 	}
+	if s.reuseAnswer && cap(out) <= maxAnswers {
+		s.answers = out[:0]
+	}
 	return out
+}
+
+// maxAnswers bounds the list of answers a connection keeps (answers).
+const maxAnswers = 64
+
+// lineChunk is the size of the blocks copyLine copies lines into.
+const lineChunk = 16 << 10
+
+// copyLine returns a copy of line of the server's own. Lines are copied
+// into blocks of lineChunk bytes, each line's copy capped at its length
+// as bytes.Clone's is, rather than each into an allocation of its own: a
+// request's parts are kept beyond the request only now and then (the id
+// of a call that answers later), and a block lives as long as any of its
+// lines is kept. A line longer than a quarter block gets its own.
+func (s *Server) copyLine(line []byte) []byte {
+	n := len(line)
+	if n > lineChunk/4 {
+		return bytes.Clone(line)
+	}
+	if len(s.lines)+n > cap(s.lines) {
+		s.lines = make([]byte, 0, lineChunk)
+	}
+	start := len(s.lines)
+	s.lines = append(s.lines, line...)
+	return s.lines[start : start+n : start+n]
 }
 
 func (s *Server) handleBatch(data []byte) [][]byte {
@@ -375,10 +409,11 @@ func parseEnvelope(data []byte, e protocol.Envelope, plain bool) (env envelope, 
 	return parseEnvelopeMemo(data, e, plain, nil)
 }
 
-// metaMemo is the modern _meta a connection decoded last: a client sends
-// the same _meta (its version, capabilities and identity) with nearly
-// every request, and decoding it again into a map of its own was a third
-// of what a modern request's envelope cost. The map is only ever read.
+// metaMemo is what a connection keeps of its requests' decoding from one
+// to the next. First the modern _meta decoded last: a client sends the
+// same _meta (its version, capabilities and identity) with nearly every
+// request, and decoding it again into a map of its own was a third of
+// what a modern request's envelope cost. That map is only ever read.
 type metaMemo struct {
 	raw     []byte // the _meta as sent, a line's own copy (handleLine)
 	members map[string]json.RawMessage
@@ -388,6 +423,34 @@ type metaMemo struct {
 	// line's bytes, never the map), and a map made for every request was
 	// a tenth of what a tool call cost.
 	params map[string]json.RawMessage
+	// names holds the methods and tool names decoded, by their JSON as
+	// sent: a connection sends the same few thousands of times, and each
+	// was a string made anew (a tool's name twice a call, by callAsync and
+	// callTool). It keeps up to maxNames, so that a client sending a new
+	// name every time does not grow memory without end.
+	names map[string]string
+}
+
+// maxNames bounds a connection's metaMemo.names.
+const maxNames = 256
+
+// name is protocol.ScanString(raw) for a method or a tool name, the string
+// made for the same raw before when there is one.
+func (m *metaMemo) name(raw []byte) (string, bool) {
+	if m == nil {
+		return protocol.ScanString(raw)
+	}
+	if name, ok := m.names[string(raw)]; ok {
+		return name, true
+	}
+	name, ok := protocol.ScanString(raw)
+	if ok && len(m.names) < maxNames {
+		if m.names == nil {
+			m.names = map[string]string{}
+		}
+		m.names[string(raw)] = name
+	}
+	return name, ok
 }
 
 // decode is decodeObject(raw) for a _meta object, the map it gave last
@@ -439,7 +502,7 @@ func parseEnvelopeMemo(data []byte, e protocol.Envelope, plain bool, memo *metaM
 	}
 	env.members = e
 	hasID, hasMethod := e.ID != nil, e.Method != nil
-	method, methodIsString := protocol.ScanString(e.Method)
+	method, methodIsString := memo.name(e.Method)
 	notification = !hasID && methodIsString
 	if hasID {
 		id := bytes.TrimSpace(e.ID)
