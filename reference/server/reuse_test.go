@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpconform/mcpconform/reference/demo"
 	"github.com/mcpconform/mcpconform/reference/server"
@@ -84,5 +85,29 @@ func TestServeLongLines(t *testing.T) {
 				t.Errorf("Serve wrote %d bytes:\n%.400s\nHandleLine %d:\n%.400s", out.Len(), out.Bytes(), want.Len(), want.Bytes())
 			}
 		})
+	}
+}
+
+// TestKeptIDOutlivesItsBlock: the id of a call that answers later is part
+// of a line copied into a block (copyLine), and the lines after it, more
+// than a block's worth, leave it as it was.
+func TestKeptIDOutlivesItsBlock(t *testing.T) {
+	srv := server.New(server.Options{Principal: demo.DefaultPrincipal(), Async: true})
+	later := make(chan []byte, 16)
+	srv.SetOutput(func(line []byte) { later <- bytes.Clone(line) })
+	srv.HandleLine([]byte(initLine))
+	srv.HandleLine([]byte(initedLine))
+	const id = `"kept-wait-id"`
+	srv.HandleLine([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"demo.wait","arguments":{"durationMs":30}}}`))
+	for i := range 400 { // about 24 KiB of lines after it
+		srv.HandleLine([]byte(`{"jsonrpc":"2.0","id":"ping-` + strings.Repeat("x", 20) + string(rune('a'+i%26)) + `","method":"ping"}`))
+	}
+	select {
+	case line := <-later:
+		if !bytes.HasPrefix(line, []byte(`{"jsonrpc":"2.0","id":`+id+`,"result":`)) {
+			t.Errorf("the wait's answer: %s", line)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("no answer to the wait")
 	}
 }
