@@ -27,12 +27,25 @@ func ScanLine(line []byte) (env Envelope, valid, plain bool) {
 // twice. The caller then decodes it with encoding/json, whose rules decide
 // those cases.
 func ScanObject(data []byte) (_ map[string]json.RawMessage, ok bool) {
+	return ScanObjectInto(data, nil)
+}
+
+// ScanObjectInto is ScanObject filling into, which it empties first (nil
+// for a new map): a caller that reads one object's members at a time
+// keeps one map rather than making one per object. When ok is false the
+// map is nil and into holds whatever was read before the scan stopped.
+func ScanObjectInto(data []byte, into map[string]json.RawMessage) (_ map[string]json.RawMessage, ok bool) {
 	s := scanner{data: data}
 	s.skipSpace()
 	if s.i >= len(s.data) || s.data[s.i] != '{' {
 		return nil, false
 	}
-	m := objectMembers{members: map[string]json.RawMessage{}, plain: true}
+	if into == nil {
+		into = map[string]json.RawMessage{}
+	} else {
+		clear(into)
+	}
+	m := objectMembers{members: into, plain: true}
 	if !s.object(1, nil, &m) || !m.plain {
 		return nil, false
 	}

@@ -3,6 +3,7 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -150,4 +151,29 @@ func TestStringValue(t *testing.T) {
 			t.Fatalf("stringValue(%q) = %q", inner, got)
 		}
 	})
+}
+
+// TestScanObjectIntoReuses: one map filled object after object holds each
+// object's members alone, as ScanObject's map of its own does, whatever
+// the object before left in it (a declined one included).
+func TestScanObjectIntoReuses(t *testing.T) {
+	into := map[string]json.RawMessage{}
+	for _, line := range []string{
+		`{"a":1,"b":2}`,
+		`{"c":3}`,
+		`{"a":1,"a":2}`, // declined, half read
+		`{}`,
+		`{"b":"x","d":[1]}`,
+		`[]`,
+		`{"a":{"b":1}}`,
+	} {
+		want, wantOK := ScanObject([]byte(line))
+		got, ok := ScanObjectInto([]byte(line), into)
+		if ok != wantOK || !maps.EqualFunc(got, want, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) {
+			t.Errorf("ScanObjectInto(%s) = %s, %v; ScanObject %s, %v", line, got, ok, want, wantOK)
+		}
+		if ok && len(into) != len(want) {
+			t.Errorf("ScanObjectInto(%s) left %d members in the map, want %d", line, len(into), len(want))
+		}
+	}
 }

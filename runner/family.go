@@ -36,8 +36,10 @@ import (
 // starting such a process, loses it whenever it was started. So can a
 // process where the leader could not be made a subreaper (no Linux, or the
 // program's executable cannot be re-executed), which then loses the tree as
-// soon as its parent exits. The scan is of /proc: without /proc, only the
-// process group is signalled.
+// soon as its parent exits. The scan is of /proc: where this program adopts
+// orphans it follows the process tree down from this program (walkTree),
+// else, or when the tree will not hold still for it, it reads the whole
+// table (readProcs); without /proc, only the process group is signalled.
 type family struct {
 	token  string
 	leader procEntry // pid and start time of the server itself
@@ -64,7 +66,7 @@ func newFamily(token string, pid int) *family {
 	return f
 }
 
-// scan reads the process table and returns the processes (zombies
+// scan reads the process tree or table and returns the processes (zombies
 // included, the suite not) that belong to the server, remembering every one
 // it attributed for later scans. A nil family (a server run in-process) has
 // none.
@@ -72,11 +74,21 @@ func (f *family) scan() []procEntry {
 	if f == nil {
 		return nil
 	}
-	// Nothing started before the leader descends from it.
-	table := readProcs(f.token, f.leader.start, !adopting.Load())
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	members := attribute(table, f.leader, f.known, os.Getpid())
+	self := os.Getpid()
+	var members []procEntry
+	walked := false
+	if adopting.Load() {
+		if src := newProcTree(f.token); src != nil {
+			members, walked = walkTree(src, self, f.leader, f.known)
+		}
+	}
+	if !walked {
+		// Nothing started before the leader descends from it.
+		table := readProcs(f.token, f.leader.start, !adopting.Load())
+		members = attribute(table, f.leader, f.known, self)
+	}
 	for _, e := range members {
 		f.known[e.pid] = e.start
 	}

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +8,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mcpconform/mcpconform/internal/serverexec"
 )
 
 var subreaperOnce sync.Once
@@ -29,33 +30,14 @@ func becomeSubreaper() {
 
 // execVar, in the environment of this program, names the server it is to
 // become: see startCommand.
-const execVar = "MCPCONFORM_RUNNER_EXEC"
-
-func init() {
-	if path, ok := os.LookupEnv(execVar); ok {
-		execServer(path)
-	}
-}
-
-// execServer is the start of a server: this program, re-executed by
-// startCommand, makes itself a child subreaper and then executes the server
-// at path with its own arguments and environment (less execVar). The
-// subreaper attribute survives execve, so the orphans of everything the
-// server starts are re-parented to the server, and stay in its process tree
-// while it lives, even those that cleared their environment. It is called
-// from init, so nothing of this program but package initialisation runs.
-func execServer(path string) {
-	os.Unsetenv(execVar)
-	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-	err := syscall.Exec(path, os.Args, os.Environ())
-	fmt.Fprintf(os.Stderr, "mcpconform: exec %s: %v\n", path, err)
-	os.Exit(127)
-}
+const execVar = serverexec.Var
 
 // startCommand prepares cmd so that its process becomes a child subreaper
 // before it executes the server: cmd runs this program (/proc/self/exe),
-// whose init executes cmd.Path in the same process (same pid, arguments,
-// environment, directory and standard streams). Where the server cannot be
+// whose initialisation (package serverexec, before the rest of the program
+// initialises) executes cmd.Path in the same process (same pid, arguments,
+// environment, directory and standard streams), or goes on as the server
+// when cmd.Path is this program. Where the server cannot be
 // found or executed, cmd is left as it is, so that Start reports the error as
 // before.
 func startCommand(cmd *exec.Cmd) {

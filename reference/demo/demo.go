@@ -39,20 +39,64 @@ const PaymentReferencePattern = `^PMT-\d{3,}$`
 
 // Estate returns a fresh demo estate. Every call returns a new registry,
 // so changes made through one server never leak into another; the estate
-// is published (validated and compiled) once per program and cloned, with
-// handlers of its own, for each call: a run against the reference serves
-// about a hundred servers in one process.
+// is published (validated and compiled) at most twice per program and
+// cloned, with handlers of its own, for every later call: a run against
+// the reference serves about a hundred servers in one process, and a
+// process of `mcpconform reference` serves one.
 func Estate() *reference.Registry {
-	published := estate()
-	handlers := map[string]reference.Handler{}
-	for _, s := range specs() {
-		handlers[s.spec.Name+"@"+s.spec.Version] = s.spec.Handler
-	}
-	return published.Clone(func(name, version string) reference.Handler { return handlers[name+"@"+version] })
+	return estates.Registry()
 }
 
-// estate is the estate published once; only clones of it are served.
-var estate = sync.OnceValue(func() *reference.Registry {
+var estates = NewSource(nil)
+
+// Source hands out demo estates with tools of their own added (extra),
+// each one a registry no other caller holds: the first one is published
+// for its caller, the others are cloned from a second one kept as
+// published, with handlers of their own. A process that serves one
+// connection, `mcpconform reference`, publishes once and clones nothing.
+type Source struct {
+	extra    func(*reference.Registry)
+	mu       sync.Mutex
+	taken    bool                // the first registry was handed out
+	pristine *reference.Registry // published for cloning, never served
+}
+
+// NewSource returns a Source of the demo estate to which extra, when not
+// nil, adds its tools. The handlers extra publishes are shared by every
+// registry of the Source: they must hold no state.
+func NewSource(extra func(*reference.Registry)) *Source {
+	return &Source{extra: extra}
+}
+
+// Registry returns a fresh estate: the same registry, whichever call
+// makes it, as publishing the estate and extra's tools would.
+func (s *Source) Registry() *reference.Registry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.taken {
+		s.taken = true
+		return s.publish()
+	}
+	if s.pristine == nil {
+		s.pristine = s.publish()
+	}
+	handlers := map[string]reference.Handler{}
+	for _, e := range specs() {
+		handlers[e.spec.Name+"@"+e.spec.Version] = e.spec.Handler
+	}
+	return s.pristine.Clone(func(name, version string) reference.Handler { return handlers[name+"@"+version] })
+}
+
+func (s *Source) publish() *reference.Registry {
+	r := publishEstate()
+	if s.extra != nil {
+		s.extra(r)
+	}
+	return r
+}
+
+// publishEstate publishes the demo estate into a fresh registry.
+func publishEstate() *reference.Registry {
 	r := reference.NewRegistry()
 	for _, s := range specs() {
 		if err := r.Publish(s.spec); err != nil {
@@ -72,7 +116,7 @@ var estate = sync.OnceValue(func() *reference.Registry {
 		}
 	}
 	return r
-})
+}
 
 type entry struct {
 	spec   reference.ToolSpec

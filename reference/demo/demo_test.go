@@ -1,6 +1,7 @@
 package demo_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -181,5 +182,76 @@ func TestEstatesAreIndependent(t *testing.T) {
 	}
 	if n := len(b.CallLog()); n != 1 {
 		t.Errorf("estate b's call log has %d entries, want its own 1", n)
+	}
+}
+
+// TestSourceRegistriesAlike: the first registry of a Source (published for
+// its caller) and the later ones (clones of a second published one) hold
+// the same versions, statuses, schemas and extra tools, and answer the same
+// calls alike; what is done to the first never reaches a later one.
+func TestSourceRegistriesAlike(t *testing.T) {
+	extra := func(r *reference.Registry) {
+		if err := r.Publish(reference.ToolSpec{Name: "extra.tool", Version: "1.0.0", InputSchema: map[string]any{"type": "object"},
+			Classification: reference.ClassificationPublic, SideEffect: reference.SideEffectNone,
+			Handler: func(map[string]any) reference.HandlerResult { return reference.HandlerResult{Text: "x"} }}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := demo.NewSource(extra)
+	first := src.Registry()
+	p := demo.DefaultPrincipal()
+	transfer := map[string]any{"from": "ACC-1001", "to": "ACC-2002", "amount": 10, "currency": "EUR"}
+	type shape struct {
+		Spec                reference.ToolSpec
+		Status              reference.Status
+		Input, Output       string
+		Visible, WithDeprec []string
+		Calls               []string
+	}
+	shapeOf := func(r *reference.Registry) []shape {
+		var out []shape
+		names := []string{"extra.tool", "fx.rates", "payments.lookup", "payments.transfer", "accounts.statement", "cards.block_legacy", "kyc.dossier", "treasury.positions"}
+		for _, name := range names {
+			for _, v := range r.Versions(name) {
+				spec := v.Spec()
+				spec.Handler = nil
+				out = append(out, shape{Spec: spec, Status: v.Status(), Input: string(v.InputSchemaJSON()), Output: string(v.OutputSchemaJSON())})
+			}
+		}
+		var s shape
+		for _, deprecated := range []bool{false, true} {
+			view, err := r.Discover(p, deprecated)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tool := range view.All() {
+				if deprecated {
+					s.WithDeprec = append(s.WithDeprec, tool.Name()+"@"+tool.Version())
+				} else {
+					s.Visible = append(s.Visible, tool.Name()+"@"+tool.Version())
+				}
+			}
+		}
+		for _, c := range []struct {
+			name string
+			args map[string]any
+		}{
+			{"fx.rates", map[string]any{"base": "AED"}}, {"payments.lookup", map[string]any{"reference": "PMT-771"}},
+			{"payments.lookup", map[string]any{"reference": "PMT771"}}, {"payments.transfer", transfer}, {"extra.tool", nil}, {"nope", nil},
+		} {
+			res, err := r.Call(p, c.name, c.args)
+			s.Calls = append(s.Calls, fmt.Sprintf("%+v %v", res, err))
+		}
+		return append(out, s)
+	}
+	want := shapeOf(first)
+	// What the first registry's server does stays in it.
+	if err := first.Deprecate("fx.rates", "1.0.0"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if diff := cmp.Diff(want, shapeOf(src.Registry())); diff != "" {
+			t.Errorf("registry %d of the source differs from the first (-first +this):\n%s", i+2, diff)
+		}
 	}
 }

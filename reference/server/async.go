@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/reference"
+	"github.com/mcpconform/mcpconform/reference/demo"
 )
 
 // The asynchronous demo tools, registered when Options.Async is set. All
@@ -42,6 +43,32 @@ type asyncCall struct {
 }
 
 func (s *Server) registerAsync() {
+	for _, spec := range asyncSpecs() {
+		if err := s.reg.Publish(spec); err != nil {
+			s.logf("cannot register %s: %v", spec.Name, err)
+		}
+	}
+}
+
+// asyncEstates hands out the demo estate with the asynchronous demo tools
+// published: a server of the demo estate with Async set (and not Admin,
+// whose tools come before them) takes its registry from it rather than
+// publishing them itself, and a run's hundred servers in one process
+// publish them twice rather than a hundred times. Their handlers hold no
+// state.
+var asyncEstates = demo.NewSource(func(r *reference.Registry) {
+	for _, spec := range asyncSpecs() {
+		if err := r.Publish(spec); err != nil {
+			// The specs are constants: a rejection is a bug in this file
+			// or in the registry.
+			panic("reference server: publish " + spec.Name + ": " + err.Error())
+		}
+	}
+})
+
+// asyncSpecs returns the specs of the asynchronous demo tools, handlers
+// included.
+func asyncSpecs() []reference.ToolSpec {
 	str := map[string]any{"type": "string", "minLength": 1, "maxLength": 200}
 	waitSchema := func() map[string]any {
 		return map[string]any{
@@ -95,17 +122,16 @@ func (s *Server) registerAsync() {
 			InputSchema: map[string]any{"type": "object", "additionalProperties": false},
 		},
 	}
-	for _, spec := range specs {
+	for i := range specs {
+		spec := &specs[i]
 		spec.Classification = reference.ClassificationPublic
 		spec.SideEffect = reference.SideEffectNone
-		tool := spec.Name
+		tool, pending := spec.Name, spec.Name+" pending"
 		spec.Handler = func(args map[string]any) reference.HandlerResult {
-			return reference.HandlerResult{Text: tool + " pending", Structured: &asyncCall{tool: tool, args: args}}
-		}
-		if err := s.reg.Publish(spec); err != nil {
-			s.logf("cannot register %s: %v", spec.Name, err)
+			return reference.HandlerResult{Text: pending, Structured: &asyncCall{tool: tool, args: args}}
 		}
 	}
+	return specs
 }
 
 // SetOutput names where the server writes the lines it sends outside of
@@ -154,7 +180,7 @@ func (s *Server) callAsync(env envelope, rev string) (out []byte, handled bool, 
 	if !s.opts.Async {
 		return nil, false, nil
 	}
-	name, _ := protocol.ScanString(env.params["name"]) // "" for none, and for a name that is not a string
+	name, _ := s.meta.name(env.params["name"]) // "" for none, and for a name that is not a string
 	asTask := s.tasksServed() && taskParam(env.params)
 	switch support := taskSupportOf(name); {
 	case asTask && support == "":

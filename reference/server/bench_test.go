@@ -70,7 +70,22 @@ func BenchmarkHandleLine(b *testing.B) {
 // CPU per line as users run it, where BenchmarkHandleLine times single
 // lines.
 func BenchmarkServePropertyPhase(b *testing.B) {
-	data, err := os.ReadFile("testdata/property-phase.txt")
+	benchmarkServe(b, "testdata/property-phase.txt")
+}
+
+// BenchmarkServePropertySpread is BenchmarkServePropertyPhase over lines
+// drawn from the whole of a --cases 1000 phase
+// (testdata/property-phase-spread.txt: each server's first ten lines and
+// a twelfth of the rest): the first lines of a server are mostly one tool's
+// calls, where a whole phase calls every tool it may, the asynchronous
+// demo tools half of the time.
+func BenchmarkServePropertySpread(b *testing.B) {
+	benchmarkServe(b, "testdata/property-phase-spread.txt")
+}
+
+// benchmarkServe replays the recorded requests of file through Serve.
+func benchmarkServe(b *testing.B, file string) {
+	data, err := os.ReadFile(file)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -115,4 +130,25 @@ type countingWriter struct{ n int }
 func (w *countingWriter) Write(b []byte) (int, error) {
 	w.n += len(b)
 	return len(b), nil
+}
+
+// BenchmarkNew is a server's start on the demo estate as `mcpconform run`
+// starts its embedded servers, a hundred per process, and as `mcpconform
+// reference` starts its one (the first, which the benchmark's warm-up
+// has taken, publishes the estate: see demo.Source).
+func BenchmarkNew(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		opts server.Options
+	}{
+		{"async", server.Options{Principal: demo.DefaultPrincipal(), Async: true}},
+		{"plain", server.Options{Principal: demo.DefaultPrincipal()}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				server.New(bc.opts)
+			}
+		})
+	}
 }

@@ -81,8 +81,15 @@ func (s *Server) openState(state string) (mrtrState, string) {
 // modernAsk is demo.sample, demo.elicit and demo.roots under 2026-07-28.
 func (s *Server) modernAsk(env envelope, call *asyncCall) []byte {
 	s.modernSeq++
-	capName, method := map[string]string{ToolSample: protocol.ClientCapSampling, ToolElicit: protocol.ClientCapElicit, ToolRoots: protocol.ClientCapRoots}[call.tool],
-		map[string]string{ToolSample: protocol.MethodSampling, ToolElicit: protocol.MethodElicit, ToolRoots: protocol.MethodRootsList}[call.tool]
+	var capName, method string
+	switch call.tool {
+	case ToolSample:
+		capName, method = protocol.ClientCapSampling, protocol.MethodSampling
+	case ToolElicit:
+		capName, method = protocol.ClientCapElicit, protocol.MethodElicit
+	case ToolRoots:
+		capName, method = protocol.ClientCapRoots, protocol.MethodRootsList
+	}
 	caps := modernClientCaps(env.meta)
 	mode, _ := call.args["mode"].(string)
 	if _, ok := caps[capName]; !ok {
@@ -177,8 +184,11 @@ func ensurePending(p map[string]*pendingCall) map[string]*pendingCall {
 
 // modernClientCaps returns the request's _meta clientCapabilities.
 func modernClientCaps(meta map[string]json.RawMessage) map[string]json.RawMessage {
-	var caps map[string]json.RawMessage
-	_ = json.Unmarshal(meta[protocol.MetaClientCapabilities], &caps)
+	caps, ok := protocol.ScanObject(meta[protocol.MetaClientCapabilities])
+	if !ok {
+		caps = nil
+		_ = json.Unmarshal(meta[protocol.MetaClientCapabilities], &caps)
+	}
 	for k, v := range caps {
 		if string(v) == "null" {
 			delete(caps, k)

@@ -91,8 +91,11 @@ type Server struct {
 	// whether the line being handled may use it.
 	answerBuf   []byte
 	reuseAnswer bool
+	answers     [][]byte // the list of the answers of the line handled last, when reuseAnswer
 
-	meta        metaMemo        // the _meta decoded last (parseEnvelopeMemo)
+	lines []byte // the block copyLine copies lines into
+
+	meta        metaMemo        // the _meta decoded last, params and names (parseEnvelopeMemo)
 	subs        map[string]bool // legacy resources/subscribe URIs
 	tick        int             // requests answered: the live FX feed's clock
 	pendingLogs [][]byte        // notifications/message of the request being handled
@@ -139,7 +142,12 @@ func New(opts Options) *Server {
 		opts.Log = io.Discard
 	}
 	reg := opts.Registry
-	if reg == nil {
+	published := false // the asynchronous demo tools are in reg already
+	switch {
+	case reg != nil:
+	case opts.Async && !opts.Admin:
+		reg, published = asyncEstates.Registry(), true
+	default:
 		reg = demo.Estate()
 	}
 	s := &Server{opts: opts, reg: reg, info: protocol.Implementation{Name: opts.Name, Version: opts.Version}}
@@ -151,7 +159,7 @@ func New(opts Options) *Server {
 	if opts.Admin {
 		s.registerAdmin()
 	}
-	if opts.Async {
+	if opts.Async && !published {
 		s.registerAsync()
 	}
 	// OnChange may run with the registry's lock held: only raise a flag
@@ -199,7 +207,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		line, err := r.ReadBytes('\n')
+		line, err := readLine(r)
 		if len(line) > 0 {
 			// The answers are written before the server's lock is let go:
 			// the clock, which writes under that lock, cannot put what a
@@ -224,6 +232,23 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			return fmt.Errorf("read request: %w", err)
 		}
 	}
+}
+
+// readLine returns the next line of r with its newline, or what is left
+// before an error. A line that fits the reader's buffer is returned from
+// it, valid until the next read: handleLine takes a copy of its own, and
+// ReadBytes' copy was a second one of every request.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	line, err := r.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return line, err
+	}
+	long := bytes.Clone(line)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		line, err = r.ReadSlice('\n')
+		long = append(long, line...)
+	}
+	return long, err
 }
 
 // lineBuffered reports whether r holds a whole line, which it returns
@@ -255,7 +280,7 @@ func (s *Server) handleLine(line []byte) [][]byte {
 	}
 	// The server keeps parts of a request (an id, params) beyond this
 	// call, and the caller may reuse line.
-	line = bytes.Clone(line)
+	line = s.copyLine(line)
 	members, valid, plain := protocol.ScanLine(line)
 	if !valid {
 		return [][]byte{errorLine(nil, protocol.CodeParseError, "parse error: message is not valid JSON", nil)}
@@ -269,18 +294,59 @@ func (s *Server) handleLine(line []byte) [][]byte {
 		out = s.handleBatch(trimmed)
 		s.reuseAnswer = reuse
 	} else if resp := s.handleScanned(trimmed, members, plain); resp != nil {
-		out = append(out, resp)
+		if s.reuseAnswer {
+			out = append(s.answers[:0], resp)
+		} else {
+			out = [][]byte{resp}
+		}
 	}
 	if len(out) > 0 {
 		s.tick++
 	}
 	// Log messages belong to the request that caused them and precede its
 	// response; change notifications follow it.
-	out = append(s.takeLogs(), out...)
-	out = append(out, s.later...)
-	s.later = nil
-	out = append(out, s.notifications()...)
-	return append(out, s.resourceUpdates()...)
+	if logs := s.takeLogs(); len(logs) > 0 {
+		out = append(logs, out...)
+	}
+	if len(s.later) > 0 {
+		out = append(out, s.later...)
+		s.later = nil
+	}
+	if notes := s.notifications(); len(notes) > 0 {
+		out = append(out, notes...)
+	}
+	if updates := s.resourceUpdates(); len(updates) > 0 {
+		out = append(out, updates...)
+	}
+	if s.reuseAnswer && cap(out) <= maxAnswers {
+		s.answers = out[:0]
+	}
+	return out
+}
+
+// maxAnswers bounds the list of answers a connection keeps (answers).
+const maxAnswers = 64
+
+// lineChunk is the size of the blocks copyLine copies lines into.
+const lineChunk = 16 << 10
+
+// copyLine returns a copy of line of the server's own. Lines are copied
+// into blocks of lineChunk bytes, each line's copy capped at its length
+// as bytes.Clone's is, rather than each into an allocation of its own: a
+// request's parts are kept beyond the request only now and then (the id
+// of a call that answers later), and a block lives as long as any of its
+// lines is kept. A line longer than a quarter block gets its own.
+func (s *Server) copyLine(line []byte) []byte {
+	n := len(line)
+	if n > lineChunk/4 {
+		return bytes.Clone(line)
+	}
+	if len(s.lines)+n > cap(s.lines) {
+		s.lines = make([]byte, 0, lineChunk)
+	}
+	start := len(s.lines)
+	s.lines = append(s.lines, line...)
+	return s.lines[start : start+n : start+n]
 }
 
 func (s *Server) handleBatch(data []byte) [][]byte {
@@ -343,13 +409,48 @@ func parseEnvelope(data []byte, e protocol.Envelope, plain bool) (env envelope, 
 	return parseEnvelopeMemo(data, e, plain, nil)
 }
 
-// metaMemo is the modern _meta a connection decoded last: a client sends
-// the same _meta (its version, capabilities and identity) with nearly
-// every request, and decoding it again into a map of its own was a third
-// of what a modern request's envelope cost. The map is only ever read.
+// metaMemo is what a connection keeps of its requests' decoding from one
+// to the next. First the modern _meta decoded last: a client sends the
+// same _meta (its version, capabilities and identity) with nearly every
+// request, and decoding it again into a map of its own was a third of
+// what a modern request's envelope cost. That map is only ever read.
 type metaMemo struct {
 	raw     []byte // the _meta as sent, a line's own copy (handleLine)
 	members map[string]json.RawMessage
+	// params is the map the last request's params were read into, emptied
+	// and filled again for the next: a request's params are read only
+	// while it is handled (what outlives it, an id or a token, is the
+	// line's bytes, never the map), and a map made for every request was
+	// a tenth of what a tool call cost.
+	params map[string]json.RawMessage
+	// names holds the methods and tool names decoded, by their JSON as
+	// sent: a connection sends the same few thousands of times, and each
+	// was a string made anew (a tool's name twice a call, by callAsync and
+	// callTool). It keeps up to maxNames, so that a client sending a new
+	// name every time does not grow memory without end.
+	names map[string]string
+}
+
+// maxNames bounds a connection's metaMemo.names.
+const maxNames = 256
+
+// name is protocol.ScanString(raw) for a method or a tool name, the string
+// made for the same raw before when there is one.
+func (m *metaMemo) name(raw []byte) (string, bool) {
+	if m == nil {
+		return protocol.ScanString(raw)
+	}
+	if name, ok := m.names[string(raw)]; ok {
+		return name, true
+	}
+	name, ok := protocol.ScanString(raw)
+	if ok && len(m.names) < maxNames {
+		if m.names == nil {
+			m.names = map[string]string{}
+		}
+		m.names[string(raw)] = name
+	}
+	return name, ok
 }
 
 // decode is decodeObject(raw) for a _meta object, the map it gave last
@@ -369,6 +470,21 @@ func (m *metaMemo) decode(raw []byte) map[string]json.RawMessage {
 	return members
 }
 
+// decodeParams is decodeObject(raw) for a request's params, read into the
+// map of the request before when m is not nil.
+func (m *metaMemo) decodeParams(raw []byte) (map[string]json.RawMessage, error) {
+	if m == nil {
+		return decodeObject(raw)
+	}
+	if params, ok := protocol.ScanObjectInto(raw, m.params); ok {
+		m.params = params
+		return params, nil
+	}
+	var params map[string]json.RawMessage
+	err := json.Unmarshal(raw, &params)
+	return params, err
+}
+
 // parseEnvelopeMemo is parseEnvelope reading _meta through memo (nil for
 // none).
 func parseEnvelopeMemo(data []byte, e protocol.Envelope, plain bool, memo *metaMemo) (env envelope, problem string, notification bool) {
@@ -386,7 +502,7 @@ func parseEnvelopeMemo(data []byte, e protocol.Envelope, plain bool, memo *metaM
 	}
 	env.members = e
 	hasID, hasMethod := e.ID != nil, e.Method != nil
-	method, methodIsString := protocol.ScanString(e.Method)
+	method, methodIsString := memo.name(e.Method)
 	notification = !hasID && methodIsString
 	if hasID {
 		id := bytes.TrimSpace(e.ID)
@@ -411,7 +527,7 @@ func parseEnvelopeMemo(data []byte, e protocol.Envelope, plain bool, memo *metaM
 		return env, "id must be a string or an integer", false
 	}
 	if p := e.Params; p != nil {
-		params, err := decodeObject(p)
+		params, err := memo.decodeParams(p)
 		if bytes.TrimSpace(p)[0] != '{' || err != nil {
 			return env, "params must be an object", notification
 		}

@@ -99,7 +99,8 @@ func TestToolLineAsMaps(t *testing.T) {
 }
 
 // TestErrorListAsMaps holds errorList's text to the list of maps it
-// replaces, as encoding/json writes it.
+// replaces, and errorsObject's to the map holding that list, as
+// encoding/json writes them.
 func TestErrorListAsMaps(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var errs []reference.ValidationError
@@ -115,6 +116,13 @@ func TestErrorListAsMaps(t *testing.T) {
 		}
 		if got := errorList(errs); string(got) != string(want) {
 			t.Fatalf("got %s\nwant %s", got, want)
+		}
+		want, err = marshal(map[string]any{"errors": maps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := errorsObject(errs); string(got) != string(want) {
+			t.Fatalf("errorsObject: got %s\nwant %s", got, want)
 		}
 	})
 }

@@ -206,7 +206,7 @@ type callOutcome struct {
 // registry's answer to this very call (callAsync's). The result is the one
 // to render (toolLine), a protocol error otherwise.
 func (s *Server) callTool(params map[string]json.RawMessage, rev string, called *callOutcome) (reference.CallResult, *rpcError) {
-	name, ok := protocol.ScanString(params["name"])
+	name, ok := s.meta.name(params["name"])
 	if !ok {
 		return reference.CallResult{}, invalidParams("tools/call needs a string name")
 	}
@@ -238,7 +238,7 @@ func (s *Server) callTool(params map[string]json.RawMessage, rev string, called 
 		switch {
 		case ce.Kind == "invalid_arguments" && !protocol.AtLeast(rev, protocol.Rev20251125):
 			// Up to 2025-06-18 invalid arguments are a protocol error.
-			return reference.CallResult{}, &rpcError{Code: protocol.CodeInvalidParams, Message: "invalid params: arguments do not match the input schema of " + name, Data: map[string]any{"errors": errorList(ce.Errors)}}
+			return reference.CallResult{}, &rpcError{Code: protocol.CodeInvalidParams, Message: "invalid params: arguments do not match the input schema of " + name, Data: errorsObject(ce.Errors)}
 		case ce.Kind == "invalid_arguments":
 			// From 2025-11-25 they are a tool execution error the model
 			// can correct.
@@ -295,11 +295,26 @@ func invalidArgumentsText(name string, errs []reference.ValidationError) string 
 // [{"message":...,"path":...}, ...], encoded once as AppendJSON encodes a
 // list of such maps: the maps it was built as cost more than the encoding.
 func errorList(errs []reference.ValidationError) reference.CompactJSON {
+	return appendErrorList(make([]byte, 0, errorListSize(errs)), errs)
+}
+
+// errorsObject is {"errors": errorList(errs)} as AppendJSON encodes that
+// map, the data of a legacy invalid-arguments error, in one buffer.
+func errorsObject(errs []reference.ValidationError) reference.CompactJSON {
+	b := append(make([]byte, 0, len(`{"errors":}`)+errorListSize(errs)), `{"errors":`...)
+	return append(appendErrorList(b, errs), '}')
+}
+
+func errorListSize(errs []reference.ValidationError) int {
 	n := 2
 	for _, e := range errs {
 		n += len(e.Message) + len(e.Path) + 24
 	}
-	b := append(make([]byte, 0, n), '[')
+	return n
+}
+
+func appendErrorList(b []byte, errs []reference.ValidationError) []byte {
+	b = append(b, '[')
 	for i, e := range errs {
 		if i > 0 {
 			b = append(b, ',')

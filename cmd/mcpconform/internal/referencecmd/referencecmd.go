@@ -26,10 +26,11 @@ import (
 	"github.com/mcpconform/mcpconform/reference/demo"
 	"github.com/mcpconform/mcpconform/reference/server"
 
-	// The runner's initialisation becomes the server a run starts (see
-	// runner.startCommand) and never returns then; it must come first, so
-	// that a process started as "<server> reference" by a run is that
-	// server, not this binary's reference.
+	// The runner's start of a server (package serverexec, which the
+	// runner imports) executes the server a run starts from its
+	// initialisation, before this package's: a process started as
+	// "<server> reference" by a run is that server, not this binary's
+	// reference (unless the server is this binary).
 	_ "github.com/mcpconform/mcpconform/runner"
 )
 
