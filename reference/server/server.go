@@ -175,18 +175,26 @@ func New(opts Options) *Server {
 // out, one message per line. It returns nil when in reaches end of file.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	r := bufio.NewReaderSize(in, 64*1024)
-	w := bufio.NewWriter(out)
+	w := bufio.NewWriterSize(out, 64*1024)
 	var outMu sync.Mutex // a line's answers and the lines the clock sends share out
-	write := func(lines ...[]byte) error {
+	// write puts lines on the wire, or, unless flush, leaves them in w
+	// for the next write that flushes: the answers to requests that arrived
+	// together go out together, one write for many lines, and none waits
+	// while the server waits for input (see the loop).
+	write := func(flush bool, lines ...[]byte) error {
 		outMu.Lock()
 		defer outMu.Unlock()
 		for _, line := range lines {
 			w.Write(line)
 			w.WriteByte('\n')
 		}
+		if !flush {
+			return nil
+		}
 		return w.Flush()
 	}
-	s.SetOutput(func(line []byte) { write(line) })
+	s.SetOutput(func(line []byte) { write(true, line) })
+	defer write(true)
 	// The diagnostics are buffered while more requests wait in r and
 	// written before the server waits for input: a client that pipelines
 	// notifications (each one logged) would otherwise cost a write on the
@@ -215,7 +223,9 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			// on the wire ahead of the request's own answer.
 			s.mu.Lock()
 			s.reuseAnswer = true
-			ferr := write(s.handleLine(line)...)
+			// Held back only while another whole line waits in r, which
+			// the loop reads next without blocking.
+			ferr := write(!lineBuffered(r), s.handleLine(line)...)
 			s.reuseAnswer = false
 			if s.logBuf != nil && !lineBuffered(r) {
 				s.logBuf.Flush()

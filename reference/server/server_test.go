@@ -1,10 +1,14 @@
 package server_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -260,4 +264,67 @@ func TestAdminOnSharedRegistry(t *testing.T) {
 	if got := listNames(t, first); cmp.Equal(got, []string{"fx.rates"}) || len(got) != 3 {
 		t.Errorf("first server lists %v after fx.rates was deprecated, want the three admin tools", got)
 	}
+}
+
+// writeLog records each Write it is given.
+type writeLog struct {
+	mu     sync.Mutex
+	writes []string
+}
+
+func (w *writeLog) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes = append(w.writes, string(p))
+	return len(p), nil
+}
+
+// TestServeWritesArrivalsTogether holds Serve to one write for the answers
+// to lines that arrived together, and to no answer held back while the
+// server waits for input: a client that awaits each answer before it
+// sends the next request must get each one.
+func TestServeWritesArrivalsTogether(t *testing.T) {
+	t.Run("together", func(t *testing.T) {
+		s := server.New(server.Options{Principal: demo.DefaultPrincipal()})
+		var lines []string
+		var want strings.Builder
+		for i := range 20 {
+			lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i))
+			fmt.Fprintf(&want, `{"jsonrpc":"2.0","id":%d,"result":{}}`+"\n", i)
+		}
+		var out writeLog
+		if err := s.Serve(context.Background(), strings.NewReader(strings.Join(lines, "\n")+"\n"), &out); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(out.writes, ""); got != want.String() {
+			t.Errorf("Serve wrote %q, want %q", got, want.String())
+		}
+		if len(out.writes) != 1 {
+			t.Errorf("Serve wrote the answers to 20 lines that arrived together in %d writes, want 1", len(out.writes))
+		}
+	})
+	t.Run("one at a time", func(t *testing.T) {
+		s := server.New(server.Options{Principal: demo.DefaultPrincipal()})
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		done := make(chan error, 1)
+		go func() { done <- s.Serve(context.Background(), inR, outW) }()
+		answers := bufio.NewReader(outR)
+		for i := range 5 {
+			go fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
+			// A held answer would block this read for ever: the next
+			// request is only sent once it arrives.
+			got, err := answers.ReadString('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`+"\n", i); got != want {
+				t.Errorf("answer %d is %q, want %q", i, got, want)
+			}
+		}
+		inW.Close()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	})
 }
