@@ -79,7 +79,7 @@ func attemptDurations(ds ...time.Duration) []time.Duration {
 // (before the sentinel's answer or the barrier's). It ends the check as
 // not-verified when the call or the sentinel was not answered in time.
 func cancelInFlight(t *T, c *Conn, call slowCall, d time.Duration) (id, early, answered string) {
-	id = fmt.Sprintf("cancel-me-%d", c.env.nextID())
+	id = fmt.Sprintf("cancel-me-%s", c.env.nextID())
 	key := protocol.IDKey(mustJSON(id))
 	token := "mcpconform-cancel-" + id
 	params := map[string]any{"name": call.tool.Name, "arguments": call.args(d, cancelSteps),
@@ -103,7 +103,7 @@ func cancelInFlight(t *T, c *Conn, call slowCall, d time.Duration) (id, early, a
 	if sendCancel(t, c, id, "mcpconform: cancellation check") != nil {
 		return id, "answered before the cancel was sent", ""
 	}
-	sentinel := fmt.Sprintf("sentinel-%d", c.env.nextID())
+	sentinel := fmt.Sprintf("sentinel-%s", c.env.nextID())
 	c.must(protocol.MethodToolsCall, c.Send(sentinel, protocol.MethodToolsCall,
 		map[string]any{"name": call.tool.Name, "arguments": call.args(d, cancelSteps)}))
 	before, _, err := c.TryCollect(sentinel)
@@ -211,11 +211,11 @@ func init() {
 			call := requireSlowCall(t)
 			c := cancelSession(t)
 			d := progressDuration(t)
-			id := fmt.Sprintf("cancel-me-%d", c.env.nextID())
+			id := fmt.Sprintf("cancel-me-%s", c.env.nextID())
 			c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall,
 				map[string]any{"name": call.tool.Name, "arguments": call.args(d, progressSteps)}))
 			sendCancel(t, c, id, "mcpconform: keeps-serving check")
-			next := fmt.Sprintf("after-cancel-%d", c.env.nextID())
+			next := fmt.Sprintf("after-cancel-%s", c.env.nextID())
 			c.must(protocol.MethodToolsCall, c.Send(next, protocol.MethodToolsCall,
 				map[string]any{"name": call.tool.Name, "arguments": call.args(0, 1)}))
 			t.Expect("an answer to the call after the cancel")
@@ -263,7 +263,7 @@ func init() {
 		Run: func(t *T) {
 			call := requireSlowCall(t)
 			c := cancelSession(t)
-			judgeIgnoredCancel(t, c, call, fmt.Sprintf("mcpconform-never-sent-%d", c.env.nextID()), "a request id never sent")
+			judgeIgnoredCancel(t, c, call, fmt.Sprintf("mcpconform-never-sent-%s", c.env.nextID()), "a request id never sent")
 		},
 	})
 
@@ -323,13 +323,13 @@ func judgeIgnoredCancel(t *T, c *Conn, call slowCall, other any, what string) {
 	durations := attemptDurations(quickIgnored, progressDuration(t))
 	for i, d := range durations {
 		last := i == len(durations)-1
-		id := fmt.Sprintf("in-flight-%d", c.env.nextID())
+		id := fmt.Sprintf("in-flight-%s", c.env.nextID())
 		c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall,
 			map[string]any{"name": call.tool.Name, "arguments": call.args(d, progressSteps)}))
 		sendCancel(t, c, other, "mcpconform: not in flight")
 		barrier := ""
 		if !last {
-			barrier = fmt.Sprintf("barrier-%d", c.env.nextID())
+			barrier = fmt.Sprintf("barrier-%s", c.env.nextID())
 			c.must(barrierMethod(t), c.Send(barrier, barrierMethod(t), nil))
 		}
 		before, resp, err := c.TryCollect(id)

@@ -143,7 +143,7 @@ func init() {
 				}
 				return map[string]any{"action": "decline"}, nil
 			})
-			id := fmt.Sprintf("elicit-url-%d", c.env.nextID())
+			id := fmt.Sprintf("elicit-url-%s", c.env.nextID())
 			c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args}))
 			if _, _, err := c.TryCollect(id); err != nil {
 				t.Logf("the call of %s got no answer (%s)", tool.Name, runFault(err))

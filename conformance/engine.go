@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -359,6 +360,7 @@ type revEnv struct {
 	mu        sync.Mutex
 	stalls    []stallRecord // processes of the revision that missed an answer, in order
 	idSeq     int64
+	idCheck   string // the check whose ids idSeq counts (countIDsOf)
 	exchanges []Exchange
 	// exchangeBytes is the size of what exchanges keep; see record.
 	exchangeBytes int
@@ -386,13 +388,30 @@ func (env *revEnv) silent() bool {
 	return true
 }
 
-// nextID numbers the suite's own request ids per revision, so that the
-// ids (and so the report) do not depend on how revisions interleave.
-func (env *revEnv) nextID() int64 {
+// nextID numbers the suite's own request ids per check of the revision
+// (CHECK-N, see countIDsOf), so that the ids, and so the report, depend
+// neither on how revisions interleave nor on another check's extra
+// barriers or re-run under load; the check's id also tells a transcript's
+// reader which check sent the request.
+func (env *revEnv) nextID() string {
 	env.mu.Lock()
 	defer env.mu.Unlock()
 	env.idSeq++
-	return env.idSeq
+	if env.idCheck == "" {
+		return strconv.FormatInt(env.idSeq, 10)
+	}
+	return env.idCheck + "-" + strconv.FormatInt(env.idSeq, 10)
+}
+
+// countIDsOf makes nextID count the ids of check, from 1 unless the last
+// ids were its own already (a re-run goes on from its first attempt's, so
+// that a process both attempts share never sees an id twice).
+func (env *revEnv) countIDsOf(check string) {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	if env.idCheck != check {
+		env.idCheck, env.idSeq = check, 0
+	}
 }
 
 // maxExchangeBytes bounds the params and results the exchanges of one
@@ -959,6 +978,7 @@ func statusWord(c *Check, s Status) string {
 // timeout. Checks of one revision run one at a time, so env.slow is theirs.
 func (env *revEnv) execute(ctx context.Context, c *Check, slow bool) *T {
 	env.slow = slow
+	env.countIDsOf(c.ID)
 	defer func() { env.slow = false }()
 	t := &T{check: c, env: env, ctx: ctx, status: StatusPass, retry: slow}
 	done := make(chan struct{})

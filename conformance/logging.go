@@ -89,7 +89,7 @@ func (t *T) logActivity(c *Conn, level string) []logMessage {
 		if r.method != protocol.MethodToolsList && !t.spend() {
 			continue
 		}
-		id := fmt.Sprintf("log-%d", t.env.nextID())
+		id := fmt.Sprintf("log-%s", t.env.nextID())
 		var p any // a nil map would go out as "params":null
 		if params != nil {
 			p = params
@@ -294,7 +294,7 @@ func init() {
 		Starts:     1,
 		Run: func(t *T) {
 			c := t.Fresh()
-			id := fmt.Sprintf("listen-logging-%d", t.env.nextID())
+			id := fmt.Sprintf("listen-logging-%s", t.env.nextID())
 			key := protocol.IDKey(mustJSON(id))
 			c.must(protocol.MethodSubscribe, c.Send(id, protocol.MethodSubscribe,
 				map[string]any{"notifications": map[string]any{"toolsListChanged": true}}))

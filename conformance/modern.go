@@ -1158,7 +1158,7 @@ func observeListen(t *T) *listenRun {
 		return run
 	}
 	c := t.Fresh()
-	run := &listenRun{conn: c, mark: len(c.p.Transcript()), id: fmt.Sprintf("listen-%d", c.env.nextID())}
+	run := &listenRun{conn: c, mark: len(c.p.Transcript()), id: fmt.Sprintf("listen-%s", c.env.nextID())}
 	key := protocol.IDKey(mustJSON(run.id))
 	take := func(r runner.Received) {
 		switch {

@@ -195,8 +195,8 @@ func observeProgress(t *T) *progressRun {
 	run := &progressRun{conn: c, mark: len(c.p.Transcript()), tool: call.tool.Name}
 	durations := attemptDurations(quickProgress, progressDuration(t))
 	for i, d := range durations {
-		run.token = fmt.Sprintf("mcpconform-progress-%d", c.env.nextID())
-		id := fmt.Sprintf("progress-%d", c.env.nextID())
+		run.token = fmt.Sprintf("mcpconform-progress-%s", c.env.nextID())
+		id := fmt.Sprintf("progress-%s", c.env.nextID())
 		run.before, run.resp = t.callCollect(c, id, call.tool.Name, call.args(d, progressSteps),
 			map[string]any{protocol.MetaProgressToken: run.token})
 		run.after = nil

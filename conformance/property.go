@@ -355,7 +355,7 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 		// their own ids.
 		p = t.Scratch().p
 		n := t.env.nextID()
-		first, second = fmt.Sprintf(`"mcpconform-barrier-%d"`, n), fmt.Sprintf(`"mcpconform-barrier-%d-2"`, n)
+		first, second = fmt.Sprintf(`"mcpconform-barrier-%s"`, n), fmt.Sprintf(`"mcpconform-barrier-%s-2"`, n)
 	case freshProcess:
 		// A process of the check's own: its transcript becomes the
 		// evidence of the result, and the engine closes it.

@@ -703,7 +703,7 @@ func init() {
 				if len(subscribed) == maxSubscriptions {
 					break
 				}
-				id := fmt.Sprintf("subscribe-%d", t.env.nextID())
+				id := fmt.Sprintf("subscribe-%s", t.env.nextID())
 				if err := c.Send(id, protocol.MethodResourcesSubscribe, map[string]any{"uri": r.URI}); err != nil {
 					t.HarnessError("send resources/subscribe: %v", err)
 				}
@@ -877,7 +877,7 @@ func observeResourceListen(t *T) *resourceListen {
 		t.NotApplicable("resources/list lists no resource to subscribe to")
 	}
 	c := t.Fresh()
-	run := &resourceListen{conn: c, mark: len(c.p.Transcript()), id: fmt.Sprintf("listen-resources-%d", t.env.nextID())}
+	run := &resourceListen{conn: c, mark: len(c.p.Transcript()), id: fmt.Sprintf("listen-resources-%s", t.env.nextID())}
 	run.key = protocol.IDKey(mustJSON(run.id))
 	for _, r := range resources {
 		if len(run.requested) < maxSubscriptions && !slices.Contains(run.requested, r.URI) {

@@ -107,7 +107,7 @@ func observeFeature(t *T, f feature) *featureRun {
 		bare.OnRequest(func(*protocol.Message) (any, *protocol.Error) {
 			return nil, rpcError(protocol.CodeMethodNotFound, "mcpconform: the client did not declare this capability")
 		})
-		id := fmt.Sprintf("%s-undeclared-%d", f.name, c.env.nextID())
+		id := fmt.Sprintf("%s-undeclared-%s", f.name, c.env.nextID())
 		bare.must(protocol.MethodToolsCall, bare.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args}))
 		_, _, _ = bare.TryCollect(id)
 	}
@@ -121,7 +121,7 @@ func observeFeature(t *T, f feature) *featureRun {
 			}
 			return nil, rpcError(protocol.CodeMethodNotFound, "mcpconform: no such client method")
 		})
-		id := fmt.Sprintf("%s-%d", f.name, c.env.nextID())
+		id := fmt.Sprintf("%s-%s", f.name, c.env.nextID())
 		c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args}))
 		_, call.resp, call.err = c.TryCollect(id)
 		run.calls = append(run.calls, call)

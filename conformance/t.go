@@ -868,7 +868,7 @@ func (c *Conn) Barrier() []runner.Received {
 // TryBarrier is Barrier that returns the error instead of ending the check
 // when the server does not answer (it exited, say).
 func (c *Conn) TryBarrier() ([]runner.Received, error) {
-	id := fmt.Sprintf("barrier-%d", c.env.nextID())
+	id := fmt.Sprintf("barrier-%s", c.env.nextID())
 	method := protocol.MethodPing
 	if c.env.rev == protocol.Modern {
 		method = protocol.MethodDiscover

@@ -94,7 +94,7 @@ func (t *T) taskTools(keep func(protocol.Tool) bool) []protocol.Tool {
 // taskAsk sends a request on the task session and records what arrived.
 func (run *taskRun) ask(method string, params any) *protocol.Message {
 	c := run.conn
-	id := fmt.Sprintf("tasks-%d", c.env.nextID())
+	id := fmt.Sprintf("tasks-%s", c.env.nextID())
 	c.must(method, c.Send(id, method, params))
 	before, resp := c.Collect(id, method)
 	for _, r := range before {
@@ -119,8 +119,8 @@ func (run *taskRun) ask(method string, params any) *protocol.Message {
 // The probe's answer is a tasks/get among the events like any other.
 func (run *taskRun) askResult(id map[string]any) {
 	c := run.conn
-	rid := fmt.Sprintf("tasks-%d", c.env.nextID())
-	pid := fmt.Sprintf("tasks-%d", c.env.nextID())
+	rid := fmt.Sprintf("tasks-%s", c.env.nextID())
+	pid := fmt.Sprintf("tasks-%s", c.env.nextID())
 	c.must(protocol.MethodTasksResult, c.Send(rid, protocol.MethodTasksResult, id))
 	c.must(protocol.MethodTasksGet, c.Send(pid, protocol.MethodTasksGet, id))
 	raw, _ := json.Marshal(pid)
@@ -186,7 +186,7 @@ func observeTasks(t *T) *taskRun {
 	tool := t.RequireCallableTool(isTaskTool)
 	args := durationArgs(tool)
 	c := t.FreshSession()
-	run := &taskRun{conn: c, mark: len(c.p.Transcript()), tool: tool.Name, token: fmt.Sprintf("mcpconform-task-%d", c.env.nextID())}
+	run := &taskRun{conn: c, mark: len(c.p.Transcript()), tool: tool.Name, token: fmt.Sprintf("mcpconform-task-%s", c.env.nextID())}
 	call := func(name string, args map[string]any, token string, ttl int64) *protocol.Message {
 		p := map[string]any{"name": name, "arguments": args, "task": map[string]any{"ttl": ttl}}
 		if token != "" {
