@@ -183,7 +183,7 @@ func readProcs(token string, since uint64, every bool) []procEntry {
 		i, ok := slices.BinarySearchFunc(all, e.ppid, func(p procEntry, pid int) int { return p.pid - pid })
 		return ok && all[i].start <= e.start // a younger holder of the pid is not the parent
 	}
-	want := []byte(TokenVar + "=" + token + "\x00")
+	want := tokenEntry(token)
 	var env []byte
 	var out []procEntry
 	for _, e := range all {
@@ -192,8 +192,8 @@ func readProcs(token string, since uint64, every bool) []procEntry {
 		}
 		if every || !parentSeen(e) {
 			// Unreadable: gone, or not ours; empty: a zombie.
-			env = readProcAll(e.pid, "environ", env[:0])
-			e.token = bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...))
+			env, _ = readProcAll(e.pid, "environ", env[:0])
+			e.token = holdsToken(env, want)
 		}
 		out = append(out, e)
 	}
@@ -228,11 +228,13 @@ func readProcFile(pid int, name string, buf []byte) int {
 	return n
 }
 
-// readProcAll appends all of /proc/PID/name to buf.
-func readProcAll(pid int, name string, buf []byte) []byte {
+// readProcAll appends all of /proc/PID/name to buf, and reports whether
+// the file could be read to its end (false when the process is gone or not
+// this program's to read).
+func readProcAll(pid int, name string, buf []byte) ([]byte, bool) {
 	fd, err := syscall.Open("/proc/"+strconv.Itoa(pid)+"/"+name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return buf
+		return buf, false
 	}
 	defer syscall.Close(fd)
 	for {
@@ -240,11 +242,24 @@ func readProcAll(pid int, name string, buf []byte) []byte {
 			buf = append(buf, make([]byte, 4096)...)[:len(buf)]
 		}
 		m, err := syscall.Read(fd, buf[len(buf):cap(buf)])
-		if err != nil || m <= 0 {
-			return buf
+		if err != nil {
+			return buf, false
+		}
+		if m <= 0 {
+			return buf, true
 		}
 		buf = buf[:len(buf)+m]
 	}
+}
+
+// tokenEntry returns the entry TokenVar=token as an environment holds it
+// past its first variable: NUL before, NUL after (see holdsToken).
+func tokenEntry(token string) []byte { return []byte("\x00" + TokenVar + "=" + token + "\x00") }
+
+// holdsToken reports whether env, the NUL-separated entries of
+// /proc/PID/environ, holds entry (tokenEntry), first or later.
+func holdsToken(env, entry []byte) bool {
+	return bytes.HasPrefix(env, entry[1:]) || bytes.Contains(env, entry)
 }
 
 // parseStat parses /proc/PID/stat: the fields after the parenthesised

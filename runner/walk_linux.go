@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"bytes"
-	"encoding/binary"
 	"slices"
 	"strconv"
 	"syscall"
@@ -15,34 +13,19 @@ import (
 // /proc/PID/task/TID/children (a kernel built without CONFIG_PROC_CHILDREN
 // has none, and the walk gives way to the whole table).
 type procTree struct {
-	want []byte // NUL TokenVar=token NUL, as the environment holds it past its first variable
+	want []byte // tokenEntry(token)
 	buf  []byte
 	env  []byte
 }
 
 // newProcTree returns the tree of /proc, for the server whose token is token.
 func newProcTree(token string) treeSource {
-	return &procTree{want: []byte("\x00" + TokenVar + "=" + token + "\x00"), buf: make([]byte, 4096)}
-}
-
-// readOnce reads the file path with one read into t.buf: a stat is one
-// record, which one read of a buffer that holds it returns whole (a short
-// one fails to parse, and the walk gives way).
-func (t *procTree) readOnce(path string) []byte {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil
-	}
-	n, err := syscall.Read(fd, t.buf[:1024])
-	syscall.Close(fd)
-	if err != nil || n <= 0 {
-		return nil
-	}
-	return t.buf[:n]
+	return &procTree{want: tokenEntry(token), buf: make([]byte, 4096)}
 }
 
 func (t *procTree) stat(pid int) (procEntry, bool) {
-	return parseStat(pid, t.readOnce("/proc/"+strconv.Itoa(pid)+"/stat"))
+	n := readProcFile(pid, "stat", t.buf[:1024])
+	return parseStat(pid, t.buf[:n])
 }
 
 // threadFile returns the path of file name of thread tid, as /proc/TID
@@ -70,6 +53,7 @@ func (t *procTree) threads(pid int, buf []int) ([]int, bool) {
 		return buf, false
 	}
 	defer syscall.Close(fd)
+	var names []string
 	for {
 		n, err := syscall.ReadDirent(fd, t.buf)
 		if err != nil {
@@ -78,21 +62,11 @@ func (t *procTree) threads(pid int, buf []int) ([]int, bool) {
 		if n <= 0 {
 			break
 		}
-		// linux_dirent64: inode (8 bytes), offset (8), record length
-		// (2), type (1), NUL-terminated name.
-		for rec := t.buf[:n]; len(rec) >= 19; {
-			reclen := int(binary.NativeEndian.Uint16(rec[16:]))
-			if reclen < 19 || reclen > len(rec) {
-				return buf, false
-			}
-			name := rec[19:reclen]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			if tid, ok := atoi(name); ok {
+		_, _, names = syscall.ParseDirent(t.buf[:n], -1, names[:0])
+		for _, name := range names {
+			if tid, err := strconv.Atoi(name); err == nil {
 				buf = append(buf, tid)
 			}
-			rec = rec[reclen:]
 		}
 	}
 	// The kernel lists a process's threads in the order of its thread
@@ -102,28 +76,14 @@ func (t *procTree) threads(pid int, buf []int) ([]int, bool) {
 }
 
 func (t *procTree) children(pid, tid int, buf []int) ([]int, bool) {
-	fd, err := syscall.Open(threadFile(tid, "task/"+strconv.Itoa(tid)+"/children"), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
+	// Read to the end: the kernel fills a read from its own page-sized
+	// buffer, so a long list takes several. The thread's own directory,
+	// /proc/TID (see threadFile).
+	data, ok := readProcAll(tid, "task/"+strconv.Itoa(tid)+"/children", t.buf[:0])
+	t.buf = data[:cap(data)]
+	if !ok {
 		return buf, false
 	}
-	defer syscall.Close(fd)
-	// Read to the end: the kernel fills a read from its own page-sized
-	// buffer, so a long list takes several.
-	data := t.buf[:0]
-	for {
-		if len(data) == cap(data) {
-			data = append(data, make([]byte, 4096)...)[:len(data)]
-		}
-		m, err := syscall.Read(fd, data[len(data):cap(data)])
-		if err != nil {
-			return buf, false
-		}
-		if m <= 0 {
-			break
-		}
-		data = data[:len(data)+m]
-	}
-	t.buf = data[:cap(data)]
 	// "PID PID ... PID " : a space after each.
 	n, digits := 0, 0
 	for _, c := range data {
@@ -145,21 +105,6 @@ func (t *procTree) children(pid, tid int, buf []int) ([]int, bool) {
 }
 
 func (t *procTree) token(pid int) bool {
-	t.env = readProcAll(pid, "environ", t.env[:0])
-	return bytes.HasPrefix(t.env, t.want[1:]) || bytes.Contains(t.env, t.want)
-}
-
-// atoi parses a decimal pid.
-func atoi(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 9 {
-		return 0, false
-	}
-	n := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
+	t.env, _ = readProcAll(pid, "environ", t.env[:0])
+	return holdsToken(t.env, t.want)
 }
