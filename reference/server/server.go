@@ -223,11 +223,13 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			// on the wire ahead of the request's own answer.
 			s.mu.Lock()
 			s.reuseAnswer = true
-			// Held back only while another whole line waits in r, which
-			// the loop reads next without blocking.
-			ferr := write(!lineBuffered(r), s.handleLine(line)...)
+			// The answers and the log are held back only while another
+			// whole line waits in r, which the loop reads next without
+			// blocking.
+			more := lineBuffered(r)
+			ferr := write(!more, s.handleLine(line)...)
 			s.reuseAnswer = false
-			if s.logBuf != nil && !lineBuffered(r) {
+			if s.logBuf != nil && !more {
 				s.logBuf.Flush()
 			}
 			s.mu.Unlock()
