@@ -470,7 +470,7 @@ func (env *revEnv) startConfig(ctx context.Context, name string, cfg runner.Conf
 	c := env.takeWarm(cfg)
 	if c == nil {
 		var err error
-		if c, err = env.spawn(ctx, name, cfg); err != nil {
+		if c, err = env.spawn(ctx, cfg); err != nil {
 			return nil, err
 		}
 	}
@@ -498,15 +498,15 @@ func (env *revEnv) admit(c *Conn, name string) {
 }
 
 // spawn starts a process, its seq its place in the revision's start order;
-// it is not yet one of env.conns, and its label is provisional (see admit).
-func (env *revEnv) spawn(ctx context.Context, name string, cfg runner.Config) (*Conn, error) {
+// it is not yet one of env.conns, and has no label until admit gives it one.
+func (env *revEnv) spawn(ctx context.Context, cfg runner.Config) (*Conn, error) {
 	p, err := runner.Start(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	env.mu.Lock()
 	env.fresh++
-	c := &Conn{env: env, p: p, seq: env.fresh, name: fmt.Sprintf("%s-started-%d", name, env.fresh), startMark: len(p.Transcript())}
+	c := &Conn{env: env, p: p, seq: env.fresh, startMark: len(p.Transcript())}
 	env.mu.Unlock()
 	return c, nil
 }

@@ -71,7 +71,7 @@ func (env *revEnv) prewarm(ctx context.Context, next []*Check) {
 	}
 	cfg := env.config()
 	for len(env.warm) < min(want, maxWarm) {
-		c, err := env.spawn(ctx, "fresh", cfg)
+		c, err := env.spawn(ctx, cfg)
 		if err != nil {
 			return // the check that needs one reports it
 		}
