@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
+	"github.com/mcpconform/mcpconform/internal/serverexec"
 	"github.com/mcpconform/mcpconform/runner"
 )
 
@@ -133,7 +134,7 @@ func TestRunStartsItsOwnReferenceOnce(t *testing.T) {
 	}
 	var stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, link, "reference")
-	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1", runnerExecVar+"="+bin)
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1", serverexec.Var+"="+bin)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +176,3 @@ func TestRunStartsItsOwnReferenceOnce(t *testing.T) {
 		t.Errorf("the runtime initialised %d times, want once (no second execution); stderr:\n%s", runtimes, stderr.String())
 	}
 }
-
-// runnerExecVar is the variable through which the runner's start names the
-// server its re-executed program becomes.
-const runnerExecVar = "MCPCONFORM_RUNNER_EXEC"
