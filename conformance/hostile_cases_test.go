@@ -72,6 +72,15 @@ func TestHostileCases(t *testing.T) {
 			wantResult(t, rep, "jsonrpc.parse-error.code", StatusNA, "got a result, not an error")
 			wantResult(t, rep, "jsonrpc.parse-error.keeps-serving", StatusPass, "")
 		}},
+		// The wrong reply trails both barriers' answers: the grace after
+		// them waits for it.
+		{name: "result for invalid JSON after two answers", flags: []string{"-mode", "late-result", "-after", "2", "-delay", "20ms"}, opts: func(o *Options) {
+			o.Only = []string{"jsonrpc.parse-error.*"}
+		}, check: func(t *testing.T, rep *Report) {
+			wantResult(t, rep, "jsonrpc.parse-error.reply", StatusFail, "invalid JSON got a result instead of an error")
+			wantResult(t, rep, "jsonrpc.parse-error.code", StatusNA, "got a result, not an error")
+			wantResult(t, rep, "jsonrpc.parse-error.keeps-serving", StatusPass, "")
+		}},
 		// The array trails both barriers' answers: the grace after them
 		// waits for it.
 		{name: "array reply to a batch after two answers", flags: []string{"-mode", "late-batch", "-delay", "20ms"}, opts: func(o *Options) {
