@@ -3,12 +3,15 @@ package conformance
 import (
 	"context"
 	"errors"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
@@ -150,4 +153,38 @@ func TestLateDiscoverRetry(t *testing.T) {
 	}) {
 		t.Errorf("no pass of modern.discover.result@%s", protocol.Modern)
 	}
+}
+
+// TestStarvedStartIsNotAHarnessError starts a server that needs 300ms of
+// CPU before it answers, on a CPU it shares with five busy processes:
+// about two seconds, twice the start timeout. The runner does
+// not count the time the server waited for a CPU against its start
+// allowance (runner.TestStartAllowanceCountsCPUWait), so the revision is
+// detected and judged; without that, no probe is answered within the start
+// timeout, even retried alone, and the run ends in the error that tells
+// the user to raise --start-timeout, the symptom of a Node server started
+// on a machine at load 20.
+func TestStarvedStartIsNotAHarnessError(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("schedstat is Linux's")
+	}
+	bin := fixturebin.Build(t, "internal/fixtures/hostile")
+	for range 5 {
+		busy := exec.Command(bin, "-mode", "busy", "-pin", "0")
+		if err := busy.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { busy.Process.Kill(); busy.Wait() })
+	}
+	rep, err := Run(context.Background(), Options{
+		Command:      []string{bin, "-mode", "spin", "-pin", "0", "-delay", "300ms"},
+		Protocol:     protocol.Rev20251125,
+		Only:         []string{"lifecycle.initialize.result"},
+		Timeout:      time.Second,
+		StartTimeout: time.Second,
+	})
+	if err != nil {
+		t.Fatalf("Run: %v; want the revision detected, the server's wait for a CPU not counted against its start", err)
+	}
+	wantResult(t, rep, "lifecycle.initialize.result", StatusPass, "")
 }

@@ -5,6 +5,7 @@ package runner
 import (
 	"os/exec"
 	"syscall"
+	"time"
 )
 
 // becomeSubreaper does nothing where the kernel has no child subreapers;
@@ -21,3 +22,7 @@ func killProc(e procEntry) { syscall.Kill(e.pid, syscall.SIGKILL) }
 // newProcTree returns nil: without child subreapers the scan never walks
 // the tree (see adopting).
 func newProcTree(token string) treeSource { return nil }
+
+// cpuWait returns 0: without /proc's schedstat a starting server's wait for
+// a CPU is unknown, and its start allowance is not extended.
+func cpuWait(pid int) time.Duration { return 0 }

@@ -286,6 +286,10 @@ type Process struct {
 	closing     bool
 	exit        Exit
 	stderrBuf   []byte
+
+	// starveGranted is what waits for the first answer were extended by
+	// for the time the server waited for a CPU (starved).
+	starveGranted time.Duration
 }
 
 // Start starts cfg.Command in a new process group with pipes on its standard
@@ -1210,6 +1214,11 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 		select {
 		case <-changed:
 		case <-timer.C:
+			if ext := p.starved(timeout); ext > 0 {
+				timeout += ext
+				timer.Reset(max(0, timeout-time.Since(begin)))
+				continue
+			}
 			return Received{}, p.timedOut(w, timeout)
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -1219,6 +1228,34 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 			return Received{}, fmt.Errorf("runner: waiting for %s: %w", w.what, ctx.Err())
 		}
 	}
+}
+
+// starved returns how much longer a wait with bound timeout goes on
+// because the server, which has not answered yet, spent that time waiting
+// for a CPU (see starveExtension), and notes it in the transcript; 0 for a
+// wait shorter than the start allowance, a server that has answered, ended
+// or runs in this program.
+func (p *Process) starved(timeout time.Duration) time.Duration {
+	if p.pid <= 0 || timeout < p.cfg.StartTimeout {
+		return 0
+	}
+	p.mu.Lock()
+	starting := p.responses == 0 && p.dead == nil && p.fatal == nil && !p.closing
+	granted := p.starveGranted
+	p.mu.Unlock()
+	if !starting {
+		return 0
+	}
+	waited := cpuWait(p.pid)
+	ext := starveExtension(waited, granted, p.cfg.StartTimeout)
+	if ext == 0 {
+		return 0
+	}
+	p.mu.Lock()
+	p.starveGranted += ext
+	p.mu.Unlock()
+	p.note(fmt.Sprintf("the server has waited %v for a CPU since it started, before any answer: the wait goes on %v longer", waited.Round(time.Millisecond), ext.Round(time.Millisecond)))
+	return ext
 }
 
 // timedOut builds the error of a wait that reached its bound. A missed

@@ -1,0 +1,85 @@
+package runner
+
+import (
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestStarveExtension(t *testing.T) {
+	const s = time.Second
+	for _, tt := range []struct {
+		name                       string
+		waited, granted, allowance time.Duration
+		want                       time.Duration
+	}{
+		{"never waited", 0, 0, 10 * s, 0},
+		{"waited less than a tenth of the allowance", 900 * time.Millisecond, 0, 10 * s, 0},
+		{"waited a tenth", s, 0, 10 * s, s},
+		{"short allowance: the least extension", 200 * time.Millisecond, 0, s, 0},
+		{"short allowance, waited more", 300 * time.Millisecond, 0, s, 300 * time.Millisecond},
+		{"only what was not granted", 5 * s, 3 * s, 10 * s, 2 * s},
+		{"granted all it waited", 3 * s, 3 * s, 10 * s, 0},
+		{"up to four allowances in all", 100 * s, 0, 10 * s, 40 * s},
+		{"nothing past four allowances", 100 * s, 40 * s, 10 * s, 0},
+	} {
+		if got := starveExtension(tt.waited, tt.granted, tt.allowance); got != tt.want {
+			t.Errorf("%s: starveExtension(%v, %v, %v) = %v, want %v", tt.name, tt.waited, tt.granted, tt.allowance, got, tt.want)
+		}
+	}
+}
+
+func TestSchedWait(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want time.Duration
+	}{
+		{"1378796345 622556998 183\n", 622556998},
+		{"651354 0 1\n", 0},
+		{"", 0},
+		{"12\n", 0},
+		{"1 x 3\n", 0},
+	} {
+		if got := schedWait([]byte(tt.line)); got != tt.want {
+			t.Errorf("schedWait(%q) = %v, want %v", tt.line, got, tt.want)
+		}
+	}
+}
+
+// TestStartAllowanceCountsCPUWait starves a starting server: it needs
+// 300ms of CPU before it answers, on a CPU it shares with five busy
+// processes, so that it takes about two seconds, twice its start
+// allowance. The allowance counts only the time the server could run: the
+// first request is answered, and the transcript says how long the server
+// waited for the CPU. (Without the extension the request times out at
+// one second.)
+func TestStartAllowanceCountsCPUWait(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("schedstat is Linux's")
+	}
+	for range 5 {
+		busy := exec.Command(hostileBin(t), "-mode", "busy", "-pin", "0")
+		if err := busy.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { busy.Process.Kill(); busy.Wait() })
+	}
+	ctx := testCtx(t)
+	p := startHostile(t, Config{StartTimeout: time.Second, RequestTimeout: time.Second}, "spin", "-pin", "0", "-delay", "300ms")
+	start := time.Now()
+	if _, err := p.Request(ctx, "ping", nil); err != nil {
+		t.Fatalf("first request after %v: %v; want its answer, the allowance extended by the server's wait for a CPU", time.Since(start).Round(time.Millisecond), err)
+	}
+	var notes []string
+	for _, l := range p.Transcript() {
+		if l.Dir == "note" && strings.Contains(l.Text, "for a CPU since it started") {
+			notes = append(notes, l.Text)
+		}
+	}
+	if len(notes) == 0 {
+		t.Errorf("no note of the server's wait for a CPU in the transcript")
+	}
+	t.Logf("answered after %v; %s", time.Since(start).Round(time.Millisecond), strings.Join(notes, "; "))
+}
