@@ -3,7 +3,6 @@ package conformance
 import (
 	"context"
 	"errors"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -169,13 +168,7 @@ func TestStarvedStartIsNotAHarnessError(t *testing.T) {
 		t.Skip("schedstat is Linux's")
 	}
 	bin := fixturebin.Build(t, "internal/fixtures/hostile")
-	for range 5 {
-		busy := exec.Command(bin, "-mode", "busy", "-pin", "0")
-		if err := busy.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { busy.Process.Kill(); busy.Wait() })
-	}
+	fixturebin.Busy(t, 5, 0)
 	rep, err := Run(context.Background(), Options{
 		Command:      []string{bin, "-mode", "spin", "-pin", "0", "-delay", "300ms"},
 		Protocol:     protocol.Rev20251125,

@@ -1,11 +1,12 @@
 package runner
 
 import (
-	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 )
 
 func TestStarveExtension(t *testing.T) {
@@ -59,13 +60,7 @@ func TestStartAllowanceCountsCPUWait(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("schedstat is Linux's")
 	}
-	for range 5 {
-		busy := exec.Command(hostileBin(t), "-mode", "busy", "-pin", "0")
-		if err := busy.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { busy.Process.Kill(); busy.Wait() })
-	}
+	fixturebin.Busy(t, 5, 0)
 	ctx := testCtx(t)
 	p := startHostile(t, Config{StartTimeout: time.Second, RequestTimeout: time.Second}, "spin", "-pin", "0", "-delay", "300ms")
 	start := time.Now()
