@@ -30,8 +30,14 @@ func oscillatingRepair(args, schema any) (any, []reference.ValidationError) {
 			}
 			switch x := v.(type) {
 			case string:
-				if n := json.Number(x); x != "" && strings.Trim(x, "0123456789") == "" {
-					obj[name] = n
+				if x != "" && strings.Trim(x, "0123456789") == "" {
+					// JSON forbids leading zeros: "007" becomes 7, as a
+					// coercing repair that parses the digits would make it.
+					if n := strings.TrimLeft(x, "0"); n != "" {
+						obj[name] = json.Number(n)
+					} else {
+						obj[name] = json.Number("0")
+					}
 				}
 			case json.Number:
 				obj[name] = string(x)
