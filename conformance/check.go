@@ -286,6 +286,11 @@ type Check struct {
 	// tools are listed and none of the callable ones passes it.
 	StartsWith func(protocol.Tool) bool
 	Run        func(t *T)
+
+	// feature is the client feature whose session the check's start
+	// opens (sampling.go): none is started ahead once the revision's
+	// feature survey shows there is no tool to call for it.
+	feature string
 }
 
 // Area is the first part of the check's id.

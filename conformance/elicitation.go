@@ -55,6 +55,7 @@ func init() {
 		Revisions:   Since(protocol.Rev20250618),
 		Capability:  "tools",
 		Starts:      1,
+		feature:     elicitFeature.name,
 		// Its call on an undeclared session goes to the scratch session,
 		// which lifecycle.ping.before-initialized's process becomes when
 		// that check runs before the first user of the scratch.
@@ -113,6 +114,7 @@ func init() {
 		Run: func(t *T) {
 			// The session elicitation's feature checks use: it declares
 			// the same elicitation: {}.
+			requireOffered(t, elicitFeature)
 			c := t.SharedWith(elicitFeature.name, map[string]any{elicitFeature.name: elicitFeature.caps})
 			tools, err := c.ListTools()
 			if err != nil {

@@ -33,6 +33,7 @@ func init() {
 		Revisions:  Legacy(),
 		Capability: "tools",
 		Starts:     1,
+		feature:    rootsFeature.name,
 		Run: func(t *T) {
 			judgeRepliesAnswered(t, rootsFeature, observeFeature(t, rootsFeature), []string{"a ListRootsResult", "error -32603"})
 		},

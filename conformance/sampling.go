@@ -63,11 +63,15 @@ func observeFeature(t *T, f feature) *featureRun {
 	key := "feature/" + f.name
 	if run, ok := t.env.memo(key).(*featureRun); ok {
 		if run.none != "" {
+			if run.conn != nil {
+				t.resume(run.conn, run.mark)
+			}
 			t.NotVerified("%s", run.none)
 		}
 		t.resume(run.conn, run.mark)
 		return run
 	}
+	requireOffered(t, f)
 	// The feature's session is shared with the other checks that declare
 	// the same capability (elicitation.request.mode-declared, say).
 	c := t.SharedWith(f.name, map[string]any{f.name: f.caps})
@@ -76,20 +80,9 @@ func observeFeature(t *T, f feature) *featureRun {
 	if err != nil {
 		t.blockOnTools(err)
 	}
-	i := slices.IndexFunc(tools, func(tl protocol.Tool) bool {
-		return strings.Contains(strings.ToLower(tl.Name), f.hint) && t.env.eng.callable(tl)
-	})
+	i := featureTool(t, f, tools)
 	if i < 0 {
-		var named []string
-		for _, tl := range tools {
-			if strings.Contains(strings.ToLower(tl.Name), f.hint) {
-				named = append(named, tl.Name)
-			}
-		}
-		none := fmt.Sprintf("no callable tool names %q: the suite finds the tool that uses %s by its name", f.hint, f.name)
-		if len(named) > 0 {
-			none = fmt.Sprintf("no tool that uses %s is safe to call (%s: no readOnlyHint true); allow one with --allow-calls %s (it should only ask the client)", f.name, strings.Join(named, ", "), named[0])
-		}
+		none := noFeatureTool(f, tools)
 		if !t.retry {
 			t.env.setMemo(key, &featureRun{none: none})
 		}
@@ -134,6 +127,146 @@ func observeFeature(t *T, f feature) *featureRun {
 		t.env.setMemo(key, run)
 	}
 	return run
+}
+
+// featureTool returns the index of the first callable tool in tools whose
+// name names feature f, or -1.
+func featureTool(t *T, f feature, tools []protocol.Tool) int {
+	return slices.IndexFunc(tools, func(tl protocol.Tool) bool {
+		return strings.Contains(strings.ToLower(tl.Name), f.hint) && t.env.eng.callable(tl)
+	})
+}
+
+// noFeatureTool says why tools, listed to a client that declared f, give
+// the suite nothing to call for it.
+func noFeatureTool(f feature, tools []protocol.Tool) string {
+	var named []string
+	for _, tl := range tools {
+		if strings.Contains(strings.ToLower(tl.Name), f.hint) {
+			named = append(named, tl.Name)
+		}
+	}
+	if len(named) > 0 {
+		return fmt.Sprintf("no tool that uses %s is safe to call (%s: no readOnlyHint true); allow one with --allow-calls %s (it should only ask the client)", f.name, strings.Join(named, ", "), named[0])
+	}
+	return fmt.Sprintf("no callable tool names %q: the suite finds the tool that uses %s by its name", f.hint, f.name)
+}
+
+// The feature survey. A server may list the tool that asks the client for
+// a feature only to a client that declared it (server-everything lists
+// trigger-sampling-request only then), so finding out whether there is a
+// tool to call takes a session that declares the feature; a session for
+// each feature costs a server start each (a Node server's is about half a
+// CPU-second), and most servers have no such tool at all. So when the
+// revision's shared session (which declared nothing) lists no callable
+// tool for two features or more, one session that declares every client
+// feature of the revision lists the tools once for all of them (for one
+// feature, its own session is the same one start); a feature it offers
+// no callable tool for is not verified, with that listing as the
+// evidence, and no session of its own is started. A feature it does offer
+// one for gets its session as before, declaring that feature alone, so
+// that what the checks observe is never a session that declared more: the
+// survey decides only whether to look. (A server that listed a callable
+// tool for a feature to a client that declared it alone, and hid it from
+// one that declared every feature, would go unverified, never misjudged.)
+
+// featureSurvey is what the survey session listed.
+type featureSurvey struct {
+	conn  *Conn
+	mark  int
+	tools []protocol.Tool
+}
+
+const surveyMemo = "survey/features"
+
+// surveyedFeatures are the client features a survey declares, in the
+// order their checks run.
+var surveyedFeatures = []feature{elicitFeature, rootsFeature, samplingFeature}
+
+// requireOffered ends the check as not-verified when the survey shows that
+// a session declaring f would list no tool to call for it. It returns, and
+// the caller starts f's session, when the shared session already lists
+// one, when the survey lists one, or when no survey could be made (the
+// feature's own session then decides, as it always did).
+func requireOffered(t *T, f feature) {
+	key := "feature/" + f.name
+	if run, ok := t.env.memo(key).(*featureRun); ok && run.none != "" {
+		if run.conn != nil {
+			t.resume(run.conn, run.mark)
+		}
+		t.NotVerified("%s", run.none)
+	}
+	if t.retry || t.env.sessionLost != nil || t.env.handshakeErr != nil {
+		// A re-run after a timeout makes its own observation, and without
+		// the shared session's list there is nothing to survey against:
+		// the feature's own session decides, as it always did.
+		return
+	}
+	plain, err := t.Tools()
+	if err != nil || featureTool(t, f, plain) >= 0 {
+		return
+	}
+	// The features still open: a survey saves starts only when it stands
+	// for two sessions or more; for one, that feature's own session is
+	// the same one start.
+	var open []feature
+	for _, g := range surveyedFeatures {
+		if protocol.AtLeast(t.Revision(), g.since) && t.env.memo("feature/"+g.name) == nil && featureTool(t, g, plain) < 0 {
+			open = append(open, g)
+		}
+	}
+	if len(open) < 2 {
+		return
+	}
+	s := surveyFeatures(t)
+	if s == nil {
+		return
+	}
+	for _, g := range open {
+		if featureTool(t, g, s.tools) < 0 {
+			t.env.setMemo("feature/"+g.name, &featureRun{none: noFeatureTool(g, s.tools) + " (listed to a client that declared " + surveyCaps(t.Revision()) + ")", conn: s.conn, mark: s.mark})
+		}
+	}
+	if run, ok := t.env.memo(key).(*featureRun); ok && run.none != "" {
+		t.resume(run.conn, run.mark)
+		t.NotVerified("%s", run.none)
+	}
+}
+
+// surveyFeatures lists the tools once for the revision on a session that
+// declares every client feature it has, or returns nil when that session
+// could not list them.
+func surveyFeatures(t *T) *featureSurvey {
+	if s, ok := t.env.memo(surveyMemo).(*featureSurvey); ok {
+		return s
+	}
+	caps := map[string]any{}
+	for _, g := range surveyedFeatures {
+		if protocol.AtLeast(t.Revision(), g.since) {
+			caps[g.name] = g.caps
+		}
+	}
+	c := t.SharedWith("survey", caps)
+	mark := len(c.p.Transcript())
+	tools, err := c.ListTools()
+	if err != nil {
+		t.Logf("the feature survey could not list the tools (%v): the feature's own session decides", err)
+		return nil
+	}
+	s := &featureSurvey{conn: c, mark: mark, tools: tools}
+	t.env.setMemo(surveyMemo, s)
+	return s
+}
+
+// surveyCaps names the client features a survey of revision rev declares.
+func surveyCaps(rev string) string {
+	var names []string
+	for _, g := range surveyedFeatures {
+		if protocol.AtLeast(rev, g.since) {
+			names = append(names, g.name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // requireRequests ends the check as not-verified when the tool never asked.
@@ -204,6 +337,7 @@ func init() {
 		Revisions:   Legacy(),
 		Capability:  "tools",
 		Starts:      1,
+		feature:     samplingFeature.name,
 		Run: func(t *T) {
 			judgeRepliesAnswered(t, samplingFeature, observeFeature(t, samplingFeature), []string{"a CreateMessageResult", "error -1"})
 		},

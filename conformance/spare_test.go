@@ -173,12 +173,16 @@ func TestPrewarmNeedsTheTool(t *testing.T) {
 	yes := true
 	tools := []protocol.Tool{{Name: "demo.read", Annotations: &protocol.ToolAnnotations{ReadOnlyHint: &yes}}}
 	for _, tc := range []struct {
-		name string
-		tool string // the tool the check needs
-		want int
+		name     string
+		tool     string // the tool the check needs
+		feature  string // the client feature whose session the check opens
+		ruledOut bool   // the revision's feature survey found nothing to call for it
+		want     int
 	}{
 		{name: "no such tool", tool: "demo.task", want: 0},
 		{name: "the tool is listed", tool: "demo.read", want: 1},
+		{name: "a feature not surveyed yet", tool: "demo.read", feature: "sampling", want: 1},
+		{name: "a feature the survey ruled out", tool: "demo.read", feature: "sampling", ruledOut: true, want: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := Options{Command: []string{mutantBinary(t), "-mutation", "none"}}
@@ -187,7 +191,10 @@ func TestPrewarmNeedsTheTool(t *testing.T) {
 			}
 			env := &revEnv{eng: &engine{opts: opts}, rev: protocol.Rev20251125, results: map[string]*Result{},
 				toolsDone: true, tools: tools}
-			c := &Check{ID: "tasks.warm.a", Starts: 1, StartsWith: func(tl protocol.Tool) bool { return tl.Name == tc.tool }}
+			if tc.ruledOut {
+				env.setMemo("feature/"+tc.feature, &featureRun{none: "nothing to call"})
+			}
+			c := &Check{ID: "tasks.warm.a", Starts: 1, StartsWith: func(tl protocol.Tool) bool { return tl.Name == tc.tool }, feature: tc.feature}
 			env.prewarm(context.Background(), []*Check{c})
 			got := len(env.warm)
 			env.closeWarm()

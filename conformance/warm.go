@@ -97,9 +97,14 @@ func (env *revEnv) mayRun(c *Check) bool {
 }
 
 // mayFindTool reports whether check c may find the tool it starts its
-// processes for (Check.StartsWith), as far as the tools listed so far in
-// the revision tell.
+// processes for (Check.StartsWith, or a tool for its client feature), as
+// far as the tools listed so far in the revision tell.
 func (env *revEnv) mayFindTool(c *Check) bool {
+	if c.feature != "" {
+		if run, ok := env.memo("feature/" + c.feature).(*featureRun); ok && run.none != "" {
+			return false
+		}
+	}
 	if c.StartsWith == nil || !env.toolsDone {
 		return true
 	}
