@@ -142,6 +142,10 @@ func attribute(table []procEntry, leader procEntry, known map[int]uint64, self i
 // any moment, a parent that is the server's too, or this program.
 var adopting atomic.Bool
 
+// servers holds the pids of the servers Start started that their wait has
+// not reaped yet: EndOrphans leaves them alone.
+var servers sync.Map
+
 // readProcs returns every process of /proc but the suite itself that started
 // at or after since (clock ticks since boot), marking those whose environment
 // holds TokenVar with the value token. Without /proc it returns nil.

@@ -4,8 +4,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -79,4 +81,72 @@ func killProc(e procEntry) {
 		return
 	}
 	_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+}
+
+// EndOrphans kills and reaps every process this program adopted and that
+// still runs, and returns how many it killed. As child subreaper the
+// program inherits the orphans of a server that exited on its own; one
+// that also cleared its environment carries no token, and the server's
+// tree that tied it to the server ended with the server, so no Close can
+// find it (docs/runner.md). Once the program's servers are done, every
+// child it has left is such an orphan, or one's descendant that the
+// orphan's death hands on: those are killed in turn, a round at a time.
+// Call it only where the program's children are the servers the runner
+// started and what they left behind (mcpconform's commands, at exit):
+// another child of the program would be killed too. Servers still running
+// are left alone.
+func EndOrphans() int {
+	if !adopting.Load() {
+		return 0 // orphans went to init: none is here to end
+	}
+	self := os.Getpid()
+	killed := 0
+	deadline := time.Now().Add(reapBound)
+	for {
+		var kids []procEntry
+		for _, e := range childrenOf(self) {
+			if _, server := servers.Load(e.pid); !server {
+				kids = append(kids, e)
+			}
+		}
+		if len(kids) == 0 || time.Now().After(deadline) {
+			return killed
+		}
+		for _, e := range kids {
+			if e.state != 'Z' && e.state != 'X' {
+				killProc(e)
+				killed++
+			}
+		}
+		// Reaped as they die; a zombie whose threads have not all exited
+		// yet is waited for in the next round.
+		time.Sleep(time.Millisecond)
+		for _, e := range kids {
+			var ws syscall.WaitStatus
+			syscall.Wait4(e.pid, &ws, syscall.WNOHANG, nil)
+		}
+	}
+}
+
+// childrenOf returns the processes whose parent is pid, from the whole
+// process table (a kernel may have no /proc/PID/task/TID/children).
+func childrenOf(pid int) []procEntry {
+	dir, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	names, _ := dir.Readdirnames(-1)
+	dir.Close()
+	buf := make([]byte, 1024)
+	var out []procEntry
+	for _, name := range names {
+		n, err := strconv.Atoi(name)
+		if err != nil || n == pid {
+			continue
+		}
+		if e, ok := parseStat(n, buf[:readProcFile(n, "stat", buf)]); ok && e.ppid == pid {
+			out = append(out, e)
+		}
+	}
+	return out
 }

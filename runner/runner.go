@@ -332,6 +332,7 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 
 	p := newProcess(cfg, start, inW, outR, errR)
 	p.cmd, p.pid, p.token = cmd, cmd.Process.Pid, token
+	servers.Store(p.pid, true) // until p.wait has reaped it: see EndOrphans
 	p.family = newFamily(token, p.pid)
 	p.note(fmt.Sprintf("started pid %d: %q", p.pid, cfg.Command))
 	go p.readStdout()
@@ -404,6 +405,7 @@ func (p *Process) wait() {
 	}
 	// The exit status is in ProcessState; Wait's error only restates it.
 	_ = p.cmd.Wait()
+	servers.Delete(p.pid)
 	p.mu.Lock()
 	p.state = p.cmd.ProcessState
 	p.noteLocked("process exited: " + describeState(p.state))

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -968,4 +970,53 @@ func TestDescribeBadLine(t *testing.T) {
 			t.Errorf("DescribeBadLine(%q, %d, %q) = %s, want %s", tt.head, tt.size, tt.verdict, got, tt.want)
 		}
 	}
+}
+
+// TestEndOrphans: a server that exited on its own left a process that
+// cleared its environment and its session; Close of that server cannot find
+// it (nothing ties it to the server any more), EndOrphans, called by
+// mcpconform at exit, ends it, and leaves a server still running alone.
+func TestEndOrphans(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux has child subreapers: elsewhere orphans go to init")
+	}
+	ctx := testCtx(t)
+	pidfile := filepath.Join(t.TempDir(), "pids")
+	exiting := startHostile(t, Config{}, "escape-exit", "-pidfile", pidfile)
+	if _, err := exiting.Request(ctx, "initialize", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	if !exiting.waitExit(ctx, 10*time.Second) {
+		t.Fatal("escape-exit did not exit after initialize")
+	}
+	exiting.Close(ctx)
+	pids, err := proctest.ReadPids(pidfile)
+	if err != nil || len(pids) == 0 {
+		t.Fatalf("no process of the fixture wrote its pid (%v): the test proves nothing", err)
+	}
+	left := 0
+	slices.Sort(pids)
+	pids = slices.Compact(pids) // the sleeper's pid is written by its parent too
+	for _, pid := range pids {
+		if proctest.Running(pid) {
+			left++
+		}
+	}
+	if left == 0 {
+		t.Fatal("Close left nothing running: the test proves nothing")
+	}
+	live := startHostile(t, Config{}, "echo")
+	if n := EndOrphans(); n < left {
+		t.Errorf("EndOrphans killed %d processes, want at least the %d left running", n, left)
+	}
+	for _, pid := range pids {
+		if proctest.Running(pid) {
+			t.Errorf("process %d is still running after EndOrphans", pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	if _, err := live.Request(ctx, "ping", nil); err != nil {
+		t.Errorf("the running server did not answer after EndOrphans: %v", err)
+	}
+	live.Close(ctx)
 }

@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/mcpconform" ./cmd/mcpconform
 go build -o "$tmp/hostile" ./internal/fixtures/hostile
 
-modes=${*:-hang init-hang tools-hang ignore-eof linger hugeline junkline deep string-ids badutf8 banner flood crash grandchild setsid escape}
+modes=${*:-hang init-hang tools-hang ignore-eof linger hugeline junkline deep string-ids badutf8 banner flood crash grandchild setsid escape escape-exit}
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
 echo

@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/mcpconform/mcpconform/runner"
 )
 
 // command is one subcommand; each lives in a file of its own name.
@@ -26,7 +28,14 @@ func register(name, summary string, run func(args []string, stdout, stderr io.Wr
 }
 
 func main() {
-	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+	code := dispatch(os.Args[1:], os.Stdout, os.Stderr)
+	// A server that exited on its own may have left a process behind that
+	// no Close could find (one that cleared its environment): the suite
+	// adopted it, and it ends with the suite, not after.
+	if n := runner.EndOrphans(); n > 0 {
+		fmt.Fprintf(os.Stderr, "mcpconform: killed %d process(es) that a server which exited on its own left running\n", n)
+	}
+	os.Exit(code)
 }
 
 func dispatch(args []string, stdout, stderr io.Writer) int {

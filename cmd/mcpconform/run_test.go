@@ -2,16 +2,20 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcpconform/mcpconform/conformance"
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
+	"github.com/mcpconform/mcpconform/internal/fixtures/proctest"
 )
 
 func TestMain(m *testing.M) { fixturebin.Main(m) }
@@ -299,5 +303,41 @@ func TestList(t *testing.T) {
 	}
 	if code := runList([]string{"extra"}, &out, &errOut); code != 2 {
 		t.Errorf("list extra: exit %d, want 2", code)
+	}
+}
+
+// TestRunEndsOrphansOfServersThatExited: a server that exits on its own
+// while a process it started runs, one that cleared its environment and
+// left the server's session and process group, leaves that process to the
+// suite, which adopted it and has nothing left to tie it to the server
+// (docs/runner.md). The binary ends it before it exits, and says so.
+func TestRunEndsOrphansOfServersThatExited(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux has child subreapers: elsewhere orphans go to init")
+	}
+	self, hostile := fixturebin.Build(t, "cmd/mcpconform"), fixturebin.Build(t, "internal/fixtures/hostile")
+	pidfile := filepath.Join(t.TempDir(), "pids")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // guards against a hang only
+	defer cancel()
+	cmd := exec.CommandContext(ctx, self, "run", "--no-color", "--protocol", "2025-11-25", "--only", "lifecycle.initialize.result",
+		"--", hostile, "-mode", "escape-exit", "-pidfile", pidfile)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("the run did not end: %v", err)
+	}
+	pids, rerr := proctest.ReadPids(pidfile)
+	if rerr != nil || len(pids) == 0 {
+		t.Fatalf("no process of the fixture wrote its pid (%v): the test proves nothing", rerr)
+	}
+	for _, pid := range pids {
+		if proctest.Running(pid) {
+			t.Errorf("process %d is still running after mcpconform exited", pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	if !strings.Contains(stderr.String(), "that a server which exited on its own left running") {
+		t.Errorf("stderr does not say what was killed:\n%s", stderr.String())
 	}
 }
