@@ -7,7 +7,10 @@
 #   - discovery over 10,000 tools, cached and cold (BenchmarkDiscoverCached,
 #     BenchmarkDiscoverCold): targets <= 2 us with 0 allocations, <= 5 ms;
 #   - the property phase against its ping floor (BenchmarkPropertyPhase),
-#     for the embedded target and for `mcpconform reference` as a process;
+#     for the embedded target and for `mcpconform reference` as a process:
+#     targets >= 10,000 req/s and >= 0.5 of the ping floor, one ping at a
+#     time as issue 13 measured it (scripts/issue13-floor.sh); the ratio to
+#     the pipelined floor is printed beside it;
 #   - `mcpconform run` wall time against the embedded reference (next to
 #     the same server run as processes, `-- mcpconform reference`) and
 #     against @modelcontextprotocol/server-everything: targets <= 0.5 s and
@@ -72,10 +75,10 @@ al=$(metric BenchmarkDiscoverCold allocs/op)
 echo "| discover 10,000 tools, cold | $(awk -v n="$ns" 'BEGIN {printf "%.2f ms", n / 1e6}'), $al allocs | | | <= 5 ms |"
 
 # The property phase: the benchmark reports its request rate and the ping
-# floors of the same server in the same run (pings 64 in flight, the floor
-# the target names, and one at a time, the round trip), for the embedded
-# target as `mcpconform run` serves it and for `mcpconform reference` as a
-# process.
+# floors of the same server in the same run (one ping at a time, the round
+# trip, the floor issue 13's target names, and 64 in flight, the
+# transport's throughput), for the embedded target as `mcpconform run`
+# serves it and for `mcpconform reference` as a process.
 go test -run '^$' -bench '^BenchmarkPropertyPhase$' -benchtime "${count}x" ./cmd/mcpconform/ >"$tmp/bench.txt" 2>&1 || {
 	cat "$tmp/bench.txt" >&2
 	exit 1
@@ -92,8 +95,8 @@ for target in embedded process; do
 		cpus=$(metric "$b" cpu-s/run)
 		cpr=$(metric "$b" cpu-us/req)
 		cpp=$(metric "$b" floor-cpu-us/ping)
-		ratio=$(awk -v a="$rate" -v b="$floor" -v c="$rtt" 'BEGIN {if (b > 0 && c > 0) printf "%.2f of floor (%.2f of round trip)", a / b, a / c}')
-		echo "| property phase, $target, --cases $cases | $rate req/s (whole run $whole req/s; $cpus CPU-s a run, $cpr CPU-us a request) | ping floor $floor req/s pipelined, $cpp CPU-us a ping (round trip $rtt req/s) | $ratio | >= 10,000 req/s, >= 0.5 of floor |"
+		ratio=$(awk -v a="$rate" -v b="$floor" -v c="$rtt" 'BEGIN {if (b > 0 && c > 0) printf "%.2f of floor (%.2f of pipelined)", a / c, a / b}')
+		echo "| property phase, $target, --cases $cases | $rate req/s (whole run $whole req/s; $cpus CPU-s a run, $cpr CPU-us a request) | ping floor $rtt req/s (pipelined $floor req/s, $cpp CPU-us a ping) | $ratio | >= 10,000 req/s, >= 0.5 of floor |"
 		# What the phase spends per request once its fixed costs (the
 		# processes it starts, their handshakes and listings) are paid:
 		# the requests --cases 1000 adds over 100, over the span it adds.
@@ -105,7 +108,7 @@ for target in embedded process; do
 	done
 	awk -v n1="$n1" -v r1="$r1" -v n2="$n2" -v r2="$r2" -v f="$f2" -v t="$target" 'BEGIN {
 		d = n2 / r2 - n1 / r1
-		if (d > 0 && f > 0) printf "| property phase, %s, marginal | %.0f req/s (the %d requests --cases 1000 adds over 100, over the span it adds) | ping floor %.0f req/s pipelined | %.2f of floor | |\n", t, (n2 - n1) / d, n2 - n1, f, (n2 - n1) / d / f
+		if (d > 0 && f > 0) printf "| property phase, %s, marginal | %.0f req/s (the %d requests --cases 1000 adds over 100, over the span it adds) | pipelined floor %.0f req/s | %.2f of pipelined | |\n", t, (n2 - n1) / d, n2 - n1, f, (n2 - n1) / d / f
 	}'
 done
 
