@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -104,8 +103,8 @@ func EndOrphans() int {
 	deadline := time.Now().Add(reapBound)
 	for {
 		var kids []procEntry
-		for _, e := range childrenOf(self) {
-			if _, server := servers.Load(e.pid); !server {
+		for _, e := range readProcs("", 0, false) {
+			if _, server := servers.Load(e.pid); e.ppid == self && !server {
 				kids = append(kids, e)
 			}
 		}
@@ -126,27 +125,4 @@ func EndOrphans() int {
 			syscall.Wait4(e.pid, &ws, syscall.WNOHANG, nil)
 		}
 	}
-}
-
-// childrenOf returns the processes whose parent is pid, from the whole
-// process table (a kernel may have no /proc/PID/task/TID/children).
-func childrenOf(pid int) []procEntry {
-	dir, err := os.Open("/proc")
-	if err != nil {
-		return nil
-	}
-	names, _ := dir.Readdirnames(-1)
-	dir.Close()
-	buf := make([]byte, 1024)
-	var out []procEntry
-	for _, name := range names {
-		n, err := strconv.Atoi(name)
-		if err != nil || n == pid {
-			continue
-		}
-		if e, ok := parseStat(n, buf[:readProcFile(n, "stat", buf)]); ok && e.ppid == pid {
-			out = append(out, e)
-		}
-	}
-	return out
 }
