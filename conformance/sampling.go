@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
 )
@@ -252,6 +253,24 @@ func surveyFeatures(t *T) *featureSurvey {
 	if err != nil {
 		t.Logf("the feature survey could not list the tools (%v): the feature's own session decides", err)
 		return nil
+	}
+	// A client that declared a feature answers the server's requests for
+	// it: server-everything asks a client that declared roots for them
+	// once initialized, and a Node server with a request unanswered does
+	// not exit at the end of its input but waits out the shutdown grace
+	// (2 s a revision). The request may come any time: it is answered when
+	// the revision closes the survey, after the survey's evidence (the
+	// listing). One that comes only once the input has ended (as
+	// server-everything's does for 2024-11-05 and 2025-03-26) cannot be,
+	// and no check judges how the survey ends: it gets 200 ms to exit.
+	c.closePatience = 200 * time.Millisecond
+	c.answerAtClose = func(req *protocol.Message) (any, *protocol.Error) {
+		for _, g := range surveyedFeatures {
+			if _, declared := caps[g.name]; declared && req.Method == g.method {
+				return g.answers[0](req)
+			}
+		}
+		return nil, rpcError(protocol.CodeMethodNotFound, "mcpconform: no such client method")
 	}
 	s := &featureSurvey{conn: c, mark: mark, tools: tools}
 	t.env.setMemo(surveyMemo, s)

@@ -495,6 +495,13 @@ type Conn struct {
 	msgs        []*protocol.Message // parsed transcript, see messages
 
 	onRequest func(req *protocol.Message) (result any, rpcErr *protocol.Error) // answers server requests while collecting; see client.go
+	// answerAtClose answers the server's requests still queued when the
+	// engine closes the process, and closePatience, when set, bounds the
+	// wait for its exit (then it is killed): for a process no check
+	// judges the shutdown of, whose server may wait for an answer it can
+	// no longer get once its input ended (see surveyFeatures).
+	answerAtClose RequestHandler
+	closePatience time.Duration
 }
 
 // Process returns the underlying runner process for what Conn does not
@@ -1044,7 +1051,22 @@ func (c *Conn) closeAfterCheck() {
 		return
 	}
 	c.closed = true
-	e := c.env.eng.closeProcess(c.p)
+	if h := c.answerAtClose; h != nil {
+		c.onRequest = h
+		for _, r := range c.p.Pending() {
+			if r.Msg != nil && r.Msg.Kind() == protocol.KindRequest {
+				c.answer(r.Msg)
+			}
+		}
+	}
+	var e runner.Exit
+	if c.closePatience > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), c.closePatience)
+		e = c.p.Close(ctx)
+		cancel()
+	} else {
+		e = c.env.eng.closeProcess(c.p)
+	}
 	c.exit = &e
 }
 
