@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 	"github.com/mcpconform/mcpconform/internal/fixtures/proctest"
+	"github.com/mcpconform/mcpconform/protocol"
 )
 
 // hostileCase is one broken server of the list and what the report
@@ -28,6 +29,10 @@ type hostileCase struct {
 	// must hold; otherwise the run must make a report and check it.
 	runErr string
 	check  func(t *testing.T, rep *Report)
+	// orphans: the server leaves processes that only mcpconform's
+	// runner.EndOrphans ends (the binary's exit, not a Run's): the test
+	// ends them itself instead of requiring them gone.
+	orphans bool
 }
 
 // TestHostileCases runs the suite against each broken server of
@@ -209,6 +214,31 @@ func TestHostileCases(t *testing.T) {
 		}},
 		// A descendant with no token, process group, session or parent
 		// left to tie it to the server: wantAllGone proves it was ended.
+		// Exits once it has answered initialize, racing the suite's
+		// notifications/initialized: whether the exit comes before that
+		// write or after it must not decide anything. Every legacy
+		// revision it echoed is supported (a probe whose notification met
+		// the exit dropped the revision), the session's checks meet the
+		// exit as the server's fault (it was "start server: ..." harness
+		// errors), and none is an error. Its orphaned sleeper is
+		// escape's, which a Run leaves to mcpconform's EndOrphans (see
+		// runner): the test ends it.
+		{name: "exits on its own after answering initialize", flags: []string{"-mode", "escape-exit"}, opts: func(o *Options) { o.Protocol = "" }, orphans: true, check: func(t *testing.T, rep *Report) {
+			if !slices.Equal(rep.Supported, protocol.LegacyRevisions) {
+				t.Errorf("supported %v, want every legacy revision %v: each probe's initialize was accepted", rep.Supported, protocol.LegacyRevisions)
+			}
+			for _, rev := range protocol.LegacyRevisions {
+				r := resultOf(rep, "lifecycle.ping.operation", rev)
+				if r == nil || r.Status != StatusFail || !strings.Contains(r.Message, "server exited instead of answering ping") {
+					t.Errorf("lifecycle.ping.operation@%s = %+v, want the fail of a server that exited", rev, r)
+				}
+			}
+			for _, r := range rep.Results {
+				if r.Status == StatusError {
+					t.Errorf("%s@%s: error %q on a server that exits after initialize", r.ID, r.Revision, r.Message)
+				}
+			}
+		}},
 		{name: "grandchild clears its environment, calls setsid, its parent exits", flags: []string{"-mode", "escape"}, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "lifecycle.initialize.result", StatusPass, "")
 			wantResult(t, rep, "stdio.shutdown.eof-metric", StatusPass, "")
@@ -252,9 +282,34 @@ func TestHostileCases(t *testing.T) {
 				tc.check(t, rep)
 				t.Log(rep.ClosingLine())
 			}
+			if tc.orphans {
+				endAll(t, pidfile)
+				return
+			}
 			wantAllGone(t, pidfile)
 		})
 	}
+}
+
+// endAll kills every process of the fixture still running.
+func endAll(t *testing.T, pidfile string) {
+	t.Helper()
+	pids, _ := proctest.ReadPids(pidfile)
+	for _, pid := range pids {
+		if proctest.Running(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// resultOf returns the result of check id in revision rev, or nil.
+func resultOf(rep *Report, id, rev string) *Result {
+	for i, r := range rep.Results {
+		if r.ID == id && r.Revision == rev {
+			return &rep.Results[i]
+		}
+	}
+	return nil
 }
 
 // wantResult requires a result of check id (any check when id is empty)

@@ -94,9 +94,7 @@ func (t *T) logActivity(c *Conn, level string) []logMessage {
 		if params != nil {
 			p = params
 		}
-		if err := c.Send(id, r.method, p); err != nil {
-			t.HarnessError("send %s: %v", r.method, err)
-		}
+		c.must(r.method, c.Send(id, r.method, p)) // a server gone is its fault, as Collect would find
 		before, resp := c.Collect(id, r.method)
 		if r.method != protocol.MethodToolsList {
 			t.env.features.budget.bytes += int64(len(resp.Result) + len(rawError(resp)))

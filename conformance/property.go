@@ -385,7 +385,10 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 		if m.Error != nil {
 			return run, &openingError{fmt.Errorf("initialize: %w", m.Error)}
 		}
-		if err := p.SendString(open[1]); err != nil {
+		// A server that exited (or flooded) once it had answered
+		// initialize may have done so before this write or after it: the
+		// sequence meets it either way (see handshakeWith).
+		if err := p.SendString(open[1]); err != nil && !serverGone(err) {
 			return run, fmt.Errorf("send initialized: %w", err)
 		}
 	}

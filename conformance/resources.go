@@ -704,9 +704,7 @@ func init() {
 					break
 				}
 				id := fmt.Sprintf("subscribe-%s", t.env.nextID())
-				if err := c.Send(id, protocol.MethodResourcesSubscribe, map[string]any{"uri": r.URI}); err != nil {
-					t.HarnessError("send resources/subscribe: %v", err)
-				}
+				c.must(protocol.MethodResourcesSubscribe, c.Send(id, protocol.MethodResourcesSubscribe, map[string]any{"uri": r.URI}))
 				before, resp := c.Collect(id, protocol.MethodResourcesSubscribe)
 				during = append(during, updatedURIs(before)...)
 				if resp.Error == nil {

@@ -1011,6 +1011,13 @@ func (c *Conn) handshakeWith(ctx context.Context, rev string, caps map[string]an
 	n, _ := protocol.NewNotification(protocol.NotifInitialized, nil)
 	err = c.p.Send(n)
 	c.noteErr(err)
+	if serverGone(err) {
+		// The server answered initialize and then exited (or flooded):
+		// whether that came before this write or after it is a race, so
+		// the handshake is done either way and the check's next request
+		// meets the exit, as it would have a moment later.
+		return nil
+	}
 	return err
 }
 
@@ -1103,6 +1110,13 @@ func lineProblem(err error) bool {
 
 // runFault describes a runner error in a few words, for one-line messages;
 // the full error (with the stderr tail) belongs in a note.
+// serverGone reports whether err says the server exited or flooded: a write
+// that meets it races the server's own timing, and the next read meets the
+// same end.
+func serverGone(err error) bool {
+	return errors.Is(err, runner.ErrExited) || errors.Is(err, runner.ErrFlood)
+}
+
 func runFault(err error) string {
 	switch {
 	case errors.Is(err, runner.ErrExited):
