@@ -463,9 +463,11 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 	if err := collect(func() bool { return len(pending) == 0 }); err != nil {
 		run.Err = err
 		run.Answered = !pending[first] // the server still serves; some requests went unanswered
-		if !run.Answered && !slices.ContainsFunc(lines, func(l wireLine) bool { return l.Malformed }) {
-			// No answer to a barrier after well-formed lines: the process
-			// hangs, which the revision's breaker counts.
+		if !run.Answered && errors.Is(err, runner.ErrTimeout) && !slices.ContainsFunc(lines, func(l wireLine) bool { return l.Malformed }) {
+			// No answer in time to a barrier after well-formed lines: the
+			// process hangs, which the revision's breaker counts. (An exit
+			// costs no wait, and whether the sequence's writes or its reads
+			// met it first is a race: the breaker is not for it.)
 			t.env.noteStall(t.check.ID, barrierMethod(t)+" (barrier)", p, err)
 		}
 		return run, nil
@@ -801,7 +803,7 @@ func runAnsweredOnce(t *T) {
 	sequenceProperty(t, "pipelined requests and notifications", lines, scratchSession, func(ls []wireLine, run wireRun) []string {
 		var problems []string
 		if !run.Answered {
-			problems = append(problems, fmt.Sprintf("the server stopped answering: %v", run.Err))
+			problems = append(problems, "the server stopped answering: "+stableCause(run.Err))
 		}
 		byID := responses(run.Received)
 		want := make(map[string]bool, len(ls))
