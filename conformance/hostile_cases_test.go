@@ -237,6 +237,18 @@ func TestHostileCases(t *testing.T) {
 				if r.Status == StatusError {
 					t.Errorf("%s@%s: error %q on a server that exits after initialize", r.ID, r.Revision, r.Message)
 				}
+				// An exit costs no wait: the revision's breaker, which
+				// spares the checks after a hung server, is not for it.
+				if strings.Contains(r.Message, "stopped answering in") {
+					t.Errorf("%s@%s: %s %q: an exit tripped the breaker", r.ID, r.Revision, r.Status, r.Message)
+				}
+			}
+			// The invalid request met the exit, before or after the write:
+			// no result came either way, which is all the MUST asks.
+			for _, rev := range protocol.LegacyRevisions {
+				if r := resultOf(rep, "jsonrpc.invalid-request.rejected", rev); r == nil || r.Status != StatusPass {
+					t.Errorf("jsonrpc.invalid-request.rejected@%s = %+v, want pass", rev, r)
+				}
 			}
 		}},
 		{name: "grandchild clears its environment, calls setsid, its parent exits", flags: []string{"-mode", "escape"}, check: func(t *testing.T, rep *Report) {
