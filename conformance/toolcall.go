@@ -38,6 +38,10 @@ import (
 // float64, ignores format under draft-07, and stops at the first
 // violation; oracle_test.go pins each duty.
 
+// errCompilePanicked is the compile error of a schema whose compile
+// panicked.
+var errCompilePanicked = errors.New("the schema compiler panicked")
+
 // errExternalRef marks a schema that refers to a document we must not load.
 var errExternalRef = errors.New("refers to an external document, which the suite does not fetch")
 
@@ -322,9 +326,10 @@ func toolNames(tools []protocol.Tool) []string {
 // compiledSchema is a tool schema compiled for the oracle, with the
 // argument generator's plan of it.
 type compiledSchema struct {
-	sch  *jsonschema.Schema
-	err  error
-	plan *gen.Plan
+	ready chan struct{} // closed once the fields below are set
+	sch   *jsonschema.Schema
+	err   error
+	plan  *gen.Plan
 	// wait and waitUnit are the duration argument a schema of this text
 	// gives a tool (see durationArg), found once rather than per case.
 	wait     string
@@ -392,13 +397,32 @@ func (c *compiledSchema) agreesOn(v any, args []byte, valid bool) bool {
 // schema compiles (tools.schema.*) keep the verdict alone, by a digest of
 // the key: the compiled forms are kept only for the tools a check calls,
 // a budget of them, so the cache does not hold every tool's.
+//
+// A compiled form is kept per default draft, not per revision: every
+// revision tries 2020-12 first (compileToolSchema), so a schema that
+// compiles as 2020-12 is one compiled form for all five, and its verdict
+// memo serves them all: the revisions' argument checks start together, and
+// each waited for the other era's compile of the same schemas too, since
+// a schema was compiled under the cache's lock. A schema is compiled
+// outside the lock by the first caller that claims it; the others wait for
+// that one alone.
 type schemaCache struct {
 	mu   sync.Mutex
-	m    map[string]*compiledSchema
+	m    map[string]*compiledSchema // by draftKey
 	errs map[[sha256.Size]byte]error
 	// verdicts counts the oracle's verdicts the schemas' memos keep.
 	verdicts atomic.Int64
 }
+
+// The drafts a tool schema is compiled under by default (compileWith's
+// draft): 2020-12 for every revision, then draft-07 for a revision before
+// 2025-11-25 when 2020-12 did not compile it.
+const (
+	draft2020 = "2020"
+	draft07   = "07"
+)
+
+func draftKey(raw json.RawMessage, draft string) string { return draft + "|" + string(raw) }
 
 func schemaKey(raw json.RawMessage, rev string) string {
 	key := "2020|"
@@ -411,13 +435,12 @@ func schemaKey(raw json.RawMessage, rev string) string {
 // schemaErr reports whether raw compiles under the dialects of rev, once
 // per run, keeping only the verdict.
 func (e *engine) schemaErr(raw json.RawMessage, rev string) error {
+	if c, ok := e.compiledIfAny(raw, rev); ok {
+		return c.err
+	}
 	key := schemaKey(raw, rev)
 	sum := sha256.Sum256([]byte(key))
 	e.schemas.mu.Lock()
-	if c, ok := e.schemas.m[key]; ok {
-		e.schemas.mu.Unlock()
-		return c.err
-	}
 	if err, ok := e.schemas.errs[sum]; ok {
 		e.schemas.mu.Unlock()
 		return err
@@ -434,21 +457,95 @@ func (e *engine) schemaErr(raw json.RawMessage, rev string) error {
 }
 
 // compiled compiles raw under the dialects of rev, once per run; the plan
-// is made on first use.
+// is made on first use. It gives what compileToolSchema would: the
+// 2020-12 form, else for a revision before 2025-11-25 the draft-07 form,
+// else the 2020-12 error.
 func (e *engine) compiled(raw json.RawMessage, rev string) *compiledSchema {
-	key := schemaKey(raw, rev)
+	c := e.compiledIn(raw, draft2020)
+	if c.sch != nil || protocol.AtLeast(rev, protocol.Rev20251125) {
+		return c
+	}
+	if c07 := e.compiledIn(raw, draft07); c07.sch != nil {
+		return c07
+	}
+	return c
+}
+
+// compiledIfAny is compiled for a schema whose forms rev needs are
+// compiled or being compiled (it waits for them), and false for one that
+// would have to be compiled first.
+func (e *engine) compiledIfAny(raw json.RawMessage, rev string) (*compiledSchema, bool) {
+	c, ok := e.claimed(raw, draft2020)
+	if !ok || c.sch != nil || protocol.AtLeast(rev, protocol.Rev20251125) {
+		return c, ok
+	}
+	if c07, ok := e.claimed(raw, draft07); !ok {
+		return nil, false
+	} else if c07.sch != nil {
+		return c07, true
+	}
+	return c, true
+}
+
+// claimed returns raw's form under draft once it is compiled, and false
+// when no caller has claimed it.
+func (e *engine) claimed(raw json.RawMessage, draft string) (*compiledSchema, bool) {
+	e.schemas.mu.Lock()
+	c, ok := e.schemas.m[draftKey(raw, draft)]
+	e.schemas.mu.Unlock()
+	if ok {
+		<-c.ready
+	}
+	return c, ok
+}
+
+// compiledIn returns raw compiled with draft as the default dialect, once
+// per run: the first caller compiles it, later ones wait for that.
+func (e *engine) compiledIn(raw json.RawMessage, draft string) *compiledSchema {
+	c, mine := e.claim(raw, draft)
+	if mine {
+		c.compile(raw, draft)
+	}
+	<-c.ready
+	return c
+}
+
+// claim returns raw's entry under draft, and whether the caller made it
+// and so must compile it.
+func (e *engine) claim(raw json.RawMessage, draft string) (*compiledSchema, bool) {
+	key := draftKey(raw, draft)
 	e.schemas.mu.Lock()
 	defer e.schemas.mu.Unlock()
 	if c, ok := e.schemas.m[key]; ok {
-		return c
+		return c, false
 	}
 	if e.schemas.m == nil {
 		e.schemas.m = map[string]*compiledSchema{}
 	}
-	c := &compiledSchema{}
+	c := &compiledSchema{ready: make(chan struct{})}
 	c.verdicts.kept = &e.schemas.verdicts
+	e.schemas.m[key] = c
+	return c, true
+}
+
+// compile fills c, a claimed entry, with raw compiled with draft as the
+// default dialect and its plan, and makes it ready.
+func (c *compiledSchema) compile(raw json.RawMessage, draft string) {
+	defer func() {
+		if c.sch == nil && c.err == nil {
+			// The compiler panicked: the check that asked fails with the
+			// panic, and the callers waiting get an error, not a nil
+			// schema.
+			c.err = errCompilePanicked
+		}
+		close(c.ready)
+	}()
+	d := jsonschema.Draft2020
+	if draft == draft07 {
+		d = jsonschema.Draft7
+	}
 	c.wait, c.waitUnit = durationArg(protocol.Tool{InputSchema: raw})
-	c.sch, c.err = compileToolSchema(raw, rev)
+	c.sch, c.err = compileWith(raw, d)
 	if c.err == nil {
 		if doc, err := decodeForSchema(raw); err == nil {
 			c.plan = gen.NewPlan(doc)
@@ -456,8 +553,6 @@ func (e *engine) compiled(raw json.RawMessage, rev string) *compiledSchema {
 			c.err = err
 		}
 	}
-	e.schemas.m[key] = c
-	return c
 }
 
 // argTool is a callable tool whose input schema the oracle compiled.

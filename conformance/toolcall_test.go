@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -40,6 +41,45 @@ func TestCompileToolSchema(t *testing.T) {
 				t.Errorf("external ref = %v, want %v (%v)", errors.Is(err, errExternalRef), tt.extRef, err)
 			}
 		})
+	}
+}
+
+// TestCompiledAsCompileToolSchema holds the schema cache to
+// compileToolSchema for every revision, whichever revision compiles a
+// schema first, and a schema that compiles as 2020-12 to one compiled
+// form for all revisions (one verdict memo).
+func TestCompiledAsCompileToolSchema(t *testing.T) {
+	schemas := []string{
+		`{"type":"object","properties":{"a":{"type":"string"}}}`,
+		`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","definitions":{"x":{}}}`,
+		`{"type":"object","properties":{"a":{"type":"nonsense"}}}`,
+		`{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}`,
+		`{"type":"object","properties":{"a":{"items":[{"type":"string"}]}}}`,
+	}
+	backward := slices.Clone(protocol.AllRevisions)
+	slices.Reverse(backward)
+	orders := [][]string{protocol.AllRevisions, backward}
+	for _, order := range orders {
+		e := &engine{}
+		for _, raw := range schemas {
+			for _, rev := range order {
+				c := e.compiled(json.RawMessage(raw), rev)
+				_, want := compileToolSchema(json.RawMessage(raw), rev)
+				if (c.err == nil) != (want == nil) || c.err != nil && c.err.Error() != want.Error() {
+					t.Errorf("%s at %s: err %v, want %v", raw, rev, c.err, want)
+				}
+				if c.err == nil && c.plan == nil {
+					t.Errorf("%s at %s: compiled without a plan", raw, rev)
+				}
+				if err := e.schemaErr(json.RawMessage(raw), rev); (err == nil) != (want == nil) {
+					t.Errorf("%s at %s: schemaErr %v, want %v", raw, rev, err, want)
+				}
+			}
+		}
+		plain := json.RawMessage(schemas[0])
+		if e.compiled(plain, protocol.Rev20241105) != e.compiled(plain, protocol.Modern) {
+			t.Errorf("a 2020-12 schema has a compiled form per era, want one")
+		}
 	}
 }
 
