@@ -573,21 +573,39 @@ func (c *Conn) RequestID(id any, method string, params any) (*protocol.Message, 
 }
 
 func (c *Conn) request(method string, params any, do func(context.Context) (*protocol.Message, error)) (*protocol.Message, error) {
-	raw, _ := json.Marshal(params)
+	raw, key, err := c.askable(method, params)
+	if err != nil {
+		return nil, err
+	}
+	m, err := do(c.ctx())
+	return c.answered(method, raw, key, m, err)
+}
+
+// askable returns a request's params as JSON (nil for none) and, for a
+// tools/list, the key of its memo; err is the memo's error for a tools/list
+// whose same request came back on a line over the limit: it is not asked
+// again.
+func (c *Conn) askable(method string, params any) (raw json.RawMessage, key string, err error) {
+	raw, _ = json.Marshal(params)
 	if params == nil {
 		raw = nil
 	}
-	key := ""
 	if method == protocol.MethodToolsList {
 		key = overLimitMemo + string(raw)
 		if err, ok := c.env.memo(key).(error); ok {
 			if c.t != nil {
 				c.t.Logf("tools/list not asked again on %s: %v", c.name, err)
 			}
-			return nil, err
+			return raw, key, err
 		}
 	}
-	m, err := do(c.ctx())
+	return raw, key, nil
+}
+
+// answered does what request does with a request's answer m (or err):
+// notes the error, a stall, an answer over the line limit, and records the
+// exchange.
+func (c *Conn) answered(method string, raw json.RawMessage, key string, m *protocol.Message, err error) (*protocol.Message, error) {
 	if m != nil && lineProblem(err) {
 		// The answer came on a faulty line (invalid UTF-8, say): the stdio
 		// checks judge the line; the exchange itself happened.
@@ -603,6 +621,70 @@ func (c *Conn) request(method string, params any, do func(context.Context) (*pro
 	}
 	c.env.record(Exchange{Process: c.name, Method: method, Params: raw, Response: m})
 	return m, err
+}
+
+// ahead is requests sent at once that Request would have sent one after
+// another, each with the id Request would have given it, whose answers
+// are taken in order: take gives each answer as Request would have.
+type ahead struct {
+	c      *Conn
+	method string
+	params any
+	raw    json.RawMessage
+	key    string
+	ids    []json.RawMessage
+	taken  int
+}
+
+// sendAhead sends n requests of method with params (the modern _meta added
+// as Request adds it) in one write, with the ids n Requests would have
+// used one after another, and returns them for take. It returns nil, sending
+// nothing, for a request Request would not send (see askable) or params
+// that do not encode.
+func (c *Conn) sendAhead(method string, params any, n int) *ahead {
+	p, err := c.params(params)
+	if err != nil {
+		return nil
+	}
+	raw, key, err := c.askable(method, p)
+	if err != nil {
+		return nil
+	}
+	a := &ahead{c: c, method: method, params: p, raw: raw, key: key}
+	lines, keys := make([]string, n), make([]string, n)
+	for i := range n {
+		m, err := protocol.NewRequest(c.p.NewID(), method, p)
+		if err != nil {
+			return nil
+		}
+		line, _ := json.Marshal(m) // as runner.Process.Send encodes it
+		lines[i], keys[i] = string(line), protocol.IDKey(m.ID)
+		a.ids = append(a.ids, m.ID)
+	}
+	sent, err := c.p.SendRequestLines(lines, keys)
+	a.ids = a.ids[:sent]
+	c.noteErr(err)
+	return a
+}
+
+// more reports whether a request sent has not had its answer taken.
+func (a *ahead) more() bool { return a != nil && a.taken < len(a.ids) }
+
+// take waits for the answer to the next request sent, as Request would
+// have after sending it; the caller checks more first.
+func (a *ahead) take() (*protocol.Message, error) {
+	id := a.ids[a.taken]
+	a.taken++
+	m, err := a.c.p.Await(a.c.ctx(), id)
+	return a.c.answered(a.method, a.raw, a.key, m, err)
+}
+
+// drain takes the answers not taken yet, so that none is left queued or
+// outstanding on the process for the checks after this one.
+func (a *ahead) drain() {
+	for a.more() {
+		a.take()
+	}
 }
 
 // overLimitMemo prefixes the memo key of a tools/list request (its params
