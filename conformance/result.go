@@ -57,13 +57,14 @@ const (
 
 // Check statuses; see report.Status.
 const (
-	StatusPass        = report.StatusPass
-	StatusFail        = report.StatusFail
-	StatusWarn        = report.StatusWarn
-	StatusNA          = report.StatusNA
-	StatusNotVerified = report.StatusNotVerified
-	StatusBlocked     = report.StatusBlocked
-	StatusError       = report.StatusError
+	StatusPass         = report.StatusPass
+	StatusFail         = report.StatusFail
+	StatusWarn         = report.StatusWarn
+	StatusNA           = report.StatusNA
+	StatusNotVerified  = report.StatusNotVerified
+	StatusBlocked      = report.StatusBlocked
+	StatusError        = report.StatusError
+	StatusNotExercised = report.StatusNotExercised
 )
 
 // Statuses lists every status in report order.

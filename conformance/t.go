@@ -164,6 +164,13 @@ func (t *T) NotVerified(format string, args ...any) {
 	t.finish(StatusNotVerified, format, args...)
 }
 
+// NotExercised ends the check as not-exercised: the requirement binds the
+// server only when it does something the run never saw it do (ask the
+// client for sampling, say). The message must say how to exercise it.
+func (t *T) NotExercised(format string, args ...any) {
+	t.finish(StatusNotExercised, format, args...)
+}
+
 // HarnessError ends the check as error: the suite, not the server, failed,
 // so the verdict is unknown.
 func (t *T) HarnessError(format string, args ...any) { t.finish(StatusError, format, args...) }

@@ -214,6 +214,8 @@ func statusClass(r Result) string {
 		return "na"
 	case StatusNotVerified:
 		return "nv"
+	case StatusNotExercised:
+		return "nx"
 	}
 	return "none"
 }

@@ -96,7 +96,7 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 			c.Failure = &junitProblem{Message: r.Message, Type: fmt.Sprintf("%s %s", r.Level, r.Status), Text: body}
 		case r.Status == StatusError:
 			c.Error = &junitProblem{Message: r.Message, Type: "harness error", Text: body}
-		case r.Status == StatusNA || r.Status == StatusNotVerified || r.Status == StatusBlocked:
+		case r.Status == StatusNA || r.Status == StatusNotExercised || r.Status == StatusNotVerified || r.Status == StatusBlocked:
 			c.Skipped = &junitSkipped{Message: fmt.Sprintf("%s: %s", r.Status, r.Message)}
 		case r.Status == StatusWarn:
 			c.SystemOut = "WARN (SHOULD): " + r.Message + "\n" + body

@@ -7,7 +7,7 @@ import (
 
 var statusEmoji = map[Status]string{
 	StatusPass: "✅ pass", StatusFail: "❌ fail", StatusWarn: "⚠️ warn", StatusNA: "➖ n/a",
-	StatusNotVerified: "❔ not verified", StatusBlocked: "⛔ blocked", StatusError: "💥 error",
+	StatusNotExercised: "➰ not exercised", StatusNotVerified: "❔ not verified", StatusBlocked: "⛔ blocked", StatusError: "💥 error",
 }
 
 // WriteMarkdown writes a summary for a CI step summary: the closing line,

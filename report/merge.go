@@ -151,7 +151,7 @@ func (m *Merged) WriteJSON(w io.Writer) error {
 
 var mdStatus = map[Status]string{
 	StatusPass: "✅", StatusFail: "❌", StatusWarn: "⚠️", StatusNA: "➖",
-	StatusNotVerified: "❔", StatusBlocked: "⛔", StatusError: "💥", "": "·",
+	StatusNotExercised: "➰", StatusNotVerified: "❔", StatusBlocked: "⛔", StatusError: "💥", "": "·",
 }
 
 // WriteText writes one line per server: its verdict line.

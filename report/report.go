@@ -44,10 +44,14 @@ const (
 	StatusNotVerified Status = "not-verified" // could not be performed; not a pass
 	StatusBlocked     Status = "blocked"      // a prerequisite check failed
 	StatusError       Status = "error"        // harness problem: the verdict is unknown
+	// StatusNotExercised is a requirement that binds a server only when
+	// it does something (asks the client for sampling, say) that the run
+	// never saw it do: neither a verdict nor a gap, and never counted.
+	StatusNotExercised Status = "not-exercised"
 )
 
 // Statuses lists every status in report order.
-var Statuses = []Status{StatusPass, StatusFail, StatusWarn, StatusNA, StatusNotVerified, StatusBlocked, StatusError}
+var Statuses = []Status{StatusPass, StatusFail, StatusWarn, StatusNA, StatusNotExercised, StatusNotVerified, StatusBlocked, StatusError}
 
 // Severity orders statuses from most to least alarming, for summaries: the
 // higher, the worse. n/a ranks below pass, so that a check that passed
@@ -67,7 +71,7 @@ func (s Status) Severity() int {
 	case StatusPass:
 		return 1
 	}
-	return 0
+	return 0 // n/a and not-exercised: nothing was judged
 }
 
 // SpecRef points at the text of the specification that states a requirement.

@@ -17,12 +17,12 @@ type TextOptions struct {
 
 var statusLabel = map[Status]string{
 	StatusPass: "PASS", StatusFail: "FAIL", StatusWarn: "WARN", StatusNA: "N/A",
-	StatusNotVerified: "UNVERIFIED", StatusBlocked: "BLOCKED", StatusError: "ERROR",
+	StatusNotExercised: "UNEXERCISED", StatusNotVerified: "UNVERIFIED", StatusBlocked: "BLOCKED", StatusError: "ERROR",
 }
 
 var statusColor = map[Status]string{
 	StatusPass: "\x1b[32m", StatusFail: "\x1b[31;1m", StatusWarn: "\x1b[33m", StatusNA: "\x1b[2m",
-	StatusNotVerified: "\x1b[36m", StatusBlocked: "\x1b[35m", StatusError: "\x1b[31;1m",
+	StatusNotExercised: "\x1b[2m", StatusNotVerified: "\x1b[36m", StatusBlocked: "\x1b[35m", StatusError: "\x1b[31;1m",
 }
 
 // expectedColor paints a listed expected failure: known, so not alarming.

@@ -89,7 +89,7 @@ func judge(r conformance.Result, strict bool) (action, string) {
 		return actionFail, msg
 	case r.Status == conformance.StatusWarn:
 		return actionLog, msg
-	case r.Status == conformance.StatusNA, r.Status == conformance.StatusNotVerified, r.Status == conformance.StatusBlocked:
+	case r.Status == conformance.StatusNA, r.Status == conformance.StatusNotExercised, r.Status == conformance.StatusNotVerified, r.Status == conformance.StatusBlocked:
 		return actionSkip, msg
 	}
 	return actionPass, msg
