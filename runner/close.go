@@ -27,7 +27,13 @@ const reapBound = 10 * time.Second
 // Close is idempotent and safe after a crash or a flood: later calls return
 // the same Exit.
 func (p *Process) Close(ctx context.Context) Exit {
-	p.closeOnce.Do(func() { p.shutdown(ctx) })
+	p.closeOnce.Do(func() {
+		if p.link != nil {
+			p.shutdownLink(ctx)
+			return
+		}
+		p.shutdown(ctx)
+	})
 	<-p.closeDone
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -141,6 +141,22 @@ type Config struct {
 	// no pid, process group or descendant, and a signal closes the server's
 	// stdin and stdout.
 	Serve ServeFunc
+	// HTTP, when set, makes the process a session with the server at this
+	// target over HTTP (see HTTPExchange) instead of a process: Command,
+	// Env, Dir and Serve do not apply, and Close ends the session.
+	HTTP *HTTPTarget
+	// HTTPMode is how an HTTP session carries messages: HTTPStreamable or
+	// HTTPSSE; "" tries Streamable HTTP and falls back to HTTP+SSE when a
+	// POST of initialize fails, as the specification's backwards
+	// compatibility says.
+	HTTPMode string
+	// Protocol is the revision the session speaks, when known: over HTTP
+	// a request whose _meta names none is sent with the headers of this
+	// one (2026-07-28).
+	Protocol string
+	// StdoutLog makes the server's stdout a log, kept with its stderr
+	// (StderrTail): for a server that speaks over HTTP.
+	StdoutLog bool
 }
 
 func (c Config) withDefaults() Config {
@@ -241,7 +257,8 @@ type Process struct {
 	longAt   atomic.Int64
 	longHead []byte // guarded by mu
 
-	served *served // the server runs in this program (Config.Serve); cmd is nil
+	served *served   // the server runs in this program (Config.Serve); cmd is nil
+	link   *httpLink // a session over HTTP (Config.HTTP); cmd is nil
 
 	stdin   *os.File // write end of the server's stdin
 	stdout  *os.File // read end of the server's stdout
@@ -296,13 +313,16 @@ type Process struct {
 // streams. As with exec.CommandContext, the whole process group is killed
 // when ctx is done; Close must still be called to reap it.
 func Start(ctx context.Context, cfg Config) (*Process, error) {
-	if len(cfg.Command) == 0 {
+	if len(cfg.Command) == 0 && cfg.HTTP == nil {
 		return nil, errors.New("runner: empty command")
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("runner: start %s: %w", cfg.Command[0], err)
+		return nil, fmt.Errorf("runner: start: %w", err)
 	}
 	cfg = cfg.withDefaults()
+	if cfg.HTTP != nil {
+		return startHTTP(ctx, cfg)
+	}
 	if cfg.Serve != nil {
 		return startServed(ctx, cfg)
 	}
@@ -323,6 +343,9 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	if cfg.StdoutLog {
+		cmd.Stdout = errW
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
@@ -510,6 +533,10 @@ func (p *Process) kill(why error) {
 // signalGroup sends sig to the process group; a group that no longer exists
 // is not an error.
 func (p *Process) signalGroup(sig syscall.Signal) bool {
+	if p.link != nil {
+		p.link.abort()
+		return true
+	}
 	if p.served != nil {
 		p.stopServed(sig)
 		return true
@@ -823,6 +850,9 @@ func (p *Process) sendBatch(lines, keys []string) (int, error) {
 // write writes buf, lines each with its newline, to the server's stdin,
 // bounded by RequestTimeout; p.writeMu is held.
 func (p *Process) write(buf []byte) error {
+	if p.link != nil {
+		return p.link.write(buf)
+	}
 	if err := p.stdin.SetWriteDeadline(time.Now().Add(p.cfg.RequestTimeout)); err != nil {
 		return fmt.Errorf("runner: send: %w", err)
 	}
