@@ -278,6 +278,16 @@ func (s *Server) HandleLine(line []byte) [][]byte {
 	return s.handleLine(line)
 }
 
+// HandleLineWith is HandleLine that hands the outbound lines to deliver
+// before the server lets go of its lock: the lines its clock sends later
+// (SetOutput), which it sends under that lock too, cannot overtake them.
+// deliver must not call the server.
+func (s *Server) HandleLineWith(line []byte, deliver func(out [][]byte)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	deliver(s.handleLine(line))
+}
+
 // handleLine is HandleLine with the server's lock held.
 func (s *Server) handleLine(line []byte) [][]byte {
 	line = bytes.TrimRight(line, "\r\n")

@@ -17,13 +17,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
+	"os/signal"
 	"runtime"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/mcpconform/mcpconform/reference"
 	"github.com/mcpconform/mcpconform/reference/demo"
+	"github.com/mcpconform/mcpconform/reference/httpserver"
 	"github.com/mcpconform/mcpconform/reference/server"
 
 	// The runner's start of a server (package serverexec, which the
@@ -72,6 +78,11 @@ flags:
                    client), with tasks (2025-11-25) and subscriptions/listen
                    of tools/list_changed (2026-07-28)
   --page-size N    tools per tools/list page (default %d)
+  --http ADDR      serve over HTTP on ADDR (such as 127.0.0.1:8080) instead
+                   of stdio: Streamable HTTP at /mcp (a session per
+                   initialize for the legacy revisions, stateless requests
+                   for 2026-07-28) and the HTTP+SSE transport of 2024-11-05
+                   at /sse; every session gets the principal of the flags
   --help           print this help
 
 example:
@@ -99,7 +110,7 @@ func (l *scopeList) Set(v string) error {
 // Serve is `mcpconform reference args` on the given streams; it returns
 // the exit code.
 func Serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	opts, err := ParseFlags(args)
+	opts, addr, err := parseCommand(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintf(stdout, usage, demo.DefaultTenant, strings.Join(demo.DefaultScopes(), ","),
 			demo.DefaultClearance, server.AdminScope, server.DefaultPageSize)
@@ -110,6 +121,9 @@ func Serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opts.Log = stderr
+	if addr != "" {
+		return serveHTTP(addr, opts, stderr)
+	}
 	srv := server.New(opts)
 	fmt.Fprintf(stderr, "mcpconform reference: serving tenant %s, clearance %s, scopes %s on stdio\n",
 		opts.Principal.Tenant, opts.Principal.Clearance, strings.Join(opts.Principal.Scopes, ","))
@@ -123,6 +137,16 @@ func Serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // ParseFlags turns the command line into server options; every error is
 // one line fit for the user.
 func ParseFlags(args []string) (server.Options, error) {
+	opts, addr, err := parseCommand(args)
+	if err == nil && addr != "" {
+		return server.Options{}, errors.New("--http: serving over HTTP has no server options of its own")
+	}
+	return opts, err
+}
+
+// parseCommand is ParseFlags that also returns the address of --http,
+// "" for stdio.
+func parseCommand(args []string) (server.Options, string, error) {
 	fs := flag.NewFlagSet("reference", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -131,22 +155,26 @@ func ParseFlags(args []string) (server.Options, error) {
 	admin := fs.Bool("admin", false, "")
 	async := fs.Bool("async", true, "")
 	pageSize := fs.Int("page-size", server.DefaultPageSize, "")
+	addr := fs.String("http", "", "")
 	var scopes scopeList
 	fs.Var(&scopes, "scope", "")
 	if err := fs.Parse(args); err != nil {
-		return server.Options{}, err
+		return server.Options{}, "", err
 	}
 	if fs.NArg() > 0 {
-		return server.Options{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return server.Options{}, "", fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if *tenant == "" {
-		return server.Options{}, errors.New("--tenant must not be empty")
+		return server.Options{}, "", errors.New("--tenant must not be empty")
 	}
 	if _, err := reference.ClassificationRank(reference.Classification(*clearance)); err != nil {
-		return server.Options{}, fmt.Errorf("--clearance %q is not one of public, internal, confidential, restricted", *clearance)
+		return server.Options{}, "", fmt.Errorf("--clearance %q is not one of public, internal, confidential, restricted", *clearance)
 	}
 	if *pageSize < 1 {
-		return server.Options{}, fmt.Errorf("--page-size must be at least 1, got %d", *pageSize)
+		return server.Options{}, "", fmt.Errorf("--page-size must be at least 1, got %d", *pageSize)
+	}
+	if _, _, err := net.SplitHostPort(*addr); *addr != "" && err != nil {
+		return server.Options{}, "", fmt.Errorf("--http %q: want HOST:PORT, such as 127.0.0.1:8080", *addr)
 	}
 	held := demo.DefaultScopes()
 	if scopes.set {
@@ -158,5 +186,33 @@ func ParseFlags(args []string) (server.Options, error) {
 		Admin:     *admin,
 		Async:     *async,
 		PageSize:  *pageSize,
-	}, nil
+	}, *addr, nil
+}
+
+// serveHTTP serves the reference over HTTP on addr until SIGINT or
+// SIGTERM.
+func serveHTTP(addr string, opts server.Options, stderr io.Writer) int {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpconform reference: %v\n", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	h := httpserver.New(opts)
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		h.Close()
+		shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(shutdown)
+	}()
+	fmt.Fprintf(stderr, "mcpconform reference: serving tenant %s, clearance %s, scopes %s on http://%s%s (Streamable HTTP) and http://%s%s (HTTP+SSE)\n",
+		opts.Principal.Tenant, opts.Principal.Clearance, strings.Join(opts.Principal.Scopes, ","), ln.Addr(), httpserver.MCPPath, ln.Addr(), httpserver.SSEPath)
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(stderr, "mcpconform reference: %v\n", err)
+		return 1
+	}
+	return 0
 }
