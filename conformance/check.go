@@ -271,6 +271,10 @@ type Check struct {
 	Prereqs     []string    // ids of checks that must not fail first (same revision)
 	After       []string    // ids of checks that run first without being prerequisites (a Final check judging traffic they make)
 	Final       bool        // runs after the other checks of its revision (traffic scans)
+	// Transport, when set, is the one transport the check applies to
+	// (TransportStdio or TransportHTTP): it is n/a over the other. The
+	// stdio and http areas are their transport's without saying so.
+	Transport string
 	// Starts is how many server processes the check usually starts (Fresh,
 	// FreshSession, FreshSessionWith, or the first use of a spare
 	// session): the engine starts them while the check before it runs. A
@@ -299,6 +303,26 @@ func (c *Check) Area() string {
 	return area
 }
 
+// Transports a server is checked over.
+const (
+	TransportStdio = "stdio"
+	TransportHTTP  = "http"
+)
+
+// OnlyOver returns the one transport the check applies to, or "" when it
+// applies over every transport.
+func (c *Check) OnlyOver() string {
+	switch {
+	case c.Transport != "":
+		return c.Transport
+	case c.Area() == TransportStdio:
+		return TransportStdio
+	case c.Area() == TransportHTTP:
+		return TransportHTTP
+	}
+	return ""
+}
+
 // AppliesTo reports whether the check runs for revision rev.
 func (c *Check) AppliesTo(rev string) bool {
 	if c.Revisions == nil {
@@ -308,7 +332,7 @@ func (c *Check) AppliesTo(rev string) bool {
 }
 
 // Areas lists the catalogue's areas in report order.
-var Areas = []string{"stdio", "jsonrpc", "lifecycle", "tools", "resources", "prompts", "completion", "logging", "progress", "cancellation", "sampling", "elicitation", "roots", "tasks", "modern", "property", "governance"}
+var Areas = []string{"stdio", "http", "jsonrpc", "lifecycle", "tools", "resources", "prompts", "completion", "logging", "progress", "cancellation", "sampling", "elicitation", "roots", "tasks", "modern", "property", "governance"}
 
 var idPattern = regexp.MustCompile(`^[a-z][a-z0-9]*\.[a-z0-9][a-z0-9-]*\.[a-z0-9][a-z0-9-]*$`)
 
@@ -371,6 +395,9 @@ func validate(c *Check) error {
 	}
 	if !slices.Contains(Areas, c.Area()) {
 		return fmt.Errorf("%s: unknown area %q", c.ID, c.Area())
+	}
+	if c.Transport != "" && c.Transport != TransportStdio && c.Transport != TransportHTTP {
+		return fmt.Errorf("%s: unknown transport %q", c.ID, c.Transport)
 	}
 	if c.Title == "" || c.Requirement == "" {
 		return fmt.Errorf("%s: title and requirement are required", c.ID)

@@ -200,6 +200,9 @@ func noAnswer(e *engine, os []*probeOutcome) error {
 	if !slices.ContainsFunc(os, func(o *probeOutcome) bool { return o.startErr == nil }) {
 		return fmt.Errorf("cannot start the server: %w", os[0].startErr)
 	}
+	if !slices.ContainsFunc(os, func(o *probeOutcome) bool { return !errors.Is(o.err, runner.ErrUnavailable) }) {
+		return fmt.Errorf("%w: cannot reach the server at %s: %s", ErrNoAnswer, e.http.URL(), httpDetail(os[0].err))
+	}
 	if !timedOut {
 		return nil
 	}

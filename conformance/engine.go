@@ -30,7 +30,10 @@ const DefaultSeed = 1
 
 // Options configure a run of the catalogue.
 type Options struct {
-	Command    []string         // the server to check; required
+	// Command is the server to check: over stdio, the process each
+	// session runs; over HTTP, a local server started once for the run
+	// (see URL). Required over stdio.
+	Command    []string
 	Env        []string         // added to the environment of every server process
 	Dir        string           // working directory of the server processes
 	Protocol   string           // check only this revision; "" checks every revision the server accepts
@@ -77,6 +80,21 @@ type Options struct {
 	// or Dir is set. The report's target says so.
 	Serve runner.ServeFunc
 
+	// Transport is how the server is reached: TransportStdio (the
+	// default) or TransportHTTP.
+	Transport string
+	// URL is the MCP endpoint of a server checked over HTTP. With Command
+	// set, Command is started as a local HTTP server (see
+	// runner.StartHTTPServer) and runner.PortPlaceholder in URL stands
+	// for its port; "" then means DefaultLocalURL.
+	URL string
+	// HTTP configures the HTTP client: the headers every request carries
+	// (secrets all) and the trusted certificate authorities.
+	HTTP runner.HTTPOptions
+	// InProcess, when set, is the report's account of a server the suite
+	// serves itself over HTTP (the embedded reference).
+	InProcess string
+
 	// now is replaced by tests to make reports reproducible.
 	now func() time.Time
 }
@@ -106,6 +124,11 @@ type engine struct {
 	// closing counts processes closed in the background (era probes no
 	// revision keeps); Run waits for them before it returns.
 	closing sync.WaitGroup
+	// http is the server's target when it is checked over HTTP; nil on
+	// stdio.
+	http *runner.HTTPTarget
+	// local is the local HTTP server the run started, if any.
+	local *runner.HTTPServer
 }
 
 func (e *engine) callable(tool protocol.Tool) bool {
@@ -128,8 +151,26 @@ func (e *engine) allowHint() string {
 }
 
 func (o *Options) defaults() error {
-	if len(o.Command) == 0 {
-		return errors.New("no server command")
+	switch o.Transport {
+	case "":
+		o.Transport = TransportStdio
+		fallthrough
+	case TransportStdio:
+		if len(o.Command) == 0 {
+			return errors.New("no server command")
+		}
+		if o.URL != "" {
+			return errors.New("a URL is checked over HTTP, not stdio")
+		}
+	case TransportHTTP:
+		if len(o.Command) == 0 && o.URL == "" {
+			return errors.New("no server URL or command")
+		}
+		if o.Serve != nil {
+			return errors.New("a server served in this program runs over stdio only")
+		}
+	default:
+		return fmt.Errorf("unknown transport %q (known: %s, %s)", o.Transport, TransportStdio, TransportHTTP)
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 5 * time.Second
@@ -193,6 +234,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, opts.RunTimeout)
 	defer cancel()
+	if opts.Transport == TransportHTTP {
+		stop, err := e.reachHTTP(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+	}
 
 	det, err := e.detect(ctx)
 	if err != nil {
@@ -241,7 +289,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	rep := &Report{
 		SchemaVersion: report.SchemaVersion,
 		Suite:         report.SuiteInfo{Name: "mcpconform", Version: SuiteVersion},
-		Target:        report.Target{Command: slices.Clone(opts.Command), InProcess: inProcessNote(opts)},
+		Target:        e.target(),
 		Server:        det.serverInfo(),
 		Eras:          det.eras(),
 		Supported:     det.supported(),
@@ -274,6 +322,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 func (e *engine) newEnv(rev string) *revEnv {
 	env := &revEnv{eng: e, rev: rev, info: e.det.info(rev), results: map[string]*Result{}}
 	if c := e.det.sessions[rev]; c != nil {
+		env.httpMode = c.p.HTTPMode()
 		c.env = env
 		c.name = "session"
 		env.session = c
@@ -346,6 +395,9 @@ type revEnv struct {
 	eng  *engine
 	rev  string
 	info ServerInfo
+	// httpMode is how the revision's sessions speak HTTP, as its probe
+	// found (runner.Config.HTTPMode); "" lets each session find out.
+	httpMode string
 
 	session      *Conn
 	handshakeErr error             // a session handshake failed: later ones would too
@@ -446,8 +498,12 @@ func (env *revEnv) config() runner.Config {
 		// wait that ended may have been a first answer's.
 		start = 2 * env.eng.startTimeout()
 	}
-	return runner.Config{Command: o.Command, Env: o.Env, Dir: o.Dir, StartTimeout: start,
+	cfg := runner.Config{Command: o.Command, Env: o.Env, Dir: o.Dir, StartTimeout: start,
 		RequestTimeout: env.timeout(), ShutdownGrace: o.ShutdownGrace, KillGrace: o.KillGrace, MaxLineBytes: o.MaxLineBytes}
+	if h := env.eng.http; h != nil {
+		cfg.HTTP, cfg.HTTPMode, cfg.Protocol = h, env.httpMode, env.rev
+	}
+	return cfg
 }
 
 // timeout is the request timeout in effect: --timeout, doubled while a
@@ -851,6 +907,11 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 		r.Message = "does not apply to revision " + env.rev
 		return r
 	}
+	if only := c.OnlyOver(); only != "" && only != env.eng.opts.Transport {
+		r.Status = StatusNA
+		r.Message = fmt.Sprintf("a check of the %s transport: the server was checked over %s", only, env.eng.opts.Transport)
+		return r
+	}
 	if c.IsProfile() && env.eng.opts.Profile == nil && !env.eng.opts.Estate {
 		r.Status = StatusNA
 		r.Message = notEstate
@@ -1079,7 +1140,7 @@ func (s ServerInfo) Has(name string) bool {
 // directory, which only a process can have.
 func (t *T) processConfig() runner.Config {
 	cfg := t.env.config()
-	if o := t.env.eng.opts; o.Serve != nil && t.check.Area() != "stdio" && len(o.Env) == 0 && o.Dir == "" {
+	if o := t.env.eng.opts; o.Serve != nil && cfg.HTTP == nil && t.check.Area() != "stdio" && len(o.Env) == 0 && o.Dir == "" {
 		cfg.Serve = o.Serve
 	}
 	return cfg

@@ -129,8 +129,14 @@ func govProfile(t *T) *profile.Profile {
 	if p == nil {
 		t.NotApplicable(govNoProfile)
 	}
+	if t.Transport() == TransportHTTP {
+		t.NotApplicable(govNotOverHTTP)
+	}
 	return p
 }
+
+// govNotOverHTTP is the n/a message of a governance check over HTTP.
+const govNotOverHTTP = "a profile names each principal by the arguments and environment of a server process; over HTTP a principal is a set of credentials, which a profile does not describe"
 
 // govStart starts the server as principal pr in the revision under test:
 // the run's command plus the principal's arguments and environment, ready

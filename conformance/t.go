@@ -317,6 +317,7 @@ func (t *T) use(c *Conn) {
 	}
 	c.t = t
 	c.mark = c.p.TranscriptLen()
+	c.httpMark = c.p.HTTPCount()
 	if c.warm {
 		// Started ahead: what it wrote before anyone spoke to it is this
 		// check's evidence too.
@@ -475,14 +476,17 @@ type InboundLine struct {
 // _meta automatically for the modern revision, and failures to answer end
 // the check with the right status through the Must methods.
 type Conn struct {
-	t      *T
-	env    *revEnv
-	p      *runner.Process
-	name   string
-	mark   int  // transcript length when the current check started using it
-	broken bool // exited, flooded or timed out: do not reuse
-	closed bool
-	hello  *hello // the initialize exchange the process opened with, if any
+	t    *T
+	env  *revEnv
+	p    *runner.Process
+	name string
+	mark int // transcript length when the current check started using it
+	// httpMark is the count of the session's HTTP requests when the
+	// current check started using it (see HTTP).
+	httpMark int
+	broken   bool // exited, flooded or timed out: do not reuse
+	closed   bool
+	hello    *hello // the initialize exchange the process opened with, if any
 	// seq is the process's place in the revision's start order; a process
 	// started ahead (warm) shows its transcript from startMark on to the
 	// check that takes it.
@@ -777,6 +781,10 @@ func (c *Conn) must(method string, err error) {
 		}
 		t.Actual("no response within %s", bound)
 		t.Fatalf("no response to %s within %s", method, bound)
+	case errors.Is(err, runner.ErrExited) && c.p.Transport() == TransportHTTP:
+		t.Logf("%v", err)
+		t.Actual("the session ended")
+		t.Fatalf("the server ended the session instead of answering %s", method)
 	case errors.Is(err, runner.ErrExited):
 		t.Logf("%v", err) // with the stderr tail
 		t.Actual("the process exited")
@@ -784,6 +792,7 @@ func (c *Conn) must(method string, err error) {
 	case errors.Is(err, runner.ErrFlood):
 		t.Logf("%v", err)
 		t.Fatalf("server flooded stdout while %s was pending", method)
+	case c.httpFault(method, err):
 	default:
 		t.HarnessError("%s: %v", method, err)
 	}
@@ -1213,6 +1222,10 @@ func serverGone(err error) bool {
 
 func runFault(err error) string {
 	switch {
+	case errors.Is(err, runner.ErrUnavailable):
+		return "it was unavailable: " + httpDetail(err)
+	case errors.Is(err, runner.ErrHTTPStatus):
+		return "it answered " + httpDetail(err)
 	case errors.Is(err, runner.ErrExited):
 		return "it exited"
 	case errors.Is(err, runner.ErrFlood):

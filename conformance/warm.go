@@ -115,6 +115,9 @@ func (env *revEnv) mayFindTool(c *Check) bool {
 // program (see T.processConfig).
 func (env *revEnv) servedFor(c *Check) bool {
 	o := env.eng.opts
+	if env.eng.http != nil {
+		return true // a session over HTTP starts at once, as a served one does
+	}
 	return o.Serve != nil && c.Area() != "stdio" && len(o.Env) == 0 && o.Dir == ""
 }
 

@@ -239,9 +239,19 @@ type SuiteInfo struct {
 	Version string `json:"version"`
 }
 
-// Target is the server command that was checked.
+// Target is the server that was checked, and how it was reached.
 type Target struct {
+	// Command is the server's command: over stdio the process each
+	// session ran, over HTTP the local server the run started (empty for
+	// a server reached at a URL only).
 	Command []string `json:"command"`
+	// Transport is "stdio" or "http"; "" in a report from before it was
+	// recorded, which was stdio.
+	Transport string `json:"transport,omitempty"`
+	// URL is the MCP endpoint checked over HTTP, without secrets (no
+	// password, no query values); for a local server the run started,
+	// its port reads {port}.
+	URL string `json:"url,omitempty"`
 	// InProcess says which processes of the run were served inside the
 	// suite rather than by running Command (the embedded reference); ""
 	// when every one ran Command.
