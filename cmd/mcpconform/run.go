@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,17 +20,34 @@ import (
 )
 
 func init() {
-	register("run", "check an MCP server over stdio and report per check", runRun)
+	register("run", "check an MCP server over stdio or HTTP and report per check", runRun)
 }
 
 const runUsage = `usage: mcpconform run [flags] [-- CMD ARGS...]
+       mcpconform run --url URL [flags]
 
 Starts the server CMD (default: this program's embedded reference server),
-detects which protocol revisions it speaks, runs the check catalogue for each
-and prints one line per check, grouped by area, ending with a line such as
+or reaches the server at URL, detects which protocol revisions it speaks,
+runs the check catalogue for each and prints one line per check, grouped by
+area, ending with a line such as
   MCP 2025-11-25: 57/60 MUST, 8/10 SHOULD, 0 errors — conformant
 
 flags:
+  --url URL                check the server whose MCP endpoint is URL over
+                           HTTP (Streamable HTTP, or HTTP+SSE for 2024-11-05);
+                           with a CMD, the URL of that local server, its port
+                           written {port} (default http://127.0.0.1:{port}/mcp)
+  --transport T            stdio (default) or http: with http, CMD is started
+                           as a local HTTP server on a free port of 127.0.0.1,
+                           given as {port} in its arguments and as PORT in its
+                           environment; with no CMD and no --url, the embedded
+                           reference is served over HTTP
+  --header 'NAME: VALUE'   send this header with every HTTP request
+                           (repeatable); its value is never printed
+  --bearer-env VAR         send Authorization: Bearer with the token in the
+                           environment variable VAR (never printed)
+  --cacert FILE            trust the certificate authorities in FILE (PEM)
+                           for an https URL
   --protocol V             check only revision V (e.g. 2025-11-25, 2026-07-28)
   --only GLOB              run only checks whose id matches (repeatable)
   --skip GLOB              skip checks whose id matches (repeatable)
@@ -93,6 +111,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	var only, skip, allow, deny globList
 	var expected, jsonFile, junitFile, mdFile, htmlFile, badgeFile, profilePath string
 	var noColor, verbose, quiet bool
+	var hf httpFlags
+	fs.StringVar(&hf.transport, "transport", "", "")
+	fs.StringVar(&hf.url, "url", "", "")
+	fs.Var(&hf.headers, "header", "")
+	fs.StringVar(&hf.bearerEnv, "bearer-env", "", "")
+	fs.StringVar(&hf.caCert, "cacert", "", "")
 	fs.StringVar(&opts.Protocol, "protocol", "", "")
 	fs.Var(&only, "only", "")
 	fs.Var(&skip, "skip", "")
@@ -124,10 +148,26 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	opts.Only, opts.Skip, opts.AllowCalls, opts.DenyCalls = only, skip, allow, deny
 	opts.Command = fs.Args()
-	if err := applyProfile(profilePath, len(opts.Command) > 0, &opts); err != nil {
+	if err := hf.apply(&opts); err != nil {
+		return fail("%v (see mcpconform run --help)", err)
+	}
+	if err := applyProfile(profilePath, len(opts.Command) > 0 || opts.URL != "", &opts); err != nil {
 		return fail("%v", err)
 	}
-	if len(opts.Command) == 0 {
+	if len(opts.Command) == 0 && opts.Transport == conformance.TransportHTTP && opts.URL == "" {
+		opts.Estate = true // as below: the embedded reference, over HTTP
+		if opts.Profile == nil {
+			if err := useReferenceProfile(&opts); err != nil {
+				return fail("%v", err)
+			}
+		}
+		url, stop, err := serveEmbeddedHTTP()
+		if err != nil {
+			return fail("%v", err)
+		}
+		defer stop()
+		opts.URL, opts.InProcess = url, embeddedInHTTP
+	} else if len(opts.Command) == 0 && opts.Transport == conformance.TransportStdio {
 		opts.Estate = true // the embedded reference is the estate the profile checks describe
 		if opts.Profile == nil {
 			// Its own profile, so that the estate-profile checks run.
@@ -168,7 +208,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if toStdout {
 		textOut = stderr // standard output carries the report asked for with -
 	}
-	opts.FailureDir = failureDir(opts.Command, time.Now())
+	opts.FailureDir = failureDir(serverKey(opts), time.Now())
 
 	var status *statusLine
 	if !quiet && isTerminal(stderr) {
@@ -256,6 +296,23 @@ func failureDir(command []string, start time.Time) string {
 	server := fmt.Sprintf("%s-%x", name, sum[:4])
 	run := fmt.Sprintf("%s-%d", start.UTC().Format("20060102T150405Z"), os.Getpid())
 	return filepath.Join(conformance.FailureDir, server, run)
+}
+
+// serverKey names the server of a run for its failure directory: its
+// command, or the URL it was reached at (the embedded reference over HTTP
+// as the command that serves it).
+func serverKey(opts conformance.Options) []string {
+	switch {
+	case len(opts.Command) > 0:
+		return opts.Command
+	case opts.InProcess != "":
+		return []string{"mcpconform", "reference", "--http"}
+	}
+	host := "http"
+	if u, err := url.Parse(opts.URL); err == nil && u.Hostname() != "" {
+		host = u.Hostname()
+	}
+	return []string{host, opts.URL}
 }
 
 // isTerminal reports whether w is a character device (a terminal).
