@@ -18,30 +18,32 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
-	"os/signal"
 	"runtime"
 	"sort"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/mcpconform/mcpconform/reference"
 	"github.com/mcpconform/mcpconform/reference/demo"
-	"github.com/mcpconform/mcpconform/reference/httpserver"
 	"github.com/mcpconform/mcpconform/reference/server"
 
-	// The runner's start of a server (package serverexec, which the
-	// runner imports) executes the server a run starts from its
-	// initialisation, before this package's: a process started as
-	// "<server> reference" by a run is that server, not this binary's
-	// reference (unless the server is this binary).
-	_ "github.com/mcpconform/mcpconform/runner"
+	// The runner's start of a server (package serverexec) executes the
+	// server a run starts from its initialisation, before this
+	// package's: a process started as "<server> reference" by a run is
+	// that server, not this binary's reference (unless the server is this
+	// binary).
+	_ "github.com/mcpconform/mcpconform/internal/serverexec"
 )
 
 func init() {
 	if len(os.Args) > 1 && os.Args[1] == "reference" {
+		if _, addr, err := ParseCommand(os.Args[2:]); err == nil && addr != "" {
+			// Over HTTP the command serves many connections with the
+			// HTTP server of package reference/httpserver, which this
+			// package does not import (net/http would make it initialise
+			// after the suite's oracle): the program's main serves it.
+			return
+		}
 		if os.Getenv("GOMAXPROCS") == "" {
 			// The server handles its one connection's messages one at a
 			// time: a second processor only spins looking for work
@@ -110,7 +112,7 @@ func (l *scopeList) Set(v string) error {
 // Serve is `mcpconform reference args` on the given streams; it returns
 // the exit code.
 func Serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	opts, addr, err := parseCommand(args)
+	opts, addr, err := ParseCommand(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintf(stdout, usage, demo.DefaultTenant, strings.Join(demo.DefaultScopes(), ","),
 			demo.DefaultClearance, server.AdminScope, server.DefaultPageSize)
@@ -120,10 +122,11 @@ func Serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpconform reference: %v (see mcpconform reference --help)\n", err)
 		return 2
 	}
-	opts.Log = stderr
 	if addr != "" {
-		return serveHTTP(addr, opts, stderr)
+		fmt.Fprintf(stderr, "mcpconform reference: --http is served by the mcpconform command, not on streams\n")
+		return 2
 	}
+	opts.Log = stderr
 	srv := server.New(opts)
 	fmt.Fprintf(stderr, "mcpconform reference: serving tenant %s, clearance %s, scopes %s on stdio\n",
 		opts.Principal.Tenant, opts.Principal.Clearance, strings.Join(opts.Principal.Scopes, ","))
@@ -137,16 +140,16 @@ func Serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // ParseFlags turns the command line into server options; every error is
 // one line fit for the user.
 func ParseFlags(args []string) (server.Options, error) {
-	opts, addr, err := parseCommand(args)
+	opts, addr, err := ParseCommand(args)
 	if err == nil && addr != "" {
 		return server.Options{}, errors.New("--http: serving over HTTP has no server options of its own")
 	}
 	return opts, err
 }
 
-// parseCommand is ParseFlags that also returns the address of --http,
+// ParseCommand is ParseFlags that also returns the address of --http,
 // "" for stdio.
-func parseCommand(args []string) (server.Options, string, error) {
+func ParseCommand(args []string) (server.Options, string, error) {
 	fs := flag.NewFlagSet("reference", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -187,32 +190,4 @@ func parseCommand(args []string) (server.Options, string, error) {
 		Async:     *async,
 		PageSize:  *pageSize,
 	}, *addr, nil
-}
-
-// serveHTTP serves the reference over HTTP on addr until SIGINT or
-// SIGTERM.
-func serveHTTP(addr string, opts server.Options, stderr io.Writer) int {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform reference: %v\n", err)
-		return 1
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	h := httpserver.New(opts)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		h.Close()
-		shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		srv.Shutdown(shutdown)
-	}()
-	fmt.Fprintf(stderr, "mcpconform reference: serving tenant %s, clearance %s, scopes %s on http://%s%s (Streamable HTTP) and http://%s%s (HTTP+SSE)\n",
-		opts.Principal.Tenant, opts.Principal.Clearance, strings.Join(opts.Principal.Scopes, ","), ln.Addr(), httpserver.MCPPath, ln.Addr(), httpserver.SSEPath)
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintf(stderr, "mcpconform reference: %v\n", err)
-		return 1
-	}
-	return 0
 }
