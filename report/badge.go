@@ -29,6 +29,9 @@ func (rep *Report) Badge() Badge {
 	}
 	newest := revs[len(revs)-1]
 	b.Label = "MCP " + newest.Revision
+	if rep.Target.Transport == "http" {
+		b.Label += " over HTTP"
+	}
 	b.Message = fmt.Sprintf("%d/%d MUST", newest.MustPassed, newest.MustTotal)
 	var failing []string
 	for _, rs := range revs[:len(revs)-1] {

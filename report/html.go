@@ -85,13 +85,13 @@ var htmlFuncs = template.FuncMap{
 func (rep *Report) htmlPage() htmlPage {
 	server := strings.TrimSpace(rep.Server.Name + " " + rep.Server.Version)
 	if server == "" {
-		server = strings.Join(rep.Target.Command, " ")
+		server = rep.Target.Describe()
 	}
 	p := htmlPage{
 		Title:     "MCP conformance: " + shorten(Clean(server), 80),
 		CSS:       template.CSS(htmlCSS),
 		Rep:       rep,
-		Command:   Clean(strings.Join(rep.Target.Command, " ")),
+		Command:   Clean(rep.Target.Describe()),
 		Revisions: rep.Checked,
 		Legend:    Legend,
 	}

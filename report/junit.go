@@ -77,6 +77,9 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 				{Name: "server", Value: strings.TrimSpace(rep.Server.Name + " " + rep.Server.Version)},
 				{Name: "suite", Value: rep.Suite.Name + " " + rep.Suite.Version},
 			}
+			if rep.Target.Transport == "http" {
+				s.Properties = append(s.Properties, junitProperty{Name: "target", Value: rep.Target.Describe()}, junitProperty{Name: "transport", Value: rep.Target.Transport})
+			}
 			// Surefire's schema has no timestamp attribute on a testsuite.
 			if !rep.StartTime.IsZero() {
 				s.Properties = append(s.Properties, junitProperty{Name: "timestamp", Value: rep.StartTime.UTC().Format(time.RFC3339)})

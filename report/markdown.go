@@ -20,7 +20,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	if line := rep.ProfileLine(); line != "" {
 		ew.printf("**%s**\n\n", mdEscape(line))
 	}
-	ew.printf("- Target: %s\n", mdCode(strings.Join(rep.Target.Command, " ")))
+	ew.printf("- Target: %s\n", mdCode(rep.Target.Describe()))
 	if rep.Server.Name != "" {
 		ew.printf("- Server: %s %s\n", mdEscape(rep.Server.Name), mdEscape(rep.Server.Version))
 	}

@@ -30,6 +30,8 @@ type MergedServer struct {
 	File      string         `json:"file"`
 	Server    Implementation `json:"server"`
 	Command   []string       `json:"command"`
+	Transport string         `json:"transport,omitempty"` // "http" for a server checked over HTTP; "" or "stdio" for stdio
+	URL       string         `json:"url,omitempty"`
 	Suite     SuiteInfo      `json:"suite"`
 	StartTime time.Time      `json:"startTime"`
 	Checked   []string       `json:"checked"`
@@ -66,8 +68,14 @@ func Merge(reps []*Report, files []string) *Merged {
 		if label == "" {
 			label = filepath.Base(files[i])
 		}
+		if rep.Target.Transport == "http" {
+			// The same server over stdio and over HTTP is two runs,
+			// two columns.
+			label += " over HTTP"
+		}
 		labels[label]++
 		m.Servers = append(m.Servers, MergedServer{Label: label, File: files[i], Server: rep.Server, Command: rep.Target.Command,
+			Transport: rep.Target.Transport, URL: rep.Target.URL,
 			Suite: rep.Suite, StartTime: rep.StartTime, Checked: rep.Checked, Summary: rep.Summary, Closing: rep.ClosingLine()})
 		for _, rev := range rep.Checked {
 			revs[rev] = true

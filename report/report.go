@@ -258,6 +258,19 @@ type Target struct {
 	InProcess string `json:"inProcess,omitempty"`
 }
 
+// Describe says in one line what was checked and how: the command (over
+// stdio), or the URL over HTTP, with the command that served it.
+func (t Target) Describe() string {
+	cmd := strings.Join(t.Command, " ")
+	if t.Transport != "http" {
+		return cmd
+	}
+	if cmd == "" {
+		return t.URL + " over HTTP"
+	}
+	return cmd + ", over HTTP at " + t.URL
+}
+
 // Implementation is the server's name and version as it reported them.
 type Implementation struct {
 	Name    string `json:"name"`

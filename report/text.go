@@ -43,7 +43,7 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 		}
 		return color + text + "\x1b[0m"
 	}
-	ew.printf("%s %s — %s\n", rep.Suite.Name, rep.Suite.Version, Clean(strings.Join(rep.Target.Command, " ")))
+	ew.printf("%s %s — %s\n", rep.Suite.Name, rep.Suite.Version, Clean(rep.Target.Describe()))
 	if rep.Server.Name != "" {
 		ew.printf("server: %s %s\n", Clean(rep.Server.Name), Clean(rep.Server.Version))
 	}
