@@ -1075,19 +1075,24 @@ func evidence(t *T) []TranscriptLine {
 		out = append(out, TranscriptLine{Process: "-", Dir: "note", Text: n})
 	}
 	for _, ct := range t.cited {
-		out = appendEvidence(out, ct.process, ct.lines)
+		out = appendEvidence(out, ct.process, ct.lines, t.Transport() == TransportHTTP)
 	}
 	for _, c := range t.conns {
-		out = appendEvidence(out, c.name, c.p.TranscriptFrom(c.mark))
+		out = appendEvidence(out, c.name, c.p.TranscriptFrom(c.mark), t.Transport() == TransportHTTP)
 	}
 	sortNoteRuns(out)
 	return out
 }
 
 // appendEvidence appends the transcript lines of process name to out, in
-// canonical order and within the evidence limits.
-func appendEvidence(out []TranscriptLine, name string, lines []runner.TranscriptLine) []TranscriptLine {
-	for _, l := range canonicalPrefix(lines, maxEvidenceLines) {
+// canonical order (exchangePrefix's for a session over HTTP) and within
+// the evidence limits.
+func appendEvidence(out []TranscriptLine, name string, lines []runner.TranscriptLine, overHTTP bool) []TranscriptLine {
+	order := canonicalPrefix
+	if overHTTP {
+		order = exchangePrefix
+	}
+	for _, l := range order(lines, maxEvidenceLines) {
 		text := l.Text
 		if len(text) > maxEvidenceText {
 			text = text[:maxEvidenceText] + fmt.Sprintf("… (%d bytes)", len(l.Text))

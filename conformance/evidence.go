@@ -76,6 +76,50 @@ func canonicalPrefix(lines []runner.TranscriptLine, limit int) []runner.Transcri
 	return out
 }
 
+// exchangePrefix is canonicalPrefix for a session over HTTP, whose
+// requests travel as exchanges of their own: which of two exchanges is
+// answered first is a matter of timing, not an order the server chose, so
+// every server line goes right after the request it answers (a line that
+// answers none, with the next line that does), the lines of one request
+// in the order they came.
+func exchangePrefix(lines []runner.TranscriptLine, limit int) []runner.TranscriptLine {
+	o := newOrdering(lines)
+	places := make([][]int, len(o.sends)+1) // recvs by the send they follow; the last slot: after none
+	for r := range o.recvs {
+		s := o.filled(r)
+		if s < 0 || s >= len(o.sends) {
+			s = len(o.sends)
+		}
+		places[s] = append(places[s], r)
+	}
+	out := make([]runner.TranscriptLine, 0, min(limit, len(lines)))
+	add := func(g lineSpan) bool {
+		for _, l := range lines[g.from:g.to] {
+			if len(out) == limit {
+				return false
+			}
+			out = append(out, l)
+		}
+		return true
+	}
+	for s, g := range o.sends {
+		if !add(g) {
+			return out
+		}
+		for _, r := range places[s] {
+			if !add(o.recvs[r]) {
+				return out
+			}
+		}
+	}
+	for _, r := range places[len(o.sends)] {
+		if !add(o.recvs[r]) {
+			return out
+		}
+	}
+	return out
+}
+
 // lineSpan is a line of a transcript with the runner notes that follow it:
 // lines[from:to].
 type lineSpan struct{ from, to int }

@@ -81,6 +81,8 @@ type HTTPExchange struct {
 	EndedBy string
 	Err     string        // why the request failed, when it did
 	At      time.Duration // when the request was sent, since the session began
+
+	note string // the transcript note of the answer, not yet written
 }
 
 // HTTP returns copies of the session's HTTP exchanges (the latest 2048),
@@ -663,11 +665,28 @@ func (l *httpLink) answered(x *HTTPExchange, resp *http.Response) {
 		ct = " " + x.ContentType
 	}
 	// The expected answers go without a note: a JSON object to a
-	// request, 202 to a notification or a response.
-	plain := issued == "" && x.Purpose == "" && (x.Kind == "request" && resp.StatusCode == http.StatusOK && x.ContentType == protocol.MediaJSON ||
-		(x.Kind == "notification" || x.Kind == "response") && resp.StatusCode == http.StatusAccepted)
+	// request, 202 to a notification or a response, an SSE stream or 405
+	// to the GET stream. Any other is noted after the first message it
+	// carries (or when it ends without one): the note then keeps its
+	// place beside that message whatever the timing of other exchanges.
+	plain := issued == "" && (x.Purpose == "" && (x.Kind == "request" && resp.StatusCode == http.StatusOK && x.ContentType == protocol.MediaJSON ||
+		(x.Kind == "notification" || x.Kind == "response") && resp.StatusCode == http.StatusAccepted) ||
+		x.Purpose == "stream" && (resp.StatusCode == http.StatusOK && x.ContentType == protocol.MediaSSE || resp.StatusCode == http.StatusMethodNotAllowed))
 	if x.Purpose != "end" && !plain {
-		l.p.note(fmt.Sprintf("HTTP %s → %d%s%s", what, resp.StatusCode, ct, issued))
+		l.mu.Lock()
+		x.note = fmt.Sprintf("HTTP %s → %d%s%s", what, resp.StatusCode, ct, issued)
+		l.mu.Unlock()
+	}
+}
+
+// flushNote writes the note of x's answer, once.
+func (l *httpLink) flushNote(x *HTTPExchange) {
+	l.mu.Lock()
+	note := x.note
+	x.note = ""
+	l.mu.Unlock()
+	if note != "" {
+		l.p.note(note)
 	}
 }
 
@@ -708,6 +727,7 @@ func (l *httpLink) finish(x *HTTPExchange, by, errText string) {
 		x.Err = errText
 	}
 	l.mu.Unlock()
+	l.flushNote(x)
 }
 
 // readAnswer reads the body of a POST's response and queues the messages
@@ -762,6 +782,7 @@ func (l *httpLink) readAnswer(ctx context.Context, x *HTTPExchange, o outbound, 
 		if errors.Is(err, errTooLong) {
 			l.p.deliverTooLong(l.t.redactBytes(body), int(size))
 			l.countMessage(x, o, nil)
+			l.flushNote(x)
 		} else {
 			l.deliverBody(x, o, body, resp.StatusCode)
 		}
@@ -904,6 +925,7 @@ func (l *httpLink) deliverMessage(x *HTTPExchange, o outbound, data []byte) {
 	}
 	l.countMessage(x, o, m)
 	l.p.deliver(data)
+	l.flushNote(x)
 }
 
 // countMessage counts a message read on x; answer is the response to
@@ -1012,6 +1034,7 @@ func (l *httpLink) readStream(ctx context.Context, x *HTTPExchange, o outbound, 
 		case ev.tooLong:
 			l.p.deliverTooLong(l.t.redactBytes(ev.data), ev.dataSize)
 			l.countMessage(x, o, nil)
+			l.flushNote(x)
 		case ev.typ == "" || ev.typ == "message":
 			l.deliverMessage(x, o, ev.data)
 		default:
