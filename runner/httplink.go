@@ -627,6 +627,11 @@ func (l *httpLink) closeStream(key string) bool {
 	if ok {
 		l.p.note(fmt.Sprintf("cancelled request %s by closing its stream (the 2026-07-28 cancellation over HTTP)", key))
 		cancel()
+		// No answer is owed any more: Close need not wait for one.
+		l.p.mu.Lock()
+		delete(l.p.outstanding, key)
+		delete(l.p.rawPending, key)
+		l.p.mu.Unlock()
 	}
 	return ok
 }

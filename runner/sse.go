@@ -47,13 +47,16 @@ func readSSE(r io.Reader, limit int, onEvent func(sseEvent) bool) error {
 			return err
 		}
 		if len(line) == 0 && !cut {
+			d := data
+			if len(d) > 0 && d[len(d)-1] == '\n' {
+				d = d[:len(d)-1]
+			}
+			// An event whose data is empty dispatches nothing (a
+			// server's priming event is one); its id still counts.
+			hasData = hasData && (len(d) > 0 || ev.tooLong)
 			if hasData || ev.id != "" {
 				out := ev
 				if hasData {
-					d := data
-					if len(d) > 0 && d[len(d)-1] == '\n' {
-						d = d[:len(d)-1]
-					}
 					if ev.tooLong {
 						d = d[:min(len(d), keptHead)]
 					}

@@ -1,0 +1,584 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// startSession opens a session with the server at url; Close runs at
+// cleanup.
+func startSession(t *testing.T, url string, opts HTTPOptions, cfg Config) *Process {
+	t.Helper()
+	target, err := NewHTTPTarget(url, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.HTTP = target
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = 5 * time.Second
+	}
+	p, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close(context.Background()) })
+	return p
+}
+
+// rpcRequest reads a JSON-RPC message from a request body.
+func rpcRequest(t *testing.T, r *http.Request) protocol.Message {
+	t.Helper()
+	body, _ := io.ReadAll(r.Body)
+	var m protocol.Message
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Errorf("body %q: %v", body, err)
+	}
+	return m
+}
+
+// headers records the request headers a test server saw, by JSON-RPC
+// method (or HTTP method when there is no body).
+type headers struct {
+	mu   sync.Mutex
+	seen map[string]http.Header
+}
+
+func (h *headers) note(key string, r *http.Request) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.seen == nil {
+		h.seen = map[string]http.Header{}
+	}
+	h.seen[key] = r.Header.Clone()
+}
+
+func (h *headers) get(key string) http.Header {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.seen[key]
+}
+
+// TestHTTPLegacySession: a legacy session as the specification draws it.
+// The session id the answer to initialize issues goes with every later
+// request, MCP-Protocol-Version from 2025-06-18 on; an SSE answer's
+// messages are queued in order (a message spread over data lines is one
+// line), a notification gets 202, the GET stream's messages are queued
+// too, and Close ends the session with DELETE. Each exchange is kept with
+// its status and media type.
+func TestHTTPLegacySession(t *testing.T) {
+	var seen headers
+	deleted := make(chan string, 1)
+	getOpen := make(chan struct{})
+	var getOnce sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodDelete:
+			deleted <- r.Header.Get(protocol.HeaderSessionID)
+			return
+		case http.MethodGet:
+			seen.note("GET", r)
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			fmt.Fprint(w, ": keep-alive\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n")
+			w.(http.Flusher).Flush()
+			getOnce.Do(func() { close(getOpen) })
+			<-r.Context().Done()
+			return
+		}
+		m := rpcRequest(t, r)
+		seen.note(m.Method, r)
+		switch m.Method {
+		case protocol.MethodInitialize:
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set(protocol.HeaderSessionID, "session-one")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"t","version":"1"}}}`, m.ID)
+		case protocol.NotifInitialized:
+			w.WriteHeader(http.StatusAccepted)
+		case protocol.MethodToolsList:
+			w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+			fmt.Fprint(w, "id: 1\ndata:\n\n")
+			fmt.Fprint(w, "data: {\"jsonrpc\":\"2.0\",\n")
+			fmt.Fprint(w, "data:  \"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\r\n\r\n")
+			fmt.Fprintf(w, "event: message\nid: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"tools\":[]}}\n\n", m.ID)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	p := startSession(t, srv.URL+"/mcp", HTTPOptions{}, Config{Protocol: protocol.Rev20250618})
+	ctx := testCtx(t)
+	if _, err := p.Request(ctx, protocol.MethodInitialize, map[string]any{"protocolVersion": "2025-06-18"}); err != nil {
+		t.Fatal(err)
+	}
+	n, _ := protocol.NewNotification(protocol.NotifInitialized, nil)
+	if err := p.Send(n); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := protocol.NewRequest("list", protocol.MethodToolsList, nil)
+	if err := p.Send(m); err != nil {
+		t.Fatal(err)
+	}
+	before, resp, err := p.Collect(ctx, m.ID)
+	if err != nil || resp == nil || resp.Result == nil {
+		t.Fatalf("tools/list: %v %v", resp, err)
+	}
+	var methods []string
+	for _, r := range before {
+		if r.Msg != nil {
+			methods = append(methods, r.Msg.Method)
+		}
+		if r.Problem != nil {
+			t.Errorf("a line with a problem: %q: %v", r.Raw, r.Problem)
+		}
+	}
+	if !slicesContain(methods, protocol.NotifMessage) {
+		t.Errorf("before the response: %q, want the log message the SSE stream carried", methods)
+	}
+	if h := seen.get(protocol.MethodToolsList); h.Get(protocol.HeaderSessionID) != "session-one" || h.Get(protocol.HeaderProtocolVersion) != "2025-06-18" {
+		t.Errorf("tools/list headers: session %q, version %q", h.Get(protocol.HeaderSessionID), h.Get(protocol.HeaderProtocolVersion))
+	}
+	if h := seen.get(protocol.MethodInitialize); h.Get(protocol.HeaderSessionID) != "" || h.Get(protocol.HeaderProtocolVersion) != "" {
+		t.Errorf("initialize went with session %q, version %q", h.Get(protocol.HeaderSessionID), h.Get(protocol.HeaderProtocolVersion))
+	}
+	if h := seen.get(protocol.MethodInitialize); !strings.Contains(h.Get("Accept"), protocol.MediaJSON) || !strings.Contains(h.Get("Accept"), protocol.MediaSSE) {
+		t.Errorf("Accept %q", h.Get("Accept"))
+	}
+	select {
+	case <-getOpen:
+	case <-ctx.Done():
+		t.Fatal("no GET stream was opened after notifications/initialized")
+	}
+	if !slicesContain(methods, protocol.NotifToolsListChanged) {
+		// The GET stream opened while tools/list was on its way: its
+		// notification comes before the response or after it.
+		r, err := p.Next(ctx, 5*time.Second)
+		if err != nil || r.Msg == nil || r.Msg.Method != protocol.NotifToolsListChanged {
+			t.Errorf("next after the response: %+v %v, want the GET stream's notification", r, err)
+		}
+	}
+	want := []struct {
+		method, kind, purpose string
+		status                int
+		media                 string
+	}{
+		{"POST", "request", "", 200, protocol.MediaJSON},
+		{"POST", "notification", "", 202, ""},
+		{"POST", "request", "", 200, protocol.MediaSSE},
+		{"GET", "", "stream", 200, protocol.MediaSSE},
+	}
+	xs := p.HTTP()
+	sortExchanges(xs)
+	if len(xs) < len(want) {
+		t.Fatalf("%d exchanges, want %d: %+v", len(xs), len(want), xs)
+	}
+	for i, w := range want {
+		x := xs[i]
+		if x.Method != w.method || x.Kind != w.kind || x.Purpose != w.purpose || x.Status != w.status || x.ContentType != w.media {
+			t.Errorf("exchange %d: %s %s %q %d %q, want %+v", i, x.Method, x.Kind, x.Purpose, x.Status, x.ContentType, w)
+		}
+	}
+	if x := xs[2]; !x.Answered || x.Messages != 2 || x.Events != 2 || x.LastEventID != "2" {
+		t.Errorf("the SSE exchange: answered %v, %d messages, %d events, last id %q", x.Answered, x.Messages, x.Events, x.LastEventID)
+	}
+	p.Close(context.Background())
+	select {
+	case id := <-deleted:
+		if id != "session-one" {
+			t.Errorf("DELETE with session %q", id)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("Close sent no DELETE")
+	}
+}
+
+// sortExchanges orders exchanges by Seq: the GET stream starts on its own
+// goroutine, so its place among the POSTs that follow it is timing.
+func sortExchanges(xs []HTTPExchange) {
+	for i := range xs {
+		for j := i + 1; j < len(xs); j++ {
+			if xs[j].Seq < xs[i].Seq {
+				xs[i], xs[j] = xs[j], xs[i]
+			}
+		}
+	}
+	// The GET goes last of the first four whatever its Seq: it follows
+	// the 202, and the next POST may have gone before it.
+	for i := 0; i < len(xs)-1 && i < 3; i++ {
+		if xs[i].Method == http.MethodGet {
+			xs[i], xs[i+1] = xs[i+1], xs[i]
+		}
+	}
+}
+
+func slicesContain(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestHTTPAnswersWithoutResponse: an HTTP answer that carries no JSON-RPC
+// response ends the wait at once with what came instead, never a timeout
+// (the session is not stalled and answers the next request): a status
+// without a body is the server's answer (ErrHTTPStatus); a connection
+// that fails, a redirect loop, 503 and a redirect to another origin,
+// which is not followed and never sees the headers, are not
+// (ErrUnavailable, ErrHTTPStatus for the redirect).
+func TestHTTPAnswersWithoutResponse(t *testing.T) {
+	var elsewhere sync.Mutex
+	elsewhereSaw := ""
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Lock()
+		elsewhereSaw = r.Header.Get("Authorization") + "|" + r.URL.Path
+		elsewhere.Unlock()
+	}))
+	t.Cleanup(other.Close)
+	refused := func() string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		return "http://" + addr + "/mcp"
+	}()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m := rpcRequest(t, r)
+		switch m.Method {
+		case "status-400":
+			w.WriteHeader(http.StatusBadRequest)
+		case "status-500":
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprint(w, "<h1>oops</h1>")
+		case "status-503":
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case "accepted":
+			w.WriteHeader(http.StatusAccepted)
+		case "gateway-json":
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadGateway)
+			fmt.Fprint(w, `{"error":"upstream"}`)
+		case "elsewhere":
+			http.Redirect(w, r, other.URL+"/stolen", http.StatusTemporaryRedirect)
+		case "loop":
+			http.Redirect(w, r, r.URL.Path, http.StatusTemporaryRedirect)
+		case "reset":
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.(*net.TCPConn).SetLinger(0)
+			conn.Close()
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	for _, tc := range []struct {
+		url, method string
+		want        error
+		detail      string
+	}{
+		{srv.URL, "status-400", ErrHTTPStatus, "HTTP 400 (no body)"},
+		{srv.URL, "status-500", ErrHTTPStatus, "text/html body"},
+		{srv.URL, "accepted", ErrHTTPStatus, "HTTP 202"},
+		{srv.URL, "status-503", ErrUnavailable, "HTTP 503"},
+		{srv.URL, "gateway-json", ErrUnavailable, "HTTP 502"},
+		{srv.URL, "elsewhere", ErrHTTPStatus, "another origin"},
+		{srv.URL, "loop", ErrUnavailable, "redirects"},
+		{srv.URL, "reset", ErrUnavailable, ""},
+		{refused, "ping", ErrUnavailable, "refused"},
+	} {
+		t.Run(tc.method, func(t *testing.T) {
+			p := startSession(t, tc.url, HTTPOptions{Header: http.Header{"Authorization": {"Bearer marker-token-123"}}}, Config{RequestTimeout: 10 * time.Second})
+			_, err := p.Request(testCtx(t), tc.method, nil)
+			if !errors.Is(err, tc.want) || errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), tc.detail) {
+				t.Fatalf("error %v, want %v with %q", err, tc.want, tc.detail)
+			}
+			if strings.Contains(err.Error(), "marker-token") {
+				t.Errorf("the error shows the token: %v", err)
+			}
+			if tc.url == srv.URL {
+				if _, err := p.Request(testCtx(t), "ping", nil); err != nil {
+					t.Errorf("the next request: %v", err)
+				}
+			}
+		})
+	}
+	elsewhere.Lock()
+	defer elsewhere.Unlock()
+	if elsewhereSaw != "" {
+		t.Errorf("another origin was sent a request (%q)", elsewhereSaw)
+	}
+}
+
+// TestHTTPSessionEnded: a 404 to a request carrying the session's id ends
+// the session: the wait ends with ErrExited, as a process's exit does.
+func TestHTTPSessionEnded(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		m := rpcRequest(t, r)
+		if m.Method == protocol.MethodInitialize {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set(protocol.HeaderSessionID, "s1")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25"}}`, m.ID)
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	t.Cleanup(srv.Close)
+	p := startSession(t, srv.URL, HTTPOptions{}, Config{})
+	ctx := testCtx(t)
+	if _, err := p.Request(ctx, protocol.MethodInitialize, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Request(ctx, protocol.MethodPing, nil); !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "404") {
+		t.Fatalf("ping after the session ended: %v, want ErrExited naming the 404", err)
+	}
+	if err := p.Err(); !errors.Is(err, ErrExited) {
+		t.Errorf("Err() = %v", err)
+	}
+}
+
+// TestHTTPModernRequest: a 2026-07-28 request carries the request
+// metadata headers (Mcp-Name in the Base64 sentinel form when the name is
+// not plain ASCII) and no session id; notifications/cancelled of a request
+// in flight closes its stream instead of being sent.
+func TestHTTPModernRequest(t *testing.T) {
+	var seen headers
+	cancelled := make(chan struct{})
+	var posts sync.Mutex
+	var postMethods []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m := rpcRequest(t, r)
+		posts.Lock()
+		postMethods = append(postMethods, m.Method)
+		posts.Unlock()
+		seen.note(m.Method, r)
+		switch m.Method {
+		case protocol.MethodToolsCall:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`, m.ID)
+		case "slow":
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			close(cancelled)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	p := startSession(t, srv.URL, HTTPOptions{}, Config{Protocol: protocol.Modern})
+	ctx := testCtx(t)
+	if _, err := p.ModernRequest(ctx, protocol.Modern, protocol.MethodToolsCall, map[string]any{"name": "héllo", "arguments": map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	h := seen.get(protocol.MethodToolsCall)
+	if h.Get(protocol.HeaderProtocolVersion) != protocol.Modern || h.Get(protocol.HeaderMethod) != protocol.MethodToolsCall || h.Get(protocol.HeaderSessionID) != "" {
+		t.Errorf("headers %v", h)
+	}
+	if got, ok := protocol.DecodeHeaderValue(h.Get(protocol.HeaderName)); !ok || got != "héllo" || !strings.HasPrefix(h.Get(protocol.HeaderName), "=?base64?") {
+		t.Errorf("Mcp-Name %q", h.Get(protocol.HeaderName))
+	}
+	slow, _ := protocol.NewRequest("slow-1", "slow", map[string]any{"_meta": protocol.ModernMeta(protocol.Modern)})
+	if err := p.Send(slow); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for p.HTTPCount() < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // the stream's headers
+	cancel, _ := protocol.NewNotification(protocol.NotifCancelled, map[string]any{"requestId": "slow-1", "_meta": protocol.ModernMeta(protocol.Modern)})
+	if err := p.Send(cancel); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-cancelled:
+	case <-ctx.Done():
+		t.Fatal("the stream of the cancelled request stayed open")
+	}
+	posts.Lock()
+	defer posts.Unlock()
+	if slicesContain(postMethods, protocol.NotifCancelled) {
+		t.Errorf("notifications/cancelled was POSTed: %q", postMethods)
+	}
+}
+
+// TestHTTPFallBackToSSE: a POST of initialize that fails with 405 is
+// followed by a GET that opens an HTTP+SSE stream; its endpoint event names
+// where messages go, and the answers come on the stream.
+func TestHTTPFallBackToSSE(t *testing.T) {
+	stream := make(chan string, 16)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/sse" && r.Method == http.MethodGet:
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "event: endpoint\ndata: /messages?sessionId=abc\n\n")
+			w.(http.Flusher).Flush()
+			for {
+				select {
+				case line := <-stream:
+					fmt.Fprintf(w, "event: message\ndata: %s\n\n", line)
+					w.(http.Flusher).Flush()
+				case <-r.Context().Done():
+					return
+				}
+			}
+		case r.URL.Path == "/messages" && r.URL.Query().Get("sessionId") == "abc":
+			m := rpcRequest(t, r)
+			w.WriteHeader(http.StatusAccepted)
+			fmt.Fprint(w, "Accepted")
+			if m.ID != nil {
+				stream <- fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2024-11-05"}}`, m.ID)
+			}
+		default:
+			w.WriteHeader(http.StatusMethodNotAllowed)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	p := startSession(t, srv.URL+"/sse", HTTPOptions{}, Config{Protocol: protocol.Rev20241105})
+	ctx := testCtx(t)
+	m, err := p.Request(ctx, protocol.MethodInitialize, map[string]any{"protocolVersion": "2024-11-05"})
+	if err != nil || m.Result == nil {
+		t.Fatalf("initialize: %v %v", m, err)
+	}
+	if p.HTTPMode() != HTTPSSE {
+		t.Errorf("mode %q", p.HTTPMode())
+	}
+	if _, err := p.Request(ctx, protocol.MethodPing, nil); err != nil {
+		t.Errorf("ping: %v", err)
+	}
+	for _, l := range p.Transcript() {
+		if strings.Contains(l.Text, "abc") {
+			t.Errorf("the transcript shows the endpoint's query value: %q", l.Text)
+		}
+	}
+}
+
+// TestHTTPSecretsRedacted: the values of the user's headers go to the
+// server and nowhere else: not in the transcript, not in the exchanges
+// kept, not in a message the server echoes them in.
+func TestHTTPSecretsRedacted(t *testing.T) {
+	const token, key = "tok-SECRET-1234", "key-SECRET-5678"
+	var gotAuth, gotKey string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m := rpcRequest(t, r)
+		gotAuth, gotKey = r.Header.Get("Authorization"), r.Header.Get("X-Api-Key")
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Set-Cookie", "sid=cookie-SECRET-9")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"echo":%q}}`, m.ID, r.Header.Get("Authorization")+" "+r.Header.Get("X-Api-Key"))
+	}))
+	t.Cleanup(srv.Close)
+	p := startSession(t, srv.URL+"/mcp?api_key=query-SECRET-0", HTTPOptions{Header: http.Header{"Authorization": {"Bearer " + token}, "X-Api-Key": {key}}}, Config{})
+	m, err := p.Request(testCtx(t), protocol.MethodPing, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotAuth != "Bearer "+token || gotKey != key {
+		t.Errorf("the server got %q and %q", gotAuth, gotKey)
+	}
+	var shown []string
+	for _, l := range p.Transcript() {
+		shown = append(shown, l.Text)
+	}
+	shown = append(shown, string(m.Result))
+	for _, x := range p.HTTP() {
+		shown = append(shown, fmt.Sprint(x))
+	}
+	all := strings.Join(shown, "\n")
+	for _, secret := range []string{token, key, "cookie-SECRET-9", "query-SECRET-0"} {
+		if strings.Contains(all, secret) {
+			t.Errorf("%q shown:\n%s", secret, all)
+		}
+	}
+}
+
+// TestHTTPHostileAnswersAreBounded: a server that never answers, or sends
+// its headers and stalls, costs a wait of the request timeout, as a silent
+// process does; a body over the line limit is reported as such.
+func TestHTTPHostileAnswersAreBounded(t *testing.T) {
+	done := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m := rpcRequest(t, r)
+		switch m.Method {
+		case "silent":
+		case "stall":
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+		case "huge":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"pad":"%s"}}`, m.ID, strings.Repeat("x", 64<<10))
+			return
+		}
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	defer close(done)
+	for _, tc := range []struct {
+		method string
+		want   error
+	}{{"silent", ErrTimeout}, {"stall", ErrTimeout}, {"huge", ErrLineTooLong}} {
+		t.Run(tc.method, func(t *testing.T) {
+			p := startSession(t, srv.URL, HTTPOptions{}, Config{RequestTimeout: 300 * time.Millisecond, StartTimeout: 300 * time.Millisecond, MaxLineBytes: 16 << 10})
+			if _, err := p.Request(testCtx(t), tc.method, nil); !errors.Is(err, tc.want) {
+				t.Fatalf("error %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestHTTPParamHeaders: a tool whose inputSchema marks an argument with
+// x-mcp-header has that argument mirrored into Mcp-Param-{Name} on a
+// 2026-07-28 call, encoded when it is not plain ASCII, left out when null.
+func TestHTTPParamHeaders(t *testing.T) {
+	var seen headers
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m := rpcRequest(t, r)
+		seen.note(m.Method, r)
+		w.Header().Set("Content-Type", "application/json")
+		result := `{}`
+		if m.Method == protocol.MethodToolsList {
+			result = `{"tools":[{"name":"sql","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"opts":{"type":"object","properties":{"n":{"type":"integer","x-mcp-header":"N"}}},"q":{"type":"string","x-mcp-header":"Q"}}}}]}`
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, result)
+	}))
+	t.Cleanup(srv.Close)
+	p := startSession(t, srv.URL, HTTPOptions{}, Config{Protocol: protocol.Modern})
+	ctx := testCtx(t)
+	if _, err := p.ModernRequest(ctx, protocol.Modern, protocol.MethodToolsList, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.ModernRequest(ctx, protocol.Modern, protocol.MethodToolsCall, map[string]any{"name": "sql",
+		"arguments": map[string]any{"region": "Zürich", "opts": map[string]any{"n": 42}, "q": nil}}); err != nil {
+		t.Fatal(err)
+	}
+	h := seen.get(protocol.MethodToolsCall)
+	if got, _ := protocol.DecodeHeaderValue(h.Get("Mcp-Param-Region")); got != "Zürich" {
+		t.Errorf("Mcp-Param-Region %q", h.Get("Mcp-Param-Region"))
+	}
+	if h.Get("Mcp-Param-N") != "42" {
+		t.Errorf("Mcp-Param-N %q", h.Get("Mcp-Param-N"))
+	}
+	if _, ok := h["Mcp-Param-Q"]; ok {
+		t.Errorf("a null argument was mirrored: %v", h["Mcp-Param-Q"])
+	}
+}
