@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/runner"
@@ -204,6 +205,14 @@ func runHTTPSessionID(t *T) {
 func runHTTPGetStream(t *T) {
 	xs, sse := t.streamableExchanges()
 	requireStreamable(t, xs, sse)
+	// A session opens its GET stream once notifications/initialized is
+	// accepted, beside what it sends next: its answer may still be on
+	// its way.
+	deadline := time.Now().Add(t.RequestTimeout())
+	for awaitingStream(xs) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		xs, _ = t.streamableExchanges()
+	}
 	t.Expect("text/event-stream or 405 for every GET stream opened")
 	judged := 0
 	for _, x := range xs {
@@ -224,4 +233,25 @@ func runHTTPGetStream(t *T) {
 		t.NotVerified("no GET stream was opened (it follows an accepted notifications/initialized): nothing to judge")
 	}
 	t.Actual("%d GET streams, each an SSE stream or 405", judged)
+}
+
+// awaitingStream reports whether a session of xs has a notification
+// accepted but no answer to its GET stream yet.
+func awaitingStream(xs []sessionExchange) bool {
+	accepted := map[string]bool{}
+	answered := map[string]bool{}
+	for _, x := range xs {
+		switch {
+		case x.Method == http.MethodPost && x.RPCMethod == protocol.NotifInitialized && x.Status/100 == 2:
+			accepted[x.process] = true
+		case x.Method == http.MethodGet && x.Purpose == "stream" && (x.Status != 0 || x.Done):
+			answered[x.process] = true
+		}
+	}
+	for p := range accepted {
+		if !answered[p] {
+			return true
+		}
+	}
+	return false
 }

@@ -27,9 +27,11 @@ var (
 	// server's answer, judged as such.
 	ErrHTTPStatus = errors.New("HTTP response without a JSON-RPC response")
 	// ErrUnavailable means the request did not reach the server or the
-	// server said it could not serve now: the connection failed (refused,
-	// reset, TLS), the redirects did not end, or the status was 429, 502,
-	// 503 or 504. It is no fact about the server's conformance.
+	// server did not serve it: the connection failed (refused, reset,
+	// TLS), the redirects did not end, or the status was 429 or 5xx (a
+	// crashed handler and an overloaded gateway look alike). It is no
+	// fact about the server's conformance: a harness problem, never a
+	// verdict.
 	ErrUnavailable = errors.New("server unavailable")
 )
 
@@ -55,13 +57,10 @@ func (e *HTTPError) Error() string {
 func (e *HTTPError) Unwrap() error { return e.kind }
 
 // unavailableStatus reports whether an HTTP status says the server (or a
-// gateway in front of it) cannot serve now, rather than answering.
+// gateway in front of it) did not serve the request, rather than
+// answering it.
 func unavailableStatus(code int) bool {
-	switch code {
-	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return true
-	}
-	return false
+	return code == http.StatusTooManyRequests || code/100 == 5
 }
 
 // HTTP modes of a session: how it carries messages.

@@ -231,11 +231,11 @@ func slicesContain(list []string, s string) bool {
 
 // TestHTTPAnswersWithoutResponse: an HTTP answer that carries no JSON-RPC
 // response ends the wait at once with what came instead, never a timeout
-// (the session is not stalled and answers the next request): a status
-// without a body is the server's answer (ErrHTTPStatus); a connection
-// that fails, a redirect loop, 503 and a redirect to another origin,
-// which is not followed and never sees the headers, are not
-// (ErrUnavailable, ErrHTTPStatus for the redirect).
+// (the session is not stalled and answers the next request): a 4xx or a
+// 202 without a response is the server's answer (ErrHTTPStatus), and so
+// is a redirect to another origin, which is not followed and never sees
+// the headers; a connection that fails, a redirect loop and a 5xx are no
+// answer (ErrUnavailable).
 func TestHTTPAnswersWithoutResponse(t *testing.T) {
 	var elsewhere sync.Mutex
 	elsewhereSaw := ""
@@ -291,7 +291,7 @@ func TestHTTPAnswersWithoutResponse(t *testing.T) {
 		detail      string
 	}{
 		{srv.URL, "status-400", ErrHTTPStatus, "HTTP 400 (no body)"},
-		{srv.URL, "status-500", ErrHTTPStatus, "text/html body"},
+		{srv.URL, "status-500", ErrUnavailable, "text/html body"},
 		{srv.URL, "accepted", ErrHTTPStatus, "HTTP 202"},
 		{srv.URL, "status-503", ErrUnavailable, "HTTP 503"},
 		{srv.URL, "gateway-json", ErrUnavailable, "HTTP 502"},

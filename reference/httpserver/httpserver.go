@@ -130,6 +130,7 @@ type message struct {
 	name    string // the Mcp-Name source value
 	hasName bool
 	token   string // _meta progressToken (compact JSON), "" for none
+	taskID  string // params.taskId of a tasks/* request, "" for none
 }
 
 func readMessage(body []byte) message {
@@ -153,11 +154,13 @@ func readMessage(body []byte) message {
 	}
 	m.id, m.method = msg.ID, msg.Method
 	var params struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-		Name json.RawMessage            `json:"name"`
-		URI  json.RawMessage            `json:"uri"`
+		Meta   map[string]json.RawMessage `json:"_meta"`
+		Name   json.RawMessage            `json:"name"`
+		URI    json.RawMessage            `json:"uri"`
+		TaskID string                     `json:"taskId"`
 	}
 	if json.Unmarshal(msg.Params, &params) == nil {
+		m.taskID = params.TaskID
 		_ = json.Unmarshal(params.Meta[protocol.MetaProtocolVersion], &m.version)
 		if tok, ok := params.Meta[protocol.MetaProgressToken]; ok {
 			m.token = protocol.IDKey(tok)
@@ -512,8 +515,10 @@ func serveStream(w http.ResponseWriter, r *http.Request, st *stream, first []byt
 // stream is the queue of the messages bound for one SSE stream (or one
 // JSON answer).
 type stream struct {
-	key  string // the id key of the request it answers; "" for a GET stream
-	wake chan struct{}
+	key    string // the id key of the request it answers; "" for a GET stream
+	method string // the method of that request
+	task   string // the taskId of a tasks/result request
+	wake   chan struct{}
 
 	mu     sync.Mutex
 	msgs   [][]byte
@@ -689,6 +694,10 @@ func (s *session) learnVersion(st *stream) {
 // openStream registers the stream of request m before the server sees it.
 func (s *session) openStream(m message) *stream {
 	st := newStream(protocol.IDKey(m.id))
+	st.method = m.method
+	if m.method == protocol.MethodTasksResult {
+		st.task = m.taskID
+	}
 	s.mu.Lock()
 	s.streams = append(s.streams, st)
 	if m.token != "" {
@@ -743,10 +752,13 @@ func (s *session) closeGet(st *stream) {
 
 // route sends a line the server wrote where it belongs: a response to
 // its request's stream; any other message to origin (the request being
-// handled) while it is open, else to the stream of the request whose
-// progress it reports, else to the oldest open request stream, else to
-// the GET stream, else it waits for one. An HTTP+SSE session has one
-// stream for all. The server's lock is held.
+// handled, unless it is a tasks/get, which a client polls and the server
+// should not answer with a stream) while it is open; a message of a task
+// to the stream of that task's tasks/result, else the GET stream; any
+// other to the stream of the request whose progress it reports, else to
+// the oldest open request stream, else to the GET stream; and when there
+// is no GET stream it waits for one. An HTTP+SSE session has one stream
+// for all. The server's lock is held.
 func (s *session) route(line []byte, origin *stream) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -768,21 +780,47 @@ func (s *session) route(line []byte, origin *stream) {
 		}
 		return // its stream is gone: nobody waits for it
 	}
-	if origin != nil && origin.push(line, false) {
+	if origin != nil && origin.method != protocol.MethodTasksGet && origin.push(line, false) {
 		return
 	}
-	if st := s.tokens[progressToken(line)]; st != nil && st.push(line, false) {
-		return
-	}
-	for _, st := range s.streams {
-		if st.push(line, false) {
+	if task := relatedTask(line); task != "" {
+		for _, st := range s.streams {
+			if st.task == task && st.push(line, false) {
+				return
+			}
+		}
+	} else {
+		if st := s.tokens[progressToken(line)]; st != nil && st.push(line, false) {
 			return
+		}
+		for _, st := range s.streams {
+			if st.method != protocol.MethodTasksGet && st.push(line, false) {
+				return
+			}
 		}
 	}
 	if s.get != nil && s.get.push(line, false) {
 		return
 	}
 	s.keep(line)
+}
+
+// relatedTask returns the taskId of a message's _meta related-task, or
+// "".
+func relatedTask(line []byte) string {
+	var m struct {
+		Params struct {
+			Meta struct {
+				Related struct {
+					TaskID string `json:"taskId"`
+				} `json:"io.modelcontextprotocol/related-task"`
+			} `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &m) != nil {
+		return ""
+	}
+	return m.Params.Meta.Related.TaskID
 }
 
 // keep holds a line for the GET stream; s.mu is held.

@@ -1,0 +1,267 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/reference/demo"
+	"github.com/mcpconform/mcpconform/reference/httpserver"
+	"github.com/mcpconform/mcpconform/reference/server"
+)
+
+// referenceOverHTTP serves the reference estate over HTTP on 127.0.0.1,
+// as `mcpconform reference --http` does with no other flag, through wrap
+// when it is set; it returns the server's base URL and is closed at
+// cleanup.
+func referenceOverHTTP(t *testing.T, wrap func(http.Handler) http.Handler) string {
+	t.Helper()
+	h := httpserver.New(server.Options{Principal: demo.DefaultPrincipal(), Async: true})
+	var handler http.Handler = h
+	if wrap != nil {
+		handler = wrap(handler)
+	}
+	srv := httptest.NewServer(handler)
+	t.Cleanup(func() {
+		h.Close()
+		srv.Close()
+	})
+	return srv.URL
+}
+
+// runHTTP runs the catalogue (or the checks only selects) against url.
+func runHTTP(t *testing.T, url string, only ...string) *Report {
+	t.Helper()
+	rep, err := Run(context.Background(), Options{Transport: TransportHTTP, URL: url, Only: only, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatalf("run over HTTP against %s: %v", url, err)
+	}
+	return rep
+}
+
+// TestHTTPReference: the reference served over HTTP passes every check
+// that applies, with the same ids and verdict rules as over stdio: no
+// fail, warn, error or block, and nothing unverified but the tool calls of
+// 2024-11-05, whose tools carry no readOnlyHint (annotations came in
+// 2025-03-26), as over stdio. At its Streamable HTTP endpoint it speaks
+// every revision and passes the http checks; at its HTTP+SSE endpoint it
+// speaks the legacy revisions over the transport of 2024-11-05, where the
+// http checks have nothing to judge.
+func TestHTTPReference(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the whole catalogue twice over HTTP")
+	}
+	base := referenceOverHTTP(t, nil)
+	for _, tc := range []struct {
+		name, path string
+		revs       []string
+		httpStatus Status
+	}{
+		{"streamable", httpserver.MCPPath, protocol.AllRevisions, StatusPass},
+		{"http+sse", httpserver.SSEPath, protocol.LegacyRevisions, StatusNA},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rep := runHTTP(t, base+tc.path)
+			if !slices.Equal(rep.Checked, tc.revs) {
+				t.Errorf("checked %v, want %v", rep.Checked, tc.revs)
+			}
+			if rep.Target.Transport != TransportHTTP || rep.Target.URL != base+tc.path {
+				t.Errorf("target %+v", rep.Target)
+			}
+			for _, r := range rep.Results {
+				switch {
+				case r.Status == StatusFail || r.Status == StatusWarn || r.Status == StatusError || r.Status == StatusBlocked:
+					t.Errorf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
+				case r.Status == StatusNotVerified && !(r.Revision == protocol.Rev20241105 && strings.Contains(r.Message, "safe to call")):
+					t.Errorf("%s@%s not verified: %s", r.ID, r.Revision, r.Message)
+				case strings.HasPrefix(r.ID, "http.") && r.Status != StatusNA && r.Status != tc.httpStatus && !(r.Status == StatusNotVerified):
+					t.Errorf("%s@%s: %s, want %s", r.ID, r.Revision, r.Status, tc.httpStatus)
+				case strings.HasPrefix(r.ID, "stdio.") && r.Status != StatusNA:
+					t.Errorf("%s@%s: %s over HTTP", r.ID, r.Revision, r.Status)
+				}
+			}
+		})
+	}
+}
+
+// httpFault wraps a handler so that it breaks one rule of the transport.
+type httpFault struct {
+	name  string
+	check string // the check it makes fail
+	why   string // in the failure's message
+	wrap  func(http.Handler) http.Handler
+}
+
+// rpcKind reads the kind of the JSON-RPC message of a POST and puts the
+// body back.
+func rpcKind(r *http.Request) protocol.Kind {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	m, err := protocol.ParseMessage(body)
+	if err != nil {
+		return protocol.KindInvalid
+	}
+	return m.Kind()
+}
+
+// contentTypeWriter changes a JSON answer's media type to text/plain.
+type contentTypeWriter struct{ http.ResponseWriter }
+
+func (w contentTypeWriter) WriteHeader(code int) {
+	if w.Header().Get("Content-Type") == protocol.MediaJSON {
+		w.Header().Set("Content-Type", "text/plain")
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w contentTypeWriter) Write(b []byte) (int, error) {
+	if w.Header().Get("Content-Type") == protocol.MediaJSON {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w contentTypeWriter) Flush() { w.ResponseWriter.(http.Flusher).Flush() }
+
+// sessionIDWriter issues the session id with a space inside.
+type sessionIDWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *sessionIDWriter) WriteHeader(code int) {
+	if w.wrote {
+		return
+	}
+	w.wrote = true
+	if id := w.Header().Get(protocol.HeaderSessionID); len(id) > 4 {
+		w.Header().Set(protocol.HeaderSessionID, id[:4]+" "+id[4:])
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *sessionIDWriter) Write(b []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *sessionIDWriter) Flush() {
+	w.WriteHeader(http.StatusOK)
+	w.ResponseWriter.(http.Flusher).Flush()
+}
+
+// httpFaults are the faults of the http checks: each makes its check
+// fail, and nothing else.
+var httpFaults = []httpFault{
+	{"request-text-plain", "http.post.content-type", "neither application/json nor text/event-stream", func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost && rpcKind(r) == protocol.KindRequest {
+				w = contentTypeWriter{w}
+			}
+			h.ServeHTTP(w, r)
+		})
+	}},
+	{"notification-200", "http.notification.accepted", "not 202 with no body", func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost && rpcKind(r) == protocol.KindNotification {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, r)
+				if rec.Code == http.StatusAccepted {
+					w.WriteHeader(http.StatusOK)
+					fmt.Fprint(w, "ok")
+					return
+				}
+				w.WriteHeader(rec.Code)
+				w.Write(rec.Body.Bytes())
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}},
+	{"session-id-space", "http.session.id-visible-ascii", "not only visible ASCII", func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if id := r.Header.Get(protocol.HeaderSessionID); id != "" {
+				r.Header.Set(protocol.HeaderSessionID, strings.ReplaceAll(id, " ", ""))
+			}
+			h.ServeHTTP(&sessionIDWriter{ResponseWriter: w}, r)
+		})
+	}},
+	{"get-html", "http.get.stream-or-405", "neither an SSE stream nor 405", func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && r.URL.Path == httpserver.MCPPath {
+				w.Header().Set("Content-Type", "text/html")
+				fmt.Fprint(w, "<p>not here</p>")
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}},
+}
+
+// TestHTTPChecksFail: every http check passes on the reference and fails
+// on the fault that breaks its rule, with its reason, while the other http
+// checks do not fail.
+func TestHTTPChecksFail(t *testing.T) {
+	cases := append([]httpFault{{name: "none"}}, httpFaults...)
+	for _, f := range cases {
+		t.Run(f.name, func(t *testing.T) {
+			t.Parallel()
+			rep := runHTTP(t, referenceOverHTTP(t, f.wrap)+httpserver.MCPPath, "http.*")
+			failed := false
+			for _, r := range rep.Results {
+				switch {
+				case r.ID == f.check && r.Status == StatusFail:
+					failed = true
+					if !strings.Contains(r.Message, f.why) {
+						t.Errorf("%s@%s fails with %q, want it to say %q", r.ID, r.Revision, r.Message, f.why)
+					}
+				case r.Status == StatusFail || r.Status == StatusWarn || r.Status == StatusError:
+					t.Errorf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
+				case f.check == "" && r.Status != StatusPass && r.Status != StatusNA && !(r.ID == "http.notification.accepted" && r.Revision == protocol.Modern):
+					// (2026-07-28 defines no notification a client sends
+					// over HTTP: with the http checks alone, none is.)
+					t.Errorf("%s@%s: %s on the reference: %s", r.ID, r.Revision, r.Status, r.Message)
+				}
+			}
+			if f.check != "" && !failed {
+				t.Errorf("%s did not fail on fault %s", f.check, f.name)
+			}
+		})
+	}
+}
+
+// TestHTTPUnreachable: a URL where nothing listens is a harness problem,
+// reported as the run's error, not as verdicts.
+func TestHTTPUnreachable(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL + "/mcp"
+	srv.Close()
+	_, err := Run(context.Background(), Options{Transport: TransportHTTP, URL: url})
+	if err == nil || !strings.Contains(err.Error(), "cannot reach the server") {
+		t.Fatalf("error %v, want one saying the server cannot be reached", err)
+	}
+}
+
+// TestHTTPReportTarget: the report says the server was checked over HTTP,
+// at a URL that shows no secret.
+func TestHTTPReportTarget(t *testing.T) {
+	base := referenceOverHTTP(t, nil)
+	rep, err := Run(context.Background(), Options{Transport: TransportHTTP, URL: base + httpserver.MCPPath + "?key=query-secret-7", Only: []string{"lifecycle.initialize.result"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(rep.Target)
+	if rep.Target.Transport != TransportHTTP || !strings.Contains(rep.Target.URL, "key=redacted") || strings.Contains(string(raw), "query-secret-7") {
+		t.Errorf("target %s", raw)
+	}
+}
