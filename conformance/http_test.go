@@ -8,15 +8,19 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
+	"github.com/mcpconform/mcpconform/internal/fixtures/proctest"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/reference/demo"
 	"github.com/mcpconform/mcpconform/reference/httpserver"
 	"github.com/mcpconform/mcpconform/reference/server"
+	"github.com/mcpconform/mcpconform/runner"
 )
 
 // referenceOverHTTP serves the reference estate over HTTP on 127.0.0.1,
@@ -263,5 +267,85 @@ func TestHTTPReportTarget(t *testing.T) {
 	raw, _ := json.Marshal(rep.Target)
 	if rep.Target.Transport != TransportHTTP || !strings.Contains(rep.Target.URL, "key=redacted") || strings.Contains(string(raw), "query-secret-7") {
 		t.Errorf("target %s", raw)
+	}
+}
+
+// TestHTTPLocalServer: a server command run over HTTP is started on a
+// free port of 127.0.0.1 (named by {port} in its arguments, or by PORT in
+// its environment), checked at its URL, and ended with everything it
+// started; the report names the command and the URL with its port as
+// {port}. A command that exits or never listens is a run error that
+// shows its output, and leaves nothing running.
+func TestHTTPLocalServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds and starts the mcpconform command")
+	}
+	bin := fixturebin.Build(t, "cmd/mcpconform")
+	dir := t.TempDir()
+	pids := filepath.Join(dir, "pids")
+	// The shell records its pid and a child's, then becomes the server.
+	wrapper := func(serve string) []string {
+		return []string{"sh", "-c", `echo $$ >> "$1"; sleep 300 & echo $! >> "$1"; exec ` + serve, "sh", pids}
+	}
+	for _, tc := range []struct {
+		name    string
+		command []string
+		url     string
+	}{
+		{"port placeholder", []string{bin, "reference", "--http", "127.0.0.1:" + runner.PortPlaceholder}, ""},
+		{"PORT variable", wrapper(bin + ` reference --http "127.0.0.1:$PORT"`), "http://localhost:{port}/mcp"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := Run(context.Background(), Options{Transport: TransportHTTP, Command: tc.command, URL: tc.url,
+				Only: []string{"lifecycle.initialize.result", "http.*"}, Protocol: protocol.Rev20251125})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tc.url
+			if want == "" {
+				want = DefaultLocalURL
+			}
+			if rep.Target.URL != want || !slices.Equal(rep.Target.Command, tc.command) {
+				t.Errorf("target %+v, want URL %s", rep.Target, want)
+			}
+			for _, r := range rep.Results {
+				if r.Status != StatusPass {
+					t.Errorf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
+				}
+			}
+		})
+	}
+	ids, err := proctest.ReadPids(pids)
+	if err != nil || len(ids) != 2 {
+		t.Fatalf("pids %v: %v", ids, err)
+	}
+	for _, pid := range ids {
+		if proctest.Running(pid) {
+			t.Errorf("process %d outlived the run", pid)
+		}
+	}
+
+	for _, tc := range []struct {
+		name, script, want string
+	}{
+		{"exits", `echo "no config" >&2; exit 3`, "exited before it listened"},
+		{"never listens", `echo $$ >> "$1"; exec sleep 300`, "did not listen"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before, _ := proctest.ReadPids(pids)
+			_, err := Run(context.Background(), Options{Transport: TransportHTTP, Command: []string{"sh", "-c", tc.script, "sh", pids}, StartTimeout: time.Second})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+			if tc.name == "exits" && !strings.Contains(err.Error(), "no config") {
+				t.Errorf("the error does not show the server's output: %v", err)
+			}
+			after, _ := proctest.ReadPids(pids)
+			for _, pid := range after[len(before):] {
+				if proctest.Running(pid) {
+					t.Errorf("process %d outlived the run", pid)
+				}
+			}
+		})
 	}
 }
