@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -345,6 +346,94 @@ func TestHTTPLocalServer(t *testing.T) {
 				if proctest.Running(pid) {
 					t.Errorf("process %d outlived the run", pid)
 				}
+			}
+		})
+	}
+}
+
+// TestHTTPHostile: a server that never answers, sends its headers and
+// stalls, resets the connection, answers 500 or redirects in a loop is a
+// harness problem, never a verdict: the run ends, within its timeouts,
+// with an error that says what happened; one that serves initialize and
+// answers 500 to everything else gets errors, not failures.
+func TestHTTPHostile(t *testing.T) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	hold := func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // so that the server sees the client go
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}
+	ref := httpserver.New(server.Options{Principal: demo.DefaultPrincipal()})
+	t.Cleanup(ref.Close)
+	for _, tc := range []struct {
+		name    string
+		handler http.HandlerFunc
+		want    string // in the run's error; "" for a report
+		slow    bool
+	}{
+		{"silent", hold, "got no answer", true},
+		{"headers then stall", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", protocol.MediaSSE)
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			hold(w, r)
+		}, "got no answer", true},
+		{"reset", func(w http.ResponseWriter, r *http.Request) {
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+		}, "cannot reach the server", false},
+		{"500", func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "internal error", http.StatusInternalServerError)
+		}, "HTTP 500", false},
+		{"redirect loop", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, r.URL.Path, http.StatusTemporaryRedirect)
+		}, "redirects", false},
+		{"500 after initialize", func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost {
+				ref.ServeHTTP(w, r)
+				return
+			}
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if m, err := protocol.ParseMessage(body); err == nil && (m.Method == protocol.MethodInitialize || m.Method == protocol.NotifInitialized) {
+				ref.ServeHTTP(w, r)
+				return
+			}
+			http.Error(w, "internal error", http.StatusInternalServerError)
+		}, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.slow && testing.Short() {
+				t.Skip("-short: waits out the start timeout twice")
+			}
+			t.Parallel()
+			srv := httptest.NewServer(tc.handler)
+			t.Cleanup(srv.Close)
+			rep, err := Run(context.Background(), Options{Transport: TransportHTTP, URL: srv.URL + "/mcp",
+				Timeout: time.Second, StartTimeout: time.Second, Only: []string{"lifecycle.*", "jsonrpc.method.*", "tools.list.*"}})
+			if tc.want != "" {
+				if err == nil || !errors.Is(err, ErrNoAnswer) || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("error %v, want ErrNoAnswer saying %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			errored := 0
+			for _, r := range rep.Results {
+				switch r.Status {
+				case StatusFail, StatusWarn:
+					t.Errorf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
+				case StatusError:
+					errored++
+				}
+			}
+			if errored == 0 {
+				t.Errorf("no check reported the 500s as an error")
 			}
 		})
 	}
