@@ -19,8 +19,12 @@ import (
 
 // headerList is the repeatable --header flag: "Name: value" lines sent
 // with every HTTP request. Its values are secrets: no message repeats
-// them.
-type headerList struct{ h http.Header }
+// them, so a malformed one is not refused by Set (the flag package would
+// quote it) but by apply.
+type headerList struct {
+	h   http.Header
+	err error
+}
 
 func (l *headerList) String() string { return "" }
 
@@ -28,11 +32,17 @@ func (l *headerList) Set(v string) error {
 	name, value, ok := strings.Cut(v, ":")
 	name = strings.TrimSpace(name)
 	if !ok || name == "" || !validHeaderName(name) {
-		return errors.New("want 'Name: value', with a header name of letters, digits and -")
+		if l.err == nil {
+			l.err = errors.New("--header: want 'Name: value', with a header name of letters, digits and -")
+		}
+		return nil
 	}
 	value = strings.TrimSpace(value)
 	if strings.ContainsAny(value, "\r\n\x00") {
-		return fmt.Errorf("the value of %s holds a line break", name)
+		if l.err == nil {
+			l.err = fmt.Errorf("--header: the value of %s holds a line break", name)
+		}
+		return nil
 	}
 	if l.h == nil {
 		l.h = http.Header{}
@@ -62,13 +72,16 @@ type httpFlags struct {
 
 // used reports whether any flag that only HTTP uses was given.
 func (f *httpFlags) used() bool {
-	return f.url != "" || f.headers.h != nil || f.bearerEnv != "" || f.caCert != ""
+	return f.url != "" || f.headers.h != nil || f.headers.err != nil || f.bearerEnv != "" || f.caCert != ""
 }
 
 // apply puts the HTTP flags into opts: the transport, the URL, the
 // headers (the bearer token read from the environment, never from a
 // flag) and the trusted certificate authorities.
 func (f *httpFlags) apply(opts *conformance.Options) error {
+	if f.headers.err != nil {
+		return f.headers.err
+	}
 	switch f.transport {
 	case "", conformance.TransportStdio:
 		if f.url != "" {
