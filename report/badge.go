@@ -22,6 +22,9 @@ type Badge struct {
 // whole run is conformant. Revisions that failed besides it are named,
 // so that a green-looking count never hides an older revision's failure.
 func (rep *Report) Badge() Badge {
+	if rep.Interrupted != "" || rep.Error != "" {
+		return rep.runEndBadge()
+	}
 	b := Badge{SchemaVersion: 1, Label: "MCP", Message: "no revision checked", Color: "lightgrey"}
 	revs := rep.Summary.Revisions
 	if len(revs) == 0 {

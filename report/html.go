@@ -25,6 +25,8 @@ type htmlPage struct {
 	Rows      []htmlRow
 	Details   []htmlDetail
 	Legend    string
+	RunEnd    []string // runEndNotes, first on the page
+	Stderr    []string // the stderr tail of a server that exited during start-up
 }
 
 // htmlVerdict is one line of the header's verdict table.
@@ -94,6 +96,8 @@ func (rep *Report) htmlPage() htmlPage {
 		Command:   Clean(strings.Join(rep.Target.Command, " ")),
 		Revisions: rep.Checked,
 		Legend:    Legend,
+		RunEnd:    rep.runEndNotes(),
+		Stderr:    rep.ServerExit.stderrLines(),
 	}
 	for _, rs := range rep.Summary.Revisions {
 		p.Verdicts = append(p.Verdicts, htmlVerdict{Name: "MCP " + rs.Revision,

@@ -20,6 +20,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	if line := rep.ProfileLine(); line != "" {
 		ew.printf("**%s**\n\n", mdEscape(line))
 	}
+	rep.writeRunEndMarkdown(ew)
 	ew.printf("- Target: %s\n", mdCode(strings.Join(rep.Target.Command, " ")))
 	if rep.Server.Name != "" {
 		ew.printf("- Server: %s %s\n", mdEscape(rep.Server.Name), mdEscape(rep.Server.Version))
@@ -27,6 +28,9 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	ew.printf("- Supported revisions: %s\n", mdEscape(listOrNone(rep.Supported)))
 	ew.printf("- Checked revisions: %s\n", mdEscape(listOrNone(rep.Checked)))
 	ew.printf("- Suite: %s %s, seed %d\n\n", mdEscape(rep.Suite.Name), mdEscape(rep.Suite.Version), rep.Seed)
+	if rep.Error != "" {
+		return ew.err // no result to tabulate
+	}
 
 	ew.printf("| Revision | MUST | SHOULD | Errors | Verdict |\n|---|---|---|---|---|\n")
 	for _, rs := range rep.Summary.Revisions {

@@ -35,6 +35,9 @@ type MergedServer struct {
 	Checked   []string       `json:"checked"`
 	Summary   Summary        `json:"summary"`
 	Closing   string         `json:"closingLine"`
+	// The report's Interrupted and Error (see Report).
+	Interrupted string `json:"interrupted,omitempty"`
+	Error       string `json:"error,omitempty"`
 }
 
 // MergedCheck is one check's results across servers and revisions.
@@ -68,7 +71,8 @@ func Merge(reps []*Report, files []string) *Merged {
 		}
 		labels[label]++
 		m.Servers = append(m.Servers, MergedServer{Label: label, File: files[i], Server: rep.Server, Command: rep.Target.Command,
-			Suite: rep.Suite, StartTime: rep.StartTime, Checked: rep.Checked, Summary: rep.Summary, Closing: rep.ClosingLine()})
+			Suite: rep.Suite, StartTime: rep.StartTime, Checked: rep.Checked, Summary: rep.Summary, Closing: rep.ClosingLine(),
+			Interrupted: rep.Interrupted, Error: rep.Error})
 		for _, rev := range rep.Checked {
 			revs[rev] = true
 		}
@@ -105,14 +109,15 @@ func Merge(reps []*Report, files []string) *Merged {
 }
 
 // ExitCode is what mcpconform merge exits with: 1 when a server's run is
-// not conformant, 2 when none failed but one errored, 0 otherwise.
+// not conformant, 2 when none failed but one errored, reached no verdict
+// or was interrupted, 0 otherwise.
 func (m *Merged) ExitCode() int {
 	code := 0
 	for _, s := range m.Servers {
-		switch s.Summary.ExitCode {
-		case 1:
+		switch {
+		case s.Summary.ExitCode == 1 || s.Summary.Verdict == VerdictNotConformant:
 			code = 1
-		case 2:
+		case s.Summary.ExitCode != 0 || s.Error != "" || s.Interrupted != "":
 			if code == 0 {
 				code = 2
 			}

@@ -230,7 +230,13 @@ type Report struct {
 	Results       []Result        `json:"results"` // sorted by id, then revision
 	Stale         []StaleExpected `json:"staleExpectedFailures"`
 	FailureDir    string          `json:"failureDir,omitempty"` // where failing property cases were saved, if any
-	Summary       Summary         `json:"summary"`
+	// A run that ended early says why (runend.go): Interrupted names the
+	// signal, Error the harness error that left no verdict, ServerExit how
+	// a server that exited during start-up ended.
+	Interrupted string      `json:"interrupted,omitempty"`
+	Error       string      `json:"error,omitempty"`
+	ServerExit  *ServerExit `json:"serverExit,omitempty"`
+	Summary     Summary     `json:"summary"`
 }
 
 // SuiteInfo names the suite that made a report.
@@ -464,6 +470,7 @@ func (rep *Report) Summarize(strict bool) {
 		s.Verdict, s.ExitCode = VerdictConformant, 0
 	}
 	rep.Summary = s
+	rep.settleRunEnd()
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -498,6 +505,10 @@ func (rep *Report) ClosingLine() string {
 	if rep.Summary.Stale > 0 {
 		verdict = VerdictNotConformant
 	}
+	if line, ok := rep.runEndLine(); ok {
+		return line
+	}
+	verdict = rep.runEndVerdict(verdict)
 	return fmt.Sprintf("MCP %s: %d/%d MUST, %d/%d SHOULD, %s — %s",
 		strings.Join(rep.Checked, ", "), must, mustT, should, shouldT, plural(errs, "error"), verdict)
 }
