@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpconform/mcpconform/conformance"
@@ -175,13 +176,39 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		status = newStatusLine(stderr)
 		opts.Progress = status.update
 	}
+	// The reports are written once: by the run, or by halt when a second
+	// interrupt (or a run that would not end) gives the run up.
+	var emitting sync.Mutex
+	emitted := false // under emitting
+	began := time.Now()
+	ctx, stopSignals := interruptible(context.Background(), stderr, func(signal, why string) {
+		n := runner.KillAll()
+		emitting.Lock() // reports being written are finished first
+		if !emitted {
+			rep := conformance.Abandoned(opts, began, signal, why)
+			for _, o := range outs {
+				if err := o.emit(rep); err != nil {
+					fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
+				}
+			}
+			closeOutputs(outs, false)
+			why += "; the reports hold no result"
+		}
+		runner.EndOrphans()
+		fmt.Fprintf(stderr, "mcpconform run: %s (%d server process(es) killed at once)\n", why, n)
+		os.Exit(report.InterruptExitCode(signal))
+	})
+	defer stopSignals()
 	stopGC := memlimit.ForRun() // the run's collector policy (internal/memlimit)
-	rep, err := conformance.Run(context.Background(), opts)
+	rep, err := conformance.Run(ctx, opts)
 	stopGC()
 	if status != nil {
 		status.clear()
 	}
-	if err != nil {
+	emitting.Lock()
+	defer emitting.Unlock()
+	emitted = true
+	if rep == nil {
 		closeOutputs(outs, true)
 		if errors.Is(err, conformance.ErrNoChecks) {
 			return fail("no check ran: --only/--skip select none of the catalogue (see mcpconform list)")
@@ -192,22 +219,30 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		rep.FailureDir = opts.FailureDir
 	}
 	code := rep.Summary.ExitCode
+	if err != nil {
+		// No verdict, but a report that says why: merge and compare
+		// still see the server.
+		fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
+		code = 2
+	}
 	problem := func(err error) {
 		fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
 		if code == 0 {
 			code = 2 // a missing report is an error; a failed check still says 1
 		}
 	}
-	color := !noColor && os.Getenv("NO_COLOR") == "" && isTerminal(textOut)
-	if err := rep.WriteText(textOut, report.TextOptions{Color: color, Verbose: verbose}); err != nil {
-		problem(err)
-	}
+	// The files first: a reader of the text that goes away (| head)
+	// must not cost them.
 	for _, o := range outs {
 		if err := o.emit(rep); err != nil {
 			problem(err)
 		}
 	}
 	closeOutputs(outs, false)
+	color := !noColor && os.Getenv("NO_COLOR") == "" && isTerminal(textOut)
+	if err := rep.WriteText(textOut, report.TextOptions{Color: color, Verbose: verbose}); err != nil {
+		problem(err)
+	}
 	return code
 }
 
