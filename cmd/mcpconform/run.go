@@ -60,9 +60,10 @@ flags:
                            (matrix of checks × revisions, evidence per result)
   --badge FILE             write a shields.io endpoint badge JSON
                            ("MCP 2025-11-25 | 35/35 MUST")
-                           Report files are opened before the run starts; FILE
-                           "-" is standard output (the text report then goes
-                           to standard error).
+                           Report files are prepared before the run starts,
+                           written whole and renamed into place; two flags
+                           may not name one file. FILE "-" is standard output
+                           (the text report then goes to standard error).
   --no-color               no ANSI colours (they are used only on a terminal)
   --verbose                show details of passing checks too
   --quiet                  no live status line (it is shown only when stderr
@@ -74,7 +75,9 @@ the report names the directory.
 exit status: 0 no MUST check failed and nothing errored; 1 a check failed
 (or warned under --strict) or an expected failure is stale; 2 usage or
 harness error (a report that could not be written included), or no check
-ran. A server command must follow --: flags after it go to the server.
+ran; 130 or 143 when SIGINT or SIGTERM ended the run, whose reports are then
+partial and say so (a second signal ends it at once). A server command must
+follow --: flags after it go to the server.
 `
 
 // globList is a repeatable flag.
