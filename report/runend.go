@@ -34,9 +34,9 @@ func InterruptExitCode(signal string) int {
 
 // settleRunEnd gives a run that ended early its verdict and exit code: an
 // error that left no result is a harness error (2); an interrupted run
-// exits as the signal says, and its verdicts (the run's and each
-// revision's) are "interrupted" unless it had found a failure already,
-// which stands.
+// exits as the signal says, and its verdicts (the run's, each
+// revision's and the estate profile's) are "interrupted" unless it had
+// found a failure already, which stands.
 func (rep *Report) settleRunEnd() {
 	s := &rep.Summary
 	if rep.Error != "" && s.Verdict != VerdictNotConformant {
@@ -50,6 +50,9 @@ func (rep *Report) settleRunEnd() {
 			if rs := &s.Revisions[i]; rs.Verdict != VerdictNotConformant {
 				rs.Verdict = VerdictInterrupted
 			}
+		}
+		if p := s.Profile; p != nil && p.Verdict != VerdictNotConformant {
+			p.Verdict = VerdictInterrupted
 		}
 		s.ExitCode = InterruptExitCode(rep.Interrupted)
 	}

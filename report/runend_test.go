@@ -68,9 +68,11 @@ func TestRunEndSummary(t *testing.T) {
 	rep := &Report{Checked: []string{"2025-11-25"}, Interrupted: "SIGINT", Results: []Result{
 		{ID: "a.b", Revision: "2025-11-25", Level: MUST, Status: StatusPass},
 		{ID: "a.c", Revision: "2025-11-25", Level: MUST, Status: StatusNotVerified, Message: "not run: the run was interrupted by SIGINT"},
+		{ID: "governance.x", Revision: "2025-11-25", Level: MUST, Status: StatusPass, Authority: &Authority{Kind: AuthorityProfile}},
 	}}
 	rep.Summarize(false)
-	if rep.Summary.Verdict != VerdictInterrupted || rep.Summary.Revisions[0].Verdict != VerdictInterrupted || rep.Summary.ExitCode != 130 {
+	s := rep.Summary
+	if s.Verdict != VerdictInterrupted || s.Revisions[0].Verdict != VerdictInterrupted || s.Profile == nil || s.Profile.Verdict != VerdictInterrupted || s.ExitCode != 130 {
 		t.Errorf("summary %+v", rep.Summary)
 	}
 	if got := rep.ClosingLine(); got != "MCP 2025-11-25: 1/2 MUST, 0/0 SHOULD, 0 errors — interrupted by SIGINT: partial report" {
