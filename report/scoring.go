@@ -14,7 +14,7 @@ const (
 	// never counts.
 	Pending Scoring = "pending"
 	// NotScored: advisory, MAY and estate-profile checks, which no
-	// profile scores.
+	// profile scores, and any check in a revision it does not apply to.
 	NotScored Scoring = "not-scored"
 )
 
