@@ -34,6 +34,7 @@ type htmlPage struct {
 type htmlVerdict struct {
 	Name, Verdict, Must, Should, Errors string
 	Gaps                                []string // scored MUSTs not verified
+	Scored                              bool     // a revision's line, not the estate profile's
 	Class                               string
 }
 
@@ -108,7 +109,7 @@ func (rep *Report) htmlPage() htmlPage {
 	for _, rs := range rep.Summary.Revisions {
 		v := htmlVerdict{Name: "MCP " + rs.Revision, Verdict: rs.OutcomeText(),
 			Must: fmt.Sprintf("%d/%d", rs.MustPassed, rs.MustTotal), Should: fmt.Sprintf("%d/%d", rs.ShouldPassed, rs.ShouldTotal),
-			Errors: fmt.Sprint(rs.Errors), Class: verdictClass(rs.Outcome)}
+			Errors: fmt.Sprint(rs.Errors), Class: verdictClass(rs.Outcome), Scored: true}
 		for _, u := range rs.Unverified {
 			v.Gaps = append(v.Gaps, u.ID+" ("+string(u.Status)+")")
 		}

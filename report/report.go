@@ -396,8 +396,11 @@ func (r Result) Counts(strict bool) bool {
 // results and the outcome, the estate-profile line, and the exit code of
 // mcpconform run. Only scored results (Result.Scored) move an outcome or
 // the exit code; pending ones are counted apart, advisory and MAY ones
-// never. strict makes a warn of a scored check, and a scored MUST not
-// verified, fail the run (exit 1) without changing an outcome.
+// never. strict makes a warn of a scored check, and a scored MUST that
+// ran but was not verified, fail the run (exit 1) without changing an
+// outcome; scored MUSTs the run left out (--only, --skip) keep a
+// revision from being conformant but are not held against it under
+// strict, which judges what ran.
 func (rep *Report) Summarize(strict bool) {
 	s := Summary{ByStatus: map[Status]int{}}
 	for _, st := range Statuses {
@@ -493,7 +496,7 @@ func (rep *Report) Summarize(strict bool) {
 			p.Verdict = VerdictConformant
 		}
 	}
-	gap := false // a scored MUST not verified somewhere
+	gap := false // a scored MUST that ran but was not verified, somewhere
 	s.Outcome = OutcomeConformant
 	for _, name := range sortedKeys(per) {
 		rs := per[name]
@@ -505,7 +508,7 @@ func (rep *Report) Summarize(strict bool) {
 		default:
 			rs.Outcome = OutcomeConformant
 		}
-		gap = gap || len(rs.Unverified) > 0 || len(rs.NotRun) > 0
+		gap = gap || len(rs.Unverified) > 0
 		if outcomeRank[rs.Outcome] > outcomeRank[s.Outcome] {
 			s.Outcome = rs.Outcome
 		}
