@@ -44,7 +44,7 @@ func (rep *Report) Badge() Badge {
 			b.Message += " verified"
 		}
 	default:
-		b.Message = OutcomeGroups(revs, "%[2]s in %[1]s", " · ")
+		b.Message = outcomeGroups(revs, "%[2]s in %[1]s", " · ")
 	}
 	switch rep.Summary.Outcome {
 	case OutcomeConformant:

@@ -107,7 +107,7 @@ func (rep *Report) htmlPage() htmlPage {
 		Legend:    Legend,
 	}
 	for _, rs := range rep.Summary.Revisions {
-		v := htmlVerdict{Name: "MCP " + rs.Revision, Verdict: rs.OutcomeText(),
+		v := htmlVerdict{Name: "MCP " + rs.Revision, Verdict: rs.outcomeText(),
 			Must: fmt.Sprintf("%d/%d", rs.MustPassed, rs.MustTotal), Should: fmt.Sprintf("%d/%d", rs.ShouldPassed, rs.ShouldTotal),
 			Errors: fmt.Sprint(rs.Errors), Class: verdictClass(rs.Outcome), Scored: true}
 		for _, u := range rs.Unverified {

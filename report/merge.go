@@ -43,7 +43,7 @@ func (s MergedServer) PerRevision() string {
 	if len(s.Summary.Revisions) == 0 {
 		return "no revision checked"
 	}
-	return OutcomeGroups(s.Summary.Revisions, "%s: %s", "; ")
+	return outcomeGroups(s.Summary.Revisions, "%s: %s", "; ")
 }
 
 // MergedCheck is one check's results across servers and revisions.

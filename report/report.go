@@ -574,7 +574,7 @@ func (rep *Report) ClosingLine() string {
 	case 1:
 		line = revs[0].String()
 	default:
-		line = "MCP " + OutcomeGroups(revs, "%s: %s", "; ")
+		line = "MCP " + outcomeGroups(revs, "%s: %s", "; ")
 	}
 	if n := rep.Summary.Stale; n > 0 {
 		line += "; " + plural(n, "stale expected failure")
@@ -582,10 +582,10 @@ func (rep *Report) ClosingLine() string {
 	return line
 }
 
-// OutcomeGroups renders the revisions grouped by outcome, the worst
+// outcomeGroups renders the revisions grouped by outcome, the worst
 // first, each group by format (%[1]s the revisions, %[2]s the outcome),
 // joined by join.
-func OutcomeGroups(revs []RevSummary, format, join string) string {
+func outcomeGroups(revs []RevSummary, format, join string) string {
 	var parts []string
 	for _, o := range []string{OutcomeNotConformant, OutcomeNoFailureFound, OutcomeConformant} {
 		var names []string
@@ -617,12 +617,12 @@ func (rep *Report) ProfileLine() string {
 // (11 MUSTs not verified: 7 blocked, 3 not-verified, 1 error)".
 func (rs RevSummary) String() string {
 	return fmt.Sprintf("MCP %s: %d/%d MUST, %d/%d SHOULD, %s — %s",
-		rs.Revision, rs.MustPassed, rs.MustTotal, rs.ShouldPassed, rs.ShouldTotal, plural(rs.Errors, "error"), rs.OutcomeText())
+		rs.Revision, rs.MustPassed, rs.MustTotal, rs.ShouldPassed, rs.ShouldTotal, plural(rs.Errors, "error"), rs.outcomeText())
 }
 
-// OutcomeText is the outcome with, for no failure found, what was not
+// outcomeText is the outcome with, for no failure found, what was not
 // verified.
-func (rs RevSummary) OutcomeText() string {
+func (rs RevSummary) outcomeText() string {
 	if rs.Outcome != OutcomeNoFailureFound {
 		return rs.Outcome
 	}

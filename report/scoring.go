@@ -69,7 +69,7 @@ type ScoringProfile struct {
 // String renders the profile as "mcpconform-2026.12 (sha256:…)".
 func (p *ScoringProfile) String() string {
 	if p == nil {
-		return "none (schema v1: every MUST and SHOULD of the MCP and JSON-RPC checks counted)"
+		return "none (every MUST and SHOULD of the MCP and JSON-RPC checks counted)"
 	}
 	return p.Name + " (" + p.Digest + ")"
 }

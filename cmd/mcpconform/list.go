@@ -93,19 +93,24 @@ func runList(args []string, stdout, stderr io.Writer) int {
 				entries[i].Authority = &a
 			}
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(entries); err != nil {
-			fmt.Fprintf(stderr, "mcpconform list: %v\n", err)
-			return 2
-		}
-		return 0
+		return listJSON(entries, stdout, stderr)
 	}
 	for _, c := range cat {
 		fmt.Fprintf(stdout, "%-8s %-44s %-24s %-8s %s\n", c.Level, c.ID, revisionSpan(revisionsOf(c)), c.Authority.Kind, c.Title)
 	}
 	fmt.Fprintf(stdout, "%d checks\n", len(cat))
+	return 0
+}
+
+// listJSON prints v as indented JSON, the form of every list --json.
+func listJSON(v any, stdout, stderr io.Writer) int {
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		fmt.Fprintf(stderr, "mcpconform list: %v\n", err)
+		return 2
+	}
 	return 0
 }
 

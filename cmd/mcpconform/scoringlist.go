@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"path"
@@ -58,14 +57,7 @@ func listScoring(name string, asJSON bool, stdout, stderr io.Writer) int {
 		}
 	}
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(l); err != nil {
-			fmt.Fprintf(stderr, "mcpconform list: %v\n", err)
-			return 2
-		}
-		return 0
+		return listJSON(l, stdout, stderr)
 	}
 	fmt.Fprintf(stdout, "scoring profile %s\ndigest %s (sha256sum %s)\n", l.Name, l.Digest, l.Manifest)
 	for _, rev := range protocol.AllRevisions {
