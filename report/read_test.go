@@ -30,9 +30,10 @@ func TestDecodeRoundTrip(t *testing.T) {
 	}
 }
 
-// TestDecodeOlder: a report from an older suite version (fields it did not
-// have yet, one it had that is gone, no summary) reads, and gets a summary.
-func TestDecodeOlder(t *testing.T) {
+// sampleDoc is the sample report's JSON as a generic document, for
+// making reports of older layouts.
+func sampleDoc(t *testing.T) map[string]any {
+	t.Helper()
 	var doc map[string]any
 	var buf bytes.Buffer
 	if err := sampleReport(false).WriteJSON(&buf); err != nil {
@@ -41,6 +42,13 @@ func TestDecodeOlder(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
+	return doc
+}
+
+// TestDecodeOlder: a report from an older suite version (fields it did not
+// have yet, one it had that is gone, no summary) reads, and gets a summary.
+func TestDecodeOlder(t *testing.T) {
+	doc := sampleDoc(t)
 	delete(doc, "summary")
 	delete(doc, "staleExpectedFailures")
 	doc["suite"] = map[string]any{"name": "mcpconform", "version": "0.0.9"}
@@ -72,14 +80,7 @@ func TestDecodeOlder(t *testing.T) {
 // place of verdicts. It compares with a v2 report, which says the two
 // were scored differently and lists the pending check apart.
 func TestDecodeV1(t *testing.T) {
-	var doc map[string]any
-	var buf bytes.Buffer
-	if err := sampleReport(false).WriteJSON(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := sampleDoc(t)
 	doc["schemaVersion"] = SchemaV1
 	delete(doc, "scoring")
 	for _, r := range doc["results"].([]any) {
