@@ -54,6 +54,7 @@ func (e *engine) unfinished(ctx context.Context, det *detection, err error, star
 	} else {
 		err = nil
 	}
+	applyScoring(rep, e.opts.scoringProfile(), e.checks)
 	rep.Summarize(e.opts.Strict)
 	rep.DurationMs = ms(time.Since(began))
 	return rep, err
@@ -68,6 +69,7 @@ func Abandoned(opts Options, start time.Time, signal, why string) *Report {
 	e := &engine{opts: opts}
 	rep := e.header(nil, start)
 	rep.Interrupted, rep.Error = signal, why
+	applyScoring(rep, e.opts.scoringProfile(), nil)
 	rep.Summarize(opts.Strict)
 	rep.DurationMs = ms(time.Since(start))
 	return rep

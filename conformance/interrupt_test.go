@@ -42,8 +42,8 @@ func TestInterruptedRunIsPartial(t *testing.T) {
 	if err != nil {
 		t.Fatalf("an interrupted run returned an error: %v", err)
 	}
-	if rep.Interrupted != "SIGINT" || rep.Summary.ExitCode != 130 || rep.Summary.Verdict != report.VerdictInterrupted {
-		t.Errorf("interrupted %q, exit %d, verdict %q; want SIGINT, 130, interrupted", rep.Interrupted, rep.Summary.ExitCode, rep.Summary.Verdict)
+	if rep.Interrupted != "SIGINT" || rep.Summary.ExitCode != 130 || rep.Summary.Outcome != report.OutcomeNoFailureFound {
+		t.Errorf("interrupted %q, exit %d, outcome %q; want SIGINT, 130, no failure found", rep.Interrupted, rep.Summary.ExitCode, rep.Summary.Outcome)
 	}
 	var cut, notRun, judged int
 	for _, r := range rep.Results {

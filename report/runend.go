@@ -14,10 +14,6 @@ type ServerExit struct {
 	Stderr string `json:"stderr,omitempty"` // the last lines it wrote to stderr
 }
 
-// VerdictInterrupted is the verdict of a run ended early by a signal
-// before it found a failure.
-const VerdictInterrupted = "interrupted"
-
 // InterruptExitCode is what mcpconform run exits with when signal ended
 // the run: 128 plus the signal's number, as a shell reports a process the
 // signal killed (130 for SIGINT, 143 for SIGTERM); 2 for a name it does
@@ -32,54 +28,35 @@ func InterruptExitCode(signal string) int {
 	return 2
 }
 
-// settleRunEnd gives a run that ended early its verdict and exit code: an
-// error that left no result is a harness error (2); an interrupted run
-// exits as the signal says, and its verdicts (the run's, each
-// revision's and the estate profile's) are "interrupted" unless it had
-// found a failure already, which stands.
+// settleRunEnd gives a run that ended early its exit code: an error that
+// left no result is a harness error (2); an interrupted run exits as the
+// signal says. The outcomes stay what the results make them: the checks
+// an interruption cut short or kept from starting are not-verified, so a
+// revision they touch is at best "no failure found", and a failure found
+// before the signal stands.
 func (rep *Report) settleRunEnd() {
 	s := &rep.Summary
-	if rep.Error != "" && s.Verdict != VerdictNotConformant {
-		s.Verdict, s.ExitCode = VerdictError, 2
+	if rep.Error != "" && s.ExitCode == 0 {
+		s.ExitCode = 2
 	}
 	if rep.Interrupted != "" {
-		if s.Verdict != VerdictNotConformant {
-			s.Verdict = VerdictInterrupted
-		}
-		for i := range s.Revisions {
-			if rs := &s.Revisions[i]; rs.Verdict != VerdictNotConformant {
-				rs.Verdict = VerdictInterrupted
-			}
-		}
-		if p := s.Profile; p != nil && p.Verdict != VerdictNotConformant {
-			p.Verdict = VerdictInterrupted
-		}
 		s.ExitCode = InterruptExitCode(rep.Interrupted)
 	}
 }
 
-// runEndLine is the closing line of a run that made no result, with the
-// cause; ok is false for any other run.
-func (rep *Report) runEndLine() (line string, ok bool) {
+// runEndLine is the closing line of a run that ended early, given the
+// line its results make: a run without results says why instead, and an
+// interrupted one that its report is partial.
+func (rep *Report) runEndLine(line string) string {
 	switch {
-	case rep.Error == "":
-		return "", false
+	case rep.Error != "" && rep.Interrupted != "":
+		return fmt.Sprintf("MCP: no verdict — interrupted by %s: %s", rep.Interrupted, rep.Error)
+	case rep.Error != "":
+		return "MCP: no verdict — error: " + rep.Error
 	case rep.Interrupted != "":
-		return fmt.Sprintf("MCP: no verdict — interrupted by %s: %s", rep.Interrupted, rep.Error), true
+		return line + " — interrupted by " + rep.Interrupted + ": partial report"
 	}
-	return "MCP: no verdict — error: " + rep.Error, true
-}
-
-// runEndVerdict is the closing line's verdict of an interrupted run: the
-// counts are of a partial run, and say so.
-func (rep *Report) runEndVerdict(verdict string) string {
-	switch {
-	case rep.Interrupted == "":
-		return verdict
-	case verdict == VerdictNotConformant:
-		return verdict + " (interrupted by " + rep.Interrupted + ": partial report)"
-	}
-	return "interrupted by " + rep.Interrupted + ": partial report"
+	return line
 }
 
 // runEndNotes are the lines every format puts first when the run ended
@@ -119,17 +96,21 @@ func (x *ServerExit) stderrLines() []string {
 }
 
 // runEndBadge is the badge of a run that ended early: no count, which
-// would be of a partial run or of none.
+// would be of a partial run or of none, and red only for a failure found
+// before the end.
 func (rep *Report) runEndBadge() Badge {
 	b := Badge{SchemaVersion: 1, Label: "MCP", Message: "error", Color: "lightgrey"}
 	if n := len(rep.Summary.Revisions); n > 0 {
 		b.Label = "MCP " + rep.Summary.Revisions[n-1].Revision
 	}
+	if p := rep.Scoring; p != nil {
+		b.Label += " · " + p.Name + " " + shortDigest(p.Digest)
+	}
 	if rep.Interrupted != "" {
 		b.Message = "interrupted"
 	}
-	if rep.Summary.Verdict == VerdictNotConformant {
-		b.Message, b.Color = "not conformant ("+b.Message+")", "red"
+	if rep.Summary.Outcome == OutcomeNotConformant {
+		b.Message, b.Color = OutcomeNotConformant+" · "+b.Message, "red"
 	}
 	return b
 }

@@ -16,7 +16,7 @@ import (
 func interruptedReport(sig string) *Report {
 	rep := sampleReport(false)
 	rep.Results = append(rep.Results, Result{ID: "tools.list.shape", Revision: "2025-11-25", Title: "t", Level: MUST,
-		Status: StatusNotVerified, Message: "interrupted by " + sig + " before the check finished", Refs: []SpecRef{}})
+		Status: StatusNotVerified, Message: "interrupted by " + sig + " before the check finished", Refs: []SpecRef{}, Scoring: Scored})
 	rep.Interrupted = sig
 	rep.Summarize(false)
 	return rep
@@ -46,36 +46,35 @@ func TestRunEndSummary(t *testing.T) {
 	tests := []struct {
 		name      string
 		rep       *Report
-		verdict   string
+		outcome   string
 		exit      int
 		closingIn string
 	}{
 		// sampleReport has a fail: found before the interruption, it stands.
-		{"interrupted with a failure", interruptedReport("SIGINT"), VerdictNotConformant, 130, "— not conformant (interrupted by SIGINT: partial report)"},
-		{"interrupted by SIGTERM", interruptedReport("SIGTERM"), VerdictNotConformant, 143, "(interrupted by SIGTERM: partial report)"},
-		{"no verdict", errorReport(), VerdictError, 2, "MCP: no verdict — error: the server answered no probe"},
+		{"interrupted with a failure", interruptedReport("SIGINT"), OutcomeNotConformant, 130, "— interrupted by SIGINT: partial report"},
+		{"interrupted by SIGTERM", interruptedReport("SIGTERM"), OutcomeNotConformant, 143, "— interrupted by SIGTERM: partial report"},
+		{"no verdict", errorReport(), OutcomeNoFailureFound, 2, "MCP: no verdict — error: the server answered no probe"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := tt.rep.Summary
-			if s.Verdict != tt.verdict || s.ExitCode != tt.exit || !strings.Contains(tt.rep.ClosingLine(), tt.closingIn) {
-				t.Errorf("verdict %q exit %d closing %q; want %q %d containing %q", s.Verdict, s.ExitCode, tt.rep.ClosingLine(), tt.verdict, tt.exit, tt.closingIn)
+			if s.Outcome != tt.outcome || s.ExitCode != tt.exit || !strings.Contains(tt.rep.ClosingLine(), tt.closingIn) {
+				t.Errorf("outcome %q exit %d closing %q; want %q %d containing %q", s.Outcome, s.ExitCode, tt.rep.ClosingLine(), tt.outcome, tt.exit, tt.closingIn)
 			}
 		})
 	}
-	// Without a failure, an interrupted run and each of its revisions are
-	// interrupted, never conformant.
+	// Without a failure, an interrupted run is at best no failure found:
+	// the checks it cut short are not-verified.
 	rep := &Report{Checked: []string{"2025-11-25"}, Interrupted: "SIGINT", Results: []Result{
-		{ID: "a.b", Revision: "2025-11-25", Level: MUST, Status: StatusPass},
-		{ID: "a.c", Revision: "2025-11-25", Level: MUST, Status: StatusNotVerified, Message: "not run: the run was interrupted by SIGINT"},
-		{ID: "governance.x", Revision: "2025-11-25", Level: MUST, Status: StatusPass, Authority: &Authority{Kind: AuthorityProfile}},
+		{ID: "a.b", Revision: "2025-11-25", Level: MUST, Status: StatusPass, Scoring: Scored},
+		{ID: "a.c", Revision: "2025-11-25", Level: MUST, Status: StatusNotVerified, Message: "not run: the run was interrupted by SIGINT", Scoring: Scored},
 	}}
 	rep.Summarize(false)
 	s := rep.Summary
-	if s.Verdict != VerdictInterrupted || s.Revisions[0].Verdict != VerdictInterrupted || s.Profile == nil || s.Profile.Verdict != VerdictInterrupted || s.ExitCode != 130 {
+	if s.Outcome != OutcomeNoFailureFound || s.ExitCode != 130 {
 		t.Errorf("summary %+v", rep.Summary)
 	}
-	if got := rep.ClosingLine(); got != "MCP 2025-11-25: 1/2 MUST, 0/0 SHOULD, 0 errors — interrupted by SIGINT: partial report" {
+	if got := rep.ClosingLine(); !strings.HasSuffix(got, "— no failure found (1 MUST not verified: 1 not-verified) — interrupted by SIGINT: partial report") {
 		t.Errorf("closing line %q", got)
 	}
 	if b := rep.Badge(); b.Message != "interrupted" || b.Color != "lightgrey" || b.Label != "MCP 2025-11-25" {
@@ -83,6 +82,9 @@ func TestRunEndSummary(t *testing.T) {
 	}
 	if b := errorReport().Badge(); b.Message != "error" || b.Color != "lightgrey" {
 		t.Errorf("badge of no verdict %+v", b)
+	}
+	if b := interruptedReport("SIGINT").Badge(); b.Message != "not conformant · interrupted" || b.Color != "red" {
+		t.Errorf("badge of an interrupted run with a failure %+v", b)
 	}
 }
 
@@ -246,22 +248,23 @@ func TestFoldBlocked(t *testing.T) {
 		rep.Summarize(false)
 		return rep
 	}
+	row := func(id string) string { return "MUST     " + id } // a check's own line
 	text := func(rep *Report, verbose bool) string {
 		var buf bytes.Buffer
 		rep.WriteText(&buf, TextOptions{Verbose: verbose})
 		return buf.String()
 	}
 	out := text(build(foldMin), false)
-	if !strings.Contains(out, "BLOCKED    10 checks, each blocked by lifecycle.initialize.result (fail@2025-11-25)") || strings.Contains(out, "tools.x03") {
+	if !strings.Contains(out, "BLOCKED    10 checks, each blocked by lifecycle.initialize.result (fail@2025-11-25)") || strings.Contains(out, row("tools.x03")) {
 		t.Errorf("%d blocked checks are not folded:\n%s", foldMin, out)
 	}
 	if !strings.Contains(out, "zz.partly") || !strings.Contains(out, "lifecycle.initialize.result") {
 		t.Errorf("a check not wholly blocked, or the blocker, was folded:\n%s", out)
 	}
-	if out := text(build(foldMin-1), false); strings.Contains(out, "each blocked by") || !strings.Contains(out, "tools.x03") {
+	if out := text(build(foldMin-1), false); strings.Contains(out, "each blocked by") || !strings.Contains(out, row("tools.x03")) {
 		t.Errorf("%d blocked checks are folded:\n%s", foldMin-1, out)
 	}
-	if out := text(build(foldMin), true); strings.Contains(out, "each blocked by") || !strings.Contains(out, "tools.x03") {
+	if out := text(build(foldMin), true); strings.Contains(out, "each blocked by") || !strings.Contains(out, row("tools.x03")) {
 		t.Errorf("--verbose folds:\n%s", out)
 	}
 }
