@@ -28,6 +28,10 @@ func InterruptExitCode(signal string) int {
 	return 2
 }
 
+// VerdictInterrupted is the estate-profile verdict of an interrupted run
+// that found no failure of the profile.
+const VerdictInterrupted = "interrupted"
+
 // settleRunEnd gives a run that ended early its exit code: an error that
 // left no result is a harness error (2); an interrupted run exits as the
 // signal says. The outcomes stay what the results make them: the checks
@@ -41,6 +45,11 @@ func (rep *Report) settleRunEnd() {
 	}
 	if rep.Interrupted != "" {
 		s.ExitCode = InterruptExitCode(rep.Interrupted)
+		if p := s.Profile; p != nil && p.Verdict == VerdictConformant {
+			// The estate profile has no "no failure found": a partial
+			// run must not read as its pass.
+			p.Verdict = VerdictInterrupted
+		}
 	}
 }
 

@@ -68,10 +68,11 @@ func TestRunEndSummary(t *testing.T) {
 	rep := &Report{Checked: []string{"2025-11-25"}, Interrupted: "SIGINT", Results: []Result{
 		{ID: "a.b", Revision: "2025-11-25", Level: MUST, Status: StatusPass, Scoring: Scored},
 		{ID: "a.c", Revision: "2025-11-25", Level: MUST, Status: StatusNotVerified, Message: "not run: the run was interrupted by SIGINT", Scoring: Scored},
+		{ID: "governance.x", Revision: "2025-11-25", Level: MUST, Status: StatusPass, Authority: &Authority{Kind: AuthorityProfile}, Scoring: NotScored},
 	}}
 	rep.Summarize(false)
 	s := rep.Summary
-	if s.Outcome != OutcomeNoFailureFound || s.ExitCode != 130 {
+	if s.Outcome != OutcomeNoFailureFound || s.ExitCode != 130 || s.Profile == nil || s.Profile.Verdict != VerdictInterrupted {
 		t.Errorf("summary %+v", rep.Summary)
 	}
 	if got := rep.ClosingLine(); !strings.HasSuffix(got, "— no failure found (1 MUST not verified: 1 not-verified) — interrupted by SIGINT: partial report") {
