@@ -86,6 +86,9 @@ func (e *engine) target() report.Target {
 	if t.Command == nil {
 		t.Command = []string{}
 	}
+	if o.Transport == TransportHTTP && o.URL != "" {
+		t.URL = runner.PrintableURL(o.URL)
+	}
 	if e.http != nil {
 		t.URL = e.http.URL()
 		if e.local != nil {
@@ -93,6 +96,8 @@ func (e *engine) target() report.Target {
 			// the command does.
 			t.URL = strings.Replace(t.URL, ":"+strconv.Itoa(e.local.Port()), ":"+runner.PortPlaceholder, 1)
 		}
+	}
+	if o.Transport == TransportHTTP {
 		t.InProcess = o.InProcess
 	}
 	return t

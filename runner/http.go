@@ -179,6 +179,16 @@ func (t *HTTPTarget) URL() string { return printableURL(t.url) }
 // CloseIdle closes the client's idle connections: for the end of a run.
 func (t *HTTPTarget) CloseIdle() { t.client.CloseIdleConnections() }
 
+// PrintableURL renders a URL without secrets: no password, no query
+// values ("" for one that does not parse).
+func PrintableURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return printableURL(u)
+}
+
 // printableURL renders u without secrets: no password, no query values.
 func printableURL(u *url.URL) string {
 	c := *u
