@@ -86,16 +86,16 @@ func (e *engine) target() report.Target {
 	if t.Command == nil {
 		t.Command = []string{}
 	}
-	if o.Transport == TransportHTTP && o.URL != "" {
-		t.URL = runner.PrintableURL(o.URL)
-	}
-	if e.http != nil {
-		t.URL = e.http.URL()
-		if e.local != nil {
-			// The port changes from run to run; the report names it as
-			// the command does.
-			t.URL = strings.Replace(t.URL, ":"+strconv.Itoa(e.local.Port()), ":"+runner.PortPlaceholder, 1)
+	if raw := o.URL; o.Transport == TransportHTTP {
+		if raw == "" && len(o.Command) > 0 {
+			raw = DefaultLocalURL
 		}
+		// A local server's URL names its port as the command does.
+		const port = "65535"
+		t.URL = strings.ReplaceAll(runner.PrintableURL(strings.ReplaceAll(raw, runner.PortPlaceholder, port)), ":"+port, ":"+runner.PortPlaceholder)
+	}
+	if e.http != nil && e.local == nil {
+		t.URL = e.http.URL()
 	}
 	if o.Transport == TransportHTTP {
 		t.InProcess = o.InProcess
