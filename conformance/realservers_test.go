@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/runner"
 )
 
 // The real-server test runs the whole catalogue against servers whose
@@ -32,8 +33,12 @@ import (
 
 // realServer is one third-party server under test.
 type realServer struct {
-	name      string
-	command   func(t *testing.T) []string
+	name    string
+	command func(t *testing.T) []string
+	// url, when set, makes the server one that speaks HTTP: command is
+	// started as a local HTTP server (its port runner.PortPlaceholder)
+	// and checked at url.
+	url       string
 	env       []string // added to the server's environment
 	supported []string // the revisions detection must find
 	// allowCalls are tools without readOnlyHint that the suite may call:
@@ -57,6 +62,32 @@ var realServers = []realServer{
 	{name: "tsv2", command: func(t *testing.T) []string {
 		return nodeCommand(t, filepath.Join("tsv2", "server.mjs"))
 	}, supported: protocol.AllRevisions},
+	{name: "gosdk-http", command: func(t *testing.T) []string {
+		return []string{fixturebin.Build(t, "internal/fixtures/gosdk"), "-http", "127.0.0.1:" + runner.PortPlaceholder}
+	}, url: DefaultLocalURL, supported: protocol.AllRevisions},
+	{name: "gosdk-http-stateless", command: func(t *testing.T) []string {
+		return []string{fixturebin.Build(t, "internal/fixtures/gosdk"), "-http", "127.0.0.1:" + runner.PortPlaceholder, "-stateless"}
+	}, url: DefaultLocalURL, supported: protocol.AllRevisions},
+	{name: "server-everything-http", command: func(t *testing.T) []string {
+		return everythingOverHTTP(t, "streamableHttp")
+	}, url: DefaultLocalURL, supported: protocol.LegacyRevisions,
+		allowCalls: []string{"trigger-sampling-request", "trigger-elicitation-request", "trigger-url-elicitation", "simulate-research-query"},
+	},
+	{name: "server-everything-sse", command: func(t *testing.T) []string {
+		return everythingOverHTTP(t, "sse")
+	}, url: "http://127.0.0.1:" + runner.PortPlaceholder + "/sse", supported: protocol.LegacyRevisions,
+		allowCalls: []string{"trigger-sampling-request", "trigger-elicitation-request", "trigger-url-elicitation", "simulate-research-query"},
+	},
+}
+
+// everythingOverHTTP returns the command of server-everything in an HTTP
+// mode (streamableHttp or sse), which listens on the port PORT names on
+// every interface: testdata/npm/loopback.mjs makes it 127.0.0.1.
+func everythingOverHTTP(t *testing.T, mode string) []string {
+	t.Helper()
+	cmd := nodeCommand(t, filepath.Join("node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"), mode)
+	root := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(cmd[1])))))
+	return append([]string{cmd[0], "--import", filepath.Join(root, "loopback.mjs")}, cmd[1:]...)
 }
 
 // nodeCommand returns the command that runs script (relative to
@@ -240,6 +271,9 @@ func checkRealServer(t *testing.T, srv realServer, opts Options) {
 		t.Fatal(err)
 	}
 	opts.Command, opts.Env, opts.AllowCalls = srv.command(t), srv.env, srv.allowCalls
+	if srv.url != "" {
+		opts.Transport, opts.URL = TransportHTTP, srv.url
+	}
 	rep, err := Run(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("run: %v", err)

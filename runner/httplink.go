@@ -660,6 +660,7 @@ func (l *httpLink) answered(x *HTTPExchange, resp *http.Response) {
 	if l.mode == "" && resp.StatusCode/100 == 2 {
 		l.mode = HTTPStreamable
 	}
+	sse := l.mode == HTTPSSE
 	l.mu.Unlock()
 	what := x.Method + " " + x.Path
 	if x.Purpose != "" {
@@ -675,6 +676,7 @@ func (l *httpLink) answered(x *HTTPExchange, resp *http.Response) {
 	// carries (or when it ends without one): the note then keeps its
 	// place beside that message whatever the timing of other exchanges.
 	plain := issued == "" && (x.Purpose == "" && (x.Kind == "request" && resp.StatusCode == http.StatusOK && x.ContentType == protocol.MediaJSON ||
+		sse && resp.StatusCode == http.StatusAccepted ||
 		(x.Kind == "notification" || x.Kind == "response") && resp.StatusCode == http.StatusAccepted) ||
 		x.Purpose == "stream" && (resp.StatusCode == http.StatusOK && x.ContentType == protocol.MediaSSE || resp.StatusCode == http.StatusMethodNotAllowed))
 	if x.Purpose != "end" && !plain {
