@@ -1,0 +1,134 @@
+package httpserver
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/reference/demo"
+	"github.com/mcpconform/mcpconform/reference/server"
+)
+
+const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}`
+
+// post sends body to the handler with the headers given (name, value
+// pairs) on top of the transport's own, and returns the status, the
+// response headers and the body.
+func post(t *testing.T, url, body string, headers ...string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", protocol.MediaJSON)
+	req.Header.Set("Accept", protocol.AcceptBoth)
+	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i+1] == "" {
+			req.Header.Del(headers[i])
+		} else {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(data)
+}
+
+// errorCodeOf returns the JSON-RPC error code of a body, 0 for none.
+func errorCodeOf(body string) int {
+	var m struct {
+		Error *struct{ Code int } `json:"error"`
+	}
+	if json.Unmarshal([]byte(body), &m) != nil || m.Error == nil {
+		return 0
+	}
+	return m.Error.Code
+}
+
+// TestHandlerRules: the transport rules the reference's HTTP handler
+// follows, each with the status (and JSON-RPC error) the specification
+// gives it.
+func TestHandlerRules(t *testing.T) {
+	h := New(server.Options{Principal: demo.DefaultPrincipal()})
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); srv.Close() })
+	url := srv.URL + MCPPath
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	_, hdr, _ := post(t, url, initialize)
+	session := hdr.Get(protocol.HeaderSessionID)
+	if !protocol.VisibleASCII(session) {
+		t.Fatalf("session id %q", session)
+	}
+	if code, _, _ := post(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, protocol.HeaderSessionID, session); code != http.StatusAccepted {
+		t.Fatalf("notifications/initialized: %d", code)
+	}
+	toolsCall := func(name string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + name + `","arguments":{},` + modernMeta + `}}`
+	}
+	for _, tc := range []struct {
+		name    string
+		body    string
+		headers []string
+		status  int
+		code    int
+	}{
+		{"request in the session", `{"jsonrpc":"2.0","id":2,"method":"ping"}`, []string{protocol.HeaderSessionID, session}, 200, 0},
+		{"request without a session", `{"jsonrpc":"2.0","id":2,"method":"ping"}`, nil, 400, protocol.CodeInvalidRequest},
+		{"unknown session", `{"jsonrpc":"2.0","id":2,"method":"ping"}`, []string{protocol.HeaderSessionID, "nope"}, 404, protocol.CodeInvalidRequest},
+		{"another protocol version", `{"jsonrpc":"2.0","id":2,"method":"ping"}`, []string{protocol.HeaderSessionID, session, protocol.HeaderProtocolVersion, "2025-06-18"}, 400, protocol.CodeInvalidRequest},
+		{"invalid JSON", `{"jsonrpc":`, []string{protocol.HeaderSessionID, session}, 400, protocol.CodeParseError},
+		{"foreign Origin", `{"jsonrpc":"2.0","id":2,"method":"ping"}`, []string{protocol.HeaderSessionID, session, "Origin", "https://evil.example"}, 403, protocol.CodeInvalidRequest},
+		{"loopback Origin", `{"jsonrpc":"2.0","id":2,"method":"ping"}`, []string{protocol.HeaderSessionID, session, "Origin", "http://localhost:3000"}, 200, 0},
+		{"Accept without SSE", `{"jsonrpc":"2.0","id":2,"method":"ping"}`, []string{protocol.HeaderSessionID, session, "Accept", protocol.MediaJSON}, 406, protocol.CodeInvalidRequest},
+		{"not JSON", `{"jsonrpc":"2.0","id":2,"method":"ping"}`, []string{protocol.HeaderSessionID, session, "Content-Type", "text/plain"}, 415, protocol.CodeInvalidRequest},
+		{"modern request", `{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{` + modernMeta + `}}`, []string{protocol.HeaderProtocolVersion, protocol.Modern, protocol.HeaderMethod, "server/discover"}, 200, 0},
+		{"modern unknown method", `{"jsonrpc":"2.0","id":3,"method":"nope","params":{` + modernMeta + `}}`, []string{protocol.HeaderProtocolVersion, protocol.Modern, protocol.HeaderMethod, "nope"}, 404, protocol.CodeMethodNotFound},
+		{"modern without Mcp-Method", `{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{` + modernMeta + `}}`, []string{protocol.HeaderProtocolVersion, protocol.Modern}, 400, protocol.CodeHeaderMismatch},
+		{"modern version mismatch", `{"jsonrpc":"2.0","id":3,"method":"server/discover","params":{` + modernMeta + `}}`, []string{protocol.HeaderProtocolVersion, "2099-01-01", protocol.HeaderMethod, "server/discover"}, 400, protocol.CodeHeaderMismatch},
+		{"modern Mcp-Name mismatch", toolsCall("demo.x"), []string{protocol.HeaderProtocolVersion, protocol.Modern, protocol.HeaderMethod, "tools/call", protocol.HeaderName, "demo.y"}, 400, protocol.CodeHeaderMismatch},
+		{"modern Mcp-Name in Base64", toolsCall("héllo"), []string{protocol.HeaderProtocolVersion, protocol.Modern, protocol.HeaderMethod, "tools/call", protocol.HeaderName, protocol.EncodeHeaderValue("héllo")}, 200, protocol.CodeInvalidParams},
+		{"modern batch", `[{"jsonrpc":"2.0","id":3,"method":"ping"}]`, []string{protocol.HeaderProtocolVersion, protocol.Modern}, 400, protocol.CodeInvalidRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, _, body := post(t, url, tc.body, tc.headers...)
+			if status != tc.status || errorCodeOf(body) != tc.code {
+				t.Errorf("HTTP %d %s, want %d with error %d", status, body, tc.status, tc.code)
+			}
+		})
+	}
+
+	get := func(headers ...string) int {
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		req.Header.Set("Accept", protocol.MediaSSE)
+		for i := 0; i+1 < len(headers); i += 2 {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := get(); code != http.StatusBadRequest {
+		t.Errorf("GET without a session: %d", code)
+	}
+	del, _ := http.NewRequest(http.MethodDelete, url, nil)
+	del.Header.Set(protocol.HeaderSessionID, session)
+	resp, err := http.DefaultClient.Do(del)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("DELETE: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	if code, _, _ := post(t, url, `{"jsonrpc":"2.0","id":9,"method":"ping"}`, protocol.HeaderSessionID, session); code != http.StatusNotFound {
+		t.Errorf("a request to the ended session: %d, want 404", code)
+	}
+}
