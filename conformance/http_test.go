@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -436,5 +438,36 @@ func TestHTTPHostile(t *testing.T) {
 				t.Errorf("no check reported the 500s as an error")
 			}
 		})
+	}
+}
+
+// TestHTTPPrivateCA: an https server whose certificate no system CA signed
+// cannot be reached (one clear error), and is checked once its CA is
+// trusted (--cacert).
+func TestHTTPPrivateCA(t *testing.T) {
+	h := httpserver.New(server.Options{Principal: demo.DefaultPrincipal()})
+	srv := httptest.NewTLSServer(h)
+	t.Cleanup(func() { h.Close(); srv.Close() })
+	url := srv.URL + httpserver.MCPPath
+	only := []string{"lifecycle.initialize.result"}
+	_, err := Run(context.Background(), Options{Transport: TransportHTTP, URL: url, Only: only, Protocol: protocol.Rev20251125})
+	if err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("error %v, want one about the certificate", err)
+	}
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	cert := srv.Certificate()
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := runner.LoadCertPool(ca)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), Options{Transport: TransportHTTP, URL: url, Only: only, Protocol: protocol.Rev20251125, HTTP: runner.HTTPOptions{RootCAs: pool}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Results[0]; r.Status != StatusPass {
+		t.Errorf("%s: %s: %s", r.ID, r.Status, r.Message)
 	}
 }
