@@ -755,7 +755,10 @@ func (l *httpLink) readAnswer(ctx context.Context, x *HTTPExchange, o outbound, 
 		return
 	case o.method == protocol.MethodInitialize && !l.forced && mode != HTTPSSE && session == "" &&
 		(resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed):
-		head := l.drainBody(x, resp.Body)
+		head, size, _ := readLimited(resp.Body, l.p.cfg.MaxLineBytes)
+		l.mu.Lock()
+		x.BodyBytes = size
+		l.mu.Unlock()
 		if !modernErrorBody(head) && l.fallBackToSSE(x) == nil {
 			l.finish(x, "server", "")
 			l.resend(o)
