@@ -32,15 +32,7 @@ func canonicalOrder(lines []runner.TranscriptLine) []runner.TranscriptLine {
 func canonicalPrefix(lines []runner.TranscriptLine, limit int) []runner.TranscriptLine {
 	o := newOrdering(lines)
 	out := make([]runner.TranscriptLine, 0, min(limit, len(lines)))
-	add := func(g lineSpan) bool {
-		for _, l := range lines[g.from:g.to] {
-			if len(out) == limit {
-				return false
-			}
-			out = append(out, l)
-		}
-		return true
-	}
+	add := spanAdder(lines, &out, limit)
 	// Anchors are made non-decreasing, so that the server's own order is
 	// kept: a server line goes after the request its own anchor names or
 	// any earlier server line's, whichever is later.
@@ -93,15 +85,7 @@ func exchangePrefix(lines []runner.TranscriptLine, limit int) []runner.Transcrip
 		places[s] = append(places[s], r)
 	}
 	out := make([]runner.TranscriptLine, 0, min(limit, len(lines)))
-	add := func(g lineSpan) bool {
-		for _, l := range lines[g.from:g.to] {
-			if len(out) == limit {
-				return false
-			}
-			out = append(out, l)
-		}
-		return true
-	}
+	add := spanAdder(lines, &out, limit)
 	for s, g := range o.sends {
 		if !add(g) {
 			return out
@@ -118,6 +102,20 @@ func exchangePrefix(lines []runner.TranscriptLine, limit int) []runner.Transcrip
 		}
 	}
 	return out
+}
+
+// spanAdder returns the function that appends a span of lines to *out
+// and reports false once *out holds limit lines.
+func spanAdder(lines []runner.TranscriptLine, out *[]runner.TranscriptLine, limit int) func(lineSpan) bool {
+	return func(g lineSpan) bool {
+		for _, l := range lines[g.from:g.to] {
+			if len(*out) == limit {
+				return false
+			}
+			*out = append(*out, l)
+		}
+		return true
+	}
 }
 
 // lineSpan is a line of a transcript with the runner notes that follow it:

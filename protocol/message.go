@@ -56,6 +56,20 @@ func (m *Message) Kind() Kind {
 	return KindInvalid
 }
 
+// String names the kind: "request", "notification", "response" or
+// "invalid".
+func (k Kind) String() string {
+	switch k {
+	case KindRequest:
+		return "request"
+	case KindNotification:
+		return "notification"
+	case KindResponse:
+		return "response"
+	}
+	return "invalid"
+}
+
 // IDKey returns a canonical string for the message's id, suitable as a map
 // key: the compact JSON text of the id ("1", "\"a\"", "null"), or "" when
 // absent. Integer ids that differ only in spelling (1 and 1.0) stay distinct

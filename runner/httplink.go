@@ -319,17 +319,7 @@ func readOutbound(body []byte) outbound {
 		o.kind = "invalid"
 		return o
 	}
-	switch m.Kind() {
-	case protocol.KindRequest:
-		o.kind = "request"
-	case protocol.KindNotification:
-		o.kind = "notification"
-	case protocol.KindResponse:
-		o.kind = "response"
-	default:
-		o.kind = "invalid"
-	}
-	o.key, o.method = m.IDKey(), m.Method
+	o.kind, o.key, o.method = m.Kind().String(), m.IDKey(), m.Method
 	var params struct {
 		Meta      map[string]json.RawMessage `json:"_meta"`
 		Name      json.RawMessage            `json:"name"`
@@ -1066,24 +1056,8 @@ func (l *httpLink) resume(ctx context.Context, first *HTTPExchange, o outbound) 
 		if ctx.Err() != nil || !l.pending(o.key) || last == "" {
 			return
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, l.t.url.String(), nil)
-		if err != nil {
-			return
-		}
-		req.Header.Set("Accept", protocol.MediaSSE)
-		req.Header.Set(protocol.HeaderLastEventID, last)
-		l.legacyHeaders(req, "")
-		x := l.newExchange(req, outbound{kind: "", key: o.key, method: o.method}, "resume")
-		resp, err := l.t.client.Do(req)
-		if err != nil {
-			l.failed(x, err, "resume")
-			return
-		}
-		l.answered(x, resp)
-		if x.ContentType != protocol.MediaSSE {
-			l.drainBody(x, resp.Body)
-			resp.Body.Close()
-			l.finish(x, "server", "")
+		x, resp := l.getStream(ctx, last, outbound{key: o.key, method: o.method}, "resume")
+		if resp == nil {
 			return
 		}
 		l.readStream(ctx, x, o, resp.Body)
@@ -1094,6 +1068,39 @@ func (l *httpLink) resume(ctx context.Context, first *HTTPExchange, o outbound) 
 		}
 		last = x.LastEventID
 	}
+}
+
+// getStream makes a GET of the session's SSE stream (from after event
+// last, when set) and returns its exchange and, when the answer is an SSE
+// stream, the response to read; any other answer is read and recorded.
+func (l *httpLink) getStream(ctx context.Context, last string, o outbound, purpose string) (*HTTPExchange, *http.Response) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, l.t.url.String(), nil)
+	if err != nil {
+		return nil, nil
+	}
+	req.Header.Set("Accept", protocol.MediaSSE)
+	if last != "" {
+		req.Header.Set(protocol.HeaderLastEventID, last)
+	}
+	l.legacyHeaders(req, "")
+	x := l.newExchange(req, o, purpose)
+	resp, err := l.t.client.Do(req)
+	if err != nil {
+		if ctx.Err() == nil {
+			l.failed(x, err, purpose)
+		} else {
+			l.finish(x, "client", "")
+		}
+		return x, nil
+	}
+	l.answered(x, resp)
+	if x.ContentType != protocol.MediaSSE {
+		l.drainBody(x, resp.Body)
+		resp.Body.Close()
+		l.finish(x, "server", "")
+		return x, nil
+	}
+	return x, resp
 }
 
 // openGetStream opens the GET stream of a legacy session, once: the
@@ -1112,30 +1119,8 @@ func (l *httpLink) openGetStream() {
 		defer l.wg.Done()
 		last, idle := "", 0
 		for idle < maxStreamReopens && l.ctx.Err() == nil {
-			req, err := http.NewRequestWithContext(l.ctx, http.MethodGet, l.t.url.String(), nil)
-			if err != nil {
-				return
-			}
-			req.Header.Set("Accept", protocol.MediaSSE)
-			if last != "" {
-				req.Header.Set(protocol.HeaderLastEventID, last)
-			}
-			l.legacyHeaders(req, "")
-			x := l.newExchange(req, outbound{}, "stream")
-			resp, err := l.t.client.Do(req)
-			if err != nil {
-				if l.ctx.Err() == nil {
-					l.failed(x, err, "stream")
-				} else {
-					l.finish(x, "client", "")
-				}
-				return
-			}
-			l.answered(x, resp)
-			if x.ContentType != protocol.MediaSSE {
-				l.drainBody(x, resp.Body)
-				resp.Body.Close()
-				l.finish(x, "server", "")
+			x, resp := l.getStream(l.ctx, last, outbound{}, "stream")
+			if resp == nil {
 				return
 			}
 			l.readStream(l.ctx, x, outbound{}, resp.Body)

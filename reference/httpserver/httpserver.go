@@ -144,15 +144,7 @@ func readMessage(body []byte) message {
 	if err != nil || msg == nil {
 		return m
 	}
-	switch msg.Kind() {
-	case protocol.KindRequest:
-		m.kind = "request"
-	case protocol.KindNotification:
-		m.kind = "notification"
-	case protocol.KindResponse:
-		m.kind = "response"
-	}
-	m.id, m.method = msg.ID, msg.Method
+	m.kind, m.id, m.method = msg.Kind().String(), msg.ID, msg.Method
 	var params struct {
 		Meta   map[string]json.RawMessage `json:"_meta"`
 		Name   json.RawMessage            `json:"name"`
