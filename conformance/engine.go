@@ -66,7 +66,7 @@ type Options struct {
 	// SIGTERM before SIGKILL; 0 means the runner's defaults.
 	ShutdownGrace, KillGrace time.Duration
 	// MaxLineBytes is the longest stdout line judged; 0 means the runner's
-	// default (4 MiB). A longer line is reported, not decoded.
+	// default (16 MiB). A longer line is reported, not decoded.
 	MaxLineBytes int
 	// Serve, when set, serves Command inside this program (runner.Config
 	// Serve) for the processes of checks that judge messages: only for a

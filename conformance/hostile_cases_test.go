@@ -163,15 +163,19 @@ func TestHostileCases(t *testing.T) {
 			}
 		}},
 		// The answer takes longer to arrive than the doubled timeout
-		// (128 pieces, 20 ms apart), as a 100 MB one does on a loaded
+		// (305 pieces, 8 ms apart), as a 100 MB one does on a loaded
 		// machine: the line, not silence, is the cause.
-		{name: "response line over the limit, slower than the doubled timeout", flags: []string{"-mode", "bigline", "-size", "8000000", "-pace", "20ms"}, opts: func(o *Options) {
+		{name: "response line over the limit, slower than the doubled timeout", flags: []string{"-mode", "bigline", "-size", "20000000", "-pace", "8ms"}, opts: func(o *Options) {
 			o.Timeout, o.Only = time.Second, []string{"tools.list.shape"}
 		}, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "tools.list.shape", StatusNotVerified, "raise --max-line-bytes")
 			noResult(t, rep, "", "within")
 		}},
-		{name: "response line over the limit, limit raised", flags: []string{"-mode", "bigline", "-size", "6000000"}, opts: func(o *Options) { o.MaxLineBytes = 8 << 20 }, check: func(t *testing.T, rep *Report) {
+		{name: "response line of 6 MB, under the default limit", flags: []string{"-mode", "bigline", "-size", "6000000"}, check: func(t *testing.T, rep *Report) {
+			wantResult(t, rep, "tools.list.shape", StatusPass, "")
+			wantResult(t, rep, "stdio.stdout.messages-only", StatusPass, "")
+		}},
+		{name: "response line over the limit, limit raised", flags: []string{"-mode", "bigline", "-size", "20000000"}, opts: func(o *Options) { o.MaxLineBytes = 24 << 20 }, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "tools.list.shape", StatusPass, "")
 			wantResult(t, rep, "stdio.stdout.messages-only", StatusPass, "")
 		}},

@@ -67,7 +67,7 @@ var (
 const (
 	DefaultStartTimeout     = 10 * time.Second
 	DefaultRequestTimeout   = 5 * time.Second
-	DefaultMaxLineBytes     = 4 << 20
+	DefaultMaxLineBytes     = 16 << 20
 	DefaultMaxPending       = 10000
 	DefaultMaxBufferedBytes = 64 << 20
 	DefaultStderrTail       = 8 << 10
@@ -117,7 +117,9 @@ type Config struct {
 	RequestTimeout time.Duration
 	// MaxLineBytes is the longest line accepted; a longer line is discarded
 	// without being buffered and recorded with Problem ErrLineTooLong.
-	// Default 4 MiB.
+	// Default 16 MiB: real servers answer with single resources of more
+	// than 4 MiB (an app bundle inlined as text), and MaxBufferedBytes
+	// still holds at most four such lines unconsumed.
 	MaxLineBytes int
 	// MaxPending is the number of unconsumed inbound items beyond which the
 	// server is flooding: ErrFlood, process group killed. Default 10000.
@@ -240,6 +242,10 @@ type Process struct {
 	// (unix nanoseconds; 0 when no such line is arriving) and its start.
 	longAt   atomic.Int64
 	longHead []byte // guarded by mu
+	// partAt is when the last piece of a line still arriving came (unix
+	// nanoseconds; 0 between lines): a wait that reaches its bound while
+	// a long answer streams in on a slow machine is not silence.
+	partAt atomic.Int64
 
 	served *served // the server runs in this program (Config.Serve); cmd is nil
 
@@ -1166,6 +1172,7 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 	// The timer is made at the first wait: most takes of a pipelined
 	// exchange find their item queued already.
 	var timer *time.Timer
+	var streamed time.Duration // extensions given to a line still arriving
 	defer func() {
 		if timer != nil {
 			timer.Stop()
@@ -1200,9 +1207,9 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 			p.mu.Unlock()
 			return Received{}, fmt.Errorf("runner: waiting for %s: %w after an earlier %w", w.what, ErrStalled, err)
 		}
-		if !explicit && timeout > p.cfg.RequestTimeout && p.responses > 0 {
+		if !explicit && timeout-streamed > p.cfg.RequestTimeout && p.responses > 0 {
 			// The server has answered: the start-up allowance ends.
-			timeout = p.cfg.RequestTimeout
+			timeout = p.cfg.RequestTimeout + streamed
 			if timer != nil {
 				timer.Reset(max(0, timeout-time.Since(begin)))
 			}
@@ -1217,6 +1224,12 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 		case <-changed:
 		case <-timer.C:
 			if ext := p.starved(timeout); ext > 0 {
+				timeout += ext
+				timer.Reset(max(0, timeout-time.Since(begin)))
+				continue
+			}
+			if ext := p.streaming(timeout, streamed); ext > 0 {
+				streamed += ext
 				timeout += ext
 				timer.Reset(max(0, timeout-time.Since(begin)))
 				continue
@@ -1258,6 +1271,26 @@ func (p *Process) starved(timeout time.Duration) time.Duration {
 	p.mu.Unlock()
 	p.note(fmt.Sprintf("the server has waited %v for a CPU since it started, before any answer: the wait goes on %v longer", waited.Round(time.Millisecond), ext.Round(time.Millisecond)))
 	return ext
+}
+
+// streaming returns how much longer a wait that reached its bound
+// goes on because a line is still arriving (its last piece came within a
+// request timeout): the answer may be that line, or queued behind it, and
+// a loaded machine streams a long legal answer (a resource of megabytes)
+// for longer than a request timeout. A line under the limit ends within
+// MaxLineBytes, one over it becomes the wait's cause (timedOut); the
+// extensions of one wait stay within four bounds, so a server that
+// trickles a byte at a time still ends.
+func (p *Process) streaming(timeout, given time.Duration) time.Duration {
+	at := p.partAt.Load()
+	if at == 0 || time.Since(time.Unix(0, at)) >= p.cfg.RequestTimeout {
+		return 0
+	}
+	base := timeout - given
+	if given >= 4*base {
+		return 0
+	}
+	return min(p.cfg.RequestTimeout, 4*base-given)
 }
 
 // timedOut builds the error of a wait that reached its bound. A missed

@@ -45,7 +45,7 @@ flags:
   --timeout D              per-request timeout, more than 0 (default 5s)
   --start-timeout D        bound on a server process's start and first answer
                            (default 10s)
-  --max-line-bytes N       longest stdout line read and judged (default 4MiB;
+  --max-line-bytes N       longest stdout line read and judged (default 16MiB;
                            units KiB, MiB, GiB); a longer one is reported only
   --run-timeout D          bound on the whole run (default 10m)
   --seed N                 seed for generated inputs (default %d)
