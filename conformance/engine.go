@@ -349,7 +349,7 @@ type revEnv struct {
 
 	session      *Conn
 	handshakeErr error             // a session handshake failed: later ones would too
-	sessionLost  *sessionLostError // the session stopped answering: no new one, no new wait
+	sessionLost  *sessionLostError // sessions stopped answering and the breaker tripped: no new one, no new wait
 	toolsDone    bool              // checks of one revision run one at a time
 	malformed    *sharedSequence   // the malformed-line sequence both property.jsonrpc.malformed-* judge (property.go)
 	slow         bool              // the running check is a re-run: doubled timeouts
@@ -512,45 +512,36 @@ func (env *revEnv) spawn(ctx context.Context, cfg runner.Config) (*Conn, error) 
 }
 
 // sharedSession returns the revision's session, starting a new one when
-// there is none or the last one broke.
+// there is none or the last one broke. A request the session left
+// unanswered costs only its check when the session answered the probe
+// after it (afterSilence): the session goes on. One that answered neither
+// is lost: it counts for the revision's breaker, and the next check gets a
+// new session unless the breaker has tripped (a server that hangs
+// everywhere), when the checks are blocked by the check it tripped on.
 func (env *revEnv) sharedSession(ctx context.Context, check string) (*Conn, error) {
-	if lost := env.sessionLost; lost != nil {
-		r := env.results[lost.check]
-		switch {
-		case r == nil || r.Status == StatusFail || r.Status == StatusWarn:
-			return nil, lost
-		case r.Status == StatusBlocked && !env.owed(check):
-			return nil, lost // blocked by the check the loss was blocked by
-		}
-		// The check that lost the session does not own the fault: a new
-		// session lets the check that owns it (this one, when the loser
-		// was blocked by it) show it.
-		env.sessionLost = nil
-	}
 	if env.session != nil && !env.session.broken && !env.session.closed {
 		return env.session, nil
 	}
 	if env.session != nil {
 		if err := env.session.p.Err(); errors.Is(err, runner.ErrTimeout) {
-			// A server that stopped answering once would cost every later
-			// check a wait: those checks are blocked instead. (One that
-			// exited is restarted: that costs no wait.)
-			lost := &sessionLostError{cause: err}
+			// The session stopped answering, the probe after the request
+			// included: the breaker counts it, so that a server that
+			// hangs everywhere costs a few waits, not one per check.
+			// (One that exited is restarted: that costs no wait.)
+			lost := ""
 			if env.session.t != nil {
-				lost.check = env.session.t.check.ID
+				lost = env.session.t.check.ID
 			}
-			env.sessionLost = lost
-			env.session.closeAfterCheck()
-			env.session = nil
-			// Judge the loss as any later check would: a check whose
-			// re-run with the timeout doubled was answered (it passed)
-			// saw a slow machine, not a hung server, and must not block
-			// the first check that asks next.
-			return env.sharedSession(ctx, check)
+			env.noteStall(lost, eraBarrier(env.rev), env.session.p, err)
 		}
 		env.session.closeAfterCheck()
 	}
 	env.session = nil
+	if b := env.stallBreaker(check); b != nil && b.check != check {
+		env.sessionLost = &sessionLostError{check: b.check, cause: b.cause}
+		return nil, env.sessionLost
+	}
+	env.sessionLost = nil
 	if env.handshakeErr != nil {
 		return nil, env.handshakeErr // failed before: do not wait for it again
 	}
@@ -692,11 +683,6 @@ func (env *revEnv) owed(check string) bool {
 func (env *revEnv) owedLocked(check string) bool {
 	for _, s := range env.stalls {
 		if r := env.results[s.check]; r != nil && r.Status == StatusBlocked && r.BlockedBy == check {
-			return true
-		}
-	}
-	if env.sessionLost != nil {
-		if r := env.results[env.sessionLost.check]; r != nil && r.Status == StatusBlocked && r.BlockedBy == check {
 			return true
 		}
 	}

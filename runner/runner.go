@@ -1008,7 +1008,8 @@ func AnswerOf(r Received, key string) (*protocol.Message, error) {
 // within after, for callers that wait through Next, and returns the
 // timeout error; later waits for a response on p end at once.
 func (p *Process) MarkStalled(what string, after time.Duration) error {
-	err := &TimeoutError{What: what, After: after}
+	key, _ := strings.CutPrefix(what, "response to id ")
+	err := &TimeoutError{What: what, After: after, Key: key}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.noteLocked(err.Error())
@@ -1017,6 +1018,30 @@ func (p *Process) MarkStalled(what string, after time.Duration) error {
 		p.broadcastLocked()
 	}
 	return fmt.Errorf("runner: %w", err)
+}
+
+// Revive forgets that a wait on the process timed out, so that waits for
+// responses wait again: for a caller that has just seen the process answer
+// another request (it ignores one method, it does not hang). It reports
+// whether the process was stalled.
+func (p *Process) Revive() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	was := p.stalled != nil
+	p.stalled = nil
+	return was
+}
+
+// AwaitAny waits up to timeout for the response to any of the requests
+// whose ids are keys (protocol.IDKey form) and removes it from the queue;
+// everything else stays queued. Unlike Await it waits on a stalled process
+// and never stalls one: it is how a caller tells a late answer from a
+// process that stopped answering. The error wraps ErrTimeout when none
+// came.
+func (p *Process) AwaitAny(ctx context.Context, timeout time.Duration, keys ...string) (Received, error) {
+	return p.take(ctx, waitSpec{what: "response to id " + strings.Join(keys, " or "), timeout: timeout}, func(r Received) bool {
+		return slices.ContainsFunc(keys, r.Answers)
+	})
 }
 
 // Collect is Await that also consumes what arrives before the response and
@@ -1116,6 +1141,7 @@ func (e *UnreadAnswerError) Unwrap() error { return e.Problem }
 type TimeoutError struct {
 	What  string        // what was awaited: "response to id 3"
 	After time.Duration // how long the wait lasted
+	Key   string        // the id of the awaited response (protocol.IDKey), if one was
 }
 
 func (e *TimeoutError) Error() string {
@@ -1315,7 +1341,7 @@ func (p *Process) timedOut(w waitSpec, timeout time.Duration) error {
 		// stalled; the line is the cause.
 		return fmt.Errorf("runner: no %s within %v while a line over the limit was still arriving: %w: more than %d bytes, starting %q…", w.what, timeout, ErrLineTooLong, p.cfg.MaxLineBytes, p.longHead)
 	}
-	err := error(&TimeoutError{What: w.what, After: timeout})
+	err := error(&TimeoutError{What: w.what, After: timeout, Key: w.key})
 	if p.stalled == nil {
 		p.stalled = err
 		p.broadcastLocked()
