@@ -106,6 +106,13 @@ type engine struct {
 	// closing counts processes closed in the background (era probes no
 	// revision keeps); Run waits for them before it returns.
 	closing sync.WaitGroup
+
+	// budgetMu guards slowestStart, the slowest first answer of a fresh
+	// process measured so far (budget.go).
+	budgetMu     sync.Mutex
+	slowestStart time.Duration
+	// startBy is when revisions stop starting checks (budget.go).
+	startBy time.Time
 }
 
 func (e *engine) callable(tool protocol.Tool) bool {
@@ -193,6 +200,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, opts.RunTimeout)
 	defer cancel()
+	e.startBy = began.Add(time.Duration(runShare * float64(opts.RunTimeout)))
 
 	det, err := e.detect(ctx)
 	if err != nil {
@@ -211,6 +219,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		envs[i] = e.newEnv(rev)
 	}
 	det.closeAll()
+	var measuring sync.WaitGroup
+	for _, env := range envs {
+		measuring.Add(1)
+		go func() {
+			defer measuring.Done()
+			env.measure(ctx)
+		}()
+	}
+	measuring.Wait()
 
 	par := opts.Parallel
 	if par <= 0 {
@@ -232,6 +249,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		// The retry of server/discover found a modern server after all.
 		env := e.newEnv(protocol.Modern)
 		det.closeAll()
+		env.measure(ctx)
 		e.checked = append(e.checked, protocol.Modern)
 		e.meter.add(len(e.checks))
 		envs = append(envs, env)
@@ -348,6 +366,7 @@ type revEnv struct {
 	info ServerInfo
 
 	session      *Conn
+	base         time.Duration     // the request timeout, from --timeout and the session's measured round trip (budget.go)
 	handshakeErr error             // a session handshake failed: later ones would too
 	sessionLost  *sessionLostError // sessions stopped answering and the breaker tripped: no new one, no new wait
 	toolsDone    bool              // checks of one revision run one at a time
@@ -454,9 +473,15 @@ func (env *revEnv) config() runner.Config {
 // check is re-run after a timeout.
 func (env *revEnv) timeout() time.Duration {
 	if env.slow {
-		return 2 * env.eng.opts.Timeout
+		return 2 * env.baseTimeout()
 	}
-	return env.eng.opts.Timeout
+	return env.baseTimeout()
+}
+
+// baseTimeout is the revision's request timeout before any doubling:
+// --timeout, raised for a server whose measured round trip calls for more.
+func (env *revEnv) baseTimeout() time.Duration {
+	return max(env.base, env.eng.opts.Timeout)
 }
 
 // start launches a process labelled name-N for this revision.
@@ -866,6 +891,13 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 			}
 		}
 	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || !env.eng.startBy.IsZero() && time.Now().After(env.eng.startBy) {
+		// The run's budget is spent: what was not judged is unverified,
+		// not an error of the suite.
+		r.Status = StatusNotVerified
+		r.Message = fmt.Sprintf("run budget spent: the run timeout (%s) left no time to start this check; raise --run-timeout", env.eng.opts.RunTimeout)
+		return r
+	}
 	if ctx.Err() != nil {
 		r.Status = StatusError
 		r.Message = "run timeout reached before the check ran"
@@ -879,7 +911,7 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 		// full timeout, in the check it blocked: that was the first
 		// attempt, and this run is the re-run with twice the patience.
 		t = env.execute(ctx, c, true)
-		rerun = fmt.Sprintf("run at once in fresh processes with the request timeout doubled to %s: %s sent by %s, which this check blocked, got no response%s", 2*env.eng.opts.Timeout, s.method, s.check, within(s.cause))
+		rerun = fmt.Sprintf("run at once in fresh processes with the request timeout doubled to %s: %s sent by %s, which this check blocked, got no response%s", 2*env.baseTimeout(), s.method, s.check, within(s.cause))
 		t.notes = append([]string{rerun}, t.notes...)
 		if t.status != StatusFail && t.status != StatusWarn {
 			env.resetStalls()
@@ -887,7 +919,7 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 	} else {
 		t = env.execute(ctx, c, false)
 	}
-	if rerun == "" && rerunAfterTimeout(t.status, t.blocker == env.infoPrereq()) && t.timeouts > 0 && ctx.Err() == nil {
+	if rerun == "" && rerunAfterTimeout(t.status, t.blocker == env.infoPrereq()) && t.timeouts > 0 && ctx.Err() == nil && t.timeSpent() == "" {
 		// The verdict may rest on nothing but a slow machine: judge again
 		// in fresh processes with twice the patience before recording it.
 		// That holds for a check blocked or left unverified by its own
@@ -897,7 +929,7 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 		// breaker and block every later check that starts a process.
 		first, word := joinMessages(t.messages), statusWord(c, t.status)
 		t = env.execute(ctx, c, true)
-		rerun = fmt.Sprintf("re-run in fresh processes with the request timeout doubled to %s, because the first run's %s (%s) followed a request timeout", 2*env.eng.opts.Timeout, word, clipText(first, 200))
+		rerun = fmt.Sprintf("re-run in fresh processes with the request timeout doubled to %s, because the first run's %s (%s) followed a request timeout", 2*env.baseTimeout(), word, clipText(first, 200))
 		t.notes = append([]string{rerun}, t.notes...)
 		if t.status != StatusFail && t.status != StatusWarn {
 			env.resetStalls() // the server answered when given time: it does not hang
@@ -925,7 +957,7 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 	}
 	suffix := ""
 	if rerun != "" && (r.Status == StatusFail || r.Status == StatusWarn) {
-		suffix = fmt.Sprintf(" (confirmed on a re-run with the timeout doubled to %s)", 2*env.eng.opts.Timeout)
+		suffix = fmt.Sprintf(" (confirmed on a re-run with the timeout doubled to %s)", 2*env.baseTimeout())
 	}
 	r.Expected, r.Actual = t.expected, t.actual
 	tidyResult(r, msgs, suffix, &t.notes)
@@ -966,7 +998,9 @@ func (env *revEnv) execute(ctx context.Context, c *Check, slow bool) *T {
 	env.slow = slow
 	env.countIDsOf(c.ID)
 	defer func() { env.slow = false }()
-	t := &T{check: c, env: env, ctx: ctx, status: StatusPass, retry: slow}
+	cctx, cancel := context.WithTimeout(ctx, env.eng.checkBudget())
+	defer cancel()
+	t := &T{check: c, env: env, ctx: cctx, runCtx: ctx, status: StatusPass, retry: slow}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -985,6 +1019,12 @@ func (env *revEnv) execute(ctx context.Context, c *Check, slow bool) *T {
 		c.Run(t)
 	}()
 	<-done
+	if why := t.timeSpent(); why != "" && (t.status == StatusError || t.status == StatusFail || t.status == StatusWarn && t.timeouts > 0) {
+		// The wait that ended was cut by the budget, not by the server:
+		// what it would have seen is unknown.
+		t.notes = append(t.notes, joinMessages(t.messages))
+		t.status, t.messages, t.blocker = StatusNotVerified, []string{why}, ""
+	}
 	return t
 }
 

@@ -1606,6 +1606,12 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) 
 		if errors.Is(err, runner.ErrTimeout) && got > 0 {
 			break
 		}
+		if errors.Is(err, runner.ErrTimeout) && c.ctx().Err() == nil {
+			// No answer at all in time is no evidence about the
+			// arguments: the re-run with the timeout doubled may get one.
+			t.Actual("no answer to any of %d tools/call within %s", next, t.RequestTimeout())
+			t.NotVerified("no answer to any of the %d tools/call sent within %s", next, t.RequestTimeout())
+		}
 		if err != nil {
 			c.must(protocol.MethodToolsCall, err)
 		}

@@ -21,10 +21,11 @@ import (
 // server processes, and the means to record a verdict and its evidence.
 // A T is used by one goroutine only.
 type T struct {
-	check *Check
-	env   *revEnv
-	ctx   context.Context
-	rand  *rand.Rand
+	check  *Check
+	env    *revEnv
+	ctx    context.Context // the check's: the run's, bounded by the check's budget
+	runCtx context.Context // the run's
+	rand   *rand.Rand
 
 	status   Status
 	messages []string
@@ -768,6 +769,9 @@ func (c *Conn) must(method string, err error) {
 	t := c.t
 	switch {
 	case c.ctx().Err() != nil:
+		if why := t.timeSpent(); why != "" {
+			t.NotVerified("no answer to %s: %s", method, why)
+		}
 		t.HarnessError("run timeout while waiting for %s", method)
 	case errors.Is(err, runner.ErrLineTooLong):
 		t.Logf("%v", err)
