@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -15,13 +14,8 @@ func TestRunBudgetSpentIsNotVerified(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs until a run timeout of 6 s")
 	}
-	rep, err := Run(context.Background(), Options{
-		Command:    []string{mutantBinary(t), "-mutation", "none", "-answer-delay", "50ms-100ms"},
-		RunTimeout: 6 * time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := runMutant(t, mutantCase{Mutation: "none", Args: []string{"-answer-delay", "50ms-100ms"},
+		Tweak: func(o *Options) { o.RunTimeout = 6 * time.Second }})
 	spent := 0
 	for _, r := range rep.Results {
 		if r.Status == StatusError {

@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -18,14 +17,8 @@ func TestSilentMethodCostsOneCheck(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the catalogue of one revision with timeouts")
 	}
-	rep, err := Run(context.Background(), Options{
-		Command:  []string{mutantBinary(t), "-mutation", "none", "-silent-method", "prompts/list"},
-		Protocol: protocol.Rev20251125,
-		Timeout:  time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := runMutant(t, mutantCase{Mutation: "none", Args: []string{"-silent-method", "prompts/list"}, Protocol: protocol.Rev20251125,
+		Tweak: func(o *Options) { o.Timeout = time.Second }})
 	byID := map[string]Result{}
 	for _, r := range rep.Results {
 		byID[r.ID] = r
