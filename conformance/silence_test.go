@@ -54,3 +54,34 @@ func TestSilentMethodCostsOneCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestNoAnswerAtAllBlocks: a check whose own process answered nothing,
+// not even initialize, is blocked by the handshake's check (after its
+// re-run with the timeout doubled), never failed, though its rule is an
+// answer (MUST respond).
+func TestNoAnswerAtAllBlocks(t *testing.T) {
+	mutant := mutantBinary(t)
+	checks := testChecks([]string{"lifecycle.test.silent-start"}, func(t *T) {
+		cfg := t.processConfig()
+		cfg.Command = []string{mutant, "-mutation", "none", "-start-delay", "1h"}
+		c := t.freshWith(cfg)
+		c.must(protocol.MethodPing, c.Send("early-ping", protocol.MethodPing, nil))
+		_, _, err := c.TryCollect("early-ping")
+		c.must(protocol.MethodPing, err)
+	})
+	checks[0].Authority = MCP(protocol.Rev20251125, "basic/utilities/ping.mdx", "Behavior Requirements", "The receiver MUST respond promptly with an empty response:")
+	if !answersRequired(checks[0]) {
+		t.Fatal("the test's check must be about answering")
+	}
+	rep := runMutant(t, mutantCase{Mutation: "none", Protocol: protocol.Rev20251125, Tweak: func(o *Options) {
+		o.Checks, o.Timeout, o.StartTimeout = checks, 300*time.Millisecond, 500*time.Millisecond
+		o.ShutdownGrace, o.KillGrace = 100*time.Millisecond, 100*time.Millisecond
+	}})
+	if len(rep.Results) != 1 {
+		t.Fatalf("results %+v", rep.Results)
+	}
+	r := rep.Results[0]
+	if r.Status != StatusBlocked || r.BlockedBy != PrereqHandshake || !strings.Contains(r.Message, "answered nothing, not even initialize") {
+		t.Errorf("%s %q (blocked by %q); want blocked by %s: the process answered nothing", r.Status, r.Message, r.BlockedBy, PrereqHandshake)
+	}
+}
