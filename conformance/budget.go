@@ -13,9 +13,10 @@ import (
 // Node server on a loaded machine) gets verdicts, not timeouts, and no one
 // check can eat the run:
 //
-//   - the request timeout of a revision is the larger of --timeout and
-//     rttFactor times the slowest of a few pings its session answered
-//     after detection, in whole seconds;
+//   - the request timeout of a revision is --timeout, or rttFactor times
+//     the quickest of a few pings its session answered after detection, in
+//     whole seconds, when that is more than both --timeout and a second (a
+//     round trip of over 100 ms: a slow server, not a busy moment);
 //   - the start allowance is the larger of --start-timeout and twice the
 //     slowest first answer of an era probe, in whole seconds;
 //   - one check runs at most checkBudget; a check whose budget, or the
@@ -29,7 +30,7 @@ import (
 
 // rttFactor is how many round trips of a ping a request may take before it
 // times out: a tools/call or a page of a list does more work than a ping.
-const rttFactor = 20
+const rttFactor = 10
 
 // rttSamples is how many pings measure a session's round trip.
 const rttSamples = 2
@@ -69,14 +70,15 @@ func wholeSeconds(d time.Duration) time.Duration {
 
 // measure times rttSamples round trips of the revision's barrier request
 // on its session, kept from detection, and sets the revision's request
-// timeout from the slowest. A revision without a session keeps --timeout.
+// timeout from the quickest (one slow sample is the machine's moment, not
+// the server's speed). A revision without a session keeps --timeout.
 func (env *revEnv) measure(ctx context.Context) {
 	c := env.session
 	if c == nil {
 		return
 	}
 	method := eraBarrier(env.rev)
-	var slowest time.Duration
+	quickest := time.Duration(-1)
 	for range rttSamples {
 		var params map[string]any
 		if env.rev == protocol.Modern {
@@ -87,9 +89,13 @@ func (env *revEnv) measure(ctx context.Context) {
 		if err != nil || m == nil {
 			return // the checks judge a session that does not answer
 		}
-		slowest = max(slowest, time.Since(began))
+		if d := time.Since(began); quickest < 0 || d < quickest {
+			quickest = d
+		}
 	}
-	env.base = max(env.eng.opts.Timeout, wholeSeconds(rttFactor*slowest))
+	if t := wholeSeconds(rttFactor * quickest); t > max(env.eng.opts.Timeout, time.Second) {
+		env.base = t
+	}
 }
 
 // timeSpent returns why t ran out of time, or "": its own budget, or the
