@@ -113,6 +113,10 @@ type engine struct {
 	slowestStart time.Duration
 	// startBy is when revisions stop starting checks (budget.go).
 	startBy time.Time
+	// runCtx is the run's context: the life of every process, which may
+	// outlive the check that started it (a session, a spare), while a
+	// check's context ends with its budget.
+	runCtx context.Context
 }
 
 func (e *engine) callable(tool protocol.Tool) bool {
@@ -201,6 +205,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	ctx, cancel := context.WithTimeout(ctx, opts.RunTimeout)
 	defer cancel()
 	e.startBy = began.Add(time.Duration(runShare * float64(opts.RunTimeout)))
+	e.runCtx = ctx
 
 	det, err := e.detect(ctx)
 	if err != nil {
@@ -525,6 +530,9 @@ func (env *revEnv) admit(c *Conn, name string) {
 // spawn starts a process, its seq its place in the revision's start order;
 // it is not yet one of env.conns, and has no label until admit gives it one.
 func (env *revEnv) spawn(ctx context.Context, cfg runner.Config) (*Conn, error) {
+	if env.eng.runCtx != nil {
+		ctx = env.eng.runCtx // not a check's: the process may serve later checks
+	}
 	p, err := runner.Start(ctx, cfg)
 	if err != nil {
 		return nil, err

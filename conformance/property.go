@@ -411,7 +411,7 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 		p = t.Fresh().p
 	default:
 		var err error
-		if p, err = runner.Start(ctx, t.processConfig()); err != nil {
+		if p, err = runner.Start(t.runCtx, t.processConfig()); err != nil {
 			return wireRun{}, fmt.Errorf("start server: %w", err)
 		}
 		defer t.env.closeProcess(p)
