@@ -9,6 +9,7 @@ require (
 	github.com/tidwall/gjson v1.20.3
 	go.yaml.in/yaml/v4 v4.0.0-rc.3
 	golang.org/x/sys v0.42.0
+	golang.org/x/term v0.35.0
 	pgregory.net/rapid v1.3.0
 )
 
@@ -35,7 +36,6 @@ require (
 	golang.org/x/mod v0.33.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
-	golang.org/x/term v0.35.0 // indirect
 	golang.org/x/text v0.17.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.42.0 // indirect
