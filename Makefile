@@ -15,15 +15,15 @@ build:
 deps: $(NPM_STAMP) browser
 	$(GO) mod download
 
-# The HTML report tests drive a real headless Chromium through chromedriver:
-# the Debian packages chromium and chromium-driver, installed when missing
-# (CI runs as root; elsewhere through sudo).
+# The HTML report tests drive a real headless Chromium over the DevTools
+# protocol (chromedp starts it itself, no chromedriver): the Debian package
+# chromium, installed when missing (CI runs as root; elsewhere through sudo).
 browser:
-	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
-	  echo "installing chromium and chromium-driver for the HTML report tests"; \
+	@if ! command -v chromium >/dev/null; then \
+	  echo "installing chromium for the HTML report tests"; \
 	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
 	  $$sudo apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null; \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
 	fi
 
 $(NPM_STAMP): testdata/npm/package.json testdata/npm/package-lock.json
