@@ -18,6 +18,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 )
 
 // Schema files under testdata/xsd of the module root.
@@ -163,19 +165,11 @@ func xmllint(schema string, doc []byte) ([]string, error) {
 	return errs, nil
 }
 
-// schemaDir is testdata/xsd of the module root, found from the working
-// directory (a package's directory, under go test).
+// schemaDir is testdata/xsd of the module root.
 func schemaDir() (string, error) {
-	wd, err := os.Getwd()
+	root, err := fixturebin.ModuleRoot()
 	if err != nil {
 		return "", err
 	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "testdata", "xsd"), nil
-		}
-		if filepath.Dir(dir) == dir {
-			return "", errors.New("no go.mod above " + wd)
-		}
-	}
+	return filepath.Join(root, "testdata", "xsd"), nil
 }
