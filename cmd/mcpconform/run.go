@@ -305,4 +305,3 @@ func checkRunFlags(fs *flag.FlagSet, args []string, opts conformance.Options) er
 	}
 	return nil
 }
-
