@@ -924,6 +924,7 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 		// not an error of the suite.
 		r.Status = StatusNotVerified
 		r.Message = fmt.Sprintf("run budget spent: the run timeout (%s) left no time to start this check; raise --run-timeout", env.eng.opts.RunTimeout)
+		interruptedResult(ctx, r, false)
 		return r
 	}
 	if ctx.Err() != nil {
