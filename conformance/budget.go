@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/mcpconform/mcpconform/protocol"
 )
 
 // Time is budgeted from the server's own speed, so that a slow server (a
@@ -34,6 +32,11 @@ const rttFactor = 10
 
 // rttSamples is how many pings measure a session's round trip.
 const rttSamples = 2
+
+// rttWait bounds the wait for one measuring ping (and --timeout, when it is
+// shorter): a server slower than that keeps --timeout, and the checks judge
+// a ping that is not answered.
+const rttWait = 2 * time.Second
 
 // runShare is the part of the run timeout within which revisions start
 // checks.
@@ -77,17 +80,18 @@ func (env *revEnv) measure(ctx context.Context) {
 	if c == nil {
 		return
 	}
-	method := eraBarrier(env.rev)
 	quickest := time.Duration(-1)
-	for range rttSamples {
-		var params map[string]any
-		if env.rev == protocol.Modern {
-			params = map[string]any{"_meta": protocol.ModernMeta(env.rev)}
-		}
+	for i := range rttSamples {
+		// Sent and awaited without stalling the process: a ping that is
+		// not answered in time is the checks' to judge, and its late
+		// answer is drained before the next check reads the session.
+		id := fmt.Sprintf(`"mcpconform-rtt-%d"`, i+1)
 		began := time.Now()
-		m, err := c.p.Request(ctx, method, params)
-		if err != nil || m == nil {
-			return // the checks judge a session that does not answer
+		if err := c.p.SendRequestString(barrierLine(env.rev, id), id); err != nil {
+			return
+		}
+		if _, err := c.p.AwaitAny(ctx, min(rttWait, env.eng.opts.Timeout), id); err != nil {
+			return
 		}
 		if d := time.Since(began); quickest < 0 || d < quickest {
 			quickest = d
