@@ -124,7 +124,11 @@ func TestHostileCases(t *testing.T) {
 				if !slices.ContainsFunc(rep.Results, func(r Result) bool {
 					return r.ID == "tools.list.shape" && r.Revision == rev && r.Status == StatusFail && strings.Contains(r.Message, "no response to tools/list within 2s (confirmed")
 				}) {
-					t.Errorf("tools.list.shape@%s: want a fail confirmed with the doubled timeout", rev)
+					got := "no result"
+					if i := slices.IndexFunc(rep.Results, func(r Result) bool { return r.ID == "tools.list.shape" && r.Revision == rev }); i >= 0 {
+						got = fmt.Sprintf("%s %q", rep.Results[i].Status, rep.Results[i].Message)
+					}
+					t.Errorf("tools.list.shape@%s: %s; want a fail confirmed with the doubled timeout", rev, got)
 				}
 			}
 		}},
