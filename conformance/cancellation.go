@@ -123,7 +123,7 @@ func cancelInFlight(t *T, c *Conn, call slowCall, d time.Duration) (id, early, a
 // sendCancel sends notifications/cancelled for id on c and returns the
 // response to id that had already arrived, if one had: the request was
 // answered before the cancel was sent. The suite never cancels initialize:
-// the helper refuses an id that initialize used.
+// sendCancel refuses an id that initialize used.
 func sendCancel(t *T, c *Conn, id any, reason string) *protocol.Message {
 	raw, _ := json.Marshal(id)
 	lines, msgs := c.messages()

@@ -19,8 +19,8 @@ import (
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
-// hostileCase is one broken server of the list and what the report
-// must say about it.
+// hostileCase is one broken server (a mode of internal/fixtures/hostile)
+// and what the report must say about it.
 type hostileCase struct {
 	name  string
 	flags []string
