@@ -75,8 +75,11 @@ statuses() {
 		END {printf "%d fail, %d warn, %d error", c["fail:"], c["warn:"], c["error:"]}' "$1"
 }
 
-# row MEASUREMENT FIGURE BESIDE appends a row to the table.
-row() { echo "| $1 | $2 | $3 |" >>"$tmp/rows.md"; }
+# row MEASUREMENT FIGURE [BESIDE] appends a row to the table.
+row() { echo "| $1 | $2 |${3:+ $3} |" >>"$tmp/rows.md"; }
+
+# runs N prints "N run" or "N runs".
+runs() { if [ "$1" = 1 ]; then echo "1 run"; else echo "$1 runs"; fi; }
 
 go build -o "$tmp/mcpconform" ./cmd/mcpconform
 go build -o "$tmp/ntools" ./internal/fixtures/ntools
@@ -89,18 +92,18 @@ while [ $i -lt "$count" ]; do
 	timed "$tmp/refproc.txt" "$tmp/mcpconform" run --no-color -- "$tmp/mcpconform" reference
 	i=$((i + 1))
 done
-row '`mcpconform run`, the embedded reference' "$(wall "$tmp/ref.txt") s wall, $(cpu "$tmp/ref.txt") CPU-s" ''
+row '`mcpconform run`, the embedded reference' "$(wall "$tmp/ref.txt") s wall, $(cpu "$tmp/ref.txt") CPU-s"
 row '`mcpconform run -- mcpconform reference`' "$(wall "$tmp/refproc.txt") s wall, $(cpu "$tmp/refproc.txt") CPU-s" 'every server a process'
-runs=$(((count + 1) / 2))
+evruns=$(((count + 1) / 2))
 i=0
-while [ $i -lt "$runs" ]; do
+while [ $i -lt "$evruns" ]; do
 	timed "$tmp/ev.txt" "$tmp/mcpconform" run --no-color -- node "$everything" stdio
 	i=$((i + 1))
 done
-row '`mcpconform run` against server-everything' "$(wall "$tmp/ev.txt") s wall, $(cpu "$tmp/ev.txt") CPU-s" "median of $runs runs; Node's starts are most of it"
+row '`mcpconform run` against server-everything' "$(wall "$tmp/ev.txt") s wall, $(cpu "$tmp/ev.txt") CPU-s" "median of $(runs "$evruns"); Node's starts are most of it"
 for n in 10000 50000; do
 	timed "$tmp/n$n.txt" "$tmp/mcpconform" run --no-color --json "$tmp/n$n.json" -- "$tmp/ntools" -n "$n"
-	row "\`mcpconform run\` against $n tools" "$(wall "$tmp/n$n.txt") s wall, $(cpu "$tmp/n$n.txt") CPU-s, $(rss "$tmp/n$n.txt") MiB" "one run of \`ntools -n $n\`; $(statuses "$tmp/n$n.json")"
+	row "\`mcpconform run\` against ${n%000},000 tools" "$(wall "$tmp/n$n.txt") s wall, $(cpu "$tmp/n$n.txt") CPU-s, $(rss "$tmp/n$n.txt") MiB" "one run of \`ntools -n $n\`; $(statuses "$tmp/n$n.json")"
 done
 
 # Hostile servers, each with default flags.
@@ -141,10 +144,10 @@ for c in traced-call valid nested; do
 done
 ns=$(metric BenchmarkDiscoverCached ns/op)
 al=$(metric BenchmarkDiscoverCached allocs/op)
-row 'discovery over 10,000 tools, cached' "$(printf '%.0f' "$ns") ns, $al allocs" ''
+row 'discovery over 10,000 tools, cached' "$(printf '%.0f' "$ns") ns, $al allocs"
 ns=$(metric BenchmarkDiscoverCold ns/op)
 al=$(metric BenchmarkDiscoverCold allocs/op)
-row 'discovery over 10,000 tools, cold' "$(awk -v n="$ns" 'BEGIN {printf "%.2f ms", n / 1e6}'), $al allocs" ''
+row 'discovery over 10,000 tools, cold' "$(awk -v n="$ns" 'BEGIN {printf "%.2f ms", n / 1e6}'), $al allocs"
 
 # The in-process properties, 1,000 cases each, compiled first.
 go test -c -o "$tmp/properties.test" ./properties/
@@ -163,8 +166,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo '[performance.md](performance.md) says what each figure measures.'
 	echo
 	echo '<!-- figures -->'
-	echo "Measured on $(nproc) cores ($(grep -m1 '^model name' /proc/cpuinfo | sed 's/.*: //')), $(go env GOOS)/$(go env GOARCH), $(go env GOVERSION);"
-	echo "load average (1, 5, 15 min) $load_before before, $load_after after; medians of $count runs."
+	echo "Measured on $(nproc) cores ($(grep -m1 '^model name' /proc/cpuinfo | sed 's/.*: //')), $(go env GOOS)/$(go env GOARCH), $(go env GOVERSION); load average (1, 5, 15 min) $load_before before, $load_after after; each figure the median of $(runs "$count")."
 	echo
 	echo '| measurement | figure | beside it |'
 	echo '|---|---|---|'
