@@ -396,3 +396,44 @@ func TestDocsSpeakOfTheProduct(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestReadmeSampleReport: the README's sample report is what `mcpconform
+// run` prints for the run it names, shortened: every line it shows comes
+// in the report, in order ("..." ends a line cut short; a line of "..."
+// stands for the lines left out).
+func TestReadmeSampleReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds and runs the mutant fixture")
+	}
+	data, err := os.ReadFile(filepath.Join(projectRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	i := strings.Index(readme, "## A sample report")
+	if i < 0 {
+		t.Fatal("README has no sample report")
+	}
+	_, block, ok := strings.Cut(readme[i:], "\n```\n")
+	block, _, ok2 := strings.Cut(block, "\n```\n")
+	if !ok || !ok2 {
+		t.Fatal("README's sample report is not a code block")
+	}
+	_, mutant := runBinaries(t)
+	_, out, errOut := runCLI("--protocol", "2025-11-25", "--only", "jsonrpc.*", "--no-color", "--", mutant, "-mutation", "unknown-method-result")
+	out = strings.ReplaceAll(out, mutant, "./mutant")
+	lines := strings.Split(out, "\n")
+	for _, want := range strings.Split(block, "\n") {
+		if strings.TrimSpace(want) == "..." {
+			continue
+		}
+		prefix, cut := strings.CutSuffix(want, " ...")
+		k := slices.IndexFunc(lines, func(l string) bool {
+			return l == want || cut && strings.HasPrefix(l, prefix)
+		})
+		if k < 0 {
+			t.Fatalf("the report has no line %q after the ones before it:\n%s%s", want, out, errOut)
+		}
+		lines = lines[k+1:]
+	}
+}
