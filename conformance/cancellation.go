@@ -54,8 +54,8 @@ const (
 const cancelSteps = 10
 
 // attemptDurations returns the durations of a check's attempts: those of
-// ds shorter than the last, in order, then the last (the long call the
-// check made before it had quick ones). An attempt whose outcome could rest
+// ds shorter than the last, in order, then the last (the long call that
+// decides when no quicker one could). An attempt whose outcome could rest
 // on a race of the harness is made again with the next duration, so the
 // wait of a check is the evidence it needs on a server that answers
 // quickly, and the long call is made only where no shorter one could
