@@ -154,6 +154,10 @@ go test -c -o "$tmp/properties.test" ./properties/
 i=0
 while [ $i -lt "$count" ]; do
 	(cd properties && timed "$tmp/props.txt" "$tmp/properties.test" -test.count=1 -test.run '^TestPropertiesHoldOnReference$')
+	grep -q '^PASS$' "$tmp/last.out" || {
+		cat "$tmp/last.out" >&2
+		exit 1
+	}
 	i=$((i + 1))
 done
 row 'in-process properties, 1,000 cases each' "$(wall "$tmp/props.txt") s wall" '`go test ./properties/`'
