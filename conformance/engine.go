@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/conformance/profile"
+	"github.com/mcpconform/mcpconform/conformance/scoring"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/report"
 	"github.com/mcpconform/mcpconform/runner"
@@ -56,7 +57,11 @@ type Options struct {
 	// the package's FailureDir.
 	FailureDir string
 	Checks     []*Check // the catalogue to run; nil means Catalogue()
-	Parallel   int      // revisions checked at once; 0 means all
+	// Scoring is the scoring profile: which checks count towards each
+	// revision's outcome (docs/scoring.md). nil means the newest shipped,
+	// or, with Checks set, every scorable check of that catalogue.
+	Scoring  *scoring.Profile
+	Parallel int // revisions checked at once; 0 means all
 
 	// StartTimeout bounds a server process's start and first answer; 0
 	// means the runner's default (10s, for servers that start slowly).
@@ -264,6 +269,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return a.Revision < b.Revision
 	})
 	applyExpected(rep, opts.Expected)
+	applyScoring(rep, opts.scoringProfile(), cat)
 	rep.Summarize(opts.Strict)
 	rep.DurationMs = ms(time.Since(began))
 	return rep, nil
