@@ -64,9 +64,9 @@ timed() {
 	awk '{printf "%.2f %.2f %.0f\n", $1, $2 + $3, $4 / 1024}' "$tmp/time" >>"$f"
 }
 # wall, cpu and rss FILE print the medians of the runs timed wrote to FILE.
-wall() { cut -d' ' -f1 <"$1" | median; }
-cpu() { cut -d' ' -f2 <"$1" | median; }
-rss() { cut -d' ' -f3 <"$1" | median; }
+wall() { cut -d' ' -f1 <"$1" | median | xargs printf '%.2f'; }
+cpu() { cut -d' ' -f2 <"$1" | median | xargs printf '%.2f'; }
+rss() { cut -d' ' -f3 <"$1" | median | xargs printf '%.0f'; }
 
 # statuses REPORT prints the fail, warn and error counts of a JSON report
 # (its summary's byStatus).
