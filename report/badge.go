@@ -28,6 +28,9 @@ type Badge struct {
 // conformant, yellow for no failure found, orange when a harness error
 // left it so, red when a revision is not conformant.
 func (rep *Report) Badge() Badge {
+	if rep.Interrupted != "" || rep.Error != "" {
+		return rep.runEndBadge()
+	}
 	b := Badge{SchemaVersion: 1, Label: "MCP", Message: "no revision checked", Color: "lightgrey"}
 	if p := rep.Scoring; p != nil {
 		b.Label += " · " + p.Name + " " + shortDigest(p.Digest)

@@ -46,6 +46,10 @@ type Side struct {
 	Server  Implementation  `json:"server"`
 	Scoring *ScoringProfile `json:"scoring,omitempty"` // absent for a report of schema v1
 	Closing string          `json:"closingLine"`
+	// The report's Interrupted and Error: a run that ended early or
+	// reached no verdict is no baseline and no result.
+	Interrupted string `json:"interrupted,omitempty"`
+	Error       string `json:"error,omitempty"`
 }
 
 // Comparison is what changed from one report to the next: per check and
@@ -73,9 +77,14 @@ type Comparison struct {
 // Compare compares old with new.
 func Compare(old, new *Report, oldFile, newFile string) *Comparison {
 	c := &Comparison{Format: CompareFormat, Changes: []Change{},
-		Old:            Side{File: oldFile, Suite: old.Suite, Server: old.Server, Scoring: old.Scoring, Closing: old.ClosingLine()},
-		New:            Side{File: newFile, Suite: new.Suite, Server: new.Server, Scoring: new.Scoring, Closing: new.ClosingLine()},
+		Old: Side{File: oldFile, Suite: old.Suite, Server: old.Server, Scoring: old.Scoring, Closing: old.ClosingLine(),
+			Interrupted: old.Interrupted, Error: old.Error},
+		New: Side{File: newFile, Suite: new.Suite, Server: new.Server, Scoring: new.Scoring, Closing: new.ClosingLine(),
+			Interrupted: new.Interrupted, Error: new.Error},
 		ProfilesDiffer: old.Scoring.String() != new.Scoring.String()}
+	if old.Error != "" || new.Error != "" {
+		return c // one side has no result: listing the other's as new or removed says nothing
+	}
 	key := func(r Result) string { return r.ID + "@" + r.Revision }
 	before := map[string]Result{}
 	for _, r := range old.Results {
@@ -159,10 +168,15 @@ func changeKind(old, new Status) string {
 	return ChangeOther
 }
 
-// ExitCode is what mcpconform compare exits with: 1 on a regression.
+// ExitCode is what mcpconform compare exits with: 1 on a regression, 2
+// when the new report ended early or reached no verdict (nothing says it
+// did not regress).
 func (c *Comparison) ExitCode() int {
-	if c.Regressions > 0 {
+	switch {
+	case c.Regressions > 0:
 		return 1
+	case c.New.Error != "" || c.New.Interrupted != "":
+		return 2
 	}
 	return 0
 }
@@ -170,8 +184,15 @@ func (c *Comparison) ExitCode() int {
 // Summary is the comparison's last line.
 func (c *Comparison) Summary() string {
 	verdict := "no regression"
-	if c.Regressions > 0 {
+	switch {
+	case c.Regressions > 0:
 		verdict = "REGRESSED"
+	case c.New.Error != "":
+		verdict = "no comparison: the new run reached no verdict"
+	case c.Old.Error != "":
+		verdict = "no comparison: the old run reached no verdict"
+	case c.New.Interrupted != "":
+		verdict = "no regression in what the new run checked before " + c.New.Interrupted + " interrupted it"
 	}
 	rescored := ""
 	if c.Rescored > 0 {

@@ -28,6 +28,8 @@ type htmlPage struct {
 	Details   []htmlDetail
 	Unexer    []htmlDetail // not exercised, with how to exercise each
 	Legend    string
+	RunEnd    []string // runEndNotes, first on the page
+	Stderr    []string // the stderr tail of a server that exited during start-up
 }
 
 // htmlVerdict is one line of the header's outcome table.
@@ -105,6 +107,8 @@ func (rep *Report) htmlPage() htmlPage {
 		Scoring:   rep.Scoring.String(),
 		Pending:   len(pendingIDs(rep)),
 		Legend:    Legend,
+		RunEnd:    rep.runEndNotes(),
+		Stderr:    rep.ServerExit.stderrLines(),
 	}
 	for _, rs := range rep.Summary.Revisions {
 		v := htmlVerdict{Name: "MCP " + rs.Revision, Verdict: rs.outcomeText(),

@@ -130,6 +130,11 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 		root.Errors += s.Errors
 		root.Suites = append(root.Suites, *s)
 	}
+	if s, ok := rep.runEndSuite(); ok {
+		root.Tests += s.Tests
+		root.Errors += s.Errors
+		root.Suites = append(root.Suites, s)
+	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	if line := rep.ProfileLine(); line != "" {
 		ew.printf("**%s**\n\n", mdEscape(line))
 	}
+	rep.writeRunEndMarkdown(ew)
 	ew.printf("- Target: %s\n", mdCode(strings.Join(rep.Target.Command, " ")))
 	if rep.Server.Name != "" {
 		ew.printf("- Server: %s %s\n", mdEscape(rep.Server.Name), mdEscape(rep.Server.Version))
@@ -38,6 +39,9 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		ew.printf("; %s (not scored)", plural(n, "pending check"))
 	}
 	ew.printf("\n\n")
+	if rep.Error != "" {
+		return ew.err // no result to tabulate
+	}
 
 	ew.printf("| Revision | Outcome | MUST | SHOULD | Errors | Scored MUSTs not verified |\n|---|---|---|---|---|---|\n")
 	for _, rs := range rep.Summary.Revisions {

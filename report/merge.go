@@ -36,14 +36,19 @@ type MergedServer struct {
 	Scoring   *ScoringProfile `json:"scoring,omitempty"` // nil for a report of schema v1
 	Summary   Summary         `json:"summary"`
 	Closing   string          `json:"closingLine"`
+	// The report's Interrupted and Error (see Report).
+	Interrupted string `json:"interrupted,omitempty"`
+	Error       string `json:"error,omitempty"`
 }
 
-// PerRevision renders the server's outcome per revision, the worst first.
+// PerRevision renders the server's outcome per revision, the worst first
+// (and, for a run that ended early, that it did).
 func (s MergedServer) PerRevision() string {
-	if len(s.Summary.Revisions) == 0 {
-		return "no revision checked"
+	line := "no revision checked"
+	if len(s.Summary.Revisions) > 0 {
+		line = outcomeGroups(s.Summary.Revisions, "%s: %s", "; ")
 	}
-	return outcomeGroups(s.Summary.Revisions, "%s: %s", "; ")
+	return (&Report{Interrupted: s.Interrupted, Error: s.Error}).runEndLine(line)
 }
 
 // MergedCheck is one check's results across servers and revisions.
@@ -78,7 +83,8 @@ func Merge(reps []*Report, files []string) *Merged {
 		}
 		labels[label]++
 		m.Servers = append(m.Servers, MergedServer{Label: label, File: files[i], Server: rep.Server, Command: rep.Target.Command,
-			Suite: rep.Suite, StartTime: rep.StartTime, Checked: rep.Checked, Scoring: rep.Scoring, Summary: rep.Summary, Closing: rep.ClosingLine()})
+			Suite: rep.Suite, StartTime: rep.StartTime, Checked: rep.Checked, Scoring: rep.Scoring, Summary: rep.Summary, Closing: rep.ClosingLine(),
+			Interrupted: rep.Interrupted, Error: rep.Error})
 		for _, rev := range rep.Checked {
 			revs[rev] = true
 		}
@@ -116,14 +122,15 @@ func Merge(reps []*Report, files []string) *Merged {
 }
 
 // ExitCode is what mcpconform merge exits with: the worst of the runs'
-// exit codes, 1 (a run failed) before 2 (a run had a harness error).
+// exit codes, 1 (a run failed) before 2 (a run had a harness error,
+// reached no verdict or was interrupted).
 func (m *Merged) ExitCode() int {
 	code := 0
 	for _, s := range m.Servers {
-		switch s.Summary.ExitCode {
-		case 1:
+		switch {
+		case s.Summary.ExitCode == 1 || s.Summary.Outcome == OutcomeNotConformant:
 			code = 1
-		case 2:
+		case s.Summary.ExitCode != 0 || s.Error != "" || s.Interrupted != "":
 			if code == 0 {
 				code = 2
 			}

@@ -233,7 +233,13 @@ type Report struct {
 	// Scoring names the scoring profile the results were scored with;
 	// nil for a report of schema v1, which had none.
 	Scoring *ScoringProfile `json:"scoring,omitempty"`
-	Summary Summary         `json:"summary"`
+	// A run that ended early says why (runend.go): Interrupted names the
+	// signal, Error the harness error that left no verdict, ServerExit how
+	// a server that exited during start-up ended.
+	Interrupted string      `json:"interrupted,omitempty"`
+	Error       string      `json:"error,omitempty"`
+	ServerExit  *ServerExit `json:"serverExit,omitempty"`
+	Summary     Summary     `json:"summary"`
 }
 
 // SuiteInfo names the suite that made a report.
@@ -525,6 +531,7 @@ func (rep *Report) Summarize(strict bool) {
 		s.ExitCode = 2
 	}
 	rep.Summary = s
+	rep.settleRunEnd()
 }
 
 // countProfile adds an estate-profile result to p (made when nil).
@@ -579,7 +586,7 @@ func (rep *Report) ClosingLine() string {
 	if n := rep.Summary.Stale; n > 0 {
 		line += "; " + plural(n, "stale expected failure")
 	}
-	return line
+	return rep.runEndLine(line)
 }
 
 // outcomeGroups renders the revisions grouped by outcome, the worst

@@ -56,13 +56,23 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 	}
 	ew.printf("supported: %s%s; checked: %s; seed %d\n", listOrNone(rep.Supported), probed, listOrNone(rep.Checked), rep.Seed)
 	ew.printf("scoring: %s\n", rep.Scoring)
+	for _, l := range rep.runEndNotes() {
+		ew.printf("%s\n", Clean(l))
+	}
+	for _, l := range rep.ServerExit.stderrLines() {
+		ew.printf("  | %s\n", l)
+	}
 	if o.Verbose {
 		for _, d := range rep.Detection {
 			ew.printf("probe: %s\n", Clean(d))
 		}
 	}
+	folds, folded := foldBlocked(rep, o.Verbose)
 	area := ""
 	for _, row := range rep.Rows() {
+		if folded[row.ID] {
+			continue
+		}
 		if a := Result(row.Results[0]).Area(); a != area {
 			area = a
 			ew.printf("\n%s\n", area)
@@ -71,6 +81,12 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 		ew.printf("  %s %-8s %-44s %s%s\n", paint(color, fmt.Sprintf("%-10s", label)), row.Level, row.ID, Clean(row.Title), pendingMark(row))
 		for _, d := range rowDetails(row, o.Verbose) {
 			ew.printf("             %s\n", Clean(d))
+		}
+	}
+	if len(folds) > 0 {
+		ew.printf("\nblocked\n")
+		for _, f := range folds {
+			ew.printf("  %s %s\n", paint(statusColor[StatusBlocked], fmt.Sprintf("%-10s", statusLabel[StatusBlocked])), f.line())
 		}
 	}
 	if len(rep.Stale) > 0 {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpconform/mcpconform/conformance"
@@ -66,9 +67,10 @@ flags:
                            (matrix of checks × revisions, evidence per result)
   --badge FILE             write a shields.io endpoint badge JSON
                            ("MCP 2025-11-25 · PROFILE | conformant · 35/35 MUST")
-                           Report files are opened before the run starts; FILE
-                           "-" is standard output (the text report then goes
-                           to standard error).
+                           Report files are prepared before the run starts,
+                           written whole and renamed into place; two flags
+                           may not name one file. FILE "-" is standard output
+                           (the text report then goes to standard error).
   --no-color               no ANSI colours (they are used only on a terminal)
   --verbose                show details of passing checks too
   --quiet                  no live status line (it is shown only when stderr
@@ -88,8 +90,10 @@ MUST failed, not listed in --expected-failures), an estate-profile check
 failed, an expected failure is stale, or under --strict a scored SHOULD
 warned or a scored MUST was not verified; 2 usage or harness error (a
 scored check errored with no failure, or a report could not be written),
-or no check ran. A server command must follow --: flags after it go to
-the server.
+no check ran, or the run reached no verdict (its reports say why); 130 or
+143 when SIGINT or SIGTERM ended the run, whose reports are then partial
+and say so (a second signal ends it at once). A server command must
+follow --: flags after it go to the server.
 `
 
 // globList is a repeatable flag.
@@ -200,13 +204,39 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		status = newStatusLine(stderr)
 		opts.Progress = status.update
 	}
+	// The reports are written once: by the run, or by halt when a second
+	// interrupt (or a run that would not end) gives the run up.
+	var emitting sync.Mutex
+	emitted := false // under emitting
+	began := time.Now()
+	ctx, stopSignals := interruptible(context.Background(), stderr, func(signal, why string) {
+		n := runner.KillAll()
+		emitting.Lock() // reports being written are finished first
+		if !emitted {
+			rep := conformance.Abandoned(opts, began, signal, why)
+			for _, o := range outs {
+				if err := o.emit(rep); err != nil {
+					fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
+				}
+			}
+			closeOutputs(outs, false)
+			why += "; the reports hold no result"
+		}
+		runner.EndOrphans()
+		fmt.Fprintf(stderr, "mcpconform run: %s (%d server process(es) killed at once)\n", why, n)
+		os.Exit(report.InterruptExitCode(signal))
+	})
+	defer stopSignals()
 	stopGC := memlimit.ForRun() // the run's collector policy (internal/memlimit)
-	rep, err := conformance.Run(context.Background(), opts)
+	rep, err := conformance.Run(ctx, opts)
 	stopGC()
 	if status != nil {
 		status.clear()
 	}
-	if err != nil {
+	emitting.Lock()
+	defer emitting.Unlock()
+	emitted = true
+	if rep == nil {
 		closeOutputs(outs, true)
 		if errors.Is(err, conformance.ErrNoChecks) {
 			return fail("no check ran: --only/--skip select none of the catalogue (see mcpconform list)")
@@ -217,22 +247,30 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		rep.FailureDir = opts.FailureDir
 	}
 	code := rep.Summary.ExitCode
+	if err != nil {
+		// No verdict, but a report that says why: merge and compare
+		// still see the server.
+		fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
+		code = 2
+	}
 	problem := func(err error) {
 		fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
 		if code == 0 {
 			code = 2 // a missing report is an error; a failed check still says 1
 		}
 	}
-	color := !noColor && os.Getenv("NO_COLOR") == "" && isTerminal(textOut)
-	if err := rep.WriteText(textOut, report.TextOptions{Color: color, Verbose: verbose}); err != nil {
-		problem(err)
-	}
+	// The files first: a reader of the text that goes away (| head)
+	// must not cost them.
 	for _, o := range outs {
 		if err := o.emit(rep); err != nil {
 			problem(err)
 		}
 	}
 	closeOutputs(outs, false)
+	color := !noColor && os.Getenv("NO_COLOR") == "" && isTerminal(textOut)
+	if err := rep.WriteText(textOut, report.TextOptions{Color: color, Verbose: verbose}); err != nil {
+		problem(err)
+	}
 	return code
 }
 
@@ -281,14 +319,4 @@ func failureDir(command []string, start time.Time) string {
 	server := fmt.Sprintf("%s-%x", name, sum[:4])
 	run := fmt.Sprintf("%s-%d", start.UTC().Format("20060102T150405Z"), os.Getpid())
 	return filepath.Join(conformance.FailureDir, server, run)
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

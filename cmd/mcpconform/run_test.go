@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"github.com/mcpconform/mcpconform/conformance/scoring"
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 	"github.com/mcpconform/mcpconform/internal/fixtures/proctest"
+	"github.com/mcpconform/mcpconform/report"
 )
 
 func TestMain(m *testing.M) { fixturebin.Main(m) }
@@ -393,4 +395,91 @@ func TestRunEndsOrphansOfServersThatExited(t *testing.T) {
 	if !strings.Contains(stderr.String(), "that a server which exited on its own left running") {
 		t.Errorf("stderr does not say what was killed:\n%s", stderr.String())
 	}
+}
+
+// TestRunReportFilesAtomic: a report file holds the previous report or the
+// whole new one, never a part or nothing: it is written beside and
+// renamed, a run that makes no report leaves every file as it was, two
+// outputs naming one file are a usage error, and a run that reaches no
+// verdict still writes its report, with the error.
+func TestRunReportFilesAtomic(t *testing.T) {
+	self, _ := runBinaries(t)
+	dir := t.TempDir()
+	old := []byte("a report of an earlier run\n")
+	file := func(name string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, old, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	unchanged := func(t *testing.T, p string) {
+		t.Helper()
+		if data, err := os.ReadFile(p); err != nil || !bytes.Equal(data, old) {
+			t.Errorf("%s changed (%v): %q", p, err, data)
+		}
+	}
+	noTemp := func(t *testing.T) {
+		t.Helper()
+		if left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*")); len(left) > 0 {
+			t.Errorf("temporary files left: %v", left)
+		}
+	}
+	only := []string{"--no-color", "--protocol", "2025-11-25", "--only", "jsonrpc.method.*"}
+	ref := []string{"--", self, "reference"}
+
+	j := file("r.json", 0o600)
+	os.Symlink(j, filepath.Join(dir, "link.json"))
+	for _, args := range [][]string{
+		{"--json", j, "--junit", j},
+		{"--json", j, "--html", filepath.Join(dir, "sub", "..", "r.json")},
+		{"--json", filepath.Join(dir, "link.json"), "--badge", j},
+	} {
+		code, _, errOut := runCLI(append(append(slices.Clone(only), args...), ref...)...)
+		if code != 2 || !strings.Contains(errOut, "name the same file") || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+			t.Errorf("%v: exit %d, want 2 and one line naming the clash:\n%s", args, code, errOut)
+		}
+		unchanged(t, j)
+	}
+
+	fresh := filepath.Join(dir, "fresh.xml")
+	code, _, errOut := runCLI(append([]string{"--json", j, "--junit", fresh, "--only", "nothing.*"}, ref...)...)
+	if code != 2 || !strings.Contains(errOut, "no check ran") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	unchanged(t, j)
+	if _, err := os.Stat(fresh); err == nil {
+		t.Errorf("a run that made no report created %s", fresh)
+	}
+	noTemp(t)
+
+	code, _, errOut = runCLI(append(append(slices.Clone(only), "--json", filepath.Join(dir, "link.json")), ref...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "link.json")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced by a file (%v)", err)
+	}
+	if fi, err := os.Stat(j); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the replaced report lost its permissions: %v %v", fi.Mode(), err)
+	}
+	if rep, err := report.ReadFile(j); err != nil || rep.Summary.ExitCode != 0 {
+		t.Errorf("the new report: %v", err)
+	}
+	noTemp(t)
+
+	// No verdict: the report says why, for merge and compare.
+	code, out, errOut := runCLI(append(slices.Clone(only), "--json", j, "--", filepath.Join(dir, "no-such-server"))...)
+	if code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") > 0 || !strings.Contains(out, "ERROR: cannot start the server") {
+		t.Errorf("exit %d, want 2 with one line on stderr and the error in the text report:\n%s%s", code, out, errOut)
+	}
+	rep, err := report.ReadFile(j)
+	if err != nil || !strings.HasPrefix(rep.Error, "cannot start the server") || rep.Summary.ExitCode != 2 {
+		t.Fatalf("the report of a run without verdict: %v %+v", err, rep)
+	}
+	var merged bytes.Buffer
+	if code := runMerge([]string{j}, &merged, io.Discard); code != 2 || !strings.Contains(merged.String(), "no verdict — error: cannot start the server") {
+		t.Errorf("merge of it: exit %d:\n%s", code, merged.String())
+	}
+	noTemp(t)
 }
