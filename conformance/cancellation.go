@@ -54,8 +54,8 @@ const (
 const cancelSteps = 10
 
 // attemptDurations returns the durations of a check's attempts: those of
-// ds shorter than the last, in order, then the last (the long call the
-// check made before it had quick ones). An attempt whose outcome could rest
+// ds shorter than the last, in order, then the last (the long call that
+// decides when no quicker one could). An attempt whose outcome could rest
 // on a race of the harness is made again with the next duration, so the
 // wait of a check is the evidence it needs on a server that answers
 // quickly, and the long call is made only where no shorter one could
@@ -123,7 +123,7 @@ func cancelInFlight(t *T, c *Conn, call slowCall, d time.Duration) (id, early, a
 // sendCancel sends notifications/cancelled for id on c and returns the
 // response to id that had already arrived, if one had: the request was
 // answered before the cancel was sent. The suite never cancels initialize:
-// the helper refuses an id that initialize used.
+// sendCancel refuses an id that initialize used.
 func sendCancel(t *T, c *Conn, id any, reason string) *protocol.Message {
 	raw, _ := json.Marshal(id)
 	lines, msgs := c.messages()

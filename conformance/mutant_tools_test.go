@@ -159,11 +159,11 @@ func skipProperty(o *Options) { o.Skip = append(o.Skip, "property.*") }
 // TestSlowMomentKeepsVerdicts: one request answered later than the request
 // timeout (-delay-once: only the first process to get it, as on a machine
 // busy for a moment) must not cost the mutant its verdict. A tools/list
-// timed out in the first check to list tools used to block every later
-// tools check of the revision "by tools.list.shape" although that check
-// passed; a tools/call timed out on the shared session used to block the
-// next check with "the shared session stopped answering" although the
-// check that lost it passed on its re-run. Both are blocks without
+// timed out in the first check to list tools must not block every later
+// tools check of the revision "by tools.list.shape" when that check
+// passed; a tools/call timed out on the shared session must not block the
+// next check with "the shared session stopped answering" when the check
+// that lost it passed on its re-run. Both would be blocks without
 // evidence: the wanted warn of tools.call.invalid-arguments, and nothing
 // else, is the verdict.
 func TestSlowMomentKeepsVerdicts(t *testing.T) {
