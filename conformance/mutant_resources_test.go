@@ -20,6 +20,13 @@ func init() {
 	addMutantCases(
 		one("resources-list-uri-number", legacy, "resources.list.shape", StatusFail, "resources.0.uri: want string"),
 		one("resources-list-uri-number", modern, "resources.list.shape", StatusFail, "resources.0.uri: want string"),
+		// -32603 is what 2024-11-05 gives internal errors; only 2026-07-28
+		// requires the list to succeed. The checks that need the list are
+		// blocked by resources.list.shape.
+		one("resources-list-internal-error", protocol.Rev20241105, "resources.list.shape", StatusNotVerified, "answered error -32603 (internal error: the resource store is unreachable), the code 2024-11-05 gives internal errors"),
+		mutantCase{Mutation: "resources-list-internal-error", Protocol: modern, Want: []mutantWant{
+			{ID: "resources.list.shape", Revision: modern, Status: StatusFail, Reason: "resources/list (cursor \"\") failed with error -32603"},
+		}},
 		one("resources-templates-no-name", protocol.Rev20241105, "resources.templates.shape", StatusFail, `missing required member "name"`),
 		one("resources-read-no-uri", legacy, "resources.read.shape", StatusFail, `missing required member "uri"`),
 		one("resources-read-no-uri", modern, "resources.read.shape", StatusFail, `missing required member "uri"`),
