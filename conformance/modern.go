@@ -21,6 +21,60 @@ func modernRef(file, section string) SpecRef {
 	return SpecRef{Revision: protocol.Modern, File: file, Section: section}
 }
 
+// runVersionUnsupported is modern.version.unsupported. The version is
+// per request, so the bogus one is tried twice: as the first request of a
+// process (the TypeScript SDK v2 answers -32022 there but a result on a
+// process that has served a modern server/discover), and on a live
+// process after a request with the supported version was answered (a
+// server that checks the version of the first request only serves it).
+func runVersionUnsupported(t *T) {
+	const bogus = "1900-01-01"
+	methods := []string{protocol.MethodDiscover}
+	if t.HasCapability("tools") {
+		methods = append(methods, protocol.MethodToolsList)
+	}
+	bogusMeta := metaParams(map[string]any{
+		protocol.MetaProtocolVersion: bogus, protocol.MetaClientCapabilities: map[string]any{},
+	})
+	t.Expect(`error -32022 with data {"supported":[...],"requested":%q}, first and after a supported request`, bogus)
+	var actual []string
+	judge := func(c *Conn, when string) {
+		for _, method := range methods {
+			m := mustPlain(c, method, bogusMeta)
+			switch {
+			case m.Error == nil:
+				actual = append(actual, method+" "+when+": a result")
+				t.Failf("%s with protocolVersion %q %s answered with a result, want error -32022", method, bogus, when)
+			case m.Error.Code != protocol.CodeUnsupportedProtocolVersion:
+				actual = append(actual, fmt.Sprintf("%s %s: error %d", method, when, m.Error.Code))
+				t.Failf("%s with protocolVersion %q %s got error %d, want -32022", method, bogus, when, m.Error.Code)
+			default:
+				actual = append(actual, method+" "+when+": -32022")
+				var data struct {
+					Supported []string `json:"supported"`
+					Requested any      `json:"requested"`
+				}
+				if err := json.Unmarshal(m.Error.Data, &data); err != nil || data.Supported == nil {
+					t.Failf("%s %s: -32022 data lacks a supported list of strings: %s", method, when, clipText(string(m.Error.Data), 120))
+				}
+				if data.Requested != bogus {
+					t.Failf("%s %s: -32022 data.requested is %s, want %q", method, when, shortJSON(data.Requested), bogus)
+				}
+			}
+		}
+	}
+	judge(t.Fresh(), "as a process's first request")
+	// A process of its own too: what a check leaves in the shared session
+	// must not decide this one, and a server that answers the bogus
+	// version with a result may be changed by it.
+	live := t.Fresh()
+	if m := live.MustRequest(protocol.MethodDiscover, nil); m.Error != nil {
+		t.Logf("server/discover with the supported version got error %d: the later requests are still judged", m.Error.Code)
+	}
+	judge(live, "after a supported server/discover was answered")
+	t.Actual("%s", strings.Join(actual, "; "))
+}
+
 // probeMethod is the request the _meta and version checks send: tools/list
 // when the server serves tools (the request a client sends most), else
 // server/discover, which every modern server implements.
@@ -228,7 +282,7 @@ func init() {
 	Register(Check{
 		ID:          "modern.version.unsupported",
 		Title:       "An unsupported version gets -32022 with data",
-		Requirement: "A request naming a protocol version the server does not implement MUST get UnsupportedProtocolVersionError (-32022) with data.supported (strings) and data.requested (the version sent), on every method.",
+		Requirement: "A request naming a protocol version the server does not implement MUST get UnsupportedProtocolVersionError (-32022) with data.supported (strings) and data.requested (the version sent), on every method, whether it is a process's first request or comes after a supported request was answered.",
 		Authority: MCP(protocol.Rev20260728, "basic/versioning.mdx", "Protocol Version Negotiation",
 			"If the server does not implement the requested version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with an `UnsupportedProtocolVersionError` listing the versions it does support:"),
 		Also: []Authority{MCP(protocol.Rev20260728, "schema.ts", "RequestMetaObject",
@@ -238,46 +292,8 @@ func init() {
 			modernRef("schema.ts", "UnsupportedProtocolVersionError"),
 		},
 		Revisions: ModernOnly(),
-		Starts:    1,
-		Run: func(t *T) {
-			const bogus = "1900-01-01"
-			methods := []string{protocol.MethodDiscover}
-			if t.HasCapability("tools") {
-				methods = append(methods, protocol.MethodToolsList)
-			}
-			// A process of its own: the TypeScript SDK v2 answers a bogus
-			// version with -32022 on a fresh process but with a result on
-			// one that has served a modern server/discover.
-			c := t.Fresh()
-			t.Expect(`error -32022 with data {"supported":[...],"requested":%q}`, bogus)
-			var actual []string
-			for _, method := range methods {
-				m := mustPlain(c, method, metaParams(map[string]any{
-					protocol.MetaProtocolVersion: bogus, protocol.MetaClientCapabilities: map[string]any{},
-				}))
-				switch {
-				case m.Error == nil:
-					actual = append(actual, method+": a result")
-					t.Failf("%s with protocolVersion %q answered with a result, want error -32022", method, bogus)
-				case m.Error.Code != protocol.CodeUnsupportedProtocolVersion:
-					actual = append(actual, fmt.Sprintf("%s: error %d", method, m.Error.Code))
-					t.Failf("%s with protocolVersion %q got error %d, want -32022", method, bogus, m.Error.Code)
-				default:
-					actual = append(actual, method+": -32022")
-					var data struct {
-						Supported []string `json:"supported"`
-						Requested any      `json:"requested"`
-					}
-					if err := json.Unmarshal(m.Error.Data, &data); err != nil || data.Supported == nil {
-						t.Failf("%s: -32022 data lacks a supported list of strings: %s", method, clipText(string(m.Error.Data), 120))
-					}
-					if data.Requested != bogus {
-						t.Failf("%s: -32022 data.requested is %s, want %q", method, shortJSON(data.Requested), bogus)
-					}
-				}
-			}
-			t.Actual("%s", strings.Join(actual, "; "))
-		},
+		Starts:    2,
+		Run:       runVersionUnsupported,
 	})
 
 	Register(Check{

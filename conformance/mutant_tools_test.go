@@ -62,6 +62,7 @@ func init() {
 		mutantCase{Mutation: "discover-omits-modern", Want: each("modern.discover.version-listed", StatusFail, "does not list it", modern...)},
 		mutantCase{Mutation: "meta-capabilities-optional", Want: each("modern.meta.required", StatusFail, "no clientCapabilities: a result, want error -32602", modern...)},
 		mutantCase{Mutation: "unsupported-version-no-requested", Want: each("modern.version.unsupported", StatusFail, "data.requested is absent", modern...)},
+		mutantCase{Mutation: "unsupported-version-first-only", Want: each("modern.version.unsupported", StatusFail, `server/discover with protocolVersion "1900-01-01" after a supported server/discover was answered answered with a result`, modern...)},
 		mutantCase{Mutation: "unsupported-version-extra-supported", Want: each("modern.version.supported-matches", StatusFail, "-32022 lists [2026-07-28 2099-01-01]", modern...)},
 		// Legacy versions in -32022 but not in discover: the spec's own
 		// examples differ that way, so no check fails.
