@@ -1148,16 +1148,33 @@ type listenRun struct {
 	resp   *protocol.Message   // an answer to the listen request (an error, or a close)
 	stream []*protocol.Message // notifications carrying the subscription id, in order
 	other  []*protocol.Message // notifications without it
-	acked  bool
+	// carrying is every message carrying the subscription id in _meta,
+	// the answer to the listen request included, in the order the
+	// server wrote them.
+	carrying []*protocol.Message
+	acked    bool
 }
 
 // subscriptionID returns the _meta subscription id of a notification as
 // canonical JSON, or "".
 func subscriptionID(m *protocol.Message) string {
+	return metaSubscriptionID(m.Params)
+}
+
+// resultSubscriptionID returns the _meta subscription id of a result (the
+// answer that closes a listen stream) as canonical JSON, or "".
+func resultSubscriptionID(m *protocol.Message) string {
+	if m.Error != nil {
+		return ""
+	}
+	return metaSubscriptionID(m.Result)
+}
+
+func metaSubscriptionID(obj json.RawMessage) string {
 	var p struct {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
-	if json.Unmarshal(m.Params, &p) != nil {
+	if json.Unmarshal(obj, &p) != nil {
 		return ""
 	}
 	raw, ok := p.Meta[protocol.MetaSubscriptionID]
@@ -1167,7 +1184,11 @@ func subscriptionID(m *protocol.Message) string {
 	return protocol.IDKey(raw)
 }
 
-// observeListen opens the stream once per revision.
+// observeListen opens the stream once per revision. It reads in the
+// order the server wrote, until the acknowledgement (or an error answer,
+// or the request timeout): a result closing the stream does not end the
+// reading, so whether the acknowledgement came before it is the wire's
+// order, never a race between the reading and a barrier.
 func observeListen(t *T) *listenRun {
 	if run, ok := t.env.memo("listen").(*listenRun); ok {
 		t.resume(run.conn, run.mark)
@@ -1180,9 +1201,15 @@ func observeListen(t *T) *listenRun {
 		switch {
 		case r.Msg == nil:
 		case r.Msg.Method == "" && r.Msg.IDKey() == key:
-			run.resp = r.Msg
+			if run.resp == nil {
+				run.resp = r.Msg
+				if resultSubscriptionID(r.Msg) == key {
+					run.carrying = append(run.carrying, r.Msg)
+				}
+			}
 		case r.Msg.Kind() == protocol.KindNotification && subscriptionID(r.Msg) == key:
 			run.stream = append(run.stream, r.Msg)
+			run.carrying = append(run.carrying, r.Msg)
 			if r.Msg.Method == notifSubscriptionAck {
 				run.acked = true
 			}
@@ -1192,7 +1219,7 @@ func observeListen(t *T) *listenRun {
 	}
 	c.must(protocol.MethodSubscribe, c.Send(run.id, protocol.MethodSubscribe,
 		map[string]any{"notifications": map[string]any{"toolsListChanged": true}}))
-	c.readUntil(t.RequestTimeout(), func() bool { return run.acked || run.resp != nil }, take)
+	c.readUntil(t.RequestTimeout(), func() bool { return run.acked || run.resp != nil && run.resp.Error != nil }, take)
 	if before, err := c.TryBarrier(); err == nil {
 		for _, r := range before {
 			take(r)
@@ -1218,7 +1245,7 @@ func init() {
 	Register(Check{
 		ID:          "modern.listen.acknowledged",
 		Title:       "A listen stream starts with its acknowledgement",
-		Requirement: "After subscriptions/listen the server sends notifications/subscriptions/acknowledged carrying the request's id as io.modelcontextprotocol/subscriptionId in _meta, before any other notification of that stream.",
+		Requirement: "After subscriptions/listen the server sends notifications/subscriptions/acknowledged carrying the request's id as io.modelcontextprotocol/subscriptionId in _meta, before any other message carrying that id: a notification of the stream, or the result that closes it (judged in the order the server wrote them).",
 		Authority: MCP(protocol.Modern, "basic/patterns/subscriptions.mdx", "Acknowledgment",
 			"The server MUST send `notifications/subscriptions/acknowledged` as the first message carrying the subscription's ID in `_meta` under `io.modelcontextprotocol/subscriptionId`, and MUST NOT send any notification on the subscription before it.").
 			WithKeyword(KeywordMust),
@@ -1227,8 +1254,21 @@ func init() {
 		Run: func(t *T) {
 			run := observeListen(t)
 			requireStream(t, run)
-			t.Expect("the first notification with subscriptionId %q is %s", run.id, notifSubscriptionAck)
-			if len(run.stream) == 0 {
+			t.Expect("the first message with subscriptionId %q (a notification or the listen request's result) is %s", run.id, notifSubscriptionAck)
+			if len(run.carrying) > 0 {
+				switch first := run.carrying[0]; {
+				case first.Method == "":
+					t.Actual("first the result of subscriptions/listen")
+					if run.acked {
+						t.Fatalf("the result of subscriptions/listen %s, carrying its subscription id, came before its acknowledgement", run.id)
+					}
+					t.Fatalf("the result of subscriptions/listen %s, carrying its subscription id, came with no acknowledgement before it", run.id)
+				case first.Method != notifSubscriptionAck:
+					t.Actual("first %s", first.Method)
+					t.Fatalf("the stream %s began with %s, before its acknowledgement", run.id, first.Method)
+				}
+			}
+			if !run.acked {
 				t.Actual("no notification with the subscription id")
 				for _, m := range run.other {
 					if m.Method == notifSubscriptionAck {
@@ -1236,10 +1276,6 @@ func init() {
 					}
 				}
 				t.Fatalf("no %s for %s within %s", notifSubscriptionAck, run.id, t.RequestTimeout())
-			}
-			if first := run.stream[0]; first.Method != notifSubscriptionAck {
-				t.Actual("first %s", first.Method)
-				t.Fatalf("the stream %s began with %s, before its acknowledgement", run.id, first.Method)
 			}
 			t.Actual("acknowledged first")
 		},

@@ -66,6 +66,7 @@ func init() {
 		asyncCase("mrtr-missing-input-error", eachRev("modern.mrtr.missing-input", StatusWarn, "got error -32602 (mutant: inputResponses are missing) instead of a new input_required result", protocol.Modern)...),
 		asyncCase("capability-missing-wrong-code", eachRev("modern.capability.missing", StatusFail, "got error -32602", protocol.Modern)...),
 		asyncCase("listen-no-ack", eachRev("modern.listen.acknowledged", StatusFail, "no notifications/subscriptions/acknowledged for listen-", protocol.Modern)...),
+		asyncCase("listen-result-before-ack", eachRev("modern.listen.acknowledged", StatusFail, "carrying its subscription id, came before its acknowledgement", protocol.Modern)...),
 		asyncCase("listen-notification-no-id", eachRev("modern.listen.subscription-id", StatusFail, "1 notification(s) arrived without the subscription id", protocol.Modern)...),
 		asyncCase("listen-extra-kind", eachRev("modern.listen.filter", StatusFail, "carried notifications/prompts/list_changed", protocol.Modern)...),
 		asyncCase("task-create-no-ttl", eachRev("tasks.create.result", StatusFail, "lacks [ttl]", protocol.Rev20251125)...),
@@ -187,6 +188,37 @@ func TestAsyncRacesAreNotVerdicts(t *testing.T) {
 	for _, rev := range asyncCallable {
 		if !judged["cancellation.request.no-response@"+rev] {
 			t.Errorf("cancellation.request.no-response@%s was not judged again on the long call", rev)
+		}
+	}
+}
+
+// TestListenAcknowledgementUnderLoad judges the listen acknowledgement
+// with both CPUs busy: a completion result carrying the subscription id
+// written just before the acknowledgement fails, one written just after
+// it passes, and so does the reference, on every run. The order judged is
+// the order the server wrote, so load cannot move a verdict.
+func TestListenAcknowledgementUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts busy processes and three runs of the mutant")
+	}
+	fixturebin.Busy(t, 2, 0)
+	fixturebin.Busy(t, 2, 1)
+	for _, tc := range []struct {
+		mutation string
+		status   Status
+		reason   string
+	}{
+		{"listen-result-before-ack", StatusFail, "carrying its subscription id, came before its acknowledgement"},
+		{"listen-result-after-ack", StatusPass, "acknowledged first"},
+		{"none", StatusPass, "acknowledged first"},
+	} {
+		for range 3 {
+			rep := runMutant(t, mutantCase{Mutation: tc.mutation, Protocol: protocol.Modern,
+				Tweak: func(o *Options) { o.Only = []string{"modern.listen.acknowledged"} }})
+			r := resultOf(rep, "modern.listen.acknowledged", protocol.Modern)
+			if r == nil || r.Status != tc.status || !strings.Contains(r.Message+r.Actual, tc.reason) {
+				t.Errorf("%s: %+v, want %s with %q", tc.mutation, r, tc.status, tc.reason)
+			}
 		}
 	}
 }
