@@ -31,6 +31,9 @@ func init() {
 		one("resources-read-no-uri", legacy, "resources.read.shape", StatusFail, `missing required member "uri"`),
 		one("resources-read-no-uri", modern, "resources.read.shape", StatusFail, `missing required member "uri"`),
 		one("resources-read-bad-blob", protocol.Rev20250326, "resources.read.blob-encoding", StatusFail, "the blob of bank://brand/logo.png is not base64"),
+		// The one blob is behind a template: read through its expansion.
+		one("resources-template-bad-blob", protocol.Rev20250326, "resources.read.blob-encoding", StatusFail, "the blob of bank://fx/rates/CHF is not base64"),
+		one("resources-template-bad-blob", modern, "resources.read.blob-encoding", StatusFail, "the blob of bank://fx/rates/CHF is not base64"),
 		one("resources-not-found-32602", protocol.Rev20250618, "resources.read.not-found", StatusWarn, "returned error -32602, want -32002"),
 		mutantCase{Mutation: "resources-not-found-32002-modern", Protocol: modern, Want: []mutantWant{
 			{ID: "resources.read.not-found-code", Revision: modern, Status: StatusFail, Reason: "returned error -32002, want -32602"},

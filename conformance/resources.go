@@ -103,6 +103,9 @@ type featureCache struct {
 	promptsDone bool
 	completions []completionSample
 	compDone    bool
+	// templateReads are the template expansions read (uritemplate.go).
+	templateReads []templateRead
+	templateDone  bool
 }
 
 // listPage is one page of a list method as the wire carried it.
@@ -513,20 +516,30 @@ func init() {
 	Register(Check{
 		ID:          "resources.read.blob-encoding",
 		Title:       "Blob contents are base64",
-		Requirement: "Every blob of a resources/read result is base64-encoded (RFC 4648 §4).",
+		Requirement: "Every blob of a resources/read result is base64-encoded (RFC 4648 §4): of the listed resources read, and of one expansion of each resource template (variables from a listed URI the template matches, the server's completion, or 1).",
 		Authority:   MCP(protocol.Modern, "server/resources.mdx", "Security Considerations", "Binary data MUST be properly encoded"),
 		Refs:        []SpecRef{resourcesRef(protocol.Rev20241105, "Security Considerations"), resourcesRef(protocol.Rev20251125, "Binary Content")},
 		Capability:  "resources",
 		Prereqs:     []string{"resources.list.shape"},
 		Run: func(t *T) {
 			t.Expect("every blob valid base64")
-			blobs := 0
+			// Binary contents may be offered behind a template only, so
+			// an expansion of each template is read too.
+			var reads []*protocol.Message
 			for _, s := range t.readSamples() {
-				if s.Resp.Error != nil {
+				reads = append(reads, s.Resp)
+			}
+			templates := t.templateReads()
+			for _, s := range templates {
+				reads = append(reads, s.Resp)
+			}
+			blobs := 0
+			for _, m := range reads {
+				if m.Error != nil {
 					continue
 				}
 				var res protocol.ReadResourceResult
-				if json.Unmarshal(s.Resp.Result, &res) != nil {
+				if json.Unmarshal(m.Result, &res) != nil {
 					continue // resources.read.shape judges it
 				}
 				for _, c := range res.Contents {
@@ -539,9 +552,9 @@ func init() {
 					}
 				}
 			}
-			t.Actual("%d blob(s) read", blobs)
+			t.Actual("%d blob(s) in %d read(s), %d of them of template expansions", blobs, len(reads), len(templates))
 			if blobs == 0 {
-				t.NotApplicable("no resource read had blob contents")
+				t.NotApplicable("no resource read had blob contents (%d listed and %d template expansions read)", len(reads)-len(templates), len(templates))
 			}
 		},
 	})
