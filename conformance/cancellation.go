@@ -113,9 +113,9 @@ func cancelInFlight(t *T, c *Conn, call slowCall, d time.Duration, fence bool) (
 	if sendCancel(t, c, id, "mcpconform: cancellation check") != nil {
 		return id, "answered before the cancel was sent", "", false
 	}
-	fenceKey := ""
+	fenceID, fenceKey := "", ""
 	if fence {
-		fenceID := fmt.Sprintf("fence-%s", c.env.nextID())
+		fenceID = fmt.Sprintf("fence-%s", c.env.nextID())
 		fenceKey = protocol.IDKey(mustJSON(fenceID))
 		c.must(barrierMethod(t), c.Send(fenceID, barrierMethod(t), nil))
 	}
@@ -131,7 +131,7 @@ func cancelInFlight(t *T, c *Conn, call slowCall, d time.Duration, fence bool) (
 		return id, "", "before the later call's answer: " + clip2(string(rawOf(before[i].Msg)), 160), fence && fenceAt >= 0 && i > fenceAt
 	}
 	if fence && fenceAt < 0 {
-		more, _, err := c.TryCollect(mustUnquote(fenceKey))
+		more, _, err := c.TryCollect(fenceID)
 		if err != nil {
 			t.NotVerified("the %s (barrier) sent after the cancel was not answered (%s)", barrierMethod(t), runFault(err))
 		}
@@ -155,13 +155,6 @@ func responseIndex(items []runner.Received, key string) int {
 		}
 	}
 	return -1
-}
-
-// mustUnquote returns the string a JSON string id key encodes.
-func mustUnquote(key string) string {
-	var s string
-	_ = json.Unmarshal([]byte(key), &s)
-	return s
 }
 
 // sendCancel sends notifications/cancelled for id on c and returns the
