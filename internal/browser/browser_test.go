@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestConsoleAndEval: the helper sees what a page logs, throws and
+// TestConsoleAndEval: the package sees what a page logs, throws and
 // computes, so a test that finds no console error is not blind.
 func TestConsoleAndEval(t *testing.T) {
 	dir := t.TempDir()
