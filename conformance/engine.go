@@ -576,17 +576,10 @@ func (env *revEnv) sharedSession(ctx context.Context, check string) (*Conn, erro
 		return env.session, nil
 	}
 	if env.session != nil {
-		if err := env.session.p.Err(); errors.Is(err, runner.ErrTimeout) {
-			// The session stopped answering, the probe after the request
-			// included: the breaker counts it, so that a server that
-			// hangs everywhere costs a few waits, not one per check.
-			// (One that exited is restarted: that costs no wait.)
-			lost := ""
-			if env.session.t != nil {
-				lost = env.session.t.check.ID
-			}
-			env.noteStall(lost, eraBarrier(env.rev), env.session.p, err)
-		}
+		// A session that stopped answering (the probe after the request
+		// included) is replaced; the timeouts of its basic requests are
+		// the breaker's already (Conn.noteStall), so that a server that
+		// hangs everywhere costs a few waits, not one per check.
 		env.session.closeAfterCheck()
 	}
 	env.session = nil
