@@ -1095,6 +1095,27 @@ func appendEvidence(out []TranscriptLine, name string, lines []runner.Transcript
 func (env *revEnv) infoSeen() bool { return env.info.Result != nil }
 
 // infoPrereq is the check that owns a missing self-description.
+// answerOwner names the check of the run whose rule is that method, a
+// request every server answers, gets an answer in this revision, or "":
+// ping's in the legacy era, the handshake's and server/discover's.
+func (env *revEnv) answerOwner(method string) string {
+	var id string
+	switch {
+	case method == env.infoMethod():
+		id = env.infoPrereq()
+	case method == protocol.MethodPing && env.rev != protocol.Modern:
+		id = "lifecycle.ping.operation"
+	default:
+		return ""
+	}
+	for _, c := range env.eng.checks {
+		if c.ID == id && c.AppliesTo(env.rev) {
+			return id
+		}
+	}
+	return ""
+}
+
 func (env *revEnv) infoPrereq() string {
 	if env.rev == protocol.Modern {
 		return "modern.discover.result"

@@ -815,6 +815,13 @@ func (c *Conn) must(method string, err error) {
 			bound = te.After // the start-up allowance, for a process's first answer
 		}
 		t.Actual("no response within %s", bound)
+		if owner := t.env.answerOwner(method); owner != "" && owner != t.check.ID && !answersRequired(t.check) {
+			// A process that stopped answering a request every server
+			// answers breaks the rule of the check that owns that
+			// request, not this one's: that check runs next and judges
+			// it (stallOwner), and this one waits on its verdict.
+			t.blocked(owner, "blocked by %s: no response to %s within %s", owner, method, bound)
+		}
 		t.Fatalf("no response to %s within %s", method, bound)
 	case errors.Is(err, runner.ErrExited):
 		t.Logf("%v", err) // with the stderr tail
