@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -53,7 +51,7 @@ flags:
   --timeout D              per-request timeout, more than 0 (default 5s)
   --start-timeout D        bound on a server process's start and first answer
                            (default 10s)
-  --max-line-bytes N       longest stdout line read and judged (default 4MiB;
+  --max-line-bytes N       longest stdout line read and judged (default 16MiB;
                            units KiB, MiB, GiB); a longer one is reported only
   --run-timeout D          bound on the whole run (default 10m)
   --seed N                 seed for generated inputs (default %d)
@@ -71,13 +69,17 @@ flags:
                            written whole and renamed into place; two flags
                            may not name one file. FILE "-" is standard output
                            (the text report then goes to standard error).
+  --failure-dir DIR        save failing property cases in DIR (default: a
+                           directory per server and run, below)
   --no-color               no ANSI colours (they are used only on a terminal)
   --verbose                show details of passing checks too
   --quiet                  no live status line (it is shown only when stderr
                            is a terminal: revision, checks done, check running)
 
-Failing property cases are saved under %s/SERVER/RUN;
-the report names the directory.
+Failing property cases are saved under %s/SERVER/RUN
+(SERVER: the program's name and a hash of the command line; RUN: the seed
+and a digest of the suite and the checks, so that a run repeated with the
+same seed writes the same paths); the report names the directory.
 
 Outcomes per revision: conformant (every scored MUST that applied was
 verified and passed), no failure found (none failed; the line says which
@@ -134,6 +136,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&mdFile, "markdown", "", "")
 	fs.StringVar(&htmlFile, "html", "", "")
 	fs.StringVar(&badgeFile, "badge", "", "")
+	fs.StringVar(&opts.FailureDir, "failure-dir", "", "")
 	fs.BoolVar(&noColor, "no-color", false, "")
 	fs.BoolVar(&verbose, "verbose", false, "")
 	fs.BoolVar(&quiet, "quiet", false, "")
@@ -197,7 +200,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if toStdout {
 		textOut = stderr // standard output carries the report asked for with -
 	}
-	opts.FailureDir = failureDir(opts.Command, time.Now())
+	opts.FailureDir = conformance.RunFailureDir(opts)
 
 	var status *statusLine
 	if !quiet && isTerminal(stderr) {
@@ -301,22 +304,4 @@ func checkRunFlags(fs *flag.FlagSet, args []string, opts conformance.Options) er
 		return fmt.Errorf("--cases %d: must be at least 1", opts.Cases)
 	}
 	return nil
-}
-
-// failureDir is where this run's property checks save failing cases: one
-// directory per server (its program's name and a hash of its command
-// line) and per run (start time and process id), so that runs against
-// several servers, or the same one twice, never overwrite each other.
-func failureDir(command []string, start time.Time) string {
-	sum := sha256.Sum256([]byte(strings.Join(command, "\x00")))
-	name := filepath.Base(command[0])
-	name = strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
-			return r
-		}
-		return '_'
-	}, name)
-	server := fmt.Sprintf("%s-%x", name, sum[:4])
-	run := fmt.Sprintf("%s-%d", start.UTC().Format("20060102T150405Z"), os.Getpid())
-	return filepath.Join(conformance.FailureDir, server, run)
 }
