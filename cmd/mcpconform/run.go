@@ -42,6 +42,11 @@ flags:
                            (repeatable; wins over --allow-calls)
   --profile FILE           target profile (docs/profile.md): principals, tool
                            samples and admin contract for the governance checks
+  --fixtures FILE          how to exercise the server (docs/fixtures.md): safe
+                           tool calls with their arguments, the calls that ask
+                           the client for sampling, elicitation or roots, prompt
+                           arguments, resource URIs (YAML or JSON; write one
+                           with mcpconform fixtures init)
   --timeout D              per-request timeout, more than 0 (default 5s)
   --start-timeout D        bound on a server process's start and first answer
                            (default 10s)
@@ -91,7 +96,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	var opts conformance.Options
 	var only, skip, allow, deny globList
-	var expected, jsonFile, junitFile, mdFile, htmlFile, badgeFile, profilePath string
+	var expected, jsonFile, junitFile, mdFile, htmlFile, badgeFile, profilePath, fixturesPath string
 	var noColor, verbose, quiet bool
 	fs.StringVar(&opts.Protocol, "protocol", "", "")
 	fs.Var(&only, "only", "")
@@ -101,6 +106,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&opts.Strict, "strict", false, "")
 	fs.StringVar(&expected, "expected-failures", "", "")
 	fs.StringVar(&profilePath, "profile", "", "")
+	fs.StringVar(&fixturesPath, "fixtures", "", "")
 	fs.DurationVar(&opts.Timeout, "timeout", 5*time.Second, "")
 	fs.DurationVar(&opts.StartTimeout, "start-timeout", 10*time.Second, "")
 	opts.MaxLineBytes = runner.DefaultMaxLineBytes
@@ -125,6 +131,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	opts.Only, opts.Skip, opts.AllowCalls, opts.DenyCalls = only, skip, allow, deny
 	opts.Command = fs.Args()
 	if err := applyProfile(profilePath, len(opts.Command) > 0, &opts); err != nil {
+		return fail("%v", err)
+	}
+	if err := applyFixtures(fixturesPath, len(opts.Command) == 0, &opts); err != nil {
 		return fail("%v", err)
 	}
 	if len(opts.Command) == 0 {

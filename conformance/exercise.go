@@ -1,0 +1,633 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcpconform/mcpconform/conformance/fixtures"
+	"github.com/mcpconform/mcpconform/protocol"
+)
+
+// Exercising a server. A requirement that binds a server only when it
+// does something (asks the client for sampling, elicitation or roots,
+// answers input_required) is judged from what the run saw the server do,
+// never from the names of its tools; when the run never saw it, the check
+// is not-exercised and says how to exercise it.
+//
+// What the run saw: every request for a client feature the suite answers,
+// in any check and process of the revision, is recorded with its context
+// (the process, the client capabilities it declared, the tool call in
+// flight). And once per revision, when a check needs to know, a survey
+// calls the tools the run may call (the fixtures file's calls first) in a
+// session that declares every client feature of the revision, answering
+// each request with a valid result, until each feature was asked for or
+// its budget is spent. The feature checks then judge the tools seen
+// asking.
+//
+// A legacy server declares per session what it lists, so the survey lists
+// the tools itself: server-everything lists trigger-sampling-request only
+// to a client that declares sampling. A 2026-07-28 server asks through
+// input_required results, so the survey declares the features in each
+// call's _meta and records the inputRequests.
+
+// clientAsk is one request for a client feature that the server made: a
+// request to the suite (legacy), or one inputRequests member of an
+// input_required result (2026-07-28).
+type clientAsk struct {
+	method   string
+	params   json.RawMessage
+	tool     string         // the tools/call in flight, "" when none was
+	args     map[string]any // its arguments
+	conn     *Conn
+	line     int // the request's (or result's) line in conn's transcript; -1 when unknown
+	declared map[string]json.RawMessage
+	check    string // the check whose traffic it was
+}
+
+// feature returns the client capability the request needs.
+func (a clientAsk) feature() string { return clientFeatureCapability(a.method) }
+
+// asksMemo is the memo key of the revision's recorded asks.
+const asksMemo = "client/asks"
+
+// noteAsk records a for the revision's checks.
+func (env *revEnv) noteAsk(a clientAsk) {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	if env.memos == nil {
+		env.memos = map[string]any{}
+	}
+	asks, _ := env.memos[asksMemo].([]clientAsk)
+	env.memos[asksMemo] = append(asks, a)
+}
+
+// asks returns the revision's recorded asks, in the order they came.
+func (env *revEnv) asks() []clientAsk {
+	asks, _ := env.memo(asksMemo).([]clientAsk)
+	return slices.Clone(asks)
+}
+
+// recordAsk records the server's request req, which c is answering.
+func (c *Conn) recordAsk(req *protocol.Message) {
+	if !slices.Contains(clientFeatureMethods, req.Method) {
+		return
+	}
+	lines, msgs := c.messages()
+	a := clientAsk{method: req.Method, params: req.Params, conn: c, line: -1, declared: c.declaredCaps()}
+	if c.t != nil {
+		a.check = c.t.check.ID
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if m := msgs[i]; m != nil && lines[i].Dir == "recv" && m.Method == req.Method && bytes.Equal(m.ID, req.ID) {
+			a.line = i
+			break
+		}
+	}
+	// The tools/call in flight: the latest sent before the request whose
+	// answer had not come.
+	end := a.line
+	if end < 0 {
+		end = len(msgs)
+	}
+	answered := map[string]bool{}
+	for i := end - 1; i >= 0; i-- {
+		m := msgs[i]
+		if m == nil {
+			continue
+		}
+		if lines[i].Dir == "recv" && m.Kind() == protocol.KindResponse {
+			answered[m.IDKey()] = true
+		}
+		if lines[i].Dir == "send" && m.Method == protocol.MethodToolsCall && !answered[m.IDKey()] {
+			var p struct {
+				Name      string         `json:"name"`
+				Arguments map[string]any `json:"arguments"`
+			}
+			if json.Unmarshal(m.Params, &p) == nil {
+				a.tool, a.args = p.Name, p.Arguments
+			}
+			break
+		}
+	}
+	c.env.noteAsk(a)
+}
+
+// declaredCaps returns the client capabilities c's initialize declared
+// (none for a process without one).
+func (c *Conn) declaredCaps() map[string]json.RawMessage {
+	lines, msgs := c.messages()
+	for i, m := range msgs {
+		if m != nil && lines[i].Dir == "send" && m.Method == protocol.MethodInitialize {
+			var p struct {
+				Capabilities map[string]json.RawMessage `json:"capabilities"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			return p.Capabilities
+		}
+	}
+	return nil
+}
+
+// declaredAsks returns the recorded asks for feature whose process (or
+// call) declared it, in the order they came.
+func declaredAsks(t *T, feature string) []clientAsk {
+	var out []clientAsk
+	for _, a := range t.env.asks() {
+		if a.feature() == feature && declared(a.declared, feature) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// askers returns the asks for feature that came during a tool call to a
+// process (or in a call) that declared it, the first of each tool.
+func askers(t *T, feature string) []clientAsk {
+	var out []clientAsk
+	for _, a := range declaredAsks(t, feature) {
+		if a.tool != "" && !slices.ContainsFunc(out, func(o clientAsk) bool { return o.tool == a.tool }) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// citeAsks adds the request lines of asks made outside the processes t
+// already shows to the evidence, the first few of them.
+func citeAsks(t *T, asks []clientAsk) {
+	shown := 0
+	for _, a := range asks {
+		if a.line < 0 || slices.Contains(t.conns, a.conn) {
+			continue
+		}
+		if shown == 3 {
+			t.Logf("… and %d more request(s) of other processes", len(asks)-shown)
+			return
+		}
+		shown++
+		t.cite(a.conn, a.line, a.line+1)
+	}
+}
+
+// featureSurvey is the revision's survey: the calls it made and what it
+// could not call.
+type featureSurvey struct {
+	conns   []*Conn // its processes (a second one when the first stopped answering)
+	marks   []int
+	tools   []protocol.Tool // listed to the survey's session
+	called  []string        // the calls made, in order
+	unsafe  []string        // listed tools the run may not call
+	left    int             // callable tools not called once the budget was spent
+	stopped string          // why the survey ended early; "" when it did not
+	noted   []string        // fixtures entries it could not use
+}
+
+const surveyMemo = "survey/features"
+
+// surveyBudget bounds the tools the survey calls without a fixtures
+// entry, and surveyStops the calls that may go unanswered before it gives
+// up.
+const (
+	surveyBudget = 12
+	surveyStops  = 2
+)
+
+// surveyedFeatures are the client features a survey declares, in the
+// order their checks run.
+var surveyedFeatures = []feature{elicitFeature, rootsFeature, samplingFeature}
+
+// revisionFeatures returns the client features revision rev has.
+func revisionFeatures(rev string) []feature {
+	var out []feature
+	for _, f := range surveyedFeatures {
+		if protocol.AtLeast(rev, f.since) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// surveyCaps returns the client capabilities a survey of rev declares.
+func surveyCaps(rev string) map[string]any {
+	caps := map[string]any{}
+	for _, f := range revisionFeatures(rev) {
+		caps[f.name] = f.caps
+	}
+	return caps
+}
+
+// surveyCall is one call the survey makes.
+type surveyCall struct {
+	tool    protocol.Tool
+	args    map[string]any
+	fixture bool
+}
+
+// resume makes the survey's processes part of t's evidence.
+func (s *featureSurvey) resume(t *T) {
+	for i, c := range s.conns {
+		t.resume(c, s.marks[i])
+	}
+}
+
+// tool returns the tool named name as the survey's session (or the shared
+// session) lists it.
+func (s *featureSurvey) tool(t *T, name string) protocol.Tool {
+	if i := slices.IndexFunc(s.tools, func(tl protocol.Tool) bool { return tl.Name == name }); i >= 0 {
+		return s.tools[i]
+	}
+	tools, _ := t.Tools()
+	if i := slices.IndexFunc(tools, func(tl protocol.Tool) bool { return tl.Name == name }); i >= 0 {
+		return tools[i]
+	}
+	return protocol.Tool{Name: name}
+}
+
+// surveyFeatures makes the revision's survey, once; see the top of the
+// file. A server whose tools cannot be listed blocks the check; one that
+// lists none makes it n/a.
+func surveyFeatures(t *T) *featureSurvey {
+	if s, ok := t.env.memo(surveyMemo).(*featureSurvey); ok {
+		return s
+	}
+	timeouts := t.timeouts
+	defer func() { t.timeouts = timeouts }() // a slow tool is no fault of the check that surveys
+	s := &featureSurvey{}
+	c := s.open(t)
+	tools, err := t.Tools()
+	if !t.Modern() {
+		tools, err = c.ListTools()
+	}
+	if err != nil {
+		t.blockOnTools(err)
+	}
+	s.tools = tools
+	calls := s.plan(t)
+	for _, call := range calls {
+		if s.seenAll(t) || s.stopped != "" {
+			break
+		}
+		c = s.call(t, c, call)
+	}
+	if !t.retry {
+		t.env.setMemo(surveyMemo, s)
+		for _, f := range revisionFeatures(t.Revision()) {
+			if t.Modern() {
+				break
+			}
+			if len(askers(t, f.name)) == 0 && t.env.memo("feature/"+f.name) == nil {
+				// The feature's checks start no session of their own.
+				t.env.setMemo("feature/"+f.name, &featureRun{none: s.notExercised(t, f.name, f.method)})
+			}
+		}
+	}
+	return s
+}
+
+// open starts a survey process: for a legacy revision, a session that
+// declares every client feature of the revision and answers the server's
+// requests for them.
+func (s *featureSurvey) open(t *T) *Conn {
+	var c *Conn
+	switch {
+	case t.Modern():
+		c = t.SharedBy("survey")
+	case len(s.conns) == 0:
+		c = t.SharedWith("survey", surveyCaps(t.Revision()))
+	default:
+		c = t.FreshSessionWith(surveyCaps(t.Revision()))
+	}
+	s.conns = append(s.conns, c)
+	s.marks = append(s.marks, len(c.p.Transcript()))
+	if t.Modern() {
+		return c
+	}
+	caps := surveyCaps(t.Revision())
+	answer := func(req *protocol.Message) (any, *protocol.Error) {
+		for _, f := range surveyedFeatures {
+			if _, ok := caps[f.name]; ok && req.Method == f.method {
+				return f.answers[0](req)
+			}
+		}
+		return nil, rpcError(protocol.CodeMethodNotFound, "mcpconform: no such client method")
+	}
+	c.OnRequest(answer)
+	// A request may come when the process is closed (server-everything
+	// asks a client that declared roots for them once initialized, and a
+	// Node server with a request unanswered waits out the shutdown grace
+	// when its input ends): it is answered then, and no check judges how
+	// the survey's process ends: it gets 200 ms to exit.
+	c.closePatience = 200 * time.Millisecond
+	c.answerAtClose = answer
+	// What the server asks on its own, once initialized, comes before
+	// the first call: a barrier answers it, as no tool's.
+	c.TryBarrier()
+	return c
+}
+
+// plan returns the survey's calls: the fixtures' calls of listed tools
+// (the client-feature triggers first), then every other listed tool the
+// run may call, in list order.
+func (s *featureSurvey) plan(t *T) []surveyCall {
+	var out []surveyCall
+	listed := func(name string) (protocol.Tool, bool) {
+		i := slices.IndexFunc(s.tools, func(tl protocol.Tool) bool { return tl.Name == name })
+		if i < 0 {
+			return protocol.Tool{}, false
+		}
+		return s.tools[i], true
+	}
+	fx := t.Fixtures()
+	for _, fc := range fx.AllCalls() {
+		tool, ok := listed(fc.Tool)
+		if !ok {
+			s.noted = append(s.noted, fmt.Sprintf("%s (line %d) is not listed", fc.Tool, fc.Line))
+			continue
+		}
+		out = append(out, surveyCall{tool: tool, args: fc.Arguments, fixture: true})
+	}
+	for _, tool := range s.tools {
+		if slices.ContainsFunc(out, func(o surveyCall) bool { return o.tool.Name == tool.Name }) {
+			continue
+		}
+		if !t.env.eng.callable(tool) || taskSupport(tool) == "required" {
+			s.unsafe = append(s.unsafe, tool.Name)
+			continue
+		}
+		out = append(out, surveyCall{tool: tool, args: surveyArgs(t, tool)})
+	}
+	budget := surveyBudget
+	return slices.DeleteFunc(out, func(c surveyCall) bool {
+		if c.fixture {
+			return false
+		}
+		if budget == 0 {
+			s.left++
+			return true
+		}
+		budget--
+		return false
+	})
+}
+
+// surveyArgs returns the arguments the survey calls tool with: ArgsFor's,
+// a duration argument set to none, and form mode for a tool that takes an
+// elicitation mode (the survey declares form mode only).
+func surveyArgs(t *T, tool protocol.Tool) map[string]any {
+	args := t.ArgsFor(tool)
+	if da := durationArgs(tool); da != nil {
+		for k, v := range da(0, 1) {
+			args[k] = v
+		}
+	}
+	if elicitModeArg(tool) {
+		args["mode"] = protocol.ElicitModeForm
+	}
+	return args
+}
+
+// seenAll reports whether every client feature of the revision was asked
+// for during a tool call.
+func (s *featureSurvey) seenAll(t *T) bool {
+	for _, f := range revisionFeatures(t.Revision()) {
+		if len(askers(t, f.name)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// call makes one survey call on c and returns the process to go on with.
+func (s *featureSurvey) call(t *T, c *Conn, call surveyCall) *Conn {
+	s.called = append(s.called, call.tool.Name)
+	if t.Modern() {
+		params := map[string]any{"name": call.tool.Name, "arguments": call.args, "_meta": metaWithCaps(surveyCaps(t.Revision()))}
+		m, err := c.Request(protocol.MethodToolsCall, params)
+		if err != nil {
+			return s.unanswered(t, c, call, err)
+		}
+		noteInputRequests(t, c, call, m)
+		return c
+	}
+	id := fmt.Sprintf("survey-%s", c.env.nextID())
+	if err := c.Send(id, protocol.MethodToolsCall, map[string]any{"name": call.tool.Name, "arguments": call.args}); err != nil {
+		return s.unanswered(t, c, call, err)
+	}
+	if _, _, err := c.TryCollect(id); err != nil {
+		return s.unanswered(t, c, call, err)
+	}
+	return c
+}
+
+// unanswered notes a survey call that got no answer and returns a new
+// survey process, or stops the survey.
+func (s *featureSurvey) unanswered(t *T, c *Conn, call surveyCall, err error) *Conn {
+	t.Logf("the survey's call of %s got no answer (%s)", call.tool.Name, runFault(err))
+	if len(s.conns) >= surveyStops {
+		s.stopped = fmt.Sprintf("the survey stopped after %d calls that got no answer", len(s.conns))
+		return c
+	}
+	return s.open(t)
+}
+
+// noteInputRequests records the inputRequests of an input_required result
+// m of a survey call on c.
+func noteInputRequests(t *T, c *Conn, call surveyCall, m *protocol.Message) {
+	var res inputRequired
+	if m.Error != nil || json.Unmarshal(m.Result, &res) != nil || res.ResultType != protocol.ResultInputRequired {
+		return
+	}
+	line := len(c.p.Transcript()) - 1
+	caps := map[string]json.RawMessage{}
+	for k, v := range surveyCaps(t.Revision()) {
+		caps[k] = mustJSON(v)
+	}
+	keys := make([]string, 0, len(res.InputRequests))
+	for k := range res.InputRequests {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		var req struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if json.Unmarshal(res.InputRequests[k], &req) != nil || !slices.Contains(clientFeatureMethods, req.Method) {
+			continue
+		}
+		c.env.noteAsk(clientAsk{method: req.Method, params: req.Params, tool: call.tool.Name, args: call.args,
+			conn: c, line: line, declared: caps, check: t.check.ID})
+	}
+}
+
+// notExercised says why no call of the run asked for feature (method),
+// and how to exercise it.
+func (s *featureSurvey) notExercised(t *T, feature, method string) string {
+	var b strings.Builder
+	declaredHow := "with " + featureList(revisionFeatures(t.Revision())) + " declared"
+	if t.Modern() {
+		declaredHow = "declaring " + featureList(revisionFeatures(t.Revision())) + " in _meta"
+	}
+	switch n := len(s.called); {
+	case n == 0 && len(s.tools) == 0:
+		fmt.Fprintf(&b, "the server lists no tools, so no tool call could ask the client for %s (%s)", feature, method)
+	case n == 0:
+		fmt.Fprintf(&b, "no tool call asked the client for %s (%s): none of the %d listed tool(s) may be called", feature, method, len(s.tools))
+	default:
+		fmt.Fprintf(&b, "no tool call asked the client for %s (%s): the suite called %d tool(s) %s (%s) and none asked for it", feature, method, n, declaredHow, clipList(s.called, 8))
+	}
+	if s.left > 0 {
+		fmt.Fprintf(&b, "; %d more callable tool(s) were not called (the survey calls at most %d without a fixtures entry)", s.left, surveyBudget)
+	}
+	if len(s.unsafe) > 0 && len(s.called) > 0 {
+		fmt.Fprintf(&b, "; %d listed tool(s) may not be called (%s: no readOnlyHint true%s)", len(s.unsafe), clipList(s.unsafe, 4), t.env.eng.allowHint())
+	}
+	if s.stopped != "" {
+		fmt.Fprintf(&b, "; %s", s.stopped)
+	}
+	if len(s.noted) > 0 {
+		fmt.Fprintf(&b, "; fixtures entries not used: %s", clipList(s.noted, 3))
+	}
+	trigger := feature
+	if t.Modern() {
+		trigger = string(fixtures.InputRequired) + " or " + feature
+	}
+	fmt.Fprintf(&b, ". To exercise it, name the call that asks in a fixtures file (--fixtures FILE, triggers: %s; docs/fixtures.md), or let the suite call more tools with --allow-calls", trigger)
+	return b.String()
+}
+
+// featureList names features: "elicitation, roots and sampling".
+func featureList(fs []feature) string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.name
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// clipList joins the first n of items, saying how many more there are.
+func clipList(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
+}
+
+// requireAsker returns the first tool call seen asking for feature, the
+// survey made first; with none the check ends not-exercised (n/a for a
+// server that lists no tools).
+func requireAsker(t *T, f feature) (clientAsk, protocol.Tool, *featureSurvey) {
+	s := surveyFeatures(t)
+	asks := askers(t, f.name)
+	if len(asks) == 0 {
+		s.resume(t)
+		if len(s.tools) == 0 {
+			t.NotApplicable("%s", s.notExercised(t, f.name, f.method))
+		}
+		t.NotExercised("%s", s.notExercised(t, f.name, f.method))
+	}
+	return asks[0], s.tool(t, asks[0].tool), s
+}
+
+// provokedMemo lists the client features whose asking tool was called on
+// a session that declared nothing (lifecycle.capabilities.client-features
+// rests on it).
+const provokedMemo = "client/provoked"
+
+// noteProvoked records that feature's asking tool was called on a session
+// that declared nothing.
+func (env *revEnv) noteProvoked(feature string) {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	if env.memos == nil {
+		env.memos = map[string]any{}
+	}
+	done, _ := env.memos[provokedMemo].([]string)
+	if !slices.Contains(done, feature) {
+		env.memos[provokedMemo] = append(done, feature)
+	}
+}
+
+// clientFeaturesExercised says what showed whether the server asks a
+// client for a feature it did not declare: a tool seen asking, called
+// again on a session that declared nothing, or a request made unprompted
+// to a session that declared the feature, which every other session would
+// then have shown too. It returns "" when nothing did.
+func clientFeaturesExercised(t *T) string {
+	if done, _ := t.env.memo(provokedMemo).([]string); len(done) > 0 {
+		return fmt.Sprintf("the tools seen asking for %s were called on a session that declared nothing", strings.Join(done, ", "))
+	}
+	for _, a := range t.env.asks() {
+		if a.tool == "" && declared(a.declared, a.feature()) {
+			return fmt.Sprintf("the server sent %s unprompted to a session that declared %s, and to none that did not", a.method, a.feature())
+		}
+	}
+	return ""
+}
+
+// Fixtures returns what the run's fixtures file gives for the revision
+// under test: an empty set without one.
+func (t *T) Fixtures() fixtures.Set {
+	return t.env.eng.opts.Fixtures.For(t.Revision())
+}
+
+// FixtureCall returns the fixtures' call for trigger tr in the revision
+// under test, with the tool as the shared session lists it; ok is false
+// when the fixtures name none or the tool is not listed.
+func (t *T) FixtureCall(tr fixtures.Trigger) (tool protocol.Tool, args map[string]any, ok bool) {
+	c, named := t.Fixtures().Triggers[tr]
+	if !named {
+		return protocol.Tool{}, nil, false
+	}
+	tools, _ := t.Tools()
+	i := slices.IndexFunc(tools, func(tl protocol.Tool) bool { return tl.Name == c.Tool })
+	if i < 0 {
+		t.Logf("the fixtures' %s trigger (line %d) names %s, which tools/list does not list", tr, c.Line, c.Tool)
+		return protocol.Tool{}, nil, false
+	}
+	return tools[i], c.Arguments, true
+}
+
+// MayCall reports whether the run may call tool with args: a tool the
+// options let it call with any arguments, or a call the fixtures give.
+func (t *T) MayCall(tool protocol.Tool, args map[string]any) bool {
+	if t.env.eng.callable(tool) {
+		return true
+	}
+	return !matchAny(t.env.eng.opts.DenyCalls, tool.Name) && t.Fixtures().Allows(tool.Name, mustJSON(args))
+}
+
+// ArgsFor returns arguments for a call of tool: the fixtures' first call
+// of it, else arguments built from its input schema, with values the
+// server gave where one fits (serverArgs), else the plain sample. The
+// caller owns the map.
+func (t *T) ArgsFor(tool protocol.Tool) map[string]any {
+	if calls := t.Fixtures().CallsOf(tool.Name); len(calls) > 0 {
+		return cloneArgs(calls[0].Arguments)
+	}
+	schema := toolSchemaMap(tool.InputSchema)
+	plain := sampleArgs(schema)
+	if args, ok := t.serverArgs(tool, schema, plain); ok {
+		return args
+	}
+	return plain
+}
+
+// cloneArgs returns a deep copy of a JSON object, numbers as json.Number.
+func cloneArgs(args map[string]any) map[string]any {
+	var out map[string]any
+	dec := json.NewDecoder(bytes.NewReader(mustJSON(args)))
+	dec.UseNumber()
+	if dec.Decode(&out) != nil || out == nil {
+		return map[string]any{}
+	}
+	return out
+}
