@@ -259,9 +259,9 @@ func surveyFeatures(t *T) *featureSurvey {
 	defer func() { t.timeouts = timeouts }() // a slow tool is no fault of the check that surveys
 	s := &featureSurvey{}
 	c := s.open(t)
-	tools, err := t.Tools()
-	if !t.Modern() {
-		tools, err = c.ListTools()
+	tools, err := c.ListTools()
+	if t.Modern() {
+		tools, err = listToolsDeclaring(c, surveyCaps(t.Revision()))
 	}
 	if err != nil {
 		t.blockOnTools(err)
@@ -282,7 +282,7 @@ func surveyFeatures(t *T) *featureSurvey {
 			}
 			if len(askers(t, f.name)) == 0 && t.env.memo("feature/"+f.name) == nil {
 				// The feature's checks start no session of their own.
-				t.env.setMemo("feature/"+f.name, &featureRun{none: s.notExercised(t, f.name, f.method)})
+				t.env.setMemo("feature/"+f.name, &featureRun{none: f.method})
 			}
 		}
 	}
@@ -344,6 +344,9 @@ func (s *featureSurvey) plan(t *T) []surveyCall {
 	}
 	fx := t.Fixtures()
 	for _, fc := range fx.AllCalls() {
+		if matchAny(t.env.eng.opts.DenyCalls, fc.Tool) {
+			continue
+		}
 		tool, ok := listed(fc.Tool)
 		if !ok {
 			s.noted = append(s.noted, fmt.Sprintf("%s (line %d) is not listed", fc.Tool, fc.Line))
@@ -465,40 +468,58 @@ func noteInputRequests(t *T, c *Conn, call surveyCall, m *protocol.Message) {
 	}
 }
 
-// notExercised says why no call of the run asked for feature (method),
-// and how to exercise it.
-func (s *featureSurvey) notExercised(t *T, feature, method string) string {
-	var b strings.Builder
-	declaredHow := "with " + featureList(revisionFeatures(t.Revision())) + " declared"
+// explain says why no call of the run asked for feature (method), and
+// how to exercise it: a message of one line, and notes on what the survey
+// did.
+func (s *featureSurvey) explain(t *T, feature, method string) (msg string, notes []string) {
+	how := "with it declared"
 	if t.Modern() {
-		declaredHow = "declaring " + featureList(revisionFeatures(t.Revision())) + " in _meta"
+		how = "declaring it in _meta"
 	}
 	switch n := len(s.called); {
 	case n == 0 && len(s.tools) == 0:
-		fmt.Fprintf(&b, "the server lists no tools, so no tool call could ask the client for %s (%s)", feature, method)
+		msg = fmt.Sprintf("the server lists no tools, so no tool call could ask the client for %s (%s)", feature, method)
+		return msg, nil
 	case n == 0:
-		fmt.Fprintf(&b, "no tool call asked the client for %s (%s): none of the %d listed tool(s) may be called", feature, method, len(s.tools))
+		msg = fmt.Sprintf("no tool call asked the client for %s (%s): none of the %d listed tools may be called", feature, method, len(s.tools))
 	default:
-		fmt.Fprintf(&b, "no tool call asked the client for %s (%s): the suite called %d tool(s) %s (%s) and none asked for it", feature, method, n, declaredHow, clipList(s.called, 8))
-	}
-	if s.left > 0 {
-		fmt.Fprintf(&b, "; %d more callable tool(s) were not called (the survey calls at most %d without a fixtures entry)", s.left, surveyBudget)
-	}
-	if len(s.unsafe) > 0 && len(s.called) > 0 {
-		fmt.Fprintf(&b, "; %d listed tool(s) may not be called (%s: no readOnlyHint true%s)", len(s.unsafe), clipList(s.unsafe, 4), t.env.eng.allowHint())
-	}
-	if s.stopped != "" {
-		fmt.Fprintf(&b, "; %s", s.stopped)
-	}
-	if len(s.noted) > 0 {
-		fmt.Fprintf(&b, "; fixtures entries not used: %s", clipList(s.noted, 3))
+		msg = fmt.Sprintf("no tool call asked the client for %s (%s) in the %d the suite made %s", feature, method, n, how)
 	}
 	trigger := feature
 	if t.Modern() {
-		trigger = string(fixtures.InputRequired) + " or " + feature
+		trigger = string(fixtures.InputRequired)
 	}
-	fmt.Fprintf(&b, ". To exercise it, name the call that asks in a fixtures file (--fixtures FILE, triggers: %s; docs/fixtures.md), or let the suite call more tools with --allow-calls", trigger)
-	return b.String()
+	msg += fmt.Sprintf("; to exercise it, name the call that asks in a fixtures file (--fixtures, triggers: %s; docs/fixtures.md) or let the suite call more tools with --allow-calls", trigger)
+	if n := len(s.called); n > 0 {
+		notes = append(notes, fmt.Sprintf("the survey called %s with %s declared: none asked for %s", clipList(s.called, 12), featureList(revisionFeatures(t.Revision())), feature))
+	}
+	if s.left > 0 {
+		notes = append(notes, fmt.Sprintf("%d more callable tool(s) were not called: the survey calls at most %d without a fixtures entry", s.left, surveyBudget))
+	}
+	if len(s.unsafe) > 0 {
+		notes = append(notes, fmt.Sprintf("%d listed tool(s) may not be called (no readOnlyHint true%s): %s", len(s.unsafe), t.env.eng.allowHint(), clipList(s.unsafe, 12)))
+	}
+	if s.stopped != "" {
+		notes = append(notes, s.stopped)
+	}
+	for _, n := range s.noted {
+		notes = append(notes, "fixtures entry not used: "+n)
+	}
+	return msg, notes
+}
+
+// endUnexercised ends the check as not-exercised for feature (n/a when
+// the server lists no tools), with the survey as its evidence.
+func (s *featureSurvey) endUnexercised(t *T, feature, method string) {
+	s.resume(t)
+	msg, notes := s.explain(t, feature, method)
+	for _, n := range notes {
+		t.Logf("%s", n)
+	}
+	if len(s.tools) == 0 {
+		t.NotApplicable("%s", msg)
+	}
+	t.NotExercised("%s", msg)
 }
 
 // featureList names features: "elicitation, roots and sampling".
@@ -528,11 +549,7 @@ func requireAsker(t *T, f feature) (clientAsk, protocol.Tool, *featureSurvey) {
 	s := surveyFeatures(t)
 	asks := askers(t, f.name)
 	if len(asks) == 0 {
-		s.resume(t)
-		if len(s.tools) == 0 {
-			t.NotApplicable("%s", s.notExercised(t, f.name, f.method))
-		}
-		t.NotExercised("%s", s.notExercised(t, f.name, f.method))
+		s.endUnexercised(t, f.name, f.method)
 	}
 	return asks[0], s.tool(t, asks[0].tool), s
 }
@@ -630,4 +647,87 @@ func cloneArgs(args map[string]any) map[string]any {
 		return map[string]any{}
 	}
 	return out
+}
+
+// fixtureOnlyCalls returns the fixtures' calls of listed tools the run
+// may not call with other arguments (and --deny-calls does not exclude)
+// that keep accepts (nil keeps all), in the fixtures' order, one per tool.
+func (t *T) fixtureOnlyCalls(keep func(protocol.Tool) bool) []surveyCall {
+	tools, _ := t.Tools()
+	var out []surveyCall
+	for _, fc := range t.Fixtures().AllCalls() {
+		i := slices.IndexFunc(tools, func(tl protocol.Tool) bool { return tl.Name == fc.Tool })
+		if i < 0 || t.env.eng.callable(tools[i]) || matchAny(t.env.eng.opts.DenyCalls, fc.Tool) || keep != nil && !keep(tools[i]) {
+			continue
+		}
+		if slices.ContainsFunc(out, func(o surveyCall) bool { return o.tool.Name == fc.Tool }) {
+			continue
+		}
+		out = append(out, surveyCall{tool: tools[i], args: cloneArgs(fc.Arguments), fixture: true})
+	}
+	return out
+}
+
+// fixtureSlowCall returns the fixtures' progress call as a slow call: its
+// arguments, with the tool's duration argument (durationArgs), when it
+// has one, set as the check asks; ok is false without one.
+func fixtureSlowCall(t *T) (slowCall, bool) {
+	tool, args, ok := t.FixtureCall(fixtures.Progress)
+	if !ok {
+		return slowCall{}, false
+	}
+	da := durationArgs(tool)
+	return slowCall{tool: tool, args: func(d time.Duration, steps int) map[string]any {
+		out := cloneArgs(args)
+		if da != nil {
+			for k, v := range da(d, steps) {
+				out[k] = v
+			}
+		}
+		return out
+	}}, true
+}
+
+// readURIs returns the resource URIs to read: the fixtures', then those
+// of listed not among them, in order.
+func (t *T) readURIs(listed []protocol.Resource) []string {
+	var out []string
+	for _, r := range t.Fixtures().Resources {
+		out = appendNew(out, r.URI)
+	}
+	for _, r := range listed {
+		out = appendNew(out, r.URI)
+	}
+	return out
+}
+
+// listToolsDeclaring walks tools/list on a 2026-07-28 process with the
+// client capabilities caps declared in each request's _meta: a server may
+// list a tool only to a client that can answer what it asks.
+func listToolsDeclaring(c *Conn, caps map[string]any) ([]protocol.Tool, error) {
+	var pages []toolPage
+	cursor := ""
+	for range maxPages {
+		params := map[string]any{"_meta": metaWithCaps(caps)}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		m, err := c.Request(protocol.MethodToolsList, params)
+		if err != nil {
+			return nil, fmt.Errorf("tools/list: %w", err)
+		}
+		if m.Error != nil {
+			return nil, fmt.Errorf("tools/list: %w", m.Error)
+		}
+		page, err := c.env.eng.pages.page(m)
+		if err != nil {
+			return nil, fmt.Errorf("tools/list result: %w", err)
+		}
+		pages = append(pages, page)
+		if page.Result.NextCursor == "" {
+			return allTools(pages), nil
+		}
+		cursor = page.Result.NextCursor
+	}
+	return nil, errTooManyPages
 }

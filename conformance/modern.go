@@ -931,12 +931,7 @@ func requireMRTR(t *T) *mrtrCall {
 		}
 	}
 	if len(seen) == 0 {
-		s.resume(t)
-		msg := s.notExercised(t, "sampling, elicitation or roots", "input_required")
-		if len(s.tools) == 0 {
-			t.NotApplicable("%s", msg)
-		}
-		t.NotExercised("%s", msg)
+		s.endUnexercised(t, "sampling, elicitation or roots", "input_required")
 	}
 	for _, a := range seen {
 		i := slices.IndexFunc(mrtrFeatures, func(f mrtrFeature) bool { return f.method == a.method })

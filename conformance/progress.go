@@ -131,9 +131,13 @@ func capWait(name string, unit time.Duration, v map[string]any, brokenPath strin
 	return name, []json.Number{json.Number(strconv.FormatFloat(limit, 'f', -1, 64)), "0"}
 }
 
-// requireSlowCall returns the first callable tool with a duration
-// argument, ending the check as not-verified when there is none.
+// requireSlowCall returns the fixtures' progress call, else the first
+// callable tool with a duration argument, ending the check as
+// not-verified when there is none.
 func requireSlowCall(t *T) slowCall {
+	if call, ok := fixtureSlowCall(t); ok {
+		return call
+	}
 	tool := t.RequireCallableTool(func(tl protocol.Tool) bool { return durationArgs(tl) != nil })
 	return slowCall{tool: tool, args: durationArgs(tool)}
 }

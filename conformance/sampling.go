@@ -48,7 +48,7 @@ type featureRun struct {
 	mark  int
 	tool  string
 	calls []featureCall
-	none  string // why there is nothing to observe: no call asked for the feature
+	none  string // the feature's method when no call asked for it: nothing to observe
 }
 
 // requests returns every feature request of the run.
@@ -67,10 +67,7 @@ func observeFeature(t *T, f feature) *featureRun {
 	key := "feature/" + f.name
 	if run, ok := t.env.memo(key).(*featureRun); ok {
 		if run.none != "" {
-			if s, ok := t.env.memo(surveyMemo).(*featureSurvey); ok {
-				s.resume(t)
-			}
-			t.NotExercised("%s", run.none)
+			surveyFeatures(t).endUnexercised(t, f.name, f.method)
 		}
 		t.resume(run.conn, run.mark)
 		return run
