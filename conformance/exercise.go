@@ -542,16 +542,13 @@ func clipList(items []string, n int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }
 
-// requireAsker returns the first tool call seen asking for feature, the
-// survey made first; with none the check ends not-exercised (n/a for a
-// server that lists no tools).
-func requireAsker(t *T, f feature) (clientAsk, protocol.Tool, *featureSurvey) {
-	s := surveyFeatures(t)
-	asks := askers(t, f.name)
-	if len(asks) == 0 {
+// requireAsked ends the check as not-exercised (n/a for a server that
+// lists no tools) unless a tool call of the run was seen asking for f,
+// making the revision's survey first.
+func requireAsked(t *T, f feature) {
+	if s := surveyFeatures(t); len(askers(t, f.name)) == 0 {
 		s.endUnexercised(t, f.name, f.method)
 	}
-	return asks[0], s.tool(t, asks[0].tool), s
 }
 
 // provokedMemo lists the client features whose asking tool was called on
@@ -730,4 +727,11 @@ func listToolsDeclaring(c *Conn, caps map[string]any) ([]protocol.Tool, error) {
 		cursor = page.Result.NextCursor
 	}
 	return nil, errTooManyPages
+}
+
+// SampleArguments returns the arguments the suite builds for a call of
+// tool from its input schema alone: every required property with its
+// default, const, first enum value or a placeholder of its type.
+func SampleArguments(tool protocol.Tool) map[string]any {
+	return sampleArgs(toolSchemaMap(tool.InputSchema))
 }

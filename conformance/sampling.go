@@ -35,6 +35,10 @@ type feature struct {
 	provoked bool                               // also call the tool on a session without the capability
 }
 
+// maxAskers bounds the tools seen asking for a feature that its checks
+// call again to find one that asks when called.
+const maxAskers = 3
+
 // featureCall is one call of the feature's tool and what it caused.
 type featureCall struct {
 	requests []*protocol.Message // the feature's requests from the server
@@ -72,28 +76,13 @@ func observeFeature(t *T, f feature) *featureRun {
 		t.resume(run.conn, run.mark)
 		return run
 	}
-	ask, tool, _ := requireAsker(t, f)
-	args := cloneArgs(ask.args)
+	requireAsked(t, f)
 	// The feature's session is shared with the other checks that declare
 	// the same capability (elicitation.request.mode-declared, say).
 	c := t.SharedWith(f.name, map[string]any{f.name: f.caps})
 	mark := len(c.p.Transcript())
-	if f.provoked {
-		// On a session that declared nothing the tool must not ask;
-		// lifecycle.capabilities.client-features judges it.
-		bare := t.Scratch() // declares nothing; the call leaves nothing behind once answered
-		bare.OnRequest(func(*protocol.Message) (any, *protocol.Error) {
-			return nil, rpcError(protocol.CodeMethodNotFound, "mcpconform: the client did not declare this capability")
-		})
-		id := fmt.Sprintf("%s-undeclared-%s", f.name, c.env.nextID())
-		bare.must(protocol.MethodToolsCall, bare.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args}))
-		if _, _, err := bare.TryCollect(id); err == nil {
-			t.env.noteProvoked(f.name)
-		}
-	}
-	t.Logf("%s asked for %s during the check %s (process %s), with arguments %s", tool.Name, f.name, ask.check, ask.conn.name, mustJSON(args))
-	run := &featureRun{conn: c, mark: mark, tool: tool.Name}
-	for _, answer := range f.answers {
+	run := &featureRun{conn: c, mark: mark}
+	callOnce := func(tool string, args map[string]any, answer RequestHandler) featureCall {
 		var call featureCall
 		c.OnRequest(func(req *protocol.Message) (any, *protocol.Error) {
 			if req.Method == f.method {
@@ -103,11 +92,58 @@ func observeFeature(t *T, f feature) *featureRun {
 			return nil, rpcError(protocol.CodeMethodNotFound, "mcpconform: no such client method")
 		})
 		id := fmt.Sprintf("%s-%s", f.name, c.env.nextID())
-		c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args}))
+		c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool, "arguments": args}))
 		_, call.resp, call.err = c.TryCollect(id)
-		run.calls = append(run.calls, call)
-		if call.err != nil {
-			break // the process may be stuck: the rest would only time out
+		return call
+	}
+	// A request that came during a call need not be the call's own (a
+	// server may ask for roots once initialized, while the first call
+	// runs): a tool that asks does so in every call, so one that did not
+	// is followed by the next tool seen asking, up to maxAskers.
+	asks := askers(t, f.name)
+	asks = asks[:min(len(asks), maxAskers)]
+	var args map[string]any
+	type tried struct {
+		ask   clientAsk
+		args  map[string]any
+		calls []featureCall
+	}
+	var best *tried
+	for i, ask := range asks {
+		try := &tried{ask: ask, args: cloneArgs(ask.args)}
+		asked := 0
+		for _, answer := range f.answers {
+			call := callOnce(ask.tool, try.args, answer)
+			try.calls = append(try.calls, call)
+			if len(call.requests) > 0 {
+				asked++
+			}
+			if call.err != nil {
+				break // the process may be stuck: the rest would only time out
+			}
+		}
+		if best == nil || asked > countAsked(best.calls) {
+			best = try
+		}
+		if asked < len(f.answers) && try.calls[len(try.calls)-1].err == nil && i+1 < len(asks) {
+			t.Logf("%s was seen asking for %s (check %s, process %s), but not in every call of it: the next tool seen asking is tried", ask.tool, f.name, ask.check, ask.conn.name)
+			continue
+		}
+		break
+	}
+	run.tool, run.calls, args = best.ask.tool, best.calls, best.args
+	t.Logf("judged on %s, seen asking for %s during the check %s (process %s), with arguments %s", best.ask.tool, f.name, best.ask.check, best.ask.conn.name, mustJSON(args))
+	if f.provoked && len(run.requests()) > 0 {
+		// On a session that declared nothing the tool must not ask;
+		// lifecycle.capabilities.client-features judges it.
+		bare := t.Scratch() // declares nothing; the call leaves nothing behind once answered
+		bare.OnRequest(func(*protocol.Message) (any, *protocol.Error) {
+			return nil, rpcError(protocol.CodeMethodNotFound, "mcpconform: the client did not declare this capability")
+		})
+		id := fmt.Sprintf("%s-undeclared-%s", f.name, c.env.nextID())
+		bare.must(protocol.MethodToolsCall, bare.Send(id, protocol.MethodToolsCall, map[string]any{"name": run.tool, "arguments": args}))
+		if _, _, err := bare.TryCollect(id); err == nil {
+			t.env.noteProvoked(f.name)
 		}
 	}
 	c.OnRequest(nil)
@@ -115,6 +151,17 @@ func observeFeature(t *T, f feature) *featureRun {
 		t.env.setMemo(key, run)
 	}
 	return run
+}
+
+// countAsked counts the calls that got a request.
+func countAsked(calls []featureCall) int {
+	n := 0
+	for _, c := range calls {
+		if len(c.requests) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // requireRequests ends the check as not-verified when the tool never asked.
