@@ -47,6 +47,9 @@ type clientAsk struct {
 	line     int // the request's (or result's) line in conn's transcript; -1 when unknown
 	declared map[string]json.RawMessage
 	check    string // the check whose traffic it was
+	// source says how the call is known to ask, for the evidence of the
+	// feature checks (see featureSurvey.askers).
+	source string
 }
 
 // feature returns the client capability the request needs.
@@ -145,16 +148,11 @@ func declaredAsks(t *T, feature string) []clientAsk {
 	return out
 }
 
-// askers returns the asks for feature that came during a tool call to a
-// process (or in a call) that declared it, the first of each tool.
+// askers returns the calls known to ask for feature, the fixtures'
+// trigger first, then the tools the survey saw ask in two calls running,
+// making the revision's survey first.
 func askers(t *T, feature string) []clientAsk {
-	var out []clientAsk
-	for _, a := range declaredAsks(t, feature) {
-		if a.tool != "" && !slices.ContainsFunc(out, func(o clientAsk) bool { return o.tool == a.tool }) {
-			out = append(out, a)
-		}
-	}
-	return out
+	return slices.Clone(surveyFeatures(t).askers[feature])
 }
 
 // citeAsks adds the request lines of asks made outside the processes t
@@ -185,6 +183,10 @@ type featureSurvey struct {
 	left    int             // callable tools not called once the budget was spent
 	stopped string          // why the survey ended early; "" when it did not
 	noted   []string        // fixtures entries it could not use
+	// askers are the calls known to ask for each feature (see askers);
+	// all holds them in the order they were found.
+	askers map[string][]clientAsk
+	all    []clientAsk
 }
 
 const surveyMemo = "survey/features"
@@ -226,6 +228,21 @@ type surveyCall struct {
 	tool    protocol.Tool
 	args    map[string]any
 	fixture bool
+	trigger fixtures.Trigger // the fixtures' trigger it is, "" for none
+}
+
+// addAsker records a as a call known to ask for its feature, once per
+// tool.
+func (s *featureSurvey) addAsker(a clientAsk) {
+	f := a.feature()
+	if slices.ContainsFunc(s.askers[f], func(o clientAsk) bool { return o.tool == a.tool }) {
+		return
+	}
+	if s.askers == nil {
+		s.askers = map[string][]clientAsk{}
+	}
+	s.askers[f] = append(s.askers[f], a)
+	s.all = append(s.all, a)
 }
 
 // resume makes the survey's processes part of t's evidence.
@@ -280,7 +297,7 @@ func surveyFeatures(t *T) *featureSurvey {
 			if t.Modern() {
 				break
 			}
-			if len(askers(t, f.name)) == 0 && t.env.memo("feature/"+f.name) == nil {
+			if len(s.askers[f.name]) == 0 && t.env.memo("feature/"+f.name) == nil {
 				// The feature's checks start no session of their own.
 				t.env.setMemo("feature/"+f.name, &featureRun{none: f.method})
 			}
@@ -352,7 +369,14 @@ func (s *featureSurvey) plan(t *T) []surveyCall {
 			s.noted = append(s.noted, fmt.Sprintf("%s (line %d) is not listed", fc.Tool, fc.Line))
 			continue
 		}
-		out = append(out, surveyCall{tool: tool, args: fc.Arguments, fixture: true})
+		call := surveyCall{tool: tool, args: cloneArgs(fc.Arguments), fixture: true}
+		for _, tr := range fixtures.Triggers {
+			if tc, ok := fx.Triggers[tr]; ok && tc.Tool == fc.Tool && sameArgs(tc.Arguments, fc.Arguments) {
+				call.trigger = tr
+				break
+			}
+		}
+		out = append(out, call)
 	}
 	for _, tool := range s.tools {
 		if slices.ContainsFunc(out, func(o surveyCall) bool { return o.tool.Name == tool.Name }) {
@@ -398,7 +422,7 @@ func surveyArgs(t *T, tool protocol.Tool) map[string]any {
 // for during a tool call.
 func (s *featureSurvey) seenAll(t *T) bool {
 	for _, f := range revisionFeatures(t.Revision()) {
-		if len(askers(t, f.name)) == 0 {
+		if len(s.askers[f.name]) == 0 {
 			return false
 		}
 	}
@@ -406,25 +430,95 @@ func (s *featureSurvey) seenAll(t *T) bool {
 }
 
 // call makes one survey call on c and returns the process to go on with.
+// A legacy tool whose call got a request for a feature is called again:
+// it is known to ask only when both calls did, since a request that came
+// during a call need not be the call's own (a server may ask for roots
+// once initialized, while the first call runs). A fixtures trigger is
+// known to ask by the fixtures' word; a 2026-07-28 input_required result
+// is the call's own.
 func (s *featureSurvey) call(t *T, c *Conn, call surveyCall) *Conn {
 	s.called = append(s.called, call.tool.Name)
+	if call.trigger.ClientFeature() || call.trigger == fixtures.InputRequired {
+		s.addTrigger(t, c, call)
+	}
 	if t.Modern() {
 		params := map[string]any{"name": call.tool.Name, "arguments": call.args, "_meta": metaWithCaps(surveyCaps(t.Revision()))}
 		m, err := c.Request(protocol.MethodToolsCall, params)
 		if err != nil {
 			return s.unanswered(t, c, call, err)
 		}
-		noteInputRequests(t, c, call, m)
+		for _, a := range noteInputRequests(t, c, call, m) {
+			a.source = fmt.Sprintf("its call on %s got input_required asking for it, during %s", c.name, t.check.ID)
+			s.addAsker(a)
+		}
 		return c
 	}
-	id := fmt.Sprintf("survey-%s", c.env.nextID())
-	if err := c.Send(id, protocol.MethodToolsCall, map[string]any{"name": call.tool.Name, "arguments": call.args}); err != nil {
-		return s.unanswered(t, c, call, err)
+	first, c, ok := s.callLegacy(t, c, call)
+	if !ok || len(first) == 0 {
+		return c
 	}
-	if _, _, err := c.TryCollect(id); err != nil {
-		return s.unanswered(t, c, call, err)
+	again, c, ok := s.callLegacy(t, c, call)
+	if !ok {
+		return c
+	}
+	for _, a := range first {
+		if slices.ContainsFunc(again, func(o clientAsk) bool { return o.method == a.method }) {
+			a.source = fmt.Sprintf("it asked in two calls running on %s, during %s", c.name, t.check.ID)
+			s.addAsker(a)
+		}
 	}
 	return c
+}
+
+// addTrigger records the fixtures' trigger call as known to ask for its
+// feature (for inputRequired, for each feature the revision has).
+func (s *featureSurvey) addTrigger(t *T, c *Conn, call surveyCall) {
+	methods := []string{}
+	for _, f := range revisionFeatures(t.Revision()) {
+		if string(call.trigger) == f.name || call.trigger == fixtures.InputRequired && t.Modern() {
+			methods = append(methods, f.method)
+		}
+	}
+	for _, m := range methods {
+		s.addAsker(clientAsk{method: m, tool: call.tool.Name, args: call.args, conn: c, line: -1,
+			declared: declaredJSON(surveyCaps(t.Revision())), check: t.check.ID,
+			source: fmt.Sprintf("the fixtures' %s trigger", call.trigger)})
+	}
+}
+
+// callLegacy makes one survey call on a legacy process and returns the
+// requests for a client feature made during it, and the process to go on
+// with; ok is false when the call got no answer.
+func (s *featureSurvey) callLegacy(t *T, c *Conn, call surveyCall) ([]clientAsk, *Conn, bool) {
+	before := len(t.env.asks())
+	id := fmt.Sprintf("survey-%s", c.env.nextID())
+	if err := c.Send(id, protocol.MethodToolsCall, map[string]any{"name": call.tool.Name, "arguments": call.args}); err != nil {
+		return nil, s.unanswered(t, c, call, err), false
+	}
+	if _, _, err := c.TryCollect(id); err != nil {
+		return nil, s.unanswered(t, c, call, err), false
+	}
+	var out []clientAsk
+	for _, a := range t.env.asks()[before:] {
+		if a.conn == c && a.tool == call.tool.Name && declared(a.declared, a.feature()) {
+			out = append(out, a)
+		}
+	}
+	return out, c, true
+}
+
+// declaredJSON is caps as an initialize's capabilities decode.
+func declaredJSON(caps map[string]any) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for k, v := range caps {
+		out[k] = mustJSON(v)
+	}
+	return out
+}
+
+// sameArgs reports whether two arguments objects are the same JSON.
+func sameArgs(a, b map[string]any) bool {
+	return bytes.Equal(mustJSON(a), mustJSON(b))
 }
 
 // unanswered notes a survey call that got no answer and returns a new
@@ -439,22 +533,19 @@ func (s *featureSurvey) unanswered(t *T, c *Conn, call surveyCall, err error) *C
 }
 
 // noteInputRequests records the inputRequests of an input_required result
-// m of a survey call on c.
-func noteInputRequests(t *T, c *Conn, call surveyCall, m *protocol.Message) {
+// m of a survey call on c, and returns them.
+func noteInputRequests(t *T, c *Conn, call surveyCall, m *protocol.Message) []clientAsk {
 	var res inputRequired
 	if m.Error != nil || json.Unmarshal(m.Result, &res) != nil || res.ResultType != protocol.ResultInputRequired {
-		return
+		return nil
 	}
 	line := len(c.p.Transcript()) - 1
-	caps := map[string]json.RawMessage{}
-	for k, v := range surveyCaps(t.Revision()) {
-		caps[k] = mustJSON(v)
-	}
 	keys := make([]string, 0, len(res.InputRequests))
 	for k := range res.InputRequests {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	var out []clientAsk
 	for _, k := range keys {
 		var req struct {
 			Method string          `json:"method"`
@@ -463,9 +554,12 @@ func noteInputRequests(t *T, c *Conn, call surveyCall, m *protocol.Message) {
 		if json.Unmarshal(res.InputRequests[k], &req) != nil || !slices.Contains(clientFeatureMethods, req.Method) {
 			continue
 		}
-		c.env.noteAsk(clientAsk{method: req.Method, params: req.Params, tool: call.tool.Name, args: call.args,
-			conn: c, line: line, declared: caps, check: t.check.ID})
+		a := clientAsk{method: req.Method, params: req.Params, tool: call.tool.Name, args: call.args,
+			conn: c, line: line, declared: declaredJSON(surveyCaps(t.Revision())), check: t.check.ID}
+		c.env.noteAsk(a)
+		out = append(out, a)
 	}
+	return out
 }
 
 // explain says why no call of the run asked for feature (method), and
@@ -546,7 +640,7 @@ func clipList(items []string, n int) string {
 // lists no tools) unless a tool call of the run was seen asking for f,
 // making the revision's survey first.
 func requireAsked(t *T, f feature) {
-	if s := surveyFeatures(t); len(askers(t, f.name)) == 0 {
+	if s := surveyFeatures(t); len(s.askers[f.name]) == 0 {
 		s.endUnexercised(t, f.name, f.method)
 	}
 }
@@ -571,18 +665,12 @@ func (env *revEnv) noteProvoked(feature string) {
 }
 
 // clientFeaturesExercised says what showed whether the server asks a
-// client for a feature it did not declare: a tool seen asking, called
-// again on a session that declared nothing, or a request made unprompted
-// to a session that declared the feature, which every other session would
-// then have shown too. It returns "" when nothing did.
+// client for a feature it did not declare: a call known to ask for one,
+// made again on a session that declared nothing. It returns "" when
+// nothing did.
 func clientFeaturesExercised(t *T) string {
 	if done, _ := t.env.memo(provokedMemo).([]string); len(done) > 0 {
-		return fmt.Sprintf("the tools seen asking for %s were called on a session that declared nothing", strings.Join(done, ", "))
-	}
-	for _, a := range t.env.asks() {
-		if a.tool == "" && declared(a.declared, a.feature()) {
-			return fmt.Sprintf("the server sent %s unprompted to a session that declared %s, and to none that did not", a.method, a.feature())
-		}
+		return fmt.Sprintf("the calls known to ask for %s were made on a session that declared nothing", strings.Join(done, ", "))
 	}
 	return ""
 }

@@ -925,8 +925,8 @@ func (m *mrtrCall) responses() map[string]any {
 func requireMRTR(t *T) *mrtrCall {
 	s := surveyFeatures(t)
 	var seen []clientAsk
-	for _, a := range t.env.asks() {
-		if a.tool != "" && declared(a.declared, a.feature()) && !slices.ContainsFunc(seen, func(o clientAsk) bool { return o.tool == a.tool }) {
+	for _, a := range s.all {
+		if !slices.ContainsFunc(seen, func(o clientAsk) bool { return o.tool == a.tool && o.method == a.method }) {
 			seen = append(seen, a)
 		}
 	}

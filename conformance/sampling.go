@@ -96,10 +96,9 @@ func observeFeature(t *T, f feature) *featureRun {
 		_, call.resp, call.err = c.TryCollect(id)
 		return call
 	}
-	// A request that came during a call need not be the call's own (a
-	// server may ask for roots once initialized, while the first call
-	// runs): a tool that asks does so in every call, so one that did not
-	// is followed by the next tool seen asking, up to maxAskers.
+	// A call known to ask (askers) that does not ask in every call here
+	// is followed by the next one, up to maxAskers: the fixtures may name
+	// a call that asks only sometimes.
 	asks := askers(t, f.name)
 	asks = asks[:min(len(asks), maxAskers)]
 	var args map[string]any
@@ -126,13 +125,13 @@ func observeFeature(t *T, f feature) *featureRun {
 			best = try
 		}
 		if asked < len(f.answers) && try.calls[len(try.calls)-1].err == nil && i+1 < len(asks) {
-			t.Logf("%s was seen asking for %s (check %s, process %s), but not in every call of it: the next tool seen asking is tried", ask.tool, f.name, ask.check, ask.conn.name)
+			t.Logf("%s is known to ask for %s (%s), but did not in every call of it here: the next call known to ask is tried", ask.tool, f.name, ask.source)
 			continue
 		}
 		break
 	}
 	run.tool, run.calls, args = best.ask.tool, best.calls, best.args
-	t.Logf("judged on %s, seen asking for %s during the check %s (process %s), with arguments %s", best.ask.tool, f.name, best.ask.check, best.ask.conn.name, mustJSON(args))
+	t.Logf("judged on %s with arguments %s, known to ask for %s: %s", best.ask.tool, mustJSON(args), f.name, best.ask.source)
 	if f.provoked && len(run.requests()) > 0 {
 		// On a session that declared nothing the tool must not ask;
 		// lifecycle.capabilities.client-features judges it.
