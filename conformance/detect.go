@@ -10,8 +10,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/report"
 	"github.com/mcpconform/mcpconform/runner"
 )
 
@@ -30,6 +32,9 @@ type detection struct {
 	// deferred is a server/discover probe that got no answer and is owed
 	// a retry after the legacy revisions are checked (settleDiscover).
 	deferred *probeOutcome
+	// exit is how the server ended when every probe met its exit before
+	// an answer (startupExit); nil otherwise.
+	exit *report.ServerExit
 }
 
 type legacyProbe struct {
@@ -40,7 +45,7 @@ type legacyProbe struct {
 }
 
 // ErrNoAnswer is wrapped by Run's error when the server answered none of
-// the era probes in time: nothing can be judged, so there is no report.
+// the era probes in time: nothing can be judged, and the report says why.
 var ErrNoAnswer = errors.New("the server answered no probe")
 
 // probeSpec is one era probe: server/discover (rev protocol.Modern) or
@@ -57,10 +62,11 @@ func (s probeSpec) String() string {
 // probeOutcome is what one probe process saw.
 type probeOutcome struct {
 	spec     probeSpec
-	answered bool  // a response arrived
-	timedOut bool  // nothing arrived in time: harness trouble as likely as the server's
-	err      error // why nothing arrived
-	startErr error // the process could not be started
+	answered bool               // a response arrived
+	timedOut bool               // nothing arrived in time: harness trouble as likely as the server's
+	err      error              // why nothing arrived
+	startErr error              // the process could not be started
+	exit     *report.ServerExit // the process exited on its own before an answer
 	retried  bool
 	accepted bool                 // a legacy revision the server accepted
 	apply    func(det *detection) // records the verdict; run under the detection lock
@@ -116,8 +122,9 @@ func (e *engine) detect(ctx context.Context) (*detection, error) {
 	}
 	if !anyAnswered(outcomes) {
 		if err := noAnswer(e, outcomes); err != nil {
+			det.settle(outcomes)
 			det.closeAll()
-			return nil, err
+			return det, err
 		}
 	}
 	outcomes = append(outcomes, runSet(specs[len(first):], probeParallel)...)
@@ -138,13 +145,76 @@ func (e *engine) detect(ctx context.Context) (*detection, error) {
 			outcomes[i] = r
 		}
 	}
+	det.settle(outcomes)
+	return det, nil
+}
+
+// settle records what the probes found: their verdicts and notes, and the
+// server's exit when no probe got an answer.
+func (det *detection) settle(outcomes []*probeOutcome) {
 	for _, o := range outcomes {
 		if o.apply != nil {
 			o.apply(det)
 		}
 	}
 	slices.Sort(det.notes)
-	return det, nil
+	if !anyAnswered(outcomes) {
+		for _, o := range outcomes {
+			if o.exit != nil {
+				det.exit = o.exit
+				break
+			}
+		}
+	}
+}
+
+// Bounds on the stderr a report shows of a server that exited during
+// start-up: its last lines, where a crash says why.
+const (
+	exitStderrLines = 20
+	exitStderrBytes = 2048
+)
+
+// startupExit is how the process of probe s ended when err says it exited
+// on its own (not killed by the suite, not flooding) before it answered;
+// nil otherwise, or while the process has closed stdout but runs on.
+func startupExit(ctx context.Context, c *Conn, s probeSpec, err error) *report.ServerExit {
+	if !errors.Is(err, runner.ErrExited) || errors.Is(err, runner.ErrFlood) || ctx.Err() != nil {
+		return nil
+	}
+	status := c.p.ExitStatus()
+	if status == "" {
+		return nil
+	}
+	return &report.ServerExit{Probe: s.String(), Status: status, Stderr: lastLines(c.p.StderrTail(), exitStderrLines, exitStderrBytes)}
+}
+
+// lastLines returns the last n lines of s, at most max bytes of them (a
+// line cut at the front starts with "…").
+func lastLines(s string, n, max int) string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return ""
+	}
+	cut := len(s)
+	for i := 0; i < n && cut > 0; i++ {
+		cut = strings.LastIndexByte(s[:cut], '\n')
+		if cut < 0 {
+			cut = 0
+		}
+	}
+	if cut > 0 {
+		cut++ // after the newline
+	}
+	out := s[cut:]
+	if len(out) > max {
+		out = out[len(out)-max:]
+		for len(out) > 0 && !utf8.RuneStart(out[0]) {
+			out = out[1:] // the rest of a character cut in two
+		}
+		out = "…" + out
+	}
+	return out + "\n"
 }
 
 // settleDiscover decides a server/discover probe that got no answer while
@@ -228,6 +298,9 @@ func (e *engine) probe(ctx context.Context, det *detection, s probeSpec, mu *syn
 		note, keep, answered, perr := det.probeDiscover(ctx, c, mu)
 		o.answered, o.err = answered, perr
 		o.timedOut = !answered && errors.Is(perr, runner.ErrTimeout)
+		if !answered {
+			o.exit = startupExit(ctx, c, s, perr)
+		}
 		if !keep {
 			e.closeLater(c)
 		}
@@ -242,6 +315,9 @@ func (e *engine) probe(ctx context.Context, det *detection, s probeSpec, mu *syn
 	probe, note, perr := probeInitialize(ctx, c, s.rev)
 	o.answered, o.err, o.accepted = probe.answered, perr, probe.accepted
 	o.timedOut = !probe.answered && errors.Is(perr, runner.ErrTimeout)
+	if !probe.answered {
+		o.exit = startupExit(ctx, c, s, perr)
+	}
 	if !probe.accepted {
 		e.closeLater(c)
 	}

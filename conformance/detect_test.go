@@ -45,8 +45,9 @@ func TestSlowStartIsNotAFailure(t *testing.T) {
 }
 
 // TestSilentServerIsAHarnessError: a server that answers no probe within
-// the start timeout, even when a probe is retried alone, gets no report but
-// one error that names the flag to raise.
+// the start timeout, even when a probe is retried alone, gets no verdict
+// but one error that names the flag to raise, and a report without results
+// that holds it.
 func TestSilentServerIsAHarnessError(t *testing.T) {
 	for _, protocolRev := range []string{"", protocol.Rev20251125, protocol.Modern} {
 		t.Run("protocol="+protocolRev, func(t *testing.T) {
@@ -67,6 +68,9 @@ func TestSilentServerIsAHarnessError(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), "\n") {
 				t.Errorf("error %q spans lines", err)
+			}
+			if rep == nil || rep.Error != err.Error() || len(rep.Results) != 0 {
+				t.Errorf("report %+v: want one that holds the error and no result", rep)
 			}
 		})
 	}

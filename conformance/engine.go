@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/conformance/fixtures"
 	"github.com/mcpconform/mcpconform/conformance/profile"
+	"github.com/mcpconform/mcpconform/conformance/scoring"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/report"
 	"github.com/mcpconform/mcpconform/runner"
@@ -57,7 +58,11 @@ type Options struct {
 	// the package's FailureDir.
 	FailureDir string
 	Checks     []*Check // the catalogue to run; nil means Catalogue()
-	Parallel   int      // revisions checked at once; 0 means all
+	// Scoring is the scoring profile: which checks count towards each
+	// revision's outcome (docs/scoring.md). nil means the newest shipped,
+	// or, with Checks set, every scorable check of that catalogue.
+	Scoring  *scoring.Profile
+	Parallel int // revisions checked at once; 0 means all
 
 	// StartTimeout bounds a server process's start and first answer; 0
 	// means the runner's default (10s, for servers that start slowly).
@@ -176,9 +181,13 @@ func Select(cat []*Check, only, skip []string) []*Check {
 }
 
 // Run detects the server's era and revisions, runs the selected checks for
-// each revision to check, and returns the report. An error means no report
-// could be made: bad options, no check selected, or a server that cannot be
-// started at all.
+// each revision to check, and returns the report. An error means the run
+// reached no verdict: with a nil report, the options were bad or selected
+// no check; with a report, the server could not be started, answered no
+// probe, or does not support the revision asked for, and the report says
+// so (Report.Error), so that a run's record is never lost. A run whose
+// context is cancelled with an Interruption as its cause ends early: the
+// report is partial, marked Interrupted, and the error nil.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
@@ -202,12 +211,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 
 	det, err := e.detect(ctx)
 	if err != nil {
-		return nil, err
+		return e.unfinished(ctx, det, err, start, began)
 	}
 	revs, err := e.revisionsToCheck(det)
 	if err != nil {
 		det.closeAll()
-		return nil, err
+		return e.unfinished(ctx, det, err, start, began)
 	}
 	e.det, e.checked = det, revs
 	e.meter = &progressMeter{f: opts.Progress, total: len(e.checks) * len(revs)}
@@ -244,19 +253,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		env.runAll(ctx)
 	}
 
-	rep := &Report{
-		SchemaVersion: report.SchemaVersion,
-		Suite:         report.SuiteInfo{Name: "mcpconform", Version: SuiteVersion},
-		Target:        report.Target{Command: slices.Clone(opts.Command), InProcess: inProcessNote(opts)},
-		Server:        det.serverInfo(),
-		Eras:          det.eras(),
-		Supported:     det.supported(),
-		Checked:       e.checked,
-		Seed:          opts.Seed,
-		Options:       report.Options{Protocol: opts.Protocol, Only: opts.Only, Skip: opts.Skip, Strict: opts.Strict, AllowCalls: opts.AllowCalls, DenyCalls: opts.DenyCalls, Cases: opts.cases()},
-		StartTime:     start,
-		Detection:     det.notes,
-	}
+	rep := e.header(det, start)
+	rep.Interrupted = interruption(ctx)
 	for _, env := range envs {
 		for _, r := range env.results {
 			rep.Results = append(rep.Results, *r)
@@ -270,9 +268,31 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return a.Revision < b.Revision
 	})
 	applyExpected(rep, opts.Expected)
+	applyScoring(rep, opts.scoringProfile(), cat)
 	rep.Summarize(opts.Strict)
 	rep.DurationMs = ms(time.Since(began))
 	return rep, nil
+}
+
+// header is the report of a run before its results: what was run, and
+// what detection found (det may be nil).
+func (e *engine) header(det *detection, start time.Time) *Report {
+	opts := e.opts
+	rep := &Report{
+		SchemaVersion: report.SchemaVersion,
+		Suite:         report.SuiteInfo{Name: "mcpconform", Version: SuiteVersion},
+		Target:        report.Target{Command: slices.Clone(opts.Command), InProcess: inProcessNote(opts)},
+		Checked:       e.checked,
+		Seed:          opts.Seed,
+		Options:       report.Options{Protocol: opts.Protocol, Only: opts.Only, Skip: opts.Skip, Strict: opts.Strict, AllowCalls: opts.AllowCalls, DenyCalls: opts.DenyCalls, Cases: opts.cases()},
+		StartTime:     start,
+		Results:       []Result{},
+	}
+	if det != nil {
+		rep.Server, rep.Eras, rep.Supported, rep.Detection = det.serverInfo(), det.eras(), det.supported(), det.notes
+		rep.ServerExit = det.exit
+	}
+	return rep
 }
 
 // newEnv makes the state of revision rev's part of the run, with the
@@ -889,6 +909,7 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 	if ctx.Err() != nil {
 		r.Status = StatusError
 		r.Message = "run timeout reached before the check ran"
+		interruptedResult(ctx, r, false)
 		return r
 	}
 	began := time.Now()
@@ -952,6 +973,7 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 	r.BlockedBy = t.blocker
 	r.Metrics = t.metrics
 	r.Transcript = evidence(t)
+	interruptedResult(ctx, r, true)
 	return r
 }
 

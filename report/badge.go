@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 )
 
 // Badge is a shields.io endpoint badge
 // (https://shields.io/badges/endpoint-badge): a README shows it with
-// https://img.shields.io/endpoint?url=URL-OF-THE-FILE.
+// https://img.shields.io/endpoint?url=URL-OF-THE-FILE. It has only the
+// fields shields.io accepts: the endpoint rejects a document with any
+// other key, so the scoring profile is named in the label.
 type Badge struct {
 	SchemaVersion int    `json:"schemaVersion"` // always 1
 	Label         string `json:"label"`
@@ -17,40 +18,59 @@ type Badge struct {
 	Color         string `json:"color"`
 }
 
-// Badge summarizes the run for a badge: the newest revision checked and
-// its MUST count ("MCP 2025-11-25 | 35/35 MUST"), green only when the
-// whole run is conformant. Revisions that failed besides it are named,
-// so that a green-looking count never hides an older revision's failure.
+// Badge summarizes the run's outcome for a badge. With one revision:
+// "MCP 2025-11-25 · mcpconform-2026.12 sha256:0123456789ab |
+// conformant · 35/35 MUST" (or "no failure found · 31/42 MUST verified",
+// or "not conformant · 33/35 MUST"). With several, every revision's
+// outcome, the worst first ("not conformant in 2025-11-25 · conformant
+// in 2024-11-05, 2025-06-18"), so that no count reads as a pass of a
+// revision that did not pass. Green only when every revision is
+// conformant, yellow for no failure found, orange when a harness error
+// left it so, red when a revision is not conformant.
 func (rep *Report) Badge() Badge {
+	if rep.Interrupted != "" || rep.Error != "" {
+		return rep.runEndBadge()
+	}
 	b := Badge{SchemaVersion: 1, Label: "MCP", Message: "no revision checked", Color: "lightgrey"}
+	if p := rep.Scoring; p != nil {
+		b.Label += " · " + p.Name + " " + shortDigest(p.Digest)
+	}
 	revs := rep.Summary.Revisions
-	if len(revs) == 0 {
+	switch len(revs) {
+	case 0:
 		return b
-	}
-	newest := revs[len(revs)-1]
-	b.Label = "MCP " + newest.Revision
-	b.Message = fmt.Sprintf("%d/%d MUST", newest.MustPassed, newest.MustTotal)
-	var failing []string
-	for _, rs := range revs[:len(revs)-1] {
-		if rs.Verdict != VerdictConformant {
-			failing = append(failing, rs.Revision)
+	case 1:
+		rs := revs[0]
+		b.Label = "MCP " + rs.Revision + b.Label[len("MCP"):]
+		b.Message = rs.Outcome + " · " + fmt.Sprintf("%d/%d MUST", rs.MustPassed, rs.MustTotal)
+		if rs.Outcome == OutcomeNoFailureFound {
+			b.Message += " verified"
 		}
+	default:
+		b.Message = outcomeGroups(revs, "%[2]s in %[1]s", " · ")
 	}
-	if len(failing) > 0 {
-		b.Message += ", " + rep.Summary.Verdict + " in " + strings.Join(failing, ", ")
-	}
-	switch rep.Summary.Verdict {
-	case VerdictConformant:
+	switch rep.Summary.Outcome {
+	case OutcomeConformant:
 		b.Color = "brightgreen"
-	case VerdictNotConformant:
+	case OutcomeNotConformant:
 		b.Color = "red"
 	default:
-		b.Color = "orange"
-		if len(failing) == 0 && newest.Verdict == VerdictError {
-			b.Message += ", harness error"
+		b.Color = "yellow"
+		if rep.Summary.ExitCode == 2 {
+			b.Color = "orange"
+			b.Message += " · harness error"
 		}
 	}
 	return b
+}
+
+// shortDigest cuts "sha256:HEX" to its first 12 hex digits.
+func shortDigest(d string) string {
+	const n = len("sha256:") + 12
+	if len(d) > n {
+		return d[:n]
+	}
+	return d
 }
 
 // WriteBadge writes the badge JSON.

@@ -90,3 +90,47 @@ func TestCompareHostile(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareProfiles: reports scored by different profiles say so, and
+// only results both score alike are judged: a check the new profile
+// scores and the old one had pending is listed as rescored, never as a
+// regression, whatever its status did.
+func TestCompareProfiles(t *testing.T) {
+	const rev = "2025-11-25"
+	mk := func(profile string, newer Scoring, newerStatus Status) *Report {
+		rep := &Report{Checked: []string{rev}, Scoring: &ScoringProfile{Name: profile, Digest: sampleDigest}, Results: []Result{
+			{ID: "a.a.common", Revision: rev, Level: MUST, Status: StatusPass, Scoring: Scored},
+			{ID: "a.b.newer", Revision: rev, Level: MUST, Status: newerStatus, Scoring: newer},
+		}}
+		rep.Summarize(false)
+		return rep
+	}
+	old := mk("mcpconform-2026.12", Pending, StatusPass)
+	new := mk("mcpconform-2027.06", Scored, StatusFail)
+	c := Compare(old, new, "old.json", "new.json")
+	if !c.ProfilesDiffer || c.Regressions != 0 || c.Rescored != 1 || c.ExitCode() != 0 {
+		t.Errorf("comparison %+v", c)
+	}
+	if len(c.Changes) != 1 || c.Changes[0].Kind != ChangeRescored || c.Changes[0].OldScoring != Pending || c.Changes[0].NewScoring != Scored {
+		t.Errorf("changes %+v", c.Changes)
+	}
+	var text, md bytes.Buffer
+	c.WriteText(&text)
+	c.WriteMarkdown(&md)
+	for _, out := range []string{text.String(), md.String()} {
+		for _, want := range []string{"different scoring profiles: old mcpconform-2026.12 (" + sampleDigest + "), new mcpconform-2027.06", "a.b.newer", "pending → scored", "1 rescored"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("comparison lacks %q:\n%s", want, out)
+			}
+		}
+	}
+	// A regression of a result both profiles score is one.
+	new.Results[0].Status = StatusFail
+	if c := Compare(old, new, "old.json", "new.json"); c.Regressions != 1 || c.ExitCode() != 1 {
+		t.Errorf("a regression both score: %+v", c)
+	}
+	// The same profile: no note.
+	if c := Compare(old, old, "a", "b"); c.ProfilesDiffer || c.ScoringNote() != "" {
+		t.Errorf("same profile: %+v", c)
+	}
+}

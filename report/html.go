@@ -21,15 +21,22 @@ type htmlPage struct {
 	Rep       *Report
 	Command   string
 	Verdicts  []htmlVerdict
+	Scoring   string
+	Pending   int
 	Revisions []string
 	Rows      []htmlRow
 	Details   []htmlDetail
+	Unexer    []htmlDetail // not exercised, with how to exercise each
 	Legend    string
+	RunEnd    []string // runEndNotes, first on the page
+	Stderr    []string // the stderr tail of a server that exited during start-up
 }
 
-// htmlVerdict is one line of the header's verdict table.
+// htmlVerdict is one line of the header's outcome table.
 type htmlVerdict struct {
-	Name, Must, Should, Errors, Verdict string
+	Name, Verdict, Must, Should, Errors string
+	Gaps                                []string // scored MUSTs not verified
+	Scored                              bool     // a revision's line, not the estate profile's
 	Class                               string
 }
 
@@ -41,6 +48,7 @@ type htmlRow struct {
 
 type htmlCell struct {
 	Label, Class, Link, Tip string
+	Pending                 bool
 }
 
 type htmlDetail struct {
@@ -54,11 +62,13 @@ type htmlDetail struct {
 
 // WriteHTML writes the report as one self-contained HTML page (no
 // script, no external asset; a content security policy forbids both): a
-// header with the server and the verdict per revision and for the estate
-// profile, the check × revision matrix, and a section for every result
-// that did not pass, linked from the matrix, with its requirement, the
-// quoted sentence, expected and actual, and the transcript. Text the
-// server chose is escaped by html/template and cleaned of control bytes.
+// header with the outcome per revision first (and the estate-profile
+// verdict), then the server and the scoring profile with its digest, the
+// check × revision matrix (pending results marked), a section for every
+// result that did not pass, linked from the matrix, with its
+// requirement, the quoted sentence, expected and actual, and the
+// transcript, and one for every result not exercised. Text the server
+// chose is escaped by html/template and cleaned of control bytes.
 func (rep *Report) WriteHTML(w io.Writer) error {
 	t, err := template.New("report").Funcs(htmlFuncs).Parse(htmlTemplate)
 	if err != nil {
@@ -68,9 +78,10 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 }
 
 var htmlFuncs = template.FuncMap{
-	"clean":  Clean,
-	"anchor": anchor,
-	"join":   strings.Join,
+	"clean":        Clean,
+	"anchor":       anchor,
+	"verdictClass": verdictClass,
+	"join":         strings.Join,
 	"arrow": func(dir string) string {
 		switch dir {
 		case "send":
@@ -93,12 +104,23 @@ func (rep *Report) htmlPage() htmlPage {
 		Rep:       rep,
 		Command:   Clean(strings.Join(rep.Target.Command, " ")),
 		Revisions: rep.Checked,
+		Scoring:   rep.Scoring.String(),
+		Pending:   len(pendingIDs(rep)),
 		Legend:    Legend,
+		RunEnd:    rep.runEndNotes(),
+		Stderr:    rep.ServerExit.stderrLines(),
 	}
 	for _, rs := range rep.Summary.Revisions {
-		p.Verdicts = append(p.Verdicts, htmlVerdict{Name: "MCP " + rs.Revision,
+		v := htmlVerdict{Name: "MCP " + rs.Revision, Verdict: rs.outcomeText(),
 			Must: fmt.Sprintf("%d/%d", rs.MustPassed, rs.MustTotal), Should: fmt.Sprintf("%d/%d", rs.ShouldPassed, rs.ShouldTotal),
-			Errors: fmt.Sprint(rs.Errors), Verdict: rs.Verdict, Class: verdictClass(rs.Verdict)})
+			Errors: fmt.Sprint(rs.Errors), Class: verdictClass(rs.Outcome), Scored: true}
+		for _, u := range rs.Unverified {
+			v.Gaps = append(v.Gaps, u.ID+" ("+string(u.Status)+")")
+		}
+		if n := len(rs.NotRun); n > 0 {
+			v.Gaps = append(v.Gaps, plural(n, "scored MUST")+" not run")
+		}
+		p.Verdicts = append(p.Verdicts, v)
 	}
 	if v, ok := estateVerdict(rep); ok {
 		p.Verdicts = append(p.Verdicts, v)
@@ -112,7 +134,10 @@ func (rep *Report) htmlPage() htmlPage {
 					continue
 				}
 				label, _ := label(r)
-				cell = htmlCell{Label: label, Class: statusClass(r), Tip: Clean(r.Message)}
+				cell = htmlCell{Label: label, Class: statusClass(r), Tip: Clean(r.Message), Pending: r.Pending()}
+				if r.Pending() {
+					cell.Tip = "pending (not scored): " + cell.Tip
+				}
 				if r.Status != StatusPass && r.Status != StatusNA {
 					cell.Link = "#" + anchor("r", r.ID+"@"+r.Revision)
 				}
@@ -131,6 +156,10 @@ func (rep *Report) htmlPage() htmlPage {
 		if a := r.Authority; a != nil {
 			d.Sentence = a.Sentence
 			d.Authority = authorityPlace(*a)
+		}
+		if r.Status == StatusNotExercised {
+			p.Unexer = append(p.Unexer, d)
+			continue
 		}
 		p.Details = append(p.Details, d)
 	}
@@ -191,12 +220,15 @@ func estateVerdict(rep *Report) (htmlVerdict, bool) {
 		Errors: fmt.Sprint(errs), Verdict: v, Class: verdictClass(v)}, true
 }
 
+// verdictClass is the CSS class of an outcome or an estate verdict.
 func verdictClass(v string) string {
 	switch v {
-	case VerdictConformant:
+	case OutcomeConformant:
 		return "pass"
-	case VerdictNotConformant:
+	case OutcomeNotConformant:
 		return "fail"
+	case OutcomeNoFailureFound:
+		return "nv"
 	}
 	return "error"
 }

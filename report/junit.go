@@ -57,11 +57,13 @@ type junitSkipped struct {
 }
 
 // WriteJUnit writes the report as JUnit XML: one testsuite per revision
-// checked, one testcase per check named CHECK-ID@REVISION. The file keeps
-// to what both Jenkins' junit-10.xsd and Surefire's test-report XSD allow. A fail (or, under --strict, a warn) is a
-// <failure>, an error is an <error>; n/a, not-verified, blocked and expected
-// failures are <skipped> with the reason; a warn outside --strict passes
-// with the warning in <system-out>.
+// checked, with the scoring profile and its digest among its properties,
+// one testcase per check named CHECK-ID@REVISION. The file keeps to what
+// both Jenkins' junit-10.xsd and Surefire's test-report XSD allow. A fail
+// (or, under --strict, a warn) is a <failure>, an error is an <error>;
+// n/a, not-exercised, not-verified, blocked, expected failures and every
+// result of a pending check are <skipped> with the reason; a warn outside
+// --strict passes with the warning in <system-out>.
 func (rep *Report) WriteJUnit(w io.Writer) error {
 	strict := rep.Options.Strict
 	root := junitSuites{Name: "mcpconform", Time: seconds(rep.DurationMs)}
@@ -77,6 +79,9 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 				{Name: "server", Value: strings.TrimSpace(rep.Server.Name + " " + rep.Server.Version)},
 				{Name: "suite", Value: rep.Suite.Name + " " + rep.Suite.Version},
 			}
+			if p := rep.Scoring; p != nil {
+				s.Properties = append(s.Properties, junitProperty{Name: "scoring-profile", Value: p.Name}, junitProperty{Name: "scoring-digest", Value: p.Digest})
+			}
 			// Surefire's schema has no timestamp attribute on a testsuite.
 			if !rep.StartTime.IsZero() {
 				s.Properties = append(s.Properties, junitProperty{Name: "timestamp", Value: rep.StartTime.UTC().Format(time.RFC3339)})
@@ -89,10 +94,15 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 		c := junitCase{Name: r.ID + "@" + r.Revision, Classname: r.Area(), Time: seconds(r.DurationMs)}
 		body := caseBody(r)
 		switch {
+		case r.Pending():
+			c.Skipped = &junitSkipped{Message: fmt.Sprintf("pending (not scored by %s): %s: %s", rep.Scoring.nameOr("the profile"), r.Status, r.Message)}
+			if r.Status != StatusPass && r.Status != StatusNA {
+				c.SystemOut = body
+			}
 		case r.ExpectedFailure != "" && (r.Status == StatusFail || r.Status == StatusWarn):
 			c.Skipped = &junitSkipped{Message: fmt.Sprintf("expected failure (%s): %s", r.Status, r.ExpectedFailure)}
 			c.SystemOut = body
-		case r.Status == StatusFail || (strict && r.Status == StatusWarn):
+		case r.Status == StatusFail || (strict && r.Status == StatusWarn && r.Scored()):
 			c.Failure = &junitProblem{Message: r.Message, Type: fmt.Sprintf("%s %s", r.Level, r.Status), Text: body}
 		case r.Status == StatusError:
 			c.Error = &junitProblem{Message: r.Message, Type: "harness error", Text: body}
@@ -119,6 +129,11 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 		root.Failures += s.Failures
 		root.Errors += s.Errors
 		root.Suites = append(root.Suites, *s)
+	}
+	if s, ok := rep.runEndSuite(); ok {
+		root.Tests += s.Tests
+		root.Errors += s.Errors
+		root.Suites = append(root.Suites, s)
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err

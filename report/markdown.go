@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"io"
 	"strings"
 )
@@ -10,9 +11,14 @@ var statusEmoji = map[Status]string{
 	StatusNotExercised: "➰ not exercised", StatusNotVerified: "❔ not verified", StatusBlocked: "⛔ blocked", StatusError: "💥 error",
 }
 
+var outcomeEmoji = map[string]string{
+	OutcomeConformant: "✅", OutcomeNoFailureFound: "❔", OutcomeNotConformant: "❌",
+}
+
 // WriteMarkdown writes a summary for a CI step summary: the closing line,
-// a table of counts per revision, and a table of every check that did not
-// pass in some revision, with its reason.
+// the scoring profile, a table of outcomes and counts per revision with
+// the scored MUSTs not verified, a table of every result that did not
+// pass, with its reason, and the results not exercised.
 func (rep *Report) WriteMarkdown(w io.Writer) error {
 	ew := &errWriter{w: w}
 	ew.printf("# mcpconform report\n\n")
@@ -20,23 +26,43 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	if line := rep.ProfileLine(); line != "" {
 		ew.printf("**%s**\n\n", mdEscape(line))
 	}
+	rep.writeRunEndMarkdown(ew)
 	ew.printf("- Target: %s\n", mdCode(strings.Join(rep.Target.Command, " ")))
 	if rep.Server.Name != "" {
 		ew.printf("- Server: %s %s\n", mdEscape(rep.Server.Name), mdEscape(rep.Server.Version))
 	}
 	ew.printf("- Supported revisions: %s\n", mdEscape(listOrNone(rep.Supported)))
 	ew.printf("- Checked revisions: %s\n", mdEscape(listOrNone(rep.Checked)))
-	ew.printf("- Suite: %s %s, seed %d\n\n", mdEscape(rep.Suite.Name), mdEscape(rep.Suite.Version), rep.Seed)
+	ew.printf("- Suite: %s %s, seed %d\n", mdEscape(rep.Suite.Name), mdEscape(rep.Suite.Version), rep.Seed)
+	ew.printf("- Scoring profile: %s", mdEscape(rep.Scoring.String()))
+	if n := len(pendingIDs(rep)); n > 0 && rep.Scoring != nil {
+		ew.printf("; %s (not scored)", plural(n, "pending check"))
+	}
+	ew.printf("\n\n")
+	if rep.Error != "" {
+		return ew.err // no result to tabulate
+	}
 
-	ew.printf("| Revision | MUST | SHOULD | Errors | Verdict |\n|---|---|---|---|---|\n")
+	ew.printf("| Revision | Outcome | MUST | SHOULD | Errors | Scored MUSTs not verified |\n|---|---|---|---|---|---|\n")
 	for _, rs := range rep.Summary.Revisions {
-		ew.printf("| %s | %d/%d | %d/%d | %d | %s |\n", mdEscape(rs.Revision), rs.MustPassed, rs.MustTotal, rs.ShouldPassed, rs.ShouldTotal, rs.Errors, rs.Verdict)
+		var gaps []string
+		for _, u := range rs.Unverified {
+			gaps = append(gaps, mdCode(u.ID)+" ("+string(u.Status)+")")
+		}
+		if n := len(rs.NotRun); n > 0 {
+			gaps = append(gaps, fmt.Sprintf("%d not run", n))
+		}
+		if len(gaps) == 0 {
+			gaps = []string{"none"}
+		}
+		ew.printf("| %s | %s | %d/%d | %d/%d | %d | %s |\n", mdEscape(rs.Revision), outcomeEmoji[rs.Outcome]+" "+rs.Outcome,
+			rs.MustPassed, rs.MustTotal, rs.ShouldPassed, rs.ShouldTotal, rs.Errors, strings.Join(gaps, ", "))
 	}
 	ew.printf("\n")
 
 	var problems []Result
 	for _, r := range rep.Results {
-		if r.Status != StatusPass && r.Status != StatusNA {
+		if r.Status != StatusPass && r.Status != StatusNA && r.Status != StatusNotExercised {
 			problems = append(problems, r)
 		}
 	}
@@ -53,7 +79,17 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 			if r.ExpectedFailure != "" {
 				status = "🔷 expected " + string(r.Status)
 			}
+			if r.Pending() {
+				status += " (pending)"
+			}
 			ew.printf("| %s | %s | %s | %s | %s |\n", mdCode(r.ID), mdEscape(r.Revision), mdEscape(string(r.Level)), status, mdEscape(reason))
+		}
+	}
+	if nx := notExercised(rep); len(nx) > 0 {
+		ew.printf("\n### Not exercised\n\nThe run never saw the server do what these requirements bind; they count nowhere. Each says how to exercise it.\n\n")
+		ew.printf("| Check | Revision | Level | How to exercise it |\n|---|---|---|---|\n")
+		for _, r := range nx {
+			ew.printf("| %s | %s | %s | %s |\n", mdCode(r.ID), mdEscape(r.Revision), mdEscape(string(r.Level)), mdEscape(r.Message))
 		}
 	}
 	if len(rep.Stale) > 0 {
@@ -75,6 +111,9 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 			for _, r := range row.Results {
 				if r.Revision == rev {
 					cells[i] = mdEscape(string(r.Status))
+					if r.Pending() {
+						cells[i] += " (pending)"
+					}
 				}
 			}
 		}

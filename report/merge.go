@@ -26,15 +26,29 @@ type Merged struct {
 
 // MergedServer is one report's run.
 type MergedServer struct {
-	Label     string         `json:"label"` // the server's name and version, made unique
-	File      string         `json:"file"`
-	Server    Implementation `json:"server"`
-	Command   []string       `json:"command"`
-	Suite     SuiteInfo      `json:"suite"`
-	StartTime time.Time      `json:"startTime"`
-	Checked   []string       `json:"checked"`
-	Summary   Summary        `json:"summary"`
-	Closing   string         `json:"closingLine"`
+	Label     string          `json:"label"` // the server's name and version, made unique
+	File      string          `json:"file"`
+	Server    Implementation  `json:"server"`
+	Command   []string        `json:"command"`
+	Suite     SuiteInfo       `json:"suite"`
+	StartTime time.Time       `json:"startTime"`
+	Checked   []string        `json:"checked"`
+	Scoring   *ScoringProfile `json:"scoring,omitempty"` // nil for a report of schema v1
+	Summary   Summary         `json:"summary"`
+	Closing   string          `json:"closingLine"`
+	// The report's Interrupted and Error (see Report).
+	Interrupted string `json:"interrupted,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+// PerRevision renders the server's outcome per revision, the worst first
+// (and, for a run that ended early, that it did).
+func (s MergedServer) PerRevision() string {
+	line := "no revision checked"
+	if len(s.Summary.Revisions) > 0 {
+		line = outcomeGroups(s.Summary.Revisions, "%s: %s", "; ")
+	}
+	return (&Report{Interrupted: s.Interrupted, Error: s.Error}).runEndLine(line)
 }
 
 // MergedCheck is one check's results across servers and revisions.
@@ -52,6 +66,7 @@ type MergedResult struct {
 	Status          Status `json:"status"`
 	Message         string `json:"message,omitempty"`
 	ExpectedFailure string `json:"expectedFailure,omitempty"`
+	Pending         bool   `json:"pending,omitempty"` // not scored by the server's report's profile
 }
 
 // Merge combines reports; files names each report (its path) in the same
@@ -68,7 +83,8 @@ func Merge(reps []*Report, files []string) *Merged {
 		}
 		labels[label]++
 		m.Servers = append(m.Servers, MergedServer{Label: label, File: files[i], Server: rep.Server, Command: rep.Target.Command,
-			Suite: rep.Suite, StartTime: rep.StartTime, Checked: rep.Checked, Summary: rep.Summary, Closing: rep.ClosingLine()})
+			Suite: rep.Suite, StartTime: rep.StartTime, Checked: rep.Checked, Scoring: rep.Scoring, Summary: rep.Summary, Closing: rep.ClosingLine(),
+			Interrupted: rep.Interrupted, Error: rep.Error})
 		for _, rev := range rep.Checked {
 			revs[rev] = true
 		}
@@ -79,7 +95,8 @@ func Merge(reps []*Report, files []string) *Merged {
 				c = &MergedCheck{ID: r.ID, Title: r.Title, Level: r.Level}
 				checks[r.ID] = c
 			}
-			c.Results = append(c.Results, MergedResult{Server: i, Revision: r.Revision, Status: r.Status, Message: r.Message, ExpectedFailure: r.ExpectedFailure})
+			c.Results = append(c.Results, MergedResult{Server: i, Revision: r.Revision, Status: r.Status, Message: r.Message,
+				ExpectedFailure: r.ExpectedFailure, Pending: r.Pending()})
 		}
 	}
 	// Two runs of servers that call themselves the same get their file
@@ -104,15 +121,16 @@ func Merge(reps []*Report, files []string) *Merged {
 	return m
 }
 
-// ExitCode is what mcpconform merge exits with: 1 when a server's run is
-// not conformant, 2 when none failed but one errored, 0 otherwise.
+// ExitCode is what mcpconform merge exits with: the worst of the runs'
+// exit codes, 1 (a run failed) before 2 (a run had a harness error,
+// reached no verdict or was interrupted).
 func (m *Merged) ExitCode() int {
 	code := 0
 	for _, s := range m.Servers {
-		switch s.Summary.ExitCode {
-		case 1:
+		switch {
+		case s.Summary.ExitCode == 1 || s.Summary.Outcome == OutcomeNotConformant:
 			code = 1
-		case 2:
+		case s.Summary.ExitCode != 0 || s.Error != "" || s.Interrupted != "":
 			if code == 0 {
 				code = 2
 			}
@@ -154,14 +172,29 @@ var mdStatus = map[Status]string{
 	StatusNotExercised: "➰", StatusNotVerified: "❔", StatusBlocked: "⛔", StatusError: "💥", "": "·",
 }
 
-// WriteText writes one line per server: its verdict line.
+// WriteText writes one line per server: its outcome per revision, and
+// the scoring profile its report was scored with.
 func (m *Merged) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	ew.printf("%d servers, %d checks, revisions %s\n", len(m.Servers), len(m.Checks), listOrNone(m.Revisions))
 	for _, s := range m.Servers {
-		ew.printf("  %-12s %s — %s\n", s.Summary.Verdict, Clean(s.Label), Clean(s.Closing))
+		ew.printf("  %-16s %s — %s; scoring %s\n", s.Summary.Outcome, Clean(s.Label), Clean(s.PerRevision()), Clean(s.Scoring.String()))
+	}
+	if m.MixedScoring() {
+		ew.printf("the reports were scored by different profiles: their outcomes do not compare\n")
 	}
 	return ew.err
+}
+
+// MixedScoring reports whether the servers' reports were scored by
+// different profiles (a v1 report counts as one of its own).
+func (m *Merged) MixedScoring() bool {
+	for _, s := range m.Servers[min(1, len(m.Servers)):] {
+		if s.Scoring.String() != m.Servers[0].Scoring.String() {
+			return true
+		}
+	}
+	return false
 }
 
 // WriteMarkdown writes the matrix for a step summary: a verdict table per
@@ -170,15 +203,18 @@ func (m *Merged) WriteText(w io.Writer) error {
 func (m *Merged) WriteMarkdown(w io.Writer) error {
 	ew := &errWriter{w: w}
 	ew.printf("# mcpconform: %d servers\n\n", len(m.Servers))
-	ew.printf("| Server | Verdict | Result |\n|---|---|---|\n")
+	ew.printf("| Server | Outcome | Per revision | Scoring profile |\n|---|---|---|---|\n")
 	for _, s := range m.Servers {
-		ew.printf("| %s | %s | %s |\n", mdEscape(s.Label), mdEscape(s.Summary.Verdict), mdEscape(s.Closing))
+		ew.printf("| %s | %s | %s | %s |\n", mdEscape(s.Label), outcomeEmoji[s.Summary.Outcome]+" "+mdEscape(s.Summary.Outcome), mdEscape(s.PerRevision()), mdEscape(s.Scoring.String()))
+	}
+	if m.MixedScoring() {
+		ew.printf("\nThe reports were scored by different profiles: their outcomes do not compare.\n")
 	}
 	revs := make([]string, len(m.Revisions))
 	for i, r := range m.Revisions {
 		revs[i] = mdEscape(r)
 	}
-	ew.printf("\nEach cell shows the revisions %s in that order (· not run). ✅ pass ❌ fail ⚠️ warn ➖ n/a ❔ not verified ⛔ blocked 💥 error; 🔷 expected failure.\n\n", strings.Join(revs, ", "))
+	ew.printf("\nEach cell shows the revisions %s in that order (· not run). ✅ pass ❌ fail ⚠️ warn ➖ n/a ➰ not exercised ❔ not verified ⛔ blocked 💥 error; 🔷 expected failure; ⏳ after a symbol: pending (not scored).\n\n", strings.Join(revs, ", "))
 	ew.printf("| Check | Level |")
 	for _, s := range m.Servers {
 		ew.printf(" %s |", mdEscape(s.Label))
@@ -197,6 +233,9 @@ func (m *Merged) WriteMarkdown(w io.Writer) error {
 					sym = "🔷"
 				}
 				b.WriteString(sym)
+				if r.Pending {
+					b.WriteString("⏳")
+				}
 			}
 			ew.printf(" %s |", b.String())
 		}
@@ -214,6 +253,7 @@ func (m *Merged) WriteHTML(w io.Writer) error {
 	}
 	type cell struct {
 		Label, Class, Tip string
+		Pending           bool
 	}
 	type row struct {
 		ID, Title string
@@ -238,10 +278,13 @@ func (m *Merged) WriteHTML(w io.Writer) error {
 				rr := Result{Status: res.Status, ExpectedFailure: res.ExpectedFailure}
 				label, _ := label(rr)
 				tip := res.Revision + ": " + string(res.Status)
+				if res.Pending {
+					tip += " (pending: not scored)"
+				}
 				if res.Message != "" {
 					tip += ": " + Clean(res.Message)
 				}
-				cells = append(cells, cell{Label: label, Class: statusClass(rr), Tip: tip})
+				cells = append(cells, cell{Label: label, Class: statusClass(rr), Tip: tip, Pending: res.Pending})
 			}
 			r.Servers = append(r.Servers, cells)
 		}
@@ -266,13 +309,16 @@ const mergeTemplate = `<!DOCTYPE html>
 <header>
 <h1>MCP conformance: {{len .M.Servers}} servers</h1>
 <table id="verdicts">
-<thead><tr><th>Server</th><th>Report</th><th>Result</th><th>Verdict</th></tr></thead>
+<thead><tr><th>Server</th><th>Outcome</th><th>Per revision</th><th>Scoring profile</th><th>Report</th></tr></thead>
 <tbody>
 {{- range .M.Servers}}
-<tr><th scope="row">{{clean .Label}}</th><td><code>{{clean .File}}</code></td><td>{{clean .Closing}}</td><td class="verdict s-{{if eq .Summary.Verdict "conformant"}}pass{{else if eq .Summary.Verdict "not conformant"}}fail{{else}}error{{end}}">{{.Summary.Verdict}}</td></tr>
+<tr><th scope="row">{{clean .Label}}</th><td class="verdict s-{{verdictClass .Summary.Outcome}}">{{.Summary.Outcome}}</td><td>{{clean .PerRevision}}</td><td>{{clean .Scoring.String}}</td><td><code>{{clean .File}}</code></td></tr>
 {{- end}}
 </tbody>
 </table>
+{{- if .M.MixedScoring}}
+<p>The reports were scored by different profiles: their outcomes do not compare.</p>
+{{- end}}
 </header>
 <main>
 <h2>Checks × servers × revisions</h2>
@@ -282,7 +328,7 @@ const mergeTemplate = `<!DOCTYPE html>
 <tbody>
 {{- range .Rows}}
 <tr class="check"><th scope="row" class="check"><code>{{clean .ID}}</code><br><span class="title">{{clean .Title}}</span></th><td>{{.Level}}</td>
-{{- range .Servers}}<td class="cell">{{range .}}<span class="rev s-{{.Class}}" title="{{.Tip}}">{{.Label}}</span>{{end}}</td>{{end}}</tr>
+{{- range .Servers}}<td class="cell">{{range .}}<span class="rev s-{{.Class}}" title="{{.Tip}}">{{.Label}}{{if .Pending}}<br><small>PENDING</small>{{end}}</span>{{end}}</td>{{end}}</tr>
 {{- end}}
 </tbody>
 </table>

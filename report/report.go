@@ -16,8 +16,8 @@ import (
 
 // SchemaVersion names the layout of the JSON report
 // (docs/report-schema.json). It changes whenever a field changes meaning or
-// disappears; adding a field does not change it.
-const SchemaVersion = "mcpconform.report/v1"
+// disappears; adding a field does not change it. Decode reads v1 too.
+const SchemaVersion = "mcpconform.report/v2"
 
 // Level is the strength of a requirement, as RFC 2119 words it, or
 // ADVISORY for good practice the specification states without a keyword.
@@ -230,7 +230,16 @@ type Report struct {
 	Results       []Result        `json:"results"` // sorted by id, then revision
 	Stale         []StaleExpected `json:"staleExpectedFailures"`
 	FailureDir    string          `json:"failureDir,omitempty"` // where failing property cases were saved, if any
-	Summary       Summary         `json:"summary"`
+	// Scoring names the scoring profile the results were scored with;
+	// nil for a report of schema v1, which had none.
+	Scoring *ScoringProfile `json:"scoring,omitempty"`
+	// A run that ended early says why (runend.go): Interrupted names the
+	// signal, Error the harness error that left no verdict, ServerExit how
+	// a server that exited during start-up ended.
+	Interrupted string      `json:"interrupted,omitempty"`
+	Error       string      `json:"error,omitempty"`
+	ServerExit  *ServerExit `json:"serverExit,omitempty"`
+	Summary     Summary     `json:"summary"`
 }
 
 // SuiteInfo names the suite that made a report.
@@ -281,6 +290,7 @@ type Result struct {
 	Requirement     string             `json:"requirement"`
 	Authority       *Authority         `json:"authority,omitempty"` // absent only for a check that states none yet
 	Capability      string             `json:"capability,omitempty"`
+	Scoring         Scoring            `json:"scoring,omitempty"` // how it counts; empty in a v1 report
 	Refs            []SpecRef          `json:"specRefs"`
 	DurationMs      float64            `json:"durationMs"`
 	Metrics         map[string]float64 `json:"metrics,omitempty"`
@@ -301,31 +311,47 @@ type TranscriptLine struct {
 	Text    string `json:"text"`
 }
 
-// Summary counts results.
+// Summary counts results and gives the outcome of the run.
 type Summary struct {
 	Total     int            `json:"total"`
 	ByStatus  map[Status]int `json:"byStatus"`  // every status, zero included
-	Revisions []RevSummary   `json:"revisions"` // mcp and jsonrpc checks only
+	Revisions []RevSummary   `json:"revisions"` // the scored results, per revision
 	// Profile counts the estate-profile checks, apart from the MCP
-	// verdict; nil when none ran (no --profile, not the reference).
+	// outcome; nil when none ran (no --profile, not the reference).
 	Profile  *ProfileSummary `json:"profile,omitempty"`
 	Advisory int             `json:"advisoryWarnings,omitempty"` // advisory checks that warned
-	Failed   int             `json:"failed"`                     // fail (and warn under --strict) not listed as expected
-	Errors   int             `json:"errors"`
+	Pending  int             `json:"pending"`                    // results of pending checks that applied (not n/a)
+	Failed   int             `json:"failed"`                     // scored fails (and warns under --strict) and estate-profile fails, not listed as expected
+	Errors   int             `json:"errors"`                     // every result that errored, scored or not
 	Stale    int             `json:"stale"`
-	Verdict  string          `json:"verdict"`  // "conformant" or "not conformant" or "error"
+	Outcome  string          `json:"outcome"`  // the worst of the revisions' outcomes
 	ExitCode int             `json:"exitCode"` // what mcpconform run exits with
 }
 
-// RevSummary counts one revision's results by level.
+// RevSummary counts one revision's scored results and gives its outcome.
 type RevSummary struct {
 	Revision     string `json:"revision"`
 	MustPassed   int    `json:"mustPassed"`
-	MustTotal    int    `json:"mustTotal"` // MUST results other than n/a
+	MustTotal    int    `json:"mustTotal"`  // scored MUST results that applied: not n/a, not not-exercised
+	MustFailed   int    `json:"mustFailed"` // listed expected failures included
 	ShouldPassed int    `json:"shouldPassed"`
 	ShouldTotal  int    `json:"shouldTotal"`
-	Errors       int    `json:"errors"`
-	Verdict      string `json:"verdict"`
+	Errors       int    `json:"errors"` // scored results that errored
+	// Unverified lists the scored MUST results that applied but were not
+	// verified: not-verified, blocked or error.
+	Unverified []Unverified `json:"unverified"`
+	// NotRun lists the scored MUST checks of the profile the run did not
+	// run (ScoringProfile.NotRun).
+	NotRun       []string `json:"notRun,omitempty"`
+	NotExercised int      `json:"notExercised"` // scored results not exercised: in no count
+	Pending      int      `json:"pending"`      // results of pending checks that applied (not n/a)
+	Outcome      string   `json:"outcome"`
+}
+
+// Unverified is a scored MUST result that was not verified.
+type Unverified struct {
+	ID     string `json:"id"`
+	Status Status `json:"status"` // not-verified, blocked or error
 }
 
 // ProfileSummary counts the estate-profile results of a run.
@@ -341,7 +367,22 @@ func (r Result) IsProfile() bool {
 	return r.Authority != nil && r.Authority.Kind == AuthorityProfile
 }
 
-// Verdicts.
+// Outcomes of a revision and of a run (docs/scoring.md).
+const (
+	// OutcomeConformant: every scored MUST that applied was verified and
+	// passed, and at least one applied.
+	OutcomeConformant = "conformant"
+	// OutcomeNoFailureFound: no scored MUST failed, but some were not
+	// verified (not-verified, blocked, error, or not run), or none applied.
+	OutcomeNoFailureFound = "no failure found"
+	// OutcomeNotConformant: a scored MUST failed.
+	OutcomeNotConformant = "not conformant"
+)
+
+// outcomeRank orders outcomes from best to worst.
+var outcomeRank = map[string]int{OutcomeConformant: 0, OutcomeNoFailureFound: 1, OutcomeNotConformant: 2}
+
+// Verdicts of the estate-profile checks.
 const (
 	VerdictConformant    = "conformant"
 	VerdictNotConformant = "not conformant"
@@ -357,77 +398,97 @@ func (r Result) Counts(strict bool) bool {
 	return r.Status == StatusFail || (strict && r.Status == StatusWarn)
 }
 
-// Summarize counts the results into rep.Summary: per revision and overall,
-// with the verdict and the exit code of mcpconform run. strict makes a warn
-// count as a failure.
+// Summarize counts the results into rep.Summary: per revision the scored
+// results and the outcome, the estate-profile line, and the exit code of
+// mcpconform run. Only scored results (Result.Scored) move an outcome or
+// the exit code; pending ones are counted apart, advisory and MAY ones
+// never. strict makes a warn of a scored check, and a scored MUST that
+// ran but was not verified, fail the run (exit 1) without changing an
+// outcome; scored MUSTs the run left out (--only, --skip) keep a
+// revision from being conformant but are not held against it under
+// strict, which judges what ran.
 func (rep *Report) Summarize(strict bool) {
 	s := Summary{ByStatus: map[Status]int{}}
 	for _, st := range Statuses {
 		s.ByStatus[st] = 0
 	}
 	per := map[string]*RevSummary{}
-	for _, rev := range rep.Checked {
-		per[rev] = &RevSummary{Revision: rev}
+	rev := func(name string) *RevSummary {
+		rs := per[name]
+		if rs == nil {
+			rs = &RevSummary{Revision: name, Unverified: []Unverified{}}
+			per[name] = rs
+		}
+		return rs
 	}
+	for _, name := range rep.Checked {
+		rev(name)
+	}
+	if rep.Scoring != nil {
+		for name, ids := range rep.Scoring.NotRun {
+			rev(name).NotRun = ids
+		}
+	}
+	errs := 0 // errors that make the run's exit code 2
 	for _, r := range rep.Results {
 		s.Total++
 		s.ByStatus[r.Status]++
-		rs := per[r.Revision]
-		if rs == nil {
-			rs = &RevSummary{Revision: r.Revision}
-			per[r.Revision] = rs
-		}
+		rs := rev(r.Revision)
 		if r.Status == StatusError {
 			s.Errors++
-			rs.Errors++
-		}
-		if r.Counts(strict) {
-			s.Failed++
 		}
 		if r.IsProfile() {
-			if s.Profile == nil {
-				s.Profile = &ProfileSummary{}
+			if r.Counts(strict) {
+				s.Failed++
 			}
-			p := s.Profile
-			switch {
-			case r.Status == StatusNA:
-			case r.Status == StatusError:
-				p.Errors++
-				p.Total++
-			case r.Counts(strict) && p.Verdict == "":
-				p.Verdict = VerdictNotConformant
-				p.Total++
-			default:
-				p.Total++
-				if r.Status == StatusPass {
-					p.Passed++
-				}
+			if r.Status == StatusError {
+				errs++
 			}
+			s.Profile = countProfile(s.Profile, r, strict)
 			continue
 		}
 		if r.Status == StatusWarn && r.Level == ADVISORY {
 			s.Advisory++
 		}
-		if r.Status == StatusNA {
+		switch {
+		case r.Pending():
+			if r.Status != StatusNA {
+				rs.Pending++
+				s.Pending++
+			}
 			continue
+		case !r.Scored():
+			continue
+		}
+		switch r.Status {
+		case StatusNA:
+			continue
+		case StatusNotExercised:
+			rs.NotExercised++
+			continue
+		case StatusError:
+			rs.Errors++
+			errs++
+		}
+		if r.Counts(strict) {
+			s.Failed++
 		}
 		switch r.Level {
 		case MUST:
 			rs.MustTotal++
-			if r.Status == StatusPass {
+			switch r.Status {
+			case StatusPass:
 				rs.MustPassed++
+			case StatusFail:
+				rs.MustFailed++
+			case StatusNotVerified, StatusBlocked, StatusError:
+				rs.Unverified = append(rs.Unverified, Unverified{ID: r.ID, Status: r.Status})
 			}
 		case SHOULD:
 			rs.ShouldTotal++
 			if r.Status == StatusPass {
 				rs.ShouldPassed++
 			}
-		}
-	}
-	for _, r := range rep.Results {
-		rs := per[r.Revision]
-		if r.Counts(strict) && !r.IsProfile() {
-			rs.Verdict = VerdictNotConformant
 		}
 	}
 	if p := s.Profile; p != nil {
@@ -441,29 +502,58 @@ func (rep *Report) Summarize(strict bool) {
 			p.Verdict = VerdictConformant
 		}
 	}
-	// A failure is a certain verdict; an error only makes the verdict
-	// unknown, so failures win over errors.
-	for _, rev := range sortedKeys(per) {
-		rs := per[rev]
+	gap := false // a scored MUST that ran but was not verified, somewhere
+	s.Outcome = OutcomeConformant
+	for _, name := range sortedKeys(per) {
+		rs := per[name]
 		switch {
-		case rs.Verdict != "":
-		case rs.Errors > 0:
-			rs.Verdict = VerdictError
+		case rs.MustFailed > 0:
+			rs.Outcome = OutcomeNotConformant
+		case len(rs.Unverified) > 0 || len(rs.NotRun) > 0 || rs.MustTotal == 0:
+			rs.Outcome = OutcomeNoFailureFound
 		default:
-			rs.Verdict = VerdictConformant
+			rs.Outcome = OutcomeConformant
+		}
+		gap = gap || len(rs.Unverified) > 0
+		if outcomeRank[rs.Outcome] > outcomeRank[s.Outcome] {
+			s.Outcome = rs.Outcome
 		}
 		s.Revisions = append(s.Revisions, *rs)
 	}
+	if len(s.Revisions) == 0 {
+		s.Outcome = OutcomeNoFailureFound // nothing was verified
+	}
 	s.Stale = len(rep.Stale)
 	switch {
-	case s.Failed > 0 || s.Stale > 0:
-		s.Verdict, s.ExitCode = VerdictNotConformant, 1
-	case s.Errors > 0:
-		s.Verdict, s.ExitCode = VerdictError, 2
-	default:
-		s.Verdict, s.ExitCode = VerdictConformant, 0
+	case s.Failed > 0 || s.Stale > 0 || (strict && gap):
+		s.ExitCode = 1
+	case errs > 0:
+		s.ExitCode = 2
 	}
 	rep.Summary = s
+	rep.settleRunEnd()
+}
+
+// countProfile adds an estate-profile result to p (made when nil).
+func countProfile(p *ProfileSummary, r Result, strict bool) *ProfileSummary {
+	if p == nil {
+		p = &ProfileSummary{}
+	}
+	switch {
+	case r.Status == StatusNA:
+	case r.Status == StatusError:
+		p.Errors++
+		p.Total++
+	case r.Counts(strict) && p.Verdict == "":
+		p.Verdict = VerdictNotConformant
+		p.Total++
+	default:
+		p.Total++
+		if r.Status == StatusPass {
+			p.Passed++
+		}
+	}
+	return p
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -475,31 +565,47 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// ClosingLine returns the report's last line, e.g.
-// "MCP 2025-11-25: 57/60 MUST, 8/10 SHOULD, 0 errors — conformant". It
-// counts the mcp and jsonrpc checks only: estate-profile checks have
-// ProfileLine, and advisory checks, which never fail, are left out.
+// ClosingLine returns the report's last line. For one revision it is that
+// revision's line (RevSummary.String), e.g.
+// "MCP 2025-11-25: 57/60 MUST, 8/10 SHOULD, 0 errors — conformant"; for
+// several, each revision's outcome, the worst first, e.g.
+// "MCP 2025-11-25: not conformant; 2025-06-18: no failure found;
+// 2024-11-05, 2025-03-26: conformant", so that no revision's outcome is
+// hidden behind another's count. Estate-profile checks have ProfileLine.
 func (rep *Report) ClosingLine() string {
-	var must, mustT, should, shouldT, errs int
-	verdict := VerdictConformant
-	for _, rs := range rep.Summary.Revisions {
-		must += rs.MustPassed
-		mustT += rs.MustTotal
-		should += rs.ShouldPassed
-		shouldT += rs.ShouldTotal
-		errs += rs.Errors
-		switch {
-		case rs.Verdict == VerdictNotConformant:
-			verdict = VerdictNotConformant
-		case rs.Verdict == VerdictError && verdict == VerdictConformant:
-			verdict = VerdictError
+	revs := rep.Summary.Revisions
+	var line string
+	switch len(revs) {
+	case 0:
+		line = "MCP: no revision checked — " + OutcomeNoFailureFound
+	case 1:
+		line = revs[0].String()
+	default:
+		line = "MCP " + outcomeGroups(revs, "%s: %s", "; ")
+	}
+	if n := rep.Summary.Stale; n > 0 {
+		line += "; " + plural(n, "stale expected failure")
+	}
+	return rep.runEndLine(line)
+}
+
+// outcomeGroups renders the revisions grouped by outcome, the worst
+// first, each group by format (%[1]s the revisions, %[2]s the outcome),
+// joined by join.
+func outcomeGroups(revs []RevSummary, format, join string) string {
+	var parts []string
+	for _, o := range []string{OutcomeNotConformant, OutcomeNoFailureFound, OutcomeConformant} {
+		var names []string
+		for _, rs := range revs {
+			if rs.Outcome == o {
+				names = append(names, rs.Revision)
+			}
+		}
+		if len(names) > 0 {
+			parts = append(parts, fmt.Sprintf(format, strings.Join(names, ", "), o))
 		}
 	}
-	if rep.Summary.Stale > 0 {
-		verdict = VerdictNotConformant
-	}
-	return fmt.Sprintf("MCP %s: %d/%d MUST, %d/%d SHOULD, %s — %s",
-		strings.Join(rep.Checked, ", "), must, mustT, should, shouldT, plural(errs, "error"), verdict)
+	return strings.Join(parts, join)
 }
 
 // ProfileLine returns the estate-profile verdict line, e.g.
@@ -513,10 +619,41 @@ func (rep *Report) ProfileLine() string {
 	return fmt.Sprintf("Estate profile: %d/%d MUST, %s — %s", p.Passed, p.Total, plural(p.Errors, "error"), p.Verdict)
 }
 
-// String is ClosingLine for one revision.
+// String renders one revision's line, e.g.
+// "MCP 2025-06-18: 31/42 MUST, 8/10 SHOULD, 1 error — no failure found
+// (11 MUSTs not verified: 7 blocked, 3 not-verified, 1 error)".
 func (rs RevSummary) String() string {
 	return fmt.Sprintf("MCP %s: %d/%d MUST, %d/%d SHOULD, %s — %s",
-		rs.Revision, rs.MustPassed, rs.MustTotal, rs.ShouldPassed, rs.ShouldTotal, plural(rs.Errors, "error"), rs.Verdict)
+		rs.Revision, rs.MustPassed, rs.MustTotal, rs.ShouldPassed, rs.ShouldTotal, plural(rs.Errors, "error"), rs.outcomeText())
+}
+
+// outcomeText is the outcome with, for no failure found, what was not
+// verified.
+func (rs RevSummary) outcomeText() string {
+	if rs.Outcome != OutcomeNoFailureFound {
+		return rs.Outcome
+	}
+	var why []string
+	if n := len(rs.Unverified); n > 0 {
+		by := map[Status]int{}
+		for _, u := range rs.Unverified {
+			by[u.Status]++
+		}
+		var kinds []string
+		for _, st := range []Status{StatusBlocked, StatusNotVerified, StatusError} {
+			if by[st] > 0 {
+				kinds = append(kinds, fmt.Sprintf("%d %s", by[st], st))
+			}
+		}
+		why = append(why, fmt.Sprintf("%s not verified: %s", plural(n, "MUST"), strings.Join(kinds, ", ")))
+	}
+	if n := len(rs.NotRun); n > 0 {
+		why = append(why, plural(n, "scored MUST")+" not run")
+	}
+	if len(why) == 0 {
+		why = append(why, "no scored MUST applied")
+	}
+	return rs.Outcome + " (" + strings.Join(why, "; ") + ")"
 }
 
 func plural(n int, word string) string {

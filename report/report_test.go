@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -37,6 +40,9 @@ func sampleReport(strict bool) *Report {
 	blocked.BlockedBy = "lifecycle.initialize.result"
 	metric := res("stdio.shutdown.exit-on-eof", "2026-07-28", SHOULD, StatusWarn, "the server did not exit after stdin closed; it needed sigterm")
 	metric.Metrics = map[string]float64{"exitMs": 2001}
+	pending := res("tools.list.newer", "2025-11-25", MUST, StatusFail, "a check newer than the profile failed")
+	pending.Scoring = Pending
+	unexercised := res("sampling.request.shape", "2025-11-25", MUST, StatusNotExercised, "the server never asked the client to sample: call a tool that samples (--allow-calls NAME)")
 	rep := &Report{
 		SchemaVersion: SchemaVersion,
 		Suite:         SuiteInfo{Name: "mcpconform", Version: "0.1.0"},
@@ -57,17 +63,28 @@ func sampleReport(strict bool) *Report {
 			blocked,
 			res("lifecycle.initialize.result", "2025-11-25", MUST, StatusFail, "initialize 2025-11-25 got error -32603"),
 			res("lifecycle.initialize.result", "2026-07-28", MUST, StatusNA, "does not apply to revision 2026-07-28"),
+			unexercised,
 			res("stdio.shutdown.exit-on-eof", "2025-11-25", SHOULD, StatusNA, "does not apply to revision 2025-11-25"),
 			metric,
 			res("tools.call.shape", "2025-11-25", MUST, StatusNotVerified, "no tool is safe to call"),
 			res("tools.call.shape", "2026-07-28", MUST, StatusError, "panic in check: boom"),
+			pending,
 		},
+		Scoring: &ScoringProfile{Name: "mcpconform-2026.12", Digest: sampleDigest,
+			NotRun: map[string][]string{"2026-07-28": {"tools.list.paginated"}}},
 		Stale: []StaleExpected{{ExpectedFailure: ExpectedFailure{ID: "jsonrpc.error.shape", Reason: "old bug", File: "expected.txt", Line: 3},
 			Message: "expected.txt:3: jsonrpc.error.shape is listed as an expected failure but now passes; remove the entry"}},
+	}
+	for i := range rep.Results {
+		if r := &rep.Results[i]; r.Scoring == "" {
+			r.Scoring = ScoringFor(true, r.Level, r.Authority)
+		}
 	}
 	rep.Summarize(strict)
 	return rep
 }
+
+const sampleDigest = "sha256:00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
@@ -110,58 +127,118 @@ func TestReportGolden(t *testing.T) {
 }
 
 func TestSummary(t *testing.T) {
-	tests := []struct {
-		strict  bool
-		exit    int
-		verdict string
-	}{
-		{false, 1, VerdictNotConformant}, // a fail and a stale entry
-		{true, 1, VerdictNotConformant},
-	}
-	for _, tt := range tests {
-		rep := sampleReport(tt.strict)
-		s := rep.Summary
-		if s.ExitCode != tt.exit || s.Verdict != tt.verdict {
-			t.Errorf("strict=%v: exit %d verdict %q, want %d %q", tt.strict, s.ExitCode, s.Verdict, tt.exit, tt.verdict)
+	for _, strict := range []bool{false, true} {
+		s := sampleReport(strict).Summary
+		if s.ExitCode != 1 || s.Outcome != OutcomeNotConformant {
+			t.Errorf("strict=%v: exit %d outcome %q, want 1 %q", strict, s.ExitCode, s.Outcome, OutcomeNotConformant)
 		}
-		if s.Errors != 1 || s.Stale != 1 {
-			t.Errorf("errors %d stale %d, want 1 1", s.Errors, s.Stale)
+		if s.Errors != 1 || s.Stale != 1 || s.Pending != 1 {
+			t.Errorf("errors %d stale %d pending %d, want 1 1 1", s.Errors, s.Stale, s.Pending)
 		}
-		wantFailed := 2 // the expected failure does not count
-		if tt.strict {
+		wantFailed := 2 // the expected failure and the pending fail do not count
+		if strict {
 			wantFailed = 3 // the warn does
 		}
 		if s.Failed != wantFailed {
-			t.Errorf("strict=%v: failed %d, want %d", tt.strict, s.Failed, wantFailed)
+			t.Errorf("strict=%v: failed %d, want %d", strict, s.Failed, wantFailed)
+		}
+		newest := s.Revisions[1]
+		wantGaps := []Unverified{{ID: "tools.call.shape", Status: StatusError}}
+		if newest.Outcome != OutcomeNoFailureFound || !reflect.DeepEqual(newest.Unverified, wantGaps) || len(newest.NotRun) != 1 {
+			t.Errorf("2026-07-28: %+v", newest)
 		}
 	}
 }
 
-func TestExitCodes(t *testing.T) {
-	mk := func(st Status, level Level, expected string) *Report {
-		r := Result{ID: "jsonrpc.method.unknown", Revision: "2025-11-25", Level: level, Status: st, ExpectedFailure: expected}
-		return &Report{Checked: []string{"2025-11-25"}, Results: []Result{r}}
+// TestOutcomes: the outcome of a revision and the exit code of the run,
+// for each way a scored MUST can end, with what counts in the MUST
+// denominator.
+func TestOutcomes(t *testing.T) {
+	const rev = "2025-11-25"
+	adv := &Authority{Kind: AuthorityAdvisory, Note: "n"}
+	type res struct {
+		level   Level
+		status  Status
+		scoring Scoring
+		xfail   string
+		auth    *Authority
 	}
+	pass := res{MUST, StatusPass, Scored, "", nil}
 	tests := []struct {
-		name   string
-		rep    *Report
-		strict bool
-		want   int
+		name       string
+		results    []res
+		notRun     []string
+		strict     bool
+		outcome    string
+		exit       int
+		must       string // passed/total
+		unverified int
 	}{
-		{"pass", mk(StatusPass, MUST, ""), false, 0},
-		{"fail", mk(StatusFail, MUST, ""), false, 1},
-		{"expected fail", mk(StatusFail, MUST, "known"), false, 0},
-		{"warn", mk(StatusWarn, SHOULD, ""), false, 0},
-		{"warn strict", mk(StatusWarn, SHOULD, ""), true, 1},
-		{"error", mk(StatusError, MUST, ""), false, 2},
-		{"not verified", mk(StatusNotVerified, MUST, ""), false, 0},
-		{"blocked", mk(StatusBlocked, MUST, ""), false, 0},
+		{"all pass", []res{pass, pass}, nil, false, OutcomeConformant, 0, "2/2", 0},
+		{"fail", []res{pass, {MUST, StatusFail, Scored, "", nil}}, nil, false, OutcomeNotConformant, 1, "1/2", 0},
+		{"blocked", []res{pass, {MUST, StatusBlocked, Scored, "", nil}}, nil, false, OutcomeNoFailureFound, 0, "1/2", 1},
+		{"blocked strict", []res{pass, {MUST, StatusBlocked, Scored, "", nil}}, nil, true, OutcomeNoFailureFound, 1, "1/2", 1},
+		{"not verified", []res{pass, {MUST, StatusNotVerified, Scored, "", nil}}, nil, false, OutcomeNoFailureFound, 0, "1/2", 1},
+		{"error", []res{pass, {MUST, StatusError, Scored, "", nil}}, nil, false, OutcomeNoFailureFound, 2, "1/2", 1},
+		{"error and fail", []res{{MUST, StatusFail, Scored, "", nil}, {MUST, StatusError, Scored, "", nil}}, nil, false, OutcomeNotConformant, 1, "0/2", 1},
+		{"not exercised is in no count", []res{pass, {MUST, StatusNotExercised, Scored, "", nil}}, nil, false, OutcomeConformant, 0, "1/1", 0},
+		{"n/a is in no count", []res{pass, {MUST, StatusNA, Scored, "", nil}}, nil, false, OutcomeConformant, 0, "1/1", 0},
+		{"pending fail is in no count", []res{pass, {MUST, StatusFail, Pending, "", nil}}, nil, false, OutcomeConformant, 0, "1/1", 0},
+		{"pending error", []res{pass, {MUST, StatusError, Pending, "", nil}}, nil, false, OutcomeConformant, 0, "1/1", 0},
+		{"pending blocked strict", []res{pass, {MUST, StatusBlocked, Pending, "", nil}}, nil, true, OutcomeConformant, 0, "1/1", 0},
+		{"pending warn strict", []res{pass, {SHOULD, StatusWarn, Pending, "", nil}}, nil, true, OutcomeConformant, 0, "1/1", 0},
+		{"expected failure", []res{pass, {MUST, StatusFail, Scored, "known", nil}}, nil, false, OutcomeNotConformant, 0, "1/2", 0},
+		{"warn", []res{pass, {SHOULD, StatusWarn, Scored, "", nil}}, nil, false, OutcomeConformant, 0, "1/1", 0},
+		{"warn strict", []res{pass, {SHOULD, StatusWarn, Scored, "", nil}}, nil, true, OutcomeConformant, 1, "1/1", 0},
+		{"advisory warn strict", []res{pass, {ADVISORY, StatusWarn, NotScored, "", adv}}, nil, true, OutcomeConformant, 0, "1/1", 0},
+		{"advisory error", []res{pass, {ADVISORY, StatusError, NotScored, "", adv}}, nil, false, OutcomeConformant, 0, "1/1", 0},
+		{"nothing applied", []res{{MUST, StatusNA, Scored, "", nil}}, nil, false, OutcomeNoFailureFound, 0, "0/0", 0},
+		{"only pending", []res{{MUST, StatusPass, Pending, "", nil}}, nil, false, OutcomeNoFailureFound, 0, "0/0", 0},
+		{"not run", []res{pass}, []string{"a.b.z"}, false, OutcomeNoFailureFound, 0, "1/1", 0},
+		{"not run strict", []res{pass}, []string{"a.b.z"}, true, OutcomeNoFailureFound, 0, "1/1", 0},
+		{"v1 result, no scoring", []res{pass, {MUST, StatusFail, "", "", nil}}, nil, false, OutcomeNotConformant, 1, "1/2", 0},
 	}
 	for _, tt := range tests {
-		tt.rep.Summarize(tt.strict)
-		if got := tt.rep.Summary.ExitCode; got != tt.want {
-			t.Errorf("%s: exit %d, want %d", tt.name, got, tt.want)
+		rep := &Report{Checked: []string{rev}, Scoring: &ScoringProfile{Name: "test-2026.01", Digest: sampleDigest}}
+		if tt.notRun != nil {
+			rep.Scoring.NotRun = map[string][]string{rev: tt.notRun}
 		}
+		for i, r := range tt.results {
+			rep.Results = append(rep.Results, Result{ID: fmt.Sprintf("a.b.r%d", i), Revision: rev, Level: r.level, Status: r.status,
+				Scoring: r.scoring, ExpectedFailure: r.xfail, Authority: r.auth})
+		}
+		rep.Summarize(tt.strict)
+		rs := rep.Summary.Revisions[0]
+		if rs.Outcome != tt.outcome || rep.Summary.Outcome != tt.outcome || rep.Summary.ExitCode != tt.exit {
+			t.Errorf("%s: outcome %q (run %q), exit %d; want %q, %d", tt.name, rs.Outcome, rep.Summary.Outcome, rep.Summary.ExitCode, tt.outcome, tt.exit)
+		}
+		if got := fmt.Sprintf("%d/%d", rs.MustPassed, rs.MustTotal); got != tt.must {
+			t.Errorf("%s: MUST %s, want %s", tt.name, got, tt.must)
+		}
+		if len(rs.Unverified) != tt.unverified {
+			t.Errorf("%s: unverified %v, want %d", tt.name, rs.Unverified, tt.unverified)
+		}
+	}
+}
+
+// TestRunOutcome: the run's outcome is its worst revision's.
+func TestRunOutcome(t *testing.T) {
+	rep := &Report{Checked: []string{"2024-11-05", "2025-06-18", "2025-11-25"}, Results: []Result{
+		{ID: "a.b.c", Revision: "2024-11-05", Level: MUST, Status: StatusPass},
+		{ID: "a.b.c", Revision: "2025-06-18", Level: MUST, Status: StatusBlocked},
+		{ID: "a.b.c", Revision: "2025-11-25", Level: MUST, Status: StatusPass},
+	}}
+	rep.Summarize(false)
+	if rep.Summary.Outcome != OutcomeNoFailureFound {
+		t.Errorf("outcome %q", rep.Summary.Outcome)
+	}
+	want := "MCP 2025-06-18: no failure found; 2024-11-05, 2025-11-25: conformant"
+	if got := rep.ClosingLine(); got != want {
+		t.Errorf("closing line %q, want %q", got, want)
+	}
+	want = "MCP 2025-06-18: 0/1 MUST, 0/0 SHOULD, 0 errors — no failure found (1 MUST not verified: 1 blocked)"
+	if got := rep.Summary.Revisions[1].String(); got != want {
+		t.Errorf("revision line %q, want %q", got, want)
 	}
 }
 
@@ -183,6 +260,12 @@ func TestClosingLine(t *testing.T) {
 	}
 	rep.Summarize(false)
 	want := "MCP 2025-11-25: 57/60 MUST, 8/10 SHOULD, 0 errors — not conformant"
+	if got := rep.ClosingLine(); got != want {
+		t.Errorf("closing line %q, want %q", got, want)
+	}
+	rep.Stale = []StaleExpected{{}}
+	rep.Summarize(false)
+	want += "; 1 stale expected failure"
 	if got := rep.ClosingLine(); got != want {
 		t.Errorf("closing line %q, want %q", got, want)
 	}
@@ -253,9 +336,17 @@ func TestJUnitWellFormed(t *testing.T) {
 		if tests != root.Tests || failures != root.Failures || errors != root.Errors || skipped != suiteSkipped {
 			t.Errorf("strict=%v: header %d/%d/%d/%d, cases %d/%d/%d/%d", strict, root.Tests, root.Failures, root.Errors, suiteSkipped, tests, failures, errors, skipped)
 		}
-		// Skipped: two n/a, one not-verified, one blocked, one expected failure.
-		if failures != wantFailures || errors != 1 || skipped != 5 {
-			t.Errorf("strict=%v: failures %d errors %d skipped %d, want %d 1 5", strict, failures, errors, skipped, wantFailures)
+		// Skipped: two n/a, one not-exercised, one not-verified, one
+		// blocked, one expected failure, one pending fail.
+		if failures != wantFailures || errors != 1 || skipped != 7 {
+			t.Errorf("strict=%v: failures %d errors %d skipped %d, want %d 1 7", strict, failures, errors, skipped, wantFailures)
+		}
+		var props []string
+		for _, p := range root.Suites[0].Properties {
+			props = append(props, p.Name+"="+p.Value)
+		}
+		if !slices.Contains(props, "scoring-profile=mcpconform-2026.12") || !slices.Contains(props, "scoring-digest="+sampleDigest) {
+			t.Errorf("suite properties %v lack the scoring profile and its digest", props)
 		}
 	}
 }
@@ -283,8 +374,8 @@ func TestReportSchema(t *testing.T) {
 	bad := map[string]any{}
 	raw, _ := json.Marshal(sampleReport(false))
 	json.Unmarshal(raw, &bad)
-	bad["schemaVersion"] = "mcpconform.report/v0"
+	bad["schemaVersion"] = "mcpconform.report/v1"
 	if sch.Validate(bad) == nil {
-		t.Errorf("the schema accepts schemaVersion v0")
+		t.Errorf("the schema accepts schemaVersion v1")
 	}
 }

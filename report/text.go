@@ -30,7 +30,7 @@ const expectedColor = "\x1b[2;36m"
 
 // Legend explains the report's notation in one line; the text report
 // prints it above the closing lines.
-const Legend = `legend: each line is STATUS LEVEL CHECK-ID; a MUST check passes or fails, a SHOULD or ADVISORY check passes or warns (a warn never fails the run); XFAIL/XWARN are listed in --expected-failures; "26/31 MUST" counts MUST results passed of those that applied (n/a not counted); "conformant" means no MUST failed and no check errored`
+const Legend = `legend: each line is STATUS LEVEL CHECK-ID; a MUST check passes or fails, a SHOULD or ADVISORY check passes or warns (a warn never fails the run); XFAIL/XWARN are listed in --expected-failures; PENDING checks run but are not scored by the report's scoring profile; "26/31 MUST" counts scored MUST results passed of those that applied (n/a, not-exercised and pending not counted); "conformant" means every scored MUST that applied was verified and passed, "no failure found" that none failed but some were not verified (not-verified, blocked, error, or not run), "not conformant" that one failed`
 
 // WriteText writes the human report: a header, the checks grouped by area
 // (one line each, details under the ones that did not pass), and closing
@@ -55,21 +55,38 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 		probed = " (only --protocol " + rep.Options.Protocol + " was probed)"
 	}
 	ew.printf("supported: %s%s; checked: %s; seed %d\n", listOrNone(rep.Supported), probed, listOrNone(rep.Checked), rep.Seed)
+	ew.printf("scoring: %s\n", rep.Scoring)
+	for _, l := range rep.runEndNotes() {
+		ew.printf("%s\n", Clean(l))
+	}
+	for _, l := range rep.ServerExit.stderrLines() {
+		ew.printf("  | %s\n", l)
+	}
 	if o.Verbose {
 		for _, d := range rep.Detection {
 			ew.printf("probe: %s\n", Clean(d))
 		}
 	}
+	folds, folded := foldBlocked(rep, o.Verbose)
 	area := ""
 	for _, row := range rep.Rows() {
+		if folded[row.ID] {
+			continue
+		}
 		if a := Result(row.Results[0]).Area(); a != area {
 			area = a
 			ew.printf("\n%s\n", area)
 		}
 		label, color := rowLabel(row)
-		ew.printf("  %s %-8s %-44s %s\n", paint(color, fmt.Sprintf("%-10s", label)), row.Level, row.ID, Clean(row.Title))
+		ew.printf("  %s %-8s %-44s %s%s\n", paint(color, fmt.Sprintf("%-10s", label)), row.Level, row.ID, Clean(row.Title), pendingMark(row))
 		for _, d := range rowDetails(row, o.Verbose) {
 			ew.printf("             %s\n", Clean(d))
+		}
+	}
+	if len(folds) > 0 {
+		ew.printf("\nblocked\n")
+		for _, f := range folds {
+			ew.printf("  %s %s\n", paint(statusColor[StatusBlocked], fmt.Sprintf("%-10s", statusLabel[StatusBlocked])), f.line())
 		}
 	}
 	if len(rep.Stale) > 0 {
@@ -79,6 +96,13 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 		}
 	}
 	ew.printf("\n")
+	if nx := notExercised(rep); len(nx) > 0 {
+		ew.printf("not exercised (%d): the run never saw the server do what these bind; each says how to exercise it\n", len(nx))
+		for _, r := range nx {
+			ew.printf("  %-8s %s: %s\n", r.Level, r.ID+"@"+r.Revision, Clean(r.Message))
+		}
+		ew.printf("\n")
+	}
 	if recap := recapLines(rep); len(recap) > 0 {
 		ew.printf("%s:\n", recapTitle(rep))
 		for _, l := range recap {
@@ -99,10 +123,18 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 		}
 		ew.printf("%s not verified (not a pass)%s\n", plural(n, "result"), hint)
 	}
+	if n := len(pendingIDs(rep)); n > 0 && rep.Scoring != nil {
+		ew.printf("%s (not scored by %s)\n", plural(n, "pending check"), rep.Scoring.Name)
+	}
 	ew.printf("%s\n", Legend)
 	if len(rep.Summary.Revisions) > 1 {
 		for _, rs := range rep.Summary.Revisions {
 			ew.printf("%s\n", rs)
+		}
+	}
+	for _, rs := range rep.Summary.Revisions {
+		for _, l := range gapLines(rs, rep.Scoring) {
+			ew.printf("%s\n", l)
 		}
 	}
 	if line := rep.ProfileLine(); line != "" {
@@ -110,6 +142,64 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 	}
 	ew.printf("%s\n", rep.ClosingLine())
 	return ew.err
+}
+
+// gapLines says which scored MUSTs of a revision were not verified, and
+// how many the run did not run.
+func gapLines(rs RevSummary, p *ScoringProfile) []string {
+	var lines []string
+	if len(rs.Unverified) > 0 {
+		ids := make([]string, len(rs.Unverified))
+		for i, u := range rs.Unverified {
+			ids[i] = fmt.Sprintf("%s (%s)", u.ID, u.Status)
+		}
+		lines = append(lines, fmt.Sprintf("not verified in %s: %s", rs.Revision, strings.Join(ids, ", ")))
+	}
+	if n := len(rs.NotRun); n > 0 && p != nil {
+		lines = append(lines, fmt.Sprintf("not run in %s: %s of %s (left out by --only or --skip, or gone from this suite version)", rs.Revision, plural(n, "scored MUST"), p.Name))
+	}
+	return lines
+}
+
+// pendingMark is what follows a check's title when some of its results
+// are pending: " [PENDING]", or " [PENDING in REVS]" when only some are.
+func pendingMark(row CheckRow) string {
+	var pending []string
+	for _, r := range row.Results {
+		if r.Pending() {
+			pending = append(pending, r.Revision)
+		}
+	}
+	switch {
+	case len(pending) == 0:
+		return ""
+	case len(pending) == len(row.Results):
+		return " [PENDING]"
+	}
+	return " [PENDING in " + strings.Join(pending, ", ") + "]"
+}
+
+// pendingIDs lists the checks with a pending result, once each.
+func pendingIDs(rep *Report) []string {
+	var ids []string
+	for _, r := range rep.Results {
+		if r.Pending() && (len(ids) == 0 || ids[len(ids)-1] != r.ID) {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids
+}
+
+// notExercised lists the results not exercised: the requirement binds the
+// server only when it does something this run never saw it do.
+func notExercised(rep *Report) []Result {
+	var out []Result
+	for _, r := range rep.Results {
+		if r.Status == StatusNotExercised {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // rowDetails returns the indented lines under a check: per revision, the
@@ -126,6 +216,9 @@ func rowDetails(row CheckRow, verbose bool) []string {
 			continue
 		}
 		text := string(r.Status)
+		if r.Pending() {
+			text += " (pending)"
+		}
 		if r.Message != "" {
 			text += ": " + r.Message
 		}
@@ -223,6 +316,9 @@ func recapLines(rep *Report) []recapLine {
 		}
 		l, c := label(r)
 		line := recapLine{r: r, label: l, color: c, text: r.Message}
+		if r.Pending() {
+			line.text += " (pending: not scored)"
+		}
 		if r.ExpectedFailure != "" {
 			line.text += " (expected failure: " + r.ExpectedFailure + ")"
 			expected = append(expected, line)

@@ -38,6 +38,7 @@ func (p *Process) Close(ctx context.Context) Exit {
 
 func (p *Process) shutdown(ctx context.Context) {
 	defer close(p.closeDone)
+	defer unregister(p)
 
 	p.awaitOutstanding(ctx)
 	// The leader is alive (or was just now): the tree is whole. What it

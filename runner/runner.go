@@ -303,6 +303,11 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 		return nil, fmt.Errorf("runner: start %s: %w", cfg.Command[0], err)
 	}
 	cfg = cfg.withDefaults()
+	startMu.RLock()
+	defer startMu.RUnlock()
+	if halted {
+		return nil, ErrHalted
+	}
 	if cfg.Serve != nil {
 		return startServed(ctx, cfg)
 	}
@@ -333,6 +338,7 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 	p := newProcess(cfg, start, inW, outR, errR)
 	p.cmd, p.pid, p.token = cmd, cmd.Process.Pid, token
 	servers.Store(p.pid, true) // until p.wait has reaped it: see EndOrphans
+	register(p)
 	p.family = newFamily(token, p.pid)
 	p.note(fmt.Sprintf("started pid %d: %q", p.pid, cfg.Command))
 	go p.readStdout()
@@ -1288,6 +1294,20 @@ func (p *Process) timedOut(w waitSpec, timeout time.Duration) error {
 		p.broadcastLocked()
 	}
 	return fmt.Errorf("runner: %w", err)
+}
+
+// ExitStatus says how the server ended, as "exit status 3" or "killed by
+// SIGSEGV", once it has been reaped; "" while it runs.
+func (p *Process) ExitStatus() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.served != nil && p.served.exited:
+		return p.servedStateLocked()
+	case p.state != nil:
+		return describeState(p.state)
+	}
+	return ""
 }
 
 // StderrTail returns the last Config.StderrTail bytes the server wrote to

@@ -41,6 +41,7 @@ func startServed(ctx context.Context, cfg Config) (*Process, error) {
 	p := newProcess(cfg, time.Now(), inW, outR, errR)
 	p.served = &served{stdin: inR, stdout: outW, stderr: errW, done: make(chan struct{})}
 	p.note(fmt.Sprintf("started in-process: %q", cfg.Command))
+	register(p)
 	go p.serve()
 	go p.readStdout()
 	go p.readStderr()

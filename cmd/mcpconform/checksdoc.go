@@ -16,7 +16,7 @@ func writeChecksDoc(w io.Writer, cat []*conformance.Check) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# The check catalogue\n\n")
 	fmt.Fprintf(&b, "%d checks, generated from the catalogue (`go test ./cmd/mcpconform -run TestChecksDoc -update` rewrites this file; the test fails when it is out of date). `mcpconform list --json` gives the same as data, with the quoted sentences.\n", len(cat))
-	fmt.Fprintf(&b, "Levels: MUST fails the run when broken, SHOULD and ADVISORY warn, MAY only reports. Authority: the sentence a verdict rests on (MCP specification, JSON-RPC 2.0, the estate profile of docs/profile.md, or advisory good practice).\n")
+	fmt.Fprintf(&b, "Levels: MUST fails the run when broken, SHOULD and ADVISORY warn, MAY only reports; a MUST or SHOULD counts only when the scoring profile scores it (docs/scoring.md, `mcpconform list --scoring`). Authority: the sentence a verdict rests on (MCP specification, JSON-RPC 2.0, the estate profile of docs/profile.md, or advisory good practice).\n")
 	area := ""
 	for _, c := range cat {
 		if a := c.Area(); a != area {

@@ -15,7 +15,7 @@ func init() {
 	register("list", "print the check catalogue", runList)
 }
 
-const listUsage = `usage: mcpconform list [--json] [--trace [--protocol REV]]
+const listUsage = `usage: mcpconform list [--json] [--trace [--protocol REV] | --scoring [NAME]]
 
 Prints every check of the catalogue, sorted by id: level, id, the
 revisions it applies to, its authority (mcp, jsonrpc, profile, advisory)
@@ -28,6 +28,12 @@ verifies, how many are excluded (client-only, HTTP-only, ...) and how many
 are not yet covered, with the percentage of the checkable ones checked
 (docs/requirements/). --protocol REV limits it to one revision; --json
 gives the same as data, every sentence with its checks or its exclusion.
+
+--scoring prints a scoring profile (docs/scoring.md; NAME, default the
+newest): its digest and, per revision, the checks it scores, the checks
+of this catalogue it does not score yet (PENDING: they run and never
+count) and the ones it scores that this suite no longer has. --json gives
+the same as data.
 `
 
 // listEntry is one check in list --json.
@@ -49,11 +55,24 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "")
 	trace := fs.Bool("trace", false, "")
 	rev := fs.String("protocol", "", "")
-	if code, ok := parseFlags(fs, args, listUsage, stdout, stderr); !ok {
+	scoringFlag := fs.Bool("scoring", false, "")
+	rest, code, ok := parseInterleaved(fs, args, listUsage, stdout, stderr)
+	if !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "mcpconform list: unexpected argument %q\n", fs.Arg(0))
+	if *scoringFlag {
+		if len(rest) > 1 || *trace || *rev != "" {
+			fmt.Fprintf(stderr, "mcpconform list: --scoring takes at most one profile name, and neither --trace nor --protocol\n")
+			return 2
+		}
+		name := ""
+		if len(rest) == 1 {
+			name = rest[0]
+		}
+		return listScoring(name, *asJSON, stdout, stderr)
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "mcpconform list: unexpected argument %q\n", rest[0])
 		return 2
 	}
 	if *trace {
@@ -74,19 +93,24 @@ func runList(args []string, stdout, stderr io.Writer) int {
 				entries[i].Authority = &a
 			}
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(entries); err != nil {
-			fmt.Fprintf(stderr, "mcpconform list: %v\n", err)
-			return 2
-		}
-		return 0
+		return listJSON(entries, stdout, stderr)
 	}
 	for _, c := range cat {
 		fmt.Fprintf(stdout, "%-8s %-44s %-24s %-8s %s\n", c.Level, c.ID, revisionSpan(revisionsOf(c)), c.Authority.Kind, c.Title)
 	}
 	fmt.Fprintf(stdout, "%d checks\n", len(cat))
+	return 0
+}
+
+// listJSON prints v as indented JSON, the form of every list --json.
+func listJSON(v any, stdout, stderr io.Writer) int {
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		fmt.Fprintf(stderr, "mcpconform list: %v\n", err)
+		return 2
+	}
 	return 0
 }
 

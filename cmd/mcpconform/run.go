@@ -10,9 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpconform/mcpconform/conformance"
+	"github.com/mcpconform/mcpconform/conformance/scoring"
 	"github.com/mcpconform/mcpconform/internal/memlimit"
 	"github.com/mcpconform/mcpconform/report"
 	"github.com/mcpconform/mcpconform/runner"
@@ -26,14 +28,20 @@ const runUsage = `usage: mcpconform run [flags] [-- CMD ARGS...]
 
 Starts the server CMD (default: this program's embedded reference server),
 detects which protocol revisions it speaks, runs the check catalogue for each
-and prints one line per check, grouped by area, ending with a line such as
-  MCP 2025-11-25: 57/60 MUST, 8/10 SHOULD, 0 errors — conformant
+and prints one line per check, grouped by area, ending with each revision's
+outcome under the scoring profile (docs/scoring.md), such as
+  MCP 2025-11-25: 57/57 MUST, 8/10 SHOULD, 0 errors — conformant
+  MCP 2025-06-18: 31/42 MUST, 8/10 SHOULD, 0 errors — no failure found (11 MUSTs not verified: 11 blocked)
 
 flags:
   --protocol V             check only revision V (e.g. 2025-11-25, 2026-07-28)
   --only GLOB              run only checks whose id matches (repeatable)
   --skip GLOB              skip checks whose id matches (repeatable)
-  --strict                 a warn (broken SHOULD) fails the run too
+  --strict                 a warn of a scored SHOULD, or a scored MUST that ran
+                           but was not verified, fails the run too
+  --scoring NAME           scoring profile: which checks count towards each
+                           revision's outcome (mcpconform list --scoring);
+                           default the newest, %s
   --expected-failures FILE known failures: lines "CHECK-ID[@REVISION] REASON";
                            an entry that now passes fails the run as stale
   --allow-calls GLOB       tools the suite may call besides readOnlyHint ones
@@ -56,17 +64,18 @@ flags:
   --seed N                 seed for generated inputs (default %d)
   --cases N                generated cases per property check, at least 1
                            (default %d)
-  --json FILE              write the JSON report (schema mcpconform.report/v1)
+  --json FILE              write the JSON report (schema mcpconform.report/v2)
   --junit FILE             write a JUnit XML report (cases CHECK-ID@REVISION)
   --markdown FILE          write a Markdown summary; appended to, not replaced,
                            when FILE is $GITHUB_STEP_SUMMARY
   --html FILE              write the certificate: one self-contained HTML page
                            (matrix of checks × revisions, evidence per result)
   --badge FILE             write a shields.io endpoint badge JSON
-                           ("MCP 2025-11-25 | 35/35 MUST")
-                           Report files are opened before the run starts; FILE
-                           "-" is standard output (the text report then goes
-                           to standard error).
+                           ("MCP 2025-11-25 · PROFILE | conformant · 35/35 MUST")
+                           Report files are prepared before the run starts,
+                           written whole and renamed into place; two flags
+                           may not name one file. FILE "-" is standard output
+                           (the text report then goes to standard error).
   --no-color               no ANSI colours (they are used only on a terminal)
   --verbose                show details of passing checks too
   --quiet                  no live status line (it is shown only when stderr
@@ -75,10 +84,21 @@ flags:
 Failing property cases are saved under %s/SERVER/RUN;
 the report names the directory.
 
-exit status: 0 no MUST check failed and nothing errored; 1 a check failed
-(or warned under --strict) or an expected failure is stale; 2 usage or
-harness error (a report that could not be written included), or no check
-ran. A server command must follow --: flags after it go to the server.
+Outcomes per revision: conformant (every scored MUST that applied was
+verified and passed), no failure found (none failed; the line says which
+were not verified, blocked, errored or not run), not conformant (one
+failed). Pending checks (newer than the profile) run, are shown, and never
+count.
+
+exit status: 0 conformant or no failure found; 1 not conformant (a scored
+MUST failed, not listed in --expected-failures), an estate-profile check
+failed, an expected failure is stale, or under --strict a scored SHOULD
+warned or a scored MUST was not verified; 2 usage or harness error (a
+scored check errored with no failure, or a report could not be written),
+no check ran, or the run reached no verdict (its reports say why); 130 or
+143 when SIGINT or SIGTERM ended the run, whose reports are then partial
+and say so (a second signal ends it at once). A server command must
+follow --: flags after it go to the server.
 `
 
 // globList is a repeatable flag.
@@ -96,7 +116,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	var opts conformance.Options
 	var only, skip, allow, deny globList
-	var expected, jsonFile, junitFile, mdFile, htmlFile, badgeFile, profilePath, fixturesPath string
+	var expected, jsonFile, junitFile, mdFile, htmlFile, badgeFile, profilePath, scoringName, fixturesPath string
 	var noColor, verbose, quiet bool
 	fs.StringVar(&opts.Protocol, "protocol", "", "")
 	fs.Var(&only, "only", "")
@@ -106,6 +126,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&opts.Strict, "strict", false, "")
 	fs.StringVar(&expected, "expected-failures", "", "")
 	fs.StringVar(&profilePath, "profile", "", "")
+	fs.StringVar(&scoringName, "scoring", "", "")
 	fs.StringVar(&fixturesPath, "fixtures", "", "")
 	fs.DurationVar(&opts.Timeout, "timeout", 5*time.Second, "")
 	fs.DurationVar(&opts.StartTimeout, "start-timeout", 10*time.Second, "")
@@ -122,13 +143,21 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&noColor, "no-color", false, "")
 	fs.BoolVar(&verbose, "verbose", false, "")
 	fs.BoolVar(&quiet, "quiet", false, "")
-	if code, ok := parseFlags(fs, args, fmt.Sprintf(runUsage, conformance.DefaultSeed, conformance.DefaultCases, conformance.FailureDir), stdout, stderr); !ok {
+	usage := fmt.Sprintf(runUsage, scoring.Newest().Name, conformance.DefaultSeed, conformance.DefaultCases, conformance.FailureDir)
+	if code, ok := parseFlags(fs, args, usage, stdout, stderr); !ok {
 		return code
 	}
 	if err := checkRunFlags(fs, args, opts); err != nil {
 		return fail("%v (see mcpconform run --help)", err)
 	}
 	opts.Only, opts.Skip, opts.AllowCalls, opts.DenyCalls = only, skip, allow, deny
+	if scoringName != "" {
+		p, err := scoring.Lookup(scoringName)
+		if err != nil {
+			return fail("--scoring: %v", err)
+		}
+		opts.Scoring = p
+	}
 	opts.Command = fs.Args()
 	if err := applyProfile(profilePath, len(opts.Command) > 0, &opts); err != nil {
 		return fail("%v", err)
@@ -184,13 +213,39 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		status = newStatusLine(stderr)
 		opts.Progress = status.update
 	}
+	// The reports are written once: by the run, or by halt when a second
+	// interrupt (or a run that would not end) gives the run up.
+	var emitting sync.Mutex
+	emitted := false // under emitting
+	began := time.Now()
+	ctx, stopSignals := interruptible(context.Background(), stderr, func(signal, why string) {
+		n := runner.KillAll()
+		emitting.Lock() // reports being written are finished first
+		if !emitted {
+			rep := conformance.Abandoned(opts, began, signal, why)
+			for _, o := range outs {
+				if err := o.emit(rep); err != nil {
+					fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
+				}
+			}
+			closeOutputs(outs, false)
+			why += "; the reports hold no result"
+		}
+		runner.EndOrphans()
+		fmt.Fprintf(stderr, "mcpconform run: %s (%d server process(es) killed at once)\n", why, n)
+		os.Exit(report.InterruptExitCode(signal))
+	})
+	defer stopSignals()
 	stopGC := memlimit.ForRun() // the run's collector policy (internal/memlimit)
-	rep, err := conformance.Run(context.Background(), opts)
+	rep, err := conformance.Run(ctx, opts)
 	stopGC()
 	if status != nil {
 		status.clear()
 	}
-	if err != nil {
+	emitting.Lock()
+	defer emitting.Unlock()
+	emitted = true
+	if rep == nil {
 		closeOutputs(outs, true)
 		if errors.Is(err, conformance.ErrNoChecks) {
 			return fail("no check ran: --only/--skip select none of the catalogue (see mcpconform list)")
@@ -201,22 +256,30 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		rep.FailureDir = opts.FailureDir
 	}
 	code := rep.Summary.ExitCode
+	if err != nil {
+		// No verdict, but a report that says why: merge and compare
+		// still see the server.
+		fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
+		code = 2
+	}
 	problem := func(err error) {
 		fmt.Fprintf(stderr, "mcpconform run: %v\n", err)
 		if code == 0 {
 			code = 2 // a missing report is an error; a failed check still says 1
 		}
 	}
-	color := !noColor && os.Getenv("NO_COLOR") == "" && isTerminal(textOut)
-	if err := rep.WriteText(textOut, report.TextOptions{Color: color, Verbose: verbose}); err != nil {
-		problem(err)
-	}
+	// The files first: a reader of the text that goes away (| head)
+	// must not cost them.
 	for _, o := range outs {
 		if err := o.emit(rep); err != nil {
 			problem(err)
 		}
 	}
 	closeOutputs(outs, false)
+	color := !noColor && os.Getenv("NO_COLOR") == "" && isTerminal(textOut)
+	if err := rep.WriteText(textOut, report.TextOptions{Color: color, Verbose: verbose}); err != nil {
+		problem(err)
+	}
 	return code
 }
 

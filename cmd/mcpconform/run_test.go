@@ -4,18 +4,22 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcpconform/mcpconform/conformance"
+	"github.com/mcpconform/mcpconform/conformance/scoring"
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 	"github.com/mcpconform/mcpconform/internal/fixtures/proctest"
+	"github.com/mcpconform/mcpconform/report"
 )
 
 func TestMain(m *testing.M) { fixturebin.Main(m) }
@@ -36,7 +40,8 @@ func runCLI(args ...string) (int, string, string) {
 
 // TestRunReferenceConformant: with no command, run checks the embedded
 // reference server in every revision and every check passes (or is n/a or
-// not verified): no fail, warn or error anywhere, exit 0.
+// not verified): no fail, warn or error anywhere, exit 0, and no revision
+// is not conformant.
 func TestRunReferenceConformant(t *testing.T) {
 	self, _ := runBinaries(t)
 	report := filepath.Join(t.TempDir(), "report.json")
@@ -46,8 +51,9 @@ func TestRunReferenceConformant(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("mcpconform run: %v\n%s", err, out.String())
 	}
-	if !strings.Contains(out.String(), "— conformant") {
-		t.Errorf("no conformant closing line:\n%s", out.String())
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if closing := lines[len(lines)-1]; !strings.Contains(closing, ": conformant") || strings.Contains(closing, "not conformant") {
+		t.Errorf("no conformant revision, or one not conformant:\n%s", out.String())
 	}
 	var rep struct {
 		Checked []string
@@ -93,14 +99,18 @@ func TestRunExitCodes(t *testing.T) {
 		stdout string // substring
 		stderr string // substring
 	}{
-		{"conformant", append(only, ref...), 0, "— conformant", ""},
+		// --only leaves scored checks out: at best no failure found.
+		{"no failure", append(only, ref...), 0, "— no failure found (", ""},
+		{"scored checks not run", append(only, ref...), 0, "scored MUSTs of mcpconform-2026.12 (left out by --only or --skip", ""},
 		{"fail", append(only, "--", mutant, "-mutation", "unknown-method-result"), 1, "FAIL", ""},
 		{"expected failure", append(append(only, "--expected-failures", known), "--", mutant, "-mutation", "unknown-method-result"), 0, "expected failure: mutant fault", ""},
 		{"stale expected failure", append(append(only, "--expected-failures", stale), ref...), 1, "jsonrpc.error.shape is listed as an expected failure but now passes", ""},
 		{"malformed expected failures", append(append(only, "--expected-failures", malformed), ref...), 2, "", "bad.txt:2: entry jsonrpc.method.unknown has no reason"},
 		{"warn passes", append(only, "--", mutant, "-mutation", "fallback-oldest"), 0, "WARN", ""},
-		{"warn fails under strict", append(append(only, "--strict"), "--", mutant, "-mutation", "fallback-oldest"), 1, "— not conformant", ""},
-		{"skip the failing check", append(append(only, "--skip", "jsonrpc.method.*"), "--", mutant, "-mutation", "unknown-method-result"), 0, "— conformant", ""},
+		{"warn fails under strict", append(append(only, "--strict"), "--", mutant, "-mutation", "fallback-oldest"), 1, "— no failure found", ""},
+		{"strict on what ran", append(append(only, "--strict"), ref...), 0, "— no failure found", ""},
+		{"skip the failing check", append(append(only, "--skip", "jsonrpc.method.*"), "--", mutant, "-mutation", "unknown-method-result"), 0, "— no failure found", ""},
+		{"unknown scoring profile", append([]string{"--scoring", "mcpconform-1999.01"}, ref...), 2, "", `--scoring: unknown scoring profile "mcpconform-1999.01" (known: mcpconform-2026.12`},
 		{"no check ran", append([]string{"--only", "nothing.*"}, ref...), 2, "", "no check ran"},
 		{"usage", []string{"--bogus"}, 2, "", "flag provided but not defined"},
 		{"nothing after --", []string{"--"}, 2, "", "nothing after --: name the server command"},
@@ -142,7 +152,7 @@ func TestRunReportFiles(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
-	for file, want := range map[string]string{j: `"schemaVersion": "mcpconform.report/v1"`, x: "<testsuites", m: "# mcpconform report"} {
+	for file, want := range map[string]string{j: `"schemaVersion": "mcpconform.report/v2"`, x: "<testsuites", m: "# mcpconform report"} {
 		data, err := os.ReadFile(file)
 		if err != nil || !strings.Contains(string(data), want) {
 			t.Errorf("%s: %v, want it to contain %q", file, err, want)
@@ -184,10 +194,10 @@ func TestRunOutputs(t *testing.T) {
 
 	code, out, errOut := runCLI(append(only, "--json", "-", "--", self, "reference")...)
 	var rep struct{ SchemaVersion string }
-	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || rep.SchemaVersion != "mcpconform.report/v1" {
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || rep.SchemaVersion != "mcpconform.report/v2" {
 		t.Errorf("--json -: exit %d, stdout is not the JSON report (%v):\n%s", code, err, out)
 	}
-	if !strings.Contains(errOut, "— conformant") {
+	if !strings.Contains(errOut, "— no failure found") {
 		t.Errorf("--json -: the text report is not on stderr:\n%s", errOut)
 	}
 	if _, err := os.Stat("-"); err == nil {
@@ -306,6 +316,48 @@ func TestList(t *testing.T) {
 	}
 }
 
+// TestListScoring: list --scoring prints the newest profile with its
+// digest and what it scores per revision; --json gives the same as data,
+// consistent with the catalogue; an unknown name is a usage error naming
+// the known ones.
+func TestListScoring(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := runList([]string{"--scoring"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	p := scoring.Newest()
+	for _, want := range []string{"scoring profile " + p.Name + "\n", "digest " + p.Digest, "\n2025-11-25: ", "  MUST     lifecycle.initialize.result\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("list --scoring lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if code := runList([]string{"--scoring", p.Name, "--json"}, &out, &errOut); code != 0 {
+		t.Fatalf("list --scoring NAME --json: exit %d: %s", code, errOut.String())
+	}
+	var l scoringListing
+	if err := json.Unmarshal(out.Bytes(), &l); err != nil {
+		t.Fatal(err)
+	}
+	if l.Name != p.Name || l.Digest != p.Digest || !slices.Equal(l.Scored["2025-11-25"], p.IDs("2025-11-25")) || len(l.NotScored) == 0 {
+		t.Errorf("list --scoring --json: %+v", l)
+	}
+	for rev, ids := range l.Pending {
+		for _, id := range ids {
+			if p.Scores(rev, id) {
+				t.Errorf("%s@%s is both scored and pending", id, rev)
+			}
+		}
+	}
+	errOut.Reset()
+	if code := runList([]string{"--scoring", "mcpconform-1999.01"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "known: "+p.Name) {
+		t.Errorf("unknown profile: exit %d: %s", code, errOut.String())
+	}
+	if code := runList([]string{"--scoring", "--trace"}, &out, &errOut); code != 2 {
+		t.Errorf("--scoring --trace: exit %d, want 2", code)
+	}
+}
+
 // TestRunEndsOrphansOfServersThatExited: a server that exits on its own
 // while a process it started runs, one that cleared its environment and
 // left the server's session and process group, leaves that process to the
@@ -343,4 +395,91 @@ func TestRunEndsOrphansOfServersThatExited(t *testing.T) {
 	if !strings.Contains(stderr.String(), "that a server which exited on its own left running") {
 		t.Errorf("stderr does not say what was killed:\n%s", stderr.String())
 	}
+}
+
+// TestRunReportFilesAtomic: a report file holds the previous report or the
+// whole new one, never a part or nothing: it is written beside and
+// renamed, a run that makes no report leaves every file as it was, two
+// outputs naming one file are a usage error, and a run that reaches no
+// verdict still writes its report, with the error.
+func TestRunReportFilesAtomic(t *testing.T) {
+	self, _ := runBinaries(t)
+	dir := t.TempDir()
+	old := []byte("a report of an earlier run\n")
+	file := func(name string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, old, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	unchanged := func(t *testing.T, p string) {
+		t.Helper()
+		if data, err := os.ReadFile(p); err != nil || !bytes.Equal(data, old) {
+			t.Errorf("%s changed (%v): %q", p, err, data)
+		}
+	}
+	noTemp := func(t *testing.T) {
+		t.Helper()
+		if left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*")); len(left) > 0 {
+			t.Errorf("temporary files left: %v", left)
+		}
+	}
+	only := []string{"--no-color", "--protocol", "2025-11-25", "--only", "jsonrpc.method.*"}
+	ref := []string{"--", self, "reference"}
+
+	j := file("r.json", 0o600)
+	os.Symlink(j, filepath.Join(dir, "link.json"))
+	for _, args := range [][]string{
+		{"--json", j, "--junit", j},
+		{"--json", j, "--html", filepath.Join(dir, "sub", "..", "r.json")},
+		{"--json", filepath.Join(dir, "link.json"), "--badge", j},
+	} {
+		code, _, errOut := runCLI(append(append(slices.Clone(only), args...), ref...)...)
+		if code != 2 || !strings.Contains(errOut, "name the same file") || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+			t.Errorf("%v: exit %d, want 2 and one line naming the clash:\n%s", args, code, errOut)
+		}
+		unchanged(t, j)
+	}
+
+	fresh := filepath.Join(dir, "fresh.xml")
+	code, _, errOut := runCLI(append([]string{"--json", j, "--junit", fresh, "--only", "nothing.*"}, ref...)...)
+	if code != 2 || !strings.Contains(errOut, "no check ran") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	unchanged(t, j)
+	if _, err := os.Stat(fresh); err == nil {
+		t.Errorf("a run that made no report created %s", fresh)
+	}
+	noTemp(t)
+
+	code, _, errOut = runCLI(append(append(slices.Clone(only), "--json", filepath.Join(dir, "link.json")), ref...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "link.json")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced by a file (%v)", err)
+	}
+	if fi, err := os.Stat(j); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the replaced report lost its permissions: %v %v", fi.Mode(), err)
+	}
+	if rep, err := report.ReadFile(j); err != nil || rep.Summary.ExitCode != 0 {
+		t.Errorf("the new report: %v", err)
+	}
+	noTemp(t)
+
+	// No verdict: the report says why, for merge and compare.
+	code, out, errOut := runCLI(append(slices.Clone(only), "--json", j, "--", filepath.Join(dir, "no-such-server"))...)
+	if code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") > 0 || !strings.Contains(out, "ERROR: cannot start the server") {
+		t.Errorf("exit %d, want 2 with one line on stderr and the error in the text report:\n%s%s", code, out, errOut)
+	}
+	rep, err := report.ReadFile(j)
+	if err != nil || !strings.HasPrefix(rep.Error, "cannot start the server") || rep.Summary.ExitCode != 2 {
+		t.Fatalf("the report of a run without verdict: %v %+v", err, rep)
+	}
+	var merged bytes.Buffer
+	if code := runMerge([]string{j}, &merged, io.Discard); code != 2 || !strings.Contains(merged.String(), "no verdict — error: cannot start the server") {
+		t.Errorf("merge of it: exit %d:\n%s", code, merged.String())
+	}
+	noTemp(t)
 }

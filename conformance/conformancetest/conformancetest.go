@@ -20,9 +20,12 @@ import (
 
 // RunTest runs the catalogue against the server started by cmd (which
 // replaces opts.Command) and reports each result as a subtest: a fail, and
-// a warn under opts.Strict, fails the subtest, and so does an error; a warn
-// otherwise is logged; n/a, not-verified, blocked and expected failures
-// (opts.Expected) skip with their reason. A stale expected failure fails t.
+// a warn of a scored check under opts.Strict, fails the subtest, and so
+// does an error; a warn otherwise is logged; n/a, not-exercised,
+// not-verified, blocked, expected failures (opts.Expected) and every
+// result of a check the scoring profile does not score yet (pending, so
+// that a newer suite's checks do not fail a test that passed) skip with
+// their reason. A stale expected failure fails t.
 // A run that cannot start (bad options, no check selected, a server that
 // cannot be started) is fatal to t. It returns the report for further
 // assertions.
@@ -81,11 +84,13 @@ func judge(r conformance.Result, strict bool) (action, string) {
 	}
 	msg := b.String()
 	switch {
+	case r.Pending():
+		return actionSkip, "pending (not scored by the scoring profile): " + msg
 	case r.ExpectedFailure != "" && (r.Status == conformance.StatusFail || r.Status == conformance.StatusWarn):
 		return actionSkip, "expected failure (" + r.ExpectedFailure + "): " + msg
 	case r.Status == conformance.StatusFail, r.Status == conformance.StatusError:
 		return actionFail, msg
-	case r.Status == conformance.StatusWarn && strict:
+	case r.Status == conformance.StatusWarn && strict && r.Scored():
 		return actionFail, msg
 	case r.Status == conformance.StatusWarn:
 		return actionLog, msg

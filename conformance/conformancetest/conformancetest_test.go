@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/conformance"
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
+	"github.com/mcpconform/mcpconform/report"
 )
 
 func TestMain(m *testing.M) { fixturebin.Main(m) }
@@ -63,6 +64,14 @@ func TestJudge(t *testing.T) {
 	r := func(st conformance.Status, expected string) conformance.Result {
 		return conformance.Result{Level: conformance.MUST, Status: st, ExpectedFailure: expected}
 	}
+	pending := func(st conformance.Status) conformance.Result {
+		res := r(st, "")
+		res.Scoring = report.Pending
+		return res
+	}
+	advisory := func(st conformance.Status) conformance.Result {
+		return conformance.Result{Level: conformance.ADVISORY, Status: st, Scoring: report.NotScored}
+	}
 	tests := []struct {
 		r      conformance.Result
 		strict bool
@@ -77,6 +86,10 @@ func TestJudge(t *testing.T) {
 		{r(conformance.StatusNA, ""), false, actionSkip},
 		{r(conformance.StatusNotVerified, ""), false, actionSkip},
 		{r(conformance.StatusBlocked, ""), false, actionSkip},
+		{r(conformance.StatusNotExercised, ""), false, actionSkip},
+		{pending(conformance.StatusFail), false, actionSkip},
+		{pending(conformance.StatusError), false, actionSkip},
+		{advisory(conformance.StatusWarn), true, actionLog},
 	}
 	for _, tt := range tests {
 		if got, _ := judge(tt.r, tt.strict); got != tt.want {
