@@ -160,6 +160,13 @@ func TestClientFeaturesExercised(t *testing.T) {
 					t.Errorf("%s@%s: %s %q, want not-exercised saying how to exercise it", r.ID, r.Revision, r.Status, r.Message)
 				}
 			}
+			// Not-exercised is in no count: no revision has a MUST that
+			// applied, nothing unverified.
+			for _, rs := range rep.Summary.Revisions {
+				if rs.MustTotal != 0 || rs.ShouldTotal != 0 || len(rs.Unverified) != 0 {
+					t.Errorf("%s: MUST %d/%d, SHOULD %d/%d, unverified %v: not-exercised results were counted", rs.Revision, rs.MustPassed, rs.MustTotal, rs.ShouldPassed, rs.ShouldTotal, rs.Unverified)
+				}
+			}
 		})
 	}
 
