@@ -60,13 +60,21 @@ const asksMemo = "client/asks"
 
 // noteAsk records a for the revision's checks.
 func (env *revEnv) noteAsk(a clientAsk) {
+	env.updateMemo(asksMemo, func(old any) any {
+		asks, _ := old.([]clientAsk)
+		return append(asks, a)
+	})
+}
+
+// updateMemo stores f of what the revision stores under key, under the
+// lock: for memos that several processes' answers add to.
+func (env *revEnv) updateMemo(key string, f func(old any) any) {
 	env.mu.Lock()
 	defer env.mu.Unlock()
 	if env.memos == nil {
 		env.memos = map[string]any{}
 	}
-	asks, _ := env.memos[asksMemo].([]clientAsk)
-	env.memos[asksMemo] = append(asks, a)
+	env.memos[key] = f(env.memos[key])
 }
 
 // asks returns the revision's recorded asks, in the order they came.
@@ -653,15 +661,10 @@ const provokedMemo = "client/provoked"
 // noteProvoked records that feature's asking tool was called on a session
 // that declared nothing.
 func (env *revEnv) noteProvoked(feature string) {
-	env.mu.Lock()
-	defer env.mu.Unlock()
-	if env.memos == nil {
-		env.memos = map[string]any{}
-	}
-	done, _ := env.memos[provokedMemo].([]string)
-	if !slices.Contains(done, feature) {
-		env.memos[provokedMemo] = append(done, feature)
-	}
+	env.updateMemo(provokedMemo, func(old any) any {
+		done, _ := old.([]string)
+		return appendNew(done, feature)
+	})
 }
 
 // clientFeaturesExercised says what showed whether the server asks a
