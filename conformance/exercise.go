@@ -284,9 +284,12 @@ func surveyFeatures(t *T) *featureSurvey {
 	defer func() { t.timeouts = timeouts }() // a slow tool is no fault of the check that surveys
 	s := &featureSurvey{}
 	c := s.open(t)
-	tools, err := c.ListTools()
+	var tools []protocol.Tool
+	var err error
 	if t.Modern() {
 		tools, err = listToolsDeclaring(c, surveyCaps(t.Revision()))
+	} else {
+		tools, err = c.ListTools()
 	}
 	if err != nil {
 		t.blockOnTools(err)
@@ -320,12 +323,14 @@ func surveyFeatures(t *T) *featureSurvey {
 func (s *featureSurvey) open(t *T) *Conn {
 	var c *Conn
 	switch {
+	case len(s.conns) > 0 && t.Modern():
+		c = t.Fresh() // the spare is the process that stopped answering
+	case len(s.conns) > 0:
+		c = t.FreshSessionWith(surveyCaps(t.Revision()))
 	case t.Modern():
 		c = t.SharedBy("survey")
-	case len(s.conns) == 0:
-		c = t.SharedWith("survey", surveyCaps(t.Revision()))
 	default:
-		c = t.FreshSessionWith(surveyCaps(t.Revision()))
+		c = t.SharedWith("survey", surveyCaps(t.Revision()))
 	}
 	s.conns = append(s.conns, c)
 	s.marks = append(s.marks, len(c.p.Transcript()))
@@ -356,8 +361,9 @@ func (s *featureSurvey) open(t *T) *Conn {
 }
 
 // plan returns the survey's calls: the fixtures' calls of listed tools
-// (the client-feature triggers first), then every other listed tool the
-// run may call, in list order.
+// (the client-feature triggers first; not those of the progress, task and
+// list-change triggers), then every other listed tool the run may call,
+// in list order.
 func (s *featureSurvey) plan(t *T) []surveyCall {
 	var out []surveyCall
 	listed := func(name string) (protocol.Tool, bool) {
@@ -384,7 +390,12 @@ func (s *featureSurvey) plan(t *T) []surveyCall {
 				break
 			}
 		}
-		out = append(out, call)
+		// A call that waits, changes a list or must run as a task shows
+		// nothing the survey looks for.
+		asks := call.trigger == "" || call.trigger.ClientFeature() || call.trigger == fixtures.InputRequired
+		if asks && taskSupport(tool) != "required" {
+			out = append(out, call)
+		}
 	}
 	for _, tool := range s.tools {
 		if slices.ContainsFunc(out, func(o surveyCall) bool { return o.tool.Name == tool.Name }) {
