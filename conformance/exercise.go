@@ -397,28 +397,22 @@ func (s *featureSurvey) plan(t *T) []surveyCall {
 			out = append(out, call)
 		}
 	}
+	budget := surveyBudget
 	for _, tool := range s.tools {
 		if slices.ContainsFunc(out, func(o surveyCall) bool { return o.tool.Name == tool.Name }) {
 			continue
 		}
-		if !t.env.eng.callable(tool) || taskSupport(tool) == "required" {
+		switch {
+		case !t.env.eng.callable(tool) || taskSupport(tool) == "required":
 			s.unsafe = append(s.unsafe, tool.Name)
-			continue
-		}
-		out = append(out, surveyCall{tool: tool, args: surveyArgs(t, tool)})
-	}
-	budget := surveyBudget
-	return slices.DeleteFunc(out, func(c surveyCall) bool {
-		if c.fixture {
-			return false
-		}
-		if budget == 0 {
+		case budget == 0:
 			s.left++
-			return true
+		default:
+			budget--
+			out = append(out, surveyCall{tool: tool, args: surveyArgs(t, tool)})
 		}
-		budget--
-		return false
-	})
+	}
+	return out
 }
 
 // surveyArgs returns the arguments the survey calls tool with: ArgsFor's,
