@@ -763,14 +763,14 @@ func (t *T) fixtureOnlyCalls(keep func(protocol.Tool) bool) []surveyCall {
 
 // fixtureSlowCall returns the fixtures' progress call as a slow call: its
 // arguments, with the tool's duration argument (durationArgs), when it
-// has one, set as the check asks; ok is false without one.
+// has one, set as the check asks (timed then); ok is false without one.
 func fixtureSlowCall(t *T) (slowCall, bool) {
 	tool, args, ok := t.FixtureCall(fixtures.Progress)
 	if !ok {
 		return slowCall{}, false
 	}
 	da := durationArgs(tool)
-	return slowCall{tool: tool, args: func(d time.Duration, steps int) map[string]any {
+	return slowCall{tool: tool, timed: da != nil, args: func(d time.Duration, steps int) map[string]any {
 		out := cloneArgs(args)
 		if da != nil {
 			for k, v := range da(d, steps) {

@@ -19,8 +19,8 @@ import (
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
-// hostileCase is one broken server of the list and what the report
-// must say about it.
+// hostileCase is one broken server (a mode of internal/fixtures/hostile)
+// and what the report must say about it.
 type hostileCase struct {
 	name  string
 	flags []string
@@ -157,7 +157,7 @@ func TestHostileCases(t *testing.T) {
 			// Once answered over the limit, the same tools/list is not
 			// asked again in the revision (each answer streams 100 MB):
 			// the first page, a bad cursor, one in the pipelined sequence
-			// of property.jsonrpc.answered-once. It was 45.
+			// of property.jsonrpc.answered-once.
 			if n := countRequests(t, requests, "tools/list"); n > 3 {
 				t.Errorf("the server got %d tools/list requests, want at most 3", n)
 			}

@@ -329,13 +329,3 @@ func failureDir(command []string, start time.Time) string {
 	run := fmt.Sprintf("%s-%d", start.UTC().Format("20060102T150405Z"), os.Getpid())
 	return filepath.Join(conformance.FailureDir, server, run)
 }
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
