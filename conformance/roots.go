@@ -8,7 +8,7 @@ import (
 // through roots/list. The harness is sampling.go's.
 
 var rootsFeature = feature{
-	name: protocol.ClientCapRoots, caps: map[string]any{}, method: protocol.MethodRootsList,
+	name: protocol.ClientCapRoots, caps: map[string]any{}, method: protocol.MethodRootsList, hint: "roots",
 	since: protocol.Rev20241105, provoked: true,
 	answers: []RequestHandler{
 		func(*protocol.Message) (any, *protocol.Error) {

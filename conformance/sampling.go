@@ -207,7 +207,7 @@ func samplingResult(*protocol.Message) (any, *protocol.Error) {
 }
 
 var samplingFeature = feature{
-	name: protocol.ClientCapSampling, caps: map[string]any{}, method: protocol.MethodSampling,
+	name: protocol.ClientCapSampling, caps: map[string]any{}, method: protocol.MethodSampling, hint: "sampl",
 	since: protocol.Rev20241105, provoked: true,
 	answers: []RequestHandler{
 		samplingResult,
