@@ -280,6 +280,11 @@ func surveyFeatures(t *T) *featureSurvey {
 	if s, ok := t.env.memo(surveyMemo).(*featureSurvey); ok {
 		return s
 	}
+	// A server that cannot list its tools to the revision's session is
+	// not surveyed: the check that owns the fault blocks this one.
+	if _, err := t.Tools(); err != nil {
+		t.blockOnTools(err)
+	}
 	timeouts := t.timeouts
 	defer func() { t.timeouts = timeouts }() // a slow tool is no fault of the check that surveys
 	s := &featureSurvey{}
@@ -354,9 +359,6 @@ func (s *featureSurvey) open(t *T) *Conn {
 	// the survey's process ends: it gets 200 ms to exit.
 	c.closePatience = 200 * time.Millisecond
 	c.answerAtClose = answer
-	// What the server asks on its own, once initialized, comes before
-	// the first call: a barrier answers it, as no tool's.
-	c.TryBarrier()
 	return c
 }
 
