@@ -833,3 +833,10 @@ func listToolsDeclaring(c *Conn, caps map[string]any) ([]protocol.Tool, error) {
 func SampleArguments(tool protocol.Tool) map[string]any {
 	return sampleArgs(toolSchemaMap(tool.InputSchema))
 }
+
+// fixtureCallable reports whether the fixtures give a call of tool that
+// --deny-calls does not exclude: the run may make that call, with its
+// arguments (ArgsFor gives them).
+func (t *T) fixtureCallable(tool protocol.Tool) bool {
+	return !matchAny(t.env.eng.opts.DenyCalls, tool.Name) && len(t.Fixtures().CallsOf(tool.Name)) > 0
+}
