@@ -190,3 +190,33 @@ func TestClientFeaturesExercised(t *testing.T) {
 		}
 	})
 }
+
+// TestFixturesTaskTool: a task tool that may not be called otherwise
+// (demo.work, task-required, readOnlyHint false) is run by the tasks
+// checks when the fixtures give a call of it, with exactly its arguments,
+// as --allow-calls would let them.
+func TestFixturesTaskTool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the mutant")
+	}
+	fx, err := fixtures.Parse("f.yaml", []byte("triggers:\n  task: {tool: demo.work, arguments: {}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := runMutant(t, mutantCase{Mutation: "async-no-duration-required-only", Args: []string{"-async"}, Protocol: protocol.Rev20251125,
+		Tweak: func(o *Options) { o.Only = []string{"tasks.*"}; o.Fixtures = fx }})
+	for _, r := range rep.Results {
+		want := StatusPass
+		if strings.HasPrefix(r.ID, "tasks.input.") {
+			want = StatusNA // no tool that asks the client supports tasks
+		}
+		if r.Status != want {
+			t.Errorf("%s@%s: %s (%s), want %s", r.ID, r.Revision, r.Status, r.Message, want)
+		}
+		for _, l := range r.Transcript {
+			if l.Dir == "send" && strings.Contains(l.Text, `"name":"demo.work"`) && !strings.Contains(l.Text, `"arguments":{}`) {
+				t.Errorf("%s: demo.work called with other arguments than the fixtures': %s", r.ID, l.Text)
+			}
+		}
+	}
+}
