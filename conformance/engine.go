@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpconform/mcpconform/conformance/fixtures"
 	"github.com/mcpconform/mcpconform/conformance/profile"
 	"github.com/mcpconform/mcpconform/conformance/scoring"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -81,6 +82,11 @@ type Options struct {
 	// exit, its streams) sees a real one; so does every process when Env
 	// or Dir is set. The report's target says so.
 	Serve runner.ServeFunc
+	// Fixtures tells the suite how to exercise the server (docs/fixtures.md):
+	// calls it may make with exactly their arguments, the calls that make
+	// the server ask the client, prompt arguments and resource URIs. Nil
+	// gives none.
+	Fixtures *fixtures.File
 
 	// now is replaced by tests to make reports reproducible.
 	now func() time.Time

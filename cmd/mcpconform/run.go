@@ -48,6 +48,11 @@ flags:
                            (repeatable; wins over --allow-calls)
   --profile FILE           target profile (docs/profile.md): principals, tool
                            samples and admin contract for the governance checks
+  --fixtures FILE          how to exercise the server (docs/fixtures.md): safe
+                           tool calls with their arguments, the calls that ask
+                           the client for sampling, elicitation or roots, prompt
+                           arguments, resource URIs (YAML or JSON; write one
+                           with mcpconform fixtures init)
   --timeout D              per-request timeout, more than 0 (default 5s)
   --start-timeout D        bound on a server process's start and first answer
                            (default 10s)
@@ -113,7 +118,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	var opts conformance.Options
 	var only, skip, allow, deny globList
-	var expected, jsonFile, junitFile, mdFile, htmlFile, badgeFile, profilePath, scoringName string
+	var expected, jsonFile, junitFile, mdFile, htmlFile, badgeFile, profilePath, scoringName, fixturesPath string
 	var noColor, verbose, quiet bool
 	fs.StringVar(&opts.Protocol, "protocol", "", "")
 	fs.Var(&only, "only", "")
@@ -124,6 +129,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&expected, "expected-failures", "", "")
 	fs.StringVar(&profilePath, "profile", "", "")
 	fs.StringVar(&scoringName, "scoring", "", "")
+	fs.StringVar(&fixturesPath, "fixtures", "", "")
 	fs.DurationVar(&opts.Timeout, "timeout", 5*time.Second, "")
 	fs.DurationVar(&opts.StartTimeout, "start-timeout", 10*time.Second, "")
 	opts.MaxLineBytes = runner.DefaultMaxLineBytes
@@ -157,6 +163,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	opts.Command = fs.Args()
 	if err := applyProfile(profilePath, len(opts.Command) > 0, &opts); err != nil {
+		return fail("%v", err)
+	}
+	if err := applyFixtures(fixturesPath, len(opts.Command) == 0, &opts); err != nil {
 		return fail("%v", err)
 	}
 	if len(opts.Command) == 0 {
