@@ -4,27 +4,40 @@ GO ?= go
 # The real-server test drives the pinned @modelcontextprotocol/server-everything;
 # npm installs it from the lock file whenever the lock file is newer.
 NPM_STAMP := testdata/npm/node_modules/.package-lock.json
+XSD_DIR := testdata/xsd
+XSD_STAMP := $(XSD_DIR)/.installed
 
-.PHONY: all lint test bench build deps browser
+.PHONY: all lint test bench build deps debs
 
 all: lint test
 
 build:
 	$(GO) build ./...
 
-deps: $(NPM_STAMP) browser
+deps: $(NPM_STAMP) debs $(XSD_STAMP)
 	$(GO) mod download
 
-# The HTML report tests drive a real headless Chromium through chromedriver:
-# the Debian packages chromium and chromium-driver, installed when missing
-# (CI runs as root; elsewhere through sudo).
-browser:
-	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
-	  echo "installing chromium and chromium-driver for the HTML report tests"; \
+# Debian packages the tests use, installed when missing (CI runs as root;
+# elsewhere through sudo): chromium, which the HTML report tests drive over
+# the DevTools protocol (chromedp starts it itself, no chromedriver), and
+# libxml2-utils, whose xmllint validates the JUnit report.
+debs:
+	@missing=; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v xmllint >/dev/null || missing="$$missing libxml2-utils"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing$$missing for the tests"; \
 	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
 	  $$sudo apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null; \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
+
+# The real JUnit schemas (Jenkins' junit-10.xsd, Surefire's test report
+# schema), from Debian source packages at pinned versions and checksums;
+# the repository holds none of them.
+$(XSD_STAMP): scripts/junit-xsds.sh
+	bash scripts/junit-xsds.sh $(XSD_DIR)
+	touch $@
 
 $(NPM_STAMP): testdata/npm/package.json testdata/npm/package-lock.json
 	npm ci --prefix testdata/npm --no-audit --no-fund

@@ -149,3 +149,21 @@ func httpDetail(err error) string {
 	}
 	return he.Detail
 }
+
+// httpServerKey names a server reached at a URL alone, for its failure
+// directory (RunFailureDir): its host and URL, or for the embedded
+// reference served over HTTP (whose port changes) the command that serves
+// it; nil for any other run.
+func httpServerKey(o Options) []string {
+	switch {
+	case o.Transport != TransportHTTP || o.URL == "":
+		return nil
+	case o.InProcess != "":
+		return []string{"mcpconform", "reference", "--http"}
+	}
+	host := "http"
+	if u, err := url.Parse(o.URL); err == nil && u.Hostname() != "" {
+		host = u.Hostname()
+	}
+	return []string{host, o.URL}
+}

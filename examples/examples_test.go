@@ -2,14 +2,17 @@
 // and the example workflows: actionlint (installed from the Go module
 // proxy as a go tool) lints the workflows, their uses of the action pass
 // only inputs it declares, the jobs are the ones the README describes,
-// and the action's run step, executed with bash against real servers,
-// writes every report and the outputs the workflows read.
+// the action's install steps install a checked release binary or build
+// its checkout, and its run step, executed with bash against real
+// servers, writes every report and the outputs the workflows read.
 package examples_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -108,8 +111,8 @@ func TestWorkflowsUseTheAction(t *testing.T) {
 			t.Errorf("%s has jobs %v, want %v", name, jobs, wantJobs[name])
 		}
 	}
-	if uses != 2 {
-		t.Errorf("%d uses of the action in the examples, want 2", uses)
+	if uses != 4 {
+		t.Errorf("%d uses of the action in the examples, want 4 (one check per workflow, and the installs of merge and compare)", uses)
 	}
 	var certify workflow
 	readYAML(t, "certify-servers.yml", &certify)
@@ -121,15 +124,15 @@ func TestWorkflowsUseTheAction(t *testing.T) {
 	for _, s := range certify.Jobs["merge"].Steps {
 		merge += s.Run
 	}
-	if !strings.Contains(merge, "mcpconform\" merge") || !strings.Contains(merge, "--html") {
+	if !strings.Contains(merge, "mcpconform merge") || !strings.Contains(merge, "--html") {
 		t.Errorf("the merge job does not run mcpconform merge with --html:\n%s", merge)
 	}
 	install := ""
 	for _, s := range a.Runs.Steps {
 		install += s.Run
 	}
-	if !strings.Contains(install, "go install \"github.com/mcpconform/mcpconform/cmd/mcpconform@") {
-		t.Errorf("the action does not go install the binary")
+	if !strings.Contains(install, "gh release download") || !strings.Contains(install, "./cmd/mcpconform") {
+		t.Errorf("the action neither installs a release binary nor builds its checkout")
 	}
 }
 
@@ -190,4 +193,156 @@ func TestActionRunStep(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stepNamed returns the action's step with the id or name.
+func stepNamed(t *testing.T, a action, name string) step {
+	t.Helper()
+	for _, s := range a.Runs.Steps {
+		if s.ID == name || s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("no step %q in action.yml", name)
+	return step{}
+}
+
+// runStep runs a step's script with bash as the runner does, in dir, with
+// env added; it returns the combined output and what the step wrote to
+// GITHUB_OUTPUT and GITHUB_PATH.
+func runStep(t *testing.T, s step, dir string, env ...string) (log, outputs, path string, err error) {
+	t.Helper()
+	out, ghPath := filepath.Join(dir, "output"), filepath.Join(dir, "path")
+	os.WriteFile(out, nil, 0o644)
+	os.WriteFile(ghPath, nil, 0o644)
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", s.Run)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "GITHUB_OUTPUT="+out, "GITHUB_PATH="+ghPath, "RUNNER_TEMP="+dir), env...)
+	text, err := cmd.CombinedOutput()
+	o, _ := os.ReadFile(out)
+	p, _ := os.ReadFile(ghPath)
+	return string(text), string(o), strings.TrimSpace(string(p)), err
+}
+
+// fakeGH answers `gh release download [TAG] --repo R --dir D --pattern P...`
+// from FAKE_RELEASE_DIR when TAG is absent (the latest release) or equals
+// FAKE_RELEASE_TAG, and fails as gh does for a release that does not exist.
+const fakeGH = `#!/usr/bin/env bash
+set -eu
+[ "$1 $2" = "release download" ] || { echo "fake gh: $*" >&2; exit 2; }
+shift 2
+tag=
+if [[ "$1" != --* ]]; then tag=$1; shift; fi
+dir= pats=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --repo) shift 2 ;;
+    --dir) dir=$2; shift 2 ;;
+    --pattern) pats+=("$2"); shift 2 ;;
+    *) echo "fake gh: $1" >&2; exit 2 ;;
+  esac
+done
+if [ -n "$tag" ] && [ "$tag" != "$FAKE_RELEASE_TAG" ]; then echo "release not found" >&2; exit 1; fi
+for p in "${pats[@]}"; do
+  for f in "$FAKE_RELEASE_DIR"/$p; do [ -e "$f" ] && cp "$f" "$dir/"; done
+done
+`
+
+// runnerPlatform is how a runner names this machine's OS and architecture.
+func runnerPlatform(t *testing.T) (string, string) {
+	name := map[string]string{"linux": "Linux", "darwin": "macOS"}[runtime.GOOS]
+	arch := map[string]string{"amd64": "X64", "arm64": "ARM64"}[runtime.GOARCH]
+	if name == "" || arch == "" {
+		t.Fatalf("no release archive for %s/%s", runtime.GOOS, runtime.GOARCH)
+	}
+	return name, arch
+}
+
+// TestActionInstall runs the action's install steps with bash against a
+// release that scripts/release.sh builds for this machine, served by a
+// stand-in for gh: a tag with a release installs its checked binary; a
+// tampered checksum, and a version asked for that has no release, fail
+// the step; a branch, and a tag without a release, fall back to building
+// the action's checkout, which the build step does, stamping the tag.
+func TestActionInstall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds a release archive and mcpconform")
+	}
+	var a action
+	readYAML(t, "../action.yml", &a)
+	install, build := stepNamed(t, a, "release"), stepNamed(t, a, "Build mcpconform from the action's checkout")
+	const version = "v0.0.0-test.2"
+	goos, goarch := runtime.GOOS, runtime.GOARCH
+	releaseDir := t.TempDir()
+	rel := exec.Command("bash", "../scripts/release.sh", version, releaseDir)
+	rel.Env = append(os.Environ(), "TARGETS="+goos+"/"+goarch)
+	if out, err := rel.CombinedOutput(); err != nil {
+		t.Fatalf("release.sh: %v\n%s", err, out)
+	}
+	tampered := t.TempDir()
+	for _, f := range []string{"SHA256SUMS", fmt.Sprintf("mcpconform_%s_%s_%s.tar.gz", strings.TrimPrefix(version, "v"), goos, goarch)} {
+		data, err := os.ReadFile(filepath.Join(releaseDir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f != "SHA256SUMS" {
+			data = append(data, 0) // the archive changed after the sums were taken
+		}
+		os.WriteFile(filepath.Join(tampered, f), data, 0o644)
+	}
+	bin := t.TempDir()
+	os.WriteFile(filepath.Join(bin, "gh"), []byte(fakeGH), 0o755)
+	runnerOS, runnerArch := runnerPlatform(t)
+	tests := []struct {
+		name, version, ref, served string
+		installed                  string // the step's output; "" when it fails
+		log                        string
+	}{
+		{"tag with a release", "", version, releaseDir, "true", "module github.com/mcpconform/mcpconform " + version},
+		{"latest", "latest", "main", releaseDir, "true", "module github.com/mcpconform/mcpconform " + version},
+		{"tampered checksum", "", version, tampered, "", "does not match the release's SHA256SUMS"},
+		{"version without a release", "v9.9.9", "main", releaseDir, "", "no release v9.9.9"},
+		{"tag without a release", "", "v9.9.9", releaseDir, "false", "building it from the action's checkout"},
+		{"branch", "", "main", releaseDir, "false", "not a release tag"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			log, outputs, path, err := runStep(t, install, dir, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+				"MCPCONFORM_VERSION="+tt.version, "ACTION_REF="+tt.ref, "ACTION_REPOSITORY=mcpconform/mcpconform",
+				"RUNNER_OS="+runnerOS, "RUNNER_ARCH="+runnerArch, "FAKE_RELEASE_DIR="+tt.served, "FAKE_RELEASE_TAG="+version)
+			if !strings.Contains(log, tt.log) {
+				t.Errorf("the step's log lacks %q:\n%s", tt.log, log)
+			}
+			if tt.installed == "" {
+				if err == nil || strings.Contains(outputs, "installed=") {
+					t.Errorf("the step did not fail: %v, outputs %q", err, outputs)
+				}
+				return
+			}
+			if err != nil || outputs != "installed="+tt.installed+"\n" {
+				t.Fatalf("step: %v, outputs %q\n%s", err, outputs, log)
+			}
+			if tt.installed == "true" {
+				got, err := exec.Command(filepath.Join(path, "mcpconform"), "version").CombinedOutput()
+				if err != nil || !strings.Contains(string(got), version) {
+					t.Errorf("the installed binary on %s: %v\n%s", path, err, got)
+				}
+			} else if path != "" {
+				t.Errorf("a fallback put %s on the PATH", path)
+			}
+		})
+	}
+
+	t.Run("build from the checkout", func(t *testing.T) {
+		dir := t.TempDir()
+		root, _ := filepath.Abs("..")
+		log, _, path, err := runStep(t, build, dir, "ACTION_PATH="+root, "ACTION_REF=v9.9.9")
+		if err != nil {
+			t.Fatalf("build step: %v\n%s", err, log)
+		}
+		if !strings.Contains(log, "module github.com/mcpconform/mcpconform v9.9.9") || path != filepath.Join(dir, "mcpconform-build") {
+			t.Errorf("the build step's binary on %q:\n%s", path, log)
+		}
+	})
 }

@@ -41,7 +41,7 @@ func checkJUnit(t *testing.T, data []byte) {
 	t.Helper()
 	errs, err := junitschema.Errors(data)
 	if err != nil {
-		t.Fatalf("the JUnit file does not parse: %v", err)
+		t.Fatalf("validate the JUnit file: %v", err)
 	}
 	if len(errs) > 0 {
 		t.Errorf("the JUnit file breaks the schemas:\n%s", strings.Join(errs, "\n"))

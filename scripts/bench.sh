@@ -1,22 +1,13 @@
 #!/bin/sh
-# bench.sh prints, in one run, the performance table of issue 13 as
-# Markdown, each figure the median of COUNT runs measured side by side with
-# its peer or floor in this same run:
-#   - compiled validate against santhosh-tekuri/jsonschema/v6 on the same
-#     precompiled cases (BenchmarkCompiledValidate): target >= 3x faster;
-#   - discovery over 10,000 tools, cached and cold (BenchmarkDiscoverCached,
-#     BenchmarkDiscoverCold): targets <= 2 us with 0 allocations, <= 5 ms;
-#   - the property phase against its ping floor (BenchmarkPropertyPhase),
-#     for the embedded target and for `mcpconform reference` as a process:
-#     targets >= 10,000 req/s and >= 0.5 of the ping floor, one ping at a
-#     time as issue 13 measured it (scripts/issue13-floor.sh); the ratio to
-#     the pipelined floor is printed beside it;
-#   - `mcpconform run` wall time against the embedded reference (next to
-#     the same server run as processes, `-- mcpconform reference`) and
-#     against @modelcontextprotocol/server-everything: targets <= 0.5 s and
-#     <= 8 s.
-# It also prints the load average before and after, since the machine is
-# shared: quote it with the table.
+# bench.sh measures what docs/performance.md describes and writes the
+# figures to docs/figures.md, with the machine and its load average before
+# and after; then it copies the rows the README and docs/performance.md
+# quote into them (go test ./cmd/mcpconform -run TestDocFigures -update).
+# Each figure is the median of COUNT runs; a figure with a peer or a floor
+# is measured side by side with it in the same run, so both see the same
+# load. Nothing is timed in a test.
+#
+# It needs the npm servers (make deps) and GNU time (/usr/bin/time).
 # Usage: scripts/bench.sh [COUNT]   (default 5)
 set -eu
 cd "$(dirname "$0")/.."
@@ -24,8 +15,17 @@ count=${1:-5}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
-echo
+everything=testdata/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+if ! [ -f "$everything" ] || ! command -v node >/dev/null; then
+	echo "bench.sh: server-everything is not installed: run make deps" >&2
+	exit 1
+fi
+if ! [ -x /usr/bin/time ]; then
+	echo "bench.sh: GNU time is missing: apt-get install time" >&2
+	exit 1
+fi
+
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # median reads numbers, one a line, and prints their median.
 median() {
@@ -53,101 +53,138 @@ pairratio() {
 	} END {for (i = 1; i <= na && i <= nb; i++) print y[i] / x[i]}' "$tmp/bench.txt" | median
 }
 
-# Short runs, many of them: ours and santhosh's alternate more often.
+# timed FILE CMD... appends to FILE the wall seconds, CPU seconds (user and
+# system, the processes it started included) and peak RSS in MiB (of its
+# largest process) of one run of CMD, whose output goes to $tmp/last.out.
+# Its exit status, 1 for a server that is not conformant, is not an error.
+timed() {
+	f=$1
+	shift
+	/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$@" >"$tmp/last.out" 2>&1 || [ $? -eq 1 ]
+	awk '{printf "%.2f %.2f %.0f\n", $1, $2 + $3, $4 / 1024}' "$tmp/time" >>"$f"
+}
+# wall, cpu and rss FILE print the medians of the runs timed wrote to FILE.
+wall() { cut -d' ' -f1 <"$1" | median | xargs printf '%.2f'; }
+cpu() { cut -d' ' -f2 <"$1" | median | xargs printf '%.2f'; }
+rss() { cut -d' ' -f3 <"$1" | median | xargs printf '%.0f'; }
+
+# statuses REPORT prints the fail, warn and error counts of a JSON report
+# (its summary's byStatus).
+statuses() {
+	awk '/"byStatus"/ {on = 1; next} on && /}/ {exit} on {gsub(/[",]/, ""); c[$1] = $2}
+		END {printf "%d fail, %d warn, %d error", c["fail:"], c["warn:"], c["error:"]}' "$1"
+}
+
+# row MEASUREMENT FIGURE [BESIDE] appends a row to the table.
+row() { echo "| $1 | $2 |${3:+ $3} |" >>"$tmp/rows.md"; }
+
+# runs N prints "N run" or "N runs".
+runs() { if [ "$1" = 1 ]; then echo "1 run"; else echo "$1 runs"; fi; }
+
+go build -o "$tmp/mcpconform" ./cmd/mcpconform
+go build -o "$tmp/ntools" ./internal/fixtures/ntools
+: >"$tmp/rows.md"
+
+# Run time of the binary users run.
+i=0
+while [ $i -lt "$count" ]; do
+	timed "$tmp/ref.txt" "$tmp/mcpconform" run --no-color
+	timed "$tmp/refproc.txt" "$tmp/mcpconform" run --no-color -- "$tmp/mcpconform" reference
+	i=$((i + 1))
+done
+row '`mcpconform run`, the embedded reference' "$(wall "$tmp/ref.txt") s wall, $(cpu "$tmp/ref.txt") CPU-s"
+row '`mcpconform run -- mcpconform reference`' "$(wall "$tmp/refproc.txt") s wall, $(cpu "$tmp/refproc.txt") CPU-s" 'every server a process'
+evruns=$(((count + 1) / 2))
+i=0
+while [ $i -lt "$evruns" ]; do
+	timed "$tmp/ev.txt" "$tmp/mcpconform" run --no-color -- node "$everything" stdio
+	i=$((i + 1))
+done
+row '`mcpconform run` against server-everything' "$(wall "$tmp/ev.txt") s wall, $(cpu "$tmp/ev.txt") CPU-s" "median of $(runs "$evruns"); Node's starts are most of it"
+for n in 10000 50000; do
+	timed "$tmp/n$n.txt" "$tmp/mcpconform" run --no-color --json "$tmp/n$n.json" -- "$tmp/ntools" -n "$n"
+	row "\`mcpconform run\` against ${n%000},000 tools" "$(wall "$tmp/n$n.txt") s wall, $(cpu "$tmp/n$n.txt") CPU-s, $(rss "$tmp/n$n.txt") MiB" "one run of \`ntools -n $n\`; $(statuses "$tmp/n$n.json")"
+done
+
+# Hostile servers, each with default flags.
+scripts/hostile.sh >"$tmp/hostile.md"
+awk -F' [|] ' '/^[|] `/ {
+	n++; s = $2; sub(/ s$/, "", s); if (s + 0 > max) {max = s + 0; m = $1}
+	if ($5 !~ /^0 [|]$/) left++
+} END {sub(/^[|] /, "", m); printf "| hostile servers (`scripts/hostile.sh`) | slowest %.1f s (%s) | %d servers; %d left a process running |\n", max, m, n, left}' "$tmp/hostile.md" >>"$tmp/rows.md"
+
+# The property phase against its ping floors (BenchmarkPropertyPhase).
+go test -run '^$' -bench '^BenchmarkPropertyPhase$' -benchtime "${count}x" ./cmd/mcpconform/ >"$tmp/bench.txt" 2>&1 || {
+	cat "$tmp/bench.txt" >&2
+	exit 1
+}
+for target in embedded process; do
+	for cases in 100 1000; do
+		b="BenchmarkPropertyPhase/target=$target/cases=$cases"
+		rate=$(metric "$b" req/s)
+		rtt=$(metric "$b" rtt-floor-req/s)
+		floor=$(metric "$b" floor-req/s)
+		cpus=$(metric "$b" cpu-s/run)
+		row "property phase, $target, --cases $cases" "$(printf '%.0f' "$rate") req/s, $(printf '%.3f' "$cpus") CPU-s a run" \
+			"$(awk -v a="$rate" -v c="$rtt" -v p="$floor" 'BEGIN {printf "%.2f of the ping floor (%.0f req/s); %.2f of the pipelined floor (%.0f req/s)", a / c, c, a / p, p}')"
+	done
+done
+
+# Compiled validation and discovery. Short runs, many of them: ours and
+# santhosh's alternate more often.
 go test -run '^$' -bench '^(BenchmarkCompiledValidate|BenchmarkDiscoverCached|BenchmarkDiscoverCold)$' \
 	-benchmem -benchtime 300ms -count "$((count * 3))" ./reference/ >"$tmp/bench.txt"
-
-echo "| measurement | ours | peer / floor | ratio | target |"
-echo "|---|---|---|---|---|"
 for c in traced-call valid nested; do
 	ns=$(metric "BenchmarkCompiledValidate/$c" ns/op)
 	al=$(metric "BenchmarkCompiledValidate/$c" allocs/op)
 	sns=$(metric "BenchmarkCompiledValidate/$c/santhosh" ns/op)
 	sal=$(metric "BenchmarkCompiledValidate/$c/santhosh" allocs/op)
-	ratio=$(pairratio "BenchmarkCompiledValidate/$c" "BenchmarkCompiledValidate/$c/santhosh" | awk '{printf "%.1fx faster", $1}')
-	echo "| compiled validate, $c | $ns ns, $al allocs | santhosh $sns ns, $sal allocs | $ratio | >= 3x |"
+	ratio=$(pairratio "BenchmarkCompiledValidate/$c" "BenchmarkCompiledValidate/$c/santhosh")
+	row "compiled validation, $c" "$(printf '%.0f' "$ns") ns, $al allocs" "$(printf '%.1f' "$ratio")x faster than santhosh-tekuri/jsonschema ($(printf '%.0f' "$sns") ns, $sal allocs)"
 done
 ns=$(metric BenchmarkDiscoverCached ns/op)
 al=$(metric BenchmarkDiscoverCached allocs/op)
-echo "| discover 10,000 tools, cached | $ns ns, $al allocs | | | <= 2 us, 0 allocs |"
+row 'discovery over 10,000 tools, cached' "$(printf '%.0f' "$ns") ns, $al allocs"
 ns=$(metric BenchmarkDiscoverCold ns/op)
 al=$(metric BenchmarkDiscoverCold allocs/op)
-echo "| discover 10,000 tools, cold | $(awk -v n="$ns" 'BEGIN {printf "%.2f ms", n / 1e6}'), $al allocs | | | <= 5 ms |"
+row 'discovery over 10,000 tools, cold' "$(awk -v n="$ns" 'BEGIN {printf "%.2f ms", n / 1e6}'), $al allocs"
 
-# The property phase: the benchmark reports its request rate and the ping
-# floors of the same server in the same run (one ping at a time, the round
-# trip, the floor issue 13's target names, and 64 in flight, the
-# transport's throughput), for the embedded target as `mcpconform run`
-# serves it and for `mcpconform reference` as a process.
-go test -run '^$' -bench '^BenchmarkPropertyPhase$' -benchtime "${count}x" ./cmd/mcpconform/ >"$tmp/bench.txt" 2>&1 || {
-	cat "$tmp/bench.txt" >&2
-	exit 1
-}
-# One row per target and --cases: at the default 100 the run's fixed costs
-# weigh most; at 1000 the rate the phase sustains.
-for target in embedded process; do
-	for cases in 100 1000; do
-		b="BenchmarkPropertyPhase/target=$target/cases=$cases"
-		rate=$(metric "$b" req/s)
-		floor=$(metric "$b" floor-req/s)
-		rtt=$(metric "$b" rtt-floor-req/s)
-		whole=$(metric "$b" run-req/s)
-		cpus=$(metric "$b" cpu-s/run)
-		cpr=$(metric "$b" cpu-us/req)
-		cpp=$(metric "$b" floor-cpu-us/ping)
-		ratio=$(awk -v a="$rate" -v b="$floor" -v c="$rtt" 'BEGIN {if (b > 0 && c > 0) printf "%.2f of floor (%.2f of pipelined)", a / c, a / b}')
-		echo "| property phase, $target, --cases $cases | $rate req/s (whole run $whole req/s; $cpus CPU-s a run, $cpr CPU-us a request) | ping floor $rtt req/s (pipelined $floor req/s, $cpp CPU-us a ping) | $ratio | >= 10,000 req/s, >= 0.5 of floor |"
-		# What the phase spends per request once its fixed costs (the
-		# processes it starts, their handshakes and listings) are paid:
-		# the requests --cases 1000 adds over 100, over the span it adds.
-		if [ "$cases" = 100 ]; then
-			n1=$(metric "$b" requests/run) r1=$rate
-		else
-			n2=$(metric "$b" requests/run) r2=$rate f2=$floor
-		fi
-	done
-	awk -v n1="$n1" -v r1="$r1" -v n2="$n2" -v r2="$r2" -v f="$f2" -v t="$target" 'BEGIN {
-		d = n2 / r2 - n1 / r1
-		if (d > 0 && f > 0) printf "| property phase, %s, marginal | %.0f req/s (the %d requests --cases 1000 adds over 100, over the span it adds) | pipelined floor %.0f req/s | %.2f of pipelined | |\n", t, (n2 - n1) / d, n2 - n1, f, (n2 - n1) / d / f
-	}'
-done
-
-# Run time of the binary users run, against the two servers.
-go build -o "$tmp/mcpconform" ./cmd/mcpconform
-# walltime CMD... prints the wall seconds of one run and its CPU seconds
-# (user and system, its children included: the load of a shared machine
-# moves them far less than wall time). Its exit status, 1 for a
-# non-conformant server, is not an error here.
-walltime() {
-	start=$(date +%s.%N)
-	sh -c '"$@" >/dev/null 2>&1; status=$?; times >&2; exit $status' sh "$@" 2>"$tmp/times" || [ $? -eq 1 ]
-	end=$(date +%s.%N)
-	cpu=$(awk 'NR == 2 {split($1, u, "m"); split($2, s, "m"); printf "%.2f", u[1] * 60 + u[2] + s[1] * 60 + s[2]}' "$tmp/times")
-	awk -v a="$start" -v b="$end" -v c="$cpu" 'BEGIN {printf "%.2f %s\n", b - a, c}'
-}
-# wall FILE and cpu FILE print the median wall and CPU seconds of the runs
-# walltime wrote to FILE.
-wall() { cut -d' ' -f1 <"$1" | median; }
-cpu() { cut -d' ' -f2 <"$1" | median; }
+# The in-process properties, 1,000 cases each, compiled first.
+go test -c -o "$tmp/properties.test" ./properties/
 i=0
 while [ $i -lt "$count" ]; do
-	walltime "$tmp/mcpconform" run --no-color >>"$tmp/ref.txt"
-	walltime "$tmp/mcpconform" run --no-color -- "$tmp/mcpconform" reference >>"$tmp/refproc.txt"
+	(cd properties && timed "$tmp/props.txt" "$tmp/properties.test" -test.count=1 -test.run '^TestPropertiesHoldOnReference$')
+	grep -q '^PASS$' "$tmp/last.out" || {
+		cat "$tmp/last.out" >&2
+		exit 1
+	}
 	i=$((i + 1))
 done
-echo "| run time, embedded reference | $(wall "$tmp/ref.txt") s ($(cpu "$tmp/ref.txt") CPU-s) | as processes $(wall "$tmp/refproc.txt") s ($(cpu "$tmp/refproc.txt") CPU-s) | | <= 0.5 s |"
-everything=testdata/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js
-if [ -f "$everything" ] && command -v node >/dev/null; then
-	runs=$(((count + 1) / 2))
-	i=0
-	while [ $i -lt "$runs" ]; do
-		walltime "$tmp/mcpconform" run --no-color -- node "$everything" stdio >>"$tmp/ev.txt"
-		i=$((i + 1))
-	done
-	echo "| run time, server-everything | $(wall "$tmp/ev.txt") s ($(cpu "$tmp/ev.txt") CPU-s) | reference $(wall "$tmp/ref.txt") s | | <= 8 s |"
-else
-	echo "server-everything is not installed: run make deps" >&2
-	exit 1
-fi
-echo
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+row 'in-process properties, 1,000 cases each' "$(wall "$tmp/props.txt") s wall" '`go test ./properties/`'
+
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+{
+	echo '# Figures'
+	echo
+	echo 'Written by `scripts/bench.sh`; do not edit.'
+	echo '[performance.md](performance.md) says what each figure measures.'
+	echo
+	echo '<!-- figures -->'
+	echo "Measured on $(nproc) cores ($(grep -m1 '^model name' /proc/cpuinfo | sed 's/.*: //')), $(go env GOOS)/$(go env GOARCH), $(go env GOVERSION); load average (1, 5, 15 min) $load_before before, $load_after after; each figure the median of $(runs "$count")."
+	echo
+	echo '| measurement | figure | beside it |'
+	echo '|---|---|---|'
+	cat "$tmp/rows.md"
+	echo '<!-- end figures -->'
+	echo
+	echo '## Hostile servers'
+	echo
+	echo 'Each server of `internal/fixtures/hostile` under `mcpconform run` with'
+	echo 'default flags: wall time, exit status, the report'"'"'s closing line, and'
+	echo 'how many of the processes it started outlived the run.'
+	echo
+	cat "$tmp/hostile.md"
+} >"$tmp/final.md"
+mv "$tmp/final.md" docs/figures.md
+go test -count=1 -run '^TestDocFigures$' ./cmd/mcpconform/ -update >/dev/null
+echo "bench.sh: wrote docs/figures.md" >&2

@@ -1,12 +1,12 @@
 #!/bin/sh
-# hostile.sh prints, as Markdown, how long `mcpconform run` takes with
-# default flags against each hostile server of internal/fixtures/hostile
-# (issue 15: every one a full report in under 30 s, nothing left running),
-# with the exit code, the report's closing line and whether any process the
-# fixture started (each records its pid in HOSTILE_PIDFILE) outlived the
-# run, and whether any was left an unreaped zombie. It uses the binaries users run, built here, and prints the load
-# average before and after, since the machine may be shared: quote it with
-# the table.
+# hostile.sh prints, as a Markdown table, how long `mcpconform run` takes
+# with default flags against each hostile server of
+# internal/fixtures/hostile, with the exit code, the report's closing line,
+# how many processes the fixture started (each records its pid in
+# HOSTILE_PIDFILE) outlived the run, and how many were left unreaped
+# zombies. It uses the binaries users run, built here, and prints the load
+# average before and after on stderr, since the machine may be shared.
+# scripts/bench.sh runs it for docs/figures.md.
 # Usage: scripts/hostile.sh [MODE...]   (default: every mode below)
 set -eu
 cd "$(dirname "$0")/.."
@@ -17,8 +17,7 @@ go build -o "$tmp/hostile" ./internal/fixtures/hostile
 
 modes=${*:-hang init-hang tools-hang ignore-eof linger hugeline junkline deep string-ids badutf8 banner flood crash grandchild setsid escape escape-exit}
 
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
-echo
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)" >&2
 echo "| hostile server | wall | exit | closing line | left running |"
 echo "|---|---|---|---|---|"
 for m in $modes; do
@@ -45,5 +44,4 @@ for m in $modes; do
 	[ -n "$last" ] || last="(stderr) $(tail -n 1 "$tmp/$m.err")"
 	printf '| `%s` | %.1f s | %d | %s | %s |\n' "$m" "$(awk -v a="$start" -v b="$end" 'BEGIN {print b - a}')" "$code" "$(printf '%s' "$last" | cut -c1-110 | sed 's/|/\\|/g')" "$left"
 done
-echo
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2

@@ -20,7 +20,7 @@ var (
 	_ = registerArea("repair", func(v vectors.RepairVector) vectors.Header { return v.Header })
 )
 
-// Minimum vector counts per area, from the reference-core issue.
+// Minimum vector counts per area, so that a lost file fails the test.
 const (
 	minValidateVectors = 60
 	minClassifyVectors = 40

@@ -12,7 +12,7 @@ import (
 	"github.com/mcpconform/mcpconform/conformance"
 )
 
-var updateDocs = flag.Bool("update", false, "rewrite docs/checks.md from the catalogue")
+var updateDocs = flag.Bool("update", false, "rewrite the generated parts of the docs: docs/checks.md, the counts they state, the figures they quote")
 
 // TestChecksDoc: docs/checks.md is the catalogue, every check in it once.
 func TestChecksDoc(t *testing.T) {

@@ -109,7 +109,7 @@ func TestRunHTTPSecretsNeverShown(t *testing.T) {
 		args = append(args, "--"+f, reports[f])
 	}
 	cmd := exec.Command(self, args...)
-	cmd.Env = append(os.Environ(), "MCPCONFORM_TEST_TOKEN="+tokenSecret, "TMPDIR="+tmp)
+	cmd.Env = append(os.Environ(), "MCPCONFORM_TEST_TOKEN="+tokenSecret, "TMPDIR="+tmp, "XDG_CACHE_HOME="+tmp)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	_ = cmd.Run() // the echo breaks checks: the exit code is not the point

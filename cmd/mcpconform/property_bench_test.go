@@ -23,13 +23,10 @@ import (
 // property phase next to the ping floors of the same server measured in
 // the same benchmark, next to every run so that both see the same load:
 // the rate at which one server answers pings one at a time (its round
-// trip, rtt-floor-req/s: the ping floor issue 13's target of 0.5 is a
-// ratio to, as scripts/issue13-floor.sh shows on the code the issue
-// measured) and pipelined 64 at a time (the throughput of the transport,
-// floor-req/s: the faster of a line a write and of the batched writes the
-// property checks use, so that that ratio cannot gain from how the phase
-// sends; a stricter yardstick, reported beside it, since the phase
-// pipelines).
+// trip, rtt-floor-req/s) and pipelined 64 at a time (the throughput of the
+// transport, floor-req/s: the faster of a line a write and of the batched
+// writes the property checks use, so that that ratio cannot gain from how
+// the phase sends; a stricter yardstick, since the phase pipelines).
 //
 // The phase is the property checks of a run: req/s is all requests they
 // made over the wall time from the first property check's start to the
@@ -38,15 +35,14 @@ import (
 // comes before the phase and is not in it; the processes the checks start,
 // their handshakes and tool listings are. run-req/s is the same requests
 // over the wall time of the whole run, detection included. rtt-ratio is
-// req/s over rtt-floor-req/s (the target), ratio req/s over floor-req/s;
+// req/s over rtt-floor-req/s, ratio req/s over floor-req/s;
 // cpu-s/run is the CPU time a run took, the
 // suite's and its servers', which the load of a shared machine moves far
 // less than the wall time. cpu-us/req is that CPU time per request of the
 // phase, and floor-cpu-us/ping the CPU time, this process's and the
 // pinger's, per ping of the two pipelined floors: the pipelined floor is
 // bound by the suite's side and the phase keeps both cores busy, so ratio
-// is about floor-cpu-us/ping over cpu-us/req (docs/performance.md, "cost
-// model"). Two targets:
+// is about floor-cpu-us/ping over cpu-us/req. Two targets:
 //   - embedded: `mcpconform run` with no target, as run.go sets it up (the
 //     checks' processes served in-process, see conformance.Options.Serve);
 //   - process: `mcpconform run -- mcpconform reference`, every process a
@@ -115,7 +111,7 @@ func BenchmarkPropertyPhase(b *testing.B) {
 				b.ReportMetric(rttFloor, "rtt-floor-req/s")
 				b.ReportMetric(rate/rttFloor, "rtt-ratio")
 				b.ReportMetric(requests/float64(b.N), "requests/run")
-				// The cost model of the ratio (docs/performance.md): CPU
+				// What the ratio to the pipelined floor comes down to: CPU
 				// per request of a whole run (suite and servers, detection
 				// included) and per ping of the pipelined floors.
 				b.ReportMetric(float64(cpu.Microseconds())/requests, "cpu-us/req")

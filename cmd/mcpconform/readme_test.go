@@ -9,8 +9,9 @@ import (
 )
 
 // TestReadmeFrontDoor: the README stays a front door (at most 200 lines),
-// gives the install line and the two commands exactly as .ci/run and a new
-// user run them, and every file it links exists.
+// gives the install line that works from a clone and the two commands
+// exactly as .ci/run and a new user run them, and every file it links
+// exists.
 func TestReadmeFrontDoor(t *testing.T) {
 	root := filepath.Join("..", "..")
 	data, err := os.ReadFile(filepath.Join(root, "README.md"))
@@ -25,8 +26,16 @@ func TestReadmeFrontDoor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The install section starts with what works from a clone today, and
+	// names the published path only as one for a tagged release.
+	install, _, _ := strings.Cut(readme[strings.Index(readme, "## Install\n")+1:], "\n## ")
+	if first, _, _ := strings.Cut(install[strings.Index(install, "```sh\n")+6:], "\n"); !strings.HasPrefix(first, "go install ./cmd/mcpconform ") {
+		t.Errorf("the install section's first command is %q, want go install ./cmd/mcpconform", first)
+	}
+	if strings.Contains(readme, "@latest") || !strings.Contains(install, "/cmd/mcpconform@vX.Y.Z") {
+		t.Errorf("the README must name go install …@vX.Y.Z for a release, and never @latest (nothing is published yet)")
+	}
 	for _, want := range []string{
-		"go install github.com/mcpconform/mcpconform/cmd/mcpconform@latest",
 		"go run ./cmd/mcpconform run ",
 		"make lint test ",
 		"../shared",

@@ -58,8 +58,8 @@ func TestReferenceHelp(t *testing.T) {
 // TestReferenceCommandSkipsTheSuite runs `mcpconform reference` as users
 // start it and has Go trace its package initialisation: the suite and its
 // oracle, whose initialisation compiles every JSON Schema draft's
-// metaschema, must not initialise in a server process (issue 15 item 7),
-// and the server must still answer.
+// metaschema, must not initialise in a server process (a server's start
+// would pay for it), and the server must still answer.
 func TestReferenceCommandSkipsTheSuite(t *testing.T) {
 	bin := fixturebin.Build(t, "cmd/mcpconform")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // guards against a hang only

@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -68,10 +65,15 @@ flags:
                            (repeatable; wins over --allow-calls)
   --profile FILE           target profile (docs/profile.md): principals, tool
                            samples and admin contract for the governance checks
+  --fixtures FILE          how to exercise the server (docs/fixtures.md): safe
+                           tool calls with their arguments, the calls that ask
+                           the client for sampling, elicitation or roots, prompt
+                           arguments, resource URIs (YAML or JSON; write one
+                           with mcpconform fixtures init)
   --timeout D              per-request timeout, more than 0 (default 5s)
   --start-timeout D        bound on a server process's start and first answer
                            (default 10s)
-  --max-line-bytes N       longest stdout line read and judged (default 4MiB;
+  --max-line-bytes N       longest stdout line read and judged (default 16MiB;
                            units KiB, MiB, GiB); a longer one is reported only
   --run-timeout D          bound on the whole run (default 10m)
   --seed N                 seed for generated inputs (default %d)
@@ -89,13 +91,17 @@ flags:
                            written whole and renamed into place; two flags
                            may not name one file. FILE "-" is standard output
                            (the text report then goes to standard error).
+  --failure-dir DIR        save failing property cases in DIR (default: a
+                           directory per server and run, below)
   --no-color               no ANSI colours (they are used only on a terminal)
   --verbose                show details of passing checks too
   --quiet                  no live status line (it is shown only when stderr
                            is a terminal: revision, checks done, check running)
 
-Failing property cases are saved under %s/SERVER/RUN;
-the report names the directory.
+Failing property cases are saved under %s/SERVER/RUN
+(SERVER: the program's name and a hash of the command line; RUN: the seed
+and a digest of the suite and the checks, so that a run repeated with the
+same seed writes the same paths); the report names the directory.
 
 Outcomes per revision: conformant (every scored MUST that applied was
 verified and passed), no failure found (none failed; the line says which
@@ -129,7 +135,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	var opts conformance.Options
 	var only, skip, allow, deny globList
-	var expected, jsonFile, junitFile, mdFile, htmlFile, badgeFile, profilePath, scoringName string
+	var expected, jsonFile, junitFile, mdFile, htmlFile, badgeFile, profilePath, scoringName, fixturesPath string
 	var noColor, verbose, quiet bool
 	var hf httpFlags
 	fs.StringVar(&hf.transport, "transport", "", "")
@@ -146,6 +152,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&expected, "expected-failures", "", "")
 	fs.StringVar(&profilePath, "profile", "", "")
 	fs.StringVar(&scoringName, "scoring", "", "")
+	fs.StringVar(&fixturesPath, "fixtures", "", "")
 	fs.DurationVar(&opts.Timeout, "timeout", 5*time.Second, "")
 	fs.DurationVar(&opts.StartTimeout, "start-timeout", 10*time.Second, "")
 	opts.MaxLineBytes = runner.DefaultMaxLineBytes
@@ -158,6 +165,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&mdFile, "markdown", "", "")
 	fs.StringVar(&htmlFile, "html", "", "")
 	fs.StringVar(&badgeFile, "badge", "", "")
+	fs.StringVar(&opts.FailureDir, "failure-dir", "", "")
 	fs.BoolVar(&noColor, "no-color", false, "")
 	fs.BoolVar(&verbose, "verbose", false, "")
 	fs.BoolVar(&quiet, "quiet", false, "")
@@ -181,6 +189,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return fail("%v (see mcpconform run --help)", err)
 	}
 	if err := applyProfile(profilePath, len(opts.Command) > 0 || opts.URL != "", &opts); err != nil {
+		return fail("%v", err)
+	}
+	if err := applyFixtures(fixturesPath, len(opts.Command) == 0 && opts.URL == "", &opts); err != nil {
 		return fail("%v", err)
 	}
 	if len(opts.Command) == 0 && opts.Transport == conformance.TransportHTTP && opts.URL == "" {
@@ -237,7 +248,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if toStdout {
 		textOut = stderr // standard output carries the report asked for with -
 	}
-	opts.FailureDir = failureDir(serverKey(opts), time.Now())
+	opts.FailureDir = conformance.RunFailureDir(opts)
 
 	var status *statusLine
 	if !quiet && isTerminal(stderr) {
@@ -341,49 +352,4 @@ func checkRunFlags(fs *flag.FlagSet, args []string, opts conformance.Options) er
 		return fmt.Errorf("--cases %d: must be at least 1", opts.Cases)
 	}
 	return nil
-}
-
-// failureDir is where this run's property checks save failing cases: one
-// directory per server (its program's name and a hash of its command
-// line) and per run (start time and process id), so that runs against
-// several servers, or the same one twice, never overwrite each other.
-func failureDir(command []string, start time.Time) string {
-	sum := sha256.Sum256([]byte(strings.Join(command, "\x00")))
-	name := filepath.Base(command[0])
-	name = strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
-			return r
-		}
-		return '_'
-	}, name)
-	server := fmt.Sprintf("%s-%x", name, sum[:4])
-	run := fmt.Sprintf("%s-%d", start.UTC().Format("20060102T150405Z"), os.Getpid())
-	return filepath.Join(conformance.FailureDir, server, run)
-}
-
-// serverKey names the server of a run for its failure directory: its
-// command, or the URL it was reached at (the embedded reference over HTTP
-// as the command that serves it).
-func serverKey(opts conformance.Options) []string {
-	switch {
-	case len(opts.Command) > 0:
-		return opts.Command
-	case opts.InProcess != "":
-		return []string{"mcpconform", "reference", "--http"}
-	}
-	host := "http"
-	if u, err := url.Parse(opts.URL); err == nil && u.Hostname() != "" {
-		host = u.Hostname()
-	}
-	return []string{host, opts.URL}
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -13,16 +13,29 @@ func init() {
 	register("version", "print the suite version, module version and VCS revision", runVersion)
 }
 
-// versionLine describes this binary: the suite version reports carry, and
-// from the build info the module version (v1.2.3 when installed with go
-// install …@v1.2.3, "(devel)" in a checkout), the VCS revision and time
-// (a "+dirty" revision was built from uncommitted changes), and the Go
+// releaseVersion is the version a release build names, stamped by
+// scripts/release.sh and the container build with
+// -ldflags "-X main.releaseVersion=v1.2.3"; empty otherwise.
+var releaseVersion string
+
+// versionLine describes this binary: the suite version reports carry, the
+// module version (the stamped release if any; else from the build info:
+// v1.2.3 when installed with go install …@v1.2.3, a tag or pseudo-version
+// or "(devel)" when built in a checkout), the VCS revision and time (a
+// "+dirty" revision was built from uncommitted changes), and the Go
 // toolchain.
-func versionLine(info *debug.BuildInfo, ok bool) string {
+func versionLine(stamped string, info *debug.BuildInfo, ok bool) string {
 	if !ok {
+		if stamped != "" {
+			return fmt.Sprintf("mcpconform %s (module %s, no build information)", conformance.SuiteVersion, stamped)
+		}
 		return fmt.Sprintf("mcpconform %s (no build information)", conformance.SuiteVersion)
 	}
-	parts := []string{"module " + info.Main.Path + " " + info.Main.Version}
+	version := info.Main.Version
+	if stamped != "" {
+		version = stamped
+	}
+	parts := []string{"module " + info.Main.Path + " " + version}
 	var rev, at string
 	dirty := false
 	for _, s := range info.Settings {
@@ -58,6 +71,7 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpconform version: takes no arguments\n")
 		return 2
 	}
-	fmt.Fprintln(stdout, versionLine(debug.ReadBuildInfo()))
+	info, ok := debug.ReadBuildInfo()
+	fmt.Fprintln(stdout, versionLine(releaseVersion, info, ok))
 	return 0
 }

@@ -13,12 +13,20 @@ import (
 func TestVersionLine(t *testing.T) {
 	info := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Path: "github.com/mcpconform/mcpconform", Version: "v1.2.3"},
 		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc123"}, {Key: "vcs.time", Value: "2026-12-01T10:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
-	want := "mcpconform " + conformance.SuiteVersion + " (module github.com/mcpconform/mcpconform v1.2.3, commit abc123+dirty 2026-12-01T10:00:00Z, go1.26.0)"
-	if got := versionLine(info, true); got != want {
-		t.Errorf("got  %q\nwant %q", got, want)
+	tests := []struct {
+		name, stamped string
+		info          *debug.BuildInfo
+		want          string
+	}{
+		{"installed", "", info, "mcpconform " + conformance.SuiteVersion + " (module github.com/mcpconform/mcpconform v1.2.3, commit abc123+dirty 2026-12-01T10:00:00Z, go1.26.0)"},
+		{"stamped", "v1.2.4", info, "mcpconform " + conformance.SuiteVersion + " (module github.com/mcpconform/mcpconform v1.2.4, commit abc123+dirty 2026-12-01T10:00:00Z, go1.26.0)"},
+		{"no build info", "", nil, "mcpconform " + conformance.SuiteVersion + " (no build information)"},
+		{"stamped, no build info", "v1.2.4", nil, "mcpconform " + conformance.SuiteVersion + " (module v1.2.4, no build information)"},
 	}
-	if got := versionLine(nil, false); !strings.Contains(got, "no build information") {
-		t.Errorf("no build info: %q", got)
+	for _, tt := range tests {
+		if got := versionLine(tt.stamped, tt.info, tt.info != nil); got != tt.want {
+			t.Errorf("%s:\ngot  %q\nwant %q", tt.name, got, tt.want)
+		}
 	}
 }
 

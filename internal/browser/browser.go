@@ -1,44 +1,60 @@
-// Package browser drives a real headless Chromium through chromedriver
-// (the W3C WebDriver protocol over HTTP), for the tests of the HTML
-// reports: open a file, evaluate a script in it, read its console, take a
-// screenshot. It uses the distribution's chromium and chromedriver, which
-// `make deps` installs; when they are missing, Start fails the test
-// instead of skipping it.
+// Package browser drives a real headless Chromium over the Chrome DevTools
+// Protocol with chromedp, for the tests of the HTML reports: open a file,
+// evaluate a script in it, read its console, take a screenshot. It starts
+// the distribution's chromium itself (chromedp talks to it over a pipe, so
+// no chromedriver and no debugging port are involved), which `make deps`
+// installs; when it is missing, Start fails the test instead of skipping
+// it.
 package browser
 
 import (
-	"bytes"
-	"encoding/base64"
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"syscall"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
 )
 
-// Session is one browser session of a chromedriver process the test owns.
+// callTimeout bounds one command: generous, because a loaded two-core
+// machine starts and renders slowly, but a hung browser still ends the test.
+const callTimeout = 60 * time.Second
+
+// Session is one Chromium process the test owns, with one page.
 type Session struct {
-	t      testing.TB
-	base   string // http://127.0.0.1:PORT
-	id     string
-	driver *exec.Cmd
-	client *http.Client
+	t   testing.TB
+	ctx context.Context
+
+	mu      sync.Mutex
+	console []LogEntry
 }
 
-// Chromium's flags for a test: headless, sandbox off (CI runs as root),
-// and no network of its own (no updates, sync or QUIC probes).
-var chromiumArgs = []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-	"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-	"--window-size=1280,900"}
+// Chromium's flags for a test: headless, sandbox off (CI runs as root), no
+// network of its own (no updates, sync, QUIC or background probes, whose
+// connections otherwise pile up), and a fixed window for screenshots.
+// chromedp adds a fresh --user-data-dir per session and removes it, with
+// any process still using it, when the session ends.
+var chromiumFlags = []chromedp.ExecAllocatorOption{
+	chromedp.Headless,
+	chromedp.NoSandbox,
+	chromedp.DisableGPU,
+	chromedp.NoFirstRun,
+	chromedp.Flag("disable-quic", true),
+	chromedp.Flag("disable-background-networking", true),
+	chromedp.Flag("disable-component-update", true),
+	chromedp.Flag("disable-sync", true),
+	chromedp.Flag("disable-dev-shm-usage", true),
+	chromedp.WindowSize(1280, 900),
+}
 
 // find returns the first of names found on PATH or as an absolute path.
 func find(names ...string) (string, error) {
@@ -47,127 +63,42 @@ func find(names ...string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("none of %v found: `make deps` installs the Debian packages chromium and chromium-driver", names)
+	return "", fmt.Errorf("none of %v found: `make deps` installs the Debian package chromium", names)
 }
 
-// Start launches chromedriver and a Chromium session with a fresh profile
-// directory. Everything it starts ends with the test.
+// Start launches Chromium with a blank page. Everything it starts ends with
+// the test.
 func Start(t testing.TB) *Session {
 	t.Helper()
-	chrome, err := find("chromium", "/usr/lib/chromium/chromium", "chromium-browser", "google-chrome")
+	chrome, err := find("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome")
 	if err != nil {
 		t.Fatal(err)
 	}
-	driverBin, err := find("chromedriver", "/usr/lib/chromium/chromedriver")
-	if err != nil {
-		t.Fatal(err)
+	opts := append([]chromedp.ExecAllocatorOption{chromedp.ExecPath(chrome)}, chromiumFlags...)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() {
+		cancel()      // closes the browser
+		cancelAlloc() // and waits for its processes to end
+	})
+	s := &Session{t: t, ctx: ctx}
+	// Listen starts the browser. Its listener runs in the order the
+	// browser sent the events, before the reply to any later command is
+	// handled: Console relies on it.
+	if err := chromedp.Listen(ctx, s.record); err != nil {
+		t.Fatalf("start %s: %v", chrome, err)
 	}
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Session{t: t, base: "http://127.0.0.1:" + strconv.Itoa(port), client: &http.Client{Timeout: 60 * time.Second}}
-	s.driver = exec.Command(driverBin, "--port="+strconv.Itoa(port), "--allowed-ips=127.0.0.1")
-	s.driver.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var driverLog bytes.Buffer
-	s.driver.Stdout, s.driver.Stderr = &driverLog, &driverLog
-	if err := s.driver.Start(); err != nil {
-		t.Fatalf("start chromedriver: %v", err)
-	}
-	t.Cleanup(s.close)
-	if err := s.waitReady(); err != nil {
-		t.Fatalf("chromedriver: %v\n%s", err, driverLog.String())
-	}
-	profile := t.TempDir()
-	caps := map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{
-		"browserName": "chrome",
-		"goog:chromeOptions": map[string]any{
-			"binary": chrome,
-			"args":   append(append([]string{}, chromiumArgs...), "--user-data-dir="+filepath.Join(profile, "profile")),
-		},
-		"goog:loggingPrefs": map[string]string{"browser": "ALL"},
-	}}}
-	var created struct {
-		SessionID string `json:"sessionId"`
-	}
-	if err := s.call("POST", "/session", caps, &created); err != nil {
-		t.Fatalf("new browser session: %v\n%s", err, driverLog.String())
-	}
-	s.id = created.SessionID
 	return s
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+// run runs one action on the page within callTimeout.
+func run[T any](s *Session, action chromedp.Action[T]) (T, error) {
+	ctx, cancel := context.WithTimeout(s.ctx, callTimeout)
+	defer cancel()
+	return chromedp.Run(ctx, action)
 }
 
-// waitReady polls chromedriver's status until it answers; it is bounded
-// by a generous deadline because a loaded machine starts it slowly.
-func (s *Session) waitReady() error {
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		var st struct {
-			Ready bool `json:"ready"`
-		}
-		err := s.call("GET", "/status", nil, &st)
-		if err == nil && st.Ready {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("not ready after 60s: %v", err)
-		}
-		if s.driver.ProcessState != nil {
-			return errors.New("chromedriver exited")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// call sends one WebDriver command and decodes its value into out.
-func (s *Session) call(method, path string, body, out any) error {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, s.base+path, rd)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	var env struct {
-		Value json.RawMessage `json:"value"`
-	}
-	if err := json.Unmarshal(data, &env); err != nil {
-		return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, data)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, env.Value)
-	}
-	if out != nil {
-		return json.Unmarshal(env.Value, out)
-	}
-	return nil
-}
-
-// Open loads a local file.
+// Open loads a local file and waits for its load event.
 func (s *Session) Open(file string) {
 	s.t.Helper()
 	abs, err := filepath.Abs(file)
@@ -175,7 +106,7 @@ func (s *Session) Open(file string) {
 		s.t.Fatal(err)
 	}
 	u := url.URL{Scheme: "file", Path: abs}
-	if err := s.call("POST", "/session/"+s.id+"/url", map[string]string{"url": u.String()}, nil); err != nil {
+	if _, err := run(s, chromedp.Navigate(u.String())); err != nil {
 		s.t.Fatalf("open %s: %v", file, err)
 	}
 }
@@ -184,35 +115,111 @@ func (s *Session) Open(file string) {
 // decodes the value into out.
 func (s *Session) Eval(script string, out any) {
 	s.t.Helper()
-	if err := s.call("POST", "/session/"+s.id+"/execute/sync", map[string]any{"script": script, "args": []any{}}, out); err != nil {
+	raw, err := run(s, chromedp.Evaluate[[]byte]("(() => {\n"+script+"\n})()"))
+	if err != nil {
 		s.t.Fatalf("eval: %v", err)
 	}
+	if out == nil {
+		return
+	}
+	if raw == nil {
+		raw = []byte("null") // the script returned undefined
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		s.t.Fatalf("eval: decode %s: %v", raw, err)
+	}
 }
 
-// LogEntry is one message of the browser's console.
+// Levels of a LogEntry, by the names Chromium's logging gives them.
+const (
+	LevelSevere  = "SEVERE"  // console.error, an uncaught exception, a browser error
+	LevelWarning = "WARNING" // console.warn, a browser warning
+	LevelInfo    = "INFO"
+	LevelDebug   = "DEBUG"
+)
+
+// LogEntry is one message of the page's console or the browser's log.
 type LogEntry struct {
-	Level   string `json:"level"`
-	Message string `json:"message"`
+	Level   string
+	Message string
 }
 
-// Console returns the console messages since the last call.
+// record keeps the console calls, uncaught exceptions and browser log
+// entries of the page.
+func (s *Session) record(ev any) {
+	var e LogEntry
+	switch ev := ev.(type) {
+	case *runtime.EventConsoleAPICalled:
+		e.Level = consoleLevel(string(ev.Type))
+		var parts []string
+		for _, a := range ev.Args {
+			parts = append(parts, argText(a))
+		}
+		e.Message = strings.Join(parts, " ")
+	case *runtime.EventExceptionThrown:
+		e.Level = LevelSevere
+		e.Message = ev.ExceptionDetails.Text
+		if x := ev.ExceptionDetails.Exception; x != nil {
+			e.Message += " " + x.Description
+		}
+	case *log.EventEntryAdded:
+		e.Level = consoleLevel(string(ev.Entry.Level))
+		e.Message = ev.Entry.Text
+		if ev.Entry.URL != "" {
+			e.Message += " (" + ev.Entry.URL + ")"
+		}
+	default:
+		return
+	}
+	s.mu.Lock()
+	s.console = append(s.console, e)
+	s.mu.Unlock()
+}
+
+// argText renders one argument of a console call: a string as it is,
+// anything else by its description or its JSON value.
+func argText(a *runtime.RemoteObject) string {
+	var str string
+	if a.Type == runtime.RemoteObjectTypeString && json.Unmarshal(a.Value, &str) == nil {
+		return str
+	}
+	if a.Description != "" {
+		return a.Description
+	}
+	return string(a.Value)
+}
+
+// consoleLevel maps a console call's type or a log entry's level.
+func consoleLevel(kind string) string {
+	switch kind {
+	case "error", "assert":
+		return LevelSevere
+	case "warning":
+		return LevelWarning
+	case "debug", "verbose":
+		return LevelDebug
+	}
+	return LevelInfo
+}
+
+// Console returns the console messages since the last call. A round trip
+// to the page first makes sure every message sent before it was recorded.
 func (s *Session) Console() []LogEntry {
 	s.t.Helper()
-	var entries []LogEntry
-	if err := s.call("POST", "/session/"+s.id+"/se/log", map[string]string{"type": "browser"}, &entries); err != nil {
+	if _, err := run(s, chromedp.Evaluate[chromedp.Void]("0")); err != nil {
 		s.t.Fatalf("read the console: %v", err)
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	entries := s.console
+	s.console = nil
 	return entries
 }
 
 // Screenshot returns a PNG of the viewport.
 func (s *Session) Screenshot() []byte {
 	s.t.Helper()
-	var b64 string
-	if err := s.call("GET", "/session/"+s.id+"/screenshot", nil, &b64); err != nil {
-		s.t.Fatalf("screenshot: %v", err)
-	}
-	png, err := base64.StdEncoding.DecodeString(b64)
+	png, err := run(s, chromedp.CaptureScreenshot())
 	if err != nil {
 		s.t.Fatalf("screenshot: %v", err)
 	}
@@ -227,17 +234,4 @@ func (s *Session) SaveScreenshot(name string) int {
 		s.t.Fatal(err)
 	}
 	return len(png)
-}
-
-// close ends the session (which quits Chromium) and then chromedriver's
-// whole process group, so that no browser outlives the test.
-func (s *Session) close() {
-	if s.id != "" {
-		s.call("DELETE", "/session/"+s.id, nil, nil)
-		s.id = ""
-	}
-	if s.driver != nil && s.driver.Process != nil {
-		syscall.Kill(-s.driver.Process.Pid, syscall.SIGKILL)
-		s.driver.Wait()
-	}
 }

@@ -1,18 +1,31 @@
-// Package junitschema checks a JUnit XML file against the rules of the two
-// schemas CI servers validate JUnit files with, restated as facts: the
-// Jenkins xunit plugin's junit-10.xsd and Maven Surefire's
-// surefire-test-report-3.0.xsd (whose root is one testsuite). The schema
-// files themselves are other projects' text; the tests need only their
-// rules, and were checked once against the real files with xmllint.
+// Package junitschema validates a JUnit XML file against the real schemas
+// CI servers read JUnit files with: the Jenkins xUnit plugin's junit-10.xsd
+// for the whole document, and Maven Surefire's surefire-test-report.xsd for
+// each testsuite (Surefire's root element is one testsuite). The schema
+// files are other projects' text, so the repository holds none: `make deps`
+// installs them into testdata/xsd from Debian source packages at pinned
+// versions (scripts/junit-xsds.sh), and xmllint from Debian's
+// libxml2-utils validates.
 package junitschema
 
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
-	"regexp"
-	"slices"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
+)
+
+// Schema files under testdata/xsd of the module root.
+const (
+	Jenkins  = "junit-10.xsd"
+	Surefire = "surefire-test-report.xsd"
 )
 
 // Node is a parsed element: its attributes and children in order.
@@ -59,108 +72,104 @@ func Parse(data []byte) (*Node, error) {
 	}
 }
 
-// elementRule is what a JUnit schema says of one element: the attributes
-// it allows, those it requires, the children it allows, and whether they
-// must come in that order (xs:sequence) or in any (xs:choice).
-type elementRule struct {
-	attrs, required []string
-	children        []string
-	ordered         bool
-	maxOnce         []string // children allowed at most once
-}
-
-// junitSchemas holds each schema's rules by element.
-var junitSchemas = map[string]map[string]elementRule{
-	"jenkins junit-10": {
-		"testsuites": {attrs: []string{"name", "time", "tests", "failures", "errors"}, children: []string{"testsuite"}},
-		"testsuite": {attrs: []string{"name", "tests", "failures", "errors", "group", "time", "skipped", "timestamp", "hostname", "id", "package", "file", "log", "url"},
-			required: []string{"name", "tests", "failures", "errors"}, children: []string{"testsuite", "properties", "testcase", "system-out", "system-err"}},
-		"properties": {children: []string{"property"}},
-		"property":   {attrs: []string{"name", "value"}, required: []string{"name", "value"}},
-		"testcase": {attrs: []string{"name", "time", "classname", "group"}, required: []string{"name"},
-			children: []string{"skipped", "error", "failure", "system-out", "system-err"}},
-		"failure":    {attrs: []string{"type", "message"}},
-		"error":      {attrs: []string{"type", "message"}},
-		"skipped":    {attrs: []string{"type", "message"}},
-		"system-out": {},
-		"system-err": {},
-	},
-	"surefire 3.0": {
-		"testsuite": {attrs: []string{"version", "name", "time", "tests", "errors", "skipped", "failures", "group"},
-			required: []string{"name", "tests", "errors", "skipped", "failures"}, children: []string{"properties", "testcase"}, ordered: true},
-		"properties": {children: []string{"property"}},
-		"property":   {attrs: []string{"name", "value"}, required: []string{"name", "value"}},
-		"testcase": {attrs: []string{"name", "classname", "group", "time"}, required: []string{"name", "time"},
-			children: []string{"failure", "skipped", "error", "system-out", "system-err"}, ordered: true,
-			maxOnce: []string{"skipped", "error", "system-out", "system-err"}},
-		"failure":    {attrs: []string{"message", "type"}, required: []string{"type"}},
-		"error":      {attrs: []string{"message", "type"}, required: []string{"type"}},
-		"skipped":    {attrs: []string{"message"}},
-		"system-out": {},
-		"system-err": {},
-	},
-}
-
-// surefireTime is the schemas' SUREFIRE_TIME pattern (Surefire's allows
-// at most three decimals).
-var surefireTime = regexp.MustCompile(`^(([0-9]{0,3},)*[0-9]{3}|[0-9]{0,3})*(\.[0-9]{0,3})?$`)
-
-// validateJUnit returns every way n breaks rules.
-func validateJUnit(rules map[string]elementRule, n *Node, path string) []string {
-	var errs []string
-	path += "/" + n.Name
-	r, ok := rules[n.Name]
-	if !ok {
-		return []string{path + ": element not in the schema"}
-	}
-	for a, v := range n.Attrs {
-		if !slices.Contains(r.attrs, a) {
-			errs = append(errs, fmt.Sprintf("%s: attribute %q not allowed", path, a))
-		}
-		if a == "time" && !surefireTime.MatchString(v) {
-			errs = append(errs, fmt.Sprintf("%s: time %q does not match SUREFIRE_TIME", path, v))
-		}
-	}
-	for _, a := range r.required {
-		if _, ok := n.Attrs[a]; !ok {
-			errs = append(errs, fmt.Sprintf("%s: required attribute %q missing", path, a))
-		}
-	}
-	if len(r.children) == 0 && len(n.Children) > 0 {
-		errs = append(errs, path+": has child elements")
-	}
-	last, seen := -1, map[string]int{}
-	for _, c := range n.Children {
-		i := slices.Index(r.children, c.Name)
-		if i < 0 {
-			errs = append(errs, fmt.Sprintf("%s: child <%s> not allowed", path, c.Name))
-			continue
-		}
-		if r.ordered && i < last {
-			errs = append(errs, fmt.Sprintf("%s: child <%s> out of order", path, c.Name))
-		}
-		last = i
-		if seen[c.Name]++; seen[c.Name] > 1 && slices.Contains(r.maxOnce, c.Name) {
-			errs = append(errs, fmt.Sprintf("%s: more than one <%s>", path, c.Name))
-		}
-		errs = append(errs, validateJUnit(rules, c, path)...)
-	}
-	return errs
-}
-
-// Errors validates data with both schemas (the whole document for
-// Jenkins, each testsuite for Surefire) and returns every rule it breaks;
-// the error is for a file that does not parse.
+// Errors validates data with both schemas (the whole document with
+// Jenkins', each top-level testsuite with Surefire's) and returns xmllint's
+// complaints, those of Surefire's schema prefixed "surefire: ". The error
+// is for a file that does not parse, or a validator or schema that is
+// missing or broken.
 func Errors(data []byte) ([]string, error) {
-	root, err := Parse(data)
+	dir, err := schemaDir()
 	if err != nil {
 		return nil, err
 	}
-	errs := validateJUnit(junitSchemas["jenkins junit-10"], root, "")
-	for _, s := range root.Children {
-		for _, e := range validateJUnit(junitSchemas["surefire 3.0"], s, "") {
+	suites, err := topSuites(data)
+	if err != nil {
+		return nil, err
+	}
+	errs, err := xmllint(filepath.Join(dir, Jenkins), data)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range suites {
+		more, err := xmllint(filepath.Join(dir, Surefire), s)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range more {
 			errs = append(errs, "surefire: "+e)
 		}
 	}
 	return errs, nil
+}
+
+// topSuites returns the bytes of each testsuite element directly under
+// the root, as written, so that each validates as a document of its own.
+func topSuites(data []byte) ([][]byte, error) {
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	var suites [][]byte
+	depth := 0
+	var start int64
+	for {
+		before := dec.InputOffset()
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return suites, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			depth++
+			if depth == 2 && tok.Name.Local == "testsuite" {
+				start = before
+			}
+		case xml.EndElement:
+			if depth == 2 && tok.Name.Local == "testsuite" {
+				suites = append(suites, data[start:dec.InputOffset()])
+			}
+			depth--
+		}
+	}
+}
+
+// xmllint validates doc against the schema file and returns its complaints
+// without the closing "fails to validate" line.
+func xmllint(schema string, doc []byte) ([]string, error) {
+	if _, err := os.Stat(schema); err != nil {
+		return nil, fmt.Errorf("JUnit schema %v: `make deps` installs it (scripts/junit-xsds.sh)", err)
+	}
+	bin, err := exec.LookPath("xmllint")
+	if err != nil {
+		return nil, fmt.Errorf("xmllint not found: `make deps` installs Debian's libxml2-utils: %w", err)
+	}
+	cmd := exec.Command(bin, "--noout", "--nonet", "--schema", schema, "-")
+	cmd.Stdin = bytes.NewReader(doc)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return nil, nil
+	case errors.As(err, &exit) && exit.ExitCode() == 3: // the document does not validate
+	default:
+		return nil, fmt.Errorf("xmllint --schema %s: %v\n%s", filepath.Base(schema), err, out.Bytes())
+	}
+	var errs []string
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if line != "- fails to validate" {
+			errs = append(errs, line)
+		}
+	}
+	return errs, nil
+}
+
+// schemaDir is testdata/xsd of the module root.
+func schemaDir() (string, error) {
+	root, err := fixturebin.ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "testdata", "xsd"), nil
 }

@@ -6,8 +6,8 @@
 // It imports syscall alone, so that it initialises as early as a package
 // can: Go initialises the packages whose imports are done in the order of
 // their import paths, and nothing of the program that does not have to runs
-// in a process that becomes another program (issue 13). GODEBUG=inittrace=1
-// shows what runs before it.
+// in a process that becomes another program (its start would pay for it).
+// GODEBUG=inittrace=1 shows what runs before it.
 package serverexec
 
 // Var, in the environment of a process of the program, names the server it

@@ -157,7 +157,7 @@ func TestPlanCoverage(t *testing.T) {
 	}
 }
 
-// repeatText is the schema of the repeat_text tool.
+// repeatText is the schema of the mutant's repeat_text tool.
 func repeatText() map[string]any {
 	return map[string]any{
 		"type": "object",

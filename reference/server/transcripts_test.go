@@ -18,7 +18,8 @@ import (
 
 func TestMain(m *testing.M) { fixturebin.Main(m) }
 
-// minTranscripts is the number of transcripts the issue asks for.
+// minTranscripts is the least number of transcripts vectors/transcripts
+// holds, so that a lost file fails the test.
 const minTranscripts = 60
 
 // received is one line the server sent during a transcript run, with what
