@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -28,8 +29,9 @@ var (
 	ErrHTTPStatus = errors.New("HTTP response without a JSON-RPC response")
 	// ErrUnavailable means the request did not reach the server or the
 	// server did not serve it: the connection failed (refused, reset,
-	// TLS), the redirects did not end, or the status was 429 or 5xx (a
-	// crashed handler and an overloaded gateway look alike). It is no
+	// TLS), the redirects did not end, or the status was 5xx or a 429
+	// not waited out (a crashed handler and an overloaded gateway look
+	// alike). It is no
 	// fact about the server's conformance: a harness problem, never a
 	// verdict.
 	ErrUnavailable = errors.New("server unavailable")
@@ -96,7 +98,17 @@ type HTTPTarget struct {
 
 	mu          sync.Mutex
 	toolHeaders map[string][]paramHeader // x-mcp-header annotations, by tool name
+
+	rateLimited atomic.Int64 // time waited out for 429 answers over the run (a time.Duration)
 }
+
+// maxRateLimitWait bounds the time a run waits out 429 answers' Retry-After
+// in all: past it, a 429 is the server being unavailable.
+const maxRateLimitWait = 20 * time.Second
+
+// RateLimited returns how long the sessions with t waited because the
+// server answered 429 Too Many Requests.
+func (t *HTTPTarget) RateLimited() time.Duration { return time.Duration(t.rateLimited.Load()) }
 
 // minSecret is the shortest header value redacted wherever it appears in
 // what a server sends back: a shorter one would match by chance.
