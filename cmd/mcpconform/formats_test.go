@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mcpconform/mcpconform/attestation"
 	"github.com/mcpconform/mcpconform/internal/sarifschema"
 	"github.com/mcpconform/mcpconform/internal/tapcheck"
 	"github.com/mcpconform/mcpconform/report"
@@ -128,6 +133,90 @@ func TestRunSARIFNeedsJSON(t *testing.T) {
 		code, _, errOut := runCLI(append(args, "--", filepath.Join(dir, "no-such-server"))...)
 		if code != 2 || !strings.Contains(errOut, "--sarif needs --json FILE") {
 			t.Errorf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+}
+
+// TestRunAttestation: --attestation writes an in-toto Statement v1 whose
+// predicate names the JSON report written beside it by the digest of its
+// bytes and the catalogue by the digest of `list --json`, about the
+// artefact --subject names, or the one the suite identifies.
+func TestRunAttestation(t *testing.T) {
+	self, mutant := runBinaries(t)
+	dir := t.TempDir()
+	var catalogue bytes.Buffer
+	if code := runList([]string{"--json"}, &catalogue, io.Discard); code != 0 {
+		t.Fatal("list --json failed")
+	}
+	selfDigest := sha256.Sum256(mustRead(t, self))
+	hexd := strings.Repeat("5a", 32)
+	only := []string{"--no-color", "--protocol", "2025-11-25", "--only", "jsonrpc.*"}
+	tests := []struct {
+		name, subject, digest, source string
+		args                          []string
+	}{
+		{"named by --subject", "my-server", hexd, attestation.SourceFlag,
+			append(append([]string{"--subject", "my-server@sha256:" + hexd}, only...), "--", mutant, "-mutation", "unknown-method-result")},
+		{"the executable", "mcpconform", hex.EncodeToString(selfDigest[:]), attestation.SourceExecutable, append(only, "--", self, "reference")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j, a := filepath.Join(dir, tt.source+".json"), filepath.Join(dir, tt.source+".intoto.json")
+			code, out, errOut := runCLI(append([]string{"--json", j, "--attestation", a}, tt.args...)...)
+			if code == 2 {
+				t.Fatalf("exit 2\n%s%s", out, errOut)
+			}
+			s, err := attestation.Parse(mustRead(t, a))
+			if err != nil {
+				t.Fatal(err)
+			}
+			reportSum := sha256.Sum256(mustRead(t, j))
+			catSum := sha256.Sum256(catalogue.Bytes())
+			p := s.Predicate
+			rep, _ := report.ReadFile(j)
+			if s.Subject[0].Name != tt.subject || s.Subject[0].Digest["sha256"] != tt.digest || p.SubjectSource != tt.source {
+				t.Errorf("subject %+v from %s, want %s sha256:%s from %s", s.Subject, p.SubjectSource, tt.subject, tt.digest, tt.source)
+			}
+			if p.Report.Digest["sha256"] != hex.EncodeToString(reportSum[:]) || p.Report.Name != filepath.Base(j) {
+				t.Errorf("the predicate names report %+v, not %s", p.Report, j)
+			}
+			if p.Suite.CatalogueDigest["sha256"] != hex.EncodeToString(catSum[:]) {
+				t.Errorf("catalogue digest %v is not that of list --json", p.Suite.CatalogueDigest)
+			}
+			if p.Outcome != rep.Summary.Outcome || p.ExitCode != code || p.Scoring == nil || "sha256:"+p.Scoring.Digest["sha256"] != rep.Scoring.Digest {
+				t.Errorf("predicate outcome %q exit %d scoring %+v; report %q exit %d %s", p.Outcome, p.ExitCode, p.Scoring, rep.Summary.Outcome, code, rep.Scoring)
+			}
+		})
+	}
+}
+
+// TestRunAttestationUsage: what cannot make a verifiable statement is a
+// usage error, found before any server starts.
+func TestRunAttestationUsage(t *testing.T) {
+	dir := t.TempDir()
+	a, j := filepath.Join(dir, "a.json"), filepath.Join(dir, "r.json")
+	missing := filepath.Join(dir, "no-such-server")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--attestation", a, "--", missing}, "--attestation needs --json FILE"},
+		{[]string{"--attestation", a, "--json", "-", "--", missing}, "--attestation needs --json FILE"},
+		{[]string{"--subject", "x@sha256:" + strings.Repeat("0", 64), "--json", j, "--", missing}, "give --attestation FILE too"},
+		{[]string{"--attestation", a, "--json", j, "--subject", "x@sha1:00", "--", missing}, "want NAME@sha256:HEX"},
+		{[]string{"--attestation", a, "--json", j, "--", "node", "server.js"}, "node runs another artefact; name it with --subject"},
+		{[]string{"--attestation", a, "--json", j, "--", "npx", "-y", "some-server"}, "not PKG@VERSION with an exact version"},
+		{[]string{"--attestation", a, "--json", j, "--", missing}, "cannot identify the server artefact"},
+	}
+	for _, tt := range tests {
+		code, _, errOut := runCLI(tt.args...)
+		if code != 2 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%v: exit %d, want 2 and %q:\n%s", tt.args, code, tt.want, errOut)
+		}
+		for _, f := range []string{a, j} {
+			if _, err := os.Stat(f); err == nil {
+				t.Errorf("%v left %s behind", tt.args, f)
+			}
 		}
 	}
 }

@@ -73,6 +73,15 @@ flags:
                            the JSON report (needs --json FILE)
   --tap FILE               write a TAP 14 stream: a test point per check and
                            revision; not ok exactly where the run fails
+  --attestation FILE       write an in-toto Statement (v1) that the JSON report
+                           (needs --json FILE), by its digest, is the verdict
+                           on the server artefact (docs/attestation.md); sign
+                           it with GitHub's attestation action or cosign
+  --subject NAME@sha256:HEX
+                           the artefact the attestation is about; without
+                           it, the file a command names by path, the package
+                           of npx PKG@VERSION from npm's cache, or this
+                           program for the embedded reference
                            Report files are prepared before the run starts,
                            written whole and renamed into place; two flags
                            may not name one file. FILE "-" is standard output
@@ -121,7 +130,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	var opts conformance.Options
 	var only, skip, allow, deny globList
-	var expected, jsonFile, junitFile, mdFile, htmlFile, badgeFile, sarifFile, tapFile, profilePath, scoringName string
+	var expected, jsonFile, junitFile, mdFile, htmlFile, badgeFile, sarifFile, tapFile, attestFile, subjectFlag, profilePath, scoringName string
 	var noColor, verbose, quiet bool
 	fs.StringVar(&opts.Protocol, "protocol", "", "")
 	fs.Var(&only, "only", "")
@@ -146,6 +155,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&badgeFile, "badge", "", "")
 	fs.StringVar(&sarifFile, "sarif", "", "")
 	fs.StringVar(&tapFile, "tap", "", "")
+	fs.StringVar(&attestFile, "attestation", "", "")
+	fs.StringVar(&subjectFlag, "subject", "", "")
 	fs.BoolVar(&noColor, "no-color", false, "")
 	fs.BoolVar(&verbose, "verbose", false, "")
 	fs.BoolVar(&quiet, "quiet", false, "")
@@ -165,6 +176,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		opts.Scoring = p
 	}
 	opts.Command = fs.Args()
+	attest, err := prepareAttestation(attestFile, subjectFlag, jsonFile, opts.Command)
+	if err != nil {
+		return fail("%v", err)
+	}
 	if err := applyProfile(profilePath, len(opts.Command) > 0, &opts); err != nil {
 		return fail("%v", err)
 	}
@@ -206,6 +221,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		{flag: "--badge", path: badgeFile, write: (*report.Report).WriteBadge},
 		{flag: "--sarif", path: sarifFile, write: func(rep *report.Report, w io.Writer) error { return rep.WriteSARIF(w, reportURI) }},
 		{flag: "--tap", path: tapFile, write: (*report.Report).WriteTAP},
+		{flag: "--attestation", path: attestFile, write: attest},
 	}
 	toStdout, err := openOutputs(outs, stdout)
 	if err != nil {
