@@ -133,6 +133,8 @@ func New(rep *report.Report, reportJSON []byte, reportName string, subject Subje
 		alg, hexDigest, _ := strings.Cut(s.Digest, ":")
 		p.Scoring = &Scoring{Name: s.Name, Digest: map[string]string{alg: hexDigest}}
 	}
+	// The name travels into logs and workflow outputs: one line, shown.
+	subject.Name = report.Shown(subject.Name)
 	return Statement{Type: StatementType, Subject: []Subject{subject}, PredicateType: PredicateType, Predicate: p}
 }
 
