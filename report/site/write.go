@@ -139,7 +139,7 @@ func allRevisions(servers []*server) []string {
 // indexRow is the server's latest outcome per revision, with its badge.
 func (sv *server) indexRow(revisions []string, lastNight string) indexRow {
 	last := sv.latest()
-	row := indexRow{Label: label(sv.label), Version: shown(last.version), Slug: sv.slug, Date: last.date}
+	row := indexRow{Label: label(sv.label), Version: label(last.version), Slug: sv.slug, Date: last.date}
 	if last.date != lastNight {
 		row.Stale = "no run since " + last.date
 	}
@@ -225,7 +225,7 @@ type nightRow struct {
 
 func (sv *server) page(shared common) serverPage {
 	last := sv.latest()
-	p := serverPage{Common: shared, Label: label(sv.label), Version: shown(last.version), Command: shown(last.command),
+	p := serverPage{Common: shared, Label: label(sv.label), Version: label(last.version), Command: shown(last.command),
 		Scoring: shown(last.scoring), Closing: shown(last.closing), Date: last.date}
 	for _, rev := range sv.revisions {
 		t := trend{Revision: shown(rev), SVG: sv.trend(rev)}
@@ -253,7 +253,7 @@ func (sv *server) page(shared common) serverPage {
 	}
 	for i := len(sv.runs) - 1; i >= 0; i-- {
 		r := sv.runs[i]
-		n := nightRow{Date: r.date, Version: shown(r.version), Closing: shown(r.closing)}
+		n := nightRow{Date: r.date, Version: label(r.version), Closing: shown(r.closing)}
 		for _, rev := range sv.revisions {
 			c := cell{Text: "·", Class: "none", Tip: shown(rev) + ": not checked"}
 			for _, rs := range r.revisions {
