@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -128,7 +129,7 @@ func TestWorkflowsUseTheAction(t *testing.T) {
 		t.Errorf("action runs %q, want composite", a.Runs.Using)
 	}
 	var uses int
-	wantJobs := map[string][]string{"github-action.yml": {"conformance"}, "certify-servers.yml": {"check", "compare", "merge"}}
+	wantJobs := map[string][]string{"github-action.yml": {"conformance"}, "certify-servers.yml": {"check", "compare", "merge", "site"}}
 	for _, name := range workflows {
 		var w workflow
 		readYAML(t, name, &w)
@@ -152,8 +153,8 @@ func TestWorkflowsUseTheAction(t *testing.T) {
 			t.Errorf("%s has jobs %v, want %v", name, jobs, wantJobs[name])
 		}
 	}
-	if uses != 4 {
-		t.Errorf("%d uses of the action in the examples, want 4 (one check per workflow, and the installs of merge and compare)", uses)
+	if uses != 5 {
+		t.Errorf("%d uses of the action in the examples, want 5 (one check per workflow, and the installs of merge, compare and site)", uses)
 	}
 	var certify workflow
 	readYAML(t, "certify-servers.yml", &certify)
@@ -167,6 +168,18 @@ func TestWorkflowsUseTheAction(t *testing.T) {
 	}
 	if !strings.Contains(merge, "mcpconform merge") || !strings.Contains(merge, "--html") {
 		t.Errorf("the merge job does not run mcpconform merge with --html:\n%s", merge)
+	}
+	site, pinned := "", 0
+	for _, s := range certify.Jobs["site"].Steps {
+		site += s.Run
+		if strings.HasPrefix(s.Uses, "actions/upload-pages-artifact@") || strings.HasPrefix(s.Uses, "actions/deploy-pages@") {
+			if _, sha, _ := strings.Cut(s.Uses, "@"); regexp.MustCompile(`^[0-9a-f]{40}$`).MatchString(sha) {
+				pinned++
+			}
+		}
+	}
+	if !strings.Contains(site, "mcpconform site --out site nights") || pinned != 2 {
+		t.Errorf("the site job does not build the site and publish it with the Pages actions pinned by commit (%d pinned):\n%s", pinned, site)
 	}
 	install := ""
 	for _, s := range a.Runs.Steps {
