@@ -11,6 +11,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -1262,12 +1263,85 @@ func breakable(p *gen.Plan) []gen.Constraint {
 	return out
 }
 
-// argumentCases draws each tool's share of cases: valid ones, or invalid
-// ones taking its constraints in turn from a drawn start. Every case is
+// invalidCaps is the number of invalid cases each tool gets. Every tool
+// wants its equal share of --cases (at least one), raised to one case per
+// kind of constraint its schema has (type, required, enum, pattern,
+// bounds, additionalProperties ...: a server that validates types but not
+// enums must meet an enum case on every tool). The total is bounded by
+// invalidBudget; when the wants exceed it, the cases are dealt in rounds,
+// one per tool a round in list order, so that every tool's first kinds
+// are covered before any tool's later ones.
+func invalidCaps(cases int, tools []argTool) []int {
+	share := argBudget(cases, len(tools))
+	want := make([]int, len(tools))
+	total := 0
+	for i, at := range tools {
+		want[i] = max(share, len(breakableKinds(at.plan)))
+		total += want[i]
+	}
+	budget := invalidBudget(cases, len(tools))
+	if total <= budget {
+		return want
+	}
+	caps := make([]int, len(tools))
+	for dealt, round := 0, 0; dealt < budget; round++ {
+		for i := range tools {
+			if dealt < budget && want[i] > round {
+				caps[i]++
+				dealt++
+			}
+		}
+	}
+	return caps
+}
+
+// invalidBudget bounds the invalid cases of n tools: --cases for every
+// started ten tools, cases × ⌈n/10⌉, so that it grows with the tools (ten
+// cases a tool at the default of 100) rather than spreading a fixed
+// --cases thin.
+func invalidBudget(cases, n int) int { return cases * max(1, (n+9)/10) }
+
+// breakableKinds returns the kinds of the plan's breakable constraints,
+// in the order of their first constraint.
+func breakableKinds(p *gen.Plan) []string {
+	var out []string
+	for _, c := range breakable(p) {
+		if !slices.Contains(out, c.Kind) {
+			out = append(out, c.Kind)
+		}
+	}
+	return out
+}
+
+// invalidOrder returns the constraints a tool's invalid cases break, in
+// the order they are drawn: one of each kind first (drawn among that
+// kind's constraints), then all of them in turn from a drawn start.
+func invalidOrder(src gen.Source, cons []gen.Constraint) []gen.Constraint {
+	var out []gen.Constraint
+	byKind := map[string][]gen.Constraint{}
+	var kinds []string
+	for _, c := range cons {
+		if _, ok := byKind[c.Kind]; !ok {
+			kinds = append(kinds, c.Kind)
+		}
+		byKind[c.Kind] = append(byKind[c.Kind], c)
+	}
+	for _, k := range kinds {
+		of := byKind[k]
+		out = append(out, of[src.Intn(len(of))])
+	}
+	start := src.Intn(len(cons))
+	for i := range cons {
+		out = append(out, cons[(start+i)%len(cons)])
+	}
+	return out
+}
+
+// argumentCases draws each tool's cases (caps[i] for tool i): valid ones,
+// or invalid ones taking its constraints in invalidOrder. Every case is
 // held against the oracle first; one it disagrees with is dropped and
 // counted as a generator bug when the plan understood the whole schema.
-func argumentCases(src gen.Source, tools []argTool, budget int, valid bool) (cs []argCase, unsupported, empty, bugs noteList) {
-	cs = make([]argCase, 0, len(tools)*budget)
+func argumentCases(src gen.Source, tools []argTool, caps []int, valid bool) (cs []argCase, unsupported, empty, bugs noteList) {
 	for i, at := range tools {
 		for _, u := range at.plan.Unsupported() {
 			unsupported.add("%s: %s", at.tool.Name, u)
@@ -1277,15 +1351,21 @@ func argumentCases(src gen.Source, tools []argTool, budget int, valid bool) (cs 
 			empty.add("%s (its input schema has no constraint an arguments object can break)", at.tool.Name)
 			continue
 		}
-		start := 0
-		if len(cons) > 0 {
-			start = src.Intn(len(cons))
+		var order []gen.Constraint
+		if !valid {
+			order = invalidOrder(src, cons)
 		}
+		budget := caps[i]
 		made, disagreed := 0, 0
 		for try := 0; try < 2*budget && made < budget; try++ {
 			var c *gen.Constraint
 			if !valid {
-				c = &cons[(start+try)%len(cons)]
+				// Past the kinds and one turn, the turn repeats.
+				j := try
+				if k := len(order) - len(cons); j >= len(order) {
+					j = k + (j-k)%len(cons)
+				}
+				c = &order[j]
 			}
 			args, ok, disagree := drawCase(src, at, c)
 			if disagree {
@@ -1318,8 +1398,21 @@ func runArguments(t *T, validSide bool) {
 		t.RequireCallableTool(nil)
 		t.NotVerified("no callable tool has an input schema the suite compiles: %s", strings.Join(skipped, "; "))
 	}
-	budget := argBudget(t.cases(), len(tools))
-	cs, unsupported, empty, bugs := argumentCases(t.Rand(), tools, budget, validSide)
+	src := t.Rand()
+	caps := make([]int, len(tools))
+	for i := range caps {
+		caps[i] = argBudget(t.cases(), len(tools))
+	}
+	if !validSide {
+		caps = invalidCaps(t.cases(), tools)
+	}
+	budget := slices.Max(caps)
+	cs, unsupported, empty, bugs := argumentCases(src, tools, caps, validSide)
+	if !validSide {
+		// One call with valid arguments per tool: a tool that fails it
+		// as it fails the invalid ones shows nothing of validation.
+		cs = withControls(t, src, tools, cs)
+	}
 	unsupported.log(t, "not generated: ")
 	bugs.log(t, "generator bug: ")
 	empty.log(t, "no case for ")
@@ -1353,7 +1446,13 @@ func runArguments(t *T, validSide bool) {
 	var bad []int
 	for i, a := range cs {
 		if answers[i] == nil {
+			if !validSide && a.broken == nil {
+				continue // a control: counted with its tool's cases
+			}
 			late++
+			continue
+		}
+		if !validSide && a.broken == nil {
 			continue
 		}
 		n++
@@ -1393,6 +1492,9 @@ func runArguments(t *T, validSide bool) {
 			at.tool.Name, clipText(string(small.args), 120), first.broken, first.broken.SchemaPath, len(bad), n, file)
 	}
 	t.Actual("%d %s argument sets, none %s%s", n, kind, map[bool]string{false: "accepted", true: "rejected as invalid params"}[validSide], sampleNote(len(sample), listed))
+	if !validSide {
+		judgeEvidence(t, tools, cs, answers, answered)
+	}
 	var unverified noteList
 	for i, at := range tools {
 		if !answered[i] && hasCase(cs, i) {
@@ -1406,6 +1508,149 @@ func runArguments(t *T, validSide bool) {
 		}
 		t.NotVerified("no failure in %d answered calls, but no call of %s%s was answered within the request timeout", n, strings.Join(unverified.items, ", "), more)
 	}
+}
+
+// withControls adds to the invalid cases cs, grouped by tool, one case of
+// valid arguments per tool (broken nil), first in its tool's group.
+func withControls(t *T, src gen.Source, tools []argTool, cs []argCase) []argCase {
+	out := make([]argCase, 0, len(cs)+len(tools))
+	for i := 0; i < len(cs); {
+		tool := cs[i].tool
+		if args, ok := t.validArgs(tools[tool].tool, src); ok {
+			out = append(out, argCase{tool: tool, args: args})
+		}
+		for ; i < len(cs) && cs[i].tool == tool; i++ {
+			out = append(out, cs[i])
+		}
+	}
+	return out
+}
+
+// judgeEvidence ends invalid-rejected as not-verified when no tool showed
+// anything of validation: a tool whose call with valid arguments failed,
+// and whose every answered invalid call failed alike (failureSignature),
+// refused the invalid arguments for a reason that has nothing to do with
+// them (a network it cannot reach, a store it is not connected to). Such
+// tools are named in the evidence; when some other tool showed its
+// validation, the check stands on that one.
+func judgeEvidence(t *T, tools []argTool, cs []argCase, answers []*protocol.Message, answered []bool) {
+	control := make([]*protocol.Message, len(tools))
+	controlArgs := make([]json.RawMessage, len(tools))
+	alike := make([]bool, len(tools))
+	for i, a := range cs {
+		if a.broken == nil && answers[i] != nil {
+			control[a.tool], controlArgs[a.tool] = answers[i], a.args
+			alike[a.tool] = judgeCall(answers[i]) != accepted
+		}
+	}
+	for i, a := range cs {
+		if a.broken == nil || answers[i] == nil || !alike[a.tool] {
+			continue
+		}
+		if failureSignature(answers[i], a.args) != failureSignature(control[a.tool], controlArgs[a.tool]) {
+			alike[a.tool] = false
+		}
+	}
+	var none noteList
+	evidence := 0
+	first := -1
+	for i := range tools {
+		switch {
+		case !answered[i]:
+		case alike[i]:
+			if first < 0 {
+				first = i
+			}
+			none.add("%s (%s)", tools[i].tool.Name, failureText(control[i]))
+		default:
+			evidence++
+		}
+	}
+	t.Metric("tools_no_evidence", float64(len(none.items)+none.more))
+	if first < 0 {
+		return
+	}
+	none.log(t, "no evidence, every call failed alike with valid arguments or not: ")
+	if evidence == 0 {
+		t.NotVerified("every call of the %d tool(s) answered failed alike, valid arguments or not, so none showed whether it validates its inputs: %s failed with %s",
+			len(none.items)+none.more, tools[first].tool.Name, failureText(control[first]))
+	}
+}
+
+// failureSignature renders how a call failed, the same for two calls that
+// failed for the same reason whatever their arguments: the error code and
+// message, or the isError result's text, with the arguments' strings
+// taken out and every run of digits read as one. It is "" for a call that
+// did not fail.
+func failureSignature(m *protocol.Message, args json.RawMessage) string {
+	var text string
+	switch {
+	case m.Error != nil:
+		text = fmt.Sprintf("error %d %s", m.Error.Code, m.Error.Message)
+	case resultIsError(m.Result):
+		text = "isError " + resultText(m.Result)
+	default:
+		return ""
+	}
+	var v any
+	_ = json.Unmarshal(args, &v)
+	for _, leaf := range stringLeaves(v) {
+		if len(leaf) >= 2 {
+			text = strings.ReplaceAll(text, leaf, "…")
+		}
+	}
+	return digitRuns.ReplaceAllString(strings.Join(strings.Fields(text), " "), "0")
+}
+
+var digitRuns = regexp.MustCompile(`[0-9]+`)
+
+// stringLeaves returns the strings in v, keys included, longest first.
+func stringLeaves(v any) []string {
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			out = append(out, x)
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for k, e := range x {
+				out = append(out, k)
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) || len(out[i]) == len(out[j]) && out[i] < out[j] })
+	return out
+}
+
+// failureText is how a failed call failed, for messages.
+func failureText(m *protocol.Message) string {
+	if m.Error != nil {
+		return fmt.Sprintf("error %d %q", m.Error.Code, clipText(m.Error.Message, 80))
+	}
+	return fmt.Sprintf("an isError result %q", clipText(resultText(m.Result), 80))
+}
+
+// resultText joins the text blocks of a CallToolResult.
+func resultText(raw json.RawMessage) string {
+	var res struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	_ = json.Unmarshal(raw, &res)
+	var parts []string
+	for _, c := range res.Content {
+		if c.Text != "" {
+			parts = append(parts, c.Text)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // argToolFloor is the number of tools an argument property covers whatever
