@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/mcpconform/mcpconform/internal/jsonpos"
 )
 
 // SARIF is the version of the Static Analysis Results Interchange Format
@@ -378,8 +376,8 @@ func resultSpans(data []byte) ([]span, error) {
 			end := dec.InputOffset()
 			start := int64(bytes.IndexByte(data[from:end], '{')) + from
 			var s span
-			s.startLine, s.startCol = jsonpos.LineCol(data, start)
-			s.endLine, s.endCol = jsonpos.LineCol(data, end)
+			s.startLine, s.startCol = lineCol(data, start)
+			s.endLine, s.endCol = lineCol(data, end)
 			out = append(out, s)
 		}
 		return out, nil
