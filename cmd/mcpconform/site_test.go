@@ -136,3 +136,28 @@ func TestSiteInBrowser(t *testing.T) {
 	}
 	shot("site-check.png")
 }
+
+// TestSiteUsage: what cannot make a site is a usage error that says why.
+func TestSiteUsage(t *testing.T) {
+	dir := t.TempDir()
+	notReport := filepath.Join(dir, "badge.json")
+	os.WriteFile(notReport, []byte(`{"schemaVersion": 1, "label": "MCP"}`), 0o644)
+	empty := filepath.Join(dir, "empty")
+	os.MkdirAll(empty, 0o755)
+	os.WriteFile(filepath.Join(empty, "badge.json"), []byte(`{"schemaVersion": 1}`), 0o644)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{dir}, "--out DIR is required"},
+		{[]string{"--out", filepath.Join(dir, "site")}, "no report given"},
+		{[]string{"--out", filepath.Join(dir, "site"), notReport}, "badge.json: not an mcpconform report or merged matrix"},
+		{[]string{"--out", filepath.Join(dir, "site"), empty}, "no mcpconform report among"},
+		{[]string{"--out", filepath.Join(dir, "site"), filepath.Join(dir, "missing")}, "no such file"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := runSite(tt.args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("%v: exit %d, want 2 and %q:\n%s", tt.args, code, tt.want, stderr.String())
+		}
+	}
+}

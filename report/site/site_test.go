@@ -190,3 +190,36 @@ func mustRead(t *testing.T, name string) []byte {
 	}
 	return data
 }
+
+// TestMerged: nights of merged matrices make the same history as the
+// nights' reports.
+func TestMerged(t *testing.T) {
+	fromMerged := New()
+	for _, n := range [][]*report.Report{
+		{night("alpha", "1.0.0", "2026-12-01", report.StatusPass, ""), night("beta", "2.0.0", "2026-12-01", report.StatusFail, "beta fails")},
+		{night("alpha", "1.1.0", "2026-12-02", report.StatusFail, "the unknown method got a result")},
+		{night("alpha", "1.1.1", "2026-12-03", report.StatusPass, "")},
+	} {
+		files := make([]string, len(n))
+		for i, rep := range n {
+			files[i] = rep.Server.Name + ".json"
+		}
+		fromMerged.AddMerged(report.Merge(n, files), "merged.json")
+	}
+	a, b := history().servers(), fromMerged.servers()
+	if len(a) != len(b) {
+		t.Fatalf("%d servers from reports, %d from merged matrices", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].label != b[i].label || len(a[i].runs) != len(b[i].runs) || len(a[i].changes) != len(b[i].changes) {
+			t.Errorf("server %s: %d runs %d changes from reports; %s: %d runs %d changes from merged matrices",
+				a[i].label, len(a[i].runs), len(a[i].changes), b[i].label, len(b[i].runs), len(b[i].changes))
+			continue
+		}
+		for j := range a[i].changes {
+			if a[i].changes[j] != b[i].changes[j] {
+				t.Errorf("change %+v from reports, %+v from merged", a[i].changes[j], b[i].changes[j])
+			}
+		}
+	}
+}
