@@ -716,7 +716,7 @@ func (l *httpLink) answered(x *HTTPExchange, resp *http.Response) {
 	if id := resp.Header.Get(protocol.HeaderSessionID); id != "" && x.RPCMethod == protocol.MethodInitialize && resp.StatusCode/100 == 2 && l.session == "" {
 		l.session = id
 		l.sessions++
-		issued = fmt.Sprintf("; %s issued (session %d)", protocol.HeaderSessionID, l.sessions)
+		issued = fmt.Sprintf("; %s issued (session id %d)", protocol.HeaderSessionID, l.sessions)
 	}
 	if l.mode == "" && resp.StatusCode/100 == 2 {
 		l.mode = HTTPStreamable
