@@ -60,8 +60,11 @@ lint:
 # -timeout: go test's 10-minute default is a hang detector; on a slow
 # 2-core CI machine the conformance package alone can near it, so the
 # limit is set inside CI's 20-minute budget instead.
+# -parallel: a mutant or hostile-server run mostly waits on its server's
+# answers and timeouts, so more runs than cores side by side keep the
+# cores busy; the verdicts are built to hold under that load.
 test: deps
-	$(GO) tool gotestsum --format testname -- -count=1 -timeout 15m -skip '$(SWEEPS)' ./...
+	$(GO) tool gotestsum --format testname -- -count=1 -timeout 15m -parallel 6 -skip '$(SWEEPS)' ./...
 
 sweeps: deps
 	$(GO) tool gotestsum --format testname -- -count=1 -timeout 15m -run '$(SWEEPS)' ./...
