@@ -128,26 +128,13 @@ func (p *Process) ProbeHTTP(ctx context.Context, body []byte, set http.Header) (
 		return HTTPExchange{}, err
 	}
 	o := readOutbound(body)
-	l.mu.Lock()
-	target := l.t.url
-	if l.mode == HTTPSSE && l.endpoint != nil {
-		target = l.endpoint
-	}
-	l.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.RequestTimeout)
 	defer cancel()
 	stop := context.AfterFunc(l.ctx, cancel)
 	defer stop()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target.String(), bytes.NewReader(body))
+	req, err := l.postRequest(ctx, o)
 	if err != nil {
 		return HTTPExchange{}, fmt.Errorf("runner: probe: %w", err)
-	}
-	req.Header.Set("Content-Type", protocol.MediaJSON)
-	req.Header.Set("Accept", protocol.AcceptBoth)
-	if l.modern(o) {
-		l.modernHeaders(req, o)
-	} else {
-		l.legacyHeaders(req, o.method)
 	}
 	for name, vs := range set {
 		if len(vs) == 0 || vs[0] == "" {
@@ -548,15 +535,25 @@ func (l *httpLink) releaseInit() {
 
 // newPost builds the POST of message o and records its exchange.
 func (l *httpLink) newPost(o outbound) (*http.Request, *HTTPExchange, error) {
+	req, err := l.postRequest(l.ctx, o)
+	if err != nil {
+		return nil, nil, fmt.Errorf("runner: send: %w", err)
+	}
+	return req, l.newExchange(req, o, ""), nil
+}
+
+// postRequest builds the POST of message o with the headers of the
+// session's era.
+func (l *httpLink) postRequest(ctx context.Context, o outbound) (*http.Request, error) {
 	l.mu.Lock()
 	target := l.t.url
 	if l.mode == HTTPSSE && l.endpoint != nil {
 		target = l.endpoint
 	}
 	l.mu.Unlock()
-	req, err := http.NewRequestWithContext(l.ctx, http.MethodPost, target.String(), bytes.NewReader(o.body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target.String(), bytes.NewReader(o.body))
 	if err != nil {
-		return nil, nil, fmt.Errorf("runner: send: %w", err)
+		return nil, err
 	}
 	req.Header.Set("Content-Type", protocol.MediaJSON)
 	req.Header.Set("Accept", protocol.AcceptBoth)
@@ -565,7 +562,7 @@ func (l *httpLink) newPost(o outbound) (*http.Request, *HTTPExchange, error) {
 	} else {
 		l.legacyHeaders(req, o.method)
 	}
-	return req, l.newExchange(req, o, ""), nil
+	return req, nil
 }
 
 // modernHeaders sets the request metadata headers of 2026-07-28.
