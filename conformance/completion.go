@@ -143,7 +143,8 @@ func init() {
 		ID:          "completion.complete.shape",
 		Title:       "completion/complete results have the CompleteResult shape",
 		Requirement: "Completing a listed prompt argument or template variable gives a CompleteResult of the revision: completion.values of strings, optional integer total, optional boolean hasMore.",
-		Authority:   messagesAuthority,
+		Authority:   validMessage,
+		Also:        []Authority{validMessageModern},
 		Refs: []SpecRef{
 			completionRef(protocol.Rev20251125, "Requesting Completions"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "CompleteResult"},
@@ -171,7 +172,8 @@ func init() {
 		ID:          "completion.values.max",
 		Title:       "At most 100 completion values",
 		Requirement: `A completion result carries at most 100 values (schema.ts CompleteResult: "Must not exceed 100 items", @maxItems 100 in 2026-07-28); more are announced through total and hasMore.`,
-		Authority:   messagesAuthority,
+		Authority:   validMessage.WithNote(`schema.ts CompleteResult.completion.values: "Must not exceed 100 items" (2026-07-28: maxItems 100): a result with more is no valid CompleteResult`),
+		Also:        []Authority{validMessageModern.WithNote("schema.ts CompleteResult.completion.values: maxItems 100")},
 		Refs: []SpecRef{
 			completionRef(protocol.Rev20251125, "Completion Results"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "CompleteResult"},

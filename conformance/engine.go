@@ -863,7 +863,7 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 		Requirement: c.Requirement, Refs: c.Refs, Capability: c.Capability,
 	}
 	if c.Authority.Kind != "" {
-		a := c.Authority
+		a := c.AuthorityFor(env.rev)
 		r.Authority = &a
 	}
 	if !c.AppliesTo(env.rev) {

@@ -40,7 +40,7 @@ func init() {
 		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Overview",
 			"All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.").
 			WithNote("JSON-RPC 2.0 sections 4 and 5: jsonrpc \"MUST be exactly \"2.0\"\"."),
-		Also: []Authority{MCP(protocol.Rev20241105, "basic/messages.mdx", "Messages",
+		Also: []Authority{MCP(protocol.Rev20250326, "basic/index.mdx", "Messages", "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification."), MCP(protocol.Rev20241105, "basic/messages.mdx", "Messages",
 			"All messages in MCP MUST follow the JSON-RPC 2.0 specification.")},
 		Refs:  []SpecRef{refMessages(protocol.Rev20251125, "Messages"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "JSONRPCRequest"}},
 		Final: true,
@@ -63,7 +63,7 @@ func init() {
 		Requirement: "A response MUST carry the same id as its request, type included: a string id comes back as the same string.",
 		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Result Responses",
 			"Result responses MUST include the same ID as the request they correspond to."),
-		Also: []Authority{MCP(protocol.Rev20241105, "basic/messages.mdx", "Responses",
+		Also: []Authority{MCP(protocol.Rev20250326, "basic/index.mdx", "Responses", "Responses MUST include the same ID as the request they correspond to."), MCP(protocol.Rev20241105, "basic/messages.mdx", "Responses",
 			"Responses MUST include the same ID as the request they correspond to.")},
 		Refs: []SpecRef{refMessages(protocol.Rev20251125, "Responses")},
 		Run: func(t *T) {
@@ -76,7 +76,7 @@ func init() {
 		Requirement: "A response MUST carry the same id as its request, type included: 0, negative and large integers come back as the same numbers.",
 		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Result Responses",
 			"Result responses MUST include the same ID as the request they correspond to."),
-		Also: []Authority{MCP(protocol.Rev20241105, "basic/messages.mdx", "Responses",
+		Also: []Authority{MCP(protocol.Rev20250326, "basic/index.mdx", "Responses", "Responses MUST include the same ID as the request they correspond to."), MCP(protocol.Rev20241105, "basic/messages.mdx", "Responses",
 			"Responses MUST include the same ID as the request they correspond to.")},
 		Refs: []SpecRef{refMessages(protocol.Rev20251125, "Responses")},
 		Run: func(t *T) {
@@ -125,6 +125,7 @@ func init() {
 		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
 			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.").
 			WithNote("schema.ts defines the result of a JSONRPCResultResponse as a Result, an object: a result that is not an object is no valid MCP message."),
+		Also:  []Authority{validMessageModern},
 		Refs:  []SpecRef{refMessages(protocol.Rev20251125, "Result Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "Result"}},
 		Final: true,
 		Run: func(t *T) {
@@ -149,7 +150,7 @@ func init() {
 		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Result Responses",
 			"Result responses MUST include the same ID as the request they correspond to.").
 			WithNote("A response to an id that was never sent, or a second one to an id already answered, corresponds to no request."),
-		Also: []Authority{JSONRPC("5 Response object",
+		Also: []Authority{MCP(protocol.Rev20250326, "basic/index.mdx", "Responses", "Responses MUST include the same ID as the request they correspond to."), JSONRPC("5 Response object",
 			"When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."),
 			MCP(protocol.Rev20241105, "basic/messages.mdx", "Responses",
 				"Responses MUST include the same ID as the request they correspond to.")},
@@ -173,7 +174,7 @@ func init() {
 		Requirement: "An error response MUST contain an error object with an integer code and a string message.",
 		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Error Responses",
 			"Error responses MUST include an `error` field with a `code` and `message`."),
-		Also: []Authority{MCP(protocol.Rev20251125, "basic/index.mdx", "Error Responses",
+		Also: []Authority{MCP(protocol.Rev20250326, "basic/index.mdx", "Responses", "Error codes MUST be integers."), MCP(protocol.Rev20251125, "basic/index.mdx", "Error Responses",
 			"Error codes MUST be integers."), MCP(protocol.Rev20241105, "basic/messages.mdx", "Responses",
 			"Error codes MUST be integers.")},
 		Refs:  []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "Error"}},
@@ -213,7 +214,7 @@ func init() {
 		Requirement: "The receiver of a notification MUST NOT send a response, even for an unknown notification.",
 		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Notifications",
 			"The receiver MUST NOT send a response."),
-		Also: []Authority{JSONRPC("4.1 Notification",
+		Also: []Authority{MCP(protocol.Rev20250326, "basic/index.mdx", "Notifications", "The receiver MUST NOT send a response."), JSONRPC("4.1 Notification",
 			"The Server MUST NOT reply to a Notification, including those that are within a batch request.")},
 		Refs: []SpecRef{refMessages(protocol.Rev20251125, "Notifications"), refMessages(protocol.Modern, "Notifications")},
 		Run: func(t *T) {
@@ -364,7 +365,7 @@ func init() {
 		Authority: MCP(protocol.Rev20250618, "basic/transports.mdx", "stdio",
 			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.").
 			WithNote("2025-06-18 removed batching: an array is no valid MCP message from then on. Whether the server goes on after the batch is jsonrpc.batch.keeps-serving's (advisory)."),
-		Also: []Authority{MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
+		Also: []Authority{validMessageModern, MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
 			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.")},
 		Refs: []SpecRef{
 			{Revision: protocol.Rev20250618, File: "changelog.mdx", Section: "Major changes"},
@@ -448,7 +449,7 @@ func init() {
 		Requirement: "A request MUST have a string or integer id, never null.",
 		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Requests",
 			"Requests MUST include a string or integer ID."),
-		Also: []Authority{MCP(protocol.Rev20251125, "basic/index.mdx", "Requests",
+		Also: []Authority{MCP(protocol.Rev20250326, "basic/index.mdx", "Requests", "Requests MUST include a string or integer ID."), MCP(protocol.Rev20241105, "basic/messages.mdx", "Requests", "Requests MUST include a string or integer ID."), MCP(protocol.Rev20251125, "basic/index.mdx", "Requests",
 			"Unlike base JSON-RPC, the ID MUST NOT be `null`.")},
 		Refs:      []SpecRef{refMessages(protocol.Rev20251125, "Requests")},
 		Revisions: Legacy(),
@@ -479,6 +480,7 @@ func init() {
 		Requirement: "The request id MUST NOT have been used before by the requestor within the same session.",
 		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Requests",
 			"The request ID MUST NOT have been previously used by the requestor within the same session."),
+		Also:      []Authority{MCP(protocol.Rev20250326, "basic/index.mdx", "Requests", "The request ID MUST NOT have been previously used by the requestor within the same session."), MCP(protocol.Rev20241105, "basic/messages.mdx", "Requests", "The request ID MUST NOT have been previously used by the requestor within the same session.")},
 		Refs:      []SpecRef{refMessages(protocol.Rev20251125, "Requests")},
 		Revisions: Legacy(),
 		Final:     true,

@@ -59,7 +59,15 @@ func init() {
 		// pattern, so the cases below skip them and test only our check
 		// (the property checks have cases of their own).
 		mutantCase{Mutation: "tools-invalid-args-accepted", Tweak: skipProperty, Want: each("tools.call.invalid-arguments", StatusWarn, "; servers must validate tool inputs", callable...)},
-		mutantCase{Mutation: "tools-list-changed-undeclared", Want: each("tools.notify.list-changed", StatusWarn, "without declaring tools.listChanged", Legacy()...)},
+		mutantCase{Mutation: "tools-list-changed-undeclared", Want: append(each("tools.notify.list-changed-undeclared", StatusFail, "without declaring tools.listChanged", Since(protocol.Rev20250618)...),
+			each("tools.notify.list-changed-undeclared-early", StatusWarn, "without declaring tools.listChanged", Before(protocol.Rev20250618)...)...)},
+		// A list that changes without a notification: the property check
+		// of list stability may see it too.
+		mutantCase{Mutation: "tools-list-changes-silently", Protocol: protocol.Rev20251125, Want: []mutantWant{
+			{ID: "tools.notify.list-changed-sent", Revision: protocol.Rev20251125, Status: StatusWarn, Reason: "the tools list changed without notifications/tools/list_changed"},
+			{ID: "property.tools.list-stable", Status: StatusWarn, Optional: true}}},
+		mutantCase{Mutation: "tools-list-changes-silently", Args: []string{"-async"}, Protocol: protocol.Modern, Tweak: skipProperty, Want: []mutantWant{
+			{ID: "tools.notify.list-changed-sent", Revision: protocol.Modern, Status: StatusWarn, Reason: "the tools list changed without notifications/tools/list_changed (fresh-"}}},
 		mutantCase{Mutation: "shape-progress-no-progress", Want: each("tools.shape.messages", StatusFail, `notifications/progress: params: missing required member "progress"`, all...)},
 
 		mutantCase{Mutation: "discover-versions-string", Want: each("modern.discover.result", StatusFail, "supportedVersions", modern...)},
@@ -122,7 +130,8 @@ func TestSinglePageIsNotApplicable(t *testing.T) {
 
 // TestNoEvidenceIsNotApplicable: checks whose requirement is about listed
 // tools are n/a when the server lists none (the spec allows an empty set),
-// modern.tools.order needs two tools, and tools.notify.list-changed is n/a
+// modern.tools.order needs two tools, and tools.notify.list-changed-undeclared
+// (and -early) is n/a
 // when the server declares listChanged (the reference does); none of them
 // passes with nothing judged.
 func TestNoEvidenceIsNotApplicable(t *testing.T) {
@@ -132,7 +141,7 @@ func TestNoEvidenceIsNotApplicable(t *testing.T) {
 		ids      []string
 	}{
 		{"tools-list-empty", empty},
-		{"none", []string{"tools.notify.list-changed"}},
+		{"none", []string{"tools.notify.list-changed-undeclared", "tools.notify.list-changed-undeclared-early"}},
 	} {
 		rep := runMutant(t, mutantCase{Mutation: tc.mutation, Tweak: func(o *Options) { o.Only = tc.ids }})
 		n := 0
@@ -145,7 +154,7 @@ func TestNoEvidenceIsNotApplicable(t *testing.T) {
 			switch r.ID {
 			case "modern.tools.order":
 				reason = "0 tool(s): there is no order to compare"
-			case "tools.notify.list-changed":
+			case "tools.notify.list-changed-undeclared", "tools.notify.list-changed-undeclared-early":
 				reason = "declares tools.listChanged"
 			}
 			if r.Status != StatusNA || !strings.Contains(r.Message, reason) {

@@ -404,6 +404,8 @@ func init() {
 		Requirement: "Every notifications/progress sent while a request with a progressToken is in flight carries that token, with its JSON type.",
 		Authority: MCP(protocol.Modern, "basic/patterns/progress.mdx", "Behavior Requirements",
 			"Progress notifications MUST only reference tokens that: Were provided in an active request"),
+		Also: []Authority{MCP(protocol.Rev20251125, "basic/utilities/progress.mdx", "Behavior Requirements",
+			"Progress notifications MUST only reference tokens that: Were provided in an active request")},
 		Refs: progressRefs("Behavior Requirements"),
 		Run: func(t *T) {
 			run := observeProgress(t)
@@ -429,6 +431,8 @@ func init() {
 		Requirement: "The progress value of successive notifications for one token strictly increases.",
 		Authority: MCP(protocol.Modern, "basic/patterns/progress.mdx", "Progress Flow",
 			"The `progress` value MUST increase with each notification, even if the total is unknown."),
+		Also: []Authority{MCP(protocol.Rev20251125, "basic/utilities/progress.mdx", "Progress Flow",
+			"The `progress` value MUST increase with each notification, even if the total is unknown.")},
 		Refs: progressRefs("Progress Flow"),
 		Run: func(t *T) {
 			run := observeProgress(t)
@@ -489,6 +493,8 @@ func init() {
 		Requirement: "Once the request is answered, no progress notification for its token arrives (judged up to the answer of a barrier request sent after the response).",
 		Authority: MCP(protocol.Modern, "basic/patterns/progress.mdx", "Implementation Notes",
 			"Progress notifications MUST stop after completion"),
+		Also: []Authority{MCP(protocol.Rev20251125, "basic/utilities/progress.mdx", "Implementation Notes",
+			"Progress notifications MUST stop after completion")},
 		Refs: progressRefs("Implementation Notes"),
 		Run: func(t *T) {
 			run := observeProgress(t)

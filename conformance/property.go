@@ -55,7 +55,7 @@ func init() {
 		Requirement: "A notification, known or unknown, with or without params, never gets a response.",
 		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Notifications",
 			"The receiver MUST NOT send a response."),
-		Also: []Authority{JSONRPC("4.1 Notification",
+		Also: []Authority{MCP(protocol.Rev20250326, "basic/index.mdx", "Notifications", "The receiver MUST NOT send a response."), JSONRPC("4.1 Notification",
 			"The Server MUST NOT reply to a Notification, including those that are within a batch request.")},
 		Refs: []SpecRef{{Revision: protocol.Rev20251125, File: "basic/index.mdx", Section: "Notifications"}},
 		Run:  runNotificationsUnanswered,

@@ -364,9 +364,15 @@ func resourcesRef(rev, section string) SpecRef {
 	return SpecRef{Revision: rev, File: "server/resources.mdx", Section: section}
 }
 
-// messagesAuthority is the sentence every result's shape rests on.
-var messagesAuthority = MCP(protocol.Modern, "basic/index.mdx", "Messages",
-	"All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.")
+// validMessage is the sentence a result's shape rests on: a result that is
+// not the type the revision's schema gives it is no valid MCP message.
+// validMessageModern is its 2026-07-28 wording, on the stdio page.
+var (
+	validMessage = MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
+		"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.")
+	validMessageModern = MCP(protocol.Modern, "basic/transports/stdio.mdx", "stdio",
+		"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.")
+)
 
 // updatedURIs returns the URIs of the notifications/resources/updated among
 // items.
@@ -457,7 +463,8 @@ func init() {
 		ID:          "resources.templates.shape",
 		Title:       "resources/templates/list pages have the ListResourceTemplatesResult shape",
 		Requirement: "Every page of resources/templates/list is a ListResourceTemplatesResult of the revision (resourceTemplates of uriTemplate and name ...); a server without templates may answer -32601, which is n/a.",
-		Authority:   messagesAuthority,
+		Authority:   validMessage,
+		Also:        []Authority{validMessageModern},
 		Refs: []SpecRef{
 			resourcesRef(protocol.Rev20251125, "Resource Templates"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "ListResourceTemplatesResult"},
@@ -471,7 +478,8 @@ func init() {
 		ID:          "resources.read.shape",
 		Title:       "resources/read results have the ReadResourceResult shape",
 		Requirement: "Reading a listed resource gives a ReadResourceResult of the revision: contents of text or blob resource contents, each with its uri. Up to 8 listed resources are read, within the run's budget.",
-		Authority:   messagesAuthority,
+		Authority:   validMessage,
+		Also:        []Authority{validMessageModern},
 		Refs: []SpecRef{
 			resourcesRef(protocol.Rev20251125, "Reading Resources"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "ReadResourceResult"},
@@ -813,27 +821,42 @@ func init() {
 	})
 
 	Register(Check{
-		ID:          "resources.notify.list-changed",
+		ID:          "resources.notify.list-changed-undeclared",
 		Title:       "resources/list_changed only when listChanged is declared",
-		Requirement: "A server sends notifications/resources/list_changed only if it declared resources.listChanged.",
+		Requirement: "From 2025-06-18 a server sends notifications/resources/list_changed only if it declared resources.listChanged.",
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Operation",
+			"Both parties MUST: Only use capabilities that were successfully negotiated").
+			WithNote("notifications/resources/list_changed belongs to the resources listChanged capability"),
+		Refs:      []SpecRef{resourcesRef(protocol.Rev20251125, "List Changed Notification")},
+		Revisions: Since(protocol.Rev20250618),
+		Final:     true,
+		Run:       undeclaredListChanged(resourcesListFeature),
+	})
+
+	Register(Check{
+		ID:          "resources.notify.list-changed-undeclared-early",
+		Title:       "resources/list_changed only when listChanged is declared (before 2025-06-18)",
+		Requirement: "Before 2025-06-18 a server SHOULD send notifications/resources/list_changed only if it declared resources.listChanged.",
+		Authority: MCP(protocol.Rev20250326, "basic/lifecycle.mdx", "Operation",
+			"Both parties SHOULD: Only use capabilities that were successfully negotiated").
+			WithNote("notifications/resources/list_changed belongs to the resources listChanged capability"),
+		Refs:      []SpecRef{resourcesRef(protocol.Rev20241105, "List Changed Notification")},
+		Revisions: Before(protocol.Rev20250618),
+		Final:     true,
+		Run:       undeclaredListChanged(resourcesListFeature),
+	})
+
+	Register(Check{
+		ID:          "resources.notify.list-changed-sent",
+		Title:       "A changed resource list is announced",
+		Requirement: "A server that declared resources.listChanged sends notifications/resources/list_changed when its resource list changes: two complete resources/list walks on one connection that list different URIs have the notification between them (under 2026-07-28, on a subscriptions/listen stream that asked for resourcesListChanged). Not exercised when no list was seen to change.",
 		Authority: MCP(protocol.Rev20251125, "server/resources.mdx", "List Changed Notification",
 			"When the list of available resources changes, servers that declared the `listChanged` capability SHOULD send a notification:"),
-		Refs:      []SpecRef{resourcesRef(protocol.Rev20241105, "List Changed Notification")},
-		Revisions: legacy,
-		Final:     true,
-		Run: func(t *T) {
-			t.settleTraffic()
-			if t.listChangedDeclared("resources") {
-				t.NotApplicable("the server declares resources.listChanged, so it may send the notification")
-			}
-			n, lines := t.unaskedNotifications(protocol.NotifResourcesListChanged, "")
-			t.Expect("no resources/list_changed unless resources.listChanged is declared")
-			t.Actual("%d notification(s) without the capability", n)
-			if n > 0 {
-				t.evidenceLines(lines, 3)
-				t.Failf("the server sent notifications/resources/list_changed %d time(s) without declaring resources.listChanged", n)
-			}
-		},
+		Refs:       []SpecRef{resourcesRef(protocol.Rev20241105, "List Changed Notification"), modernRef("basic/patterns/subscriptions.mdx", "Subscriptions")},
+		Capability: "resources",
+		Prereqs:    []string{"resources.list.shape"},
+		Final:      true,
+		Run:        listChangedSent(resourcesListFeature),
 	})
 
 	Register(Check{
@@ -1120,12 +1143,14 @@ func init() {
 	})
 
 	Register(Check{
-		ID:          "resources.listen.after-cancel",
+		ID:          "resources.listen.cancel-ends",
 		Title:       "No resources/updated after the stream is cancelled",
 		Requirement: "Under 2026-07-28, once the client cancels a resource subscription stream with notifications/cancelled, the server sends no more notifications/resources/updated for it (judged after a barrier, and only when updates arrived while it was open).",
-		Authority: MCP(protocol.Modern, "basic/patterns/cancellation.mdx", "Behavior Requirements",
-			"Servers receiving cancellation notifications SHOULD: Stop processing the cancelled request"),
-		Refs:       []SpecRef{modernRef("basic/patterns/subscriptions.mdx", "Cancellation"), resourcesRef(protocol.Modern, "Subscriptions")},
+		Authority: MCP(protocol.Modern, "basic/transports/stdio.mdx", "Cancellation",
+			"Servers SHOULD stop work on a cancelled request as soon as practical and MUST NOT send any further messages for it.").WithKeyword(KeywordMustNot).
+			WithNote("the stream's notifications are messages for its subscriptions/listen request"),
+		Refs: []SpecRef{modernRef("basic/patterns/subscriptions.mdx", "Cancellation"), resourcesRef(protocol.Modern, "Subscriptions"),
+			cancellationRef(protocol.Modern, "Behavior Requirements")},
 		Revisions:  ModernOnly(),
 		Capability: "resources",
 		Prereqs:    []string{"resources.list.shape", "resources.listen.honoured"},

@@ -488,6 +488,7 @@ func init() {
 		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
 			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.").
 			WithNote("schema.ts CallToolResult of the revision: a content array of its content blocks, optional boolean isError, optional structuredContent. A structure only a later revision defines is a warn before 2025-06-18, where respecting the negotiated version is a SHOULD."),
+		Also: []Authority{validMessageModern},
 		Refs: []SpecRef{
 			toolsRef(protocol.Rev20251125, "Tool Result"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "CallToolResult"},
@@ -646,42 +647,45 @@ func init() {
 	})
 
 	Register(Check{
-		ID:          "tools.notify.list-changed",
+		ID:          "tools.notify.list-changed-undeclared",
 		Title:       "tools/list_changed only when listChanged is declared",
-		Requirement: "A server sends notifications/tools/list_changed only if it declared the tools listChanged capability.",
-		Authority: MCP(protocol.Rev20251125, "server/tools.mdx", "List Changed Notification",
-			"When the list of available tools changes, servers that declared the `listChanged` capability SHOULD send a notification:").
-			WithNote("The notification belongs to servers that declared listChanged; one from a server that did not is reported."),
-		Refs: []SpecRef{
-			toolsRef(protocol.Rev20251125, "List Changed Notification"),
-			{Revision: protocol.Rev20251125, File: "basic/lifecycle.mdx", Section: "Operation"},
-		},
-		Revisions: Legacy(),
+		Requirement: "From 2025-06-18 a server sends notifications/tools/list_changed only if it declared the tools listChanged capability.",
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Operation",
+			"Both parties MUST: Only use capabilities that were successfully negotiated").
+			WithNote("notifications/tools/list_changed belongs to the tools listChanged capability"),
+		Refs:      []SpecRef{toolsRef(protocol.Rev20251125, "List Changed Notification")},
+		Revisions: Since(protocol.Rev20250618),
 		Final:     true,
-		Run: func(t *T) {
-			t.settleTraffic() // answers and notifications still in flight count too
-			var caps struct {
-				Tools *protocol.ToolsCapability `json:"tools"`
-			}
-			if raw, ok := t.Server().Capabilities["tools"]; ok {
-				_ = json.Unmarshal(raw, &caps.Tools)
-			}
-			declared := caps.Tools != nil && caps.Tools.ListChanged
-			t.Expect("no tools/list_changed unless listChanged is declared")
-			if declared {
-				t.NotApplicable("the server declares tools.listChanged, so it may send the notification")
-			}
-			n := 0
-			for _, p := range t.traffic() {
-				if p.Msg.Kind() == protocol.KindNotification && p.Msg.Method == protocol.NotifToolsListChanged {
-					n++
-				}
-			}
-			t.Actual("%d notification(s) without the capability", n)
-			if n > 0 {
-				t.Failf("the server sent notifications/tools/list_changed %d time(s) without declaring tools.listChanged", n)
-			}
-		},
+		Run:       undeclaredListChanged(toolsListFeature),
+	})
+
+	Register(Check{
+		ID:          "tools.notify.list-changed-undeclared-early",
+		Title:       "tools/list_changed only when listChanged is declared (before 2025-06-18)",
+		Requirement: "Before 2025-06-18 a server SHOULD send notifications/tools/list_changed only if it declared the tools listChanged capability.",
+		Authority: MCP(protocol.Rev20250326, "basic/lifecycle.mdx", "Operation",
+			"Both parties SHOULD: Only use capabilities that were successfully negotiated").
+			WithNote("notifications/tools/list_changed belongs to the tools listChanged capability"),
+		Refs:      []SpecRef{toolsRef(protocol.Rev20241105, "List Changed Notification")},
+		Revisions: Before(protocol.Rev20250618),
+		Final:     true,
+		Run:       undeclaredListChanged(toolsListFeature),
+	})
+
+	Register(Check{
+		ID:          "tools.notify.list-changed-sent",
+		Title:       "A changed tool list is announced",
+		Requirement: "A server that declared tools.listChanged sends notifications/tools/list_changed when its tool list changes: two complete tools/list walks on one connection that list different tools have the notification between them (under 2026-07-28, on a subscriptions/listen stream that asked for toolsListChanged). Not exercised when no list was seen to change.",
+		Authority: MCP(protocol.Rev20251125, "server/tools.mdx", "List Changed Notification",
+			"When the list of available tools changes, servers that declared the `listChanged` capability SHOULD send a notification:"),
+		Also: []Authority{MCP(protocol.Modern, "server/tools.mdx", "List Changed Notification",
+			"When the list of available tools changes, servers that declared the `listChanged` capability SHOULD send a notification to clients that have opened a `subscriptions/listen` stream with `toolsListChanged: true`:")},
+		Refs:       []SpecRef{toolsRef(protocol.Rev20241105, "List Changed Notification")},
+		Capability: "tools",
+		Prereqs:    []string{"tools.list.shape"},
+		Final:      true,
+		Starts:     1,
+		Run:        listChangedSent(toolsListFeature),
 	})
 
 	Register(Check{
@@ -691,6 +695,7 @@ func init() {
 		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
 			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.").
 			WithNote("Every message has the shape the negotiated revision's schema.ts gives it; this check judges what no narrower check does."),
+		Also: []Authority{validMessageModern},
 		Refs: []SpecRef{
 			{Revision: protocol.Rev20251125, File: "basic/index.mdx", Section: "Messages"},
 			{Revision: protocol.Modern, File: "basic/index.mdx", Section: "Messages"},
