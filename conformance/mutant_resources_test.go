@@ -63,6 +63,8 @@ func init() {
 		one("prompts-list-changes-silently", legacy, "prompts.notify.list-changed-sent", StatusWarn, "the prompts list changed without notifications/prompts/list_changed (session: removed "),
 		one("resources-list-changes-silently", legacy, "resources.notify.list-changed-sent", StatusWarn, "the resources list changed without notifications/resources/list_changed (session: removed "),
 		// A SHOULD before 2025-06-18, a MUST from it.
+		one("resources-updated-undeclared", protocol.Rev20250326, "resources.notify.updated-undeclared-early", StatusWarn, "without declaring resources.subscribe"),
+		one("resources-updated-undeclared", legacy, "resources.notify.updated-undeclared", StatusFail, "without declaring resources.subscribe"),
 		one("resources-list-changed-undeclared", protocol.Rev20241105, "resources.notify.list-changed-undeclared-early", StatusWarn, "without declaring resources.listChanged"),
 		one("resources-list-changed-undeclared", legacy, "resources.notify.list-changed-undeclared", StatusFail, "without declaring resources.listChanged"),
 		one("prompts-list-changed-undeclared", protocol.Rev20250326, "prompts.notify.list-changed-undeclared-early", StatusWarn, "without declaring prompts.listChanged"),

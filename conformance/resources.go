@@ -860,9 +860,35 @@ func init() {
 	})
 
 	Register(Check{
+		ID:          "resources.notify.updated-undeclared",
+		Title:       "resources/updated only with the subscribe capability",
+		Requirement: "From 2025-06-18 a server that does not declare resources.subscribe sends no notifications/resources/updated.",
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Operation",
+			"Both parties MUST: Only use capabilities that were successfully negotiated").
+			WithNote("notifications/resources/updated belongs to the resources subscribe capability"),
+		Refs:      []SpecRef{resourcesRef(protocol.Rev20251125, "Subscriptions")},
+		Revisions: Since(protocol.Rev20250618),
+		Final:     true,
+		Run:       undeclaredUpdates,
+	})
+
+	Register(Check{
+		ID:          "resources.notify.updated-undeclared-early",
+		Title:       "resources/updated only with the subscribe capability (before 2025-06-18)",
+		Requirement: "Before 2025-06-18 a server that does not declare resources.subscribe SHOULD send no notifications/resources/updated.",
+		Authority: MCP(protocol.Rev20250326, "basic/lifecycle.mdx", "Operation",
+			"Both parties SHOULD: Only use capabilities that were successfully negotiated").
+			WithNote("notifications/resources/updated belongs to the resources subscribe capability"),
+		Refs:      []SpecRef{resourcesRef(protocol.Rev20241105, "Subscriptions")},
+		Revisions: Before(protocol.Rev20250618),
+		Final:     true,
+		Run:       undeclaredUpdates,
+	})
+
+	Register(Check{
 		ID:          "resources.notify.updated-unsubscribed",
 		Title:       "No resources/updated without a subscription",
-		Requirement: "On a connection where the client never sent resources/subscribe, no notifications/resources/updated arrives (whether or not resources.subscribe is declared).",
+		Requirement: "A server that declares resources.subscribe sends no notifications/resources/updated on a connection where the client never sent resources/subscribe (without the capability, resources.notify.updated-undeclared judges them).",
 		Authority: AdvisoryOn(protocol.Rev20251125, "schema.ts", "ResourceUpdatedNotification",
 			"A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.",
 			"updates nobody subscribed to are noise a client must filter"),
@@ -870,6 +896,9 @@ func init() {
 		Final:     true,
 		Run: func(t *T) {
 			t.settleTraffic()
+			if !t.resourcesCapability().Subscribe {
+				t.NotApplicable("the server does not declare resources.subscribe: resources.notify.updated-undeclared judges its updates")
+			}
 			n, lines := t.unaskedNotifications(protocol.NotifResourcesUpdated, protocol.MethodResourcesSubscribe)
 			t.Expect("no resources/updated before a resources/subscribe on the same connection")
 			t.Actual("%d unsolicited update(s)", n)
@@ -879,6 +908,22 @@ func init() {
 			}
 		},
 	})
+}
+
+// undeclaredUpdates judges the notifications/resources/updated of a
+// server that does not declare resources.subscribe.
+func undeclaredUpdates(t *T) {
+	t.settleTraffic()
+	if t.resourcesCapability().Subscribe {
+		t.NotApplicable("the server declares resources.subscribe")
+	}
+	n, lines := t.unaskedNotifications(protocol.NotifResourcesUpdated, "")
+	t.Expect("no resources/updated without resources.subscribe")
+	t.Actual("%d update(s) without the capability", n)
+	if n > 0 {
+		t.evidenceLines(lines, 3)
+		t.Failf("the server sent notifications/resources/updated %d time(s) without declaring resources.subscribe", n)
+	}
 }
 
 // undeclaredFeature is the Run of the checks that a feature the server
