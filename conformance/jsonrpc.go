@@ -1079,3 +1079,100 @@ func jsonText(v any, absent string) string {
 	}
 	return clip(string(b))
 }
+
+// The names of the _meta keys a server writes (basic/index.mdx §_meta,
+// from 2025-06-18; metakeys.go finds them).
+func init() {
+	metaRevisions := modernAnd(Since(protocol.Rev20250618))
+	metaRef := []SpecRef{{Revision: protocol.Rev20251125, File: "basic/index.mdx", Section: "`_meta`"}, {Revision: protocol.Modern, File: "schema.ts", Section: "MetaObject"}}
+	Register(Check{
+		ID:          "jsonrpc.meta.prefix",
+		Title:       "A _meta key's prefix is dot-separated labels",
+		Requirement: "In every _meta object the server writes, a key with a prefix (up to its last slash) has one of labels separated by single dots: not empty, no empty label.",
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "`_meta`",
+			"If specified, MUST be a series of labels separated by dots (`.`), followed by a slash (`/`).").
+			WithNote("the prefix of a _meta key name"),
+		Refs:      metaRef,
+		Revisions: metaRevisions,
+		Final:     true,
+		Run: func(t *T) {
+			judgeMetaKeys(t, "every prefix a series of labels separated by dots", nil, func(k metaKey) string {
+				if prefix, _, ok := splitMetaKey(k.key); ok && !prefixLabels(prefix) {
+					return "its prefix is not a series of labels separated by dots"
+				}
+				return ""
+			})
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.meta.labels",
+		Title:       "A _meta prefix's labels are letters, digits and hyphens",
+		Requirement: "In every _meta object the server writes, each label of a key's prefix starts with a letter, ends with a letter or digit, and holds only letters, digits and hyphens.",
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "`_meta`",
+			"Labels MUST start with a letter and end with a letter or digit; interior characters can be letters, digits, or hyphens (`-`)."),
+		Refs:      metaRef,
+		Revisions: metaRevisions,
+		Final:     true,
+		Run: func(t *T) {
+			judgeMetaKeys(t, "every label of every prefix: a letter, then letters, digits or hyphens, ending in a letter or digit", nil, func(k metaKey) string {
+				if prefix, _, ok := splitMetaKey(k.key); ok && prefixLabels(prefix) {
+					if l := badLabel(prefix); l != "" {
+						return fmt.Sprintf("label %q", l)
+					}
+				}
+				return ""
+			})
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.meta.name",
+		Title:       "A _meta key's name begins and ends alphanumeric",
+		Requirement: "In every _meta object the server writes, a key's name (after its prefix) is empty or begins and ends with a letter or digit.",
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "`_meta`",
+			"Unless empty, MUST begin and end with an alphanumeric character (`[a-z0-9A-Z]`).").
+			WithNote("the name of a _meta key"),
+		Refs:      metaRef,
+		Revisions: metaRevisions,
+		Final:     true,
+		Run: func(t *T) {
+			judgeMetaKeys(t, "every name empty or alphanumeric at both ends", nil, func(k metaKey) string {
+				if _, name, _ := splitMetaKey(k.key); !nameEnds(name) {
+					return fmt.Sprintf("name %q", name)
+				}
+				return ""
+			})
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.meta.reverse-dns",
+		Title:       "A _meta prefix is in reverse DNS order",
+		Requirement: "A _meta key prefix that reads as a domain name in forward order (its last label a top-level domain, its first not: example.com/) is reported; com.example/ is the notation asked for.",
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "`_meta`",
+			"Implementations SHOULD use reverse DNS notation (e.g., `com.example/` rather than `example.com/`)."),
+		Refs:      metaRef,
+		Revisions: modernAnd(Since(protocol.Rev20251125)),
+		Final:     true,
+		Run: func(t *T) {
+			judgeMetaKeys(t, "every prefix in reverse DNS order", func(k string) bool { _, _, ok := splitMetaKey(k); return ok }, func(k metaKey) string {
+				if prefix, _, _ := splitMetaKey(k.key); prefixLabels(prefix) && forwardDNS(prefix) {
+					return "a domain name in forward order"
+				}
+				return ""
+			})
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.meta.trace-context",
+		Title:       "traceparent, tracestate and baggage follow the W3C formats",
+		Requirement: "Under 2026-07-28, the values of the _meta keys traceparent and tracestate the server writes follow W3C Trace Context, and of baggage W3C Baggage; not exercised when it writes none.",
+		Authority: MCP(protocol.Modern, "basic/index.mdx", "`_meta`",
+			"When present, their values MUST follow W3C Trace Context and W3C Baggage formats respectively."),
+		Refs:      metaRef[:1],
+		Revisions: ModernOnly(),
+		Final:     true,
+		Run: func(t *T) {
+			trace := func(k string) bool { return k == "traceparent" || k == "tracestate" || k == "baggage" }
+			judgeMetaKeys(t, "W3C Trace Context and Baggage values", trace, func(k metaKey) string { return traceValueProblem(k.key, k.value) })
+		},
+	})
+}

@@ -254,7 +254,7 @@ func init() {
 	Register(Check{
 		ID:          "lifecycle.capabilities.declared",
 		Title:       "Served features are declared",
-		Requirement: "A server that supports tools, prompts or resources MUST declare the capability; a declared capability's list method works.",
+		Requirement: "A server that supports tools, prompts or resources MUST declare the capability: a list method that lists items shows the feature is supported.",
 		Authority: MCP(protocol.Rev20251125, "server/tools.mdx", "Capabilities",
 			"Servers that support tools MUST declare the `tools` capability:"),
 		Also: []Authority{MCP(protocol.Rev20251125, "server/prompts.mdx", "Capabilities",
@@ -268,21 +268,33 @@ func init() {
 		Revisions: Legacy(),
 		Prereqs:   []string{"lifecycle.initialize.result"},
 		Run: func(t *T) {
-			c := t.Session()
-			features := []struct{ capability, method, member string }{
-				{"prompts", "prompts/list", "prompts"},
-				{"resources", "resources/list", "resources"},
-				{"tools", protocol.MethodToolsList, "tools"},
-			}
-			t.Expect("a list method works exactly when its capability is declared")
-			for _, f := range features {
-				m := c.MustRequest(f.method, nil)
-				declared := t.HasCapability(f.capability)
-				switch {
-				case declared && m.Error != nil && m.Error.Code == protocol.CodeMethodNotFound:
-					t.Failf("%s is declared but %s is not found (-32601)", f.capability, f.method)
-				case !declared && m.Error == nil && listLen(m.Result, f.member) > 0:
+			t.Expect("no list method lists items when its capability is not declared")
+			for _, f := range legacyFeatures {
+				m := t.Session().MustRequest(f.method, nil)
+				if !t.HasCapability(f.capability) && m.Error == nil && listLen(m.Result, f.member) > 0 {
 					t.Failf("%s lists %d items but the %s capability is not declared", f.method, listLen(m.Result, f.member), f.capability)
+				}
+			}
+		},
+	})
+	Register(Check{
+		ID:          "lifecycle.capabilities.declared-served",
+		Title:       "Declared features are served",
+		Requirement: "The list method of a declared tools, prompts or resources capability is found: not -32601 (Method not found).",
+		Authority: Advisory("a capability declares a feature the server supports; no legacy sentence makes answering its list method a MUST " +
+			"(2026-07-28 does: prompts.list.shape and resources.list.shape), but a client that trusts the declaration finds nothing behind it"),
+		Refs: []SpecRef{
+			refLifecycle("Capability Negotiation"),
+			{Revision: protocol.Modern, File: "server/resources.mdx", Section: "Capabilities"},
+		},
+		Revisions: Legacy(),
+		Prereqs:   []string{"lifecycle.initialize.result"},
+		Run: func(t *T) {
+			t.Expect("the list method of every declared feature found")
+			for _, f := range legacyFeatures {
+				m := t.Session().MustRequest(f.method, nil)
+				if t.HasCapability(f.capability) && m.Error != nil && m.Error.Code == protocol.CodeMethodNotFound {
+					t.Failf("%s is declared but %s is not found (-32601)", f.capability, f.method)
 				}
 			}
 		},
@@ -401,6 +413,14 @@ func init() {
 			}
 		},
 	})
+}
+
+// legacyFeatures are the server features a capability declares, with
+// their list methods and the array they list.
+var legacyFeatures = []struct{ capability, method, member string }{
+	{"prompts", protocol.MethodPromptsList, "prompts"},
+	{"resources", protocol.MethodResourcesList, "resources"},
+	{"tools", protocol.MethodToolsList, "tools"},
 }
 
 // serverCapabilities returns the server capabilities a legacy revision's

@@ -1336,3 +1336,41 @@ func init() {
 		},
 	})
 }
+
+func init() {
+	Register(Check{
+		ID:          "modern.extensions.identifiers",
+		Title:       "Extension identifiers are prefixed _meta key names",
+		Requirement: "Every key of the extensions capability server/discover declares is a valid _meta key name with a prefix: dot-separated labels (each a letter, then letters, digits or hyphens, ending in a letter or digit), a slash, and a name that is empty or alphanumeric at both ends.",
+		Authority: MCP(protocol.Modern, "basic/versioning.mdx", "Extension Negotiation",
+			"Extension identifiers MUST follow the `_meta` key naming rules, with a mandatory prefix."),
+		Refs:      []SpecRef{modernRef("basic/index.mdx", "`_meta`"), {Revision: protocol.Modern, File: "schema.ts", Section: "ServerCapabilities"}},
+		Revisions: ModernOnly(),
+		Run: func(t *T) {
+			var exts map[string]json.RawMessage
+			raw, ok := t.Server().Capabilities["extensions"]
+			if !ok || json.Unmarshal(raw, &exts) != nil || len(exts) == 0 {
+				t.NotApplicable("server/discover declares no extension")
+			}
+			t.Expect("prefixed _meta key names")
+			var bad []string
+			for _, id := range sortedKeys(exts) {
+				prefix, name, hasPrefix := splitMetaKey(id)
+				switch {
+				case !hasPrefix:
+					bad = append(bad, fmt.Sprintf("%q has no prefix", id))
+				case !prefixLabels(prefix):
+					bad = append(bad, fmt.Sprintf("%q: the prefix is not a series of labels separated by dots", id))
+				case badLabel(prefix) != "":
+					bad = append(bad, fmt.Sprintf("%q: label %q", id, badLabel(prefix)))
+				case !nameEnds(name):
+					bad = append(bad, fmt.Sprintf("%q: name %q", id, name))
+				}
+			}
+			t.Actual("%d extension(s), %d invalid", len(exts), len(bad))
+			if len(bad) > 0 {
+				t.Failf("extension identifier %s", strings.Join(clipList(bad, 3), "; "))
+			}
+		},
+	})
+}
