@@ -1176,3 +1176,46 @@ func init() {
 		},
 	})
 }
+
+func init() {
+	Register(Check{
+		ID:          "jsonrpc.notification.no-id",
+		Title:       "Notifications carry no id",
+		Requirement: "No notification the server writes (a message whose method is notifications/...) carries an id member.",
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Notifications",
+			"Notifications MUST NOT include an ID."),
+		Also: []Authority{
+			MCP(protocol.Rev20241105, "basic/messages.mdx", "Notifications", "Notifications MUST NOT include an ID."),
+			MCP(protocol.Rev20250326, "basic/index.mdx", "Notifications", "Notifications MUST NOT include an ID."),
+			MCP(protocol.Rev20250618, "basic/index.mdx", "Notifications", "Notifications MUST NOT include an ID."),
+			MCP(protocol.Modern, "basic/index.mdx", "Notifications", "Notifications MUST NOT include an ID."),
+		},
+		Refs:  []SpecRef{refMessages(protocol.Rev20241105, "Notifications")},
+		Final: true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			msgs, _ := t.scanInbound()
+			n := 0
+			var withID []inboundMessage
+			for _, m := range msgs {
+				method, _ := m.obj["method"].(string)
+				if !strings.HasPrefix(method, "notifications/") {
+					continue
+				}
+				n++
+				if _, ok := m.obj["id"]; ok {
+					withID = append(withID, m)
+				}
+			}
+			if n == 0 {
+				t.NotExercised("the server wrote no notification")
+			}
+			t.Expect("no id in any of %d notification(s)", n)
+			t.Actual("%d with an id", len(withID))
+			if len(withID) > 0 {
+				t.evidenceLines(withID, 3)
+				t.Failf("%d notification(s) carry an id", len(withID))
+			}
+		},
+	})
+}

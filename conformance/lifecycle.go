@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/runner"
@@ -711,4 +712,59 @@ func init() {
 		After: []string{"tools.call.shape", "tools.shape.messages", "resources.read.shape", "prompts.get.shape", "completion.complete.shape"},
 		Run:   runRespectedEarly,
 	})
+}
+
+func init() {
+	Register(Check{
+		ID:          "lifecycle.initialize.first",
+		Title:       "Nothing before initialize",
+		Requirement: "A server writes no message before the client's first one: no process of the revision wrote a JSON-RPC message before the suite's first line to it, and (once per run: the server cannot know the revision then) a fresh process sent nothing writes none within an eighth of the request timeout, at most half a second.",
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Initialization",
+			"The initialization phase MUST be the first interaction between client and server."),
+		Refs:      []SpecRef{{Revision: protocol.Rev20241105, File: "basic/lifecycle.mdx", Section: "Initialization"}},
+		Revisions: Legacy(),
+		Final:     true,
+		Starts:    1,
+		Run: func(t *T) {
+			t.settleTraffic()
+			if newestOfEra(t) {
+				c := t.Fresh()
+				// Whatever it writes on its own comes now: nothing is sent.
+				_, _ = c.p.Next(c.ctx(), min(t.RequestTimeout()/8, 500*time.Millisecond))
+			}
+			t.env.mu.Lock()
+			conns := slices.Clone(t.env.conns)
+			t.env.mu.Unlock()
+			var early []inboundMessage
+			for _, c := range conns {
+				lines, msgs := c.messages()
+				for i, l := range lines {
+					if l.Dir == "send" {
+						break
+					}
+					if l.Dir == "recv" && msgs[i] != nil {
+						early = append(early, inboundMessage{process: c.name, text: l.Text})
+					}
+				}
+			}
+			t.Expect("no message from the server before the client's first")
+			t.Actual("%d process(es), %d message(s) before the client's first line", len(conns), len(early))
+			if len(early) > 0 {
+				t.evidenceLines(early, 3)
+				t.Failf("%s wrote a message before the client sent anything: the initialization phase must come first", early[0].process)
+			}
+		},
+	})
+}
+
+// newestOfEra reports whether the revision under test is the newest checked
+// revision of its era, where OncePerRun judges.
+func newestOfEra(t *T) bool {
+	newest := ""
+	for _, rev := range t.env.eng.checked {
+		if protocol.EraOf(rev) == t.Era() {
+			newest = rev
+		}
+	}
+	return t.env.rev == newest
 }

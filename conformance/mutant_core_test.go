@@ -34,6 +34,8 @@ func init() {
 			{ID: "jsonrpc.meta.reverse-dns", Revision: "2025-11-25", Status: StatusWarn, Reason: `"example.com/note" (a domain name in forward order`},
 			{ID: "jsonrpc.meta.reverse-dns", Revision: "2026-07-28", Status: StatusWarn, Reason: `"example.com/note" (a domain name in forward order`}}},
 		mutantCase{Mutation: "meta-traceparent-invalid", Protocol: "2026-07-28", Want: revFail("jsonrpc.meta.trace-context", `"traceparent" (not version-traceid-parentid-flags`, []string{"2026-07-28"})},
+		mutantCase{Mutation: "notify-at-start", Protocol: "2025-11-25", Want: revFail("lifecycle.initialize.first", "wrote a message before the client sent anything", []string{"2025-11-25"})},
+		mutantCase{Mutation: "notification-with-id", Protocol: "2025-11-25", Want: append(revFail("jsonrpc.notification.no-id", "notification(s) carry an id", []string{"2025-11-25"}), shapeFail)},
 		mutantCase{Mutation: "discover-extension-unprefixed", Protocol: "2026-07-28", Want: revFail("modern.extensions.identifiers", `"mutant-extension" has no prefix`, []string{"2026-07-28"})},
 	)
 	addMutantCases(
