@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -673,4 +674,106 @@ func progressTokenKey(m *protocol.Message) string {
 		return ""
 	}
 	return protocol.IDKey(p.Token)
+}
+
+func init() {
+	Register(Check{
+		ID:          "cancellation.server.listen-teardown",
+		Title:       "A stream the server ends is cancelled by it",
+		Requirement: "Under 2026-07-28, when the server ends an acknowledged subscriptions/listen stream on its own (it answers the listen request before the client cancelled it), it also sends notifications/cancelled referencing that request; not exercised when it ended none.",
+		Authority: MCP(protocol.Modern, "basic/patterns/cancellation.mdx", "Cancellation",
+			"A server MUST send `notifications/cancelled` referencing a `subscriptions/listen` request ID when it tears down that subscription stream (see Subscriptions)."),
+		Refs:      []SpecRef{modernRef("basic/patterns/subscriptions.mdx", "Cancellation")},
+		Revisions: ModernOnly(),
+		Final:     true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			ended := serverEndedStreams(t)
+			if len(ended) == 0 {
+				t.NotExercised("the server ended no subscriptions/listen stream on its own")
+			}
+			var silent []string
+			for _, e := range ended {
+				if !e.cancelled {
+					silent = append(silent, e.process+" "+e.id)
+				}
+			}
+			t.Expect("notifications/cancelled for each of %d stream(s) the server ended", len(ended))
+			t.Actual("%d without one", len(silent))
+			if len(silent) > 0 {
+				t.Failf("the server ended the subscriptions/listen stream %s without notifications/cancelled referencing it", strings.Join(clipList(silent, 3), ", "))
+			}
+		},
+	})
+}
+
+// endedStream is a subscriptions/listen stream the server ended on its
+// own: it answered the listen request, or cancelled it, after its
+// acknowledgement and before any cancel of the client.
+type endedStream struct {
+	process, id         string
+	answered, cancelled bool // a successful answer to the listen request; a notifications/cancelled referencing it
+}
+
+// serverEndedStreams finds the streams the server ended, per process.
+func serverEndedStreams(t *T) []endedStream {
+	t.env.mu.Lock()
+	conns := slices.Clone(t.env.conns)
+	t.env.mu.Unlock()
+	var out []endedStream
+	for _, c := range conns {
+		lines, msgs := c.messages()
+		type stream struct {
+			acked, clientDone   bool
+			answered, cancelled bool
+			answerErr           bool
+		}
+		streams := map[string]*stream{}
+		var order []string
+		for i, l := range lines {
+			m := msgs[i]
+			if m == nil {
+				continue
+			}
+			switch {
+			case l.Dir == "send" && m.Method == protocol.MethodSubscribe && m.ID != nil:
+				streams[m.IDKey()] = &stream{}
+				order = append(order, m.IDKey())
+			case l.Dir == "send" && m.Method == protocol.NotifCancelled:
+				if s := streams[cancelledKey(m)]; s != nil {
+					s.clientDone = true
+				}
+			case l.Dir == "recv" && m.Method == notifSubscriptionAck:
+				if s := streams[subscriptionID(m)]; s != nil {
+					s.acked = true
+				}
+			case l.Dir == "recv" && m.Method == protocol.NotifCancelled:
+				if s := streams[cancelledKey(m)]; s != nil && s.acked && !s.clientDone {
+					s.cancelled = true
+				}
+			case l.Dir == "recv" && m.Kind() == protocol.KindResponse:
+				if s := streams[m.IDKey()]; s != nil && s.acked && !s.clientDone {
+					s.answered, s.answerErr = true, m.Error != nil
+				}
+			}
+		}
+		for _, key := range order {
+			if s := streams[key]; s.answered || s.cancelled {
+				out = append(out, endedStream{process: c.name, id: key, answered: s.answered && !s.answerErr, cancelled: s.cancelled})
+			}
+		}
+	}
+	return out
+}
+
+// cancelledKey returns the id key of a notifications/cancelled's
+// requestId, or "".
+func cancelledKey(m *protocol.Message) string {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil || len(p.RequestID) == 0 {
+		return ""
+	}
+	return protocol.IDKey(p.RequestID)
 }

@@ -1207,6 +1207,9 @@ func observeListen(t *T) *listenRun {
 					run.carrying = append(run.carrying, r.Msg)
 				}
 			}
+		case r.Msg.Method == protocol.NotifCancelled && cancelledKey(r.Msg) == key:
+			// The server tearing the stream down, which the cancellation
+			// page requires of it: no notification of the stream.
 		case r.Msg.Kind() == protocol.KindNotification && subscriptionID(r.Msg) == key:
 			run.stream = append(run.stream, r.Msg)
 			run.carrying = append(run.carrying, r.Msg)
@@ -1370,6 +1373,37 @@ func init() {
 			t.Actual("%d extension(s), %d invalid", len(exts), len(bad))
 			if len(bad) > 0 {
 				t.Failf("extension identifier %s", strings.Join(clipList(bad, 3), "; "))
+			}
+		},
+	})
+}
+
+func init() {
+	Register(Check{
+		ID:          "modern.listen.graceful-end",
+		Title:       "A stream the server ends gets its completion result",
+		Requirement: "When the server ends an acknowledged subscriptions/listen stream on its own (it cancels it before the client did), it answers the listen request with a completion result; not exercised when it ended none.",
+		Authority: MCP(protocol.Modern, "basic/patterns/subscriptions.mdx", "Graceful Closure",
+			"When the server ends a subscription on its own initiative (for example, during shutdown), it SHOULD respond to the original `subscriptions/listen` request with a completion result before closing the stream."),
+		Refs:      []SpecRef{modernRef("basic/patterns/subscriptions.mdx", "Cancellation")},
+		Revisions: ModernOnly(),
+		Final:     true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			ended := serverEndedStreams(t)
+			if len(ended) == 0 {
+				t.NotExercised("the server ended no subscriptions/listen stream on its own")
+			}
+			var abrupt []string
+			for _, e := range ended {
+				if !e.answered {
+					abrupt = append(abrupt, e.process+" "+e.id)
+				}
+			}
+			t.Expect("a completion result for each of %d stream(s) the server ended", len(ended))
+			t.Actual("%d without one", len(abrupt))
+			if len(abrupt) > 0 {
+				t.Failf("the server ended the subscriptions/listen stream %s without answering it with a completion result", strings.Join(clipList(abrupt, 3), ", "))
 			}
 		},
 	})

@@ -144,6 +144,12 @@ func init() {
 		// Without -async the reference declares no tasks: the metadata
 		// must be ignored, and a server that rejects it fails.
 		mutantCase{Mutation: "task-meta-rejected", Protocol: protocol.Rev20251125, Want: eachRev("tasks.augment.undeclared-ignored", StatusFail, "rejected the call of", protocol.Rev20251125)},
+		asyncCase("server-request-token-float", eachRev("progress.request.token-type", StatusFail, "carry a progressToken that is neither a string nor an integer", asyncLegacy...)...),
+		asyncCase("server-request-token-twice", eachRev("progress.request.token-unique", StatusFail, "reuse the progressToken of a request still active", asyncLegacy...)...),
+		// A stream the server ends: with a completion result and no
+		// cancel, or with a cancel and no completion result.
+		mutantCase{Mutation: "listen-result-after-ack", Protocol: protocol.Modern, Tweak: skipProperty, Want: eachRev("cancellation.server.listen-teardown", StatusFail, "without notifications/cancelled referencing it", protocol.Modern)},
+		mutantCase{Mutation: "listen-cancelled-by-server", Protocol: protocol.Modern, Tweak: skipProperty, Want: eachRev("modern.listen.graceful-end", StatusWarn, "without answering it with a completion result", protocol.Modern)},
 		asyncCase("cancel-client-request", append(eachRev("cancellation.server.same-direction", StatusFail, "request(s) it did not issue", Since(protocol.Rev20250326)...),
 			eachRev("cancellation.server.listen-only", StatusFail, "that are not subscriptions/listen", protocol.Modern)...)...),
 	)
