@@ -347,3 +347,34 @@ func init() {
 		},
 	})
 }
+
+func init() {
+	Register(Check{
+		ID:          "completion.complete.validated",
+		Title:       "Completion inputs are validated (2024-11-05)",
+		Requirement: "In 2024-11-05 (no completions capability yet), a server that answers completion/complete answers it for a prompt it never listed with an error, not with values; n/a when it does not serve completion/complete (-32601). From 2025-03-26 completion.complete.unknown-prompt asks for -32602.",
+		Authority: MCP(protocol.Rev20241105, "server/utilities/completion.mdx", "Implementation Considerations",
+			"Servers SHOULD: Validate all inputs"),
+		Revisions: []string{protocol.Rev20241105},
+		Run: func(t *T) {
+			name := fmt.Sprintf("mcpconform-no-such-prompt-%08x", t.Rand().Uint32())
+			m, ok := t.budgeted(t.Session(), protocol.MethodComplete, map[string]any{
+				"ref":      map[string]any{"type": protocol.RefPrompt, "name": name},
+				"argument": map[string]any{"name": "a", "value": ""},
+			})
+			if !ok {
+				t.budgetSpent()
+			}
+			if m.Error != nil && m.Error.Code == protocol.CodeMethodNotFound {
+				t.NotApplicable("the server does not serve completion/complete (-32601)")
+			}
+			t.Expect("an error for the unknown prompt %q", name)
+			if m.Error != nil {
+				t.Actual("error %d", m.Error.Code)
+				return
+			}
+			t.Actual("a result: %s", clip2(string(m.Result), 120))
+			t.Failf("completion/complete for the unknown prompt %q returned a result: its inputs are not validated", name)
+		},
+	})
+}

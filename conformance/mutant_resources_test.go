@@ -62,6 +62,10 @@ func init() {
 		one("resources-updated-unsolicited", legacy, "resources.notify.updated-unsubscribed", StatusWarn, "on connections that never subscribed"),
 		one("prompts-list-changes-silently", legacy, "prompts.notify.list-changed-sent", StatusWarn, "the prompts list changed without notifications/prompts/list_changed (session: removed "),
 		one("resources-list-changes-silently", legacy, "resources.notify.list-changed-sent", StatusWarn, "the resources list changed without notifications/resources/list_changed (session: removed "),
+		one("resources-read-any-uri", legacy, "resources.read.invalid-uri", StatusFail, `resources/read of "mcpconform not a uri", which is no URI, returned a result`),
+		one("resources-read-any-uri", modern, "resources.read.invalid-uri", StatusFail, `resources/read of "mcpconform not a uri", which is no URI, returned a result`),
+		one("resources-uri-unencoded", legacy, "resources.list.uri-rfc3986", StatusFail, `"bank://statements/2024 annual" (the character ' ')`),
+		one("completion-2024-unvalidated", protocol.Rev20241105, "completion.complete.validated", StatusWarn, "returned a result: its inputs are not validated"),
 		// A SHOULD before 2025-06-18, a MUST from it.
 		one("resources-updated-undeclared", protocol.Rev20250326, "resources.notify.updated-undeclared-early", StatusWarn, "without declaring resources.subscribe"),
 		one("resources-updated-undeclared", legacy, "resources.notify.updated-undeclared", StatusFail, "without declaring resources.subscribe"),

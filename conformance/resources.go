@@ -1264,3 +1264,88 @@ func listStateless(method, member, key string) func(t *T) {
 		t.Failf("%s differs between the shared process and a fresh one", method)
 	}
 }
+
+func init() {
+	Register(Check{
+		ID:          "resources.read.invalid-uri",
+		Title:       "A URI that is no URI is refused",
+		Requirement: "resources/read of a uri that is not a URI (no scheme, a space in it) is answered with an error, not with contents.",
+		Authority: MCP(protocol.Rev20251125, "server/resources.mdx", "Security Considerations",
+			"Servers MUST validate all resource URIs"),
+		Refs:       []SpecRef{resourcesRef(protocol.Rev20241105, "Security Considerations"), resourcesRef(protocol.Modern, "Security Considerations")},
+		Capability: "resources",
+		Run: func(t *T) {
+			m := t.Session().MustRequest(protocol.MethodResourcesRead, map[string]any{"uri": notAURI})
+			t.Expect("an error for uri %q", notAURI)
+			if m.Error != nil {
+				t.Actual("error %d", m.Error.Code)
+				return
+			}
+			t.Actual("a result: %s", clip2(string(m.Result), 120))
+			t.Failf("resources/read of %q, which is no URI, returned a result instead of an error", notAURI)
+		},
+	})
+
+	Register(Check{
+		ID:          "resources.list.uri-rfc3986",
+		Title:       "Custom URI schemes are RFC 3986 URIs",
+		Requirement: "Every listed resource URI of a custom scheme (not https, http, file or git) is an RFC 3986 URI: a scheme, then only unreserved, reserved and percent-encoded characters.",
+		Authority: MCP(protocol.Rev20251125, "server/resources.mdx", "Custom URI Schemes",
+			"Custom URI schemes MUST be in accordance with RFC3986, taking the above guidance in to account."),
+		Refs:       []SpecRef{resourcesRef(protocol.Rev20251125, "Common URI Schemes")},
+		Revisions:  modernAnd(Since(protocol.Rev20250618)),
+		Capability: "resources",
+		Prereqs:    []string{"resources.list.shape"},
+		Run: func(t *T) {
+			var custom, bad []string
+			for _, r := range t.listedResources() {
+				scheme, _, _ := strings.Cut(r.URI, ":")
+				if slices.Contains([]string{"https", "http", "file", "git"}, strings.ToLower(scheme)) {
+					continue
+				}
+				custom = append(custom, r.URI)
+				if why := rfc3986Problem(r.URI); why != "" {
+					bad = append(bad, fmt.Sprintf("%q (%s)", r.URI, why))
+				}
+			}
+			if len(custom) == 0 {
+				t.NotApplicable("no listed resource has a custom URI scheme")
+			}
+			t.Expect("RFC 3986 URIs")
+			t.Actual("%d custom-scheme URI(s), %d not RFC 3986", len(custom), len(bad))
+			if len(bad) > 0 {
+				t.Failf("listed resource URI %s", strings.Join(clipList(bad, 3), "; "))
+			}
+		},
+	})
+}
+
+// notAURI is a resource URI that is not a URI: no scheme, and a space.
+const notAURI = "mcpconform not a uri"
+
+// rfc3986Problem says why s is not an RFC 3986 URI, or "": a scheme (a
+// letter, then letters, digits, +, - or .) and a colon, then only
+// unreserved and reserved characters and percent-encoded octets.
+func rfc3986Problem(s string) string {
+	scheme, rest, ok := strings.Cut(s, ":")
+	if !ok || scheme == "" || !isAlnum(rune(scheme[0])) || '0' <= scheme[0] && scheme[0] <= '9' ||
+		strings.ContainsFunc(scheme, func(r rune) bool { return !isAlnum(r) && r != '+' && r != '-' && r != '.' }) {
+		return "no scheme"
+	}
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		switch {
+		case c == '%':
+			if i+2 >= len(rest) || !isHex(rest[i+1]) || !isHex(rest[i+2]) {
+				return "a % that encodes no octet"
+			}
+			i += 2
+		case c < 0x80 && (isAlnum(rune(c)) || strings.IndexByte("-._~:/?#[]@!$&'()*+,;=", c) >= 0):
+		default:
+			return fmt.Sprintf("the character %q", rune(c))
+		}
+	}
+	return ""
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
