@@ -59,6 +59,9 @@ func init() {
 		// pattern, so the cases below skip them and test only our check
 		// (the property checks have cases of their own).
 		mutantCase{Mutation: "tools-invalid-args-accepted", Tweak: skipProperty, Want: each("tools.call.invalid-arguments", StatusWarn, "; servers must validate tool inputs", callable...)},
+		// A protocol error for invalid arguments: what 2025-11-25 files
+		// under tool execution errors; the other revisions allow it.
+		mutantCase{Mutation: "tools-invalid-args-protocol-error", Tweak: skipProperty, Want: each("tools.call.error-in-result", StatusWarn, "got JSON-RPC error -32602, not a result with isError true", protocol.Rev20251125)},
 		mutantCase{Mutation: "tools-list-changed-undeclared", Want: append(each("tools.notify.list-changed-undeclared", StatusFail, "without declaring tools.listChanged", Since(protocol.Rev20250618)...),
 			each("tools.notify.list-changed-undeclared-early", StatusWarn, "without declaring tools.listChanged", Before(protocol.Rev20250618)...)...)},
 		// A list that changes without a notification: the property check
@@ -68,6 +71,8 @@ func init() {
 			{ID: "property.tools.list-stable", Status: StatusWarn, Optional: true}}},
 		mutantCase{Mutation: "tools-list-changes-silently", Args: []string{"-async"}, Protocol: protocol.Modern, Tweak: skipProperty, Want: []mutantWant{
 			{ID: "tools.notify.list-changed-sent", Revision: protocol.Modern, Status: StatusWarn, Reason: "the tools list changed without notifications/tools/list_changed (fresh-"}}},
+		mutantCase{Mutation: "discover-hide-tools", Protocol: protocol.Modern, Want: each("tools.capability.declared", StatusFail, "tools/list lists", modern...)},
+		mutantCase{Mutation: "tools-embedded-without-resources", Protocol: protocol.Rev20251125, Tweak: skipProperty, Want: each("tools.call.embedded-resources", StatusWarn, "embed a resource, but the server does not declare the resources capability", protocol.Rev20251125)},
 		mutantCase{Mutation: "shape-progress-no-progress", Want: each("tools.shape.messages", StatusFail, `notifications/progress: params: missing required member "progress"`, all...)},
 
 		mutantCase{Mutation: "discover-versions-string", Want: each("modern.discover.result", StatusFail, "supportedVersions", modern...)},
