@@ -334,8 +334,12 @@ func init() {
 		Requirement: `Every result MUST include resultType: "complete", or "input_required" (only for tools/call, prompts/get and resources/read), or a value of an extension the server advertises.`,
 		Authority: MCP(protocol.Rev20260728, "basic/index.mdx", "Result Responses",
 			"The `result` MUST include a `resultType` field to indicate the type of the result."),
-		Also: []Authority{MCP(protocol.Rev20260728, "schema.ts", "Result.resultType",
-			"Servers implementing this protocol version MUST include this field.")},
+		Also: []Authority{
+			MCP(protocol.Rev20260728, "schema.ts", "Result.resultType",
+				"Servers implementing this protocol version MUST include this field."),
+			MCP(protocol.Rev20260728, "basic/patterns/mrtr.mdx", "Supported Requests",
+				"Servers MUST NOT send `InputRequiredResult` responses on any other client requests."),
+		},
 		Refs: []SpecRef{
 			modernRef("basic/index.mdx", "ResultType"),
 			modernRef("basic/patterns/mrtr.mdx", "Supported Requests"),
@@ -375,11 +379,15 @@ func init() {
 	Register(Check{
 		ID:          "modern.mrtr.input-required",
 		Title:       "input_required results carry state and ask for nothing undeclared",
-		Requirement: "Every InputRequiredResult MUST include inputRequests or requestState, and MUST NOT carry inputRequests the client did not declare support for (the suite declares no client capabilities).",
+		Requirement: "Every InputRequiredResult MUST include inputRequests or requestState, and MUST NOT carry an input request (elicitation/create, sampling/createMessage, roots/list) whose client capability the request's _meta did not declare.",
 		Authority: MCP(protocol.Rev20260728, "basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)",
 			"Servers MUST include at least one of `inputRequests` or `requestState` in every `InputRequiredResult` response."),
-		Also: []Authority{MCP(protocol.Rev20260728, "basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)",
-			"Servers MUST NOT send an `inputRequests` that the client has not declared support for in its capabilities.")},
+		Also: []Authority{
+			MCP(protocol.Rev20260728, "basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)",
+				"Servers MUST NOT send an `inputRequests` that the client has not declared support for in its capabilities."),
+			MCP(protocol.Rev20260728, "basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)",
+				"For example, if a client does not declare support for `elicitation`, the server MUST NOT include any `elicitation/create` requests in the `inputRequests` field."),
+		},
 		Refs:      []SpecRef{modernRef("basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)")},
 		Revisions: ModernOnly(),
 		Final:     true,
@@ -405,11 +413,55 @@ func init() {
 				if len(res.InputRequests) > 0 && declaresNoCapabilities(p.Request) {
 					t.Failf("%s: inputRequests %v although the request declared no client capabilities", describe(p), slices.Sorted(maps.Keys(res.InputRequests)))
 				}
+				if caps, ok := declaredCapabilities(p.Request); ok {
+					for _, key := range slices.Sorted(maps.Keys(res.InputRequests)) {
+						method := inputRequestMethod(res.InputRequests[key])
+						if capability, known := inputRequestCapability[method]; known && caps[capability] == nil {
+							t.Failf("%s: input request %q is %s, but the request declared no %s capability", describe(p), key, method, capability)
+						}
+					}
+				}
 			}
-			t.Expect("inputRequests or requestState on each input_required result; no inputRequests without client capabilities")
+			t.Expect("inputRequests or requestState on each input_required result; no input request for a capability the request did not declare")
 			t.Actual("%d input_required result(s)", n)
 			if n == 0 {
 				t.NotVerified("no input_required result was seen")
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.mrtr.input-request-kinds",
+		Title:       "Input requests are elicitation, sampling or roots requests",
+		Requirement: "Every value of an InputRequiredResult's inputRequests is a request object whose method is elicitation/create, sampling/createMessage or roots/list; not exercised when no input_required result carried one.",
+		Authority: MCP(protocol.Rev20260728, "basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)",
+			"`inputRequests` values are request objects that MUST be one of `ElicitRequest`, `CreateMessageRequest`, or `ListRootsRequest`"),
+		Refs:      []SpecRef{modernRef("schema.ts", "InputRequests")},
+		Revisions: ModernOnly(),
+		Final:     true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			n := 0
+			var bad []string
+			for _, p := range t.modernResults() {
+				var res inputRequired
+				if json.Unmarshal(p.Msg.Result, &res) != nil || res.ResultType != protocol.ResultInputRequired {
+					continue
+				}
+				for _, key := range slices.Sorted(maps.Keys(res.InputRequests)) {
+					n++
+					if method := inputRequestMethod(res.InputRequests[key]); inputRequestCapability[method] == "" {
+						bad = append(bad, fmt.Sprintf("%q of the %s (method %q)", key, describe(p), method))
+					}
+				}
+			}
+			if n == 0 {
+				t.NotExercised("no input_required result carried an input request")
+			}
+			t.Expect("elicitation/create, sampling/createMessage or roots/list in each of %d input request(s)", n)
+			t.Actual("%d of another kind", len(bad))
+			if len(bad) > 0 {
+				t.Failf("input request %s is no ElicitRequest, CreateMessageRequest or ListRootsRequest", strings.Join(clipList(bad, 3), "; "))
 			}
 		},
 	})
@@ -865,6 +917,39 @@ func declaresNoCapabilities(req *protocol.Message) bool {
 	}
 	var caps map[string]json.RawMessage
 	return json.Unmarshal(params.Meta[protocol.MetaClientCapabilities], &caps) == nil && caps != nil && len(caps) == 0
+}
+
+// inputRequestCapability is the client capability each kind of input
+// request needs.
+var inputRequestCapability = map[string]string{
+	protocol.MethodElicit:    protocol.ClientCapElicit,
+	protocol.MethodSampling:  protocol.ClientCapSampling,
+	protocol.MethodRootsList: protocol.ClientCapRoots,
+}
+
+// declaredCapabilities returns the client capabilities a modern request
+// declares in _meta; false when it carries none to read.
+func declaredCapabilities(req *protocol.Message) (map[string]json.RawMessage, bool) {
+	var params struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if req == nil || json.Unmarshal(req.Params, &params) != nil {
+		return nil, false
+	}
+	var caps map[string]json.RawMessage
+	if json.Unmarshal(params.Meta[protocol.MetaClientCapabilities], &caps) != nil || caps == nil {
+		return nil, false
+	}
+	return caps, true
+}
+
+// inputRequestMethod returns the method of an inputRequests value, or "".
+func inputRequestMethod(raw json.RawMessage) string {
+	var r struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(raw, &r)
+	return r.Method
 }
 
 // Multi round-trip requests and -32021, driven (unlike the Final checks

@@ -81,6 +81,10 @@ func init() {
 		asyncCase("server-request-id-reused", eachRev("jsonrpc.request.id-unique", StatusFail, `reused request id "mutant-request"`, Since(protocol.Rev20250326)...)...),
 		asyncCase("mrtr-state-unverified", eachRev("modern.mrtr.state-tamper-rejected", StatusWarn, "completed a retry whose requestState was altered", protocol.Modern)...),
 		asyncCase("mrtr-state-unbound", eachRev("modern.mrtr.state-replayed", StatusWarn, "using the requestState issued for arguments", protocol.Modern)...),
+		// Input requests the call did not declare, or of another kind.
+		mutantCase{Mutation: "input-request-undeclared", Args: []string{"-async"}, Protocol: protocol.Modern, Tweak: skipProperty, Want: eachRev("modern.mrtr.input-required", StatusFail, `input request "mutant-roots" is roots/list, but the request declared no roots capability`, protocol.Modern)},
+		mutantCase{Mutation: "input-request-tools-list", Args: []string{"-async"}, Protocol: protocol.Modern, Tweak: skipProperty, Want: append(eachRev("modern.mrtr.input-request-kinds", StatusFail, `(method "tools/list"); `, protocol.Modern),
+			mutantWant{ID: "tools.shape.messages", Status: StatusFail, Optional: true})},
 		asyncCase("mrtr-missing-input-error", eachRev("modern.mrtr.missing-input", StatusWarn, "got error -32602 (mutant: inputResponses are missing) instead of a new input_required result", protocol.Modern)...),
 		asyncCase("capability-missing-wrong-code", eachRev("modern.capability.missing", StatusFail, "got error -32602", protocol.Modern)...),
 		asyncCase("listen-no-ack", eachRev("modern.listen.acknowledged", StatusFail, "no notifications/subscriptions/acknowledged for listen-", protocol.Modern)...),

@@ -88,6 +88,8 @@ func init() {
 		mutantCase{Mutation: "input-required-empty", Want: each("modern.mrtr.input-required", StatusFail, "input_required with neither inputRequests nor requestState", modern...)},
 		// An empty inputRequests object is still included.
 		mutantCase{Mutation: "input-required-empty-requests"},
+		mutantCase{Mutation: "input-required-on-complete", Protocol: protocol.Modern, Tweak: skipProperty, Want: append(each("modern.result.result-type", StatusFail, "input_required is not allowed for completion/complete", modern...),
+			mutantWant{ID: "completion.complete.shape", Status: StatusFail, Reason: `missing required member "completion"`})},
 		mutantCase{Mutation: "server-info-missing", Want: each("modern.result.server-info", StatusWarn, "results of tools/list lack", modern...)},
 		mutantCase{Mutation: "cache-ttl-missing", Want: each("modern.cache.hints", StatusFail, `missing required member "ttlMs"`, modern...)},
 		mutantCase{Mutation: "cache-scope-per-page", Args: []string{"--page-size", "2"}, Want: each("modern.cache.page-scope", StatusFail, "different cacheScope values", modern...)},
