@@ -25,8 +25,8 @@ the quoted sentence, spec references, capability, prerequisites).
 --trace prints the requirement trace instead: per revision and area of the
 specification, how many keyword sentences there are, how many a check
 verifies, how many are excluded (client-only, HTTP-only, ...) and how many
-are not yet covered, with the percentage of the checkable ones checked
-(docs/requirements/). --protocol REV limits it to one revision; --json
+are not yet covered, with the share of the observable server obligations
+(checked plus not yet covered) checked (docs/requirements/). --protocol REV limits it to one revision; --json
 gives the same as data, every sentence with its checks or its exclusion.
 
 --scoring prints a scoring profile (docs/scoring.md; NAME, default the
