@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -116,22 +117,7 @@ func init() {
 			// the same elicitation: {}.
 			requireOffered(t, elicitFeature)
 			c := t.SharedWith(elicitFeature.name, map[string]any{elicitFeature.name: elicitFeature.caps})
-			tools, err := c.ListTools()
-			if err != nil {
-				t.blockOnTools(err)
-			}
-			i := slices.IndexFunc(tools, func(tl protocol.Tool) bool {
-				name := strings.ToLower(tl.Name)
-				return strings.Contains(name, "elicit") && (elicitModeArg(tl) || strings.Contains(name, "url")) && t.env.eng.callable(tl)
-			})
-			if i < 0 {
-				t.NotVerified("no callable elicitation tool takes a url mode (a mode argument with \"url\", or \"url\" in its name)")
-			}
-			tool := tools[i]
-			args := sampleArgs(toolSchemaMap(tool.InputSchema))
-			if elicitModeArg(tool) {
-				args["mode"] = protocol.ElicitModeURL
-			}
+			tool, args := urlElicitTool(t, c)
 			var urlReqs []*protocol.Message
 			c.OnRequest(func(req *protocol.Message) (any, *protocol.Error) {
 				var p struct {
@@ -157,4 +143,97 @@ func init() {
 			}
 		},
 	})
+}
+
+// urlElicitTool finds a callable elicitation tool that takes a url mode on
+// c, with arguments asking for it, or ends the check as not-verified.
+func urlElicitTool(t *T, c *Conn) (protocol.Tool, map[string]any) {
+	tools, err := c.ListTools()
+	if err != nil {
+		t.blockOnTools(err)
+	}
+	i := slices.IndexFunc(tools, func(tl protocol.Tool) bool {
+		name := strings.ToLower(tl.Name)
+		return strings.Contains(name, "elicit") && (elicitModeArg(tl) || strings.Contains(name, "url")) && t.env.eng.callable(tl)
+	})
+	if i < 0 {
+		t.NotVerified("no callable elicitation tool takes a url mode (a mode argument with \"url\", or \"url\" in its name)")
+	}
+	tool := tools[i]
+	args := sampleArgs(toolSchemaMap(tool.InputSchema))
+	if elicitModeArg(tool) {
+		args["mode"] = protocol.ElicitModeURL
+	}
+	return tool, args
+}
+
+func init() {
+	Register(Check{
+		ID:          "elicitation.request.url-params",
+		Title:       "URL-mode elicitation carries message, url and elicitationId",
+		Requirement: `A client that declared both elicitation modes, calling a tool asked for URL mode, gets elicitation/create requests whose URL-mode ones carry a string message, a url that is an absolute URL, and a non-empty string elicitationId.`,
+		Authority: MCP(protocol.Rev20251125, "client/elicitation.mdx", "URL Mode Elicitation Requests",
+			"URL mode elicitation requests MUST specify `mode: \"url\"`, a `message`, and include these additional parameters:"),
+		Also: []Authority{MCP(protocol.Rev20251125, "client/elicitation.mdx", "URL Mode Elicitation Requests",
+			"The `url` parameter MUST contain a valid URL.")},
+		Refs:       []SpecRef{{Revision: protocol.Rev20251125, File: "schema.ts", Section: "ElicitRequestURLParams"}},
+		Revisions:  []string{protocol.Rev20251125},
+		Capability: "tools",
+		Run: func(t *T) {
+			requireOffered(t, elicitFeature)
+			c := t.SharedWith("elicitation-url", map[string]any{elicitFeature.name: map[string]any{"form": map[string]any{}, "url": map[string]any{}}})
+			tool, args := urlElicitTool(t, c)
+			var urlReqs []*protocol.Message
+			c.OnRequest(func(req *protocol.Message) (any, *protocol.Error) {
+				var p struct {
+					Mode string `json:"mode"`
+				}
+				_ = json.Unmarshal(req.Params, &p)
+				if req.Method == protocol.MethodElicit && p.Mode == protocol.ElicitModeURL {
+					urlReqs = append(urlReqs, req)
+				}
+				return map[string]any{"action": "decline"}, nil
+			})
+			id := fmt.Sprintf("elicit-url-%s", c.env.nextID())
+			c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args}))
+			if _, _, err := c.TryCollect(id); err != nil {
+				t.Logf("the call of %s got no answer (%s)", tool.Name, runFault(err))
+			}
+			if len(urlReqs) == 0 {
+				t.NotVerified("calling %s in URL mode sent no URL-mode elicitation request", tool.Name)
+			}
+			t.Expect("message, url (an absolute URL) and elicitationId in each URL-mode request")
+			t.Actual("%d URL-mode request(s)", len(urlReqs))
+			for _, r := range urlReqs {
+				if why := urlElicitProblem(r.Params); why != "" {
+					t.Failf("URL-mode elicitation request %s %s", r.ID, why)
+				}
+			}
+		},
+	})
+}
+
+// urlElicitProblem says what a URL-mode elicitation/create's params lack,
+// or "".
+func urlElicitProblem(params json.RawMessage) string {
+	var p struct {
+		Message       *string `json:"message"`
+		URL           *string `json:"url"`
+		ElicitationID *string `json:"elicitationId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return "has params that are no object of the expected members"
+	}
+	switch {
+	case p.Message == nil:
+		return "has no string message"
+	case p.URL == nil:
+		return "has no string url"
+	case p.ElicitationID == nil || *p.ElicitationID == "":
+		return "has no elicitationId"
+	}
+	if u, err := url.Parse(*p.URL); err != nil || !u.IsAbs() || u.Host == "" && u.Opaque == "" {
+		return fmt.Sprintf("has url %q, which is no absolute URL", *p.URL)
+	}
+	return ""
 }
