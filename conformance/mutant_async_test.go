@@ -148,7 +148,9 @@ func init() {
 		// Without -async the reference declares no tasks: the metadata
 		// must be ignored, and a server that rejects it fails.
 		mutantCase{Mutation: "task-meta-rejected", Protocol: protocol.Rev20251125, Want: eachRev("tasks.augment.undeclared-ignored", StatusFail, "rejected the call of", protocol.Rev20251125)},
-		mutantCase{Mutation: "elicit-url-no-id", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: skipProperty, Want: eachRev("elicitation.request.url-params", StatusFail, "has no elicitationId", protocol.Rev20251125)},
+		mutantCase{Mutation: "elicit-url-no-id", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: skipProperty, Want: append(eachRev("elicitation.request.url-params", StatusFail, "has no elicitationId", protocol.Rev20251125),
+			mutantWant{ID: "tools.shape.messages", Revision: protocol.Rev20251125, Status: StatusFail, Reason: `elicitation/create: params: missing required member "elicitationId"`})},
+		asyncCase("sampling-no-max-tokens", eachRev("tools.shape.messages", StatusFail, `sampling/createMessage: params: missing required member "maxTokens"`, asyncLegacy...)...),
 		mutantCase{Mutation: "sampling-tool-use-unanswered", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: skipProperty, Want: eachRev("sampling.request.tool-results", StatusFail, "the tool use(s) mutant-call of message 1 are not answered by tool results", protocol.Rev20251125)},
 		asyncCase("server-request-token-float", eachRev("progress.request.token-type", StatusFail, "carry a progressToken that is neither a string nor an integer", asyncLegacy...)...),
 		asyncCase("server-request-token-twice", eachRev("progress.request.token-unique", StatusFail, "reuse the progressToken of a request still active", asyncLegacy...)...),

@@ -753,7 +753,7 @@ func init() {
 	Register(Check{
 		ID:          "tools.shape.messages",
 		Title:       "Every server message has the revision's shape",
-		Requirement: "Every message the server sends has the shape the negotiated revision's schema gives it; this check judges what no narrower check does (notifications, results of other methods), so that one fault fails one check.",
+		Requirement: "Every message the server sends has the shape the negotiated revision's schema gives it; this check judges what no narrower check does (notifications, the requests the server sends the client and, under 2026-07-28, the input requests of input_required results, results of other methods), so that one fault fails one check.",
 		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
 			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.").
 			WithNote("Every message has the shape the negotiated revision's schema.ts gives it; this check judges what no narrower check does."),
