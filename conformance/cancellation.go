@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -701,7 +700,7 @@ func init() {
 			t.Expect("notifications/cancelled for each of %d stream(s) the server ended", len(ended))
 			t.Actual("%d without one", len(silent))
 			if len(silent) > 0 {
-				t.Failf("the server ended the subscriptions/listen stream %s without notifications/cancelled referencing it", strings.Join(clipList(silent, 3), ", "))
+				t.Failf("the server ended the subscriptions/listen stream %s without notifications/cancelled referencing it", clipList(silent, 3))
 			}
 		},
 	})

@@ -131,19 +131,12 @@ type silentChange struct {
 func (s silentChange) String() string {
 	var parts []string
 	if len(s.added) > 0 {
-		parts = append(parts, "added "+strings.Join(clipList(s.added, 3), ", "))
+		parts = append(parts, "added "+clipList(s.added, 3))
 	}
 	if len(s.removed) > 0 {
-		parts = append(parts, "removed "+strings.Join(clipList(s.removed, 3), ", "))
+		parts = append(parts, "removed "+clipList(s.removed, 3))
 	}
 	return s.process + ": " + strings.Join(parts, "; ")
-}
-
-func clipList(xs []string, n int) []string {
-	if len(xs) <= n {
-		return xs
-	}
-	return append(slices.Clone(xs[:n]), fmt.Sprintf("and %d more", len(xs)-n))
 }
 
 // featureChanges compares the consecutive complete walks of f's list on each

@@ -157,7 +157,7 @@ func judgeMetaKeys(t *T, expect string, keep func(key string) bool, bad func(k m
 	}
 	t.Actual("%d key(s), %d rejected", len(keys), len(faults))
 	if len(faults) > 0 {
-		t.Failf("_meta key %s", strings.Join(clipList(faults, 3), "; "))
+		t.Failf("_meta key %s", clipList(faults, 3))
 	}
 }
 

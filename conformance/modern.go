@@ -425,7 +425,7 @@ func init() {
 			t.Expect("inputRequests or requestState on each input_required result; no input request for a capability the request did not declare")
 			t.Actual("%d input_required result(s)", n)
 			if n == 0 {
-				t.NotVerified("no input_required result was seen")
+				t.NotExercised("no input_required result was seen: name a call that gets one in a fixtures file (--fixtures FILE, triggers: inputRequired; docs/fixtures.md), or let the suite call more tools with --allow-calls")
 			}
 		},
 	})
@@ -461,7 +461,7 @@ func init() {
 			t.Expect("elicitation/create, sampling/createMessage or roots/list in each of %d input request(s)", n)
 			t.Actual("%d of another kind", len(bad))
 			if len(bad) > 0 {
-				t.Failf("input request %s is no ElicitRequest, CreateMessageRequest or ListRootsRequest", strings.Join(clipList(bad, 3), "; "))
+				t.Failf("input request %s is no ElicitRequest, CreateMessageRequest or ListRootsRequest", clipList(bad, 3))
 			}
 		},
 	})
@@ -953,22 +953,22 @@ func inputRequestMethod(raw json.RawMessage) string {
 }
 
 // Multi round-trip requests and -32021, driven (unlike the Final checks
-// above, which judge what other checks saw): the suite calls a callable
-// tool whose name names a client feature (demo.sample, demo.elicit ...),
-// declaring that feature in _meta, gets an input_required result, and
-// retries it as a client would, or deliberately would not.
+// above, which judge what other checks saw): the suite calls a tool seen
+// answering input_required for a client feature (exercise.go), declaring
+// that feature in _meta, and retries it as a client would, or deliberately
+// would not.
 
 // mrtrFeature is a client feature a modern tool may ask for, with the
 // answer the suite gives to its input request.
 type mrtrFeature struct {
-	capability, method, hint string
-	answer                   any
+	capability, method string
+	answer             any
 }
 
 var mrtrFeatures = []mrtrFeature{
-	{protocol.ClientCapSampling, protocol.MethodSampling, "sampl", map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "mcpconform sample"}, "model": "mcpconform-model", "stopReason": "endTurn"}},
-	{protocol.ClientCapElicit, protocol.MethodElicit, "elicit", map[string]any{"action": "decline"}},
-	{protocol.ClientCapRoots, protocol.MethodRootsList, "roots", map[string]any{"roots": []any{map[string]any{"uri": "file:///tmp/mcpconform-root", "name": "mcpconform"}}}},
+	{protocol.ClientCapSampling, protocol.MethodSampling, map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "mcpconform sample"}, "model": "mcpconform-model", "stopReason": "endTurn"}},
+	{protocol.ClientCapElicit, protocol.MethodElicit, map[string]any{"action": "decline"}},
+	{protocol.ClientCapRoots, protocol.MethodRootsList, map[string]any{"roots": []any{map[string]any{"uri": "file:///tmp/mcpconform-root", "name": "mcpconform"}}}},
 }
 
 // inputRequired is an InputRequiredResult as the suite reads it.
@@ -1020,25 +1020,44 @@ func (m *mrtrCall) responses() map[string]any {
 	return out
 }
 
-// requireMRTR finds a tool that answers input_required, or ends the check
-// as not-verified.
+// requireMRTR returns a call of a tool seen answering input_required
+// for a client feature, made again on a process of its own with that
+// feature alone declared. With none seen, the check is not-exercised.
 func requireMRTR(t *T) *mrtrCall {
-	callable := t.CallableTools()
-	for _, f := range mrtrFeatures {
-		for _, tool := range callable {
-			if !strings.Contains(strings.ToLower(tool.Name), f.hint) {
-				continue
-			}
-			m := &mrtrCall{conn: t.Fresh(), tool: tool, feature: f, args: sampleArgs(toolSchemaMap(tool.InputSchema))}
-			resp := m.call(m.args, m.caps(), nil)
-			if resp.Error != nil || json.Unmarshal(resp.Result, &m.first) != nil || m.first.ResultType != protocol.ResultInputRequired {
-				continue
-			}
-			return m
+	s := surveyFeatures(t)
+	var seen []clientAsk
+	for _, a := range s.all {
+		if !slices.ContainsFunc(seen, func(o clientAsk) bool { return o.tool == a.tool && o.method == a.method }) {
+			seen = append(seen, a)
 		}
 	}
-	t.NotVerified("no callable tool named for sampling, elicitation or roots answered input_required when called with that capability declared")
+	if len(seen) == 0 {
+		s.endUnexercised(t, "sampling, elicitation or roots", "input_required")
+	}
+	for _, a := range seen {
+		i := slices.IndexFunc(mrtrFeatures, func(f mrtrFeature) bool { return f.method == a.method })
+		if i < 0 {
+			continue
+		}
+		m := &mrtrCall{conn: t.Fresh(), tool: s.tool(t, a.tool), feature: mrtrFeatures[i], args: cloneArgs(a.args)}
+		resp := m.call(m.args, m.caps(), nil)
+		if resp.Error != nil || json.Unmarshal(resp.Result, &m.first) != nil || m.first.ResultType != protocol.ResultInputRequired {
+			t.Logf("%s answered input_required with %s declared alongside the others, but not with it alone", a.tool, a.feature())
+			continue
+		}
+		return m
+	}
+	t.NotVerified("no tool seen answering input_required (%s) did so again with only the feature it asked for declared", strings.Join(toolsOf(seen), ", "))
 	return nil
+}
+
+// toolsOf returns the tools of asks, in order.
+func toolsOf(asks []clientAsk) []string {
+	out := make([]string, len(asks))
+	for i, a := range asks {
+		out[i] = a.tool
+	}
+	return out
 }
 
 // judgeRejected passes an error or a new input_required; a complete result
@@ -1457,7 +1476,7 @@ func init() {
 			}
 			t.Actual("%d extension(s), %d invalid", len(exts), len(bad))
 			if len(bad) > 0 {
-				t.Failf("extension identifier %s", strings.Join(clipList(bad, 3), "; "))
+				t.Failf("extension identifier %s", clipList(bad, 3))
 			}
 		},
 	})
@@ -1488,7 +1507,7 @@ func init() {
 			t.Expect("a completion result for each of %d stream(s) the server ended", len(ended))
 			t.Actual("%d without one", len(abrupt))
 			if len(abrupt) > 0 {
-				t.Failf("the server ended the subscriptions/listen stream %s without answering it with a completion result", strings.Join(clipList(abrupt, 3), ", "))
+				t.Failf("the server ended the subscriptions/listen stream %s without answering it with a completion result", clipList(abrupt, 3))
 			}
 		},
 	})

@@ -141,9 +141,13 @@ func capWait(name string, unit time.Duration, v map[string]any, brokenPath strin
 	return name, []json.Number{json.Number(strconv.FormatFloat(limit, 'f', -1, 64)), "0"}
 }
 
-// timedCall returns the first callable tool with a duration argument, and
-// false when there is none.
+// timedCall returns the fixtures' progress call when it takes a duration
+// argument, else the first callable tool with one, and false when there is
+// none.
 func (t *T) timedCall() (slowCall, bool) {
+	if call, ok := fixtureSlowCall(t); ok && call.timed {
+		return call, true
+	}
 	for _, tool := range t.CallableTools() {
 		if da := durationArgs(tool); da != nil {
 			return slowCall{tool: tool, args: da, timed: true}, true

@@ -46,7 +46,8 @@ func (t *T) listedPrompts() []protocol.Prompt {
 }
 
 // promptSamples gets up to maxPromptSamples listed prompts on the shared
-// session, once per revision.
+// session, once per revision, with the fixtures' arguments where they
+// give some.
 func (t *T) promptSamples() []promptSample {
 	f := &t.env.features
 	if f.promptsDone {
@@ -57,10 +58,13 @@ func (t *T) promptSamples() []promptSample {
 		if len(f.prompts) == maxPromptSamples {
 			break
 		}
-		args := map[string]string{}
-		for _, a := range p.Arguments {
-			if a.Required {
-				args[a.Name] = t.suggestArgument(c, p.Name, a.Name, args)
+		args, given := t.Fixtures().PromptArgs(p.Name)
+		if !given {
+			args = map[string]string{}
+			for _, a := range p.Arguments {
+				if a.Required {
+					args[a.Name] = t.suggestArgument(c, p.Name, a.Name, args)
+				}
 			}
 		}
 		params := map[string]any{"name": p.Name}

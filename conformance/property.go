@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,9 +31,57 @@ import (
 // run names none (--cases).
 const DefaultCases = 100
 
-// FailureDir is where property checks save a failing case, shrunk, as a
-// transcript vector that `mcpconform replay` runs.
-var FailureDir = filepath.Join(os.TempDir(), "mcpconform-failures")
+// FailureDir is the directory under which property checks save a failing
+// case, shrunk, as a transcript vector that `mcpconform replay` runs: a
+// directory per server and run below it (RunFailureDir). It is the user's
+// cache directory's mcpconform/failures, or the temporary directory's
+// mcpconform-failures where there is no cache directory.
+var FailureDir = failureRoot()
+
+func failureRoot() string {
+	if dir, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(dir, "mcpconform", "failures")
+	}
+	return filepath.Join(os.TempDir(), "mcpconform-failures")
+}
+
+// RunFailureDir returns where a run with opts saves failing cases:
+// opts.FailureDir when set, else FailureDir/SERVER/RUN. SERVER is the
+// program's name and a hash of the command line, so that runs against
+// several servers never mix; RUN is the seed and a digest of the suite's
+// version, the checks selected and the cases per check. It holds no time:
+// the report names the saved files, and the same seed must give the same
+// report bytes, so a run repeated with the same seed overwrites the same
+// files with the same cases.
+func RunFailureDir(opts Options) string {
+	if opts.FailureDir != "" {
+		return opts.FailureDir
+	}
+	if len(opts.Command) == 0 {
+		return FailureDir
+	}
+	server := sha256.Sum256([]byte(strings.Join(opts.Command, "\x00")))
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, filepath.Base(opts.Command[0]))
+	seed := opts.Seed
+	if seed == 0 {
+		seed = DefaultSeed
+	}
+	cat := opts.Checks
+	if cat == nil {
+		cat = Catalogue()
+	}
+	run := sha256.New()
+	fmt.Fprintf(run, "%s\x00%d\x00%s", SuiteVersion, opts.cases(), opts.Protocol)
+	for _, c := range Select(cat, opts.Only, opts.Skip) {
+		fmt.Fprintf(run, "\x00%s", c.ID)
+	}
+	return filepath.Join(FailureDir, fmt.Sprintf("%s-%x", name, server[:4]), fmt.Sprintf("seed-%d-%x", seed, run.Sum(nil)[:4]))
+}
 
 // shrinkBudget bounds the number of re-runs spent shrinking one failure.
 const shrinkBudget = 40
@@ -363,7 +412,7 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 		p = t.Fresh().p
 	default:
 		var err error
-		if p, err = runner.Start(ctx, t.processConfig()); err != nil {
+		if p, err = runner.Start(t.runCtx, t.processConfig()); err != nil {
 			return wireRun{}, fmt.Errorf("start server: %w", err)
 		}
 		defer t.env.closeProcess(p)
@@ -581,10 +630,13 @@ func sequenceProperty(t *T, what string, lines []wireLine, at where, judge func(
 	}
 	// Each attempt that ends in a timeout costs a full wait: a server
 	// that hangs gets few of them (counted, not timed, so that the same
-	// seed shrinks alike).
+	// seed shrinks alike); and shrinking as a whole stops at its time
+	// budget, so that a slow server's failure costs the check minutes at
+	// most, not the run.
 	timeouts := 0
+	deadline := time.Now().Add(shrinkTime(t))
 	small := shrinkSlice(lines, func(ls []wireLine) bool {
-		if timeouts >= maxShrinkTimeouts || t.env.stallBreaker(t.check.ID) != nil {
+		if timeouts >= maxShrinkTimeouts || t.env.stallBreaker(t.check.ID) != nil || time.Now().After(deadline) {
 			return false // a hung server is not worth more full waits
 		}
 		r, err := drive(t, ls, ownProcess)
@@ -593,18 +645,35 @@ func sequenceProperty(t *T, what string, lines []wireLine, at where, judge func(
 		}
 		return err == nil && len(judge(ls, r)) > 0
 	})
+	size := fmt.Sprintf("shrunk from %d to %d lines", len(lines), len(small))
+	if len(small) == len(lines) {
+		size = fmt.Sprintf("%d lines, not shrunk", len(lines))
+	}
 	if t.env.stallBreaker(t.check.ID) == nil {
-		r, _ := drive(t, small, freshProcess)
-		if p := judge(small, r); len(p) > 0 {
-			problems = p
-		} else {
-			small = lines
+		// The failure is recorded only once the case fails again in a
+		// process of its own: one that passes there was the machine's
+		// doing, or the server's state, not the case's.
+		r, err := drive(t, small, freshProcess)
+		p := judge(small, r)
+		if err != nil || len(p) == 0 {
+			t.Logf("first run: %s (%d generated lines)", strings.Join(problems, "; "), len(lines))
+			why := "passed"
+			if err != nil {
+				why = "could not run: " + stableCause(err)
+			}
+			t.Logf("the %d-line case replayed in a fresh process %s", len(small), why)
+			t.NotVerified("the failure did not reproduce: %s, then the %d-line case %s in a fresh process", problems[0], len(small), why)
 		}
+		problems = p
 	}
 	file := saveSequence(t, what, small)
 	t.Actual("%s", strings.Join(problems, "; "))
-	t.Fatalf("%s (shrunk from %d to %d lines; failing case saved as %s)", problems[0], len(lines), len(small), file)
+	t.Fatalf("%s (%s, confirmed in a fresh process; failing case saved as %s)", problems[0], size, file)
 }
+
+// shrinkTime is the time a property check may spend shrinking one failure:
+// twelve request timeouts, at least a minute.
+func shrinkTime(t *T) time.Duration { return max(time.Minute, 12*t.RequestTimeout()) }
 
 // plannedRequests counts the requests among lines. The note names these,
 // not the ones written before a dying server was noticed, which depends on
@@ -649,15 +718,25 @@ func rate(t *T, requests int, elapsed time.Duration) {
 const maxShrinkTimeouts = 2
 
 // shrinkSlice removes chunks of xs, halving the chunk size, as long as the
-// case keeps failing, within shrinkBudget attempts.
+// case keeps failing, within shrinkBudget attempts. Every attempt is a
+// shorter case than the last failing one, and none is tried twice: a
+// removal that passed at one chunk size is not tried again as part of a
+// smaller one at the same place once nothing has changed before it.
 func shrinkSlice[E any](xs []E, fails func([]E) bool) []E {
 	budget := shrinkBudget
+	tried := map[[2]int]bool{} // (start, end) removed from the current xs
 	for chunk := len(xs) / 2; chunk >= 1 && budget > 0; chunk /= 2 {
 		for i := 0; i+chunk <= len(xs) && budget > 0; {
+			if tried[[2]int{i, i + chunk}] {
+				i += chunk
+				continue
+			}
+			tried[[2]int{i, i + chunk}] = true
 			cand := slices.Concat(xs[:i], xs[i+chunk:])
 			budget--
 			if fails(cand) {
 				xs = cand
+				clear(tried) // a new case: its removals are new
 				continue
 			}
 			i += chunk
@@ -717,10 +796,7 @@ func newTranscript(t *T, what string) *transcript.Transcript {
 // note saying why it could not.
 func saveTranscript(t *T, tr *transcript.Transcript) string {
 	tr.Steps = append(tr.Steps, transcript.Step{Kind: transcript.StepClose})
-	dir := t.env.eng.opts.FailureDir
-	if dir == "" {
-		dir = FailureDir
-	}
+	dir := RunFailureDir(t.env.eng.opts)
 	name := filepath.Join(dir, fmt.Sprintf("%s.%s.txt", tr.ID, t.env.rev))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "(not saved: " + err.Error() + ")"
@@ -1481,12 +1557,14 @@ func runArguments(t *T, validSide bool) {
 		t.Actual("%d of %d %s argument sets %s%s", len(bad), n, kind, map[bool]string{false: "accepted", true: "rejected as invalid params"}[validSide], badSummary(tools, cs, bad, validSide))
 		if validSide {
 			small := shrinkCase(t, c, at, first, func(m *protocol.Message) bool { return judgeCall(m) == rejectedParams })
+			confirmCall(t, at.tool.Name, small.args, "rejected as invalid params", func(m *protocol.Message) bool { return judgeCall(m) == rejectedParams })
 			m := answers[bad[0]]
 			file := saveCall(t, "valid arguments rejected", at.tool.Name, small.args, true)
 			t.Fatalf("tool %s rejected %s, valid under its input schema, as invalid params (%d %s); failing case saved as %s",
 				at.tool.Name, clipText(string(small.args), 120), m.Error.Code, clipText(m.Error.Message, 60), file)
 		}
 		small := shrinkCase(t, c, at, first, func(m *protocol.Message) bool { return judgeCall(m) == accepted })
+		confirmCall(t, at.tool.Name, small.args, "accepted", func(m *protocol.Message) bool { return judgeCall(m) == accepted })
 		file := saveCall(t, "invalid arguments accepted", at.tool.Name, small.args, false)
 		t.Fatalf("tool %s accepted %s, which breaks %s (schema %s); %d of %d invalid argument sets accepted; failing case saved as %s",
 			at.tool.Name, clipText(string(small.args), 120), first.broken, first.broken.SchemaPath, len(bad), n, file)
@@ -1773,6 +1851,12 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) 
 		if errors.Is(err, runner.ErrTimeout) && got > 0 {
 			break
 		}
+		if errors.Is(err, runner.ErrTimeout) && c.ctx().Err() == nil {
+			// No answer at all in time is no evidence about the
+			// arguments: the re-run with the timeout doubled may get one.
+			t.Actual("no answer to any of %d tools/call within %s", next, t.RequestTimeout())
+			t.NotVerified("no answer to any of the %d tools/call sent within %s", next, t.RequestTimeout())
+		}
 		if err != nil {
 			c.must(protocol.MethodToolsCall, err)
 		}
@@ -1867,6 +1951,24 @@ func shrinkCase(t *T, c *Conn, at argTool, a argCase, fails func(*protocol.Messa
 	return a
 }
 
+// confirmCall replays a failing call once in a fresh session of the check
+// before its failure is recorded: a call that is then answered as the
+// check accepts ends the check not-verified, with both answers in the
+// evidence, since the failure did not reproduce.
+func confirmCall(t *T, tool string, args json.RawMessage, what string, fails func(*protocol.Message) bool) {
+	c := t.FreshSession()
+	m, err := c.Request(protocol.MethodToolsCall, map[string]any{"name": tool, "arguments": args})
+	if err == nil && fails(m) {
+		t.Logf("the failing call, replayed in a fresh session (%s), was %s again", c.Name(), what)
+		return
+	}
+	why := "answered as the check accepts"
+	if err != nil {
+		why = "not answered (" + runFault(err) + ")"
+	}
+	t.NotVerified("the failure did not reproduce: tool %s was %s with %s, then %s when replayed in a fresh session", tool, what, clipText(string(args), 120), why)
+}
+
 // simpler returns smaller variants of an arguments object: a key removed,
 // or a member replaced by a simpler value.
 func simpler(v any) []any {
@@ -1910,14 +2012,15 @@ func saveCall(t *T, what, tool string, args json.RawMessage, valid bool) string 
 	tr := newTranscript(t, what)
 	line := requestLine(t.env.rev, "1", protocol.MethodToolsCall, map[string]any{"name": tool, "arguments": args})
 	tr.Steps = append(tr.Steps, transcript.Step{Kind: transcript.StepSend, Raw: []byte(line)})
+	// The vector expects what the check accepts (judgeCall): for valid
+	// arguments anything but -32602; for invalid ones any error, or a
+	// tool-error result, in every revision.
 	recv := recvStep(assert("id", transcript.OpEqual, "1"))
-	switch {
-	case valid:
+	if valid {
 		recv.Asserts = append(recv.Asserts, assert("error.code", transcript.OpNotEqual, strconv.Itoa(protocol.CodeInvalidParams)))
-	case t.env.rev != protocol.Modern && t.env.rev < protocol.Rev20251125:
-		recv.Asserts = append(recv.Asserts, assert("error.code", transcript.OpEqual, strconv.Itoa(protocol.CodeInvalidParams)))
-	default:
-		recv.Asserts = append(recv.Asserts, assert("result.isError", transcript.OpEqual, "true"))
+	} else {
+		recv.Asserts = append(recv.Asserts, assert("error", transcript.OpExists, ""))
+		recv.Or = [][]transcript.Assertion{{assert("id", transcript.OpEqual, "1"), assert("result.isError", transcript.OpEqual, "true")}}
 	}
 	tr.Steps = append(tr.Steps, recv)
 	return saveTranscript(t, tr)

@@ -214,24 +214,25 @@ type readSample struct {
 	Resp *protocol.Message
 }
 
-// readSamples reads up to maxReadSamples listed resources on the shared
-// session, within the run's budget, once per revision.
+// readSamples reads up to maxReadSamples resources (the fixtures' URIs,
+// then the listed ones) on the shared session, within the run's budget,
+// once per revision.
 func (t *T) readSamples() []readSample {
 	f := &t.env.features
 	if f.readsDone {
 		return f.reads
 	}
-	resources := t.listedResources()
+	uris := t.readURIs(t.listedResources())
 	c := t.Session()
-	for _, r := range resources {
+	for _, uri := range uris {
 		if len(f.reads) == maxReadSamples {
 			break
 		}
-		m, ok := t.budgeted(c, protocol.MethodResourcesRead, map[string]any{"uri": r.URI})
+		m, ok := t.budgeted(c, protocol.MethodResourcesRead, map[string]any{"uri": uri})
 		if !ok {
 			break
 		}
-		f.reads = append(f.reads, readSample{URI: r.URI, Resp: m})
+		f.reads = append(f.reads, readSample{URI: uri, Resp: m})
 	}
 	f.readsDone = true
 	return f.reads
@@ -1314,7 +1315,7 @@ func init() {
 			t.Expect("RFC 3986 URIs")
 			t.Actual("%d custom-scheme URI(s), %d not RFC 3986", len(custom), len(bad))
 			if len(bad) > 0 {
-				t.Failf("listed resource URI %s", strings.Join(clipList(bad, 3), "; "))
+				t.Failf("listed resource URI %s", clipList(bad, 3))
 			}
 		},
 	})

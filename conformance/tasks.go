@@ -82,7 +82,8 @@ func taskSupport(tool protocol.Tool) string {
 }
 
 // taskTools returns the callable tools, including those that require a
-// task (CallableTools leaves them out: a plain call of them is wrong).
+// task (CallableTools leaves them out: a plain call of them is wrong), and
+// the tools the fixtures give a call of.
 func (t *T) taskTools(keep func(protocol.Tool) bool) []protocol.Tool {
 	tools, err := t.Tools()
 	if err != nil {
@@ -90,7 +91,7 @@ func (t *T) taskTools(keep func(protocol.Tool) bool) []protocol.Tool {
 	}
 	var out []protocol.Tool
 	for _, tl := range tools {
-		if t.env.eng.callable(tl) && keep(tl) {
+		if (t.env.eng.callable(tl) || t.fixtureCallable(tl)) && keep(tl) {
 			out = append(out, tl)
 		}
 	}
@@ -257,6 +258,10 @@ func (t *T) requireTaskTool() protocol.Tool {
 // of its duration argument when it has one, else arguments valid under its
 // input schema, the same for every call.
 func (t *T) taskArgs(tool protocol.Tool) func(d time.Duration, steps int) map[string]any {
+	if !t.env.eng.callable(tool) {
+		args := t.ArgsFor(tool) // the fixtures' call, exactly
+		return func(time.Duration, int) map[string]any { return args }
+	}
 	if da := durationArgs(tool); da != nil {
 		return da
 	}
@@ -464,7 +469,11 @@ func observeTaskInput(t *T) *taskInputRun {
 	c := t.FreshSessionWith(map[string]any{elicitFeature.name: elicitFeature.caps})
 	run := &taskInputRun{conn: c, mark: len(c.p.Transcript()), tool: tool.Name}
 	tr := &taskRun{conn: c}
-	run.create = tr.ask(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": elicitFeature.argsFor(tool), "task": map[string]any{"ttl": taskTTLAsked}})
+	args := elicitFeature.argsFor(tool)
+	if !t.env.eng.callable(tool) {
+		args = t.ArgsFor(tool) // the fixtures' call, exactly
+	}
+	run.create = tr.ask(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args, "task": map[string]any{"ttl": taskTTLAsked}})
 	if v, ok := createdTask(run.create); ok {
 		run.taskID = *v.TaskID
 		for _, e := range tr.events {
@@ -950,7 +959,7 @@ func init() {
 			}
 			tool := tools[0]
 			c := t.Scratch() // as in tasks.tool.forbidden
-			m := c.MustRequest(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": sampleArgs(toolSchemaMap(tool.InputSchema))})
+			m := c.MustRequest(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": t.ArgsFor(tool)})
 			if m.Error == nil {
 				t.Retire(c)
 			}

@@ -187,17 +187,18 @@ type sampleCall struct {
 	Resp *protocol.Message
 }
 
-// validArgs returns arguments the oracle finds valid for tool: the plain
-// sample (required properties with defaults, consts, first enum values)
-// when it is valid, else a few draws of the generator; ok is false when
-// neither gives any.
+// validArgs returns arguments the oracle finds valid for tool: the
+// fixtures' or the sample (ArgsFor: required properties with defaults,
+// consts, first enum values, values the server gave) when they are
+// valid, else a few draws of the generator; ok is false when neither
+// gives any.
 func (t *T) validArgs(tool protocol.Tool, src gen.Source) (json.RawMessage, bool) {
 	c := t.env.eng.compiled(tool.InputSchema, t.Revision())
 	if c.err != nil {
 		return nil, false
 	}
 	if m := toolSchemaMap(tool.InputSchema); m != nil {
-		args, _ := json.Marshal(sampleArgs(m))
+		args, _ := json.Marshal(t.ArgsFor(tool))
 		if oracleAgrees(c.sch, args, true) {
 			return args, true
 		}
@@ -235,6 +236,15 @@ func (t *T) callSample(keep func(protocol.Tool) bool) sampleCall {
 			continue
 		}
 		return sampleCall{Tool: tool, Args: args, Resp: m}
+	}
+	for _, fc := range t.fixtureOnlyCalls(keep) {
+		args := mustJSON(fc.args)
+		m, err := t.Session().Request(protocol.MethodToolsCall, map[string]any{"name": fc.tool.Name, "arguments": args})
+		if err != nil {
+			tried = append(tried, fmt.Sprintf("%s (%v)", fc.tool.Name, err))
+			continue
+		}
+		return sampleCall{Tool: fc.tool, Args: args, Resp: m}
 	}
 	if len(tried) > 0 {
 		t.NotVerified("no callable tool gave an answer to judge: %s", strings.Join(tried, "; "))
