@@ -686,24 +686,33 @@ func init() {
 		Revisions: ModernOnly(),
 		Final:     true,
 		Run: func(t *T) {
-			t.settleTraffic()
-			ended := serverEndedStreams(t)
-			if len(ended) == 0 {
-				t.NotExercised("the server ended no subscriptions/listen stream on its own")
-			}
-			var silent []string
-			for _, e := range ended {
-				if !e.cancelled {
-					silent = append(silent, e.process+" "+e.id)
-				}
-			}
-			t.Expect("notifications/cancelled for each of %d stream(s) the server ended", len(ended))
-			t.Actual("%d without one", len(silent))
-			if len(silent) > 0 {
-				t.Failf("the server ended the subscriptions/listen stream %s without notifications/cancelled referencing it", clipList(silent, 3))
-			}
+			judgeEndedStreams(t, "notifications/cancelled", func(e endedStream) bool { return e.cancelled },
+				"the server ended the subscriptions/listen stream %s without notifications/cancelled referencing it")
 		},
 	})
+}
+
+// judgeEndedStreams fails the check (at its level) unless every stream the
+// server ended on its own did what done says, naming what in the
+// expectation and the streams in failure's %s; not exercised when the
+// server ended none.
+func judgeEndedStreams(t *T, what string, done func(endedStream) bool, failure string) {
+	t.settleTraffic()
+	ended := serverEndedStreams(t)
+	if len(ended) == 0 {
+		t.NotExercised("the server ended no subscriptions/listen stream on its own")
+	}
+	var missing []string
+	for _, e := range ended {
+		if !done(e) {
+			missing = append(missing, e.process+" "+e.id)
+		}
+	}
+	t.Expect("%s for each of %d stream(s) the server ended", what, len(ended))
+	t.Actual("%d without one", len(missing))
+	if len(missing) > 0 {
+		t.Failf(failure, clipList(missing, 3))
+	}
 }
 
 // endedStream is a subscriptions/listen stream the server ended on its

@@ -117,37 +117,19 @@ func init() {
 			// A tool seen asking that takes a mode with "url" is asked
 			// for one, on the session elicitation's feature checks use:
 			// it declares the same elicitation: {}.
-			c := t.SharedWith(elicitFeature.name, map[string]any{elicitFeature.name: elicitFeature.caps})
-			s := surveyFeatures(t)
-			for _, a := range askers(t, elicitFeature.name) {
-				tool := s.tool(t, a.tool)
-				if !elicitModeArg(tool) {
-					continue
+			askInURLMode(t, func() *Conn {
+				return t.SharedWith(elicitFeature.name, map[string]any{elicitFeature.name: elicitFeature.caps})
+			}, func(req *protocol.Message) (any, *protocol.Error) {
+				var p struct {
+					Mode string `json:"mode"`
 				}
-				args := cloneArgs(a.args)
-				args["mode"] = protocol.ElicitModeURL
-				if !t.MayCall(tool, args) {
-					t.Logf("%s takes a url mode, but the run may not call it with other arguments than the fixtures give", tool.Name)
-					continue
+				_ = json.Unmarshal(req.Params, &p)
+				if req.Method == protocol.MethodElicit && p.Mode == protocol.ElicitModeURL {
+					// What a form-only client answers (client/elicitation.mdx §Error Handling).
+					return nil, rpcError(protocol.CodeInvalidParams, "mcpconform: url mode was not declared")
 				}
-				c.OnRequest(func(req *protocol.Message) (any, *protocol.Error) {
-					var p struct {
-						Mode string `json:"mode"`
-					}
-					_ = json.Unmarshal(req.Params, &p)
-					if req.Method == protocol.MethodElicit && p.Mode == protocol.ElicitModeURL {
-						// What a form-only client answers (client/elicitation.mdx §Error Handling).
-						return nil, rpcError(protocol.CodeInvalidParams, "mcpconform: url mode was not declared")
-					}
-					return map[string]any{"action": "decline"}, nil
-				})
-				id := fmt.Sprintf("elicit-url-%s", c.env.nextID())
-				c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args}))
-				if _, _, err := c.TryCollect(id); err != nil {
-					t.Logf("the call of %s got no answer (%s)", tool.Name, runFault(err))
-				}
-				break
-			}
+				return map[string]any{"action": "decline"}, nil
+			})
 			t.Expect("no elicitation/create with mode \"url\" to a client that declared form mode only")
 			var formOnly []clientAsk
 			for _, a := range declaredAsks(t, elicitFeature.name) {
@@ -187,27 +169,9 @@ func init() {
 		Capability: "tools",
 		Run: func(t *T) {
 			observeFeature(t, elicitFeature)
-			s := surveyFeatures(t)
-			for _, a := range askers(t, elicitFeature.name) {
-				tool := s.tool(t, a.tool)
-				if !elicitModeArg(tool) {
-					continue
-				}
-				args := cloneArgs(a.args)
-				args["mode"] = protocol.ElicitModeURL
-				if !t.MayCall(tool, args) {
-					t.Logf("%s takes a url mode, but the run may not call it with other arguments than the fixtures give", tool.Name)
-					continue
-				}
-				c := t.SharedWith("elicitation-url", map[string]any{elicitFeature.name: map[string]any{protocol.ElicitModeForm: map[string]any{}, protocol.ElicitModeURL: map[string]any{}}})
-				c.OnRequest(func(*protocol.Message) (any, *protocol.Error) { return map[string]any{"action": "decline"}, nil })
-				id := fmt.Sprintf("elicit-url-%s", c.env.nextID())
-				c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args}))
-				if _, _, err := c.TryCollect(id); err != nil {
-					t.Logf("the call of %s got no answer (%s)", tool.Name, runFault(err))
-				}
-				break
-			}
+			askInURLMode(t, func() *Conn {
+				return t.SharedWith("elicitation-url", map[string]any{elicitFeature.name: map[string]any{protocol.ElicitModeForm: map[string]any{}, protocol.ElicitModeURL: map[string]any{}}})
+			}, func(*protocol.Message) (any, *protocol.Error) { return map[string]any{"action": "decline"}, nil })
 			var urlAsks []clientAsk
 			for _, a := range declaredAsks(t, elicitFeature.name) {
 				var p struct {
@@ -255,4 +219,32 @@ func urlElicitProblem(params json.RawMessage) string {
 		return fmt.Sprintf("has url %q, which is no absolute URL", *p.URL)
 	}
 	return ""
+}
+
+// askInURLMode calls the first tool seen asking for elicitation that takes
+// a mode with "url", asking for that mode, on the session open gives
+// (opened only when there is such a tool), answering the server's
+// requests with answer.
+func askInURLMode(t *T, open func() *Conn, answer RequestHandler) {
+	s := surveyFeatures(t)
+	for _, a := range askers(t, elicitFeature.name) {
+		tool := s.tool(t, a.tool)
+		if !elicitModeArg(tool) {
+			continue
+		}
+		args := cloneArgs(a.args)
+		args["mode"] = protocol.ElicitModeURL
+		if !t.MayCall(tool, args) {
+			t.Logf("%s takes a url mode, but the run may not call it with other arguments than the fixtures give", tool.Name)
+			continue
+		}
+		c := open()
+		c.OnRequest(answer)
+		id := fmt.Sprintf("elicit-url-%s", c.env.nextID())
+		c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args}))
+		if _, _, err := c.TryCollect(id); err != nil {
+			t.Logf("the call of %s got no answer (%s)", tool.Name, runFault(err))
+		}
+		return
+	}
 }

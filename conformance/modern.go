@@ -1493,22 +1493,8 @@ func init() {
 		Revisions: ModernOnly(),
 		Final:     true,
 		Run: func(t *T) {
-			t.settleTraffic()
-			ended := serverEndedStreams(t)
-			if len(ended) == 0 {
-				t.NotExercised("the server ended no subscriptions/listen stream on its own")
-			}
-			var abrupt []string
-			for _, e := range ended {
-				if !e.answered {
-					abrupt = append(abrupt, e.process+" "+e.id)
-				}
-			}
-			t.Expect("a completion result for each of %d stream(s) the server ended", len(ended))
-			t.Actual("%d without one", len(abrupt))
-			if len(abrupt) > 0 {
-				t.Failf("the server ended the subscriptions/listen stream %s without answering it with a completion result", clipList(abrupt, 3))
-			}
+			judgeEndedStreams(t, "a completion result", func(e endedStream) bool { return e.answered },
+				"the server ended the subscriptions/listen stream %s without answering it with a completion result")
 		},
 	})
 }

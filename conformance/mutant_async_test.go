@@ -73,7 +73,8 @@ func init() {
 		asyncCase("roots-error-unanswered", eachRev("roots.reply.answered", StatusFail, "answered roots/list with error -32603, the call of demo.roots got no response", Since(protocol.Rev20250326)...)...),
 		asyncCase("sampling-with-tools", eachRev("sampling.request.tools-declared", StatusFail, "carries tools although the client did not declare sampling.tools", protocol.Rev20251125)...),
 		asyncCase("sampling-include-context", eachRev("sampling.request.include-context", StatusWarn, `sets includeContext "thisServer"`, protocol.Rev20251125)...),
-		asyncCase("elicit-form-no-schema", eachRev("elicitation.request.form-params", StatusFail, "has no requestedSchema object", protocol.Rev20251125)...),
+		asyncCase("elicit-form-no-schema", append(eachRev("elicitation.request.form-params", StatusFail, "has no requestedSchema object", protocol.Rev20251125),
+			eachRev("tools.shape.messages", StatusFail, `elicitation/create: params: missing required member "requestedSchema"`, Since(protocol.Rev20250618)...)...)...),
 		asyncCase("elicit-url-undeclared", eachRev("elicitation.request.mode-declared", StatusFail, "sent a URL-mode elicitation request", protocol.Rev20251125)...),
 		// A MUST from 2025-06-18, a SHOULD in 2025-03-26.
 		asyncCase("sampling-capability-assumed", append(eachRev("lifecycle.capabilities.client-features", StatusFail, "a sampling/createMessage request, though the client declared no such capability", Since(protocol.Rev20250618)...),
