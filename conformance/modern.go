@@ -456,7 +456,7 @@ func init() {
 				}
 			}
 			if n == 0 {
-				t.NotExercised("no input_required result carried an input request")
+				t.NotExercised("no input_required result carried an input request: name a call that gets one in a fixtures file (--fixtures FILE, triggers: inputRequired; docs/fixtures.md), or let the suite call more tools with --allow-calls")
 			}
 			t.Expect("elicitation/create, sampling/createMessage or roots/list in each of %d input request(s)", n)
 			t.Actual("%d of another kind", len(bad))

@@ -327,6 +327,7 @@ func init() {
 		Revisions: Since(protocol.Rev20251125),
 		Final:     true,
 		Run: func(t *T) {
+			requireAsked(t, samplingFeature)
 			t.settleTraffic()
 			uses := 0
 			var bad []string
