@@ -236,7 +236,8 @@ type Process struct {
 	token string // value of TokenVar in the environment of the server and its descendants
 	start time.Time
 
-	family *family // the processes the server started, for Close; nil when served
+	family *family   // the processes the server started, for Close; nil when served
+	group  procGroup // ends what the server started where its process group cannot
 
 	// A line over MaxLineBytes being discarded: when its last bytes came
 	// (unix nanoseconds; 0 when no such line is arriving) and its start.
@@ -322,7 +323,7 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
 	cmd.Env = append(append(os.Environ(), cfg.Env...), TokenVar+"="+token)
 	cmd.Dir = cfg.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setGroup(cmd)
 	startCommand(cmd)
 
 	// Plain os.Pipe pairs rather than cmd.StdoutPipe: the runner reads
@@ -340,9 +341,16 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 		return nil, fmt.Errorf("runner: start %s: %w", cfg.Command[0], err)
 	}
 	closeAll(inR, outW, errW) // the child holds its own copies
+	group, err := joinGroup(cmd.Process)
+	if err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		closeAll(inW, outR, errR)
+		return nil, fmt.Errorf("runner: start %s: %w", cfg.Command[0], err)
+	}
 
 	p := newProcess(cfg, start, inW, outR, errR)
-	p.cmd, p.pid, p.token = cmd, cmd.Process.Pid, token
+	p.cmd, p.pid, p.token, p.group = cmd, cmd.Process.Pid, token, group
 	servers.Store(p.pid, true) // until p.wait has reaped it: see EndOrphans
 	register(p)
 	p.family = newFamily(token, p.pid)
@@ -526,7 +534,7 @@ func (p *Process) signalGroup(sig syscall.Signal) bool {
 		p.stopServed(sig)
 		return true
 	}
-	return syscall.Kill(-p.pid, sig) == nil
+	return p.group.signal(p.pid, sig)
 }
 
 // broadcastLocked wakes every wait for a change (see changedLocked). A
