@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -330,7 +329,7 @@ func endAll(t *testing.T, pidfile string) {
 	pids, _ := proctest.ReadPids(pidfile)
 	for _, pid := range pids {
 		if proctest.Running(pid) {
-			syscall.Kill(pid, syscall.SIGKILL)
+			proctest.Kill(pid)
 		}
 	}
 }
@@ -425,7 +424,7 @@ func wantAllGone(t *testing.T, pidfile string) {
 	for _, pid := range pids {
 		if proctest.Running(pid) {
 			t.Errorf("process %d is still running after the run", pid)
-			syscall.Kill(pid, syscall.SIGKILL)
+			proctest.Kill(pid)
 		}
 	}
 }
