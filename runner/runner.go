@@ -852,7 +852,7 @@ func (p *Process) write(buf []byte) error {
 			return fmt.Errorf("runner: send: server did not read its stdin within %v: %w", p.cfg.RequestTimeout, ErrTimeout)
 		}
 		p.note("write to stdin failed: " + err.Error())
-		if errors.Is(err, syscall.EPIPE) {
+		if brokenPipe(err) {
 			return fmt.Errorf("runner: send: stdin closed by the server: %w", p.deadOrExited())
 		}
 		return fmt.Errorf("runner: send: %w", err)

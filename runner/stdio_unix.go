@@ -3,8 +3,10 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"syscall"
 )
 
 // stdioPipes makes the three pipes a server's stdin, stdout and stderr
@@ -25,3 +27,6 @@ func stdioPipes() (inR, inW, outR, outW, errR, errW *os.File, err error) {
 	}
 	return inR, inW, outR, outW, errR, errW, nil
 }
+
+// brokenPipe reports whether err is a write to a pipe nobody reads.
+func brokenPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }

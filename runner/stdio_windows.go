@@ -3,6 +3,7 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sync/atomic"
@@ -62,4 +63,10 @@ func namedPipe(access, serverAccess uint32) (ours, theirs *os.File, err error) {
 		return nil, nil, fmt.Errorf("open %s: %w", name, err)
 	}
 	return os.NewFile(uintptr(h), name), os.NewFile(uintptr(c), name), nil
+}
+
+// brokenPipe reports whether err is a write to a pipe nobody reads: the
+// reader closed it (ERROR_NO_DATA) or is gone (ERROR_BROKEN_PIPE).
+func brokenPipe(err error) bool {
+	return errors.Is(err, windows.ERROR_NO_DATA) || errors.Is(err, windows.ERROR_BROKEN_PIPE)
 }
