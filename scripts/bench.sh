@@ -106,6 +106,9 @@ for n in 10000 50000; do
 	row "\`mcpconform run\` against ${n%000},000 tools" "$(wall "$tmp/n$n.txt") s wall, $(cpu "$tmp/n$n.txt") CPU-s, $(rss "$tmp/n$n.txt") MiB" "one run of \`ntools -n $n\`; $(statuses "$tmp/n$n.json")"
 done
 
+# The pinned real servers, beside the binary of main's first parent.
+scripts/benchservers.sh "$(((count + 1) / 2))" >"$tmp/servers.md"
+
 # Hostile servers, each with default flags.
 scripts/hostile.sh >"$tmp/hostile.md"
 awk -F' [|] ' '/^[|] `/ {
@@ -176,6 +179,15 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo '|---|---|---|'
 	cat "$tmp/rows.md"
 	echo '<!-- end figures -->'
+	echo
+	echo '## Real servers'
+	echo
+	echo 'The pinned real servers of the tests, every revision over stdio'
+	echo '(`scripts/benchservers.sh`): wall time, CPU seconds (the servers'"'"
+	echo 'included), server processes started and each revision'"'"'s time, beside'
+	echo 'the binary built from main'"'"'s first parent in the same run.'
+	echo
+	cat "$tmp/servers.md"
 	echo
 	echo '## Hostile servers'
 	echo
