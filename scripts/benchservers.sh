@@ -101,5 +101,11 @@ for srv in gosdk tsv2 everything; do
 		while read -r r vals; do printf '%s %s; ' "$r" "$(echo "$vals" | tr ' ' '\n' | median)"; done)
 	name=$srv
 	[ "$srv" = everything ] && name=server-everything
-	echo "| $name | $(col "$tmp/new-$srv.txt" 1) (was $(col "$tmp/old-$srv.txt" 1)) | $(col "$tmp/new-$srv.txt" 2) (was $(col "$tmp/old-$srv.txt" 2)) | $(col "$tmp/new-$srv.txt" 3) (was $(col "$tmp/old-$srv.txt" 3)) | ${revs%; } |"
+	wall_new=$(col "$tmp/new-$srv.txt" 1)
+	wall_old=$(col "$tmp/old-$srv.txt" 1)
+	cpu_new=$(col "$tmp/new-$srv.txt" 2)
+	cpu_old=$(col "$tmp/old-$srv.txt" 2)
+	procs_new=$(col "$tmp/new-$srv.txt" 3)
+	procs_old=$(col "$tmp/old-$srv.txt" 3)
+	printf '| %s | %s (was %s) | %s (was %s) | %s (was %s) | %s |\n' "$name" "$wall_new" "$wall_old" "$cpu_new" "$cpu_old" "$procs_new" "$procs_old" "${revs%; }"
 done
