@@ -15,22 +15,11 @@ count=${1:-5}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-everything=testdata/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js
-if ! [ -f "$everything" ] || ! command -v node >/dev/null; then
-	echo "bench.sh: server-everything is not installed: run make deps" >&2
-	exit 1
-fi
-if ! [ -x /usr/bin/time ]; then
-	echo "bench.sh: GNU time is missing: apt-get install time" >&2
-	exit 1
-fi
+me=bench.sh
+# shellcheck source=scripts/benchlib.sh
+. scripts/benchlib.sh
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-
-# median reads numbers, one a line, and prints their median.
-median() {
-	sort -g | awk '{v[NR] = $1} END {if (NR == 0) {print "?"} else if (NR % 2) {print v[(NR + 1) / 2]} else {print (v[NR / 2] + v[NR / 2 + 1]) / 2}}'
-}
 
 # metric BENCH UNIT prints the median of the value before UNIT on the lines
 # of benchmark BENCH (exact name, without the -N suffix).

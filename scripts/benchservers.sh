@@ -17,19 +17,9 @@ ref=${2:-main^1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-everything=testdata/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js
-if ! [ -f "$everything" ] || ! command -v node >/dev/null; then
-	echo "benchservers.sh: server-everything is not installed: run make deps" >&2
-	exit 1
-fi
-if ! [ -x /usr/bin/time ]; then
-	echo "benchservers.sh: GNU time is missing: apt-get install time" >&2
-	exit 1
-fi
-
-median() {
-	sort -g | awk '{v[NR] = $1} END {if (NR == 0) {print "?"} else if (NR % 2) {print v[(NR + 1) / 2]} else {print (v[NR / 2] + v[NR / 2 + 1]) / 2}}'
-}
+me=benchservers.sh
+# shellcheck source=scripts/benchlib.sh
+. scripts/benchlib.sh
 
 go build -o "$tmp/new" ./cmd/mcpconform
 go build -o "$tmp/gosdk" ./internal/fixtures/gosdk
