@@ -281,9 +281,10 @@ func init() {
 		Requirement: "notifications/cancelled for a request already answered is ignored: a call in flight when it arrives is still answered (without a tool that takes a duration: the request sent right after it is answered with a result).",
 		Authority: MCP(protocol.Modern, "basic/patterns/cancellation.mdx", "Error Handling",
 			"Invalid cancellation notifications SHOULD be ignored: Already completed requests"),
-		Refs:   cancellationRefs("Error Handling"),
-		Starts: 1, // the first of the cancellation checks (by id) opens their session
-		Spare:  cancelKey,
+		Refs:      cancellationRefs("Error Handling"),
+		Starts:    1, // the first of the cancellation checks (by id) opens their session
+		StartsWhy: "a session apart, shared by the cancellation checks: a cancelled call may leave work running that the shared session must not see",
+		Spare:     cancelKey,
 		Run: func(t *T) {
 			c := cancelSession(t)
 			m := c.MustRequest(barrierMethod(t), nil)

@@ -468,10 +468,9 @@ func TestSameSeedSameBytesForHostileServers(t *testing.T) {
 					t.Fatal(err)
 				}
 				failed := 0
-				rep.StartTime, rep.DurationMs = time.Time{}, 0
+				rep.ZeroTimes()
 				for j := range rep.Results {
 					r := &rep.Results[j]
-					r.DurationMs, r.Metrics = 0, nil
 					if r.Status == StatusFail || r.Status == StatusWarn {
 						failed++
 					}
