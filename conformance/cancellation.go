@@ -283,9 +283,10 @@ func init() {
 			"Invalid cancellation notifications SHOULD be ignored: Already completed requests"),
 		Also: []Authority{MCP(protocol.Rev20251125, "basic/utilities/cancellation.mdx", "Error Handling",
 			"Invalid cancellation notifications SHOULD be ignored: Already completed requests")},
-		Refs:   cancellationRefs("Error Handling"),
-		Starts: 1, // the first of the cancellation checks (by id) opens their session
-		Spare:  cancelKey,
+		Refs:      cancellationRefs("Error Handling"),
+		Starts:    1, // the first of the cancellation checks (by id) opens their session
+		StartsWhy: "a session apart, shared by the cancellation checks: a cancelled call may leave work running that the shared session must not see",
+		Spare:     cancelKey,
 		Run: func(t *T) {
 			c := cancelSession(t)
 			m := c.MustRequest(barrierMethod(t), nil)

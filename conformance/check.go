@@ -276,6 +276,10 @@ type Check struct {
 	// session): the engine starts them while the check before it runs. A
 	// wrong count costs time, never a verdict.
 	Starts int
+	// StartsWhy says why the check needs processes of its own rather
+	// than the revision's shared session: list --json shows it, and a
+	// check with Starts must state it.
+	StartsWhy string
 	// Spare is the SharedBy key of the spare session those starts open,
 	// if that is what they are: none is started ahead while that session
 	// is open or can be handed over to the check (spare.go). Like Starts,
@@ -449,6 +453,9 @@ func validate(c *Check) error {
 		if !protocol.IsKnown(r.Revision) || r.File == "" {
 			return fmt.Errorf("%s: bad spec reference %+v", c.ID, r)
 		}
+	}
+	if c.Starts > 0 && c.StartsWhy == "" {
+		return fmt.Errorf("%s: starts processes of its own without saying why (StartsWhy)", c.ID)
 	}
 	if c.Revisions != nil && len(c.Revisions) == 0 {
 		return fmt.Errorf("%s: empty revision list (use nil for all)", c.ID)

@@ -77,6 +77,15 @@ func TestRegisterDerivesAndValidatesLevel(t *testing.T) {
 	if err := validate(&c); err != nil || c.Level != ADVISORY {
 		t.Fatalf("advisory: %v, level %q", err, c.Level)
 	}
+	c = base()
+	c.Starts = 1
+	if err := validate(&c); err == nil || !strings.Contains(err.Error(), "StartsWhy") {
+		t.Fatalf("a check that starts a process without saying why: %v, want a StartsWhy error", err)
+	}
+	c.StartsWhy = "a process that has seen nothing"
+	if err := validate(&c); err != nil {
+		t.Fatalf("a check that says why it starts a process: %v", err)
+	}
 }
 
 func TestRegisterRefusesReservedIDs(t *testing.T) {

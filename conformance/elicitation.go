@@ -56,6 +56,7 @@ func init() {
 		Revisions:   Since(protocol.Rev20250618),
 		Capability:  "tools",
 		Starts:      1,
+		StartsWhy:   "a session whose initialize declares elicitation, which the shared session does not: the server lists and runs such tools only for a client that declares it",
 		feature:     elicitFeature.name,
 		// Its call on an undeclared session goes to the scratch session,
 		// which lifecycle.ping.before-initialized's process becomes when

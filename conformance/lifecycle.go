@@ -381,6 +381,7 @@ func init() {
 		Revisions: Legacy(),
 		Prereqs:   []string{"lifecycle.initialize.result"},
 		Starts:    1,
+		StartsWhy: "a process that has seen nothing: the ping goes out before the initialize it sends is answered (the process then serves as the scratch session)",
 		Run: func(t *T) {
 			o := observeEarly(t)
 			o.c.must(protocol.MethodPing, o.pingErr)

@@ -205,6 +205,7 @@ func init() {
 		Refs:      []SpecRef{modernRef("basic/index.mdx", "`_meta`"), modernRef("basic/versioning.mdx", "Backward Compatibility with Initialization-Based Versions")},
 		Revisions: ModernOnly(),
 		Starts:    2,
+		StartsWhy: "the scratch session, opened with its requests so that nothing era-ambiguous precedes them, and a process of its own for a request as a process's first",
 		Run: func(t *T) {
 			method := probeMethod(t)
 			caps := map[string]any{}
@@ -293,6 +294,7 @@ func init() {
 		},
 		Revisions: ModernOnly(),
 		Starts:    2,
+		StartsWhy: "an unsupported version as a process's first request and after a valid one: the first needs a process that has seen nothing",
 		Run:       runVersionUnsupported,
 	})
 
@@ -310,6 +312,7 @@ func init() {
 		Revisions: ModernOnly(),
 		Prereqs:   []string{"modern.version.unsupported", "modern.discover.result"},
 		Starts:    1,
+		StartsWhy: "an unsupported version as a process's first request, to read the supported list before any other request",
 		Run: func(t *T) {
 			res, _ := t.discover()
 			m := mustPlain(t.Fresh(), protocol.MethodDiscover, metaParams(map[string]any{
@@ -585,6 +588,7 @@ func init() {
 		Revisions:  ModernOnly(),
 		Capability: "tools",
 		Starts:     1,
+		StartsWhy:  "tools/list as the first message of a process: the rule is about a process that has seen nothing",
 		Run: func(t *T) {
 			m := t.Fresh().MustRequest(protocol.MethodToolsList, nil)
 			t.Expect("a result")
@@ -608,6 +612,7 @@ func init() {
 		Capability: "tools",
 		Prereqs:    []string{"tools.list.shape"},
 		Starts:     1,
+		StartsWhy:  "a second process to compare its tools with the shared session's: the rule is about tools per connection",
 		Run: func(t *T) {
 			a, b := t.toolListings()
 			t.Expect("the same tools from the shared process and a fresh one")
@@ -667,6 +672,7 @@ func init() {
 		Refs:      []SpecRef{modernRef("changelog.mdx", "Major changes")},
 		Revisions: ModernOnly(),
 		Starts:    1,
+		StartsWhy: "a process that has served nothing else: a dual-era server may answer a legacy method differently once a process has served modern requests",
 		Run: func(t *T) {
 			// A process of its own: a dual-era server may answer a legacy
 			// method differently once a process has served modern requests.
@@ -702,6 +708,7 @@ func init() {
 		Refs:      []SpecRef{modernRef("basic/versioning.mdx", "Backward Compatibility with Initialization-Based Versions")},
 		Revisions: ModernOnly(),
 		Starts:    1,
+		StartsWhy: "initialize as a process's first request, which only a process that has seen nothing receives",
 		Run: func(t *T) {
 			c := t.Fresh()
 			m, err := c.Initialize(protocol.LatestLegacy)

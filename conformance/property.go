@@ -415,6 +415,7 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 		if p, err = runner.Start(t.runCtx, t.processConfig()); err != nil {
 			return wireRun{}, fmt.Errorf("start server: %w", err)
 		}
+		t.env.counted(true)
 		defer t.env.closeProcess(p)
 	}
 	run := wireRun{Requests: 2}

@@ -27,6 +27,32 @@ func TestRunDeterministic(t *testing.T) {
 	}
 }
 
+// TestRunJobsSameReport: the reference checked one revision at a time
+// (--jobs 1) and four at once (--jobs 4) gives the same report bytes once
+// the time fields are zeroed: how revisions interleave changes no verdict,
+// no evidence and no process count.
+func TestRunJobsSameReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the whole catalogue twice against the reference's processes")
+	}
+	var out [2]string
+	for i, jobs := range []int{1, 4} {
+		rep := runMutant(t, mutantCase{Mutation: "none", Tweak: func(o *Options) { o.Parallel = jobs }})
+		if rep.Timing == nil || rep.Timing.Processes == 0 || len(rep.Timing.Revisions) != len(rep.Checked) {
+			t.Fatalf("--jobs %d: timing %+v does not account for the processes of %d revisions", jobs, rep.Timing, len(rep.Checked))
+		}
+		rep.ZeroTimes()
+		var buf bytes.Buffer
+		if err := rep.WriteJSON(&buf); err != nil {
+			t.Fatal(err)
+		}
+		out[i] = buf.String()
+	}
+	if diff := cmp.Diff(out[0], out[1]); diff != "" {
+		t.Errorf("--jobs 1 and --jobs 4 differ (-jobs 1 +jobs 4):\n%s", diff)
+	}
+}
+
 func TestParseExpected(t *testing.T) {
 	good := "# known\n\njsonrpc.method.unknown vendor answers -32602\nlifecycle.ping.operation@2025-06-18 old SDK\n"
 	exp, err := ParseExpected("exp.txt", []byte(good))

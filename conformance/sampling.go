@@ -232,6 +232,7 @@ func init() {
 		Revisions:   Legacy(),
 		Capability:  "tools",
 		Starts:      1,
+		StartsWhy:   "a session whose initialize declares sampling, which the shared session does not: the server lists and runs such tools only for a client that declares it",
 		feature:     samplingFeature.name,
 		Run: func(t *T) {
 			judgeRepliesAnswered(t, samplingFeature, observeFeature(t, samplingFeature), []string{"a CreateMessageResult", "error -1"})

@@ -1192,6 +1192,7 @@ func init() {
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
 		Starts:     1, // the first of the input checks (by id) makes observeTaskInput's session
+		StartsWhy:  "a session whose initialize declares the client capabilities a task asks for input with",
 		StartsWith: isTaskInputTool,
 		Run: func(t *T) {
 			run := requireTaskInput(t)
@@ -1322,6 +1323,7 @@ func init() {
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
 		Starts:     1, // the first tasks check (by id) makes the task session of observeTasks
+		StartsWhy:  "a session whose initialize declares tasks, shared by the tasks checks: the tasks it creates must not show in the shared session's lists",
 		StartsWith: isTaskTool,
 		Run: func(t *T) {
 			run := observeTasks(t)

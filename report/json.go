@@ -17,10 +17,11 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 }
 
 // ZeroTimes clears the fields that vary between identical runs: the start
-// time, every duration and every metric. Golden tests and diffs use it.
+// time, every duration (those of Timing included) and every metric. Golden tests and diffs use it.
 func (rep *Report) ZeroTimes() {
 	rep.StartTime = time.Time{}
 	rep.DurationMs = 0
+	rep.Timing.zero()
 	for i := range rep.Results {
 		rep.Results[i].DurationMs = 0
 		rep.Results[i].Metrics = nil

@@ -127,6 +127,9 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 		ew.printf("%s (not scored by %s)\n", plural(n, "pending check"), rep.Scoring.Name)
 	}
 	ew.printf("%s\n", Legend)
+	for _, l := range rep.timingLines() {
+		ew.printf("%s\n", l)
+	}
 	if len(rep.Summary.Revisions) > 1 {
 		for _, rs := range rep.Summary.Revisions {
 			ew.printf("%s\n", rs)

@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -402,7 +401,7 @@ func TestRunEndsOrphansOfServersThatExited(t *testing.T) {
 	for _, pid := range pids {
 		if proctest.Running(pid) {
 			t.Errorf("process %d is still running after mcpconform exited", pid)
-			syscall.Kill(pid, syscall.SIGKILL)
+			proctest.Kill(pid)
 		}
 	}
 	if !strings.Contains(stderr.String(), "that a server which exited on its own left running") {
