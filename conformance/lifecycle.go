@@ -731,6 +731,7 @@ func init() {
 		Revisions: Legacy(),
 		Final:     true,
 		Starts:    1,
+		StartsWhy: "a process sent nothing yet, to see whether it writes before the client's first line",
 		Run: func(t *T) {
 			t.settleTraffic()
 			if newestOfEra(t) {

@@ -747,6 +747,7 @@ func init() {
 		Prereqs:    []string{"tools.list.shape"},
 		Final:      true,
 		Starts:     1,
+		StartsWhy:  "under 2026-07-28 a listen stream of its own, open while the list is walked twice",
 		Run:        listChangedSent(toolsListFeature),
 	})
 
