@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
+	"github.com/mcpconform/mcpconform/internal/reportcheck"
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
@@ -244,6 +245,7 @@ func checkRealServer(t *testing.T, srv realServer, opts Options) {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
+	reportcheck.Report(t, rep)
 	supported := srv.supported
 	if opts.Protocol != "" {
 		supported = []string{opts.Protocol}
