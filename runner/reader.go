@@ -22,6 +22,9 @@ const keptHead = 4 << 10
 // maxLost bounds the over-long lines remembered as possible answers.
 const maxLost = 64
 
+// keptBuffer is the largest line buffer a process keeps between lines.
+const keptBuffer = 256 << 10
+
 // readStdout splits the server's stdout into lines and queues them. A line
 // longer than MaxLineBytes is skipped fragment by fragment, so memory stays
 // bounded by MaxLineBytes whatever the server writes.
@@ -88,6 +91,12 @@ func (p *Process) readStdout() {
 			}
 		}
 		p.longAt.Store(0) // after the delivery, so a wait sees one or the other
+		if cap(line) > keptBuffer {
+			// A long line's buffer is not kept for the next ones: a
+			// server that wrote one megabyte line would otherwise hold
+			// a megabyte per process for as long as the process lives.
+			line = nil
+		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				p.note("reading stdout: " + err.Error())
@@ -349,11 +358,17 @@ const repeatMin = 512
 // holds it to classify.
 func (p *Process) classifyLine(raw []byte) Received {
 	if m, ok := repeatedResponse(raw, p.repeat); ok {
+		if len(m.Result) >= internMin {
+			m.Result = p.repeat // the interned copy: the bytes are equal
+		}
 		return Received{Raw: raw, Msg: m}
 	}
 	r := classify(raw)
 	if r.Problem == nil && r.Msg != nil && len(r.Msg.Result) >= repeatMin {
-		p.repeat = r.Msg.Result // a view of the line, which nothing changes
+		if len(r.Msg.Result) >= internMin {
+			r.Msg.Result = results.intern(r.Msg.Result)
+		}
+		p.repeat = r.Msg.Result // a view of the line (or the interned copy), which nothing changes
 	}
 	return r
 }
