@@ -11,11 +11,17 @@ import (
 )
 
 // The cancellation area: notifications/cancelled for a request in flight,
-// for one already answered and for one never sent. Whether a response
-// still comes is judged against a sentinel: after the cancel the suite
-// makes the same slow call again; a server that kept working on the
-// cancelled call would answer it before the sentinel, which started
-// later. Then a barrier catches anything still queued. No check sleeps.
+// for one already answered and for one never sent. It applies to every
+// server (cancellation has no capability). Whether a response still comes
+// is judged against a sentinel: after the cancel the suite makes the same
+// call again; a server that kept working on the cancelled call would
+// answer it before the sentinel, which started later. Then a barrier
+// catches anything still queued. The call in flight is of a tool that
+// takes a duration when one may be called, else of the first callable
+// tool that reports progress (progressCall); the answered and unknown ids
+// and the race of a cancel with a request's end are judged with the
+// request every server answers when no call can be made to last. No
+// check sleeps.
 
 // cancellationRef is the cancellation page of a revision.
 func cancellationRef(rev, section string) SpecRef {
@@ -76,9 +82,13 @@ func attemptDurations(ds ...time.Duration) []time.Duration {
 // and sends a barrier after its answer. It returns the cancelled id and
 // what went wrong, if anything: early when the call was answered before it
 // could be cancelled, answered when a response to it came after the cancel
-// (before the sentinel's answer or the barrier's). It ends the check as
-// not-verified when the call or the sentinel was not answered in time.
-func cancelInFlight(t *T, c *Conn, call slowCall, d time.Duration) (id, early, answered string) {
+// (before the sentinel's answer or the barrier's). With fence, a barrier
+// is sent right behind the cancel: fenced then reports that the response
+// came after that barrier's answer, which shows the server had read the
+// cancel (it reads its input in order) before it answered the call. It
+// ends the check as not-verified when the call or the sentinel was not
+// answered in time.
+func cancelInFlight(t *T, c *Conn, call slowCall, d time.Duration, fence bool) (id, early, answered string, fenced bool) {
 	id = fmt.Sprintf("cancel-me-%s", c.env.nextID())
 	key := protocol.IDKey(mustJSON(id))
 	token := "mcpconform-cancel-" + id
@@ -95,13 +105,19 @@ func cancelInFlight(t *T, c *Conn, call slowCall, d time.Duration) (id, early, a
 		switch {
 		case r.Msg == nil:
 		case r.Msg.Method == "" && r.Msg.IDKey() == key:
-			return id, "answered before it could be cancelled (it sent no progress notification to show it was in flight)", ""
+			return id, "answered before it could be cancelled (it sent no progress notification to show it was in flight)", "", false
 		case r.Msg.Method == protocol.NotifProgress:
 			started = true
 		}
 	}
 	if sendCancel(t, c, id, "mcpconform: cancellation check") != nil {
-		return id, "answered before the cancel was sent", ""
+		return id, "answered before the cancel was sent", "", false
+	}
+	fenceID, fenceKey := "", ""
+	if fence {
+		fenceID = fmt.Sprintf("fence-%s", c.env.nextID())
+		fenceKey = protocol.IDKey(mustJSON(fenceID))
+		c.must(barrierMethod(t), c.Send(fenceID, barrierMethod(t), nil))
 	}
 	sentinel := fmt.Sprintf("sentinel-%s", c.env.nextID())
 	c.must(protocol.MethodToolsCall, c.Send(sentinel, protocol.MethodToolsCall,
@@ -110,14 +126,35 @@ func cancelInFlight(t *T, c *Conn, call slowCall, d time.Duration) (id, early, a
 	if err != nil {
 		t.NotVerified("the call of %s made after the cancel was not answered (%s): cancellation.request.keeps-serving judges that", call.tool.Name, runFault(err))
 	}
-	if m := responseTo(before, key); m != nil {
-		return id, "", "before the later call's answer: " + clip2(string(rawOf(m)), 160)
+	fenceAt := responseIndex(before, fenceKey)
+	if i := responseIndex(before, key); i >= 0 {
+		return id, "", "before the later call's answer: " + clip2(string(rawOf(before[i].Msg)), 160), fence && fenceAt >= 0 && i > fenceAt
+	}
+	if fence && fenceAt < 0 {
+		more, _, err := c.TryCollect(fenceID)
+		if err != nil {
+			t.NotVerified("the %s (barrier) sent after the cancel was not answered (%s)", barrierMethod(t), runFault(err))
+		}
+		if responseTo(more, key) != nil {
+			return id, "", "before the barrier's answer", false
+		}
 	}
 	late, err := c.TryBarrier()
 	if err == nil && responseTo(late, key) != nil {
-		return id, "", "before the barrier's answer"
+		return id, "", "before the barrier's answer", fence
 	}
-	return id, "", ""
+	return id, "", "", false
+}
+
+// responseIndex returns the index of the response with id key among
+// items, or -1 (always for an empty key).
+func responseIndex(items []runner.Received, key string) int {
+	for i, r := range items {
+		if key != "" && r.Msg != nil && r.Msg.Method == "" && r.Msg.IDKey() == key {
+			return i
+		}
+	}
+	return -1
 }
 
 // sendCancel sends notifications/cancelled for id on c and returns the
@@ -162,19 +199,22 @@ func init() {
 	Register(Check{
 		ID:          "cancellation.request.no-response",
 		Title:       "A cancelled request gets no response",
-		Requirement: "After notifications/cancelled for a request in flight (its first progress notification came, its response had not), the server sends no response for it: not before the same call made after the cancel is answered, nor before a barrier after that.",
+		Requirement: "After notifications/cancelled for a request in flight (its first progress notification came, its response had not), the server sends no response for it: not before the same call made after the cancel is answered, nor before a barrier after that. A call that cannot be made to last (no duration argument) is judged only when its response comes after a barrier sent right behind the cancel was answered.",
 		Authority: MCP(protocol.Modern, "basic/patterns/cancellation.mdx", "Behavior Requirements",
 			"Servers receiving cancellation notifications SHOULD: Not send a response for the cancelled request"),
 		Refs: append(cancellationRefs("Behavior Requirements"),
 			SpecRef{Revision: protocol.Rev20251125, File: "basic/utilities/cancellation.mdx", Section: "Behavior Requirements"}),
-		Capability: "tools",
 		Run: func(t *T) {
-			call := requireSlowCall(t)
+			call, _ := t.progressCall()
 			c := cancelSession(t)
 			t.Expect("no response to the cancelled request after notifications/cancelled")
+			if !call.timed {
+				judgeUntimedCancel(t, c, call)
+				return
+			}
 			durations := attemptDurations(quickCancel, retryCancel, cancelDuration(t))
 			for i, d := range durations {
-				id, early, answered := cancelInFlight(t, c, call, d)
+				id, early, answered, _ := cancelInFlight(t, c, call, d, false)
 				if early == "" && answered == "" {
 					t.Actual("no response to %s", id)
 					return
@@ -201,15 +241,18 @@ func init() {
 	Register(Check{
 		ID:          "cancellation.request.keeps-serving",
 		Title:       "The server keeps serving after a cancellation",
-		Requirement: "After cancelling a request in flight, the same call made next is answered: a cancellation ends one request, not the connection.",
+		Requirement: "After cancelling a request in flight, the same call made next is answered: a cancellation ends one request, not the connection. Without a tool that takes a duration, the request every server answers (ping, or server/discover) is cancelled at once and sent again.",
 		Authority: MCP(protocol.Modern, "basic/patterns/cancellation.mdx", "Timing Considerations",
 			"Both parties MUST handle these race conditions gracefully:").
 			WithNote("a cancel that reaches the request while it runs, or just as it finishes, must leave the server serving; the suite cannot tell the two apart from outside, so it judges that the next call is answered"),
-		Refs:       cancellationRefs("Timing Considerations"),
-		Capability: "tools",
+		Refs: cancellationRefs("Timing Considerations"),
 		Run: func(t *T) {
-			call := requireSlowCall(t)
 			c := cancelSession(t)
+			call, ok := t.timedCall()
+			if !ok {
+				judgeServingAfterCancel(t, c)
+				return
+			}
 			d := progressDuration(t)
 			id := fmt.Sprintf("cancel-me-%s", c.env.nextID())
 			c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall,
@@ -235,35 +278,31 @@ func init() {
 	Register(Check{
 		ID:          "cancellation.finished.ignored",
 		Title:       "Cancelling an answered request changes nothing",
-		Requirement: "notifications/cancelled for a request already answered is ignored: a call in flight when it arrives is still answered.",
+		Requirement: "notifications/cancelled for a request already answered is ignored: a call in flight when it arrives is still answered (without a tool that takes a duration: the request sent right after it is answered with a result).",
 		Authority: MCP(protocol.Modern, "basic/patterns/cancellation.mdx", "Error Handling",
 			"Invalid cancellation notifications SHOULD be ignored: Already completed requests"),
-		Refs:       cancellationRefs("Error Handling"),
-		Capability: "tools",
-		Starts:     1, // the first of the cancellation checks (by id) opens their session
-		Spare:      cancelKey,
+		Refs:   cancellationRefs("Error Handling"),
+		Starts: 1, // the first of the cancellation checks (by id) opens their session
+		Spare:  cancelKey,
 		Run: func(t *T) {
-			call := requireSlowCall(t)
 			c := cancelSession(t)
 			m := c.MustRequest(barrierMethod(t), nil)
 			var answered any
 			_ = json.Unmarshal(m.ID, &answered)
-			judgeIgnoredCancel(t, c, call, answered, fmt.Sprintf("the answered request %s", m.ID))
+			judgeIgnoredCancel(t, c, answered, fmt.Sprintf("the answered request %s", m.ID))
 		},
 	})
 
 	Register(Check{
 		ID:          "cancellation.unknown.ignored",
 		Title:       "Cancelling an unknown request changes nothing",
-		Requirement: "notifications/cancelled for a request id never sent is ignored: a call in flight when it arrives is still answered.",
+		Requirement: "notifications/cancelled for a request id never sent is ignored: a call in flight when it arrives is still answered (without a tool that takes a duration: the request sent right after it is answered with a result).",
 		Authority: MCP(protocol.Modern, "basic/patterns/cancellation.mdx", "Error Handling",
 			"Invalid cancellation notifications SHOULD be ignored: Unknown request IDs"),
-		Refs:       cancellationRefs("Error Handling"),
-		Capability: "tools",
+		Refs: cancellationRefs("Error Handling"),
 		Run: func(t *T) {
-			call := requireSlowCall(t)
 			c := cancelSession(t)
-			judgeIgnoredCancel(t, c, call, fmt.Sprintf("mcpconform-never-sent-%s", c.env.nextID()), "a request id never sent")
+			judgeIgnoredCancel(t, c, fmt.Sprintf("mcpconform-never-sent-%s", c.env.nextID()), "a request id never sent")
 		},
 	})
 
@@ -318,7 +357,29 @@ func init() {
 // the call ran (a server reads its input in order), so the quick call
 // decides; a call answered first may have ended before the cancel arrived
 // (a pass that proves nothing), and is made again with progressDuration.
-func judgeIgnoredCancel(t *T, c *Conn, call slowCall, other any, what string) {
+// Without a tool that can be made to last, the request every server
+// answers is sent right behind the cancel: the server read the cancel
+// before it, so a result shows the cancel left it serving.
+func judgeIgnoredCancel(t *T, c *Conn, other any, what string) {
+	call, ok := t.timedCall()
+	if !ok {
+		t.Expect("the %s sent right after the cancel answered with a result", barrierMethod(t))
+		t.Logf("no callable tool takes a duration: no call can be made to last while the cancel arrives, so the request after the cancel is judged")
+		sendCancel(t, c, other, "mcpconform: not in flight")
+		next := fmt.Sprintf("after-cancel-%s", c.env.nextID())
+		c.must(barrierMethod(t), c.Send(next, barrierMethod(t), nil))
+		_, resp, err := c.TryCollect(next)
+		switch {
+		case err != nil:
+			t.Actual("no answer (%s)", runFault(err))
+			t.Fatalf("after notifications/cancelled for %s the %s sent next was not answered (%s)", what, barrierMethod(t), runFault(err))
+		case resp.Error != nil:
+			t.Actual("error %d", resp.Error.Code)
+			t.Fatalf("after notifications/cancelled for %s the %s sent next failed with error %d: %s", what, barrierMethod(t), resp.Error.Code, resp.Error.Message)
+		}
+		t.Actual("answered")
+		return
+	}
 	t.Expect("the call in flight answered with a result")
 	durations := attemptDurations(quickIgnored, progressDuration(t))
 	for i, d := range durations {
@@ -350,6 +411,55 @@ func judgeIgnoredCancel(t *T, c *Conn, call slowCall, other any, what string) {
 		}
 		t.Logf("the %s call %s was answered before the barrier sent after the cancel, so the cancel may have come after its end; judged again with a %s call", d, id, durations[i+1])
 	}
+}
+
+// judgeUntimedCancel is cancellation.request.no-response for a call that
+// cannot be made to last (a tool without a duration that reports
+// progress): it is cancelled at its first progress notification with a
+// barrier right behind the cancel. A response that comes after the
+// barrier's answer came after the server had read the cancel: a breach.
+// One that comes before it may have been written before the cancel was
+// read, and no longer call can be made: not-verified.
+func judgeUntimedCancel(t *T, c *Conn, call slowCall) {
+	id, early, answered, fenced := cancelInFlight(t, c, call, 0, true)
+	switch {
+	case early != "":
+		t.NotVerified("%s %s, and having no duration argument it cannot be made to last longer", call.tool.Name, early)
+	case answered == "":
+		t.Actual("no response to %s", id)
+	case fenced:
+		t.Actual("a response to %s %s", id, answered)
+		t.Fatalf("the cancelled request %s was answered after notifications/cancelled, after the server had answered the %s sent behind the cancel (%s)", id, barrierMethod(t), answered)
+	default:
+		t.Actual("a response to %s %s", id, answered)
+		t.NotVerified("the cancelled request %s was answered %s, but before the %s sent behind the cancel: it may have been written before the server read the cancel, and %s has no duration argument to make it last longer", id, answered, barrierMethod(t), call.tool.Name)
+	}
+}
+
+// judgeServingAfterCancel is cancellation.request.keeps-serving without a
+// tool that can be made to last: the request every server answers is
+// sent, cancelled at once (the race the sentence is about: the cancel may
+// arrive while it runs or after its answer), and sent again; the second
+// must be answered.
+func judgeServingAfterCancel(t *T, c *Conn) {
+	method := barrierMethod(t)
+	t.Logf("no callable tool takes a duration: the %s cancelled is the request every server answers", method)
+	id := fmt.Sprintf("cancel-me-%s", c.env.nextID())
+	c.must(method, c.Send(id, method, nil))
+	sendCancel(t, c, id, "mcpconform: keeps-serving check")
+	next := fmt.Sprintf("after-cancel-%s", c.env.nextID())
+	c.must(method, c.Send(next, method, nil))
+	t.Expect("an answer to the %s after the cancel", method)
+	_, resp, err := c.TryCollect(next)
+	if err != nil {
+		t.Actual("no answer (%s)", runFault(err))
+		t.Fatalf("after cancelling %s the server did not answer the next %s (%s)", id, method, runFault(err))
+	}
+	if resp.Error != nil {
+		t.Actual("error %d", resp.Error.Code)
+		t.Fatalf("after cancelling %s the next %s failed with error %d: %s", id, method, resp.Error.Code, resp.Error.Message)
+	}
+	t.Actual("answered")
 }
 
 // serverCancels returns the notifications/cancelled the server sent whose

@@ -281,7 +281,7 @@ func noAnswer(e *engine, os []*probeOutcome) error {
 
 // startTimeout is the bound on a fresh process's first answer in effect.
 func (e *engine) startTimeout() time.Duration {
-	return max(cmp.Or(e.opts.StartTimeout, runner.DefaultStartTimeout), e.opts.Timeout)
+	return max(cmp.Or(e.opts.StartTimeout, runner.DefaultStartTimeout), e.opts.Timeout, e.measuredStart())
 }
 
 // probe runs one era probe in a fresh process. Its verdict is applied to
@@ -289,11 +289,17 @@ func (e *engine) startTimeout() time.Duration {
 func (e *engine) probe(ctx context.Context, det *detection, s probeSpec, mu *sync.Mutex) *probeOutcome {
 	o := &probeOutcome{spec: s}
 	env := &revEnv{eng: e, rev: s.rev}
+	began := time.Now()
 	c, err := env.start(ctx, "probe")
 	if err != nil {
 		o.startErr = err
 		return o
 	}
+	defer func() {
+		if o.answered {
+			e.noteStart(time.Since(began)) // the start and its first answer
+		}
+	}()
 	if s.rev == protocol.Modern {
 		note, keep, answered, perr := det.probeDiscover(ctx, c, mu)
 		o.answered, o.err = answered, perr

@@ -75,30 +75,30 @@ func init() {
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tools",
 		Run: func(t *T) {
-			run := observeFeature(t, elicitFeature)
-			reqs := requireRequests(t, elicitFeature, run)
+			observeFeature(t, elicitFeature)
 			t.Expect("message and requestedSchema in each form-mode request")
-			n := 0
-			for _, r := range reqs {
+			var form []clientAsk
+			for _, a := range declaredAsks(t, elicitFeature.name) {
 				var p map[string]json.RawMessage
-				_ = json.Unmarshal(r.Params, &p)
+				_ = json.Unmarshal(a.params, &p)
 				var mode string
 				_ = json.Unmarshal(p["mode"], &mode)
 				if mode != "" && mode != protocol.ElicitModeForm {
 					continue
 				}
-				n++
+				form = append(form, a)
 				var msg string
 				if raw, ok := p["message"]; !ok || json.Unmarshal(raw, &msg) != nil {
-					t.Failf("form-mode elicitation request %s has no string message", r.ID)
+					t.Failf("a form-mode elicitation request during the call of %s (%s) has no string message", a.tool, a.conn.name)
 				}
 				if raw, ok := p["requestedSchema"]; !ok || !strings.HasPrefix(strings.TrimSpace(string(raw)), "{") {
-					t.Failf("form-mode elicitation request %s has no requestedSchema object", r.ID)
+					t.Failf("a form-mode elicitation request during the call of %s (%s) has no requestedSchema object", a.tool, a.conn.name)
 				}
 			}
-			t.Actual("%d form-mode request(s)", n)
-			if n == 0 {
-				t.NotVerified("no form-mode elicitation request was sent")
+			citeAsks(t, form)
+			t.Actual("%d form-mode request(s)", len(form))
+			if len(form) == 0 {
+				t.NotExercised("no form-mode elicitation request was made: the server asked only in other modes")
 			}
 		},
 	})
@@ -112,49 +112,62 @@ func init() {
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tools",
 		Run: func(t *T) {
-			// The session elicitation's feature checks use: it declares
-			// the same elicitation: {}.
-			requireOffered(t, elicitFeature)
+			observeFeature(t, elicitFeature)
+			// A tool seen asking that takes a mode with "url" is asked
+			// for one, on the session elicitation's feature checks use:
+			// it declares the same elicitation: {}.
 			c := t.SharedWith(elicitFeature.name, map[string]any{elicitFeature.name: elicitFeature.caps})
-			tools, err := c.ListTools()
-			if err != nil {
-				t.blockOnTools(err)
-			}
-			i := slices.IndexFunc(tools, func(tl protocol.Tool) bool {
-				name := strings.ToLower(tl.Name)
-				return strings.Contains(name, "elicit") && (elicitModeArg(tl) || strings.Contains(name, "url")) && t.env.eng.callable(tl)
-			})
-			if i < 0 {
-				t.NotVerified("no callable elicitation tool takes a url mode (a mode argument with \"url\", or \"url\" in its name)")
-			}
-			tool := tools[i]
-			args := sampleArgs(toolSchemaMap(tool.InputSchema))
-			if elicitModeArg(tool) {
+			s := surveyFeatures(t)
+			for _, a := range askers(t, elicitFeature.name) {
+				tool := s.tool(t, a.tool)
+				if !elicitModeArg(tool) {
+					continue
+				}
+				args := cloneArgs(a.args)
 				args["mode"] = protocol.ElicitModeURL
+				if !t.MayCall(tool, args) {
+					t.Logf("%s takes a url mode, but the run may not call it with other arguments than the fixtures give", tool.Name)
+					continue
+				}
+				c.OnRequest(func(req *protocol.Message) (any, *protocol.Error) {
+					var p struct {
+						Mode string `json:"mode"`
+					}
+					_ = json.Unmarshal(req.Params, &p)
+					if req.Method == protocol.MethodElicit && p.Mode == protocol.ElicitModeURL {
+						// What a form-only client answers (client/elicitation.mdx §Error Handling).
+						return nil, rpcError(protocol.CodeInvalidParams, "mcpconform: url mode was not declared")
+					}
+					return map[string]any{"action": "decline"}, nil
+				})
+				id := fmt.Sprintf("elicit-url-%s", c.env.nextID())
+				c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args}))
+				if _, _, err := c.TryCollect(id); err != nil {
+					t.Logf("the call of %s got no answer (%s)", tool.Name, runFault(err))
+				}
+				break
 			}
-			var urlReqs []*protocol.Message
-			c.OnRequest(func(req *protocol.Message) (any, *protocol.Error) {
+			t.Expect("no elicitation/create with mode \"url\" to a client that declared form mode only")
+			var formOnly []clientAsk
+			for _, a := range declaredAsks(t, elicitFeature.name) {
+				var modes map[string]json.RawMessage
+				_ = json.Unmarshal(a.declared[elicitFeature.name], &modes)
+				if _, url := modes[protocol.ElicitModeURL]; !url {
+					formOnly = append(formOnly, a)
+				}
+			}
+			citeAsks(t, formOnly)
+			for _, a := range formOnly {
 				var p struct {
 					Mode string `json:"mode"`
 				}
-				_ = json.Unmarshal(req.Params, &p)
-				if req.Method == protocol.MethodElicit && p.Mode == protocol.ElicitModeURL {
-					urlReqs = append(urlReqs, req)
-					// What a form-only client answers (client/elicitation.mdx §Error Handling).
-					return nil, rpcError(protocol.CodeInvalidParams, "mcpconform: url mode was not declared")
+				_ = json.Unmarshal(a.params, &p)
+				if p.Mode == protocol.ElicitModeURL {
+					t.Actual("a URL-mode request during the call of %s", a.tool)
+					t.Fatalf("calling %s sent a URL-mode elicitation request (%s) to a client that declared form mode only", a.tool, a.conn.name)
 				}
-				return map[string]any{"action": "decline"}, nil
-			})
-			id := fmt.Sprintf("elicit-url-%s", c.env.nextID())
-			c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args}))
-			if _, _, err := c.TryCollect(id); err != nil {
-				t.Logf("the call of %s got no answer (%s)", tool.Name, runFault(err))
 			}
-			t.Expect("no elicitation/create with mode \"url\" (the suite declared elicitation: {})")
-			t.Actual("%d URL-mode request(s)", len(urlReqs))
-			if len(urlReqs) > 0 {
-				t.Failf("calling %s sent a URL-mode elicitation request (%s) to a client that declared form mode only", tool.Name, urlReqs[0].ID)
-			}
+			t.Actual("%d request(s) to a form-only client, none in URL mode", len(formOnly))
 		},
 	})
 }

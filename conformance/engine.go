@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpconform/mcpconform/conformance/fixtures"
 	"github.com/mcpconform/mcpconform/conformance/profile"
 	"github.com/mcpconform/mcpconform/conformance/scoring"
 	"github.com/mcpconform/mcpconform/protocol"
@@ -71,7 +72,7 @@ type Options struct {
 	// SIGTERM before SIGKILL; 0 means the runner's defaults.
 	ShutdownGrace, KillGrace time.Duration
 	// MaxLineBytes is the longest stdout line judged; 0 means the runner's
-	// default (4 MiB). A longer line is reported, not decoded.
+	// default (16 MiB). A longer line is reported, not decoded.
 	MaxLineBytes int
 	// Serve, when set, serves Command inside this program (runner.Config
 	// Serve) for the processes of checks that judge messages: only for a
@@ -81,6 +82,11 @@ type Options struct {
 	// exit, its streams) sees a real one; so does every process when Env
 	// or Dir is set. The report's target says so.
 	Serve runner.ServeFunc
+	// Fixtures tells the suite how to exercise the server (docs/fixtures.md):
+	// calls it may make with exactly their arguments, the calls that make
+	// the server ask the client, prompt arguments and resource URIs. Nil
+	// gives none.
+	Fixtures *fixtures.File
 
 	// now is replaced by tests to make reports reproducible.
 	now func() time.Time
@@ -111,6 +117,17 @@ type engine struct {
 	// closing counts processes closed in the background (era probes no
 	// revision keeps); Run waits for them before it returns.
 	closing sync.WaitGroup
+
+	// budgetMu guards slowestStart, the slowest first answer of a fresh
+	// process measured so far (budget.go).
+	budgetMu     sync.Mutex
+	slowestStart time.Duration
+	// startBy is when revisions stop starting checks (budget.go).
+	startBy time.Time
+	// runCtx is the run's context: the life of every process, which may
+	// outlive the check that started it (a session, a spare), while a
+	// check's context ends with its budget.
+	runCtx context.Context
 }
 
 func (e *engine) callable(tool protocol.Tool) bool {
@@ -121,6 +138,9 @@ func (e *engine) callable(tool protocol.Tool) bool {
 	}
 	if tool.Annotations != nil && tool.Annotations.ReadOnlyHint != nil && *tool.Annotations.ReadOnlyHint {
 		return true
+	}
+	if f := e.opts.Fixtures; f != nil && slices.Contains(f.ReadOnly, tool.Name) {
+		return true // the fixtures file vouches for it
 	}
 	return matchAny(e.opts.AllowCalls, tool.Name)
 }
@@ -202,6 +222,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, opts.RunTimeout)
 	defer cancel()
+	e.startBy = began.Add(time.Duration(runShare * float64(opts.RunTimeout)))
+	e.runCtx = ctx
 
 	det, err := e.detect(ctx)
 	if err != nil {
@@ -220,6 +242,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		envs[i] = e.newEnv(rev)
 	}
 	det.closeAll()
+	var measuring sync.WaitGroup
+	for _, env := range envs {
+		measuring.Add(1)
+		go func() {
+			defer measuring.Done()
+			env.measure(ctx)
+		}()
+	}
+	measuring.Wait()
 
 	par := opts.Parallel
 	if par <= 0 {
@@ -241,6 +272,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		// The retry of server/discover found a modern server after all.
 		env := e.newEnv(protocol.Modern)
 		det.closeAll()
+		env.measure(ctx)
 		e.checked = append(e.checked, protocol.Modern)
 		e.meter.add(len(e.checks))
 		envs = append(envs, env)
@@ -370,8 +402,9 @@ type revEnv struct {
 	info ServerInfo
 
 	session      *Conn
+	base         time.Duration     // the request timeout, from --timeout and the session's measured round trip (budget.go)
 	handshakeErr error             // a session handshake failed: later ones would too
-	sessionLost  *sessionLostError // the session stopped answering: no new one, no new wait
+	sessionLost  *sessionLostError // sessions stopped answering and the breaker tripped: no new one, no new wait
 	toolsDone    bool              // checks of one revision run one at a time
 	malformed    *sharedSequence   // the malformed-line sequence both property.jsonrpc.malformed-* judge (property.go)
 	slow         bool              // the running check is a re-run: doubled timeouts
@@ -476,9 +509,15 @@ func (env *revEnv) config() runner.Config {
 // check is re-run after a timeout.
 func (env *revEnv) timeout() time.Duration {
 	if env.slow {
-		return 2 * env.eng.opts.Timeout
+		return 2 * env.baseTimeout()
 	}
-	return env.eng.opts.Timeout
+	return env.baseTimeout()
+}
+
+// baseTimeout is the revision's request timeout before any doubling:
+// --timeout, raised for a server whose measured round trip calls for more.
+func (env *revEnv) baseTimeout() time.Duration {
+	return max(env.base, env.eng.opts.Timeout)
 }
 
 // start launches a process labelled name-N for this revision.
@@ -522,6 +561,9 @@ func (env *revEnv) admit(c *Conn, name string) {
 // spawn starts a process, its seq its place in the revision's start order;
 // it is not yet one of env.conns, and has no label until admit gives it one.
 func (env *revEnv) spawn(ctx context.Context, cfg runner.Config) (*Conn, error) {
+	if env.eng.runCtx != nil {
+		ctx = env.eng.runCtx // not a check's: the process may serve later checks
+	}
 	p, err := runner.Start(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -534,45 +576,29 @@ func (env *revEnv) spawn(ctx context.Context, cfg runner.Config) (*Conn, error) 
 }
 
 // sharedSession returns the revision's session, starting a new one when
-// there is none or the last one broke.
+// there is none or the last one broke. A request the session left
+// unanswered costs only its check when the session answered the probe
+// after it (afterSilence): the session goes on. One that answered neither
+// is lost: it counts for the revision's breaker, and the next check gets a
+// new session unless the breaker has tripped (a server that hangs
+// everywhere), when the checks are blocked by the check it tripped on.
 func (env *revEnv) sharedSession(ctx context.Context, check string) (*Conn, error) {
-	if lost := env.sessionLost; lost != nil {
-		r := env.results[lost.check]
-		switch {
-		case r == nil || r.Status == StatusFail || r.Status == StatusWarn:
-			return nil, lost
-		case r.Status == StatusBlocked && !env.owed(check):
-			return nil, lost // blocked by the check the loss was blocked by
-		}
-		// The check that lost the session does not own the fault: a new
-		// session lets the check that owns it (this one, when the loser
-		// was blocked by it) show it.
-		env.sessionLost = nil
-	}
 	if env.session != nil && !env.session.broken && !env.session.closed {
 		return env.session, nil
 	}
 	if env.session != nil {
-		if err := env.session.p.Err(); errors.Is(err, runner.ErrTimeout) {
-			// A server that stopped answering once would cost every later
-			// check a wait: those checks are blocked instead. (One that
-			// exited is restarted: that costs no wait.)
-			lost := &sessionLostError{cause: err}
-			if env.session.t != nil {
-				lost.check = env.session.t.check.ID
-			}
-			env.sessionLost = lost
-			env.session.closeAfterCheck()
-			env.session = nil
-			// Judge the loss as any later check would: a check whose
-			// re-run with the timeout doubled was answered (it passed)
-			// saw a slow machine, not a hung server, and must not block
-			// the first check that asks next.
-			return env.sharedSession(ctx, check)
-		}
+		// A session that stopped answering (the probe after the request
+		// included) is replaced; the timeouts of its basic requests are
+		// the breaker's already (Conn.noteStall), so that a server that
+		// hangs everywhere costs a few waits, not one per check.
 		env.session.closeAfterCheck()
 	}
 	env.session = nil
+	if b := env.stallBreaker(check); b != nil && b.check != check {
+		env.sessionLost = &sessionLostError{check: b.check, cause: b.cause}
+		return nil, env.sessionLost
+	}
+	env.sessionLost = nil
 	if env.handshakeErr != nil {
 		return nil, env.handshakeErr // failed before: do not wait for it again
 	}
@@ -714,11 +740,6 @@ func (env *revEnv) owed(check string) bool {
 func (env *revEnv) owedLocked(check string) bool {
 	for _, s := range env.stalls {
 		if r := env.results[s.check]; r != nil && r.Status == StatusBlocked && r.BlockedBy == check {
-			return true
-		}
-	}
-	if env.sessionLost != nil {
-		if r := env.results[env.sessionLost.check]; r != nil && r.Status == StatusBlocked && r.BlockedBy == check {
 			return true
 		}
 	}
@@ -902,6 +923,14 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 			}
 		}
 	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || !env.eng.startBy.IsZero() && time.Now().After(env.eng.startBy) {
+		// The run's budget is spent: what was not judged is unverified,
+		// not an error of the suite.
+		r.Status = StatusNotVerified
+		r.Message = fmt.Sprintf("run budget spent: the run timeout (%s) left no time to start this check; raise --run-timeout", env.eng.opts.RunTimeout)
+		interruptedResult(ctx, r, false)
+		return r
+	}
 	if ctx.Err() != nil {
 		r.Status = StatusError
 		r.Message = "run timeout reached before the check ran"
@@ -916,7 +945,7 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 		// full timeout, in the check it blocked: that was the first
 		// attempt, and this run is the re-run with twice the patience.
 		t = env.execute(ctx, c, true)
-		rerun = fmt.Sprintf("run at once in fresh processes with the request timeout doubled to %s: %s sent by %s, which this check blocked, got no response%s", 2*env.eng.opts.Timeout, s.method, s.check, within(s.cause))
+		rerun = fmt.Sprintf("run at once in fresh processes with the request timeout doubled to %s: %s sent by %s, which this check blocked, got no response%s", 2*env.baseTimeout(), s.method, s.check, within(s.cause))
 		t.notes = append([]string{rerun}, t.notes...)
 		if t.status != StatusFail && t.status != StatusWarn {
 			env.resetStalls()
@@ -924,7 +953,7 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 	} else {
 		t = env.execute(ctx, c, false)
 	}
-	if rerun == "" && rerunAfterTimeout(t.status, t.blocker == env.infoPrereq()) && t.timeouts > 0 && ctx.Err() == nil {
+	if rerun == "" && rerunAfterTimeout(t.status, t.blocker == env.infoPrereq()) && t.timeouts > 0 && ctx.Err() == nil && t.timeSpent() == "" {
 		// The verdict may rest on nothing but a slow machine: judge again
 		// in fresh processes with twice the patience before recording it.
 		// That holds for a check blocked or left unverified by its own
@@ -934,7 +963,7 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 		// breaker and block every later check that starts a process.
 		first, word := joinMessages(t.messages), statusWord(c, t.status)
 		t = env.execute(ctx, c, true)
-		rerun = fmt.Sprintf("re-run in fresh processes with the request timeout doubled to %s, because the first run's %s (%s) followed a request timeout", 2*env.eng.opts.Timeout, word, clipText(first, 200))
+		rerun = fmt.Sprintf("re-run in fresh processes with the request timeout doubled to %s, because the first run's %s (%s) followed a request timeout", 2*env.baseTimeout(), word, clipText(first, 200))
 		t.notes = append([]string{rerun}, t.notes...)
 		if t.status != StatusFail && t.status != StatusWarn {
 			env.resetStalls() // the server answered when given time: it does not hang
@@ -962,7 +991,7 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 	}
 	suffix := ""
 	if rerun != "" && (r.Status == StatusFail || r.Status == StatusWarn) {
-		suffix = fmt.Sprintf(" (confirmed on a re-run with the timeout doubled to %s)", 2*env.eng.opts.Timeout)
+		suffix = fmt.Sprintf(" (confirmed on a re-run with the timeout doubled to %s)", 2*env.baseTimeout())
 	}
 	r.Expected, r.Actual = t.expected, t.actual
 	tidyResult(r, msgs, suffix, &t.notes)
@@ -1005,7 +1034,9 @@ func (env *revEnv) execute(ctx context.Context, c *Check, slow bool) *T {
 	env.slow = slow
 	env.countIDsOf(c.ID)
 	defer func() { env.slow = false }()
-	t := &T{check: c, env: env, ctx: ctx, status: StatusPass, retry: slow}
+	cctx, cancel := context.WithTimeout(ctx, env.eng.checkBudget())
+	defer cancel()
+	t := &T{check: c, env: env, ctx: cctx, runCtx: ctx, status: StatusPass, retry: slow}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -1024,6 +1055,12 @@ func (env *revEnv) execute(ctx context.Context, c *Check, slow bool) *T {
 		c.Run(t)
 	}()
 	<-done
+	if why := t.timeSpent(); why != "" && (t.status == StatusError || t.status == StatusFail || t.status == StatusWarn && t.timeouts > 0) {
+		// The wait that ended was cut by the budget, not by the server:
+		// what it would have seen is unknown.
+		t.notes = append(t.notes, joinMessages(t.messages))
+		t.status, t.messages, t.blocker = StatusNotVerified, []string{why}, ""
+	}
 	return t
 }
 
@@ -1070,6 +1107,27 @@ func appendEvidence(out []TranscriptLine, name string, lines []runner.Transcript
 func (env *revEnv) infoSeen() bool { return env.info.Result != nil }
 
 // infoPrereq is the check that owns a missing self-description.
+// answerOwner names the check of the run whose rule is that method, a
+// request every server answers, gets an answer in this revision, or "":
+// ping's in the legacy era, the handshake's and server/discover's.
+func (env *revEnv) answerOwner(method string) string {
+	var id string
+	switch {
+	case method == env.infoMethod():
+		id = env.infoPrereq()
+	case method == protocol.MethodPing && env.rev != protocol.Modern:
+		id = "lifecycle.ping.operation"
+	default:
+		return ""
+	}
+	for _, c := range env.eng.checks {
+		if c.ID == id && c.AppliesTo(env.rev) {
+			return id
+		}
+	}
+	return ""
+}
+
 func (env *revEnv) infoPrereq() string {
 	if env.rev == protocol.Modern {
 		return "modern.discover.result"

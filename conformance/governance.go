@@ -143,7 +143,7 @@ func govStart(t *T, prof *profile.Profile, pr profile.Principal) *Conn {
 	if len(cfg.Env) > 0 {
 		cfg.Serve = nil // an environment needs a process
 	}
-	p, err := runner.Start(t.ctx, cfg)
+	p, err := runner.Start(t.runCtx, cfg)
 	if err != nil {
 		t.HarnessError("start server as principal %s: %v", pr.Name, err)
 	}

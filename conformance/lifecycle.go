@@ -649,6 +649,11 @@ func runClientFeatures(t *T) {
 			t.Fatalf("%s sent %s", m.process, bad)
 		}
 	}
+	how := clientFeaturesExercised(t)
+	if how == "" {
+		t.NotExercised("the run never saw the server ask a client for sampling, elicitation or roots, so no call showed whether it asks one that did not declare them: name the call that asks in a fixtures file (--fixtures FILE, triggers; docs/fixtures.md), or let the suite call more tools with --allow-calls")
+	}
+	t.Actual("no such request (%s)", how)
 }
 
 // The keyword-less halves of lifecycle checks: each id has one level.

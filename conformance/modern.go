@@ -21,6 +21,60 @@ func modernRef(file, section string) SpecRef {
 	return SpecRef{Revision: protocol.Modern, File: file, Section: section}
 }
 
+// runVersionUnsupported is modern.version.unsupported. The version is
+// per request, so the bogus one is tried twice: as the first request of a
+// process (the TypeScript SDK v2 answers -32022 there but a result on a
+// process that has served a modern server/discover), and on a live
+// process after a request with the supported version was answered (a
+// server that checks the version of the first request only serves it).
+func runVersionUnsupported(t *T) {
+	const bogus = "1900-01-01"
+	methods := []string{protocol.MethodDiscover}
+	if t.HasCapability("tools") {
+		methods = append(methods, protocol.MethodToolsList)
+	}
+	bogusMeta := metaParams(map[string]any{
+		protocol.MetaProtocolVersion: bogus, protocol.MetaClientCapabilities: map[string]any{},
+	})
+	t.Expect(`error -32022 with data {"supported":[...],"requested":%q}, first and after a supported request`, bogus)
+	var actual []string
+	judge := func(c *Conn, when string) {
+		for _, method := range methods {
+			m := mustPlain(c, method, bogusMeta)
+			switch {
+			case m.Error == nil:
+				actual = append(actual, method+" "+when+": a result")
+				t.Failf("%s with protocolVersion %q %s answered with a result, want error -32022", method, bogus, when)
+			case m.Error.Code != protocol.CodeUnsupportedProtocolVersion:
+				actual = append(actual, fmt.Sprintf("%s %s: error %d", method, when, m.Error.Code))
+				t.Failf("%s with protocolVersion %q %s got error %d, want -32022", method, bogus, when, m.Error.Code)
+			default:
+				actual = append(actual, method+" "+when+": -32022")
+				var data struct {
+					Supported []string `json:"supported"`
+					Requested any      `json:"requested"`
+				}
+				if err := json.Unmarshal(m.Error.Data, &data); err != nil || data.Supported == nil {
+					t.Failf("%s %s: -32022 data lacks a supported list of strings: %s", method, when, clipText(string(m.Error.Data), 120))
+				}
+				if data.Requested != bogus {
+					t.Failf("%s %s: -32022 data.requested is %s, want %q", method, when, shortJSON(data.Requested), bogus)
+				}
+			}
+		}
+	}
+	judge(t.Fresh(), "as a process's first request")
+	// A process of its own too: what a check leaves in the shared session
+	// must not decide this one, and a server that answers the bogus
+	// version with a result may be changed by it.
+	live := t.Fresh()
+	if m := live.MustRequest(protocol.MethodDiscover, nil); m.Error != nil {
+		t.Logf("server/discover with the supported version got error %d: the later requests are still judged", m.Error.Code)
+	}
+	judge(live, "after a supported server/discover was answered")
+	t.Actual("%s", strings.Join(actual, "; "))
+}
+
 // probeMethod is the request the _meta and version checks send: tools/list
 // when the server serves tools (the request a client sends most), else
 // server/discover, which every modern server implements.
@@ -228,7 +282,7 @@ func init() {
 	Register(Check{
 		ID:          "modern.version.unsupported",
 		Title:       "An unsupported version gets -32022 with data",
-		Requirement: "A request naming a protocol version the server does not implement MUST get UnsupportedProtocolVersionError (-32022) with data.supported (strings) and data.requested (the version sent), on every method.",
+		Requirement: "A request naming a protocol version the server does not implement MUST get UnsupportedProtocolVersionError (-32022) with data.supported (strings) and data.requested (the version sent), on every method, whether it is a process's first request or comes after a supported request was answered.",
 		Authority: MCP(protocol.Rev20260728, "basic/versioning.mdx", "Protocol Version Negotiation",
 			"If the server does not implement the requested version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with an `UnsupportedProtocolVersionError` listing the versions it does support:"),
 		Also: []Authority{MCP(protocol.Rev20260728, "schema.ts", "RequestMetaObject",
@@ -238,46 +292,8 @@ func init() {
 			modernRef("schema.ts", "UnsupportedProtocolVersionError"),
 		},
 		Revisions: ModernOnly(),
-		Starts:    1,
-		Run: func(t *T) {
-			const bogus = "1900-01-01"
-			methods := []string{protocol.MethodDiscover}
-			if t.HasCapability("tools") {
-				methods = append(methods, protocol.MethodToolsList)
-			}
-			// A process of its own: the TypeScript SDK v2 answers a bogus
-			// version with -32022 on a fresh process but with a result on
-			// one that has served a modern server/discover.
-			c := t.Fresh()
-			t.Expect(`error -32022 with data {"supported":[...],"requested":%q}`, bogus)
-			var actual []string
-			for _, method := range methods {
-				m := mustPlain(c, method, metaParams(map[string]any{
-					protocol.MetaProtocolVersion: bogus, protocol.MetaClientCapabilities: map[string]any{},
-				}))
-				switch {
-				case m.Error == nil:
-					actual = append(actual, method+": a result")
-					t.Failf("%s with protocolVersion %q answered with a result, want error -32022", method, bogus)
-				case m.Error.Code != protocol.CodeUnsupportedProtocolVersion:
-					actual = append(actual, fmt.Sprintf("%s: error %d", method, m.Error.Code))
-					t.Failf("%s with protocolVersion %q got error %d, want -32022", method, bogus, m.Error.Code)
-				default:
-					actual = append(actual, method+": -32022")
-					var data struct {
-						Supported []string `json:"supported"`
-						Requested any      `json:"requested"`
-					}
-					if err := json.Unmarshal(m.Error.Data, &data); err != nil || data.Supported == nil {
-						t.Failf("%s: -32022 data lacks a supported list of strings: %s", method, clipText(string(m.Error.Data), 120))
-					}
-					if data.Requested != bogus {
-						t.Failf("%s: -32022 data.requested is %s, want %q", method, shortJSON(data.Requested), bogus)
-					}
-				}
-			}
-			t.Actual("%s", strings.Join(actual, "; "))
-		},
+		Starts:    2,
+		Run:       runVersionUnsupported,
 	})
 
 	Register(Check{
@@ -393,7 +409,7 @@ func init() {
 			t.Expect("inputRequests or requestState on each input_required result; no inputRequests without client capabilities")
 			t.Actual("%d input_required result(s)", n)
 			if n == 0 {
-				t.NotVerified("no input_required result was seen")
+				t.NotExercised("no input_required result was seen: name a call that gets one in a fixtures file (--fixtures FILE, triggers: inputRequired; docs/fixtures.md), or let the suite call more tools with --allow-calls")
 			}
 		},
 	})
@@ -852,22 +868,22 @@ func declaresNoCapabilities(req *protocol.Message) bool {
 }
 
 // Multi round-trip requests and -32021, driven (unlike the Final checks
-// above, which judge what other checks saw): the suite calls a callable
-// tool whose name names a client feature (demo.sample, demo.elicit ...),
-// declaring that feature in _meta, gets an input_required result, and
-// retries it as a client would, or deliberately would not.
+// above, which judge what other checks saw): the suite calls a tool seen
+// answering input_required for a client feature (exercise.go), declaring
+// that feature in _meta, and retries it as a client would, or deliberately
+// would not.
 
 // mrtrFeature is a client feature a modern tool may ask for, with the
 // answer the suite gives to its input request.
 type mrtrFeature struct {
-	capability, method, hint string
-	answer                   any
+	capability, method string
+	answer             any
 }
 
 var mrtrFeatures = []mrtrFeature{
-	{protocol.ClientCapSampling, protocol.MethodSampling, "sampl", map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "mcpconform sample"}, "model": "mcpconform-model", "stopReason": "endTurn"}},
-	{protocol.ClientCapElicit, protocol.MethodElicit, "elicit", map[string]any{"action": "decline"}},
-	{protocol.ClientCapRoots, protocol.MethodRootsList, "roots", map[string]any{"roots": []any{map[string]any{"uri": "file:///tmp/mcpconform-root", "name": "mcpconform"}}}},
+	{protocol.ClientCapSampling, protocol.MethodSampling, map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "mcpconform sample"}, "model": "mcpconform-model", "stopReason": "endTurn"}},
+	{protocol.ClientCapElicit, protocol.MethodElicit, map[string]any{"action": "decline"}},
+	{protocol.ClientCapRoots, protocol.MethodRootsList, map[string]any{"roots": []any{map[string]any{"uri": "file:///tmp/mcpconform-root", "name": "mcpconform"}}}},
 }
 
 // inputRequired is an InputRequiredResult as the suite reads it.
@@ -919,25 +935,44 @@ func (m *mrtrCall) responses() map[string]any {
 	return out
 }
 
-// requireMRTR finds a tool that answers input_required, or ends the check
-// as not-verified.
+// requireMRTR returns a call of a tool seen answering input_required
+// for a client feature, made again on a process of its own with that
+// feature alone declared. With none seen, the check is not-exercised.
 func requireMRTR(t *T) *mrtrCall {
-	callable := t.CallableTools()
-	for _, f := range mrtrFeatures {
-		for _, tool := range callable {
-			if !strings.Contains(strings.ToLower(tool.Name), f.hint) {
-				continue
-			}
-			m := &mrtrCall{conn: t.Fresh(), tool: tool, feature: f, args: sampleArgs(toolSchemaMap(tool.InputSchema))}
-			resp := m.call(m.args, m.caps(), nil)
-			if resp.Error != nil || json.Unmarshal(resp.Result, &m.first) != nil || m.first.ResultType != protocol.ResultInputRequired {
-				continue
-			}
-			return m
+	s := surveyFeatures(t)
+	var seen []clientAsk
+	for _, a := range s.all {
+		if !slices.ContainsFunc(seen, func(o clientAsk) bool { return o.tool == a.tool && o.method == a.method }) {
+			seen = append(seen, a)
 		}
 	}
-	t.NotVerified("no callable tool named for sampling, elicitation or roots answered input_required when called with that capability declared")
+	if len(seen) == 0 {
+		s.endUnexercised(t, "sampling, elicitation or roots", "input_required")
+	}
+	for _, a := range seen {
+		i := slices.IndexFunc(mrtrFeatures, func(f mrtrFeature) bool { return f.method == a.method })
+		if i < 0 {
+			continue
+		}
+		m := &mrtrCall{conn: t.Fresh(), tool: s.tool(t, a.tool), feature: mrtrFeatures[i], args: cloneArgs(a.args)}
+		resp := m.call(m.args, m.caps(), nil)
+		if resp.Error != nil || json.Unmarshal(resp.Result, &m.first) != nil || m.first.ResultType != protocol.ResultInputRequired {
+			t.Logf("%s answered input_required with %s declared alongside the others, but not with it alone", a.tool, a.feature())
+			continue
+		}
+		return m
+	}
+	t.NotVerified("no tool seen answering input_required (%s) did so again with only the feature it asked for declared", strings.Join(toolsOf(seen), ", "))
 	return nil
+}
+
+// toolsOf returns the tools of asks, in order.
+func toolsOf(asks []clientAsk) []string {
+	out := make([]string, len(asks))
+	for i, a := range asks {
+		out[i] = a.tool
+	}
+	return out
 }
 
 // judgeRejected passes an error or a new input_required; a complete result
@@ -1132,16 +1167,33 @@ type listenRun struct {
 	resp   *protocol.Message   // an answer to the listen request (an error, or a close)
 	stream []*protocol.Message // notifications carrying the subscription id, in order
 	other  []*protocol.Message // notifications without it
-	acked  bool
+	// carrying is every message carrying the subscription id in _meta,
+	// the answer to the listen request included, in the order the
+	// server wrote them.
+	carrying []*protocol.Message
+	acked    bool
 }
 
 // subscriptionID returns the _meta subscription id of a notification as
 // canonical JSON, or "".
 func subscriptionID(m *protocol.Message) string {
+	return metaSubscriptionID(m.Params)
+}
+
+// resultSubscriptionID returns the _meta subscription id of a result (the
+// answer that closes a listen stream) as canonical JSON, or "".
+func resultSubscriptionID(m *protocol.Message) string {
+	if m.Error != nil {
+		return ""
+	}
+	return metaSubscriptionID(m.Result)
+}
+
+func metaSubscriptionID(obj json.RawMessage) string {
 	var p struct {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
-	if json.Unmarshal(m.Params, &p) != nil {
+	if json.Unmarshal(obj, &p) != nil {
 		return ""
 	}
 	raw, ok := p.Meta[protocol.MetaSubscriptionID]
@@ -1151,7 +1203,11 @@ func subscriptionID(m *protocol.Message) string {
 	return protocol.IDKey(raw)
 }
 
-// observeListen opens the stream once per revision.
+// observeListen opens the stream once per revision. It reads in the
+// order the server wrote, until the acknowledgement (or an error answer,
+// or the request timeout): a result closing the stream does not end the
+// reading, so whether the acknowledgement came before it is the wire's
+// order, never a race between the reading and a barrier.
 func observeListen(t *T) *listenRun {
 	if run, ok := t.env.memo("listen").(*listenRun); ok {
 		t.resume(run.conn, run.mark)
@@ -1164,9 +1220,15 @@ func observeListen(t *T) *listenRun {
 		switch {
 		case r.Msg == nil:
 		case r.Msg.Method == "" && r.Msg.IDKey() == key:
-			run.resp = r.Msg
+			if run.resp == nil {
+				run.resp = r.Msg
+				if resultSubscriptionID(r.Msg) == key {
+					run.carrying = append(run.carrying, r.Msg)
+				}
+			}
 		case r.Msg.Kind() == protocol.KindNotification && subscriptionID(r.Msg) == key:
 			run.stream = append(run.stream, r.Msg)
+			run.carrying = append(run.carrying, r.Msg)
 			if r.Msg.Method == notifSubscriptionAck {
 				run.acked = true
 			}
@@ -1176,7 +1238,7 @@ func observeListen(t *T) *listenRun {
 	}
 	c.must(protocol.MethodSubscribe, c.Send(run.id, protocol.MethodSubscribe,
 		map[string]any{"notifications": map[string]any{"toolsListChanged": true}}))
-	c.readUntil(t.RequestTimeout(), func() bool { return run.acked || run.resp != nil }, take)
+	c.readUntil(t.RequestTimeout(), func() bool { return run.acked || run.resp != nil && run.resp.Error != nil }, take)
 	if before, err := c.TryBarrier(); err == nil {
 		for _, r := range before {
 			take(r)
@@ -1202,7 +1264,7 @@ func init() {
 	Register(Check{
 		ID:          "modern.listen.acknowledged",
 		Title:       "A listen stream starts with its acknowledgement",
-		Requirement: "After subscriptions/listen the server sends notifications/subscriptions/acknowledged carrying the request's id as io.modelcontextprotocol/subscriptionId in _meta, before any other notification of that stream.",
+		Requirement: "After subscriptions/listen the server sends notifications/subscriptions/acknowledged carrying the request's id as io.modelcontextprotocol/subscriptionId in _meta, before any other message carrying that id: a notification of the stream, or the result that closes it (judged in the order the server wrote them).",
 		Authority: MCP(protocol.Modern, "basic/patterns/subscriptions.mdx", "Acknowledgment",
 			"The server MUST send `notifications/subscriptions/acknowledged` as the first message carrying the subscription's ID in `_meta` under `io.modelcontextprotocol/subscriptionId`, and MUST NOT send any notification on the subscription before it.").
 			WithKeyword(KeywordMust),
@@ -1211,8 +1273,21 @@ func init() {
 		Run: func(t *T) {
 			run := observeListen(t)
 			requireStream(t, run)
-			t.Expect("the first notification with subscriptionId %q is %s", run.id, notifSubscriptionAck)
-			if len(run.stream) == 0 {
+			t.Expect("the first message with subscriptionId %q (a notification or the listen request's result) is %s", run.id, notifSubscriptionAck)
+			if len(run.carrying) > 0 {
+				switch first := run.carrying[0]; {
+				case first.Method == "":
+					t.Actual("first the result of subscriptions/listen")
+					if run.acked {
+						t.Fatalf("the result of subscriptions/listen %s, carrying its subscription id, came before its acknowledgement", run.id)
+					}
+					t.Fatalf("the result of subscriptions/listen %s, carrying its subscription id, came with no acknowledgement before it", run.id)
+				case first.Method != notifSubscriptionAck:
+					t.Actual("first %s", first.Method)
+					t.Fatalf("the stream %s began with %s, before its acknowledgement", run.id, first.Method)
+				}
+			}
+			if !run.acked {
 				t.Actual("no notification with the subscription id")
 				for _, m := range run.other {
 					if m.Method == notifSubscriptionAck {
@@ -1220,10 +1295,6 @@ func init() {
 					}
 				}
 				t.Fatalf("no %s for %s within %s", notifSubscriptionAck, run.id, t.RequestTimeout())
-			}
-			if first := run.stream[0]; first.Method != notifSubscriptionAck {
-				t.Actual("first %s", first.Method)
-				t.Fatalf("the stream %s began with %s, before its acknowledgement", run.id, first.Method)
 			}
 			t.Actual("acknowledged first")
 		},

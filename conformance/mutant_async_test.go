@@ -66,6 +66,12 @@ func init() {
 		asyncCase("mrtr-missing-input-error", eachRev("modern.mrtr.missing-input", StatusWarn, "got error -32602 (mutant: inputResponses are missing) instead of a new input_required result", protocol.Modern)...),
 		asyncCase("capability-missing-wrong-code", eachRev("modern.capability.missing", StatusFail, "got error -32602", protocol.Modern)...),
 		asyncCase("listen-no-ack", eachRev("modern.listen.acknowledged", StatusFail, "no notifications/subscriptions/acknowledged for listen-", protocol.Modern)...),
+		// No tool takes a duration: demo.wait reports progress, so the
+		// call it cancels is shown in flight, and a barrier behind the
+		// cancel shows the server read it before answering.
+		asyncCase("cancel-ignored-no-duration", append(eachRev("cancellation.request.no-response", StatusWarn, "was answered after notifications/cancelled, after the server had answered the", asyncCallable...),
+			mutantWant{ID: "resources.listen.after-cancel", Revision: protocol.Modern, Status: StatusWarn, Reason: "was cancelled: bank://fx/rates/live"})...),
+		asyncCase("listen-result-before-ack", eachRev("modern.listen.acknowledged", StatusFail, "carrying its subscription id, came before its acknowledgement", protocol.Modern)...),
 		asyncCase("listen-notification-no-id", eachRev("modern.listen.subscription-id", StatusFail, "1 notification(s) arrived without the subscription id", protocol.Modern)...),
 		asyncCase("listen-extra-kind", eachRev("modern.listen.filter", StatusFail, "carried notifications/prompts/list_changed", protocol.Modern)...),
 		asyncCase("task-create-no-ttl", eachRev("tasks.create.result", StatusFail, "lacks [ttl]", protocol.Rev20251125)...),
@@ -117,8 +123,8 @@ var asyncAreas = []string{"progress", "cancellation", "sampling", "elicitation",
 // TestAsyncReferencePasses runs the async areas against the reference as
 // users run it (`mcpconform reference`, the demo tools on by default):
 // every check passes where it applies (n/a otherwise), and where no tool is
-// callable (2024-11-05 has no readOnlyHint) it is not-verified, never a
-// pass.
+// callable (2024-11-05 has no readOnlyHint) it is not-verified or
+// not-exercised, never a pass.
 func TestAsyncReferencePasses(t *testing.T) {
 	opts := Options{Command: []string{fixturebin.Build(t, "cmd/mcpconform"), "reference"}, Timeout: 2 * time.Second, ShutdownGrace: 500 * time.Millisecond}
 	for _, a := range asyncAreas {
@@ -134,8 +140,10 @@ func TestAsyncReferencePasses(t *testing.T) {
 	for _, r := range rep.Results {
 		want := []Status{StatusPass}
 		if !slices.Contains(asyncCallable, r.Revision) {
-			// No tool is callable: checks that call one are not-verified.
-			want = append(want, StatusNotVerified)
+			// No tool is callable: checks that call one are not-verified,
+			// and those that judge what a tool asks the client for are
+			// not-exercised.
+			want = append(want, StatusNotVerified, StatusNotExercised)
 		}
 		if c, _ := Lookup(r.ID); !c.AppliesTo(r.Revision) {
 			want = []Status{StatusNA}
@@ -188,5 +196,101 @@ func TestAsyncRacesAreNotVerdicts(t *testing.T) {
 		if !judged["cancellation.request.no-response@"+rev] {
 			t.Errorf("cancellation.request.no-response@%s was not judged again on the long call", rev)
 		}
+	}
+}
+
+// TestListenAcknowledgementUnderLoad judges the listen acknowledgement
+// with both CPUs busy: a completion result carrying the subscription id
+// written just before the acknowledgement fails, one written just after
+// it passes, and so does the reference, on every run. The order judged is
+// the order the server wrote, so load cannot move a verdict.
+func TestListenAcknowledgementUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts busy processes and three runs of the mutant")
+	}
+	fixturebin.Busy(t, 2, 0)
+	fixturebin.Busy(t, 2, 1)
+	for _, tc := range []struct {
+		mutation string
+		status   Status
+		reason   string
+	}{
+		{"listen-result-before-ack", StatusFail, "carrying its subscription id, came before its acknowledgement"},
+		{"listen-result-after-ack", StatusPass, "acknowledged first"},
+		{"none", StatusPass, "acknowledged first"},
+	} {
+		for range 3 {
+			rep := runMutant(t, mutantCase{Mutation: tc.mutation, Protocol: protocol.Modern,
+				Tweak: func(o *Options) { o.Only = []string{"modern.listen.acknowledged"} }})
+			r := resultOf(rep, "modern.listen.acknowledged", protocol.Modern)
+			if r == nil || r.Status != tc.status || !strings.Contains(r.Message+r.Actual, tc.reason) {
+				t.Errorf("%s: %+v, want %s with %q", tc.mutation, r, tc.status, tc.reason)
+			}
+		}
+	}
+}
+
+// TestAsyncWithoutDuration: no tool takes a duration (demo.wait and
+// demo.work list none and run 200 ms): the progress and cancellation
+// checks find demo.wait by its progress and pass where a tool is callable;
+// the answered and unknown ids and the race of a cancel with a request's
+// end are judged with the request every server answers, so they pass
+// even where no tool is callable; the call in flight is not-verified
+// there, never n/a.
+func TestAsyncWithoutDuration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the mutant over every revision")
+	}
+	rep := runMutant(t, mutantCase{Mutation: "async-no-duration", Args: []string{"-async"},
+		Tweak: func(o *Options) { o.Only = []string{"progress.*", "cancellation.*"} }})
+	for _, r := range rep.Results {
+		c, _ := Lookup(r.ID)
+		want := StatusPass
+		switch {
+		case !c.AppliesTo(r.Revision):
+			want = StatusNA
+		case !slices.Contains(asyncCallable, r.Revision) && (strings.HasPrefix(r.ID, "progress.") || r.ID == "cancellation.request.no-response"):
+			want = StatusNotVerified
+		}
+		if r.Status != want {
+			t.Errorf("%s@%s: %s (%s), want %s", r.ID, r.Revision, r.Status, r.Message, want)
+		}
+	}
+	r := resultOf(rep, "progress.notify.token", protocol.Rev20251125)
+	if r == nil || !slices.ContainsFunc(r.Transcript, func(l TranscriptLine) bool { return strings.Contains(l.Text, "demo.wait has no duration argument") }) {
+		t.Errorf("progress.notify.token@2025-11-25 does not say it judged demo.wait by its progress: %+v", r)
+	}
+}
+
+// TestTasksWithoutDuration: the one task tool is demo.work, whose
+// taskSupport is required, with no duration argument and readOnlyHint
+// false. Not allowed, the task checks are not-verified and say how to
+// allow it; allowed, it is driven through the task flow and every check
+// that needs no elicitation passes.
+func TestTasksWithoutDuration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the mutant twice")
+	}
+	run := func(allow []string) *Report {
+		return runMutant(t, mutantCase{Mutation: "async-no-duration-required-only", Args: []string{"-async"}, Protocol: protocol.Rev20251125,
+			Tweak: func(o *Options) { o.Only = []string{"tasks.*"}; o.AllowCalls = allow }})
+	}
+	rep := run(nil)
+	wantResult(t, rep, "tasks.create.result", StatusNotVerified, "1 listed tool(s) support tasks (demo.work) but none may be called")
+	rep = run([]string{"demo.work"})
+	for _, r := range rep.Results {
+		want := StatusPass
+		if strings.HasPrefix(r.ID, "tasks.input.") {
+			want = StatusNA // no tool that asks the client supports tasks
+		}
+		if r.Status != want {
+			t.Errorf("%s@%s: %s (%s), want %s", r.ID, r.Revision, r.Status, r.Message, want)
+		}
+	}
+	r := resultOf(rep, "tasks.create.result", protocol.Rev20251125)
+	if r == nil || !slices.ContainsFunc(r.Transcript, func(l TranscriptLine) bool {
+		return l.Dir == "send" && strings.Contains(l.Text, `"name":"demo.work"`) && strings.Contains(l.Text, `"task":`)
+	}) {
+		t.Errorf("tasks.create.result@2025-11-25 was not judged on a task-augmented call of demo.work: %+v", r)
 	}
 }

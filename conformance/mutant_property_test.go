@@ -1,6 +1,9 @@
 package conformance
 
 import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,6 +53,7 @@ func init() {
 		laxCase("prop-ignores-patterns", `which breaks $.text pattern '^[A-Za-z0-9 ]{1,40}$'`, "which breaks $.text pattern"),
 		laxCase("prop-ignores-maxima", "aximum 10", "aximum 10"),
 		laxCase("prop-ignores-additional", `which breaks $ additionalProperties false`, `which breaks $ additionalProperties false`),
+		sixtyLaxCase(),
 		mutantCase{Mutation: "prop-list-unstable", Want: []mutantWant{
 			{ID: "property.tools.list-stable", Status: StatusWarn, Reason: "without a list-changed notification"},
 		}},
@@ -76,6 +80,85 @@ func laxCase(mutation, reason, perKind string) mutantCase {
 	return mutantCase{Mutation: mutation, Tweak: func(o *Options) { o.AllowCalls = []string{"repeat_text"} }, Want: want}
 }
 
+// sixtyLaxCase: of sixty tools, fifty-nine fail every call on an
+// unreachable network and one checks types but not its enum:
+// property.arguments.invalid-rejected fails at every revision (they are
+// allowed, since 2024-11-05 has no readOnlyHint), since every tool gets a
+// case of each kind of constraint its schema has, not one case spread over
+// seventy tools.
+func sixtyLaxCase() mutantCase {
+	var want []mutantWant
+	for _, rev := range protocol.AllRevisions {
+		want = append(want,
+			mutantWant{ID: "property.arguments.invalid-rejected", Revision: rev, Status: StatusFail, Reason: `tool lax.59 accepted {"mode":`},
+			mutantWant{ID: "tools.call.invalid-arguments", Revision: rev, Status: StatusWarn, Optional: true})
+	}
+	return mutantCase{Mutation: "prop-sixty-lax-tools", Tweak: func(o *Options) { o.AllowCalls = []string{"lax.*"} }, Want: want}
+}
+
+// TestInvalidRejectedNeedsEvidence: a server whose every call fails alike,
+// valid arguments or not (its network is down), shows nothing of how it
+// validates: property.arguments.invalid-rejected is not-verified and
+// names the reason the calls gave, where it used to pass.
+func TestInvalidRejectedNeedsEvidence(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the mutant")
+	}
+	rep := runMutant(t, mutantCase{Mutation: "prop-network-down", Tweak: func(o *Options) { o.Only = []string{"property.arguments.*"} }})
+	for _, rev := range modernAnd(Since(protocol.Rev20250326)) {
+		r := resultOf(rep, "property.arguments.invalid-rejected", rev)
+		if r == nil || r.Status != StatusNotVerified || !strings.Contains(r.Message, "failed alike, valid arguments or not") || !strings.Contains(r.Message, "network unreachable") {
+			t.Errorf("property.arguments.invalid-rejected@%s: %+v, want not-verified naming the network", rev, r)
+		}
+	}
+}
+
+// TestInvalidCasesCoverEveryKind: with --cases 100 over seventy tools,
+// each tool gets a case of every kind of constraint its schema has.
+func TestInvalidCasesCoverEveryKind(t *testing.T) {
+	var tools []argTool
+	for i := range 70 {
+		raw, _ := json.Marshal(map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"text":  map[string]any{"type": "string", "pattern": "^[a-z]{1,8}$"},
+				"count": map[string]any{"type": "integer", "minimum": 1, "maximum": 10 + i},
+				"mode":  map[string]any{"type": "string", "enum": []any{"fast", "slow"}},
+			},
+			"required":             []any{"text"},
+			"additionalProperties": false,
+		})
+		c := &compiledSchema{ready: make(chan struct{})}
+		c.compile(raw, draft2020)
+		if c.err != nil {
+			t.Fatal(c.err)
+		}
+		tools = append(tools, argTool{protocol.Tool{Name: fmt.Sprintf("t%02d", i), InputSchema: raw}, c})
+	}
+	caps := invalidCaps(100, tools)
+	cs, _, empty, bugs := argumentCases(rand.New(rand.NewSource(1)), tools, caps, false)
+	if len(empty.items) > 0 || len(bugs.items) > 0 {
+		t.Fatalf("empty %v, bugs %v", empty.items, bugs.items)
+	}
+	kinds := map[int]map[string]bool{}
+	for _, c := range cs {
+		if kinds[c.tool] == nil {
+			kinds[c.tool] = map[string]bool{}
+		}
+		kinds[c.tool][c.broken.Kind] = true
+	}
+	for i, at := range tools {
+		for _, k := range breakableKinds(at.plan) {
+			if !kinds[i][k] {
+				t.Errorf("%s has no case breaking a %s constraint (cases of kinds %v)", at.tool.Name, k, kinds[i])
+			}
+		}
+	}
+	if total, budget := len(cs), invalidBudget(100, len(tools)); total > budget {
+		t.Errorf("%d cases, over the budget of %d", total, budget)
+	}
+}
+
 // TestPropertyFailureSaved: a failing property check names a transcript of
 // its shrunk case in its message, the file parses, and it replays green
 // against the reference and red against the mutant that produced it.
@@ -95,7 +178,7 @@ func TestPropertyFailureSaved(t *testing.T) {
 		t.Fatalf("the message names no saved case: %s", msg)
 	}
 	file := strings.TrimSuffix(strings.Fields(after)[0], ")")
-	if filepath.Dir(file) != FailureDir {
+	if !strings.HasPrefix(file, FailureDir+string(filepath.Separator)) {
 		t.Fatalf("case saved as %s, outside %s", file, FailureDir)
 	}
 	data, err := os.ReadFile(file)

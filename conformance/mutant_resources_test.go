@@ -20,10 +20,20 @@ func init() {
 	addMutantCases(
 		one("resources-list-uri-number", legacy, "resources.list.shape", StatusFail, "resources.0.uri: want string"),
 		one("resources-list-uri-number", modern, "resources.list.shape", StatusFail, "resources.0.uri: want string"),
+		// -32603 is what 2024-11-05 gives internal errors; only 2026-07-28
+		// requires the list to succeed. The checks that need the list are
+		// blocked by resources.list.shape.
+		one("resources-list-internal-error", protocol.Rev20241105, "resources.list.shape", StatusNotVerified, "answered error -32603 (internal error: the resource store is unreachable), the code 2024-11-05 gives internal errors"),
+		mutantCase{Mutation: "resources-list-internal-error", Protocol: modern, Want: []mutantWant{
+			{ID: "resources.list.shape", Revision: modern, Status: StatusFail, Reason: "resources/list (cursor \"\") failed with error -32603"},
+		}},
 		one("resources-templates-no-name", protocol.Rev20241105, "resources.templates.shape", StatusFail, `missing required member "name"`),
 		one("resources-read-no-uri", legacy, "resources.read.shape", StatusFail, `missing required member "uri"`),
 		one("resources-read-no-uri", modern, "resources.read.shape", StatusFail, `missing required member "uri"`),
 		one("resources-read-bad-blob", protocol.Rev20250326, "resources.read.blob-encoding", StatusFail, "the blob of bank://brand/logo.png is not base64"),
+		// The one blob is behind a template: read through its expansion.
+		one("resources-template-bad-blob", protocol.Rev20250326, "resources.read.blob-encoding", StatusFail, "the blob of bank://fx/rates/CHF is not base64"),
+		one("resources-template-bad-blob", modern, "resources.read.blob-encoding", StatusFail, "the blob of bank://fx/rates/CHF is not base64"),
 		one("resources-not-found-32602", protocol.Rev20250618, "resources.read.not-found", StatusWarn, "returned error -32602, want -32002"),
 		mutantCase{Mutation: "resources-not-found-32002-modern", Protocol: modern, Want: []mutantWant{
 			{ID: "resources.read.not-found-code", Revision: modern, Status: StatusFail, Reason: "returned error -32002, want -32602"},

@@ -38,6 +38,10 @@ func init() {
 		mutantCase{Mutation: "tools-call-bogus-content", Want: each("tools.call.shape", StatusFail, `"bogus" is not one of`, callable...)},
 		mutantCase{Mutation: "tools-structured-mismatch", Want: each("tools.call.structured", StatusFail, "structuredContent of fx.rates does not conform to its outputSchema", structured...)},
 		mutantCase{Mutation: "tools-structured-no-mirror", Want: each("tools.call.structured-text", StatusWarn, "the result of fx.rates has structuredContent but no text block with the same JSON", structured...)},
+		// Past twelve tools that fail every call, fx.rates is reached:
+		// the structured checks sample until a result carries
+		// structuredContent.
+		mutantCase{Mutation: "tools-structured-late-no-mirror", Want: each("tools.call.structured-text", StatusWarn, "the result of fx.rates has structuredContent but no text block with the same JSON", structured...)},
 		mutantCase{Mutation: "tools-structured-no-mirror-second", Want: each("tools.call.structured-text", StatusWarn, "the result of fx.quote has structuredContent but no text block with the same JSON", structured...)},
 		// The spec files unknown tools and malformed requests under
 		// protocol errors without an RFC 2119 keyword: a result is a warn.
@@ -62,6 +66,7 @@ func init() {
 		mutantCase{Mutation: "discover-omits-modern", Want: each("modern.discover.version-listed", StatusFail, "does not list it", modern...)},
 		mutantCase{Mutation: "meta-capabilities-optional", Want: each("modern.meta.required", StatusFail, "no clientCapabilities: a result, want error -32602", modern...)},
 		mutantCase{Mutation: "unsupported-version-no-requested", Want: each("modern.version.unsupported", StatusFail, "data.requested is absent", modern...)},
+		mutantCase{Mutation: "unsupported-version-first-only", Want: each("modern.version.unsupported", StatusFail, `server/discover with protocolVersion "1900-01-01" after a supported server/discover was answered answered with a result`, modern...)},
 		mutantCase{Mutation: "unsupported-version-extra-supported", Want: each("modern.version.supported-matches", StatusFail, "-32022 lists [2026-07-28 2099-01-01]", modern...)},
 		// Legacy versions in -32022 but not in discover: the spec's own
 		// examples differ that way, so no check fails.
@@ -249,6 +254,24 @@ func TestStructuredStatusHonest(t *testing.T) {
 					t.Errorf("%s@%s advises --allow-calls although every tool is allowed: %s", id, rev, r.Message)
 				}
 			}
+		}
+	}
+}
+
+// TestStructuredSamplingPastFailingTools: twelve tools with an outputSchema
+// that fail every call come first; the structured checks go on past the
+// first tenth of --cases until a result carries structuredContent, so
+// tools.call.structured passes on fx.rates rather than ending
+// not-verified.
+func TestStructuredSamplingPastFailingTools(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the mutant")
+	}
+	rep := runMutant(t, mutantCase{Mutation: "tools-structured-late-no-mirror", Tweak: func(o *Options) { o.Only = []string{"tools.call.structured"} }})
+	for _, rev := range modernAnd(Since(protocol.Rev20250618)) {
+		r := resultOf(rep, "tools.call.structured", rev)
+		if r == nil || r.Status != StatusPass {
+			t.Errorf("tools.call.structured@%s: %+v, want a pass judged on fx.rates", rev, r)
 		}
 	}
 }

@@ -3,20 +3,25 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"strconv"
 	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/runner"
 )
 
 // The progress area: a request that carries _meta.progressToken may get
-// notifications/progress until its response. The suite calls a read-only
-// tool that takes a duration (the reference's demo.wait, server-everything's
-// trigger-long-running-operation) with a token, collects what arrives until
-// the response, then sends a barrier: what arrives between the response and
-// the barrier's answer arrived after completion. No check sleeps.
+// notifications/progress until its response. The suite calls a callable
+// tool with a token: one that takes a duration (the reference's demo.wait,
+// server-everything's trigger-long-running-operation) when there is one,
+// else the first callable tool whose call reports progress; it collects
+// what arrives until the response, then sends a barrier: what arrives
+// between the response and the barrier's answer arrived after completion.
+// The checks apply to every server: one that reports no progress is
+// not-verified. No check sleeps.
 
 // progressRef is the progress page of a revision.
 func progressRef(rev, section string) SpecRef {
@@ -36,11 +41,14 @@ func progressRefs(section string) []SpecRef {
 	return out
 }
 
-// slowCall is a callable tool that runs for a duration it takes as an
-// argument, and the arguments that make it run about d.
+// slowCall is the call of a callable tool the progress and cancellation
+// checks make, and the arguments that make it run about d: of a tool that
+// runs for a duration it takes as an argument (timed), or of any other
+// tool, whose arguments are the same whatever d.
 type slowCall struct {
-	tool protocol.Tool
-	args func(d time.Duration, steps int) map[string]any
+	tool  protocol.Tool
+	args  func(d time.Duration, steps int) map[string]any
+	timed bool
 }
 
 // durationArgs recognises a duration argument by name and type: durationMs
@@ -131,11 +139,144 @@ func capWait(name string, unit time.Duration, v map[string]any, brokenPath strin
 	return name, []json.Number{json.Number(strconv.FormatFloat(limit, 'f', -1, 64)), "0"}
 }
 
-// requireSlowCall returns the first callable tool with a duration
-// argument, ending the check as not-verified when there is none.
-func requireSlowCall(t *T) slowCall {
-	tool := t.RequireCallableTool(func(tl protocol.Tool) bool { return durationArgs(tl) != nil })
-	return slowCall{tool: tool, args: durationArgs(tool)}
+// timedCall returns the fixtures' progress call when it takes a duration
+// argument, else the first callable tool with one, and false when there is
+// none.
+func (t *T) timedCall() (slowCall, bool) {
+	if call, ok := fixtureSlowCall(t); ok && call.timed {
+		return call, true
+	}
+	for _, tool := range t.CallableTools() {
+		if da := durationArgs(tool); da != nil {
+			return slowCall{tool: tool, args: da, timed: true}, true
+		}
+	}
+	return slowCall{}, false
+}
+
+// progressProbe is what progressCall found, once per revision.
+type progressProbe struct {
+	call slowCall
+	run  *progressRun // the probe's call that showed progress (an untimed call)
+	why  string       // why there is no call, when there is none
+}
+
+// progressCall returns the call that shows progress and a request in
+// flight: the first callable tool with a duration argument (timed, which
+// the checks make last as long as they need); else the first callable
+// tool, in list order, whose call with valid arguments and a
+// progressToken got a progress notification before its answer (run, that
+// call as observeProgress would have made it). Finding it calls the
+// callable tools in turn on the scratch session, within --cases calls,
+// until two go unanswered in time. Without one the check ends
+// not-verified, never n/a: a server MAY send no progress, and whether a
+// request was in flight is then not observable.
+func (t *T) progressCall() (slowCall, *progressRun) {
+	if p, ok := t.env.memo("progress/call").(*progressProbe); ok {
+		if p.why != "" {
+			t.NotVerified("%s", p.why)
+		}
+		p.note(t)
+		return p.call, p.run
+	}
+	if call, ok := t.timedCall(); ok {
+		t.env.setMemo("progress/call", &progressProbe{call: call})
+		return call, nil
+	}
+	if tools, _ := t.Tools(); len(tools) == 0 {
+		t.NotVerified("the server lists no tool: no call could be made to show progress or a request in flight")
+	}
+	t.RequireCallableTool(nil) // ends the check when none may be called
+	p := t.probeProgress()
+	t.env.setMemo("progress/call", p)
+	if p.why != "" {
+		t.NotVerified("%s", p.why)
+	}
+	p.note(t)
+	return p.call, p.run
+}
+
+// note says, in the evidence of each check that judges it, that the call
+// was found by its progress.
+func (p *progressProbe) note(t *T) {
+	if p.run != nil {
+		t.Logf("%s has no duration argument; its call with a progressToken reported progress (found by calling the callable tools in list order)", p.call.tool.Name)
+	}
+}
+
+// probeProgress calls the callable tools in list order, each with valid
+// arguments and a progressToken, until one sends a progress notification
+// before its answer.
+func (t *T) probeProgress() *progressProbe {
+	tools := t.CallableTools()
+	src := t.Rand()
+	called, timeouts := 0, 0
+	for _, tool := range tools {
+		if called >= t.cases() || timeouts >= 2 {
+			break
+		}
+		raw, ok := t.validArgs(tool, src)
+		var args map[string]any
+		if !ok || decodeNumbers(raw, &args) != nil {
+			continue
+		}
+		called++
+		c := t.Scratch()
+		run := &progressRun{conn: c, mark: len(c.p.Transcript()), tool: tool.Name, token: fmt.Sprintf("mcpconform-progress-%s", c.env.nextID())}
+		id := fmt.Sprintf("progress-%s", c.env.nextID())
+		c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args,
+			"_meta": map[string]any{protocol.MetaProgressToken: run.token}}))
+		before, resp, err := c.TryCollect(id)
+		if err != nil {
+			if errors.Is(err, runner.ErrTimeout) {
+				timeouts++
+			}
+			t.Logf("the call of %s made to find one that reports progress was not answered: %s", tool.Name, runFault(err))
+			continue
+		}
+		for _, r := range before {
+			if r.Msg != nil {
+				run.before = append(run.before, r.Msg)
+			}
+		}
+		run.resp = resp
+		if !carriesToken(progressNotes(run.before), run.token) {
+			// None for this call: a stray notification (of an earlier
+			// request, say) shows nothing of this one.
+			continue
+		}
+		for _, r := range c.Barrier() {
+			if r.Msg != nil {
+				run.after = append(run.after, r.Msg)
+			}
+		}
+		t.Logf("the %d callable tool(s) called before %s reported no progress", called-1, tool.Name)
+		return &progressProbe{call: slowCall{tool: tool, args: func(time.Duration, int) map[string]any { return args }}, run: run}
+	}
+	return &progressProbe{why: fmt.Sprintf("no callable tool takes a duration, and none of the %d of %d callable tools called with a progressToken sent a progress notification with its token before its answer (a server MAY send none): no call showed progress or a request in flight", called, len(tools))}
+}
+
+// carriesToken reports whether one of the progress notifications
+// references token.
+func carriesToken(notes []*protocol.Message, token string) bool {
+	want := string(mustJSON(token))
+	for _, m := range notes {
+		var p struct {
+			Token json.RawMessage `json:"progressToken"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil && protocol.IDKey(p.Token) == want {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeNumbers decodes raw into v, numbers as json.Number, so that
+// arguments go back on the wire as they were drawn.
+func decodeNumbers(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return dec.Decode(v)
 }
 
 // progressDuration is how long the progress checks make the slow call run:
@@ -185,10 +326,20 @@ func progressNotes(msgs []*protocol.Message) []*protocol.Message {
 // its transcript.
 func observeProgress(t *T) *progressRun {
 	if run, ok := t.env.memo("progress").(*progressRun); ok {
+		if p, ok := t.env.memo("progress/call").(*progressProbe); ok {
+			p.note(t)
+		}
 		t.resume(run.conn, run.mark)
 		return run
 	}
-	call := requireSlowCall(t)
+	call, probe := t.progressCall()
+	if probe != nil {
+		// A tool without a duration: the call that showed progress is
+		// the observation; it cannot be made to last longer.
+		t.resume(probe.conn, probe.mark)
+		t.env.setMemo("progress", probe)
+		return probe
+	}
 	// The scratch session: the call is answered and a barrier after it,
 	// so nothing of it is left for the checks that use the scratch next.
 	c := t.Scratch()
@@ -257,8 +408,7 @@ func init() {
 		Requirement: "Every notifications/progress sent while a request with a progressToken is in flight carries that token, with its JSON type.",
 		Authority: MCP(protocol.Modern, "basic/patterns/progress.mdx", "Behavior Requirements",
 			"Progress notifications MUST only reference tokens that: Were provided in an active request"),
-		Refs:       progressRefs("Behavior Requirements"),
-		Capability: "tools",
+		Refs: progressRefs("Behavior Requirements"),
 		Run: func(t *T) {
 			run := observeProgress(t)
 			notes := requireProgress(t, run)
@@ -283,8 +433,7 @@ func init() {
 		Requirement: "The progress value of successive notifications for one token strictly increases.",
 		Authority: MCP(protocol.Modern, "basic/patterns/progress.mdx", "Progress Flow",
 			"The `progress` value MUST increase with each notification, even if the total is unknown."),
-		Refs:       progressRefs("Progress Flow"),
-		Capability: "tools",
+		Refs: progressRefs("Progress Flow"),
 		Run: func(t *T) {
 			run := observeProgress(t)
 			notes := requireProgress(t, run)
@@ -314,8 +463,7 @@ func init() {
 		Authority: AdvisoryOn(protocol.Rev20251125, "schema.ts", "ProgressNotification",
 			"Total number of items to process (or total progress required), if known.",
 			"a progress above its own total tells the client the operation is more than done; the schema defines total without a keyword"),
-		Refs:       progressRefs("Progress Flow"),
-		Capability: "tools",
+		Refs: progressRefs("Progress Flow"),
 		Run: func(t *T) {
 			run := observeProgress(t)
 			notes := requireProgress(t, run)
@@ -345,8 +493,7 @@ func init() {
 		Requirement: "Once the request is answered, no progress notification for its token arrives (judged up to the answer of a barrier request sent after the response).",
 		Authority: MCP(protocol.Modern, "basic/patterns/progress.mdx", "Implementation Notes",
 			"Progress notifications MUST stop after completion"),
-		Refs:       progressRefs("Implementation Notes"),
-		Capability: "tools",
+		Refs: progressRefs("Implementation Notes"),
 		Run: func(t *T) {
 			run := observeProgress(t)
 			if run.resp.Error != nil {

@@ -46,7 +46,8 @@ func (t *T) listedPrompts() []protocol.Prompt {
 }
 
 // promptSamples gets up to maxPromptSamples listed prompts on the shared
-// session, once per revision.
+// session, once per revision, with the fixtures' arguments where they
+// give some.
 func (t *T) promptSamples() []promptSample {
 	f := &t.env.features
 	if f.promptsDone {
@@ -57,10 +58,13 @@ func (t *T) promptSamples() []promptSample {
 		if len(f.prompts) == maxPromptSamples {
 			break
 		}
-		args := map[string]string{}
-		for _, a := range p.Arguments {
-			if a.Required {
-				args[a.Name] = t.suggestArgument(c, p.Name, a.Name, args)
+		args, given := t.Fixtures().PromptArgs(p.Name)
+		if !given {
+			args = map[string]string{}
+			for _, a := range p.Arguments {
+				if a.Required {
+					args[a.Name] = t.suggestArgument(c, p.Name, a.Name, args)
+				}
 			}
 		}
 		params := map[string]any{"name": p.Name}
@@ -221,7 +225,7 @@ func init() {
 	Register(Check{
 		ID:          "prompts.list.shape",
 		Title:       "prompts/list pages have the ListPromptsResult shape",
-		Requirement: "Every page of prompts/list is a ListPromptsResult of the revision: prompts of name, optional arguments (name, required ...), an optional string nextCursor, and in 2026-07-28 resultType, ttlMs and cacheScope; a declared capability's list does not fail.",
+		Requirement: "Every page of prompts/list is a ListPromptsResult of the revision: prompts of name, optional arguments (name, required ...), an optional string nextCursor, and in 2026-07-28 resultType, ttlMs and cacheScope; in 2026-07-28 a declared capability's list does not fail (before it an error answer breaks no rule and leaves nothing to judge).",
 		Authority: MCP(protocol.Modern, "server/prompts.mdx", "Capabilities",
 			"Servers that declare the `prompts` capability MUST respond to `prompts/list` requests with the set of prompts currently available to the requesting client."),
 		// Before 2026-07-28 no sentence says it: a page that is no
@@ -430,7 +434,7 @@ func init() {
 		Authority:   MCP(protocol.Modern, "server/utilities/pagination.mdx", "Error Handling", "Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."),
 		Refs:        []SpecRef{{Revision: protocol.Rev20241105, File: "server/utilities/pagination.mdx", Section: "Error Handling"}},
 		Capability:  "prompts",
-		Run:         paginationBadCursor(protocol.MethodPromptsList),
+		Run:         paginationBadCursor(protocol.MethodPromptsList, "prompts"),
 	})
 
 	Register(Check{

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -29,9 +31,57 @@ import (
 // run names none (--cases).
 const DefaultCases = 100
 
-// FailureDir is where property checks save a failing case, shrunk, as a
-// transcript vector that `mcpconform replay` runs.
-var FailureDir = filepath.Join(os.TempDir(), "mcpconform-failures")
+// FailureDir is the directory under which property checks save a failing
+// case, shrunk, as a transcript vector that `mcpconform replay` runs: a
+// directory per server and run below it (RunFailureDir). It is the user's
+// cache directory's mcpconform/failures, or the temporary directory's
+// mcpconform-failures where there is no cache directory.
+var FailureDir = failureRoot()
+
+func failureRoot() string {
+	if dir, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(dir, "mcpconform", "failures")
+	}
+	return filepath.Join(os.TempDir(), "mcpconform-failures")
+}
+
+// RunFailureDir returns where a run with opts saves failing cases:
+// opts.FailureDir when set, else FailureDir/SERVER/RUN. SERVER is the
+// program's name and a hash of the command line, so that runs against
+// several servers never mix; RUN is the seed and a digest of the suite's
+// version, the checks selected and the cases per check. It holds no time:
+// the report names the saved files, and the same seed must give the same
+// report bytes, so a run repeated with the same seed overwrites the same
+// files with the same cases.
+func RunFailureDir(opts Options) string {
+	if opts.FailureDir != "" {
+		return opts.FailureDir
+	}
+	if len(opts.Command) == 0 {
+		return FailureDir
+	}
+	server := sha256.Sum256([]byte(strings.Join(opts.Command, "\x00")))
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, filepath.Base(opts.Command[0]))
+	seed := opts.Seed
+	if seed == 0 {
+		seed = DefaultSeed
+	}
+	cat := opts.Checks
+	if cat == nil {
+		cat = Catalogue()
+	}
+	run := sha256.New()
+	fmt.Fprintf(run, "%s\x00%d\x00%s", SuiteVersion, opts.cases(), opts.Protocol)
+	for _, c := range Select(cat, opts.Only, opts.Skip) {
+		fmt.Fprintf(run, "\x00%s", c.ID)
+	}
+	return filepath.Join(FailureDir, fmt.Sprintf("%s-%x", name, server[:4]), fmt.Sprintf("seed-%d-%x", seed, run.Sum(nil)[:4]))
+}
 
 // shrinkBudget bounds the number of re-runs spent shrinking one failure.
 const shrinkBudget = 40
@@ -362,7 +412,7 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 		p = t.Fresh().p
 	default:
 		var err error
-		if p, err = runner.Start(ctx, t.processConfig()); err != nil {
+		if p, err = runner.Start(t.runCtx, t.processConfig()); err != nil {
 			return wireRun{}, fmt.Errorf("start server: %w", err)
 		}
 		defer t.env.closeProcess(p)
@@ -580,10 +630,13 @@ func sequenceProperty(t *T, what string, lines []wireLine, at where, judge func(
 	}
 	// Each attempt that ends in a timeout costs a full wait: a server
 	// that hangs gets few of them (counted, not timed, so that the same
-	// seed shrinks alike).
+	// seed shrinks alike); and shrinking as a whole stops at its time
+	// budget, so that a slow server's failure costs the check minutes at
+	// most, not the run.
 	timeouts := 0
+	deadline := time.Now().Add(shrinkTime(t))
 	small := shrinkSlice(lines, func(ls []wireLine) bool {
-		if timeouts >= maxShrinkTimeouts || t.env.stallBreaker(t.check.ID) != nil {
+		if timeouts >= maxShrinkTimeouts || t.env.stallBreaker(t.check.ID) != nil || time.Now().After(deadline) {
 			return false // a hung server is not worth more full waits
 		}
 		r, err := drive(t, ls, ownProcess)
@@ -592,18 +645,35 @@ func sequenceProperty(t *T, what string, lines []wireLine, at where, judge func(
 		}
 		return err == nil && len(judge(ls, r)) > 0
 	})
+	size := fmt.Sprintf("shrunk from %d to %d lines", len(lines), len(small))
+	if len(small) == len(lines) {
+		size = fmt.Sprintf("%d lines, not shrunk", len(lines))
+	}
 	if t.env.stallBreaker(t.check.ID) == nil {
-		r, _ := drive(t, small, freshProcess)
-		if p := judge(small, r); len(p) > 0 {
-			problems = p
-		} else {
-			small = lines
+		// The failure is recorded only once the case fails again in a
+		// process of its own: one that passes there was the machine's
+		// doing, or the server's state, not the case's.
+		r, err := drive(t, small, freshProcess)
+		p := judge(small, r)
+		if err != nil || len(p) == 0 {
+			t.Logf("first run: %s (%d generated lines)", strings.Join(problems, "; "), len(lines))
+			why := "passed"
+			if err != nil {
+				why = "could not run: " + stableCause(err)
+			}
+			t.Logf("the %d-line case replayed in a fresh process %s", len(small), why)
+			t.NotVerified("the failure did not reproduce: %s, then the %d-line case %s in a fresh process", problems[0], len(small), why)
 		}
+		problems = p
 	}
 	file := saveSequence(t, what, small)
 	t.Actual("%s", strings.Join(problems, "; "))
-	t.Fatalf("%s (shrunk from %d to %d lines; failing case saved as %s)", problems[0], len(lines), len(small), file)
+	t.Fatalf("%s (%s, confirmed in a fresh process; failing case saved as %s)", problems[0], size, file)
 }
+
+// shrinkTime is the time a property check may spend shrinking one failure:
+// twelve request timeouts, at least a minute.
+func shrinkTime(t *T) time.Duration { return max(time.Minute, 12*t.RequestTimeout()) }
 
 // plannedRequests counts the requests among lines. The note names these,
 // not the ones written before a dying server was noticed, which depends on
@@ -648,15 +718,25 @@ func rate(t *T, requests int, elapsed time.Duration) {
 const maxShrinkTimeouts = 2
 
 // shrinkSlice removes chunks of xs, halving the chunk size, as long as the
-// case keeps failing, within shrinkBudget attempts.
+// case keeps failing, within shrinkBudget attempts. Every attempt is a
+// shorter case than the last failing one, and none is tried twice: a
+// removal that passed at one chunk size is not tried again as part of a
+// smaller one at the same place once nothing has changed before it.
 func shrinkSlice[E any](xs []E, fails func([]E) bool) []E {
 	budget := shrinkBudget
+	tried := map[[2]int]bool{} // (start, end) removed from the current xs
 	for chunk := len(xs) / 2; chunk >= 1 && budget > 0; chunk /= 2 {
 		for i := 0; i+chunk <= len(xs) && budget > 0; {
+			if tried[[2]int{i, i + chunk}] {
+				i += chunk
+				continue
+			}
+			tried[[2]int{i, i + chunk}] = true
 			cand := slices.Concat(xs[:i], xs[i+chunk:])
 			budget--
 			if fails(cand) {
 				xs = cand
+				clear(tried) // a new case: its removals are new
 				continue
 			}
 			i += chunk
@@ -716,10 +796,7 @@ func newTranscript(t *T, what string) *transcript.Transcript {
 // note saying why it could not.
 func saveTranscript(t *T, tr *transcript.Transcript) string {
 	tr.Steps = append(tr.Steps, transcript.Step{Kind: transcript.StepClose})
-	dir := t.env.eng.opts.FailureDir
-	if dir == "" {
-		dir = FailureDir
-	}
+	dir := RunFailureDir(t.env.eng.opts)
 	name := filepath.Join(dir, fmt.Sprintf("%s.%s.txt", tr.ID, t.env.rev))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "(not saved: " + err.Error() + ")"
@@ -1262,12 +1339,85 @@ func breakable(p *gen.Plan) []gen.Constraint {
 	return out
 }
 
-// argumentCases draws each tool's share of cases: valid ones, or invalid
-// ones taking its constraints in turn from a drawn start. Every case is
+// invalidCaps is the number of invalid cases each tool gets. Every tool
+// wants its equal share of --cases (at least one), raised to one case per
+// kind of constraint its schema has (type, required, enum, pattern,
+// bounds, additionalProperties ...: a server that validates types but not
+// enums must meet an enum case on every tool). The total is bounded by
+// invalidBudget; when the wants exceed it, the cases are dealt in rounds,
+// one per tool a round in list order, so that every tool's first kinds
+// are covered before any tool's later ones.
+func invalidCaps(cases int, tools []argTool) []int {
+	share := argBudget(cases, len(tools))
+	want := make([]int, len(tools))
+	total := 0
+	for i, at := range tools {
+		want[i] = max(share, len(breakableKinds(at.plan)))
+		total += want[i]
+	}
+	budget := invalidBudget(cases, len(tools))
+	if total <= budget {
+		return want
+	}
+	caps := make([]int, len(tools))
+	for dealt, round := 0, 0; dealt < budget; round++ {
+		for i := range tools {
+			if dealt < budget && want[i] > round {
+				caps[i]++
+				dealt++
+			}
+		}
+	}
+	return caps
+}
+
+// invalidBudget bounds the invalid cases of n tools: --cases for every
+// started ten tools, cases × ⌈n/10⌉, so that it grows with the tools (ten
+// cases a tool at the default of 100) rather than spreading a fixed
+// --cases thin.
+func invalidBudget(cases, n int) int { return cases * max(1, (n+9)/10) }
+
+// breakableKinds returns the kinds of the plan's breakable constraints,
+// in the order of their first constraint.
+func breakableKinds(p *gen.Plan) []string {
+	var out []string
+	for _, c := range breakable(p) {
+		if !slices.Contains(out, c.Kind) {
+			out = append(out, c.Kind)
+		}
+	}
+	return out
+}
+
+// invalidOrder returns the constraints a tool's invalid cases break, in
+// the order they are drawn: one of each kind first (drawn among that
+// kind's constraints), then all of them in turn from a drawn start.
+func invalidOrder(src gen.Source, cons []gen.Constraint) []gen.Constraint {
+	var out []gen.Constraint
+	byKind := map[string][]gen.Constraint{}
+	var kinds []string
+	for _, c := range cons {
+		if _, ok := byKind[c.Kind]; !ok {
+			kinds = append(kinds, c.Kind)
+		}
+		byKind[c.Kind] = append(byKind[c.Kind], c)
+	}
+	for _, k := range kinds {
+		of := byKind[k]
+		out = append(out, of[src.Intn(len(of))])
+	}
+	start := src.Intn(len(cons))
+	for i := range cons {
+		out = append(out, cons[(start+i)%len(cons)])
+	}
+	return out
+}
+
+// argumentCases draws each tool's cases (caps[i] for tool i): valid ones,
+// or invalid ones taking its constraints in invalidOrder. Every case is
 // held against the oracle first; one it disagrees with is dropped and
 // counted as a generator bug when the plan understood the whole schema.
-func argumentCases(src gen.Source, tools []argTool, budget int, valid bool) (cs []argCase, unsupported, empty, bugs noteList) {
-	cs = make([]argCase, 0, len(tools)*budget)
+func argumentCases(src gen.Source, tools []argTool, caps []int, valid bool) (cs []argCase, unsupported, empty, bugs noteList) {
 	for i, at := range tools {
 		for _, u := range at.plan.Unsupported() {
 			unsupported.add("%s: %s", at.tool.Name, u)
@@ -1277,15 +1427,21 @@ func argumentCases(src gen.Source, tools []argTool, budget int, valid bool) (cs 
 			empty.add("%s (its input schema has no constraint an arguments object can break)", at.tool.Name)
 			continue
 		}
-		start := 0
-		if len(cons) > 0 {
-			start = src.Intn(len(cons))
+		var order []gen.Constraint
+		if !valid {
+			order = invalidOrder(src, cons)
 		}
+		budget := caps[i]
 		made, disagreed := 0, 0
 		for try := 0; try < 2*budget && made < budget; try++ {
 			var c *gen.Constraint
 			if !valid {
-				c = &cons[(start+try)%len(cons)]
+				// Past the kinds and one turn, the turn repeats.
+				j := try
+				if k := len(order) - len(cons); j >= len(order) {
+					j = k + (j-k)%len(cons)
+				}
+				c = &order[j]
 			}
 			args, ok, disagree := drawCase(src, at, c)
 			if disagree {
@@ -1318,8 +1474,21 @@ func runArguments(t *T, validSide bool) {
 		t.RequireCallableTool(nil)
 		t.NotVerified("no callable tool has an input schema the suite compiles: %s", strings.Join(skipped, "; "))
 	}
-	budget := argBudget(t.cases(), len(tools))
-	cs, unsupported, empty, bugs := argumentCases(t.Rand(), tools, budget, validSide)
+	src := t.Rand()
+	caps := make([]int, len(tools))
+	for i := range caps {
+		caps[i] = argBudget(t.cases(), len(tools))
+	}
+	if !validSide {
+		caps = invalidCaps(t.cases(), tools)
+	}
+	budget := slices.Max(caps)
+	cs, unsupported, empty, bugs := argumentCases(src, tools, caps, validSide)
+	if !validSide {
+		// One call with valid arguments per tool: a tool that fails it
+		// as it fails the invalid ones shows nothing of validation.
+		cs = withControls(t, src, tools, cs)
+	}
 	unsupported.log(t, "not generated: ")
 	bugs.log(t, "generator bug: ")
 	empty.log(t, "no case for ")
@@ -1353,7 +1522,13 @@ func runArguments(t *T, validSide bool) {
 	var bad []int
 	for i, a := range cs {
 		if answers[i] == nil {
+			if !validSide && a.broken == nil {
+				continue // a control: counted with its tool's cases
+			}
 			late++
+			continue
+		}
+		if !validSide && a.broken == nil {
 			continue
 		}
 		n++
@@ -1382,17 +1557,22 @@ func runArguments(t *T, validSide bool) {
 		t.Actual("%d of %d %s argument sets %s%s", len(bad), n, kind, map[bool]string{false: "accepted", true: "rejected as invalid params"}[validSide], badSummary(tools, cs, bad, validSide))
 		if validSide {
 			small := shrinkCase(t, c, at, first, func(m *protocol.Message) bool { return judgeCall(m) == rejectedParams })
+			confirmCall(t, at.tool.Name, small.args, "rejected as invalid params", func(m *protocol.Message) bool { return judgeCall(m) == rejectedParams })
 			m := answers[bad[0]]
 			file := saveCall(t, "valid arguments rejected", at.tool.Name, small.args, true)
 			t.Fatalf("tool %s rejected %s, valid under its input schema, as invalid params (%d %s); failing case saved as %s",
 				at.tool.Name, clipText(string(small.args), 120), m.Error.Code, clipText(m.Error.Message, 60), file)
 		}
 		small := shrinkCase(t, c, at, first, func(m *protocol.Message) bool { return judgeCall(m) == accepted })
+		confirmCall(t, at.tool.Name, small.args, "accepted", func(m *protocol.Message) bool { return judgeCall(m) == accepted })
 		file := saveCall(t, "invalid arguments accepted", at.tool.Name, small.args, false)
 		t.Fatalf("tool %s accepted %s, which breaks %s (schema %s); %d of %d invalid argument sets accepted; failing case saved as %s",
 			at.tool.Name, clipText(string(small.args), 120), first.broken, first.broken.SchemaPath, len(bad), n, file)
 	}
 	t.Actual("%d %s argument sets, none %s%s", n, kind, map[bool]string{false: "accepted", true: "rejected as invalid params"}[validSide], sampleNote(len(sample), listed))
+	if !validSide {
+		judgeEvidence(t, tools, cs, answers, answered)
+	}
 	var unverified noteList
 	for i, at := range tools {
 		if !answered[i] && hasCase(cs, i) {
@@ -1406,6 +1586,149 @@ func runArguments(t *T, validSide bool) {
 		}
 		t.NotVerified("no failure in %d answered calls, but no call of %s%s was answered within the request timeout", n, strings.Join(unverified.items, ", "), more)
 	}
+}
+
+// withControls adds to the invalid cases cs, grouped by tool, one case of
+// valid arguments per tool (broken nil), first in its tool's group.
+func withControls(t *T, src gen.Source, tools []argTool, cs []argCase) []argCase {
+	out := make([]argCase, 0, len(cs)+len(tools))
+	for i := 0; i < len(cs); {
+		tool := cs[i].tool
+		if args, ok := t.validArgs(tools[tool].tool, src); ok {
+			out = append(out, argCase{tool: tool, args: args})
+		}
+		for ; i < len(cs) && cs[i].tool == tool; i++ {
+			out = append(out, cs[i])
+		}
+	}
+	return out
+}
+
+// judgeEvidence ends invalid-rejected as not-verified when no tool showed
+// anything of validation: a tool whose call with valid arguments failed,
+// and whose every answered invalid call failed alike (failureSignature),
+// refused the invalid arguments for a reason that has nothing to do with
+// them (a network it cannot reach, a store it is not connected to). Such
+// tools are named in the evidence; when some other tool showed its
+// validation, the check stands on that one.
+func judgeEvidence(t *T, tools []argTool, cs []argCase, answers []*protocol.Message, answered []bool) {
+	control := make([]*protocol.Message, len(tools))
+	controlArgs := make([]json.RawMessage, len(tools))
+	alike := make([]bool, len(tools))
+	for i, a := range cs {
+		if a.broken == nil && answers[i] != nil {
+			control[a.tool], controlArgs[a.tool] = answers[i], a.args
+			alike[a.tool] = judgeCall(answers[i]) != accepted
+		}
+	}
+	for i, a := range cs {
+		if a.broken == nil || answers[i] == nil || !alike[a.tool] {
+			continue
+		}
+		if failureSignature(answers[i], a.args) != failureSignature(control[a.tool], controlArgs[a.tool]) {
+			alike[a.tool] = false
+		}
+	}
+	var none noteList
+	evidence := 0
+	first := -1
+	for i := range tools {
+		switch {
+		case !answered[i]:
+		case alike[i]:
+			if first < 0 {
+				first = i
+			}
+			none.add("%s (%s)", tools[i].tool.Name, failureText(control[i]))
+		default:
+			evidence++
+		}
+	}
+	t.Metric("tools_no_evidence", float64(len(none.items)+none.more))
+	if first < 0 {
+		return
+	}
+	none.log(t, "no evidence, every call failed alike with valid arguments or not: ")
+	if evidence == 0 {
+		t.NotVerified("every call of the %d tool(s) answered failed alike, valid arguments or not, so none showed whether it validates its inputs: %s failed with %s",
+			len(none.items)+none.more, tools[first].tool.Name, failureText(control[first]))
+	}
+}
+
+// failureSignature renders how a call failed, the same for two calls that
+// failed for the same reason whatever their arguments: the error code and
+// message, or the isError result's text, with the arguments' strings
+// taken out and every run of digits read as one. It is "" for a call that
+// did not fail.
+func failureSignature(m *protocol.Message, args json.RawMessage) string {
+	var text string
+	switch {
+	case m.Error != nil:
+		text = fmt.Sprintf("error %d %s", m.Error.Code, m.Error.Message)
+	case resultIsError(m.Result):
+		text = "isError " + resultText(m.Result)
+	default:
+		return ""
+	}
+	var v any
+	_ = json.Unmarshal(args, &v)
+	for _, leaf := range stringLeaves(v) {
+		if len(leaf) >= 2 {
+			text = strings.ReplaceAll(text, leaf, "…")
+		}
+	}
+	return digitRuns.ReplaceAllString(strings.Join(strings.Fields(text), " "), "0")
+}
+
+var digitRuns = regexp.MustCompile(`[0-9]+`)
+
+// stringLeaves returns the strings in v, keys included, longest first.
+func stringLeaves(v any) []string {
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			out = append(out, x)
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for k, e := range x {
+				out = append(out, k)
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) || len(out[i]) == len(out[j]) && out[i] < out[j] })
+	return out
+}
+
+// failureText is how a failed call failed, for messages.
+func failureText(m *protocol.Message) string {
+	if m.Error != nil {
+		return fmt.Sprintf("error %d %q", m.Error.Code, clipText(m.Error.Message, 80))
+	}
+	return fmt.Sprintf("an isError result %q", clipText(resultText(m.Result), 80))
+}
+
+// resultText joins the text blocks of a CallToolResult.
+func resultText(raw json.RawMessage) string {
+	var res struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	_ = json.Unmarshal(raw, &res)
+	var parts []string
+	for _, c := range res.Content {
+		if c.Text != "" {
+			parts = append(parts, c.Text)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // argToolFloor is the number of tools an argument property covers whatever
@@ -1528,6 +1851,12 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) 
 		if errors.Is(err, runner.ErrTimeout) && got > 0 {
 			break
 		}
+		if errors.Is(err, runner.ErrTimeout) && c.ctx().Err() == nil {
+			// No answer at all in time is no evidence about the
+			// arguments: the re-run with the timeout doubled may get one.
+			t.Actual("no answer to any of %d tools/call within %s", next, t.RequestTimeout())
+			t.NotVerified("no answer to any of the %d tools/call sent within %s", next, t.RequestTimeout())
+		}
 		if err != nil {
 			c.must(protocol.MethodToolsCall, err)
 		}
@@ -1622,6 +1951,24 @@ func shrinkCase(t *T, c *Conn, at argTool, a argCase, fails func(*protocol.Messa
 	return a
 }
 
+// confirmCall replays a failing call once in a fresh session of the check
+// before its failure is recorded: a call that is then answered as the
+// check accepts ends the check not-verified, with both answers in the
+// evidence, since the failure did not reproduce.
+func confirmCall(t *T, tool string, args json.RawMessage, what string, fails func(*protocol.Message) bool) {
+	c := t.FreshSession()
+	m, err := c.Request(protocol.MethodToolsCall, map[string]any{"name": tool, "arguments": args})
+	if err == nil && fails(m) {
+		t.Logf("the failing call, replayed in a fresh session (%s), was %s again", c.Name(), what)
+		return
+	}
+	why := "answered as the check accepts"
+	if err != nil {
+		why = "not answered (" + runFault(err) + ")"
+	}
+	t.NotVerified("the failure did not reproduce: tool %s was %s with %s, then %s when replayed in a fresh session", tool, what, clipText(string(args), 120), why)
+}
+
 // simpler returns smaller variants of an arguments object: a key removed,
 // or a member replaced by a simpler value.
 func simpler(v any) []any {
@@ -1665,14 +2012,15 @@ func saveCall(t *T, what, tool string, args json.RawMessage, valid bool) string 
 	tr := newTranscript(t, what)
 	line := requestLine(t.env.rev, "1", protocol.MethodToolsCall, map[string]any{"name": tool, "arguments": args})
 	tr.Steps = append(tr.Steps, transcript.Step{Kind: transcript.StepSend, Raw: []byte(line)})
+	// The vector expects what the check accepts (judgeCall): for valid
+	// arguments anything but -32602; for invalid ones any error, or a
+	// tool-error result, in every revision.
 	recv := recvStep(assert("id", transcript.OpEqual, "1"))
-	switch {
-	case valid:
+	if valid {
 		recv.Asserts = append(recv.Asserts, assert("error.code", transcript.OpNotEqual, strconv.Itoa(protocol.CodeInvalidParams)))
-	case t.env.rev != protocol.Modern && t.env.rev < protocol.Rev20251125:
-		recv.Asserts = append(recv.Asserts, assert("error.code", transcript.OpEqual, strconv.Itoa(protocol.CodeInvalidParams)))
-	default:
-		recv.Asserts = append(recv.Asserts, assert("result.isError", transcript.OpEqual, "true"))
+	} else {
+		recv.Asserts = append(recv.Asserts, assert("error", transcript.OpExists, ""))
+		recv.Or = [][]transcript.Assertion{{assert("id", transcript.OpEqual, "1"), assert("result.isError", transcript.OpEqual, "true")}}
 	}
 	tr.Steps = append(tr.Steps, recv)
 	return saveTranscript(t, tr)

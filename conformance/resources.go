@@ -103,6 +103,9 @@ type featureCache struct {
 	promptsDone bool
 	completions []completionSample
 	compDone    bool
+	// templateReads are the template expansions read (uritemplate.go).
+	templateReads []templateRead
+	templateDone  bool
 }
 
 // listPage is one page of a list method as the wire carried it.
@@ -211,24 +214,25 @@ type readSample struct {
 	Resp *protocol.Message
 }
 
-// readSamples reads up to maxReadSamples listed resources on the shared
-// session, within the run's budget, once per revision.
+// readSamples reads up to maxReadSamples resources (the fixtures' URIs,
+// then the listed ones) on the shared session, within the run's budget,
+// once per revision.
 func (t *T) readSamples() []readSample {
 	f := &t.env.features
 	if f.readsDone {
 		return f.reads
 	}
-	resources := t.listedResources()
+	uris := t.readURIs(t.listedResources())
 	c := t.Session()
-	for _, r := range resources {
+	for _, uri := range uris {
 		if len(f.reads) == maxReadSamples {
 			break
 		}
-		m, ok := t.budgeted(c, protocol.MethodResourcesRead, map[string]any{"uri": r.URI})
+		m, ok := t.budgeted(c, protocol.MethodResourcesRead, map[string]any{"uri": uri})
 		if !ok {
 			break
 		}
-		f.reads = append(f.reads, readSample{URI: r.URI, Resp: m})
+		f.reads = append(f.reads, readSample{URI: uri, Resp: m})
 	}
 	f.readsDone = true
 	return f.reads
@@ -256,12 +260,34 @@ func listShape(method, member string, notFoundNA bool) func(t *T) {
 			if notFoundNA && w.Err.Code == protocol.CodeMethodNotFound && len(w.Pages) == 0 {
 				t.NotApplicable("%s is not offered (-32601): the server has no resource templates", method)
 			}
-			t.Actual("error %d %q", w.Err.Code, w.Err.Message)
-			t.Fatalf("%s (cursor %q) failed with error %d: %s", method, w.ErrCursor, w.Err.Code, w.Err.Message)
+			judgeListError(t, method, w.ErrCursor, w.Err)
 		}
 		bad := judgePages(t, w)
 		t.Actual("%d page(s), %d with shape problems", len(w.Pages), bad)
 	}
+}
+
+// judgeListError judges an error answer to a list request by the rules of
+// the revision under test, and ends the check. 2026-07-28 requires a
+// server that declares the capability to "respond to `tools/list`
+// requests with the set of tools currently available" (and so for prompts
+// and resources, server/*.mdx §Capabilities): the error fails the check.
+// The earlier revisions require no list to succeed, and their §Error
+// Handling names standard JSON-RPC errors for failures ("Servers SHOULD
+// return standard JSON-RPC errors for common failure cases: ... Internal
+// errors: `-32603`", server/resources.mdx and server/prompts.mdx of
+// 2024-11-05 on): the error is a valid MCP message that breaks nothing
+// the list checks quote, and leaves no page to judge.
+func judgeListError(t *T, method, cursor string, e *protocol.Error) {
+	t.Actual("error %d %q", e.Code, e.Message)
+	if t.Modern() {
+		t.Fatalf("%s (cursor %q) failed with error %d: %s", method, cursor, e.Code, e.Message)
+	}
+	what := "an error"
+	if e.Code == protocol.CodeInternalError {
+		what = "the code " + t.Revision() + " gives internal errors (server/resources.mdx and server/prompts.mdx §Error Handling)"
+	}
+	t.NotVerified("%s (cursor %q) answered error %d (%s), %s: no sentence of %s requires the list to succeed, so there is no page to judge", method, cursor, e.Code, clipText(e.Message, 80), what, t.Revision())
 }
 
 // paginationFollow is the Run of the cursor-walk checks.
@@ -287,13 +313,19 @@ func paginationFollow(method, member string) func(t *T) {
 }
 
 // paginationBadCursor is the Run of the invalid-cursor checks.
-func paginationBadCursor(method string) func(t *T) {
+func paginationBadCursor(method, member string) func(t *T) {
 	return func(t *T) {
 		cursor := fmt.Sprintf("mcpconform-invalid-cursor-%08x", t.Rand().Uint32())
 		m := t.Session().MustRequest(method, map[string]any{"cursor": cursor})
 		t.Expect("error -32602")
 		if m.Error != nil && m.Error.Code == protocol.CodeMethodNotFound && method == protocol.MethodResourcesTemplatesList {
 			t.NotApplicable("%s is not offered (-32601)", method)
+		}
+		if w := t.listing(method, member); m.Error != nil && w.Err != nil && w.ErrCursor == "" && w.Err.Code == m.Error.Code {
+			// The list fails alike without a cursor: the error says
+			// nothing of how the cursor was handled.
+			t.Actual("error %d", m.Error.Code)
+			t.NotVerified("%s fails without a cursor too (error %d %s): the error for the made-up cursor is no evidence either way", method, w.Err.Code, clipText(w.Err.Message, 80))
 		}
 		judgeErrorCode(t, m, protocol.CodeInvalidParams,
 			fmt.Sprintf("%s with the made-up cursor %q returned a result instead of error -32602", method, cursor),
@@ -406,7 +438,7 @@ func init() {
 	Register(Check{
 		ID:          "resources.list.shape",
 		Title:       "resources/list pages have the ListResourcesResult shape",
-		Requirement: "Every page of resources/list is a ListResourcesResult of the revision: a resources array of Resource objects (uri, name ...), an optional string nextCursor, and in 2026-07-28 resultType, ttlMs and cacheScope; a declared capability's list does not fail.",
+		Requirement: "Every page of resources/list is a ListResourcesResult of the revision: a resources array of Resource objects (uri, name ...), an optional string nextCursor, and in 2026-07-28 resultType, ttlMs and cacheScope; in 2026-07-28 a declared capability's list does not fail (before it an error answer breaks no rule and leaves nothing to judge).",
 		Authority: MCP(protocol.Modern, "server/resources.mdx", "Capabilities",
 			"Servers that declare the `resources` capability MUST respond to `resources/list` requests with the set of resources currently available to the requesting client."),
 		// Before 2026-07-28 no sentence says it: a page that is no
@@ -485,20 +517,30 @@ func init() {
 	Register(Check{
 		ID:          "resources.read.blob-encoding",
 		Title:       "Blob contents are base64",
-		Requirement: "Every blob of a resources/read result is base64-encoded (RFC 4648 §4).",
+		Requirement: "Every blob of a resources/read result is base64-encoded (RFC 4648 §4): of the listed resources read, and of one expansion of each resource template (variables from a listed URI the template matches, the server's completion, or 1).",
 		Authority:   MCP(protocol.Modern, "server/resources.mdx", "Security Considerations", "Binary data MUST be properly encoded"),
 		Refs:        []SpecRef{resourcesRef(protocol.Rev20241105, "Security Considerations"), resourcesRef(protocol.Rev20251125, "Binary Content")},
 		Capability:  "resources",
 		Prereqs:     []string{"resources.list.shape"},
 		Run: func(t *T) {
 			t.Expect("every blob valid base64")
-			blobs := 0
+			// Binary contents may be offered behind a template only, so
+			// an expansion of each template is read too.
+			var reads []*protocol.Message
 			for _, s := range t.readSamples() {
-				if s.Resp.Error != nil {
+				reads = append(reads, s.Resp)
+			}
+			templates := t.templateReads()
+			for _, s := range templates {
+				reads = append(reads, s.Resp)
+			}
+			blobs := 0
+			for _, m := range reads {
+				if m.Error != nil {
 					continue
 				}
 				var res protocol.ReadResourceResult
-				if json.Unmarshal(s.Resp.Result, &res) != nil {
+				if json.Unmarshal(m.Result, &res) != nil {
 					continue // resources.read.shape judges it
 				}
 				for _, c := range res.Contents {
@@ -511,9 +553,9 @@ func init() {
 					}
 				}
 			}
-			t.Actual("%d blob(s) read", blobs)
+			t.Actual("%d blob(s) in %d read(s), %d of them of template expansions", blobs, len(reads), len(templates))
 			if blobs == 0 {
-				t.NotApplicable("no resource read had blob contents")
+				t.NotApplicable("no resource read had blob contents (%d listed and %d template expansions read)", len(reads)-len(templates), len(templates))
 			}
 		},
 	})
@@ -626,7 +668,7 @@ func init() {
 		Authority:   MCP(protocol.Modern, "server/utilities/pagination.mdx", "Error Handling", "Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."),
 		Refs:        []SpecRef{{Revision: protocol.Rev20241105, File: "server/utilities/pagination.mdx", Section: "Error Handling"}},
 		Capability:  "resources",
-		Run:         paginationBadCursor(protocol.MethodResourcesList),
+		Run:         paginationBadCursor(protocol.MethodResourcesList, "resources"),
 	})
 	Register(Check{
 		ID:          "resources.pagination.templates-bad-cursor",
@@ -635,7 +677,7 @@ func init() {
 		Authority:   MCP(protocol.Modern, "server/utilities/pagination.mdx", "Error Handling", "Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."),
 		Refs:        []SpecRef{{Revision: protocol.Rev20241105, File: "server/utilities/pagination.mdx", Section: "Error Handling"}},
 		Capability:  "resources",
-		Run:         paginationBadCursor(protocol.MethodResourcesTemplatesList),
+		Run:         paginationBadCursor(protocol.MethodResourcesTemplatesList, "resourceTemplates"),
 	})
 
 	Register(Check{

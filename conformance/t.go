@@ -21,10 +21,11 @@ import (
 // server processes, and the means to record a verdict and its evidence.
 // A T is used by one goroutine only.
 type T struct {
-	check *Check
-	env   *revEnv
-	ctx   context.Context
-	rand  *rand.Rand
+	check  *Check
+	env    *revEnv
+	ctx    context.Context // the check's: the run's, bounded by the check's budget
+	runCtx context.Context // the run's
+	rand   *rand.Rand
 
 	status   Status
 	messages []string
@@ -584,7 +585,11 @@ func (c *Conn) request(method string, params any, do func(context.Context) (*pro
 	if err != nil {
 		return nil, err
 	}
+	sent := time.Now()
 	m, err := do(c.ctx())
+	if id, ok := silenceKey(err); ok {
+		m, err = c.afterSilence(method, id, sent, err)
+	}
 	return c.answered(method, raw, key, m, err)
 }
 
@@ -682,7 +687,11 @@ func (a *ahead) more() bool { return a != nil && a.taken < len(a.ids) }
 func (a *ahead) take() (*protocol.Message, error) {
 	id := a.ids[a.taken]
 	a.taken++
+	sent := time.Now()
 	m, err := a.c.p.Await(a.c.ctx(), id)
+	if key, ok := silenceKey(err); ok {
+		m, err = a.c.afterSilence(a.method, key, sent, err)
+	}
 	return a.c.answered(a.method, a.raw, a.key, m, err)
 }
 
@@ -719,6 +728,9 @@ func (c *Conn) noteErr(err error) {
 	if errors.Is(err, runner.ErrTimeout) && c.t != nil {
 		c.t.noteTimeout()
 	}
+	if aliveAfter(err) {
+		return // the process answered the probe after it: still usable
+	}
 	if errors.Is(err, runner.ErrExited) || errors.Is(err, runner.ErrFlood) || errors.Is(err, runner.ErrTimeout) {
 		c.broken = true
 	}
@@ -736,7 +748,7 @@ var basicMethods = map[string]bool{
 // request.
 func (c *Conn) noteStall(method string, err error) {
 	// A session's handshake (no check yet) is covered by handshakeErr.
-	if c.t != nil && basicMethods[method] && errors.Is(err, runner.ErrTimeout) && !errors.Is(err, runner.ErrStalled) && c.ctx().Err() == nil {
+	if c.t != nil && basicMethods[method] && errors.Is(err, runner.ErrTimeout) && !errors.Is(err, runner.ErrStalled) && !aliveAfter(err) && c.ctx().Err() == nil {
 		c.env.noteStall(c.t.check.ID, method, c.p, err)
 	}
 }
@@ -757,6 +769,9 @@ func (c *Conn) must(method string, err error) {
 	t := c.t
 	switch {
 	case c.ctx().Err() != nil:
+		if why := t.timeSpent(); why != "" {
+			t.NotVerified("no answer to %s: %s", method, why)
+		}
 		t.HarnessError("run timeout while waiting for %s", method)
 	case errors.Is(err, runner.ErrLineTooLong):
 		t.Logf("%v", err)
@@ -766,6 +781,30 @@ func (c *Conn) must(method string, err error) {
 		t.Logf("%v", err)
 		t.Actual("JSON nested more than 10000 levels deep")
 		t.NotVerified("the answer to %s nests more than 10000 levels deep, which this suite does not decode", method)
+	case errors.Is(err, runner.ErrTimeout) && c.p.Responses() == 0:
+		// A process that has answered nothing, not even initialize, is
+		// a start too slow or a server that hangs: the check that owns
+		// the handshake judges that, and no other check fails on it.
+		bound := timeoutOf(err)
+		if bound == 0 {
+			bound = t.RequestTimeout()
+		}
+		t.Actual("no response: the process answered nothing within %s", bound)
+		if t.check.ID == t.env.infoPrereq() {
+			t.NotVerified("the process answered nothing, not even %s, within %s; raise --start-timeout to judge it", t.env.infoMethod(), bound)
+		}
+		t.blocked(t.env.infoPrereq(), "blocked by %s: the process answered nothing, not even %s, within %s", t.env.infoPrereq(), t.env.infoMethod(), bound)
+	case aliveAfter(err):
+		// The server ignores this method and still answers: only a
+		// check whose rule is the answer fails.
+		bound := timeoutOf(err)
+		t.Actual("no response within %s", bound)
+		var s *silenceError
+		errors.As(err, &s)
+		if answersRequired(t.check) {
+			t.Fatalf("no response to %s within %s (the process answered the %s sent after it)", method, bound, s.probe)
+		}
+		t.NotVerified("no answer to %s within %s (the process answered the %s sent after it)", method, bound, s.probe)
 	case errors.Is(err, runner.ErrStalled):
 		t.Actual("no response: the process had stopped answering")
 		t.Fatalf("no response to %s: the process had already stopped answering", method)
@@ -776,6 +815,13 @@ func (c *Conn) must(method string, err error) {
 			bound = te.After // the start-up allowance, for a process's first answer
 		}
 		t.Actual("no response within %s", bound)
+		if owner := t.env.answerOwner(method); owner != "" && owner != t.check.ID && !answersRequired(t.check) {
+			// A process that stopped answering a request every server
+			// answers breaks the rule of the check that owns that
+			// request, not this one's: that check runs next and judges
+			// it (stallOwner), and this one waits on its verdict.
+			t.blocked(owner, "blocked by %s: no response to %s within %s", owner, method, bound)
+		}
 		t.Fatalf("no response to %s within %s", method, bound)
 	case errors.Is(err, runner.ErrExited):
 		t.Logf("%v", err) // with the stderr tail
@@ -924,9 +970,14 @@ func (c *Conn) TryCollect(id any) (before []runner.Received, resp *protocol.Mess
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			c.broken = true
 			c.t.noteTimeout()
-			return before, nil, c.p.MarkStalled("response to id "+key, budget)
+			err := c.p.MarkStalled("response to id "+key, budget)
+			m, err := c.afterSilence(methodOf(c, key), key, deadline.Add(-budget), err)
+			if err == nil || aliveAfter(err) {
+				return before, m, err // a late answer, or a method the process ignores
+			}
+			c.broken = true
+			return before, nil, err
 		}
 		r, err := c.Next(left)
 		if err != nil {

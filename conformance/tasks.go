@@ -12,7 +12,8 @@ import (
 )
 
 // The tasks area (2025-11-25): task-augmented tools/call of a callable tool
-// that declares execution.taskSupport and takes a duration, then tasks/get,
+// that declares execution.taskSupport optional or required (one that takes
+// a duration when there is one, else the first), then tasks/get,
 // tasks/result (held until the task ends), tasks/list and tasks/cancel, on
 // one fresh session per revision whose exchanges the checks share.
 
@@ -76,7 +77,8 @@ func taskSupport(tool protocol.Tool) string {
 }
 
 // taskTools returns the callable tools, including those that require a
-// task (CallableTools leaves them out: a plain call of them is wrong).
+// task (CallableTools leaves them out: a plain call of them is wrong), and
+// the tools the fixtures give a call of.
 func (t *T) taskTools(keep func(protocol.Tool) bool) []protocol.Tool {
 	tools, err := t.Tools()
 	if err != nil {
@@ -84,7 +86,7 @@ func (t *T) taskTools(keep func(protocol.Tool) bool) []protocol.Tool {
 	}
 	var out []protocol.Tool
 	for _, tl := range tools {
-		if t.env.eng.callable(tl) && keep(tl) {
+		if (t.env.eng.callable(tl) || t.fixtureCallable(tl)) && keep(tl) {
 			out = append(out, tl)
 		}
 	}
@@ -164,11 +166,65 @@ func createdTask(m *protocol.Message) (taskView, bool) {
 	return *created.Task, true
 }
 
-// isTaskTool reports whether tool can run as a task for the duration the
-// suite asks (observeTasks calls it).
+// isTaskTool reports whether tool can run as a task (observeTasks calls
+// one).
 func isTaskTool(tool protocol.Tool) bool {
 	s := taskSupport(tool)
-	return (s == "optional" || s == "required") && durationArgs(tool) != nil
+	return s == "optional" || s == "required"
+}
+
+// requireTaskTool returns the tool observeTasks runs as a task: the first
+// callable task tool that takes a duration (its task can be made to last
+// while the checks watch it), else the first that does not ask the client
+// for a feature (found by name, as the feature checks find them: its task
+// would wait for an answer the session cannot give), else the first
+// callable task tool. With none callable the check ends not-verified with
+// the hint on how to allow one; with none listed, n/a.
+func (t *T) requireTaskTool() protocol.Tool {
+	tools := t.taskTools(isTaskTool)
+	asksClient := func(tl protocol.Tool) bool {
+		return slices.ContainsFunc(surveyedFeatures, func(f feature) bool { return strings.Contains(strings.ToLower(tl.Name), f.hint) })
+	}
+	for _, prefer := range []func(protocol.Tool) bool{
+		func(tl protocol.Tool) bool { return durationArgs(tl) != nil },
+		func(tl protocol.Tool) bool { return !asksClient(tl) },
+		func(protocol.Tool) bool { return true },
+	} {
+		if i := slices.IndexFunc(tools, prefer); i >= 0 {
+			return tools[i]
+		}
+	}
+	listed, _ := t.Tools()
+	var excluded []string
+	for _, tl := range listed {
+		if isTaskTool(tl) {
+			excluded = append(excluded, tl.Name)
+		}
+	}
+	if len(excluded) == 0 {
+		t.NotApplicable("none of the %d listed tools declares execution.taskSupport optional or required", len(listed))
+	}
+	t.NotVerified("%d listed tool(s) support tasks (%s) but none may be called: no readOnlyHint true%s, or --deny-calls; allow one with --allow-calls NAME",
+		len(excluded), strings.Join(excluded[:min(len(excluded), 3)], ", "), t.env.eng.allowHint())
+	return protocol.Tool{}
+}
+
+// taskArgs returns the arguments of the task-augmented calls of tool: those
+// of its duration argument when it has one, else arguments valid under its
+// input schema, the same for every call.
+func (t *T) taskArgs(tool protocol.Tool) func(d time.Duration, steps int) map[string]any {
+	if !t.env.eng.callable(tool) {
+		args := t.ArgsFor(tool) // the fixtures' call, exactly
+		return func(time.Duration, int) map[string]any { return args }
+	}
+	if da := durationArgs(tool); da != nil {
+		return da
+	}
+	var args map[string]any
+	if raw, ok := t.validArgs(tool, t.Rand()); !ok || decodeNumbers(raw, &args) != nil {
+		args = sampleArgs(toolSchemaMap(tool.InputSchema))
+	}
+	return func(time.Duration, int) map[string]any { return args }
 }
 
 // isTaskInputTool reports whether tool can run as a task that asks the
@@ -183,8 +239,8 @@ func observeTasks(t *T) *taskRun {
 		t.resume(run.conn, run.mark)
 		return run
 	}
-	tool := t.RequireCallableTool(isTaskTool)
-	args := durationArgs(tool)
+	tool := t.requireTaskTool()
+	args := t.taskArgs(tool)
 	c := t.FreshSession()
 	run := &taskRun{conn: c, mark: len(c.p.Transcript()), tool: tool.Name, token: fmt.Sprintf("mcpconform-task-%s", c.env.nextID())}
 	call := func(name string, args map[string]any, token string, ttl int64) *protocol.Message {
@@ -203,6 +259,10 @@ func observeTasks(t *T) *taskRun {
 	// a server that reports by the clock or a loaded machine, and is made
 	// again with the usual duration. Both stay in the session's events.
 	durations := attemptDurations(quickProgress, progressDuration(t))
+	if durationArgs(tool) == nil {
+		// Its task cannot be made to last: one call, judged as it ran.
+		durations = durations[len(durations)-1:]
+	}
 	for i, d := range durations {
 		run.begun = len(run.events)
 		run.create = call(tool.Name, args(d, progressSteps), run.token, taskTTLAsked)
@@ -242,13 +302,9 @@ func observeTasks(t *T) *taskRun {
 				run.cancelGt = run.ask(protocol.MethodTasksGet, id2)
 			}
 		}
-		if req := t.taskTools(func(tl protocol.Tool) bool { return taskSupport(tl) == "required" }); len(req) > 0 {
+		if req := t.taskTools(func(tl protocol.Tool) bool { return taskSupport(tl) == "required" }); len(req) > 0 && req[0].Name != tool.Name {
 			run.required = req[0].Name
-			a := sampleArgs(toolSchemaMap(req[0].InputSchema))
-			if da := durationArgs(req[0]); da != nil {
-				a = da(0, 1)
-			}
-			if v, ok := createdTask(call(req[0].Name, a, "", taskTTLAsked)); ok {
+			if v, ok := createdTask(call(req[0].Name, t.taskArgs(req[0])(0, 1), "", taskTTLAsked)); ok {
 				id3 := map[string]any{"taskId": *v.TaskID}
 				run.ask(protocol.MethodTasksGet, id3)
 				// Held until it ends: what it sends comes before, so the
@@ -357,7 +413,11 @@ func observeTaskInput(t *T) *taskInputRun {
 	c := t.FreshSessionWith(map[string]any{elicitFeature.name: elicitFeature.caps})
 	run := &taskInputRun{conn: c, mark: len(c.p.Transcript()), tool: tool.Name}
 	tr := &taskRun{conn: c}
-	run.create = tr.ask(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": elicitFeature.argsFor(tool), "task": map[string]any{"ttl": taskTTLAsked}})
+	args := elicitFeature.argsFor(tool)
+	if !t.env.eng.callable(tool) {
+		args = t.ArgsFor(tool) // the fixtures' call, exactly
+	}
+	run.create = tr.ask(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args, "task": map[string]any{"ttl": taskTTLAsked}})
 	if v, ok := createdTask(run.create); ok {
 		run.taskID = *v.TaskID
 		for _, e := range tr.events {
@@ -843,7 +903,7 @@ func init() {
 			}
 			tool := tools[0]
 			c := t.Scratch() // as in tasks.tool.forbidden
-			m := c.MustRequest(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": sampleArgs(toolSchemaMap(tool.InputSchema))})
+			m := c.MustRequest(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": t.ArgsFor(tool)})
 			if m.Error == nil {
 				t.Retire(c)
 			}
@@ -963,6 +1023,10 @@ func init() {
 				if tok == run.token {
 					late++
 				}
+			}
+			if _, during := taskProgress(run.events, run.begun, run.settled); late == 0 && !slices.Contains(during, run.token) {
+				// No progress at all: no late one proves nothing.
+				t.NotVerified("the task of %s sent no progress notification with its token (progress is optional): nothing could come late", run.tool)
 			}
 			t.Expect("no progress with token %q after tasks/result answered", run.token)
 			t.Actual("%d", late)

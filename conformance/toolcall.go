@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/properties/gen"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/runner"
 )
 
 // Tool schemas are compiled with santhosh-tekuri/jsonschema, not with the
@@ -186,17 +187,18 @@ type sampleCall struct {
 	Resp *protocol.Message
 }
 
-// validArgs returns arguments the oracle finds valid for tool: the plain
-// sample (required properties with defaults, consts, first enum values)
-// when it is valid, else a few draws of the generator; ok is false when
-// neither gives any.
+// validArgs returns arguments the oracle finds valid for tool: the
+// fixtures' or the sample (ArgsFor: required properties with defaults,
+// consts, first enum values, values the server gave) when they are
+// valid, else a few draws of the generator; ok is false when neither
+// gives any.
 func (t *T) validArgs(tool protocol.Tool, src gen.Source) (json.RawMessage, bool) {
 	c := t.env.eng.compiled(tool.InputSchema, t.Revision())
 	if c.err != nil {
 		return nil, false
 	}
 	if m := toolSchemaMap(tool.InputSchema); m != nil {
-		args, _ := json.Marshal(sampleArgs(m))
+		args, _ := json.Marshal(t.ArgsFor(tool))
 		if oracleAgrees(c.sch, args, true) {
 			return args, true
 		}
@@ -235,6 +237,15 @@ func (t *T) callSample(keep func(protocol.Tool) bool) sampleCall {
 		}
 		return sampleCall{Tool: tool, Args: args, Resp: m}
 	}
+	for _, fc := range t.fixtureOnlyCalls(keep) {
+		args := mustJSON(fc.args)
+		m, err := t.Session().Request(protocol.MethodToolsCall, map[string]any{"name": fc.tool.Name, "arguments": args})
+		if err != nil {
+			tried = append(tried, fmt.Sprintf("%s (%v)", fc.tool.Name, err))
+			continue
+		}
+		return sampleCall{Tool: fc.tool, Args: args, Resp: m}
+	}
 	if len(tried) > 0 {
 		t.NotVerified("no callable tool gave an answer to judge: %s", strings.Join(tried, "; "))
 	}
@@ -243,11 +254,15 @@ func (t *T) callSample(keep func(protocol.Tool) bool) sampleCall {
 	return sampleCall{}
 }
 
-// structuredCalls calls each callable tool that declares an outputSchema,
-// up to a budget of tools, with valid arguments, and returns the calls
-// that gave a complete, successful result. It ends the check as n/a when
-// no listed tool declares an outputSchema, and as not-verified when none
-// may be called or none gave such a result.
+// structuredCalls calls the callable tools that declare an outputSchema,
+// in list order, with valid arguments, and returns the calls that gave a
+// complete, successful result. It calls at least the first
+// structuredSample of them and goes on until a result carries
+// structuredContent, within a budget of --cases calls (a server whose
+// first tools need a connection it lacks still has its later ones
+// judged); two calls unanswered in time end the sampling. It ends the
+// check as n/a when no listed tool declares an outputSchema, and as
+// not-verified when none may be called or none gave such a result.
 func (t *T) structuredCalls() []sampleCall {
 	hasOutput := func(tl protocol.Tool) bool { return len(tl.OutputSchema) > 0 }
 	listed := 0
@@ -268,23 +283,27 @@ func (t *T) structuredCalls() []sampleCall {
 	if len(tools) == 0 {
 		t.RequireCallableTool(hasOutput)
 	}
-	limit := max(1, t.cases()/10)
-	if len(tools) > limit {
-		t.Logf("called the first %d of %d callable tools with an outputSchema", limit, len(tools))
-		tools = tools[:limit]
-	}
+	sample, budget := structuredSample(t.cases()), t.cases()
 	src := t.Rand()
 	var calls []sampleCall
 	var skipped noteList
+	called, timeouts, structured := 0, 0, false
 	for _, tool := range tools {
+		if called >= budget || timeouts >= 2 || called >= sample && structured {
+			break
+		}
 		args, ok := t.validArgs(tool, src)
 		if !ok {
 			skipped.add("%s (cannot build valid arguments)", tool.Name)
 			continue
 		}
+		called++
 		m, err := t.Session().Request(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args})
 		switch {
 		case err != nil:
+			if errors.Is(err, runner.ErrTimeout) {
+				timeouts++
+			}
 			skipped.add("%s (%v)", tool.Name, err)
 			continue
 		case m.Error != nil:
@@ -301,18 +320,26 @@ func (t *T) structuredCalls() []sampleCall {
 			skipped.add("%s (asked for input)", tool.Name)
 			continue
 		}
+		if _, ok := resultMembers(m)["structuredContent"]; ok {
+			structured = true
+		}
 		calls = append(calls, sampleCall{Tool: tool, Args: args, Resp: m})
 	}
+	t.Logf("called %d of %d callable tools with an outputSchema (at least %d, then until a result carried structuredContent, at most %d)", called, len(tools), sample, budget)
 	skipped.log(t, "not judged: ")
 	if len(calls) == 0 {
 		more := ""
 		if skipped.more > 0 {
 			more = fmt.Sprintf(" and %d more", skipped.more)
 		}
-		t.NotVerified("no call of the %d callable tools with an outputSchema gave a successful result: %s%s", len(tools), strings.Join(skipped.items, "; "), more)
+		t.NotVerified("no call of %d of the %d callable tools with an outputSchema gave a successful result: %s%s", called, len(tools), strings.Join(skipped.items, "; "), more)
 	}
 	return calls
 }
+
+// structuredSample is how many tools with an outputSchema the structured
+// checks call at least: a tenth of --cases.
+func structuredSample(cases int) int { return max(1, cases/10) }
 
 // toolNames returns the tool names in list order, for messages.
 func toolNames(tools []protocol.Tool) []string {

@@ -164,8 +164,7 @@ func walkTools(t *T, c *Conn) (pages []toolPage, ended bool) {
 		}
 		m := c.MustRequest(protocol.MethodToolsList, params)
 		if m.Error != nil {
-			t.Actual("error %d %q", m.Error.Code, m.Error.Message)
-			t.Fatalf("tools/list (cursor %q) failed with error %d: %s", cursor, m.Error.Code, m.Error.Message)
+			judgeListError(t, protocol.MethodToolsList, cursor, m.Error)
 		}
 		page, err := t.env.eng.pages.page(m)
 		if err != nil {
@@ -286,10 +285,14 @@ func init() {
 	Register(Check{
 		ID:          "tools.list.shape",
 		Title:       "tools/list pages have the ListToolsResult shape",
-		Requirement: "Every page of tools/list is a ListToolsResult of the revision: a tools array of Tool objects (name, inputSchema ...), an optional string nextCursor, and in 2026-07-28 resultType, ttlMs and cacheScope. A structure only a later revision defines is a warn before 2025-06-18, where respecting the negotiated version is a SHOULD.",
+		Requirement: "Every page of tools/list is a ListToolsResult of the revision: a tools array of Tool objects (name, inputSchema ...), an optional string nextCursor, and in 2026-07-28 resultType, ttlMs and cacheScope; in 2026-07-28 a declared capability's list does not fail (before it an error answer breaks no rule and leaves nothing to judge). A structure only a later revision defines is a warn before 2025-06-18, where respecting the negotiated version is a SHOULD.",
 		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
 			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.").
 			WithNote("schema.ts ListToolsResult of the revision. A structure only a later revision defines is a warn before 2025-06-18, where respecting the negotiated version is a SHOULD."),
+		// 2026-07-28 also requires the list to succeed; the earlier
+		// revisions do not, so an error there is no breach (judgeListError).
+		Also: []Authority{MCP(protocol.Modern, "server/tools.mdx", "Capabilities",
+			"Servers that declare the `tools` capability MUST respond to `tools/list` requests with the set of tools currently available to the requesting client.")},
 		Refs: []SpecRef{
 			toolsRef(protocol.Rev20251125, "Listing Tools"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "ListToolsResult"},

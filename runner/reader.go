@@ -22,8 +22,21 @@ const keptHead = 4 << 10
 // maxLost bounds the over-long lines remembered as possible answers.
 const maxLost = 64
 
-// keptBuffer is the largest line buffer a process keeps between lines.
-const keptBuffer = 256 << 10
+// keptBuffer is the largest line buffer the reader keeps between lines.
+const keptBuffer = 1 << 20
+
+// appendDoubling appends frag to line, at least doubling the capacity
+// when it grows, up to most: append grows a large slice by a quarter, and
+// a line of 16 MiB read in 64 KiB pieces then allocated four times its
+// size on the way.
+func appendDoubling(line, frag []byte, most int) []byte {
+	if need := len(line) + len(frag); need > cap(line) {
+		grown := make([]byte, len(line), min(max(2*cap(line), need, 64<<10), max(most, need)))
+		copy(grown, line)
+		line = grown
+	}
+	return append(line, frag...)
+}
 
 // readStdout splits the server's stdout into lines and queues them. A line
 // longer than MaxLineBytes is skipped fragment by fragment, so memory stays
@@ -62,7 +75,7 @@ func (p *Process) readStdout() {
 					p.longHead = append(p.longHead[:0], line[:min(len(line), 8)]...)
 					p.mu.Unlock()
 				} else {
-					line = append(line, frag...)
+					line = appendDoubling(line, frag, limit+1)
 				}
 			}
 			if tooLong {
@@ -70,6 +83,11 @@ func (p *Process) readStdout() {
 			}
 			if err != bufio.ErrBufferFull {
 				break
+			}
+			if tooLong {
+				p.partAt.Store(0) // the line is the cause (timedOut), not a reason to wait
+			} else {
+				p.partAt.Store(time.Now().UnixNano()) // see streaming
 			}
 		}
 		if total > 0 {
@@ -91,11 +109,9 @@ func (p *Process) readStdout() {
 			}
 		}
 		p.longAt.Store(0) // after the delivery, so a wait sees one or the other
+		p.partAt.Store(0)
 		if cap(line) > keptBuffer {
-			// A long line's buffer is not kept for the next ones: a
-			// server that wrote one megabyte line would otherwise hold
-			// a megabyte per process for as long as the process lives.
-			line = nil
+			line = nil // a long line's buffer is not kept for the short ones after it
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {

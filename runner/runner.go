@@ -67,7 +67,7 @@ var (
 const (
 	DefaultStartTimeout     = 10 * time.Second
 	DefaultRequestTimeout   = 5 * time.Second
-	DefaultMaxLineBytes     = 4 << 20
+	DefaultMaxLineBytes     = 16 << 20
 	DefaultMaxPending       = 10000
 	DefaultMaxBufferedBytes = 64 << 20
 	DefaultStderrTail       = 8 << 10
@@ -117,7 +117,9 @@ type Config struct {
 	RequestTimeout time.Duration
 	// MaxLineBytes is the longest line accepted; a longer line is discarded
 	// without being buffered and recorded with Problem ErrLineTooLong.
-	// Default 4 MiB.
+	// Default 16 MiB: real servers answer with single resources of more
+	// than 4 MiB (an app bundle inlined as text), and MaxBufferedBytes
+	// still holds at most four such lines unconsumed.
 	MaxLineBytes int
 	// MaxPending is the number of unconsumed inbound items beyond which the
 	// server is flooding: ErrFlood, process group killed. Default 10000.
@@ -240,6 +242,10 @@ type Process struct {
 	// (unix nanoseconds; 0 when no such line is arriving) and its start.
 	longAt   atomic.Int64
 	longHead []byte // guarded by mu
+	// partAt is when the last piece of a line still arriving came (unix
+	// nanoseconds; 0 between lines): a wait that reaches its bound while
+	// a long answer streams in on a slow machine is not silence.
+	partAt atomic.Int64
 
 	served *served // the server runs in this program (Config.Serve); cmd is nil
 
@@ -1008,7 +1014,8 @@ func AnswerOf(r Received, key string) (*protocol.Message, error) {
 // within after, for callers that wait through Next, and returns the
 // timeout error; later waits for a response on p end at once.
 func (p *Process) MarkStalled(what string, after time.Duration) error {
-	err := &TimeoutError{What: what, After: after}
+	key, _ := strings.CutPrefix(what, "response to id ")
+	err := &TimeoutError{What: what, After: after, Key: key}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.noteLocked(err.Error())
@@ -1017,6 +1024,30 @@ func (p *Process) MarkStalled(what string, after time.Duration) error {
 		p.broadcastLocked()
 	}
 	return fmt.Errorf("runner: %w", err)
+}
+
+// Revive forgets that a wait on the process timed out, so that waits for
+// responses wait again: for a caller that has just seen the process answer
+// another request (it ignores one method, it does not hang). It reports
+// whether the process was stalled.
+func (p *Process) Revive() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	was := p.stalled != nil
+	p.stalled = nil
+	return was
+}
+
+// AwaitAny waits up to timeout for the response to any of the requests
+// whose ids are keys (protocol.IDKey form) and removes it from the queue;
+// everything else stays queued. Unlike Await it waits on a stalled process
+// and never stalls one: it is how a caller tells a late answer from a
+// process that stopped answering. The error wraps ErrTimeout when none
+// came.
+func (p *Process) AwaitAny(ctx context.Context, timeout time.Duration, keys ...string) (Received, error) {
+	return p.take(ctx, waitSpec{what: "response to id " + strings.Join(keys, " or "), timeout: timeout}, func(r Received) bool {
+		return slices.ContainsFunc(keys, r.Answers)
+	})
 }
 
 // Collect is Await that also consumes what arrives before the response and
@@ -1116,6 +1147,7 @@ func (e *UnreadAnswerError) Unwrap() error { return e.Problem }
 type TimeoutError struct {
 	What  string        // what was awaited: "response to id 3"
 	After time.Duration // how long the wait lasted
+	Key   string        // the id of the awaited response (protocol.IDKey), if one was
 }
 
 func (e *TimeoutError) Error() string {
@@ -1172,6 +1204,7 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 	// The timer is made at the first wait: most takes of a pipelined
 	// exchange find their item queued already.
 	var timer *time.Timer
+	var streamed time.Duration // extensions given to a line still arriving
 	defer func() {
 		if timer != nil {
 			timer.Stop()
@@ -1206,9 +1239,9 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 			p.mu.Unlock()
 			return Received{}, fmt.Errorf("runner: waiting for %s: %w after an earlier %w", w.what, ErrStalled, err)
 		}
-		if !explicit && timeout > p.cfg.RequestTimeout && p.responses > 0 {
+		if !explicit && timeout-streamed > p.cfg.RequestTimeout && p.responses > 0 {
 			// The server has answered: the start-up allowance ends.
-			timeout = p.cfg.RequestTimeout
+			timeout = p.cfg.RequestTimeout + streamed
 			if timer != nil {
 				timer.Reset(max(0, timeout-time.Since(begin)))
 			}
@@ -1223,6 +1256,12 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 		case <-changed:
 		case <-timer.C:
 			if ext := p.starved(timeout); ext > 0 {
+				timeout += ext
+				timer.Reset(max(0, timeout-time.Since(begin)))
+				continue
+			}
+			if ext := p.streaming(timeout, streamed); ext > 0 {
+				streamed += ext
 				timeout += ext
 				timer.Reset(max(0, timeout-time.Since(begin)))
 				continue
@@ -1266,6 +1305,26 @@ func (p *Process) starved(timeout time.Duration) time.Duration {
 	return ext
 }
 
+// streaming returns how much longer a wait that reached its bound
+// goes on because a line is still arriving (its last piece came within a
+// request timeout): the answer may be that line, or queued behind it, and
+// a loaded machine streams a long legal answer (a resource of megabytes)
+// for longer than a request timeout. A line under the limit ends within
+// MaxLineBytes, one over it becomes the wait's cause (timedOut); the
+// extensions of one wait stay within four bounds, so a server that
+// trickles a byte at a time still ends.
+func (p *Process) streaming(timeout, given time.Duration) time.Duration {
+	at := p.partAt.Load()
+	if at == 0 || time.Since(time.Unix(0, at)) >= p.cfg.RequestTimeout {
+		return 0
+	}
+	base := timeout - given
+	if given >= 4*base {
+		return 0
+	}
+	return min(p.cfg.RequestTimeout, 4*base-given)
+}
+
 // timedOut builds the error of a wait that reached its bound. A missed
 // response stalls the process, unless an over-long line that may have been
 // that response arrived meanwhile: then the line is the cause.
@@ -1288,7 +1347,7 @@ func (p *Process) timedOut(w waitSpec, timeout time.Duration) error {
 		// stalled; the line is the cause.
 		return fmt.Errorf("runner: no %s within %v while a line over the limit was still arriving: %w: more than %d bytes, starting %q…", w.what, timeout, ErrLineTooLong, p.cfg.MaxLineBytes, p.longHead)
 	}
-	err := error(&TimeoutError{What: w.what, After: timeout})
+	err := error(&TimeoutError{What: w.what, After: timeout, Key: w.key})
 	if p.stalled == nil {
 		p.stalled = err
 		p.broadcastLocked()

@@ -1020,3 +1020,22 @@ func TestEndOrphans(t *testing.T) {
 	}
 	live.Close(ctx)
 }
+
+// TestSlowLineIsNotSilence streams an answer under the line limit more
+// slowly than the request timeout (46 pieces of 64 KiB, 20 ms apart,
+// against 300 ms): the wait goes on while pieces arrive and gets the
+// answer. A line that stops arriving still ends the wait.
+func TestSlowLineIsNotSilence(t *testing.T) {
+	ctx := testCtx(t)
+	p := startCfg(t, Config{Command: []string{hostileBin(t), "-mode", "bigline", "-size", "3000000", "-pace", "20ms"}, RequestTimeout: 300 * time.Millisecond, StartTimeout: 10 * time.Second})
+	if _, err := p.Request(ctx, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := p.Request(ctx, "tools/list", nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v; want the slow answer", err)
+	}
+	if len(m.Result) < 2900000 {
+		t.Errorf("result of %d bytes, want about 3 MB", len(m.Result))
+	}
+}

@@ -17,13 +17,14 @@ func init() {
 	register("replay", "replay a transcript vector (a saved failing case) against a server", runReplay)
 }
 
-const replayUsage = `usage: mcpconform replay [--timeout D] FILE [-- CMD [ARGS...]]
+const replayUsage = `usage: mcpconform replay [--timeout D] [--start-timeout D] FILE [-- CMD [ARGS...]]
 
 Replays the transcript vector FILE (the format of vectors/transcripts/, in
 which property checks save a shrunk failing case) against the server CMD,
 started fresh, and reports the first step that does not hold. Without CMD
 it replays against the reference server (mcpconform reference with the
-transcript's args).
+transcript's args). Each recv waits --timeout (default 5s); until the
+server's first answer, --start-timeout (default 10s), as in a run.
 
 Exit status: 0 when every step holds, 1 when one does not, 2 on a usage or
 harness error.
@@ -33,6 +34,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	timeout := fs.Duration("timeout", 5*time.Second, "how long each recv step waits")
+	start := fs.Duration("start-timeout", runner.DefaultStartTimeout, "how long the first recv waits for the server's first answer")
 	var command []string
 	if i := slices.Index(args, "--"); i >= 0 {
 		args, command = args[:i], args[i+1:]
@@ -63,9 +65,11 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		}
 		command = append([]string{self, "reference"}, tr.Args...)
 	}
-	transcript.RecvTimeout = *timeout
+	// The runner bounds each recv: the start allowance until the server's
+	// first answer, the request timeout after it.
+	transcript.RecvTimeout = 0
 	ctx := context.Background()
-	p, err := runner.Start(ctx, runner.Config{Command: command, RequestTimeout: *timeout})
+	p, err := runner.Start(ctx, runner.Config{Command: command, RequestTimeout: *timeout, StartTimeout: *start})
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform replay: start %v: %v\n", command, err)
 		return 2

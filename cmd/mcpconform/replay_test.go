@@ -35,6 +35,8 @@ func TestReplay(t *testing.T) {
 		return f
 	}
 	good, bad := write("good.txt", "7"), write("bad.txt", "8")
+	mutant := fixturebin.Build(t, "internal/fixtures/mutant")
+	slow := []string{"--", mutant, "-mutation", "none", "-start-delay", "1500ms"}
 	tests := []struct {
 		name string
 		args []string
@@ -45,6 +47,9 @@ func TestReplay(t *testing.T) {
 		{"holds against the default reference", []string{"replay", good}, 0, "ok   replay.test.ping", ""},
 		{"holds against an explicit command", []string{"replay", good, "--", bin, "reference"}, 0, "4 steps hold", ""},
 		{"a broken step names its line", []string{"replay", bad}, 1, "bad.txt:8: id == 8", ""},
+		// The first answer gets the start allowance, as in a run.
+		{"a slow start within the start timeout", append([]string{"replay", "--timeout", "500ms", good}, slow...), 0, "4 steps hold", ""},
+		{"a slow start beyond the start timeout", append([]string{"replay", "--timeout", "500ms", "--start-timeout", "500ms", good}, slow...), 1, "recv", ""},
 		{"no file", []string{"replay"}, 2, "", "expected one transcript file"},
 		{"missing file", []string{"replay", filepath.Join(dir, "none.txt")}, 2, "", "no such file"},
 	}

@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,10 +50,15 @@ flags:
                            (repeatable; wins over --allow-calls)
   --profile FILE           target profile (docs/profile.md): principals, tool
                            samples and admin contract for the governance checks
+  --fixtures FILE          how to exercise the server (docs/fixtures.md): safe
+                           tool calls with their arguments, the calls that ask
+                           the client for sampling, elicitation or roots, prompt
+                           arguments, resource URIs (YAML or JSON; write one
+                           with mcpconform fixtures init)
   --timeout D              per-request timeout, more than 0 (default 5s)
   --start-timeout D        bound on a server process's start and first answer
                            (default 10s)
-  --max-line-bytes N       longest stdout line read and judged (default 4MiB;
+  --max-line-bytes N       longest stdout line read and judged (default 16MiB;
                            units KiB, MiB, GiB); a longer one is reported only
   --run-timeout D          bound on the whole run (default 10m)
   --seed N                 seed for generated inputs (default %d)
@@ -67,17 +72,39 @@ flags:
                            (matrix of checks × revisions, evidence per result)
   --badge FILE             write a shields.io endpoint badge JSON
                            ("MCP 2025-11-25 · PROFILE | conformant · 35/35 MUST")
+  --sarif FILE             write a SARIF 2.1.0 log for code scanning: a rule
+                           per check, a result per fail and warn, located in
+                           the JSON report (needs --json FILE)
+  --tap FILE               write a TAP 14 stream: a test point per check and
+                           revision; not ok exactly where the run fails
+  --attestation FILE       write an in-toto Statement (v1) that the JSON report
+                           (needs --json FILE), by its digest, is the verdict
+                           on the server artefact (docs/attestation.md); sign
+                           it with GitHub's attestation action or cosign
+  --subject NAME@sha256:HEX
+                           the artefact the attestation is about; without
+                           it, the file a command names by path, the package
+                           of npx PKG@VERSION from npm's cache, or this
+                           program for the embedded reference
                            Report files are prepared before the run starts,
                            written whole and renamed into place; two flags
                            may not name one file. FILE "-" is standard output
                            (the text report then goes to standard error).
+  --failure-dir DIR        save failing property cases in DIR (default: a
+                           directory per server and run, below)
   --no-color               no ANSI colours (they are used only on a terminal)
   --verbose                show details of passing checks too
   --quiet                  no live status line (it is shown only when stderr
                            is a terminal: revision, checks done, check running)
 
-Failing property cases are saved under %s/SERVER/RUN;
-the report names the directory.
+When GITHUB_ACTIONS is true, the run also prints workflow commands that
+annotate the job: an ::error per result that fails the run, a ::warning
+per other fail or warn, at most 10 of each (the last says how many more).
+
+Failing property cases are saved under %s/SERVER/RUN
+(SERVER: the program's name and a hash of the command line; RUN: the seed
+and a digest of the suite and the checks, so that a run repeated with the
+same seed writes the same paths); the report names the directory.
 
 Outcomes per revision: conformant (every scored MUST that applied was
 verified and passed), no failure found (none failed; the line says which
@@ -111,7 +138,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	var opts conformance.Options
 	var only, skip, allow, deny globList
-	var expected, jsonFile, junitFile, mdFile, htmlFile, badgeFile, profilePath, scoringName string
+	var expected, jsonFile, junitFile, mdFile, htmlFile, badgeFile, sarifFile, tapFile, attestFile, subjectFlag, profilePath, scoringName, fixturesPath string
 	var noColor, verbose, quiet bool
 	fs.StringVar(&opts.Protocol, "protocol", "", "")
 	fs.Var(&only, "only", "")
@@ -122,6 +149,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&expected, "expected-failures", "", "")
 	fs.StringVar(&profilePath, "profile", "", "")
 	fs.StringVar(&scoringName, "scoring", "", "")
+	fs.StringVar(&fixturesPath, "fixtures", "", "")
 	fs.DurationVar(&opts.Timeout, "timeout", 5*time.Second, "")
 	fs.DurationVar(&opts.StartTimeout, "start-timeout", 10*time.Second, "")
 	opts.MaxLineBytes = runner.DefaultMaxLineBytes
@@ -134,6 +162,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&mdFile, "markdown", "", "")
 	fs.StringVar(&htmlFile, "html", "", "")
 	fs.StringVar(&badgeFile, "badge", "", "")
+	fs.StringVar(&opts.FailureDir, "failure-dir", "", "")
+	fs.StringVar(&sarifFile, "sarif", "", "")
+	fs.StringVar(&tapFile, "tap", "", "")
+	fs.StringVar(&attestFile, "attestation", "", "")
+	fs.StringVar(&subjectFlag, "subject", "", "")
 	fs.BoolVar(&noColor, "no-color", false, "")
 	fs.BoolVar(&verbose, "verbose", false, "")
 	fs.BoolVar(&quiet, "quiet", false, "")
@@ -153,7 +186,14 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		opts.Scoring = p
 	}
 	opts.Command = fs.Args()
+	attest, err := prepareAttestation(attestFile, subjectFlag, jsonFile, opts.Command)
+	if err != nil {
+		return fail("%v", err)
+	}
 	if err := applyProfile(profilePath, len(opts.Command) > 0, &opts); err != nil {
+		return fail("%v", err)
+	}
+	if err := applyFixtures(fixturesPath, len(opts.Command) == 0, &opts); err != nil {
 		return fail("%v", err)
 	}
 	if len(opts.Command) == 0 {
@@ -182,12 +222,19 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		opts.Expected = exp
 	}
 
+	reportURI, err := sarifReportURI(sarifFile, jsonFile)
+	if err != nil {
+		return fail("%v", err)
+	}
 	outs := []*output{
 		{flag: "--json", path: jsonFile, write: (*report.Report).WriteJSON},
 		{flag: "--junit", path: junitFile, write: (*report.Report).WriteJUnit},
 		{flag: "--markdown", path: mdFile, append: stepSummary(mdFile), write: (*report.Report).WriteMarkdown},
 		{flag: "--html", path: htmlFile, write: (*report.Report).WriteHTML},
 		{flag: "--badge", path: badgeFile, write: (*report.Report).WriteBadge},
+		{flag: "--sarif", path: sarifFile, write: func(rep *report.Report, w io.Writer) error { return rep.WriteSARIF(w, reportURI) }},
+		{flag: "--tap", path: tapFile, write: (*report.Report).WriteTAP},
+		{flag: "--attestation", path: attestFile, write: attest},
 	}
 	toStdout, err := openOutputs(outs, stdout)
 	if err != nil {
@@ -197,7 +244,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if toStdout {
 		textOut = stderr // standard output carries the report asked for with -
 	}
-	opts.FailureDir = failureDir(opts.Command, time.Now())
+	opts.FailureDir = conformance.RunFailureDir(opts)
 
 	var status *statusLine
 	if !quiet && isTerminal(stderr) {
@@ -267,11 +314,41 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	closeOutputs(outs, false)
+	if os.Getenv("GITHUB_ACTIONS") == "true" {
+		if err := rep.WriteAnnotations(textOut); err != nil {
+			problem(err)
+		}
+	}
 	color := !noColor && os.Getenv("NO_COLOR") == "" && isTerminal(textOut)
 	if err := rep.WriteText(textOut, report.TextOptions{Color: color, Verbose: verbose}); err != nil {
 		problem(err)
 	}
 	return code
+}
+
+// sarifReportURI is where the SARIF log locates its results: the JSON
+// report's path relative to the repository (the GitHub workspace, else
+// the working directory), or a file URI outside it. The SARIF log needs
+// that file: its results point into it.
+func sarifReportURI(sarifFile, jsonFile string) (string, error) {
+	if sarifFile == "" {
+		return "", nil
+	}
+	if jsonFile == "" || jsonFile == "-" {
+		return "", errors.New("--sarif needs --json FILE: each SARIF result is located at its result in the JSON report")
+	}
+	abs, err := filepath.Abs(jsonFile)
+	if err != nil {
+		return "", fmt.Errorf("--json %s: %w", jsonFile, err)
+	}
+	base := os.Getenv("GITHUB_WORKSPACE")
+	if base == "" {
+		base, _ = os.Getwd()
+	}
+	if rel, err := filepath.Rel(base, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(rel), nil
+	}
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String(), nil
 }
 
 // checkRunFlags rejects what parses but makes no sense: a server command
@@ -301,22 +378,4 @@ func checkRunFlags(fs *flag.FlagSet, args []string, opts conformance.Options) er
 		return fmt.Errorf("--cases %d: must be at least 1", opts.Cases)
 	}
 	return nil
-}
-
-// failureDir is where this run's property checks save failing cases: one
-// directory per server (its program's name and a hash of its command
-// line) and per run (start time and process id), so that runs against
-// several servers, or the same one twice, never overwrite each other.
-func failureDir(command []string, start time.Time) string {
-	sum := sha256.Sum256([]byte(strings.Join(command, "\x00")))
-	name := filepath.Base(command[0])
-	name = strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
-			return r
-		}
-		return '_'
-	}, name)
-	server := fmt.Sprintf("%s-%x", name, sum[:4])
-	run := fmt.Sprintf("%s-%d", start.UTC().Format("20060102T150405Z"), os.Getpid())
-	return filepath.Join(conformance.FailureDir, server, run)
 }

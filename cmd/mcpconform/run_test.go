@@ -241,15 +241,21 @@ func TestRunOutputs(t *testing.T) {
 	}
 }
 
-// TestFailureDir: failing cases of different servers, and of two runs of
-// one server, go to different directories, which the report names.
+// TestFailureDir: failing cases of different servers, and of runs with
+// different seeds, go to different directories, which the report names;
+// the same run repeated goes to the same one (the report names it, and the
+// same seed gives the same report bytes); --failure-dir overrides.
 func TestFailureDir(t *testing.T) {
-	now := time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)
-	a := failureDir([]string{"/usr/bin/node", "a.js"}, now)
-	b := failureDir([]string{"/usr/bin/node", "b.js"}, now)
-	a2 := failureDir([]string{"/usr/bin/node", "a.js"}, now.Add(time.Second))
-	if a == b || a == a2 || filepath.Dir(a) != filepath.Dir(a2) || !strings.HasPrefix(filepath.Base(filepath.Dir(a)), "node-") {
-		t.Errorf("failure dirs: %s %s %s", a, b, a2)
+	dir := func(seed int64, command ...string) string {
+		return conformance.RunFailureDir(conformance.Options{Command: command, Seed: seed})
+	}
+	a, b := dir(1, "/usr/bin/node", "a.js"), dir(1, "/usr/bin/node", "b.js")
+	a2, again := dir(2, "/usr/bin/node", "a.js"), dir(1, "/usr/bin/node", "a.js")
+	if a == b || a == a2 || a != again || filepath.Dir(a) != filepath.Dir(a2) || !strings.HasPrefix(filepath.Base(filepath.Dir(a)), "node-") {
+		t.Errorf("failure dirs: %s %s %s %s", a, b, a2, again)
+	}
+	if cache, err := os.UserCacheDir(); err == nil && !strings.HasPrefix(a, filepath.Join(cache, "mcpconform", "failures")) {
+		t.Errorf("failure dir %s is not under the user's cache directory %s", a, cache)
 	}
 
 	_, mutant := runBinaries(t)
@@ -271,6 +277,13 @@ func TestFailureDir(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(rep.FailureDir, "*.txt"))
 	if len(files) == 0 {
 		t.Errorf("no case saved in %s", rep.FailureDir)
+	}
+
+	own := filepath.Join(t.TempDir(), "cases")
+	code, out, errOut = runCLI("--no-color", "--protocol", "2025-11-25", "--only", "property.jsonrpc.answered-once", "--failure-dir", own,
+		"--", mutant, "-mutation", "prop-duplicate-answer")
+	if code != 1 || !strings.Contains(out, "failing cases saved in "+own) {
+		t.Fatalf("--failure-dir %s: exit %d\n%s%s", own, code, out, errOut)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/mcpconform/mcpconform/conformance"
+	"github.com/mcpconform/mcpconform/conformance/fixtures"
 	"github.com/mcpconform/mcpconform/conformance/profile"
 	"github.com/mcpconform/mcpconform/examples"
 )
@@ -36,5 +37,29 @@ func useReferenceProfile(opts *conformance.Options) error {
 	}
 	opts.Profile = p
 	opts.Env = append(opts.Env, p.EnvFor(profile.Principal{})...)
+	return nil
+}
+
+// applyFixtures loads the fixtures file at path into opts; without one, a
+// run against the embedded reference uses the reference's own
+// (examples/reference.fixtures.yaml, compiled in), so that its client
+// features are exercised in every revision.
+func applyFixtures(path string, reference bool, opts *conformance.Options) error {
+	var (
+		f   *fixtures.File
+		err error
+	)
+	switch {
+	case path != "":
+		f, err = fixtures.Load(path)
+	case reference:
+		f, err = fixtures.Parse(examples.ReferenceFixturesName, examples.ReferenceFixtures)
+	default:
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	opts.Fixtures = f
 	return nil
 }

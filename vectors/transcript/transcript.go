@@ -22,8 +22,11 @@
 // the bare steps recv, close and eof. Steps: "send <raw line>" sends the rest
 // of the line byte for byte, so malformed input can be expressed; "recv"
 // takes the next inbound message, which must arrive, and checks the indented
-// assertions below it; "close" closes the server's stdin; "eof" asserts that
-// nothing more arrives and that the process exits by itself.
+// assertions below it; a bare "or" line after them starts another set of
+// indented assertions, and the message must satisfy every assertion of one
+// set (for a check that accepts either of two answers); "close" closes the
+// server's stdin; "eof" asserts that nothing more arrives and that the
+// process exits by itself.
 //
 // An assertion is a gjson path (github.com/tidwall/gjson syntax) on the
 // received message and one of: "PATH == JSON" (present and equal, numbers
@@ -94,7 +97,13 @@ type Step struct {
 	Kind    string // StepSend, StepRecv, StepClose or StepEOF
 	Raw     []byte // the line to send (StepSend)
 	Asserts []Assertion
+	// Or holds the other sets of assertions a recv may satisfy instead of
+	// Asserts, each after an "or" line.
+	Or [][]Assertion
 }
+
+// stepOr is the line that starts another set of a recv's assertions.
+const stepOr = "or"
 
 // Assertion is one check of a received message.
 type Assertion struct {
@@ -143,11 +152,28 @@ func Parse(name string, data []byte) (*Transcript, error) {
 			}
 			a.Line = n
 			last := &t.Steps[len(t.Steps)-1]
-			last.Asserts = append(last.Asserts, a)
+			if k := len(last.Or); k > 0 {
+				last.Or[k-1] = append(last.Or[k-1], a)
+			} else {
+				last.Asserts = append(last.Asserts, a)
+			}
 			continue
 		}
 		word, rest, _ := strings.Cut(line, " ")
 		switch word {
+		case stepOr:
+			if c := stripComment(rest); c != "" {
+				return nil, fail(n, "or takes no argument, got %q", c)
+			}
+			if len(t.Steps) == 0 || t.Steps[len(t.Steps)-1].Kind != StepRecv {
+				return nil, fail(n, "or must follow a recv's assertions")
+			}
+			last := &t.Steps[len(t.Steps)-1]
+			if len(last.Asserts) == 0 || len(last.Or) > 0 && len(last.Or[len(last.Or)-1]) == 0 {
+				return nil, fail(n, "or must follow a set of assertions")
+			}
+			last.Or = append(last.Or, nil)
+			continue
 		case StepSend:
 			inSteps = true
 			if strings.TrimSpace(rest) == "" {
@@ -294,8 +320,13 @@ func (t *Transcript) Format() []byte {
 			continue
 		}
 		b.WriteString(s.Kind + "\n")
-		for _, a := range s.Asserts {
-			b.WriteString("  " + a.String() + "\n")
+		for i, set := range append([][]Assertion{s.Asserts}, s.Or...) {
+			if i > 0 {
+				b.WriteString(stepOr + "\n")
+			}
+			for _, a := range set {
+				b.WriteString("  " + a.String() + "\n")
+			}
 		}
 	}
 	return b.Bytes()
@@ -372,10 +403,8 @@ func Run(ctx context.Context, t *Transcript, c Conn) error {
 			if r.Problem != nil {
 				return fmt.Errorf("%s: recv: %v\nreceived: %s", at, r.Problem, r.Raw)
 			}
-			for _, a := range s.Asserts {
-				if err := Check(a, r.Raw); err != nil {
-					return fmt.Errorf("%s:%d: %v\nreceived: %s", t.Name, a.Line, err, r.Raw)
-				}
+			if err := checkSets(t.Name, s, r.Raw); err != nil {
+				return err
 			}
 		case StepClose:
 			e := c.Close(ctx)
@@ -390,6 +419,27 @@ func Run(ctx context.Context, t *Transcript, c Conn) error {
 		}
 	}
 	return nil
+}
+
+// checkSets reports whether raw satisfies every assertion of one of the
+// step's sets; the error names the first assertion that failed in each.
+func checkSets(name string, s Step, raw []byte) error {
+	var failed []string
+	for _, set := range append([][]Assertion{s.Asserts}, s.Or...) {
+		err := func() error {
+			for _, a := range set {
+				if err := Check(a, raw); err != nil {
+					return fmt.Errorf("%s:%d: %v", name, a.Line, err)
+				}
+			}
+			return nil
+		}()
+		if err == nil {
+			return nil
+		}
+		failed = append(failed, err.Error())
+	}
+	return fmt.Errorf("%s\nreceived: %s", strings.Join(failed, "\nor "), raw)
 }
 
 // Check evaluates one assertion on a raw message.

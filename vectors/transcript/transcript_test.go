@@ -79,6 +79,9 @@ func TestParseErrors(t *testing.T) {
 		{"no steps", head, "no steps"},
 		{"header after steps", head + "send {}\nargs: --admin\n", "x.txt:6: header"},
 		{"empty send", head + "send \n", "x.txt:5: send needs a line"},
+		{"or without recv", head + "send {}\nor\n", "x.txt:6: or must follow a recv"},
+		{"or without assertions", head + "recv\nor\n  id == 1\n", "x.txt:6: or must follow a set"},
+		{"or twice", head + "recv\n  id == 1\nor\nor\n", "x.txt:8: or must follow a set"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -169,6 +172,29 @@ func (f *fakeConn) Next(ctx context.Context, timeout time.Duration) (runner.Rece
 }
 
 func (f *fakeConn) Close(ctx context.Context) runner.Exit { return f.exit }
+
+// TestRunAlternatives: a recv with "or" holds when every assertion of one
+// set holds, and its error names each set's first failure.
+func TestRunAlternatives(t *testing.T) {
+	text := "id: a.b\ndescription: d\nrevision: 2025-11-25\napplies: any\n\nsend {\"id\":1}\nrecv\n  id == 1\n  error.code == -32602\nor\n  id == 1\n  result.isError == true\n"
+	tr, err := transcript.Parse("or.txt", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back, err := transcript.Parse("or.txt", tr.Format()); err != nil || len(back.Steps[1].Or) != 1 || len(back.Steps[1].Or[0]) != 2 {
+		t.Fatalf("round trip: %v, %+v", err, back)
+	}
+	for _, tt := range []struct{ out, want string }{
+		{`{"id":1,"error":{"code":-32602,"message":"bad"}}`, ""},
+		{`{"id":1,"result":{"content":[],"isError":true}}`, ""},
+		{`{"id":1,"result":{"content":[]}}`, "or.txt:9: error.code == -32602: path is absent\nor or.txt:12: result.isError == true: path is absent"},
+	} {
+		err := transcript.Run(context.Background(), tr, &fakeConn{out: []string{tt.out}})
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%s: Run error = %v, want %q", tt.out, err, tt.want)
+		}
+	}
+}
 
 func TestRun(t *testing.T) {
 	text := "id: a.b\ndescription: d\nrevision: 2025-11-25\napplies: any\n\nsend {\"id\":1}\nrecv\n  id == 1\nclose\neof\n"

@@ -1,0 +1,115 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Time is budgeted from the server's own speed, so that a slow server (a
+// Node server on a loaded machine) gets verdicts, not timeouts, and no one
+// check can eat the run:
+//
+//   - the request timeout of a revision is --timeout, or rttFactor times
+//     the quickest of a few pings its session answered after detection, in
+//     whole seconds, when that is more than both --timeout and a second (a
+//     round trip of over 100 ms: a slow server, not a busy moment);
+//   - the start allowance is the larger of --start-timeout and twice the
+//     slowest first answer of an era probe, in whole seconds;
+//   - one check runs at most checkBudget; a check whose budget, or the
+//     run's, ran out is not-verified ("time budget spent"), never an error;
+//   - a revision stops starting checks at its share of the run timeout,
+//     runShare of it, leaving the rest for checks under way and the report:
+//     the checks it did not start are not-verified ("run budget spent").
+//
+// On a server as fast as --timeout assumes nothing changes, so the same
+// seed gives the same report bytes.
+
+// rttFactor is how many round trips of a ping a request may take before it
+// times out: a tools/call or a page of a list does more work than a ping.
+const rttFactor = 10
+
+// rttSamples is how many pings measure a session's round trip.
+const rttSamples = 2
+
+// rttWait bounds the wait for one measuring ping (and --timeout, when it is
+// shorter): a server slower than that keeps --timeout, and the checks judge
+// a ping that is not answered.
+const rttWait = 2 * time.Second
+
+// runShare is the part of the run timeout within which revisions start
+// checks.
+const runShare = 0.9
+
+// checkBudget is the longest one check may run: a quarter of the run
+// timeout, at least two minutes.
+func (e *engine) checkBudget() time.Duration { return max(2*time.Minute, e.opts.RunTimeout/4) }
+
+// noteStart records how long a fresh process took to give its first
+// answer, for the start allowance.
+func (e *engine) noteStart(d time.Duration) {
+	e.budgetMu.Lock()
+	e.slowestStart = max(e.slowestStart, d)
+	e.budgetMu.Unlock()
+}
+
+// measuredStart is the start allowance the measured starts call for, 0
+// when none was measured.
+func (e *engine) measuredStart() time.Duration {
+	e.budgetMu.Lock()
+	defer e.budgetMu.Unlock()
+	return wholeSeconds(2 * e.slowestStart)
+}
+
+// wholeSeconds rounds d up to a whole second, so that a measured bound
+// reads the same in the report across runs of one speed.
+func wholeSeconds(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return ((d + time.Second - 1) / time.Second) * time.Second
+}
+
+// measure times rttSamples round trips of the revision's barrier request
+// on its session, kept from detection, and sets the revision's request
+// timeout from the quickest (one slow sample is the machine's moment, not
+// the server's speed). A revision without a session keeps --timeout.
+func (env *revEnv) measure(ctx context.Context) {
+	c := env.session
+	if c == nil {
+		return
+	}
+	quickest := time.Duration(-1)
+	for i := range rttSamples {
+		// Sent and awaited without stalling the process: a ping that is
+		// not answered in time is the checks' to judge, and its late
+		// answer is drained before the next check reads the session.
+		id := fmt.Sprintf(`"mcpconform-rtt-%d"`, i+1)
+		began := time.Now()
+		if err := c.p.SendRequestString(barrierLine(env.rev, id), id); err != nil {
+			return
+		}
+		if _, err := c.p.AwaitAny(ctx, min(rttWait, env.eng.opts.Timeout), id); err != nil {
+			return
+		}
+		if d := time.Since(began); quickest < 0 || d < quickest {
+			quickest = d
+		}
+	}
+	if t := wholeSeconds(rttFactor * quickest); t > max(env.eng.opts.Timeout, time.Second) {
+		env.base = t
+	}
+}
+
+// timeSpent returns why t ran out of time, or "": its own budget, or the
+// run's, ended while it waited.
+func (t *T) timeSpent() string {
+	if !errors.Is(t.ctx.Err(), context.DeadlineExceeded) {
+		return ""
+	}
+	if t.runCtx.Err() == nil {
+		return fmt.Sprintf("the check's time budget (%s) was spent before it could judge", t.env.eng.checkBudget())
+	}
+	return fmt.Sprintf("the run timeout (%s) was reached before the check could judge; raise --run-timeout", t.env.eng.opts.RunTimeout)
+}
