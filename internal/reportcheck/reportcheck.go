@@ -2,7 +2,9 @@
 // the schemas their readers hold them to, for the tests that make real
 // reports: the JSON report against docs/report-schema.json, the JUnit file
 // against Jenkins' and Surefire's XSDs (internal/junitschema), and the
-// badge against the rules of the shields.io endpoint badge. A test that
+// badge against the rules of the shields.io endpoint badge, and the SARIF
+// log against the SARIF 2.1.0 schema and GitHub's rules
+// (internal/sarifschema). A test that
 // runs a server calls Report on what it got, so that every kind of real
 // report (the reference, third-party servers, failing and hostile
 // fixtures) is held to the schemas, not only a sample made for the test.
@@ -26,6 +28,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 	"github.com/mcpconform/mcpconform/internal/junitschema"
+	"github.com/mcpconform/mcpconform/internal/sarifschema"
 )
 
 // shieldsSchema is the shields.io endpoint badge's schema, written from
@@ -39,15 +42,17 @@ type Writer interface {
 	WriteJSON(io.Writer) error
 	WriteJUnit(io.Writer) error
 	WriteBadge(io.Writer) error
+	WriteSARIF(w io.Writer, reportURI string) error
 }
 
-// Report writes rep's JSON report, JUnit file and badge and fails t with
-// every way one of them breaks its schema.
+// Report writes rep's JSON report, JUnit file, badge and SARIF log and
+// fails t with every way one of them breaks its schema.
 func Report(t testing.TB, rep Writer) {
 	t.Helper()
 	check(t, "JSON report", rep.WriteJSON, JSON)
 	check(t, "JUnit file", rep.WriteJUnit, junitschema.Errors)
 	check(t, "badge", rep.WriteBadge, Badge)
+	check(t, "SARIF log", sarifOf(rep), sarifschema.Errors)
 }
 
 // Schemas is Report without the JUnit file, whose validation starts
@@ -56,6 +61,13 @@ func Schemas(t testing.TB, rep Writer) {
 	t.Helper()
 	check(t, "JSON report", rep.WriteJSON, JSON)
 	check(t, "badge", rep.WriteBadge, Badge)
+	check(t, "SARIF log", sarifOf(rep), sarifschema.Errors)
+}
+
+// sarifOf writes rep's SARIF log as `mcpconform run --json
+// mcpconform.json --sarif FILE` would.
+func sarifOf(rep Writer) func(io.Writer) error {
+	return func(w io.Writer) error { return rep.WriteSARIF(w, "mcpconform.json") }
 }
 
 // Files validates report files as a run wrote them: a JSON report, a
