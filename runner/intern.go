@@ -7,6 +7,8 @@ import (
 	"sync"
 	"unsafe"
 	"weak"
+
+	"github.com/mcpconform/mcpconform/protocol"
 )
 
 // internMin is the size from which a response's result is interned: kept
@@ -57,4 +59,12 @@ func (t *internTable) intern(b []byte) []byte {
 	c := bytes.Clone(b)
 	t.entries[h] = append(live, internEntry{data: weak.Make(&c[0]), n: len(c)})
 	return c
+}
+
+// internResult gives a response its interned result and an id of its
+// own, so that the message holds no view of the line it was read from: a
+// message kept for the run (a handshake's answer, a page of a walk) would
+// otherwise keep the whole line alive with it, a copy per answer.
+func internResult(m *protocol.Message) {
+	m.Result, m.ID = results.intern(m.Result), bytes.Clone(m.ID)
 }

@@ -375,14 +375,14 @@ const repeatMin = 512
 func (p *Process) classifyLine(raw []byte) Received {
 	if m, ok := repeatedResponse(raw, p.repeat); ok {
 		if len(m.Result) >= internMin {
-			m.Result = p.repeat // the interned copy: the bytes are equal
+			m.Result, m.ID = p.repeat, bytes.Clone(m.ID) // see internResult
 		}
 		return Received{Raw: raw, Msg: m}
 	}
 	r := classify(raw)
 	if r.Problem == nil && r.Msg != nil && len(r.Msg.Result) >= repeatMin {
 		if len(r.Msg.Result) >= internMin {
-			r.Msg.Result = results.intern(r.Msg.Result)
+			internResult(r.Msg)
 		}
 		p.repeat = r.Msg.Result // a view of the line (or the interned copy), which nothing changes
 	}
