@@ -41,8 +41,8 @@ type htmlPage struct {
 // htmlVerdict is one line of the header's outcome table.
 type htmlVerdict struct {
 	Name, Verdict, Must, Should, Errors string
-	Gaps                                []string // scored MUSTs not verified
-	Scored                              bool     // a revision's line, not the estate profile's
+	Unverified, NotRun                  int  // scored MUSTs not verified, and not run
+	Scored                              bool // a revision's line, not the estate profile's
 	Class                               string
 }
 
@@ -168,12 +168,7 @@ func (rep *Report) htmlPage() htmlPage {
 		v := htmlVerdict{Name: "MCP " + rs.Revision, Verdict: rs.outcomeText(),
 			Must: fmt.Sprintf("%d/%d", rs.MustPassed, rs.MustTotal), Should: fmt.Sprintf("%d/%d", rs.ShouldPassed, rs.ShouldTotal),
 			Errors: fmt.Sprint(rs.Errors), Class: verdictClass(rs.Outcome), Scored: true}
-		for _, u := range rs.Unverified {
-			v.Gaps = append(v.Gaps, u.ID+" ("+string(u.Status)+")")
-		}
-		if n := len(rs.NotRun); n > 0 {
-			v.Gaps = append(v.Gaps, plural(n, "scored MUST")+" not run")
-		}
+		v.Unverified, v.NotRun = len(rs.Unverified), len(rs.NotRun)
 		p.Verdicts = append(p.Verdicts, v)
 	}
 	if v, ok := estateVerdict(rep); ok {
