@@ -97,6 +97,9 @@ func TestMutants(t *testing.T) {
 			t.Parallel()
 			rep := runMutant(t, c)
 			reportcheck.Schemas(t, rep)
+			if c.Mutation == certificateMutant {
+				checkCertificate(t, rep, "failing-server")
+			}
 			for _, p := range judgeMutant(rep, c.Want) {
 				t.Error(p)
 			}
