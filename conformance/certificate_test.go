@@ -25,9 +25,11 @@ const maxCertificatePages = 8
 // checkCertificate opens rep's HTML certificate in a real browser and
 // holds it to what a reader needs first: the outcome per revision and
 // every failure (a row per check that failed or errored) on the first
-// screen, the warnings listed after them, and a print in a few pages. The screenshot, and the printed PDF, stay in
-// the test's artefacts (name.png, name.pdf in a directory the log
-// names), and in -screenshots DIR when given.
+// screen, the warnings listed after them, and a print in a few pages.
+// The page, its screenshot and its printed PDF (name.html, .png, .pdf)
+// go to $MCPCONFORM_ARTIFACTS when it names a directory (CI keeps them),
+// else to a temporary one; the screenshot also to -screenshots DIR when
+// given.
 func checkCertificate(t *testing.T, rep *Report, name string) {
 	t.Helper()
 	dir := t.TempDir()
