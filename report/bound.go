@@ -35,10 +35,13 @@ func Bound(s string, limit int) string {
 }
 
 // Bound cuts the texts of one result that can hold what a server chose
-// at length: its details and transcript notes (its message, expected and
-// actual are short already, and transcript lines are cut as they are
-// recorded).
+// at length, each to MaxServerText: its message, expected and actual
+// (which quote what the server sent, a tool's name, say), details and
+// transcript lines.
 func (r *Result) Bound() {
+	r.Message = Bound(r.Message, MaxServerText)
+	r.Expected = Bound(r.Expected, MaxServerText)
+	r.Actual = Bound(r.Actual, MaxServerText)
 	for i, d := range r.Details {
 		r.Details[i] = Bound(d, MaxServerText)
 	}
@@ -69,6 +72,9 @@ func (rep *Report) BoundText() {
 	}
 	for i := range rep.Results {
 		r := &rep.Results[i]
+		r.Message = Bound(r.Message, MaxServerText)
+		r.Expected = Bound(r.Expected, MaxServerText)
+		r.Actual = Bound(r.Actual, MaxServerText)
 		for j, d := range r.Details {
 			r.Details[j] = spend(d)
 		}

@@ -33,6 +33,7 @@ func TestBoundText(t *testing.T) {
 	rep.Server = Implementation{Name: huge, Version: huge}
 	rep.Detection = append(rep.Detection, huge)
 	for i := range rep.Results {
+		rep.Results[i].Message, rep.Results[i].Expected, rep.Results[i].Actual = huge, huge, huge
 		for range 100 {
 			rep.Results[i].Details = append(rep.Results[i].Details, huge)
 		}
@@ -44,6 +45,9 @@ func TestBoundText(t *testing.T) {
 	}
 	total := 0
 	for _, r := range rep.Results {
+		if len(r.Message) > MaxServerText || len(r.Expected) > MaxServerText || len(r.Actual) > MaxServerText {
+			t.Errorf("%s keeps a message, expected, actual of %d, %d, %d bytes", r.ID, len(r.Message), len(r.Expected), len(r.Actual))
+		}
 		for _, d := range r.Details {
 			total += len(d)
 		}
