@@ -68,11 +68,15 @@ lint:
 # -parallel: a mutant or hostile-server run mostly waits on its server's
 # answers and timeouts, so more runs than cores side by side keep the
 # cores busy; the verdicts are built to hold under that load.
+# The certificates the tests (and sweeps) look at in Chromium (page,
+# screenshot, PDF) stay in test-artifacts/ for CI to keep.
 test: deps
-	$(GO) tool gotestsum --format testname -- -count=1 -timeout 15m -parallel 6 -skip '$(SWEEPS)' ./...
+	mkdir -p test-artifacts
+	MCPCONFORM_ARTIFACTS=$(CURDIR)/test-artifacts $(GO) tool gotestsum --format testname -- -count=1 -timeout 15m -parallel 6 -skip '$(SWEEPS)' ./...
 
 sweeps: deps
-	$(GO) tool gotestsum --format testname -- -count=1 -timeout 15m -run '$(SWEEPS)' ./...
+	mkdir -p test-artifacts
+	MCPCONFORM_ARTIFACTS=$(CURDIR)/test-artifacts $(GO) tool gotestsum --format testname -- -count=1 -timeout 15m -run '$(SWEEPS)' ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
