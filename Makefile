@@ -2,10 +2,11 @@
 GO ?= go
 
 # The sweeps: whole catalogue runs against the pinned real servers and
-# against slow servers beside busy loops. `make test` leaves them out (it
-# is the quick loop), `make sweeps` runs them, and `make check`, what CI
-# runs, runs both.
-SWEEPS := ^(TestReal.*|TestSlowStartingDualEraServer|TestBusyWorker|TestGoSDKWithoutValidation|TestSlowServerSameVerdictsUnderLoad)$$
+# against slow servers beside busy loops, and the release build of every
+# archive (a cross-compilation per platform). `make test` leaves them out
+# (it is the quick loop), `make sweeps` runs them, and `make check`, what
+# CI runs, runs both.
+SWEEPS := ^(TestReal.*|TestReleaseArchives|TestSlowStartingDualEraServer|TestBusyWorker|TestGoSDKWithoutValidation|TestSlowServerSameVerdictsUnderLoad)$$
 
 # The real-server test drives the pinned @modelcontextprotocol/server-everything;
 # npm installs it from the lock file whenever the lock file is newer.
