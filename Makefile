@@ -2,10 +2,11 @@
 GO ?= go
 
 # The sweeps: whole catalogue runs against the pinned real servers and
-# against slow servers beside busy loops. `make test` leaves them out (it
-# is the quick loop), `make sweeps` runs them, and `make check`, what CI
-# runs, runs both.
-SWEEPS := ^(TestReal.*|TestSlowStartingDualEraServer|TestBusyWorker|TestGoSDKWithoutValidation|TestSlowServerSameVerdictsUnderLoad)$$
+# against slow servers beside busy loops, and the release build of every
+# archive (a cross-compilation per platform). `make test` leaves them out
+# (it is the quick loop), `make sweeps` runs them, and `make check`, what
+# CI runs, runs both.
+SWEEPS := ^(TestReal.*|TestReleaseArchives|TestSlowStartingDualEraServer|TestBusyWorker|TestGoSDKWithoutValidation|TestSlowServerSameVerdictsUnderLoad)$$
 
 # The real-server test drives the pinned @modelcontextprotocol/server-everything;
 # npm installs it from the lock file whenever the lock file is newer.
@@ -68,11 +69,15 @@ lint:
 # -parallel: a mutant or hostile-server run mostly waits on its server's
 # answers and timeouts, so more runs than cores side by side keep the
 # cores busy; the verdicts are built to hold under that load.
+# The certificates the tests (and sweeps) look at in Chromium (page,
+# screenshot, PDF) stay in test-artifacts/ for CI to keep.
 test: deps
-	$(GO) tool gotestsum --format testname -- -count=1 -timeout 15m -parallel 6 -skip '$(SWEEPS)' ./...
+	mkdir -p test-artifacts
+	MCPCONFORM_ARTIFACTS=$(CURDIR)/test-artifacts $(GO) tool gotestsum --format testname -- -count=1 -timeout 15m -parallel 6 -skip '$(SWEEPS)' ./...
 
 sweeps: deps
-	$(GO) tool gotestsum --format testname -- -count=1 -timeout 15m -run '$(SWEEPS)' ./...
+	mkdir -p test-artifacts
+	MCPCONFORM_ARTIFACTS=$(CURDIR)/test-artifacts $(GO) tool gotestsum --format testname -- -count=1 -timeout 15m -run '$(SWEEPS)' ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -307,6 +307,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 		return a.Revision < b.Revision
 	})
+	rep.BoundText()
 	applyExpected(rep, opts.Expected)
 	applyScoring(rep, opts.scoringProfile(), cat)
 	rep.Summarize(opts.Strict)
@@ -334,6 +335,7 @@ func (e *engine) header(det *detection, start time.Time) *Report {
 		rep.Server, rep.Eras, rep.Supported, rep.Detection = det.serverInfo(), det.eras(), det.supported(), det.notes
 		rep.ServerExit = det.exit
 	}
+	rep.BoundText()
 	return rep
 }
 
@@ -1028,6 +1030,7 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 	r.BlockedBy = t.blocker
 	r.Metrics = t.metrics
 	r.Transcript = evidence(t)
+	r.Bound()
 	interruptedResult(ctx, r, true)
 	return r
 }

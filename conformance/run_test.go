@@ -3,27 +3,47 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpconform/mcpconform/internal/reportcheck"
 )
 
 // TestRunDeterministic: two runs with the same seed give the same report
-// bytes once the designated time fields are zeroed.
+// bytes once the designated time fields are zeroed, a run whose property
+// checks fail and save their shrunk cases included, and the reports keep
+// to their schemas.
 func TestRunDeterministic(t *testing.T) {
-	var out [2][]byte
-	for i := range out {
-		rep := runMutant(t, mutantCase{Mutation: "none"})
-		rep.ZeroTimes()
-		var buf bytes.Buffer
-		if err := rep.WriteJSON(&buf); err != nil {
-			t.Fatal(err)
-		}
-		out[i] = buf.Bytes()
-	}
-	if diff := cmp.Diff(string(out[0]), string(out[1])); diff != "" {
-		t.Errorf("two runs differ (-first +second):\n%s", diff)
+	dir := t.TempDir()
+	for _, c := range []mutantCase{
+		{Mutation: "none"},
+		{Mutation: "prop-duplicate-answer", Protocol: "2025-11-25", Tweak: func(o *Options) {
+			o.Only = []string{"property.*"}
+			o.FailureDir = filepath.Join(dir, "cases")
+		}},
+	} {
+		t.Run(c.Mutation, func(t *testing.T) {
+			var out [2][]byte
+			for i := range out {
+				rep := runMutant(t, c)
+				reportcheck.Report(t, rep)
+				rep.ZeroTimes()
+				var buf bytes.Buffer
+				if err := rep.WriteJSON(&buf); err != nil {
+					t.Fatal(err)
+				}
+				out[i] = buf.Bytes()
+				if c.Mutation != "none" && !bytes.Contains(out[i], []byte(`"status": "fail"`)) {
+					t.Fatalf("no property check failed: the run proves nothing of failing runs")
+				}
+			}
+			if diff := cmp.Diff(string(out[0]), string(out[1])); diff != "" {
+				t.Errorf("two runs differ (-first +second):\n%s", diff)
+			}
+		})
 	}
 }
 

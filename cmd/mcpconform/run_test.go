@@ -18,6 +18,7 @@ import (
 	"github.com/mcpconform/mcpconform/conformance/scoring"
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 	"github.com/mcpconform/mcpconform/internal/fixtures/proctest"
+	"github.com/mcpconform/mcpconform/internal/reportcheck"
 	"github.com/mcpconform/mcpconform/report"
 )
 
@@ -43,8 +44,9 @@ func runCLI(args ...string) (int, string, string) {
 // is not conformant.
 func TestRunReferenceConformant(t *testing.T) {
 	self, _ := runBinaries(t)
-	report := filepath.Join(t.TempDir(), "report.json")
-	cmd := exec.Command(self, "run", "--json", report)
+	dir := t.TempDir()
+	report, junit, badge := filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml"), filepath.Join(dir, "badge.json")
+	cmd := exec.Command(self, "run", "--json", report, "--junit", junit, "--badge", badge)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -65,6 +67,7 @@ func TestRunReferenceConformant(t *testing.T) {
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}
+	reportcheck.Files(t, report, junit, badge)
 	if got := strings.Join(rep.Checked, ","); got != "2024-11-05,2025-03-26,2025-06-18,2025-11-25,2026-07-28" {
 		t.Errorf("checked %s, want every revision", got)
 	}
