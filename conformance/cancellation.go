@@ -199,11 +199,11 @@ func init() {
 	Register(Check{
 		ID:          "cancellation.request.no-response",
 		Title:       "A cancelled request gets no response",
-		Requirement: "After notifications/cancelled for a request in flight (its first progress notification came, its response had not), the server sends no response for it: not before the same call made after the cancel is answered, nor before a barrier after that. A call that cannot be made to last (no duration argument) is judged only when its response comes after a barrier sent right behind the cancel was answered.",
-		Authority: MCP(protocol.Modern, "basic/patterns/cancellation.mdx", "Behavior Requirements",
-			"Servers receiving cancellation notifications SHOULD: Not send a response for the cancelled request"),
-		Refs: append(cancellationRefs("Behavior Requirements"),
-			SpecRef{Revision: protocol.Rev20251125, File: "basic/utilities/cancellation.mdx", Section: "Behavior Requirements"}),
+		Requirement: "After notifications/cancelled for a request in flight (its first progress notification came, its response had not), the server sends no response for it: not before the same call made after the cancel is answered, nor before a barrier after that. A call that cannot be made to last (no duration argument) is judged only when its response comes after a barrier sent right behind the cancel was answered. (2026-07-28 makes it a MUST NOT: cancellation.request.no-further-messages.)",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/cancellation.mdx", "Behavior Requirements",
+			"Receivers of cancellation notifications SHOULD: Not send a response for the cancelled request"),
+		Refs:      cancellationRefs("Behavior Requirements")[:len(protocol.LegacyRevisions)],
+		Revisions: Legacy(),
 		Run: func(t *T) {
 			call, _ := t.progressCall()
 			c := cancelSession(t)
@@ -242,10 +242,10 @@ func init() {
 		ID:          "cancellation.request.keeps-serving",
 		Title:       "The server keeps serving after a cancellation",
 		Requirement: "After cancelling a request in flight, the same call made next is answered: a cancellation ends one request, not the connection. Without a tool that takes a duration, the request every server answers (ping, or server/discover) is cancelled at once and sent again.",
-		Authority: MCP(protocol.Modern, "basic/patterns/cancellation.mdx", "Timing Considerations",
-			"Both parties MUST handle these race conditions gracefully:").
-			WithNote("a cancel that reaches the request while it runs, or just as it finishes, must leave the server serving; the suite cannot tell the two apart from outside, so it judges that the next call is answered"),
-		Refs: cancellationRefs("Timing Considerations"),
+		Authority: JSONRPC("5 Response object",
+			"When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.").
+			WithNote("the call made after a cancellation is a call like any other: a cancellation ends one request, not the connection"),
+		Refs: cancellationRefs("Behavior Requirements"),
 		Run: func(t *T) {
 			c := cancelSession(t)
 			call, ok := t.timedCall()
@@ -281,9 +281,12 @@ func init() {
 		Requirement: "notifications/cancelled for a request already answered is ignored: a call in flight when it arrives is still answered (without a tool that takes a duration: the request sent right after it is answered with a result).",
 		Authority: MCP(protocol.Modern, "basic/patterns/cancellation.mdx", "Error Handling",
 			"Invalid cancellation notifications SHOULD be ignored: Already completed requests"),
-		Refs:   cancellationRefs("Error Handling"),
-		Starts: 1, // the first of the cancellation checks (by id) opens their session
-		Spare:  cancelKey,
+		Also: []Authority{MCP(protocol.Rev20251125, "basic/utilities/cancellation.mdx", "Error Handling",
+			"Invalid cancellation notifications SHOULD be ignored: Already completed requests")},
+		Refs:      cancellationRefs("Error Handling"),
+		Starts:    1, // the first of the cancellation checks (by id) opens their session
+		StartsWhy: "a session apart, shared by the cancellation checks: a cancelled call may leave work running that the shared session must not see",
+		Spare:     cancelKey,
 		Run: func(t *T) {
 			c := cancelSession(t)
 			m := c.MustRequest(barrierMethod(t), nil)
@@ -299,6 +302,8 @@ func init() {
 		Requirement: "notifications/cancelled for a request id never sent is ignored: a call in flight when it arrives is still answered (without a tool that takes a duration: the request sent right after it is answered with a result).",
 		Authority: MCP(protocol.Modern, "basic/patterns/cancellation.mdx", "Error Handling",
 			"Invalid cancellation notifications SHOULD be ignored: Unknown request IDs"),
+		Also: []Authority{MCP(protocol.Rev20251125, "basic/utilities/cancellation.mdx", "Error Handling",
+			"Invalid cancellation notifications SHOULD be ignored: Unknown request IDs")},
 		Refs: cancellationRefs("Error Handling"),
 		Run: func(t *T) {
 			c := cancelSession(t)
@@ -505,4 +510,279 @@ func serverCancels(t *T, bad func(own map[string]bool, client map[string]string,
 func mustJSON(v any) json.RawMessage {
 	b, _ := json.Marshal(v)
 	return b
+}
+
+func init() {
+	Register(Check{
+		ID:          "cancellation.race.keeps-serving",
+		Title:       "A cancel racing its request's end leaves the server serving",
+		Requirement: "The request every server answers (ping, or server/discover) is sent and cancelled at once, so the cancel reaches it while it runs or after its answer; the same request sent next is answered with a result.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/cancellation.mdx", "Timing Considerations",
+			"Both parties MUST handle these race conditions gracefully:").
+			WithNote("the race: a cancellation that arrives after the request finished, or just as it does; handled gracefully, the connection goes on serving"),
+		Also: []Authority{MCP(protocol.Modern, "basic/patterns/cancellation.mdx", "Timing Considerations",
+			"Both parties MUST handle these race conditions gracefully:")},
+		Refs: cancellationRefs("Timing Considerations"),
+		Run: func(t *T) {
+			judgeServingAfterCancel(t, cancelSession(t))
+		},
+	})
+
+	Register(Check{
+		ID:          "cancellation.request.stops",
+		Title:       "A cancelled request stops its progress",
+		Requirement: "After notifications/cancelled for a call in flight (its first progress notification came, its response had not), the server sends no more progress for it once it has read the cancel: nothing with its progress token after the answer to a barrier sent right behind the cancel (the server reads its input in order), up to the answer of the same call made again and a barrier after that.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/cancellation.mdx", "Behavior Requirements",
+			"Receivers of cancellation notifications SHOULD: Stop processing the cancelled request"),
+		Refs:      cancellationRefs("Behavior Requirements")[:len(protocol.LegacyRevisions)],
+		Revisions: Legacy(),
+		Run: func(t *T) {
+			seen := observeCancelled(t)
+			t.Expect("no progress notification with the cancelled call's token once the server has read the cancel")
+			if n := len(seen.progress); n > 0 {
+				t.evidenceLines(seen.progress, 3)
+				t.Actual("%d progress notification(s) after the cancel was read", n)
+				t.Fatalf("the server went on with the cancelled request %s: %d progress notification(s) for it after answering the %s sent behind the cancel", seen.id, n, barrierMethod(t))
+			}
+			t.Actual("no progress for %s after the cancel was read", seen.id)
+		},
+	})
+
+	Register(Check{
+		ID:          "cancellation.request.no-further-messages",
+		Title:       "Nothing more for a cancelled request (2026-07-28)",
+		Requirement: "Under 2026-07-28 stdio, after notifications/cancelled for a call in flight the server sends no further message for it once it has read the cancel: no response and no progress with its token after the answer to a barrier sent right behind the cancel, up to the answer of the same call made again and a barrier after that.",
+		Authority: MCP(protocol.Modern, "basic/transports/stdio.mdx", "Cancellation",
+			"Servers SHOULD stop work on a cancelled request as soon as practical and MUST NOT send any further messages for it.").WithKeyword(KeywordMustNot),
+		Refs:      []SpecRef{cancellationRef(protocol.Modern, "Behavior Requirements")},
+		Revisions: ModernOnly(),
+		Run: func(t *T) {
+			seen := observeCancelled(t)
+			t.Expect("no response and no progress for the cancelled call once the server has read the cancel")
+			all := append(slices.Clone(seen.responses), seen.progress...)
+			t.Actual("%d response(s) and %d progress notification(s) after the cancel was read", len(seen.responses), len(seen.progress))
+			if len(all) > 0 {
+				t.evidenceLines(all, 3)
+				t.Fatalf("the server sent %d message(s) for the cancelled request %s after answering the %s sent behind the cancel", len(all), seen.id, barrierMethod(t))
+			}
+		},
+	})
+}
+
+// cancelledSeen is what observeCancelled saw of the cancelled call after
+// the server had read the cancel.
+type cancelledSeen struct {
+	id        string
+	responses []inboundMessage
+	progress  []inboundMessage
+}
+
+// observeCancelled makes the slow call with a progress token, cancels it at
+// its first progress notification with a barrier right behind the cancel,
+// makes the same call again once that barrier is answered (the sentinel)
+// and a barrier after its answer, and returns what the server sent for the
+// cancelled call after answering the first barrier: by then it had read
+// the cancel, since a server reads its input in order. A call answered
+// before that barrier may have ended before the cancel was read, and is
+// made again, longer; when even the longest is, the check ends
+// not-verified.
+func observeCancelled(t *T) cancelledSeen {
+	call, _ := t.progressCall()
+	c := cancelSession(t)
+	durations := []time.Duration{0}
+	if call.timed {
+		durations = attemptDurations(quickCancel, retryCancel, cancelDuration(t))
+	}
+	for i, d := range durations {
+		seen, early := cancelFenced(t, c, call, d)
+		if early == "" {
+			return seen
+		}
+		if i < len(durations)-1 {
+			t.Logf("the %s call %s %s; observed again with a %s call", d, seen.id, early, durations[i+1])
+			continue
+		}
+		t.NotVerified("the call of %s %s: whether it stops once cancelled is not observable", call.tool.Name, early)
+	}
+	return cancelledSeen{}
+}
+
+// cancelFenced is one attempt of observeCancelled; early says why it shows
+// nothing (the call ended before the server could have read the cancel).
+func cancelFenced(t *T, c *Conn, call slowCall, d time.Duration) (seen cancelledSeen, early string) {
+	id := fmt.Sprintf("cancel-me-%s", c.env.nextID())
+	seen.id = id
+	key := protocol.IDKey(mustJSON(id))
+	token := "mcpconform-cancel-" + id
+	tokenKey := protocol.IDKey(mustJSON(token))
+	params := map[string]any{"name": call.tool.Name, "arguments": call.args(d, cancelSteps),
+		"_meta": map[string]any{protocol.MetaProgressToken: token}}
+	c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, params))
+	deadline := time.Now().Add(t.RequestTimeout())
+	for started := false; !started; {
+		r, err := c.Next(max(time.Millisecond, time.Until(deadline)))
+		if err != nil {
+			t.NotVerified("no progress notification and no answer for the call of %s: %v", call.tool.Name, err)
+		}
+		switch {
+		case r.Msg == nil:
+		case r.Msg.Method == "" && r.Msg.IDKey() == key:
+			return seen, "was answered before it could be cancelled"
+		case r.Msg.Method == protocol.NotifProgress:
+			started = true
+		}
+	}
+	if sendCancel(t, c, id, "mcpconform: cancellation check") != nil {
+		return seen, "was answered before the cancel was sent"
+	}
+	fence := fmt.Sprintf("fence-%s", c.env.nextID())
+	c.must(barrierMethod(t), c.Send(fence, barrierMethod(t), nil))
+	before, _, err := c.TryCollect(fence)
+	if err != nil {
+		t.NotVerified("the %s (barrier) sent behind the cancel was not answered (%s)", barrierMethod(t), runFault(err))
+	}
+	if responseTo(before, key) != nil {
+		return seen, "was answered before the " + barrierMethod(t) + " sent behind the cancel"
+	}
+	sentinel := fmt.Sprintf("sentinel-%s", c.env.nextID())
+	c.must(protocol.MethodToolsCall, c.Send(sentinel, protocol.MethodToolsCall,
+		map[string]any{"name": call.tool.Name, "arguments": call.args(d, cancelSteps)}))
+	after, _, err := c.TryCollect(sentinel)
+	if err != nil {
+		t.NotVerified("the call of %s made after the cancel was not answered (%s): cancellation.request.keeps-serving judges that", call.tool.Name, runFault(err))
+	}
+	late, _ := c.TryBarrier()
+	for _, r := range append(after, late...) {
+		switch {
+		case r.Msg == nil:
+		case r.Msg.Method == "" && r.Msg.IDKey() == key:
+			seen.responses = append(seen.responses, inboundMessage{process: c.name, text: string(r.Raw)})
+		case r.Msg.Method == protocol.NotifProgress && progressTokenKey(r.Msg) == tokenKey:
+			seen.progress = append(seen.progress, inboundMessage{process: c.name, text: string(r.Raw)})
+		}
+	}
+	return seen, ""
+}
+
+// progressTokenKey returns the id key of a progress notification's token,
+// or "".
+func progressTokenKey(m *protocol.Message) string {
+	var p struct {
+		Token json.RawMessage `json:"progressToken"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil || len(p.Token) == 0 {
+		return ""
+	}
+	return protocol.IDKey(p.Token)
+}
+
+func init() {
+	Register(Check{
+		ID:          "cancellation.server.listen-teardown",
+		Title:       "A stream the server ends is cancelled by it",
+		Requirement: "Under 2026-07-28, when the server ends an acknowledged subscriptions/listen stream on its own (it answers the listen request before the client cancelled it), it also sends notifications/cancelled referencing that request; not exercised when it ended none.",
+		Authority: MCP(protocol.Modern, "basic/patterns/cancellation.mdx", "Cancellation",
+			"A server MUST send `notifications/cancelled` referencing a `subscriptions/listen` request ID when it tears down that subscription stream (see Subscriptions)."),
+		Refs:      []SpecRef{modernRef("basic/patterns/subscriptions.mdx", "Cancellation")},
+		Revisions: ModernOnly(),
+		Final:     true,
+		Run: func(t *T) {
+			judgeEndedStreams(t, "notifications/cancelled", func(e endedStream) bool { return e.cancelled },
+				"the server ended the subscriptions/listen stream %s without notifications/cancelled referencing it")
+		},
+	})
+}
+
+// judgeEndedStreams fails the check (at its level) unless every stream the
+// server ended on its own did what done says, naming what in the
+// expectation and the streams in failure's %s; not exercised when the
+// server ended none.
+func judgeEndedStreams(t *T, what string, done func(endedStream) bool, failure string) {
+	t.settleTraffic()
+	ended := serverEndedStreams(t)
+	if len(ended) == 0 {
+		t.NotExercised("the server ended no subscriptions/listen stream on its own")
+	}
+	var missing []string
+	for _, e := range ended {
+		if !done(e) {
+			missing = append(missing, e.process+" "+e.id)
+		}
+	}
+	t.Expect("%s for each of %d stream(s) the server ended", what, len(ended))
+	t.Actual("%d without one", len(missing))
+	if len(missing) > 0 {
+		t.Failf(failure, clipList(missing, 3))
+	}
+}
+
+// endedStream is a subscriptions/listen stream the server ended on its
+// own: it answered the listen request, or cancelled it, after its
+// acknowledgement and before any cancel of the client.
+type endedStream struct {
+	process, id         string
+	answered, cancelled bool // a successful answer to the listen request; a notifications/cancelled referencing it
+}
+
+// serverEndedStreams finds the streams the server ended, per process.
+func serverEndedStreams(t *T) []endedStream {
+	t.env.mu.Lock()
+	conns := slices.Clone(t.env.conns)
+	t.env.mu.Unlock()
+	var out []endedStream
+	for _, c := range conns {
+		lines, msgs := c.messages()
+		type stream struct {
+			acked, clientDone   bool
+			answered, cancelled bool
+			answerErr           bool
+		}
+		streams := map[string]*stream{}
+		var order []string
+		for i, l := range lines {
+			m := msgs[i]
+			if m == nil {
+				continue
+			}
+			switch {
+			case l.Dir == "send" && m.Method == protocol.MethodSubscribe && m.ID != nil:
+				streams[m.IDKey()] = &stream{}
+				order = append(order, m.IDKey())
+			case l.Dir == "send" && m.Method == protocol.NotifCancelled:
+				if s := streams[cancelledKey(m)]; s != nil {
+					s.clientDone = true
+				}
+			case l.Dir == "recv" && m.Method == notifSubscriptionAck:
+				if s := streams[subscriptionID(m)]; s != nil {
+					s.acked = true
+				}
+			case l.Dir == "recv" && m.Method == protocol.NotifCancelled:
+				if s := streams[cancelledKey(m)]; s != nil && s.acked && !s.clientDone {
+					s.cancelled = true
+				}
+			case l.Dir == "recv" && m.Kind() == protocol.KindResponse:
+				if s := streams[m.IDKey()]; s != nil && s.acked && !s.clientDone {
+					s.answered, s.answerErr = true, m.Error != nil
+				}
+			}
+		}
+		for _, key := range order {
+			if s := streams[key]; s.answered || s.cancelled {
+				out = append(out, endedStream{process: c.name, id: key, answered: s.answered && !s.answerErr, cancelled: s.cancelled})
+			}
+		}
+	}
+	return out
+}
+
+// cancelledKey returns the id key of a notifications/cancelled's
+// requestId, or "".
+func cancelledKey(m *protocol.Message) string {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil || len(p.RequestID) == 0 {
+		return ""
+	}
+	return protocol.IDKey(p.RequestID)
 }

@@ -280,6 +280,10 @@ type Check struct {
 	// session): the engine starts them while the check before it runs. A
 	// wrong count costs time, never a verdict.
 	Starts int
+	// StartsWhy says why the check needs processes of its own rather
+	// than the revision's shared session: list --json shows it, and a
+	// check with Starts must state it.
+	StartsWhy string
 	// Spare is the SharedBy key of the spare session those starts open,
 	// if that is what they are: none is started ahead while that session
 	// is open or can be handed over to the check (spare.go). Like Starts,
@@ -295,6 +299,44 @@ type Check struct {
 	// opens (sampling.go): none is started ahead once the revision's
 	// feature survey shows there is no tool to call for it.
 	feature string
+}
+
+// AuthorityFor returns the authority a result in revision rev cites: of
+// Authority and Also, the one quoting rev's own text; else, when Authority
+// quotes MCP, the one of the newest earlier revision of rev's era (a rule
+// holds from the revision that states it on), else a JSON-RPC 2.0 sentence
+// of Also (for a revision whose MCP text does not state the rule), else
+// the one of the oldest later revision; else Authority. A check that runs
+// in several revisions quotes each one's wording where it differs, so that
+// every result shows the text of the revision judged.
+func (c *Check) AuthorityFor(rev string) Authority {
+	var earlier, later, jsonrpc *Authority
+	for i, a := range append([]Authority{c.Authority}, c.Also...) {
+		switch {
+		case a.Kind == AuthorityJSONRPC && jsonrpc == nil:
+			jsonrpc = &a
+		case a.Kind != AuthorityMCP || protocol.EraOf(a.Revision) != protocol.EraOf(rev):
+		case a.Revision == rev:
+			if i == 0 {
+				return c.Authority
+			}
+			return c.Also[i-1]
+		case a.Revision < rev && (earlier == nil || a.Revision > earlier.Revision):
+			earlier = &a
+		case a.Revision > rev && (later == nil || a.Revision < later.Revision):
+			later = &a
+		}
+	}
+	switch {
+	case c.Authority.Kind != AuthorityMCP:
+	case earlier != nil:
+		return *earlier
+	case jsonrpc != nil:
+		return *jsonrpc
+	case later != nil:
+		return *later
+	}
+	return c.Authority
 }
 
 // Area is the first part of the check's id.
@@ -347,6 +389,10 @@ var reservedIDs = map[string]string{
 	"modern.mrtr.state-tampered":               "replaced by modern.mrtr.state-tamper-rejected (advisory): whether requestState influences authorization, resource access or business logic, the condition of the MUST, is not observable",
 	"lifecycle.capabilities.respected":         "split into lifecycle.capabilities.client-features (MUST), lifecycle.capabilities.client-features-early (SHOULD) and lifecycle.capabilities.logging-declared (MUST)",
 	"modern.errors.code-range":                 "split into modern.errors.reserved-codes (MUST NOT) and modern.errors.legacy-range (SHOULD NOT)",
+	"tools.notify.list-changed":                "split into tools.notify.list-changed-undeclared (MUST from 2025-06-18: only negotiated capabilities are used), tools.notify.list-changed-undeclared-early (SHOULD before it) and tools.notify.list-changed-sent (SHOULD: a declared listChanged is honoured); it quoted the sentence of the last while judging the first two",
+	"prompts.notify.list-changed":              "split into prompts.notify.list-changed-undeclared (MUST from 2025-06-18), prompts.notify.list-changed-undeclared-early (SHOULD before it) and prompts.notify.list-changed-sent (SHOULD), as tools.notify.list-changed",
+	"resources.notify.list-changed":            "split into resources.notify.list-changed-undeclared (MUST from 2025-06-18), resources.notify.list-changed-undeclared-early (SHOULD before it) and resources.notify.list-changed-sent (SHOULD), as tools.notify.list-changed",
+	"resources.listen.after-cancel":            "became resources.listen.cancel-ends (MUST NOT): the 2026-07-28 stdio page forbids any further message for a cancelled request, which the SHOULD it quoted did not say",
 }
 
 // RetiredID is an id that named a check once and never names another.
@@ -434,6 +480,9 @@ func validate(c *Check) error {
 		if !protocol.IsKnown(r.Revision) || r.File == "" {
 			return fmt.Errorf("%s: bad spec reference %+v", c.ID, r)
 		}
+	}
+	if c.Starts > 0 && c.StartsWhy == "" {
+		return fmt.Errorf("%s: starts processes of its own without saying why (StartsWhy)", c.ID)
 	}
 	if c.Revisions != nil && len(c.Revisions) == 0 {
 		return fmt.Errorf("%s: empty revision list (use nil for all)", c.ID)

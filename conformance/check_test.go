@@ -77,6 +77,15 @@ func TestRegisterDerivesAndValidatesLevel(t *testing.T) {
 	if err := validate(&c); err != nil || c.Level != ADVISORY {
 		t.Fatalf("advisory: %v, level %q", err, c.Level)
 	}
+	c = base()
+	c.Starts = 1
+	if err := validate(&c); err == nil || !strings.Contains(err.Error(), "StartsWhy") {
+		t.Fatalf("a check that starts a process without saying why: %v, want a StartsWhy error", err)
+	}
+	c.StartsWhy = "a process that has seen nothing"
+	if err := validate(&c); err != nil {
+		t.Fatalf("a check that says why it starts a process: %v", err)
+	}
 }
 
 func TestRegisterRefusesReservedIDs(t *testing.T) {
@@ -167,5 +176,37 @@ func TestSuggestedCodeInMustCheckIsACatalogueError(t *testing.T) {
 	}()
 	if ct.status != StatusError || !strings.Contains(ct.messages[0], "catalogue error") {
 		t.Errorf("status %s %q, want a catalogue error", ct.status, ct.messages)
+	}
+}
+
+// TestAuthorityFor: a result cites the quote of its own revision; else,
+// in its era, the newest earlier revision's, then a JSON-RPC 2.0 sentence,
+// then the oldest later revision's; a check resting on JSON-RPC keeps it
+// unless Also quotes the revision itself.
+func TestAuthorityFor(t *testing.T) {
+	const s = "Servers MUST answer."
+	v24 := MCP(protocol.Rev20241105, "basic/messages.mdx", "R", s)
+	v25 := MCP(protocol.Rev20250618, "basic/index.mdx", "R", s)
+	v26 := MCP(protocol.Modern, "basic/index.mdx", "R", s)
+	rpc := JSONRPC("5 Response object", "The Server MUST reply.")
+	mcpFirst := &Check{Authority: v25, Also: []Authority{v26, rpc}}
+	rpcFirst := &Check{Authority: rpc, Also: []Authority{v24}}
+	for _, tc := range []struct {
+		c    *Check
+		rev  string
+		want Authority
+	}{
+		{mcpFirst, protocol.Rev20250618, v25},
+		{mcpFirst, protocol.Rev20251125, v25}, // the newest earlier one
+		{mcpFirst, protocol.Rev20241105, rpc}, // no earlier MCP quote: JSON-RPC before a later one
+		{mcpFirst, protocol.Modern, v26},
+		{&Check{Authority: v26, Also: []Authority{v25}}, protocol.Rev20241105, v25}, // the oldest later one of the era
+		{&Check{Authority: v26}, protocol.Rev20241105, v26},                         // none of the era
+		{rpcFirst, protocol.Rev20241105, v24},
+		{rpcFirst, protocol.Rev20251125, rpc},
+	} {
+		if got := tc.c.AuthorityFor(tc.rev); got != tc.want {
+			t.Errorf("AuthorityFor(%s) of %v = %v, want %v", tc.rev, tc.c.Authority, got, tc.want)
+		}
 	}
 }

@@ -143,7 +143,8 @@ func init() {
 		ID:          "completion.complete.shape",
 		Title:       "completion/complete results have the CompleteResult shape",
 		Requirement: "Completing a listed prompt argument or template variable gives a CompleteResult of the revision: completion.values of strings, optional integer total, optional boolean hasMore.",
-		Authority:   messagesAuthority,
+		Authority:   validMessage,
+		Also:        []Authority{validMessageModern},
 		Refs: []SpecRef{
 			completionRef(protocol.Rev20251125, "Requesting Completions"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "CompleteResult"},
@@ -171,7 +172,8 @@ func init() {
 		ID:          "completion.values.max",
 		Title:       "At most 100 completion values",
 		Requirement: `A completion result carries at most 100 values (schema.ts CompleteResult: "Must not exceed 100 items", @maxItems 100 in 2026-07-28); more are announced through total and hasMore.`,
-		Authority:   messagesAuthority,
+		Authority:   validMessage.WithNote(`schema.ts CompleteResult.completion.values: "Must not exceed 100 items" (2026-07-28: maxItems 100): a result with more is no valid CompleteResult`),
+		Also:        []Authority{validMessageModern.WithNote("schema.ts CompleteResult.completion.values: maxItems 100")},
 		Refs: []SpecRef{
 			completionRef(protocol.Rev20251125, "Completion Results"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "CompleteResult"},
@@ -342,6 +344,37 @@ func init() {
 			judgeErrorCode(t, m, protocol.CodeInvalidParams,
 				fmt.Sprintf("completion/complete for the unknown prompt %q returned a result instead of error -32602", name),
 				"completion/complete for an unknown prompt returned error %d, want -32602", true)
+		},
+	})
+}
+
+func init() {
+	Register(Check{
+		ID:          "completion.complete.validated",
+		Title:       "Completion inputs are validated (2024-11-05)",
+		Requirement: "In 2024-11-05 (no completions capability yet), a server that answers completion/complete answers it for a prompt it never listed with an error, not with values; n/a when it does not serve completion/complete (-32601). From 2025-03-26 completion.complete.unknown-prompt asks for -32602.",
+		Authority: MCP(protocol.Rev20241105, "server/utilities/completion.mdx", "Implementation Considerations",
+			"Servers SHOULD: Validate all inputs"),
+		Revisions: []string{protocol.Rev20241105},
+		Run: func(t *T) {
+			name := fmt.Sprintf("mcpconform-no-such-prompt-%08x", t.Rand().Uint32())
+			m, ok := t.budgeted(t.Session(), protocol.MethodComplete, map[string]any{
+				"ref":      map[string]any{"type": protocol.RefPrompt, "name": name},
+				"argument": map[string]any{"name": "a", "value": ""},
+			})
+			if !ok {
+				t.budgetSpent()
+			}
+			if m.Error != nil && m.Error.Code == protocol.CodeMethodNotFound {
+				t.NotApplicable("the server does not serve completion/complete (-32601)")
+			}
+			t.Expect("an error for the unknown prompt %q", name)
+			if m.Error != nil {
+				t.Actual("error %d", m.Error.Code)
+				return
+			}
+			t.Actual("a result: %s", clip2(string(m.Result), 120))
+			t.Failf("completion/complete for the unknown prompt %q returned a result: its inputs are not validated", name)
 		},
 	})
 }

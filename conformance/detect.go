@@ -111,8 +111,12 @@ func (e *engine) detect(ctx context.Context) (*detection, error) {
 		wg.Wait()
 		return out
 	}
+	par := probeParallel
+	if e.opts.Parallel > 0 {
+		par = min(par, e.opts.Parallel)
+	}
 	first := specs[:min(2, len(specs))]
-	outcomes := runSet(first, probeParallel)
+	outcomes := runSet(first, par)
 	if !anyAnswered(outcomes) {
 		if o := firstTimedOut(outcomes); o != nil {
 			r := e.probe(ctx, det, o.spec, &mu)
@@ -127,7 +131,7 @@ func (e *engine) detect(ctx context.Context) (*detection, error) {
 			return det, err
 		}
 	}
-	outcomes = append(outcomes, runSet(specs[len(first):], probeParallel)...)
+	outcomes = append(outcomes, runSet(specs[len(first):], par)...)
 	accepted := slices.ContainsFunc(outcomes, func(o *probeOutcome) bool { return o.accepted })
 	for i, o := range outcomes {
 		if o.timedOut && !o.retried && ctx.Err() == nil {
@@ -298,6 +302,7 @@ func (e *engine) probe(ctx context.Context, det *detection, s probeSpec, mu *syn
 		o.startErr = err
 		return o
 	}
+	e.probes.Add(1)
 	defer func() {
 		if o.answered {
 			e.noteStart(time.Since(began)) // the start and its first answer

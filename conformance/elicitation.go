@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -55,6 +56,7 @@ func init() {
 		Revisions:   Since(protocol.Rev20250618),
 		Capability:  "tools",
 		Starts:      1,
+		StartsWhy:   "a session whose initialize declares elicitation, which the shared session does not: the server lists and runs such tools only for a client that declares it",
 		feature:     elicitFeature.name,
 		// Its call on an undeclared session goes to the scratch session,
 		// which lifecycle.ping.before-initialized's process becomes when
@@ -116,37 +118,19 @@ func init() {
 			// A tool seen asking that takes a mode with "url" is asked
 			// for one, on the session elicitation's feature checks use:
 			// it declares the same elicitation: {}.
-			c := t.SharedWith(elicitFeature.name, map[string]any{elicitFeature.name: elicitFeature.caps})
-			s := surveyFeatures(t)
-			for _, a := range askers(t, elicitFeature.name) {
-				tool := s.tool(t, a.tool)
-				if !elicitModeArg(tool) {
-					continue
+			askInURLMode(t, func() *Conn {
+				return t.SharedWith(elicitFeature.name, map[string]any{elicitFeature.name: elicitFeature.caps})
+			}, func(req *protocol.Message) (any, *protocol.Error) {
+				var p struct {
+					Mode string `json:"mode"`
 				}
-				args := cloneArgs(a.args)
-				args["mode"] = protocol.ElicitModeURL
-				if !t.MayCall(tool, args) {
-					t.Logf("%s takes a url mode, but the run may not call it with other arguments than the fixtures give", tool.Name)
-					continue
+				_ = json.Unmarshal(req.Params, &p)
+				if req.Method == protocol.MethodElicit && p.Mode == protocol.ElicitModeURL {
+					// What a form-only client answers (client/elicitation.mdx §Error Handling).
+					return nil, rpcError(protocol.CodeInvalidParams, "mcpconform: url mode was not declared")
 				}
-				c.OnRequest(func(req *protocol.Message) (any, *protocol.Error) {
-					var p struct {
-						Mode string `json:"mode"`
-					}
-					_ = json.Unmarshal(req.Params, &p)
-					if req.Method == protocol.MethodElicit && p.Mode == protocol.ElicitModeURL {
-						// What a form-only client answers (client/elicitation.mdx §Error Handling).
-						return nil, rpcError(protocol.CodeInvalidParams, "mcpconform: url mode was not declared")
-					}
-					return map[string]any{"action": "decline"}, nil
-				})
-				id := fmt.Sprintf("elicit-url-%s", c.env.nextID())
-				c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args}))
-				if _, _, err := c.TryCollect(id); err != nil {
-					t.Logf("the call of %s got no answer (%s)", tool.Name, runFault(err))
-				}
-				break
-			}
+				return map[string]any{"action": "decline"}, nil
+			})
 			t.Expect("no elicitation/create with mode \"url\" to a client that declared form mode only")
 			var formOnly []clientAsk
 			for _, a := range declaredAsks(t, elicitFeature.name) {
@@ -170,4 +154,98 @@ func init() {
 			t.Actual("%d request(s) to a form-only client, none in URL mode", len(formOnly))
 		},
 	})
+}
+
+func init() {
+	Register(Check{
+		ID:          "elicitation.request.url-params",
+		Title:       "URL-mode elicitation carries message, url and elicitationId",
+		Requirement: `Every URL-mode elicitation/create the run saw (a tool seen asking that takes a mode with "url" is asked for one, on a session declaring both modes) carries a string message, a url that is an absolute URL, and a non-empty string elicitationId; not exercised when none was made.`,
+		Authority: MCP(protocol.Rev20251125, "client/elicitation.mdx", "URL Mode Elicitation Requests",
+			"URL mode elicitation requests MUST specify `mode: \"url\"`, a `message`, and include these additional parameters:"),
+		Also: []Authority{MCP(protocol.Rev20251125, "client/elicitation.mdx", "URL Mode Elicitation Requests",
+			"The `url` parameter MUST contain a valid URL.")},
+		Refs:       []SpecRef{{Revision: protocol.Rev20251125, File: "schema.ts", Section: "ElicitRequestURLParams"}},
+		Revisions:  []string{protocol.Rev20251125},
+		Capability: "tools",
+		Run: func(t *T) {
+			observeFeature(t, elicitFeature)
+			askInURLMode(t, func() *Conn {
+				return t.SharedWith("elicitation-url", map[string]any{elicitFeature.name: map[string]any{protocol.ElicitModeForm: map[string]any{}, protocol.ElicitModeURL: map[string]any{}}})
+			}, func(*protocol.Message) (any, *protocol.Error) { return map[string]any{"action": "decline"}, nil })
+			var urlAsks []clientAsk
+			for _, a := range declaredAsks(t, elicitFeature.name) {
+				var p struct {
+					Mode string `json:"mode"`
+				}
+				if json.Unmarshal(a.params, &p) == nil && p.Mode == protocol.ElicitModeURL {
+					urlAsks = append(urlAsks, a)
+				}
+			}
+			if len(urlAsks) == 0 {
+				t.NotExercised("no URL-mode elicitation request was made: no tool seen asking takes a mode with \"url\"")
+			}
+			citeAsks(t, urlAsks)
+			t.Expect("message, url (an absolute URL) and elicitationId in each URL-mode request")
+			t.Actual("%d URL-mode request(s)", len(urlAsks))
+			for _, a := range urlAsks {
+				if why := urlElicitProblem(a.params); why != "" {
+					t.Failf("a URL-mode elicitation request during the call of %s (%s) %s", a.tool, a.conn.name, why)
+				}
+			}
+		},
+	})
+}
+
+// urlElicitProblem says what a URL-mode elicitation/create's params lack,
+// or "".
+func urlElicitProblem(params json.RawMessage) string {
+	var p struct {
+		Message       *string `json:"message"`
+		URL           *string `json:"url"`
+		ElicitationID *string `json:"elicitationId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return "has params that are no object of the expected members"
+	}
+	switch {
+	case p.Message == nil:
+		return "has no string message"
+	case p.URL == nil:
+		return "has no string url"
+	case p.ElicitationID == nil || *p.ElicitationID == "":
+		return "has no elicitationId"
+	}
+	if u, err := url.Parse(*p.URL); err != nil || !u.IsAbs() || u.Host == "" && u.Opaque == "" {
+		return fmt.Sprintf("has url %q, which is no absolute URL", *p.URL)
+	}
+	return ""
+}
+
+// askInURLMode calls the first tool seen asking for elicitation that takes
+// a mode with "url", asking for that mode, on the session open gives
+// (opened only when there is such a tool), answering the server's
+// requests with answer.
+func askInURLMode(t *T, open func() *Conn, answer RequestHandler) {
+	s := surveyFeatures(t)
+	for _, a := range askers(t, elicitFeature.name) {
+		tool := s.tool(t, a.tool)
+		if !elicitModeArg(tool) {
+			continue
+		}
+		args := cloneArgs(a.args)
+		args["mode"] = protocol.ElicitModeURL
+		if !t.MayCall(tool, args) {
+			t.Logf("%s takes a url mode, but the run may not call it with other arguments than the fixtures give", tool.Name)
+			continue
+		}
+		c := open()
+		c.OnRequest(answer)
+		id := fmt.Sprintf("elicit-url-%s", c.env.nextID())
+		c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args}))
+		if _, _, err := c.TryCollect(id); err != nil {
+			t.Logf("the call of %s got no answer (%s)", tool.Name, runFault(err))
+		}
+		return
+	}
 }

@@ -66,7 +66,7 @@ type Options struct {
 	// revision's outcome (docs/scoring.md). nil means the newest shipped,
 	// or, with Checks set, every scorable check of that catalogue.
 	Scoring  *scoring.Profile
-	Parallel int // revisions checked at once; 0 means all
+	Parallel int // revisions checked (and era probes run) at once; 0 means all revisions
 
 	// StartTimeout bounds a server process's start and first answer; 0
 	// means the runner's default (10s, for servers that start slowly).
@@ -156,6 +156,9 @@ type engine struct {
 	slowestStart time.Duration
 	// startBy is when revisions stop starting checks (budget.go).
 	startBy time.Time
+	// spawned counts the server processes the run started, probes the
+	// processes detection started (timing.go).
+	spawned, probes atomic.Int64
 	// runCtx is the run's context: the life of every process, which may
 	// outlive the check that started it (a session, a spare), while a
 	// check's context ends with its budget.
@@ -282,7 +285,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		defer stop()
 	}
 
+	selfCPU, childCPU := cpuTimes()
 	det, err := e.detect(ctx)
+	detected := time.Now()
 	if err != nil {
 		return e.unfinished(ctx, det, err, start, began)
 	}
@@ -350,9 +355,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 		return a.Revision < b.Revision
 	})
+	rep.BoundText()
 	applyExpected(rep, opts.Expected)
 	applyScoring(rep, opts.scoringProfile(), cat)
 	rep.Summarize(opts.Strict)
+	e.closing.Wait() // the probes' exits count in the CPU figures
+	rep.Timing = e.timing(envs, detected.Sub(began), selfCPU, childCPU)
 	rep.DurationMs = ms(time.Since(began))
 	return rep, nil
 }
@@ -375,6 +383,7 @@ func (e *engine) header(det *detection, start time.Time) *Report {
 		rep.Server, rep.Eras, rep.Supported, rep.Detection = det.serverInfo(), det.eras(), det.supported(), det.notes
 		rep.ServerExit = det.exit
 	}
+	rep.BoundText()
 	return rep
 }
 
@@ -482,11 +491,16 @@ type revEnv struct {
 	spares        map[string]*Conn // spare sessions by slot (spare.go); checks of one revision run one at a time
 	warm          []warmProc       // processes started ahead of need (warm.go)
 	results       map[string]*Result
-	fresh         int // processes started, warm ones included: a Conn's seq
+	began         time.Time     // when the revision's part began (timing.go)
+	took          time.Duration // how long it took
+	fresh         int           // processes started, warm ones included: a Conn's seq
 	// taken and rerunTaken count the processes checks took, for their
 	// labels (admit).
 	taken, rerunTaken int
-	memos             map[string]any // observations shared by checks of the revision; see memo
+	// started counts every process the revision started, and direct
+	// those a check started and used without a Conn (timing.go).
+	started, direct int
+	memos           map[string]any // observations shared by checks of the revision; see memo
 }
 
 // silent reports whether no process of the revision wrote anything to stdout.
@@ -631,6 +645,7 @@ func (env *revEnv) spawn(ctx context.Context, cfg runner.Config) (*Conn, error) 
 	if err != nil {
 		return nil, err
 	}
+	env.counted(false)
 	env.mu.Lock()
 	env.fresh++
 	c := &Conn{env: env, p: p, seq: env.fresh, startMark: len(p.Transcript())}
@@ -894,6 +909,7 @@ func order(checks []*Check) []*Check {
 }
 
 func (env *revEnv) runAll(ctx context.Context) {
+	env.began = time.Now()
 	checks := order(env.eng.checks)
 	byID := make(map[string]*Check, len(checks))
 	for _, c := range checks {
@@ -924,6 +940,7 @@ func (env *revEnv) runAll(ctx context.Context) {
 		env.session.closeAfterCheck()
 	}
 	env.release()
+	env.took = time.Since(env.began)
 }
 
 // faulted reports whether a check's status says the check found (or could
@@ -949,7 +966,7 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 		Requirement: c.Requirement, Refs: c.Refs, Capability: c.Capability,
 	}
 	if c.Authority.Kind != "" {
-		a := c.Authority
+		a := c.AuthorityFor(env.rev)
 		r.Authority = &a
 	}
 	if !c.AppliesTo(env.rev) {
@@ -1006,6 +1023,14 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 		return r
 	}
 	began := time.Now()
+	env.mu.Lock()
+	taken := env.taken + env.rerunTaken + env.direct
+	env.mu.Unlock()
+	defer func() {
+		env.mu.Lock()
+		r.Processes = env.taken + env.rerunTaken + env.direct - taken
+		env.mu.Unlock()
+	}()
 	var rerun string
 	var t *T
 	if s := env.stallOwedTo(c.ID); s != nil {
@@ -1066,6 +1091,7 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 	r.BlockedBy = t.blocker
 	r.Metrics = t.metrics
 	r.Transcript = evidence(t)
+	r.Bound()
 	interruptedResult(ctx, r, true)
 	return r
 }

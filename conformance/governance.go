@@ -153,6 +153,7 @@ func govStart(t *T, prof *profile.Profile, pr profile.Principal) *Conn {
 	if err != nil {
 		t.HarnessError("start server as principal %s: %v", pr.Name, err)
 	}
+	env.counted(false)
 	env.mu.Lock()
 	env.fresh++
 	c := &Conn{env: env, p: p, seq: env.fresh}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -332,7 +331,7 @@ func endAll(t *testing.T, pidfile string) {
 	pids, _ := proctest.ReadPids(pidfile)
 	for _, pid := range pids {
 		if proctest.Running(pid) {
-			syscall.Kill(pid, syscall.SIGKILL)
+			proctest.Kill(pid)
 		}
 	}
 }
@@ -427,7 +426,7 @@ func wantAllGone(t *testing.T, pidfile string) {
 	for _, pid := range pids {
 		if proctest.Running(pid) {
 			t.Errorf("process %d is still running after the run", pid)
-			syscall.Kill(pid, syscall.SIGKILL)
+			proctest.Kill(pid)
 		}
 	}
 }
@@ -469,10 +468,9 @@ func TestSameSeedSameBytesForHostileServers(t *testing.T) {
 					t.Fatal(err)
 				}
 				failed := 0
-				rep.StartTime, rep.DurationMs = time.Time{}, 0
+				rep.ZeroTimes()
 				for j := range rep.Results {
 					r := &rep.Results[j]
-					r.DurationMs, r.Metrics = 0, nil
 					if r.Status == StatusFail || r.Status == StatusWarn {
 						failed++
 					}

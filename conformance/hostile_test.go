@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
+	"github.com/mcpconform/mcpconform/internal/reportcheck"
 )
 
 // TestHostileServers runs the catalogue against each hostile behaviour of
@@ -71,6 +72,7 @@ func TestHostileServers(t *testing.T) {
 			case err != nil:
 				t.Fatalf("no report: %v", err)
 			}
+			reportcheck.Report(t, rep)
 			got := map[string][]Status{}
 			for _, r := range rep.Results {
 				got[r.ID] = append(got[r.ID], r.Status)

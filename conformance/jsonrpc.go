@@ -40,7 +40,7 @@ func init() {
 		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Overview",
 			"All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.").
 			WithNote("JSON-RPC 2.0 sections 4 and 5: jsonrpc \"MUST be exactly \"2.0\"\"."),
-		Also: []Authority{MCP(protocol.Rev20241105, "basic/messages.mdx", "Messages",
+		Also: []Authority{MCP(protocol.Rev20250326, "basic/index.mdx", "Messages", "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification."), MCP(protocol.Rev20241105, "basic/messages.mdx", "Messages",
 			"All messages in MCP MUST follow the JSON-RPC 2.0 specification.")},
 		Refs:  []SpecRef{refMessages(protocol.Rev20251125, "Messages"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "JSONRPCRequest"}},
 		Final: true,
@@ -63,7 +63,7 @@ func init() {
 		Requirement: "A response MUST carry the same id as its request, type included: a string id comes back as the same string.",
 		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Result Responses",
 			"Result responses MUST include the same ID as the request they correspond to."),
-		Also: []Authority{MCP(protocol.Rev20241105, "basic/messages.mdx", "Responses",
+		Also: []Authority{MCP(protocol.Rev20250326, "basic/index.mdx", "Responses", "Responses MUST include the same ID as the request they correspond to."), MCP(protocol.Rev20241105, "basic/messages.mdx", "Responses",
 			"Responses MUST include the same ID as the request they correspond to.")},
 		Refs: []SpecRef{refMessages(protocol.Rev20251125, "Responses")},
 		Run: func(t *T) {
@@ -76,7 +76,7 @@ func init() {
 		Requirement: "A response MUST carry the same id as its request, type included: 0, negative and large integers come back as the same numbers.",
 		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Result Responses",
 			"Result responses MUST include the same ID as the request they correspond to."),
-		Also: []Authority{MCP(protocol.Rev20241105, "basic/messages.mdx", "Responses",
+		Also: []Authority{MCP(protocol.Rev20250326, "basic/index.mdx", "Responses", "Responses MUST include the same ID as the request they correspond to."), MCP(protocol.Rev20241105, "basic/messages.mdx", "Responses",
 			"Responses MUST include the same ID as the request they correspond to.")},
 		Refs: []SpecRef{refMessages(protocol.Rev20251125, "Responses")},
 		Run: func(t *T) {
@@ -125,6 +125,7 @@ func init() {
 		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
 			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.").
 			WithNote("schema.ts defines the result of a JSONRPCResultResponse as a Result, an object: a result that is not an object is no valid MCP message."),
+		Also:  []Authority{validMessageModern},
 		Refs:  []SpecRef{refMessages(protocol.Rev20251125, "Result Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "Result"}},
 		Final: true,
 		Run: func(t *T) {
@@ -149,7 +150,7 @@ func init() {
 		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Result Responses",
 			"Result responses MUST include the same ID as the request they correspond to.").
 			WithNote("A response to an id that was never sent, or a second one to an id already answered, corresponds to no request."),
-		Also: []Authority{JSONRPC("5 Response object",
+		Also: []Authority{MCP(protocol.Rev20250326, "basic/index.mdx", "Responses", "Responses MUST include the same ID as the request they correspond to."), JSONRPC("5 Response object",
 			"When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."),
 			MCP(protocol.Rev20241105, "basic/messages.mdx", "Responses",
 				"Responses MUST include the same ID as the request they correspond to.")},
@@ -173,7 +174,7 @@ func init() {
 		Requirement: "An error response MUST contain an error object with an integer code and a string message.",
 		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Error Responses",
 			"Error responses MUST include an `error` field with a `code` and `message`."),
-		Also: []Authority{MCP(protocol.Rev20251125, "basic/index.mdx", "Error Responses",
+		Also: []Authority{MCP(protocol.Rev20250326, "basic/index.mdx", "Responses", "Error codes MUST be integers."), MCP(protocol.Rev20251125, "basic/index.mdx", "Error Responses",
 			"Error codes MUST be integers."), MCP(protocol.Rev20241105, "basic/messages.mdx", "Responses",
 			"Error codes MUST be integers.")},
 		Refs:  []SpecRef{refMessages(protocol.Rev20251125, "Error Responses"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "Error"}},
@@ -213,7 +214,7 @@ func init() {
 		Requirement: "The receiver of a notification MUST NOT send a response, even for an unknown notification.",
 		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Notifications",
 			"The receiver MUST NOT send a response."),
-		Also: []Authority{JSONRPC("4.1 Notification",
+		Also: []Authority{MCP(protocol.Rev20250326, "basic/index.mdx", "Notifications", "The receiver MUST NOT send a response."), JSONRPC("4.1 Notification",
 			"The Server MUST NOT reply to a Notification, including those that are within a batch request.")},
 		Refs: []SpecRef{refMessages(protocol.Rev20251125, "Notifications"), refMessages(protocol.Modern, "Notifications")},
 		Run: func(t *T) {
@@ -364,7 +365,7 @@ func init() {
 		Authority: MCP(protocol.Rev20250618, "basic/transports.mdx", "stdio",
 			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.").
 			WithNote("2025-06-18 removed batching: an array is no valid MCP message from then on. Whether the server goes on after the batch is jsonrpc.batch.keeps-serving's (advisory)."),
-		Also: []Authority{MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
+		Also: []Authority{validMessageModern, MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
 			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.")},
 		Refs: []SpecRef{
 			{Revision: protocol.Rev20250618, File: "changelog.mdx", Section: "Major changes"},
@@ -449,7 +450,7 @@ func init() {
 		Requirement: "A request MUST have a string or integer id, never null.",
 		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Requests",
 			"Requests MUST include a string or integer ID."),
-		Also: []Authority{MCP(protocol.Rev20251125, "basic/index.mdx", "Requests",
+		Also: []Authority{MCP(protocol.Rev20250326, "basic/index.mdx", "Requests", "Requests MUST include a string or integer ID."), MCP(protocol.Rev20241105, "basic/messages.mdx", "Requests", "Requests MUST include a string or integer ID."), MCP(protocol.Rev20251125, "basic/index.mdx", "Requests",
 			"Unlike base JSON-RPC, the ID MUST NOT be `null`.")},
 		Refs:      []SpecRef{refMessages(protocol.Rev20251125, "Requests")},
 		Revisions: Legacy(),
@@ -480,6 +481,7 @@ func init() {
 		Requirement: "The request id MUST NOT have been used before by the requestor within the same session.",
 		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Requests",
 			"The request ID MUST NOT have been previously used by the requestor within the same session."),
+		Also:      []Authority{MCP(protocol.Rev20250326, "basic/index.mdx", "Requests", "The request ID MUST NOT have been previously used by the requestor within the same session."), MCP(protocol.Rev20241105, "basic/messages.mdx", "Requests", "The request ID MUST NOT have been previously used by the requestor within the same session.")},
 		Refs:      []SpecRef{refMessages(protocol.Rev20251125, "Requests")},
 		Revisions: Legacy(),
 		Final:     true,
@@ -1086,4 +1088,144 @@ func jsonText(v any, absent string) string {
 		return fmt.Sprint(v)
 	}
 	return clip(string(b))
+}
+
+// The names of the _meta keys a server writes (basic/index.mdx §_meta,
+// from 2025-06-18; metakeys.go finds them).
+func init() {
+	metaRevisions := modernAnd(Since(protocol.Rev20250618))
+	metaRef := []SpecRef{{Revision: protocol.Rev20251125, File: "basic/index.mdx", Section: "`_meta`"}, {Revision: protocol.Modern, File: "schema.ts", Section: "MetaObject"}}
+	Register(Check{
+		ID:          "jsonrpc.meta.prefix",
+		Title:       "A _meta key's prefix is dot-separated labels",
+		Requirement: "In every _meta object the server writes, a key with a prefix (up to its last slash) has one of labels separated by single dots: not empty, no empty label.",
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "`_meta`",
+			"If specified, MUST be a series of labels separated by dots (`.`), followed by a slash (`/`).").
+			WithNote("the prefix of a _meta key name"),
+		Refs:      metaRef,
+		Revisions: metaRevisions,
+		Final:     true,
+		Run: func(t *T) {
+			judgeMetaKeys(t, "every prefix a series of labels separated by dots", nil, func(k metaKey) string {
+				if prefix, _, ok := splitMetaKey(k.key); ok && !prefixLabels(prefix) {
+					return "its prefix is not a series of labels separated by dots"
+				}
+				return ""
+			})
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.meta.labels",
+		Title:       "A _meta prefix's labels are letters, digits and hyphens",
+		Requirement: "In every _meta object the server writes, each label of a key's prefix starts with a letter, ends with a letter or digit, and holds only letters, digits and hyphens.",
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "`_meta`",
+			"Labels MUST start with a letter and end with a letter or digit; interior characters can be letters, digits, or hyphens (`-`)."),
+		Refs:      metaRef,
+		Revisions: metaRevisions,
+		Final:     true,
+		Run: func(t *T) {
+			judgeMetaKeys(t, "every label of every prefix: a letter, then letters, digits or hyphens, ending in a letter or digit", nil, func(k metaKey) string {
+				if prefix, _, ok := splitMetaKey(k.key); ok && prefixLabels(prefix) {
+					if l := badLabel(prefix); l != "" {
+						return fmt.Sprintf("label %q", l)
+					}
+				}
+				return ""
+			})
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.meta.name",
+		Title:       "A _meta key's name begins and ends alphanumeric",
+		Requirement: "In every _meta object the server writes, a key's name (after its prefix) is empty or begins and ends with a letter or digit.",
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "`_meta`",
+			"Unless empty, MUST begin and end with an alphanumeric character (`[a-z0-9A-Z]`).").
+			WithNote("the name of a _meta key"),
+		Refs:      metaRef,
+		Revisions: metaRevisions,
+		Final:     true,
+		Run: func(t *T) {
+			judgeMetaKeys(t, "every name empty or alphanumeric at both ends", nil, func(k metaKey) string {
+				if _, name, _ := splitMetaKey(k.key); !nameEnds(name) {
+					return fmt.Sprintf("name %q", name)
+				}
+				return ""
+			})
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.meta.reverse-dns",
+		Title:       "A _meta prefix is in reverse DNS order",
+		Requirement: "A _meta key prefix that reads as a domain name in forward order (its last label a top-level domain, its first not: example.com/) is reported; com.example/ is the notation asked for.",
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "`_meta`",
+			"Implementations SHOULD use reverse DNS notation (e.g., `com.example/` rather than `example.com/`)."),
+		Refs:      metaRef,
+		Revisions: modernAnd(Since(protocol.Rev20251125)),
+		Final:     true,
+		Run: func(t *T) {
+			judgeMetaKeys(t, "every prefix in reverse DNS order", func(k string) bool { _, _, ok := splitMetaKey(k); return ok }, func(k metaKey) string {
+				if prefix, _, _ := splitMetaKey(k.key); prefixLabels(prefix) && forwardDNS(prefix) {
+					return "a domain name in forward order"
+				}
+				return ""
+			})
+		},
+	})
+	Register(Check{
+		ID:          "jsonrpc.meta.trace-context",
+		Title:       "traceparent, tracestate and baggage follow the W3C formats",
+		Requirement: "Under 2026-07-28, the values of the _meta keys traceparent and tracestate the server writes follow W3C Trace Context, and of baggage W3C Baggage; not exercised when it writes none.",
+		Authority: MCP(protocol.Modern, "basic/index.mdx", "`_meta`",
+			"When present, their values MUST follow W3C Trace Context and W3C Baggage formats respectively."),
+		Refs:      metaRef[:1],
+		Revisions: ModernOnly(),
+		Final:     true,
+		Run: func(t *T) {
+			trace := func(k string) bool { return k == "traceparent" || k == "tracestate" || k == "baggage" }
+			judgeMetaKeys(t, "W3C Trace Context and Baggage values", trace, func(k metaKey) string { return traceValueProblem(k.key, k.value) })
+		},
+	})
+}
+
+func init() {
+	Register(Check{
+		ID:          "jsonrpc.notification.no-id",
+		Title:       "Notifications carry no id",
+		Requirement: "No notification the server writes (a message whose method is notifications/...) carries an id member.",
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Notifications",
+			"Notifications MUST NOT include an ID."),
+		Also: []Authority{
+			MCP(protocol.Rev20241105, "basic/messages.mdx", "Notifications", "Notifications MUST NOT include an ID."),
+			MCP(protocol.Rev20250326, "basic/index.mdx", "Notifications", "Notifications MUST NOT include an ID."),
+			MCP(protocol.Rev20250618, "basic/index.mdx", "Notifications", "Notifications MUST NOT include an ID."),
+			MCP(protocol.Modern, "basic/index.mdx", "Notifications", "Notifications MUST NOT include an ID."),
+		},
+		Refs:  []SpecRef{refMessages(protocol.Rev20241105, "Notifications")},
+		Final: true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			msgs, _ := t.scanInbound()
+			n := 0
+			var withID []inboundMessage
+			for _, m := range msgs {
+				method, _ := m.obj["method"].(string)
+				if !strings.HasPrefix(method, "notifications/") {
+					continue
+				}
+				n++
+				if _, ok := m.obj["id"]; ok {
+					withID = append(withID, m)
+				}
+			}
+			if n == 0 {
+				t.NotExercised("the server wrote no notification")
+			}
+			t.Expect("no id in any of %d notification(s)", n)
+			t.Actual("%d with an id", len(withID))
+			if len(withID) > 0 {
+				t.evidenceLines(withID, 3)
+				t.Failf("%d notification(s) carry an id", len(withID))
+			}
+		},
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/runner"
@@ -257,7 +258,7 @@ func init() {
 	Register(Check{
 		ID:          "lifecycle.capabilities.declared",
 		Title:       "Served features are declared",
-		Requirement: "A server that supports tools, prompts or resources MUST declare the capability; a declared capability's list method works.",
+		Requirement: "A server that supports tools, prompts or resources MUST declare the capability: a list method that lists items shows the feature is supported.",
 		Authority: MCP(protocol.Rev20251125, "server/tools.mdx", "Capabilities",
 			"Servers that support tools MUST declare the `tools` capability:"),
 		Also: []Authority{MCP(protocol.Rev20251125, "server/prompts.mdx", "Capabilities",
@@ -271,21 +272,33 @@ func init() {
 		Revisions: Legacy(),
 		Prereqs:   []string{"lifecycle.initialize.result"},
 		Run: func(t *T) {
-			c := t.Session()
-			features := []struct{ capability, method, member string }{
-				{"prompts", "prompts/list", "prompts"},
-				{"resources", "resources/list", "resources"},
-				{"tools", protocol.MethodToolsList, "tools"},
-			}
-			t.Expect("a list method works exactly when its capability is declared")
-			for _, f := range features {
-				m := c.MustRequest(f.method, nil)
-				declared := t.HasCapability(f.capability)
-				switch {
-				case declared && m.Error != nil && m.Error.Code == protocol.CodeMethodNotFound:
-					t.Failf("%s is declared but %s is not found (-32601)", f.capability, f.method)
-				case !declared && m.Error == nil && listLen(m.Result, f.member) > 0:
+			t.Expect("no list method lists items when its capability is not declared")
+			for _, f := range legacyFeatures {
+				m := t.Session().MustRequest(f.method, nil)
+				if !t.HasCapability(f.capability) && m.Error == nil && listLen(m.Result, f.member) > 0 {
 					t.Failf("%s lists %d items but the %s capability is not declared", f.method, listLen(m.Result, f.member), f.capability)
+				}
+			}
+		},
+	})
+	Register(Check{
+		ID:          "lifecycle.capabilities.declared-served",
+		Title:       "Declared features are served",
+		Requirement: "The list method of a declared tools, prompts or resources capability is found: not -32601 (Method not found).",
+		Authority: Advisory("a capability declares a feature the server supports; no legacy sentence makes answering its list method a MUST " +
+			"(2026-07-28 does: prompts.list.shape and resources.list.shape), but a client that trusts the declaration finds nothing behind it"),
+		Refs: []SpecRef{
+			refLifecycle("Capability Negotiation"),
+			{Revision: protocol.Modern, File: "server/resources.mdx", Section: "Capabilities"},
+		},
+		Revisions: Legacy(),
+		Prereqs:   []string{"lifecycle.initialize.result"},
+		Run: func(t *T) {
+			t.Expect("the list method of every declared feature found")
+			for _, f := range legacyFeatures {
+				m := t.Session().MustRequest(f.method, nil)
+				if t.HasCapability(f.capability) && m.Error != nil && m.Error.Code == protocol.CodeMethodNotFound {
+					t.Failf("%s is declared but %s is not found (-32601)", f.capability, f.method)
 				}
 			}
 		},
@@ -371,6 +384,7 @@ func init() {
 		Revisions: Legacy(),
 		Prereqs:   []string{"lifecycle.initialize.result"},
 		Starts:    1,
+		StartsWhy: "a process that has seen nothing: the ping goes out before the initialize it sends is answered (the process then serves as the scratch session)",
 		Run: func(t *T) {
 			o := observeEarly(t)
 			o.c.must(protocol.MethodPing, o.pingErr)
@@ -404,6 +418,14 @@ func init() {
 			}
 		},
 	})
+}
+
+// legacyFeatures are the server features a capability declares, with
+// their list methods and the array they list.
+var legacyFeatures = []struct{ capability, method, member string }{
+	{"prompts", protocol.MethodPromptsList, "prompts"},
+	{"resources", protocol.MethodResourcesList, "resources"},
+	{"tools", protocol.MethodToolsList, "tools"},
 }
 
 // serverCapabilities returns the server capabilities a legacy revision's
@@ -699,4 +721,60 @@ func init() {
 		After: []string{"tools.call.shape", "tools.shape.messages", "resources.read.shape", "prompts.get.shape", "completion.complete.shape"},
 		Run:   runRespectedEarly,
 	})
+}
+
+func init() {
+	Register(Check{
+		ID:          "lifecycle.initialize.first",
+		Title:       "Nothing before initialize",
+		Requirement: "A server writes no message before the client's first one: no process of the revision wrote a JSON-RPC message before the suite's first line to it, and (once per run: the server cannot know the revision then) a fresh process sent nothing writes none within an eighth of the request timeout, at most half a second.",
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Initialization",
+			"The initialization phase MUST be the first interaction between client and server."),
+		Refs:      []SpecRef{{Revision: protocol.Rev20241105, File: "basic/lifecycle.mdx", Section: "Initialization"}},
+		Revisions: Legacy(),
+		Final:     true,
+		Starts:    1,
+		StartsWhy: "a process sent nothing yet, to see whether it writes before the client's first line",
+		Run: func(t *T) {
+			t.settleTraffic()
+			if newestOfEra(t) {
+				c := t.Fresh()
+				// Whatever it writes on its own comes now: nothing is sent.
+				_, _ = c.p.Next(c.ctx(), min(t.RequestTimeout()/8, 500*time.Millisecond))
+			}
+			t.env.mu.Lock()
+			conns := slices.Clone(t.env.conns)
+			t.env.mu.Unlock()
+			var early []inboundMessage
+			for _, c := range conns {
+				lines, msgs := c.messages()
+				for i, l := range lines {
+					if l.Dir == "send" {
+						break
+					}
+					if l.Dir == "recv" && msgs[i] != nil {
+						early = append(early, inboundMessage{process: c.name, text: l.Text})
+					}
+				}
+			}
+			t.Expect("no message from the server before the client's first")
+			t.Actual("%d process(es), %d message(s) before the client's first line", len(conns), len(early))
+			if len(early) > 0 {
+				t.evidenceLines(early, 3)
+				t.Failf("%s wrote a message before the client sent anything: the initialization phase must come first", early[0].process)
+			}
+		},
+	})
+}
+
+// newestOfEra reports whether the revision under test is the newest checked
+// revision of its era, where OncePerRun judges.
+func newestOfEra(t *T) bool {
+	newest := ""
+	for _, rev := range t.env.eng.checked {
+		if protocol.EraOf(rev) == t.Era() {
+			newest = rev
+		}
+	}
+	return t.env.rev == newest
 }

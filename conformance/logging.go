@@ -162,6 +162,7 @@ func init() {
 		Revisions:  legacy,
 		Capability: "logging",
 		Starts:     1,
+		StartsWhy:  "a session apart whose log level it sets, shared by the checks that change a session's state: the shared session's log level stays the server's default",
 		Spare:      stateSession,
 		Run: func(t *T) {
 			// The two legacy setLevel checks share a session with the two
@@ -243,6 +244,7 @@ func init() {
 		Revisions:  ModernOnly(),
 		Capability: "logging",
 		Starts:     1,
+		StartsWhy:  "a process whose only traffic is its own: a notification another check's request caused would read as unrequested",
 		Run: func(t *T) {
 			c := t.Fresh()
 			msgs := t.logActivity(c, "")
@@ -267,6 +269,7 @@ func init() {
 		Revisions:   ModernOnly(),
 		Capability:  "logging",
 		Starts:      1,
+		StartsWhy:   "a process whose only traffic is its own: messages of another check's requests would read as filtered wrongly",
 		Run: func(t *T) {
 			c := t.Fresh()
 			threshold := filterThreshold(t, t.logActivity(c, "debug"))
@@ -290,6 +293,7 @@ func init() {
 		Revisions:  ModernOnly(),
 		Capability: "logging",
 		Starts:     1,
+		StartsWhy:  "a process with a subscriptions/listen stream open, which the shared session must not have",
 		Run: func(t *T) {
 			c := t.Fresh()
 			id := fmt.Sprintf("listen-logging-%s", t.env.nextID())

@@ -80,10 +80,9 @@ func TestSameSeedSameBytesForFailingServers(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				rep.StartTime, rep.DurationMs = time.Time{}, 0
+				rep.ZeroTimes()
 				for j := range rep.Results {
 					r := &rep.Results[j]
-					r.DurationMs, r.Metrics = 0, nil
 					if r.ID == tt.check && r.Status != StatusFail && r.Status != StatusWarn {
 						t.Errorf("%s@%s is %s, want a fail or warn: %s", r.ID, r.Revision, r.Status, r.Message)
 					}

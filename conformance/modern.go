@@ -205,6 +205,7 @@ func init() {
 		Refs:      []SpecRef{modernRef("basic/index.mdx", "`_meta`"), modernRef("basic/versioning.mdx", "Backward Compatibility with Initialization-Based Versions")},
 		Revisions: ModernOnly(),
 		Starts:    2,
+		StartsWhy: "the scratch session, opened with its requests so that nothing era-ambiguous precedes them, and a process of its own for a request as a process's first",
 		Run: func(t *T) {
 			method := probeMethod(t)
 			caps := map[string]any{}
@@ -293,6 +294,7 @@ func init() {
 		},
 		Revisions: ModernOnly(),
 		Starts:    2,
+		StartsWhy: "an unsupported version as a process's first request and after a valid one: the first needs a process that has seen nothing",
 		Run:       runVersionUnsupported,
 	})
 
@@ -310,6 +312,7 @@ func init() {
 		Revisions: ModernOnly(),
 		Prereqs:   []string{"modern.version.unsupported", "modern.discover.result"},
 		Starts:    1,
+		StartsWhy: "an unsupported version as a process's first request, to read the supported list before any other request",
 		Run: func(t *T) {
 			res, _ := t.discover()
 			m := mustPlain(t.Fresh(), protocol.MethodDiscover, metaParams(map[string]any{
@@ -334,8 +337,12 @@ func init() {
 		Requirement: `Every result MUST include resultType: "complete", or "input_required" (only for tools/call, prompts/get and resources/read), or a value of an extension the server advertises.`,
 		Authority: MCP(protocol.Rev20260728, "basic/index.mdx", "Result Responses",
 			"The `result` MUST include a `resultType` field to indicate the type of the result."),
-		Also: []Authority{MCP(protocol.Rev20260728, "schema.ts", "Result.resultType",
-			"Servers implementing this protocol version MUST include this field.")},
+		Also: []Authority{
+			MCP(protocol.Rev20260728, "schema.ts", "Result.resultType",
+				"Servers implementing this protocol version MUST include this field."),
+			MCP(protocol.Rev20260728, "basic/patterns/mrtr.mdx", "Supported Requests",
+				"Servers MUST NOT send `InputRequiredResult` responses on any other client requests."),
+		},
 		Refs: []SpecRef{
 			modernRef("basic/index.mdx", "ResultType"),
 			modernRef("basic/patterns/mrtr.mdx", "Supported Requests"),
@@ -375,11 +382,15 @@ func init() {
 	Register(Check{
 		ID:          "modern.mrtr.input-required",
 		Title:       "input_required results carry state and ask for nothing undeclared",
-		Requirement: "Every InputRequiredResult MUST include inputRequests or requestState, and MUST NOT carry inputRequests the client did not declare support for (the suite declares no client capabilities).",
+		Requirement: "Every InputRequiredResult MUST include inputRequests or requestState, and MUST NOT carry an input request (elicitation/create, sampling/createMessage, roots/list) whose client capability the request's _meta did not declare.",
 		Authority: MCP(protocol.Rev20260728, "basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)",
 			"Servers MUST include at least one of `inputRequests` or `requestState` in every `InputRequiredResult` response."),
-		Also: []Authority{MCP(protocol.Rev20260728, "basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)",
-			"Servers MUST NOT send an `inputRequests` that the client has not declared support for in its capabilities.")},
+		Also: []Authority{
+			MCP(protocol.Rev20260728, "basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)",
+				"Servers MUST NOT send an `inputRequests` that the client has not declared support for in its capabilities."),
+			MCP(protocol.Rev20260728, "basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)",
+				"For example, if a client does not declare support for `elicitation`, the server MUST NOT include any `elicitation/create` requests in the `inputRequests` field."),
+		},
 		Refs:      []SpecRef{modernRef("basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)")},
 		Revisions: ModernOnly(),
 		Final:     true,
@@ -405,11 +416,55 @@ func init() {
 				if len(res.InputRequests) > 0 && declaresNoCapabilities(p.Request) {
 					t.Failf("%s: inputRequests %v although the request declared no client capabilities", describe(p), slices.Sorted(maps.Keys(res.InputRequests)))
 				}
+				if caps, ok := declaredCapabilities(p.Request); ok {
+					for _, key := range slices.Sorted(maps.Keys(res.InputRequests)) {
+						method := inputRequestMethod(res.InputRequests[key])
+						if capability, known := inputRequestCapability[method]; known && caps[capability] == nil {
+							t.Failf("%s: input request %q is %s, but the request declared no %s capability", describe(p), key, method, capability)
+						}
+					}
+				}
 			}
-			t.Expect("inputRequests or requestState on each input_required result; no inputRequests without client capabilities")
+			t.Expect("inputRequests or requestState on each input_required result; no input request for a capability the request did not declare")
 			t.Actual("%d input_required result(s)", n)
 			if n == 0 {
 				t.NotExercised("no input_required result was seen: name a call that gets one in a fixtures file (--fixtures FILE, triggers: inputRequired; docs/fixtures.md), or let the suite call more tools with --allow-calls")
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.mrtr.input-request-kinds",
+		Title:       "Input requests are elicitation, sampling or roots requests",
+		Requirement: "Every value of an InputRequiredResult's inputRequests is a request object whose method is elicitation/create, sampling/createMessage or roots/list; not exercised when no input_required result carried one.",
+		Authority: MCP(protocol.Rev20260728, "basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)",
+			"`inputRequests` values are request objects that MUST be one of `ElicitRequest`, `CreateMessageRequest`, or `ListRootsRequest`"),
+		Refs:      []SpecRef{modernRef("schema.ts", "InputRequests")},
+		Revisions: ModernOnly(),
+		Final:     true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			n := 0
+			var bad []string
+			for _, p := range t.modernResults() {
+				var res inputRequired
+				if json.Unmarshal(p.Msg.Result, &res) != nil || res.ResultType != protocol.ResultInputRequired {
+					continue
+				}
+				for _, key := range slices.Sorted(maps.Keys(res.InputRequests)) {
+					n++
+					if method := inputRequestMethod(res.InputRequests[key]); inputRequestCapability[method] == "" {
+						bad = append(bad, fmt.Sprintf("%q of the %s (method %q)", key, describe(p), method))
+					}
+				}
+			}
+			if n == 0 {
+				t.NotExercised("no input_required result carried an input request: name a call that gets one in a fixtures file (--fixtures FILE, triggers: inputRequired; docs/fixtures.md), or let the suite call more tools with --allow-calls")
+			}
+			t.Expect("elicitation/create, sampling/createMessage or roots/list in each of %d input request(s)", n)
+			t.Actual("%d of another kind", len(bad))
+			if len(bad) > 0 {
+				t.Failf("input request %s is no ElicitRequest, CreateMessageRequest or ListRootsRequest", clipList(bad, 3))
 			}
 		},
 	})
@@ -533,6 +588,7 @@ func init() {
 		Revisions:  ModernOnly(),
 		Capability: "tools",
 		Starts:     1,
+		StartsWhy:  "tools/list as the first message of a process: the rule is about a process that has seen nothing",
 		Run: func(t *T) {
 			m := t.Fresh().MustRequest(protocol.MethodToolsList, nil)
 			t.Expect("a result")
@@ -556,6 +612,7 @@ func init() {
 		Capability: "tools",
 		Prereqs:    []string{"tools.list.shape"},
 		Starts:     1,
+		StartsWhy:  "a second process to compare its tools with the shared session's: the rule is about tools per connection",
 		Run: func(t *T) {
 			a, b := t.toolListings()
 			t.Expect("the same tools from the shared process and a fresh one")
@@ -615,6 +672,7 @@ func init() {
 		Refs:      []SpecRef{modernRef("changelog.mdx", "Major changes")},
 		Revisions: ModernOnly(),
 		Starts:    1,
+		StartsWhy: "a process that has served nothing else: a dual-era server may answer a legacy method differently once a process has served modern requests",
 		Run: func(t *T) {
 			// A process of its own: a dual-era server may answer a legacy
 			// method differently once a process has served modern requests.
@@ -650,6 +708,7 @@ func init() {
 		Refs:      []SpecRef{modernRef("basic/versioning.mdx", "Backward Compatibility with Initialization-Based Versions")},
 		Revisions: ModernOnly(),
 		Starts:    1,
+		StartsWhy: "initialize as a process's first request, which only a process that has seen nothing receives",
 		Run: func(t *T) {
 			c := t.Fresh()
 			m, err := c.Initialize(protocol.LatestLegacy)
@@ -865,6 +924,39 @@ func declaresNoCapabilities(req *protocol.Message) bool {
 	}
 	var caps map[string]json.RawMessage
 	return json.Unmarshal(params.Meta[protocol.MetaClientCapabilities], &caps) == nil && caps != nil && len(caps) == 0
+}
+
+// inputRequestCapability is the client capability each kind of input
+// request needs.
+var inputRequestCapability = map[string]string{
+	protocol.MethodElicit:    protocol.ClientCapElicit,
+	protocol.MethodSampling:  protocol.ClientCapSampling,
+	protocol.MethodRootsList: protocol.ClientCapRoots,
+}
+
+// declaredCapabilities returns the client capabilities a modern request
+// declares in _meta; false when it carries none to read.
+func declaredCapabilities(req *protocol.Message) (map[string]json.RawMessage, bool) {
+	var params struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if req == nil || json.Unmarshal(req.Params, &params) != nil {
+		return nil, false
+	}
+	var caps map[string]json.RawMessage
+	if json.Unmarshal(params.Meta[protocol.MetaClientCapabilities], &caps) != nil || caps == nil {
+		return nil, false
+	}
+	return caps, true
+}
+
+// inputRequestMethod returns the method of an inputRequests value, or "".
+func inputRequestMethod(raw json.RawMessage) string {
+	var r struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(raw, &r)
+	return r.Method
 }
 
 // Multi round-trip requests and -32021, driven (unlike the Final checks
@@ -1226,6 +1318,9 @@ func observeListen(t *T) *listenRun {
 					run.carrying = append(run.carrying, r.Msg)
 				}
 			}
+		case r.Msg.Method == protocol.NotifCancelled && cancelledKey(r.Msg) == key:
+			// The server tearing the stream down, which the cancellation
+			// page requires of it: no notification of the stream.
 		case r.Msg.Kind() == protocol.KindNotification && subscriptionID(r.Msg) == key:
 			run.stream = append(run.stream, r.Msg)
 			run.carrying = append(run.carrying, r.Msg)
@@ -1352,6 +1447,61 @@ func init() {
 				}
 			}
 			t.Actual("%d notification(s) on the stream, all requested", len(run.stream))
+		},
+	})
+}
+
+func init() {
+	Register(Check{
+		ID:          "modern.extensions.identifiers",
+		Title:       "Extension identifiers are prefixed _meta key names",
+		Requirement: "Every key of the extensions capability server/discover declares is a valid _meta key name with a prefix: dot-separated labels (each a letter, then letters, digits or hyphens, ending in a letter or digit), a slash, and a name that is empty or alphanumeric at both ends.",
+		Authority: MCP(protocol.Modern, "basic/versioning.mdx", "Extension Negotiation",
+			"Extension identifiers MUST follow the `_meta` key naming rules, with a mandatory prefix."),
+		Refs:      []SpecRef{modernRef("basic/index.mdx", "`_meta`"), {Revision: protocol.Modern, File: "schema.ts", Section: "ServerCapabilities"}},
+		Revisions: ModernOnly(),
+		Run: func(t *T) {
+			var exts map[string]json.RawMessage
+			raw, ok := t.Server().Capabilities["extensions"]
+			if !ok || json.Unmarshal(raw, &exts) != nil || len(exts) == 0 {
+				t.NotApplicable("server/discover declares no extension")
+			}
+			t.Expect("prefixed _meta key names")
+			var bad []string
+			for _, id := range sortedKeys(exts) {
+				prefix, name, hasPrefix := splitMetaKey(id)
+				switch {
+				case !hasPrefix:
+					bad = append(bad, fmt.Sprintf("%q has no prefix", id))
+				case !prefixLabels(prefix):
+					bad = append(bad, fmt.Sprintf("%q: the prefix is not a series of labels separated by dots", id))
+				case badLabel(prefix) != "":
+					bad = append(bad, fmt.Sprintf("%q: label %q", id, badLabel(prefix)))
+				case !nameEnds(name):
+					bad = append(bad, fmt.Sprintf("%q: name %q", id, name))
+				}
+			}
+			t.Actual("%d extension(s), %d invalid", len(exts), len(bad))
+			if len(bad) > 0 {
+				t.Failf("extension identifier %s", clipList(bad, 3))
+			}
+		},
+	})
+}
+
+func init() {
+	Register(Check{
+		ID:          "modern.listen.graceful-end",
+		Title:       "A stream the server ends gets its completion result",
+		Requirement: "When the server ends an acknowledged subscriptions/listen stream on its own (it cancels it before the client did), it answers the listen request with a completion result; not exercised when it ended none.",
+		Authority: MCP(protocol.Modern, "basic/patterns/subscriptions.mdx", "Graceful Closure",
+			"When the server ends a subscription on its own initiative (for example, during shutdown), it SHOULD respond to the original `subscriptions/listen` request with a completion result before closing the stream."),
+		Refs:      []SpecRef{modernRef("basic/patterns/subscriptions.mdx", "Cancellation")},
+		Revisions: ModernOnly(),
+		Final:     true,
+		Run: func(t *T) {
+			judgeEndedStreams(t, "a completion result", func(e endedStream) bool { return e.answered },
+				"the server ended the subscriptions/listen stream %s without answering it with a completion result")
 		},
 	})
 }

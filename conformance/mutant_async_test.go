@@ -19,8 +19,20 @@ import (
 // and judge nothing of this area.
 
 // asyncCallable are the revisions where the demo tools are callable:
-// readOnlyHint exists from 2025-03-26.
-var asyncCallable = modernAnd(Since(protocol.Rev20250326))
+// readOnlyHint exists from 2025-03-26; asyncLegacy are those of the legacy
+// era.
+var (
+	asyncCallable = modernAnd(Since(protocol.Rev20250326))
+	asyncLegacy   = Since(protocol.Rev20250326)
+)
+
+// optional marks wanted verdicts as permitted rather than required.
+func optional(ws []mutantWant) []mutantWant {
+	for i := range ws {
+		ws[i].Optional = true
+	}
+	return ws
+}
 
 func asyncCase(mutation string, want ...mutantWant) mutantCase {
 	return mutantCase{Mutation: mutation, Args: []string{"-async"}, Tweak: skipProperty, Want: want}
@@ -45,8 +57,14 @@ func init() {
 			eachRev("tasks.progress.stop", StatusFail, "1 progress notification(s) with the token of task ref-task-", protocol.Rev20251125)...)...),
 		// Every cancel dropped: the resource subscription stream (on by
 		// default) is not ended either.
-		asyncCase("cancel-ignored", append(eachRev("cancellation.request.no-response", StatusWarn, "was answered", asyncCallable...),
-			mutantWant{ID: "resources.listen.after-cancel", Revision: protocol.Modern, Status: StatusWarn, Reason: "was cancelled: bank://fx/rates/live"})...),
+		asyncCase("cancel-ignored", slices.Concat(eachRev("cancellation.request.no-response", StatusWarn, "was answered", asyncLegacy...),
+			eachRev("cancellation.request.stops", StatusWarn, "went on with the cancelled request", asyncLegacy...),
+			eachRev("cancellation.request.no-further-messages", StatusFail, "for the cancelled request", protocol.Modern),
+			eachRev("resources.listen.cancel-ends", StatusFail, "was cancelled: bank://fx/rates/live", protocol.Modern))...),
+		// The cancel is honoured for the response only: the call goes on
+		// reporting progress.
+		asyncCase("cancel-progress-continues", append(eachRev("cancellation.request.stops", StatusWarn, "progress notification(s) for it after answering the ping sent behind the cancel", asyncLegacy...),
+			eachRev("cancellation.request.no-further-messages", StatusFail, "after answering the server/discover sent behind the cancel", protocol.Modern)...)...),
 		asyncCase("cancel-stops-serving", eachRev("cancellation.request.keeps-serving", StatusFail, "did not answer the next call of demo.wait", asyncCallable...)...),
 		asyncCase("cancel-finished-misapplied", eachRev("cancellation.finished.ignored", StatusWarn, "in flight was not answered", asyncCallable...)...),
 		asyncCase("cancel-unknown-misapplied", eachRev("cancellation.unknown.ignored", StatusWarn, "in flight was not answered", asyncCallable...)...),
@@ -55,7 +73,8 @@ func init() {
 		asyncCase("roots-error-unanswered", eachRev("roots.reply.answered", StatusFail, "answered roots/list with error -32603, the call of demo.roots got no response", Since(protocol.Rev20250326)...)...),
 		asyncCase("sampling-with-tools", eachRev("sampling.request.tools-declared", StatusFail, "carries tools although the client did not declare sampling.tools", protocol.Rev20251125)...),
 		asyncCase("sampling-include-context", eachRev("sampling.request.include-context", StatusWarn, `sets includeContext "thisServer"`, protocol.Rev20251125)...),
-		asyncCase("elicit-form-no-schema", eachRev("elicitation.request.form-params", StatusFail, "has no requestedSchema object", protocol.Rev20251125)...),
+		asyncCase("elicit-form-no-schema", append(eachRev("elicitation.request.form-params", StatusFail, "has no requestedSchema object", protocol.Rev20251125),
+			eachRev("tools.shape.messages", StatusFail, `elicitation/create: params: missing required member "requestedSchema"`, Since(protocol.Rev20250618)...)...)...),
 		asyncCase("elicit-url-undeclared", eachRev("elicitation.request.mode-declared", StatusFail, "sent a URL-mode elicitation request", protocol.Rev20251125)...),
 		// A MUST from 2025-06-18, a SHOULD in 2025-03-26.
 		asyncCase("sampling-capability-assumed", append(eachRev("lifecycle.capabilities.client-features", StatusFail, "a sampling/createMessage request, though the client declared no such capability", Since(protocol.Rev20250618)...),
@@ -63,14 +82,23 @@ func init() {
 		asyncCase("server-request-id-reused", eachRev("jsonrpc.request.id-unique", StatusFail, `reused request id "mutant-request"`, Since(protocol.Rev20250326)...)...),
 		asyncCase("mrtr-state-unverified", eachRev("modern.mrtr.state-tamper-rejected", StatusWarn, "completed a retry whose requestState was altered", protocol.Modern)...),
 		asyncCase("mrtr-state-unbound", eachRev("modern.mrtr.state-replayed", StatusWarn, "using the requestState issued for arguments", protocol.Modern)...),
+		// Input requests the call did not declare, or of another kind.
+		mutantCase{Mutation: "input-request-undeclared", Args: []string{"-async"}, Protocol: protocol.Modern, Tweak: skipProperty, Want: eachRev("modern.mrtr.input-required", StatusFail, `input request "mutant-roots" is roots/list, but the request declared no roots capability`, protocol.Modern)},
+		mutantCase{Mutation: "input-request-tools-list", Args: []string{"-async"}, Protocol: protocol.Modern, Tweak: skipProperty, Want: append(eachRev("modern.mrtr.input-request-kinds", StatusFail, `(method "tools/list")`, protocol.Modern),
+			mutantWant{ID: "tools.shape.messages", Status: StatusFail, Optional: true})},
 		asyncCase("mrtr-missing-input-error", eachRev("modern.mrtr.missing-input", StatusWarn, "got error -32602 (mutant: inputResponses are missing) instead of a new input_required result", protocol.Modern)...),
 		asyncCase("capability-missing-wrong-code", eachRev("modern.capability.missing", StatusFail, "got error -32602", protocol.Modern)...),
 		asyncCase("listen-no-ack", eachRev("modern.listen.acknowledged", StatusFail, "no notifications/subscriptions/acknowledged for listen-", protocol.Modern)...),
 		// No tool takes a duration: demo.wait reports progress, so the
 		// call it cancels is shown in flight, and a barrier behind the
 		// cancel shows the server read it before answering.
-		asyncCase("cancel-ignored-no-duration", append(eachRev("cancellation.request.no-response", StatusWarn, "was answered after notifications/cancelled, after the server had answered the", asyncCallable...),
-			mutantWant{ID: "resources.listen.after-cancel", Revision: protocol.Modern, Status: StatusWarn, Reason: "was cancelled: bank://fx/rates/live"})...),
+		// Whether the short call still runs once the cancel is read
+		// depends on the machine's load: stops and no-further-messages
+		// may judge it or see it end first.
+		asyncCase("cancel-ignored-no-duration", slices.Concat(eachRev("cancellation.request.no-response", StatusWarn, "was answered after notifications/cancelled, after the server had answered the", asyncLegacy...),
+			optional(eachRev("cancellation.request.stops", StatusWarn, "went on with the cancelled request", asyncLegacy...)),
+			optional(eachRev("cancellation.request.no-further-messages", StatusFail, "for the cancelled request", protocol.Modern)),
+			eachRev("resources.listen.cancel-ends", StatusFail, "was cancelled: bank://fx/rates/live", protocol.Modern))...),
 		asyncCase("listen-result-before-ack", eachRev("modern.listen.acknowledged", StatusFail, "carrying its subscription id, came before its acknowledgement", protocol.Modern)...),
 		asyncCase("listen-notification-no-id", eachRev("modern.listen.subscription-id", StatusFail, "1 notification(s) arrived without the subscription id", protocol.Modern)...),
 		asyncCase("listen-extra-kind", eachRev("modern.listen.filter", StatusFail, "carried notifications/prompts/list_changed", protocol.Modern)...),
@@ -111,6 +139,26 @@ func init() {
 		asyncCase("task-progress-after-terminal", eachRev("tasks.progress.stop", StatusFail, "1 progress notification(s) with the token of task ref-task-", protocol.Rev20251125)...),
 		asyncCase("task-status-regress", eachRev("tasks.status.transitions", StatusFail, "task ref-task-1 went completed → working in its notifications/tasks/status", protocol.Rev20251125)...),
 		asyncCase("task-status-related-task", eachRev("tasks.notify.no-related-task", StatusWarn, "notifications/tasks/status carry _meta io.modelcontextprotocol/related-task", protocol.Rev20251125)...),
+		asyncCase("task-result-unknown-result", eachRev("tasks.result.unknown", StatusFail, "tasks/result of an unknown taskId returned a result", protocol.Rev20251125)...),
+		asyncCase("task-cancel-unknown-accepted", eachRev("tasks.cancel.unknown", StatusFail, "tasks/cancel of an unknown taskId returned a result", protocol.Rev20251125)...),
+		asyncCase("task-get-by-meta", eachRev("tasks.get.param-source", StatusFail, "the taskId parameter names the task", protocol.Rev20251125)...),
+		asyncCase("task-result-as-task", eachRev("tasks.result.underlying", StatusFail, "is not what tools/call returns (a CallToolResult)", protocol.Rev20251125)...),
+		asyncCase("task-get-related-meta", eachRev("tasks.answer.no-related-task", StatusWarn, "tasks/get result(s) carry _meta io.modelcontextprotocol/related-task", protocol.Rev20251125)...),
+		asyncCase("task-failed-no-message", eachRev("tasks.get.failed-message", StatusWarn, "tasks/get result(s) of a failed task carry no statusMessage", protocol.Rev20251125)...),
+		asyncCase("sampling-as-task", eachRev("tasks.request.undeclared", StatusWarn, "to a client that declares no tasks capability are task-augmented", protocol.Rev20251125)...),
+		// Without -async the reference declares no tasks: the metadata
+		// must be ignored, and a server that rejects it fails.
+		mutantCase{Mutation: "task-meta-rejected", Protocol: protocol.Rev20251125, Want: eachRev("tasks.augment.undeclared-ignored", StatusFail, "rejected the call of", protocol.Rev20251125)},
+		mutantCase{Mutation: "elicit-url-no-id", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: skipProperty, Want: append(eachRev("elicitation.request.url-params", StatusFail, "has no elicitationId", protocol.Rev20251125),
+			mutantWant{ID: "tools.shape.messages", Revision: protocol.Rev20251125, Status: StatusFail, Reason: `elicitation/create: params: missing required member "elicitationId"`})},
+		asyncCase("sampling-no-max-tokens", eachRev("tools.shape.messages", StatusFail, `sampling/createMessage: params: missing required member "maxTokens"`, asyncLegacy...)...),
+		mutantCase{Mutation: "sampling-tool-use-unanswered", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: skipProperty, Want: eachRev("sampling.request.tool-results", StatusFail, "the tool use(s) mutant-call of message 1 are not answered by tool results", protocol.Rev20251125)},
+		asyncCase("server-request-token-float", eachRev("progress.request.token-type", StatusFail, "carry a progressToken that is neither a string nor an integer", asyncLegacy...)...),
+		asyncCase("server-request-token-twice", eachRev("progress.request.token-unique", StatusFail, "reuse the progressToken of a request still active", asyncLegacy...)...),
+		// A stream the server ends: with a completion result and no
+		// cancel, or with a cancel and no completion result.
+		mutantCase{Mutation: "listen-result-after-ack", Protocol: protocol.Modern, Tweak: skipProperty, Want: eachRev("cancellation.server.listen-teardown", StatusFail, "without notifications/cancelled referencing it", protocol.Modern)},
+		mutantCase{Mutation: "listen-cancelled-by-server", Protocol: protocol.Modern, Tweak: skipProperty, Want: eachRev("modern.listen.graceful-end", StatusWarn, "without answering it with a completion result", protocol.Modern)},
 		asyncCase("cancel-client-request", append(eachRev("cancellation.server.same-direction", StatusFail, "request(s) it did not issue", Since(protocol.Rev20250326)...),
 			eachRev("cancellation.server.listen-only", StatusFail, "that are not subscriptions/listen", protocol.Modern)...)...),
 	)
@@ -119,6 +167,14 @@ func init() {
 // asyncAreas are the areas whose checks the reference with -async must pass
 // in every revision where its demo tools are callable.
 var asyncAreas = []string{"progress", "cancellation", "sampling", "elicitation", "roots", "modern.mrtr", "modern.capability", "modern.listen", "tasks"}
+
+// asyncReferenceAside are the checks of the async areas the reference does
+// not exercise, with the status they end in: it declares task-augmented
+// tools/call, and none of its tasks fails.
+var asyncReferenceAside = map[string]Status{
+	"tasks.augment.undeclared-ignored": StatusNA,
+	"tasks.get.failed-message":         StatusNotExercised,
+}
 
 // TestAsyncReferencePasses runs the async areas against the reference as
 // users run it (`mcpconform reference`, the demo tools on by default):
@@ -139,6 +195,9 @@ func TestAsyncReferencePasses(t *testing.T) {
 	}
 	for _, r := range rep.Results {
 		want := []Status{StatusPass}
+		if s, ok := asyncReferenceAside[r.ID]; ok {
+			want = append(want, s)
+		}
 		if !slices.Contains(asyncCallable, r.Revision) {
 			// No tool is callable: checks that call one are not-verified,
 			// and those that judge what a tool asks the client for are

@@ -23,6 +23,21 @@ func init() {
 		return w
 	}
 	legacyFail := func(id, reason string) []mutantWant { return revFail(id, reason, Legacy()) }
+	// The names of _meta keys: rules from 2025-06-18 on (reverse DNS from
+	// 2025-11-25, trace context in 2026-07-28).
+	metaRevs := modernAnd(Since("2025-06-18"))
+	addMutantCases(
+		mutantCase{Mutation: "meta-key-empty-label", Want: revFail("jsonrpc.meta.prefix", `"com..example/note" (its prefix is not a series of labels separated by dots`, metaRevs)},
+		mutantCase{Mutation: "meta-key-bad-label", Want: revFail("jsonrpc.meta.labels", `"com.my_org/note" (label "my_org"`, metaRevs)},
+		mutantCase{Mutation: "meta-key-bad-name", Want: revFail("jsonrpc.meta.name", `"com.example/_note" (name "_note"`, metaRevs)},
+		mutantCase{Mutation: "meta-key-forward-dns", Want: []mutantWant{
+			{ID: "jsonrpc.meta.reverse-dns", Revision: "2025-11-25", Status: StatusWarn, Reason: `"example.com/note" (a domain name in forward order`},
+			{ID: "jsonrpc.meta.reverse-dns", Revision: "2026-07-28", Status: StatusWarn, Reason: `"example.com/note" (a domain name in forward order`}}},
+		mutantCase{Mutation: "meta-traceparent-invalid", Protocol: "2026-07-28", Want: revFail("jsonrpc.meta.trace-context", `"traceparent" (not version-traceid-parentid-flags`, []string{"2026-07-28"})},
+		mutantCase{Mutation: "notify-at-start", Protocol: "2025-11-25", Want: revFail("lifecycle.initialize.first", "wrote a message before the client sent anything", []string{"2025-11-25"})},
+		mutantCase{Mutation: "notification-with-id", Protocol: "2025-11-25", Want: append(revFail("jsonrpc.notification.no-id", "notification(s) carry an id", []string{"2025-11-25"}), shapeFail)},
+		mutantCase{Mutation: "discover-extension-unprefixed", Protocol: "2026-07-28", Want: revFail("modern.extensions.identifiers", `"mutant-extension" has no prefix`, []string{"2026-07-28"})},
+	)
 	addMutantCases(
 		mutantCase{Mutation: "banner", Want: []mutantWant{
 			{ID: "stdio.stdout.messages-only", Status: StatusFail, Reason: `"mutant server ready"`},
@@ -163,6 +178,11 @@ func init() {
 		mutantCase{Mutation: "completions-capability-true", Want: append(
 			revFail("lifecycle.capabilities.shape", "capability completions is true, not an object", Since("2025-03-26")), shapeFail)},
 		mutantCase{Mutation: "hide-tools-capability", Want: legacyFail("lifecycle.capabilities.declared", "the tools capability is not declared")},
+		// A feature declared and not served: the prompts checks have
+		// nothing to judge (not-verified, blocked), and the list's shape
+		// is a MUST only under 2026-07-28.
+		mutantCase{Mutation: "prompts-list-not-found", Protocol: "2025-11-25", Want: []mutantWant{
+			{ID: "lifecycle.capabilities.declared-served", Revision: "2025-11-25", Status: StatusWarn, Reason: "prompts is declared but prompts/list is not found (-32601)"}}},
 		mutantCase{Mutation: "sampling-request", Want: []mutantWant{
 			{ID: "lifecycle.capabilities.client-features-early", Revision: "2024-11-05", Status: StatusWarn, Reason: "sampling/createMessage request"},
 			{ID: "lifecycle.capabilities.client-features-early", Revision: "2025-03-26", Status: StatusWarn, Reason: "sampling/createMessage request"},

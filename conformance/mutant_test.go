@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
+	"github.com/mcpconform/mcpconform/internal/reportcheck"
 )
 
 // The mutant harness: internal/fixtures/mutant is the reference server with
@@ -100,6 +101,10 @@ func TestMutants(t *testing.T) {
 		t.Run(c.Mutation, func(t *testing.T) {
 			t.Parallel()
 			rep := runMutant(t, c)
+			reportcheck.Schemas(t, rep)
+			if c.Mutation == certificateMutant {
+				checkCertificate(t, rep, "failing-server")
+			}
 			for _, p := range judgeMutant(rep, c.Want) {
 				t.Error(p)
 			}

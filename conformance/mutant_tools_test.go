@@ -59,7 +59,20 @@ func init() {
 		// pattern, so the cases below skip them and test only our check
 		// (the property checks have cases of their own).
 		mutantCase{Mutation: "tools-invalid-args-accepted", Tweak: skipProperty, Want: each("tools.call.invalid-arguments", StatusWarn, "; servers must validate tool inputs", callable...)},
-		mutantCase{Mutation: "tools-list-changed-undeclared", Want: each("tools.notify.list-changed", StatusWarn, "without declaring tools.listChanged", Legacy()...)},
+		// A protocol error for invalid arguments: what 2025-11-25 files
+		// under tool execution errors; the other revisions allow it.
+		mutantCase{Mutation: "tools-invalid-args-protocol-error", Tweak: skipProperty, Want: each("tools.call.error-in-result", StatusWarn, "got JSON-RPC error -32602, not a result with isError true", protocol.Rev20251125)},
+		mutantCase{Mutation: "tools-list-changed-undeclared", Want: append(each("tools.notify.list-changed-undeclared", StatusFail, "without declaring tools.listChanged", Since(protocol.Rev20250618)...),
+			each("tools.notify.list-changed-undeclared-early", StatusWarn, "without declaring tools.listChanged", Before(protocol.Rev20250618)...)...)},
+		// A list that changes without a notification: the property check
+		// of list stability may see it too.
+		mutantCase{Mutation: "tools-list-changes-silently", Protocol: protocol.Rev20251125, Want: []mutantWant{
+			{ID: "tools.notify.list-changed-sent", Revision: protocol.Rev20251125, Status: StatusWarn, Reason: "the tools list changed without notifications/tools/list_changed"},
+			{ID: "property.tools.list-stable", Status: StatusWarn, Optional: true}}},
+		mutantCase{Mutation: "tools-list-changes-silently", Args: []string{"-async"}, Protocol: protocol.Modern, Tweak: skipProperty, Want: []mutantWant{
+			{ID: "tools.notify.list-changed-sent", Revision: protocol.Modern, Status: StatusWarn, Reason: "the tools list changed without notifications/tools/list_changed (fresh-"}}},
+		mutantCase{Mutation: "discover-hide-tools", Protocol: protocol.Modern, Want: each("tools.capability.declared", StatusFail, "tools/list lists", modern...)},
+		mutantCase{Mutation: "tools-embedded-without-resources", Protocol: protocol.Rev20251125, Tweak: skipProperty, Want: each("tools.call.embedded-resources", StatusWarn, "embed a resource, but the server does not declare the resources capability", protocol.Rev20251125)},
 		mutantCase{Mutation: "shape-progress-no-progress", Want: each("tools.shape.messages", StatusFail, `notifications/progress: params: missing required member "progress"`, all...)},
 
 		mutantCase{Mutation: "discover-versions-string", Want: each("modern.discover.result", StatusFail, "supportedVersions", modern...)},
@@ -75,6 +88,8 @@ func init() {
 		mutantCase{Mutation: "input-required-empty", Want: each("modern.mrtr.input-required", StatusFail, "input_required with neither inputRequests nor requestState", modern...)},
 		// An empty inputRequests object is still included.
 		mutantCase{Mutation: "input-required-empty-requests"},
+		mutantCase{Mutation: "input-required-on-complete", Protocol: protocol.Modern, Tweak: skipProperty, Want: append(each("modern.result.result-type", StatusFail, "input_required is not allowed for completion/complete", modern...),
+			mutantWant{ID: "completion.complete.shape", Status: StatusFail, Reason: `missing required member "completion"`})},
 		mutantCase{Mutation: "server-info-missing", Want: each("modern.result.server-info", StatusWarn, "results of tools/list lack", modern...)},
 		mutantCase{Mutation: "cache-ttl-missing", Want: each("modern.cache.hints", StatusFail, `missing required member "ttlMs"`, modern...)},
 		mutantCase{Mutation: "cache-scope-per-page", Args: []string{"--page-size", "2"}, Want: each("modern.cache.page-scope", StatusFail, "different cacheScope values", modern...)},
@@ -122,7 +137,8 @@ func TestSinglePageIsNotApplicable(t *testing.T) {
 
 // TestNoEvidenceIsNotApplicable: checks whose requirement is about listed
 // tools are n/a when the server lists none (the spec allows an empty set),
-// modern.tools.order needs two tools, and tools.notify.list-changed is n/a
+// modern.tools.order needs two tools, and tools.notify.list-changed-undeclared
+// (and -early) is n/a
 // when the server declares listChanged (the reference does); none of them
 // passes with nothing judged.
 func TestNoEvidenceIsNotApplicable(t *testing.T) {
@@ -132,7 +148,7 @@ func TestNoEvidenceIsNotApplicable(t *testing.T) {
 		ids      []string
 	}{
 		{"tools-list-empty", empty},
-		{"none", []string{"tools.notify.list-changed"}},
+		{"none", []string{"tools.notify.list-changed-undeclared", "tools.notify.list-changed-undeclared-early"}},
 	} {
 		rep := runMutant(t, mutantCase{Mutation: tc.mutation, Tweak: func(o *Options) { o.Only = tc.ids }})
 		n := 0
@@ -145,7 +161,7 @@ func TestNoEvidenceIsNotApplicable(t *testing.T) {
 			switch r.ID {
 			case "modern.tools.order":
 				reason = "0 tool(s): there is no order to compare"
-			case "tools.notify.list-changed":
+			case "tools.notify.list-changed-undeclared", "tools.notify.list-changed-undeclared-early":
 				reason = "declares tools.listChanged"
 			}
 			if r.Status != StatusNA || !strings.Contains(r.Message, reason) {

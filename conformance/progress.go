@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -408,6 +410,8 @@ func init() {
 		Requirement: "Every notifications/progress sent while a request with a progressToken is in flight carries that token, with its JSON type.",
 		Authority: MCP(protocol.Modern, "basic/patterns/progress.mdx", "Behavior Requirements",
 			"Progress notifications MUST only reference tokens that: Were provided in an active request"),
+		Also: []Authority{MCP(protocol.Rev20251125, "basic/utilities/progress.mdx", "Behavior Requirements",
+			"Progress notifications MUST only reference tokens that: Were provided in an active request")},
 		Refs: progressRefs("Behavior Requirements"),
 		Run: func(t *T) {
 			run := observeProgress(t)
@@ -433,6 +437,8 @@ func init() {
 		Requirement: "The progress value of successive notifications for one token strictly increases.",
 		Authority: MCP(protocol.Modern, "basic/patterns/progress.mdx", "Progress Flow",
 			"The `progress` value MUST increase with each notification, even if the total is unknown."),
+		Also: []Authority{MCP(protocol.Rev20251125, "basic/utilities/progress.mdx", "Progress Flow",
+			"The `progress` value MUST increase with each notification, even if the total is unknown.")},
 		Refs: progressRefs("Progress Flow"),
 		Run: func(t *T) {
 			run := observeProgress(t)
@@ -493,6 +499,8 @@ func init() {
 		Requirement: "Once the request is answered, no progress notification for its token arrives (judged up to the answer of a barrier request sent after the response).",
 		Authority: MCP(protocol.Modern, "basic/patterns/progress.mdx", "Implementation Notes",
 			"Progress notifications MUST stop after completion"),
+		Also: []Authority{MCP(protocol.Rev20251125, "basic/utilities/progress.mdx", "Implementation Notes",
+			"Progress notifications MUST stop after completion")},
 		Refs: progressRefs("Implementation Notes"),
 		Run: func(t *T) {
 			run := observeProgress(t)
@@ -510,4 +518,132 @@ func init() {
 			}
 		},
 	})
+}
+
+// The progress tokens of the requests the server sends the client.
+func init() {
+	Register(Check{
+		ID:          "progress.request.token-type",
+		Title:       "The server's progress tokens are strings or integers",
+		Requirement: "A progressToken in the _meta of a request the server sends the client is a string or an integer; not exercised when none carries one.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/progress.mdx", "Progress Flow",
+			"Progress tokens MUST be a string or integer value"),
+		Also: []Authority{MCP(protocol.Modern, "basic/patterns/progress.mdx", "Progress Flow",
+			"Progress tokens MUST be a string or integer value")},
+		Refs:  progressRefs("Progress Flow"),
+		Final: true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			reqs := serverTokens(t)
+			if len(reqs) == 0 {
+				t.NotExercised("no request the server sent carries a progressToken")
+			}
+			t.Expect("string or integer tokens in %d request(s)", len(reqs))
+			var bad []inboundMessage
+			for _, r := range reqs {
+				if !stringOrInteger(r.token) {
+					bad = append(bad, inboundMessage{process: r.process, text: r.raw})
+				}
+			}
+			t.Actual("%d of another type", len(bad))
+			if len(bad) > 0 {
+				t.evidenceLines(bad, 3)
+				t.Failf("%d request(s) the server sent carry a progressToken that is neither a string nor an integer", len(bad))
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "progress.request.token-unique",
+		Title:       "The server's progress tokens are unique among its active requests",
+		Requirement: "No request the server sends carries the progressToken of another of its requests the client has not answered yet; not exercised when no two of its requests with a token were active at once.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/progress.mdx", "Progress Flow",
+			"Progress tokens can be chosen by the sender using any means, but MUST be unique across all active requests."),
+		Refs:      progressRefs("Progress Flow")[:len(protocol.LegacyRevisions)],
+		Revisions: Legacy(),
+		Final:     true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			reqs := serverTokens(t)
+			overlapping := 0
+			var dup []inboundMessage
+			for i, r := range reqs {
+				for _, o := range reqs[:i] {
+					if o.process != r.process || o.answeredAt < r.at {
+						continue // answered before r was sent: no longer active
+					}
+					overlapping++
+					if protocol.IDKey(o.token) == protocol.IDKey(r.token) {
+						dup = append(dup, inboundMessage{process: r.process, text: r.raw})
+					}
+				}
+			}
+			if overlapping == 0 {
+				t.NotExercised("no two requests of the server that carry a progressToken were active at once")
+			}
+			t.Expect("distinct tokens across %d pair(s) of active requests", overlapping)
+			t.Actual("%d request(s) reusing an active token", len(dup))
+			if len(dup) > 0 {
+				t.evidenceLines(dup, 3)
+				t.Failf("%d request(s) the server sent reuse the progressToken of a request still active", len(dup))
+			}
+		},
+	})
+}
+
+// serverToken is a request the server sent with a progressToken: at and
+// answeredAt are transcript indices of the request and of the client's
+// answer (the transcript's length while unanswered).
+type serverToken struct {
+	process, raw   string
+	token          json.RawMessage
+	at, answeredAt int
+}
+
+// serverTokens lists the requests the revision's processes sent with a
+// progressToken in _meta, in order.
+func serverTokens(t *T) []serverToken {
+	t.env.mu.Lock()
+	conns := slices.Clone(t.env.conns)
+	t.env.mu.Unlock()
+	var out []serverToken
+	for _, c := range conns {
+		lines, msgs := c.messages()
+		open := map[string]int{} // request id: its index in out
+		for i, l := range lines {
+			m := msgs[i]
+			if m == nil {
+				continue
+			}
+			switch {
+			case l.Dir == "recv" && m.Kind() == protocol.KindRequest:
+				var p struct {
+					Meta struct {
+						Token json.RawMessage `json:"progressToken"`
+					} `json:"_meta"`
+				}
+				if json.Unmarshal(m.Params, &p) != nil || len(p.Meta.Token) == 0 {
+					continue
+				}
+				open[m.IDKey()] = len(out)
+				out = append(out, serverToken{process: c.name, raw: l.Text, token: p.Meta.Token, at: i, answeredAt: len(lines)})
+			case l.Dir == "send" && m.Kind() == protocol.KindResponse:
+				if j, ok := open[m.IDKey()]; ok {
+					out[j].answeredAt = i
+					delete(open, m.IDKey())
+				}
+			}
+		}
+	}
+	return out
+}
+
+// stringOrInteger reports whether raw is a JSON string or an integer.
+func stringOrInteger(raw json.RawMessage) bool {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return true
+	}
+	n := strings.TrimSpace(string(raw))
+	return n != "" && !strings.ContainsAny(n, ".eE") && json.Valid([]byte(n)) && (n[0] == '-' || '0' <= n[0] && n[0] <= '9')
 }

@@ -245,7 +245,8 @@ func init() {
 		ID:          "prompts.get.shape",
 		Title:       "prompts/get results have the GetPromptResult shape",
 		Requirement: "Getting a listed prompt (required arguments filled from the server's completions, or a placeholder) gives a GetPromptResult of the revision: messages of role user or assistant and one content block each. Up to 8 prompts, within the run's budget.",
-		Authority:   messagesAuthority,
+		Authority:   validMessage,
+		Also:        []Authority{validMessageModern},
 		Refs: []SpecRef{
 			promptsRef(protocol.Rev20251125, "Getting a Prompt"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "GetPromptResult"},
@@ -461,26 +462,43 @@ func init() {
 	})
 
 	Register(Check{
-		ID:          "prompts.notify.list-changed",
+		ID:          "prompts.notify.list-changed-undeclared",
 		Title:       "prompts/list_changed only when listChanged is declared",
-		Requirement: "A server sends notifications/prompts/list_changed only if it declared prompts.listChanged.",
+		Requirement: "From 2025-06-18 a server sends notifications/prompts/list_changed only if it declared prompts.listChanged.",
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Operation",
+			"Both parties MUST: Only use capabilities that were successfully negotiated").
+			WithNote("notifications/prompts/list_changed belongs to the prompts listChanged capability"),
+		Refs:      []SpecRef{promptsRef(protocol.Rev20251125, "List Changed Notification")},
+		Revisions: Since(protocol.Rev20250618),
+		Final:     true,
+		Run:       undeclaredListChanged(promptsListFeature),
+	})
+
+	Register(Check{
+		ID:          "prompts.notify.list-changed-undeclared-early",
+		Title:       "prompts/list_changed only when listChanged is declared (before 2025-06-18)",
+		Requirement: "Before 2025-06-18 a server SHOULD send notifications/prompts/list_changed only if it declared prompts.listChanged.",
+		Authority: MCP(protocol.Rev20250326, "basic/lifecycle.mdx", "Operation",
+			"Both parties SHOULD: Only use capabilities that were successfully negotiated").
+			WithNote("notifications/prompts/list_changed belongs to the prompts listChanged capability"),
+		Refs:      []SpecRef{promptsRef(protocol.Rev20241105, "List Changed Notification")},
+		Revisions: Before(protocol.Rev20250618),
+		Final:     true,
+		Run:       undeclaredListChanged(promptsListFeature),
+	})
+
+	Register(Check{
+		ID:          "prompts.notify.list-changed-sent",
+		Title:       "A changed prompt list is announced",
+		Requirement: "A server that declared prompts.listChanged sends notifications/prompts/list_changed when its prompt list changes: two complete prompts/list walks on one connection that list different prompts have the notification between them (under 2026-07-28, on a subscriptions/listen stream that asked for promptsListChanged). Not exercised when no list was seen to change.",
 		Authority: MCP(protocol.Rev20251125, "server/prompts.mdx", "List Changed Notification",
 			"When the list of available prompts changes, servers that declared the `listChanged` capability SHOULD send a notification:"),
-		Refs:      []SpecRef{promptsRef(protocol.Rev20241105, "List Changed Notification")},
-		Revisions: Legacy(),
-		Final:     true,
-		Run: func(t *T) {
-			t.settleTraffic()
-			if t.listChangedDeclared("prompts") {
-				t.NotApplicable("the server declares prompts.listChanged, so it may send the notification")
-			}
-			n, lines := t.unaskedNotifications(protocol.NotifPromptsListChanged, "")
-			t.Expect("no prompts/list_changed unless prompts.listChanged is declared")
-			t.Actual("%d notification(s) without the capability", n)
-			if n > 0 {
-				t.evidenceLines(lines, 3)
-				t.Failf("the server sent notifications/prompts/list_changed %d time(s) without declaring prompts.listChanged", n)
-			}
-		},
+		Also: []Authority{MCP(protocol.Modern, "server/prompts.mdx", "List Changed Notification",
+			"When the list of available prompts changes, servers that declared the `listChanged` capability SHOULD send a notification to clients that have opened a `subscriptions/listen` stream with `promptsListChanged: true`:")},
+		Refs:       []SpecRef{promptsRef(protocol.Rev20241105, "List Changed Notification")},
+		Capability: "prompts",
+		Prereqs:    []string{"prompts.list.shape"},
+		Final:      true,
+		Run:        listChangedSent(promptsListFeature),
 	})
 }

@@ -109,7 +109,7 @@ func init() {
 		Requirement: "A notification, known or unknown, with or without params, never gets a response.",
 		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Notifications",
 			"The receiver MUST NOT send a response."),
-		Also: []Authority{JSONRPC("4.1 Notification",
+		Also: []Authority{MCP(protocol.Rev20250326, "basic/index.mdx", "Notifications", "The receiver MUST NOT send a response."), JSONRPC("4.1 Notification",
 			"The Server MUST NOT reply to a Notification, including those that are within a batch request.")},
 		Refs: []SpecRef{{Revision: protocol.Rev20251125, File: "basic/index.mdx", Section: "Notifications"}},
 		Run:  runNotificationsUnanswered,
@@ -420,6 +420,7 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 		if p, err = runner.Start(t.runCtx, t.processConfig()); err != nil {
 			return wireRun{}, fmt.Errorf("start server: %w", err)
 		}
+		t.env.counted(true)
 		defer t.env.closeProcess(p)
 	}
 	run := wireRun{Requests: 2}
@@ -875,7 +876,7 @@ func runAnsweredOnce(t *T) {
 	n := t.cases()
 	maxLists := n
 	if tools, err := t.Tools(); err == nil && len(tools) > 0 {
-		maxLists = max(1, listBudget/len(tools))
+		maxLists = max(1, min(listBudget/len(tools), listByteBudget/max(1, t.listBytes())))
 	} else if answerOverLimit(err) {
 		maxLists = 1 // one answer over the line limit shows it as well as 30 (of 100 MB each)
 	}
@@ -2114,16 +2115,41 @@ func listChanges(c *Conn) int {
 // scratch session once, and repeats only while they fit.
 const listBudget = 20000
 
+// listByteBudget bounds the same lists (and property.jsonrpc.answered-once's)
+// in bytes: a few tools with megabyte names or descriptions make a list
+// as long as thousands of ordinary tools, and a server's long strings
+// must not cost the run more than a long list does.
+const listByteBudget = 4 << 20
+
+// listBytes is the size of the revision's shared walk of tools/list, its
+// pages' results as the server sent them; 0 when no check has walked it.
+func (t *T) listBytes() int {
+	w := t.env.sharedWalk()
+	if w == nil {
+		return 0
+	}
+	n := 0
+	for _, p := range w.pages {
+		if p.decoded != nil {
+			n += len(p.decoded.raw)
+		}
+	}
+	return n
+}
+
 // listPlan says how many lists property.tools.list-stable compares for a
-// list of n tools: lists in the shared session (its first is the
-// revision's shared walk) and in the scratch session, another process. It
-// takes the most repeats whose new walks list at most listBudget tools,
-// and at least the session twice and the scratch once. One other process
+// list of n tools in size bytes: lists in the shared session (its first is
+// the revision's shared walk) and in the scratch session, another process.
+// It takes the most repeats whose new walks list at most listBudget tools
+// and listByteBudget bytes, and at least the session twice and the
+// scratch once. One other process
 // is enough for "across processes"; a process started for the check alone
 // would only add a start-up.
-func listPlan(cases, n int) (session, other int) {
+func listPlan(cases, n, size int) (session, other int) {
 	per := max(2, min(cases/20, 10))
-	fits := func(session, other int) bool { return (session-1+other)*n <= listBudget }
+	fits := func(session, other int) bool {
+		return (session-1+other)*n <= listBudget && (session-1+other)*size <= listByteBudget
+	}
 	for ; per > 2 && !fits(per, per); per-- {
 	}
 	if fits(per, per) {
@@ -2147,7 +2173,7 @@ func runListStable(t *T) {
 	if err != nil {
 		t.blockOnTools(err)
 	}
-	session, other := listPlan(t.cases(), len(tools))
+	session, other := listPlan(t.cases(), len(tools), t.listBytes())
 	var first [][]byte
 	var firstProc string
 	if w := t.env.sharedWalk(); w != nil && w.ended && listChanges(t.Session()) == 0 {
@@ -2212,7 +2238,7 @@ func runListStable(t *T) {
 	}
 	t.Expect("the same tools, %d times in the shared session and %s in the scratch session (another process)", session, times(other))
 	if per := max(2, min(t.cases()/20, 10)); session != per || other != per {
-		t.Logf("%d tools: fewer lists than --cases asks, so that the check lists at most %d tools beyond the shared walk", len(tools), listBudget)
+		t.Logf("%d tools (%d bytes): fewer lists than --cases asks, so that the check lists at most %d tools and %d bytes beyond the shared walk", len(tools), t.listBytes(), listBudget, listByteBudget)
 	}
 	start := time.Now()
 	walks := 0

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
+	"github.com/mcpconform/mcpconform/internal/reportcheck"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/runner"
 )
@@ -182,7 +183,12 @@ func TestRealServers(t *testing.T) {
 	for _, srv := range realServers {
 		// Not parallel: the Node servers start a process per probe and
 		// check; TestRealServersUnderLoad is the loaded run.
-		t.Run(srv.name, func(t *testing.T) { checkRealServer(t, srv, Options{}) })
+		t.Run(srv.name, func(t *testing.T) {
+			rep := checkRealServer(t, srv, Options{})
+			if srv.name == "server-everything" {
+				checkCertificate(t, rep, srv.name)
+			}
+		})
 	}
 }
 
@@ -266,8 +272,9 @@ func TestBusyWorker(t *testing.T) {
 
 // checkRealServer runs the catalogue (as opts narrows it) against srv and
 // compares its fail, warn and error results with srv's expectation file,
-// restricted to the checks and revisions the run covered.
-func checkRealServer(t *testing.T, srv realServer, opts Options) {
+// restricted to the checks and revisions the run covered, and returns
+// the report.
+func checkRealServer(t *testing.T, srv realServer, opts Options) *Report {
 	file := filepath.Join("testdata", "realservers", srv.name+".expected")
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -288,6 +295,7 @@ func checkRealServer(t *testing.T, srv realServer, opts Options) {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
+	reportcheck.Report(t, rep)
 	supported := srv.supported
 	if opts.Protocol != "" {
 		supported = []string{opts.Protocol}
@@ -331,6 +339,7 @@ func checkRealServer(t *testing.T, srv realServer, opts Options) {
 		}
 	}
 	t.Logf("%s: %s; %d fail/warn/error results", srv.name, rep.ClosingLine(), len(got))
+	return rep
 }
 
 // TestGoSDKWithoutValidation is the report that opened the schema-derived

@@ -365,9 +365,15 @@ func resourcesRef(rev, section string) SpecRef {
 	return SpecRef{Revision: rev, File: "server/resources.mdx", Section: section}
 }
 
-// messagesAuthority is the sentence every result's shape rests on.
-var messagesAuthority = MCP(protocol.Modern, "basic/index.mdx", "Messages",
-	"All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.")
+// validMessage is the sentence a result's shape rests on: a result that is
+// not the type the revision's schema gives it is no valid MCP message.
+// validMessageModern is its 2026-07-28 wording, on the stdio page.
+var (
+	validMessage = MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
+		"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.")
+	validMessageModern = MCP(protocol.Modern, "basic/transports/stdio.mdx", "stdio",
+		"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.")
+)
 
 // updatedURIs returns the URIs of the notifications/resources/updated among
 // items.
@@ -458,7 +464,8 @@ func init() {
 		ID:          "resources.templates.shape",
 		Title:       "resources/templates/list pages have the ListResourceTemplatesResult shape",
 		Requirement: "Every page of resources/templates/list is a ListResourceTemplatesResult of the revision (resourceTemplates of uriTemplate and name ...); a server without templates may answer -32601, which is n/a.",
-		Authority:   messagesAuthority,
+		Authority:   validMessage,
+		Also:        []Authority{validMessageModern},
 		Refs: []SpecRef{
 			resourcesRef(protocol.Rev20251125, "Resource Templates"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "ListResourceTemplatesResult"},
@@ -472,7 +479,8 @@ func init() {
 		ID:          "resources.read.shape",
 		Title:       "resources/read results have the ReadResourceResult shape",
 		Requirement: "Reading a listed resource gives a ReadResourceResult of the revision: contents of text or blob resource contents, each with its uri. Up to 8 listed resources are read, within the run's budget.",
-		Authority:   messagesAuthority,
+		Authority:   validMessage,
+		Also:        []Authority{validMessageModern},
 		Refs: []SpecRef{
 			resourcesRef(protocol.Rev20251125, "Reading Resources"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "ReadResourceResult"},
@@ -814,33 +822,74 @@ func init() {
 	})
 
 	Register(Check{
-		ID:          "resources.notify.list-changed",
+		ID:          "resources.notify.list-changed-undeclared",
 		Title:       "resources/list_changed only when listChanged is declared",
-		Requirement: "A server sends notifications/resources/list_changed only if it declared resources.listChanged.",
+		Requirement: "From 2025-06-18 a server sends notifications/resources/list_changed only if it declared resources.listChanged.",
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Operation",
+			"Both parties MUST: Only use capabilities that were successfully negotiated").
+			WithNote("notifications/resources/list_changed belongs to the resources listChanged capability"),
+		Refs:      []SpecRef{resourcesRef(protocol.Rev20251125, "List Changed Notification")},
+		Revisions: Since(protocol.Rev20250618),
+		Final:     true,
+		Run:       undeclaredListChanged(resourcesListFeature),
+	})
+
+	Register(Check{
+		ID:          "resources.notify.list-changed-undeclared-early",
+		Title:       "resources/list_changed only when listChanged is declared (before 2025-06-18)",
+		Requirement: "Before 2025-06-18 a server SHOULD send notifications/resources/list_changed only if it declared resources.listChanged.",
+		Authority: MCP(protocol.Rev20250326, "basic/lifecycle.mdx", "Operation",
+			"Both parties SHOULD: Only use capabilities that were successfully negotiated").
+			WithNote("notifications/resources/list_changed belongs to the resources listChanged capability"),
+		Refs:      []SpecRef{resourcesRef(protocol.Rev20241105, "List Changed Notification")},
+		Revisions: Before(protocol.Rev20250618),
+		Final:     true,
+		Run:       undeclaredListChanged(resourcesListFeature),
+	})
+
+	Register(Check{
+		ID:          "resources.notify.list-changed-sent",
+		Title:       "A changed resource list is announced",
+		Requirement: "A server that declared resources.listChanged sends notifications/resources/list_changed when its resource list changes: two complete resources/list walks on one connection that list different URIs have the notification between them (under 2026-07-28, on a subscriptions/listen stream that asked for resourcesListChanged). Not exercised when no list was seen to change.",
 		Authority: MCP(protocol.Rev20251125, "server/resources.mdx", "List Changed Notification",
 			"When the list of available resources changes, servers that declared the `listChanged` capability SHOULD send a notification:"),
-		Refs:      []SpecRef{resourcesRef(protocol.Rev20241105, "List Changed Notification")},
-		Revisions: legacy,
+		Refs:       []SpecRef{resourcesRef(protocol.Rev20241105, "List Changed Notification"), modernRef("basic/patterns/subscriptions.mdx", "Subscriptions")},
+		Capability: "resources",
+		Prereqs:    []string{"resources.list.shape"},
+		Final:      true,
+		Run:        listChangedSent(resourcesListFeature),
+	})
+
+	Register(Check{
+		ID:          "resources.notify.updated-undeclared",
+		Title:       "resources/updated only with the subscribe capability",
+		Requirement: "From 2025-06-18 a server that does not declare resources.subscribe sends no notifications/resources/updated.",
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Operation",
+			"Both parties MUST: Only use capabilities that were successfully negotiated").
+			WithNote("notifications/resources/updated belongs to the resources subscribe capability"),
+		Refs:      []SpecRef{resourcesRef(protocol.Rev20251125, "Subscriptions")},
+		Revisions: Since(protocol.Rev20250618),
 		Final:     true,
-		Run: func(t *T) {
-			t.settleTraffic()
-			if t.listChangedDeclared("resources") {
-				t.NotApplicable("the server declares resources.listChanged, so it may send the notification")
-			}
-			n, lines := t.unaskedNotifications(protocol.NotifResourcesListChanged, "")
-			t.Expect("no resources/list_changed unless resources.listChanged is declared")
-			t.Actual("%d notification(s) without the capability", n)
-			if n > 0 {
-				t.evidenceLines(lines, 3)
-				t.Failf("the server sent notifications/resources/list_changed %d time(s) without declaring resources.listChanged", n)
-			}
-		},
+		Run:       undeclaredUpdates,
+	})
+
+	Register(Check{
+		ID:          "resources.notify.updated-undeclared-early",
+		Title:       "resources/updated only with the subscribe capability (before 2025-06-18)",
+		Requirement: "Before 2025-06-18 a server that does not declare resources.subscribe SHOULD send no notifications/resources/updated.",
+		Authority: MCP(protocol.Rev20250326, "basic/lifecycle.mdx", "Operation",
+			"Both parties SHOULD: Only use capabilities that were successfully negotiated").
+			WithNote("notifications/resources/updated belongs to the resources subscribe capability"),
+		Refs:      []SpecRef{resourcesRef(protocol.Rev20241105, "Subscriptions")},
+		Revisions: Before(protocol.Rev20250618),
+		Final:     true,
+		Run:       undeclaredUpdates,
 	})
 
 	Register(Check{
 		ID:          "resources.notify.updated-unsubscribed",
 		Title:       "No resources/updated without a subscription",
-		Requirement: "On a connection where the client never sent resources/subscribe, no notifications/resources/updated arrives (whether or not resources.subscribe is declared).",
+		Requirement: "A server that declares resources.subscribe sends no notifications/resources/updated on a connection where the client never sent resources/subscribe (without the capability, resources.notify.updated-undeclared judges them).",
 		Authority: AdvisoryOn(protocol.Rev20251125, "schema.ts", "ResourceUpdatedNotification",
 			"A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.",
 			"updates nobody subscribed to are noise a client must filter"),
@@ -848,6 +897,9 @@ func init() {
 		Final:     true,
 		Run: func(t *T) {
 			t.settleTraffic()
+			if !t.resourcesCapability().Subscribe {
+				t.NotApplicable("the server does not declare resources.subscribe: resources.notify.updated-undeclared judges its updates")
+			}
 			n, lines := t.unaskedNotifications(protocol.NotifResourcesUpdated, protocol.MethodResourcesSubscribe)
 			t.Expect("no resources/updated before a resources/subscribe on the same connection")
 			t.Actual("%d unsolicited update(s)", n)
@@ -857,6 +909,22 @@ func init() {
 			}
 		},
 	})
+}
+
+// undeclaredUpdates judges the notifications/resources/updated of a
+// server that does not declare resources.subscribe.
+func undeclaredUpdates(t *T) {
+	t.settleTraffic()
+	if t.resourcesCapability().Subscribe {
+		t.NotApplicable("the server declares resources.subscribe")
+	}
+	n, lines := t.unaskedNotifications(protocol.NotifResourcesUpdated, "")
+	t.Expect("no resources/updated without resources.subscribe")
+	t.Actual("%d update(s) without the capability", n)
+	if n > 0 {
+		t.evidenceLines(lines, 3)
+		t.Failf("the server sent notifications/resources/updated %d time(s) without declaring resources.subscribe", n)
+	}
 }
 
 // undeclaredFeature is the Run of the checks that a feature the server
@@ -1121,12 +1189,14 @@ func init() {
 	})
 
 	Register(Check{
-		ID:          "resources.listen.after-cancel",
+		ID:          "resources.listen.cancel-ends",
 		Title:       "No resources/updated after the stream is cancelled",
 		Requirement: "Under 2026-07-28, once the client cancels a resource subscription stream with notifications/cancelled, the server sends no more notifications/resources/updated for it (judged after a barrier, and only when updates arrived while it was open).",
-		Authority: MCP(protocol.Modern, "basic/patterns/cancellation.mdx", "Behavior Requirements",
-			"Servers receiving cancellation notifications SHOULD: Stop processing the cancelled request"),
-		Refs:       []SpecRef{modernRef("basic/patterns/subscriptions.mdx", "Cancellation"), resourcesRef(protocol.Modern, "Subscriptions")},
+		Authority: MCP(protocol.Modern, "basic/transports/stdio.mdx", "Cancellation",
+			"Servers SHOULD stop work on a cancelled request as soon as practical and MUST NOT send any further messages for it.").WithKeyword(KeywordMustNot).
+			WithNote("the stream's notifications are messages for its subscriptions/listen request"),
+		Refs: []SpecRef{modernRef("basic/patterns/subscriptions.mdx", "Cancellation"), resourcesRef(protocol.Modern, "Subscriptions"),
+			cancellationRef(protocol.Modern, "Behavior Requirements")},
 		Revisions:  ModernOnly(),
 		Capability: "resources",
 		Prereqs:    []string{"resources.list.shape", "resources.listen.honoured"},
@@ -1195,3 +1265,88 @@ func listStateless(method, member, key string) func(t *T) {
 		t.Failf("%s differs between the shared process and a fresh one", method)
 	}
 }
+
+func init() {
+	Register(Check{
+		ID:          "resources.read.invalid-uri",
+		Title:       "A URI that is no URI is refused",
+		Requirement: "resources/read of a uri that is not a URI (no scheme, a space in it) is answered with an error, not with contents.",
+		Authority: MCP(protocol.Rev20251125, "server/resources.mdx", "Security Considerations",
+			"Servers MUST validate all resource URIs"),
+		Refs:       []SpecRef{resourcesRef(protocol.Rev20241105, "Security Considerations"), resourcesRef(protocol.Modern, "Security Considerations")},
+		Capability: "resources",
+		Run: func(t *T) {
+			m := t.Session().MustRequest(protocol.MethodResourcesRead, map[string]any{"uri": notAURI})
+			t.Expect("an error for uri %q", notAURI)
+			if m.Error != nil {
+				t.Actual("error %d", m.Error.Code)
+				return
+			}
+			t.Actual("a result: %s", clip2(string(m.Result), 120))
+			t.Failf("resources/read of %q, which is no URI, returned a result instead of an error", notAURI)
+		},
+	})
+
+	Register(Check{
+		ID:          "resources.list.uri-rfc3986",
+		Title:       "Custom URI schemes are RFC 3986 URIs",
+		Requirement: "Every listed resource URI of a custom scheme (not https, http, file or git) is an RFC 3986 URI: a scheme, then only unreserved, reserved and percent-encoded characters.",
+		Authority: MCP(protocol.Rev20251125, "server/resources.mdx", "Custom URI Schemes",
+			"Custom URI schemes MUST be in accordance with RFC3986, taking the above guidance in to account."),
+		Refs:       []SpecRef{resourcesRef(protocol.Rev20251125, "Common URI Schemes")},
+		Revisions:  modernAnd(Since(protocol.Rev20250618)),
+		Capability: "resources",
+		Prereqs:    []string{"resources.list.shape"},
+		Run: func(t *T) {
+			var custom, bad []string
+			for _, r := range t.listedResources() {
+				scheme, _, _ := strings.Cut(r.URI, ":")
+				if slices.Contains([]string{"https", "http", "file", "git"}, strings.ToLower(scheme)) {
+					continue
+				}
+				custom = append(custom, r.URI)
+				if why := rfc3986Problem(r.URI); why != "" {
+					bad = append(bad, fmt.Sprintf("%q (%s)", r.URI, why))
+				}
+			}
+			if len(custom) == 0 {
+				t.NotApplicable("no listed resource has a custom URI scheme")
+			}
+			t.Expect("RFC 3986 URIs")
+			t.Actual("%d custom-scheme URI(s), %d not RFC 3986", len(custom), len(bad))
+			if len(bad) > 0 {
+				t.Failf("listed resource URI %s", clipList(bad, 3))
+			}
+		},
+	})
+}
+
+// notAURI is a resource URI that is not a URI: no scheme, and a space.
+const notAURI = "mcpconform not a uri"
+
+// rfc3986Problem says why s is not an RFC 3986 URI, or "": a scheme (a
+// letter, then letters, digits, +, - or .) and a colon, then only
+// unreserved and reserved characters and percent-encoded octets.
+func rfc3986Problem(s string) string {
+	scheme, rest, ok := strings.Cut(s, ":")
+	if !ok || scheme == "" || !isAlnum(rune(scheme[0])) || '0' <= scheme[0] && scheme[0] <= '9' ||
+		strings.ContainsFunc(scheme, func(r rune) bool { return !isAlnum(r) && r != '+' && r != '-' && r != '.' }) {
+		return "no scheme"
+	}
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		switch {
+		case c == '%':
+			if i+2 >= len(rest) || !isHex(rest[i+1]) || !isHex(rest[i+2]) {
+				return "a % that encodes no octet"
+			}
+			i += 2
+		case c < 0x80 && (isAlnum(rune(c)) || strings.IndexByte("-._~:/?#[]@!$&'()*+,;=", c) >= 0):
+		default:
+			return fmt.Sprintf("the character %q", rune(c))
+		}
+	}
+	return ""
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }

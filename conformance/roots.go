@@ -33,6 +33,7 @@ func init() {
 		Revisions:  Legacy(),
 		Capability: "tools",
 		Starts:     1,
+		StartsWhy:  "a session whose initialize declares roots, which the shared session does not: the server asks for roots only of a client that declares it",
 		feature:    rootsFeature.name,
 		Run: func(t *T) {
 			judgeRepliesAnswered(t, rootsFeature, observeFeature(t, rootsFeature), []string{"a ListRootsResult", "error -32603"})

@@ -3,27 +3,73 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpconform/mcpconform/internal/reportcheck"
 )
 
 // TestRunDeterministic: two runs with the same seed give the same report
-// bytes once the designated time fields are zeroed.
+// bytes once the designated time fields are zeroed, a run whose property
+// checks fail and save their shrunk cases included, and the reports keep
+// to their schemas.
 func TestRunDeterministic(t *testing.T) {
-	var out [2][]byte
-	for i := range out {
-		rep := runMutant(t, mutantCase{Mutation: "none"})
+	dir := t.TempDir()
+	for _, c := range []mutantCase{
+		{Mutation: "none"},
+		{Mutation: "prop-duplicate-answer", Protocol: "2025-11-25", Tweak: func(o *Options) {
+			o.Only = []string{"property.*"}
+			o.FailureDir = filepath.Join(dir, "cases")
+		}},
+	} {
+		t.Run(c.Mutation, func(t *testing.T) {
+			var out [2][]byte
+			for i := range out {
+				rep := runMutant(t, c)
+				reportcheck.Report(t, rep)
+				rep.ZeroTimes()
+				var buf bytes.Buffer
+				if err := rep.WriteJSON(&buf); err != nil {
+					t.Fatal(err)
+				}
+				out[i] = buf.Bytes()
+				if c.Mutation != "none" && !bytes.Contains(out[i], []byte(`"status": "fail"`)) {
+					t.Fatalf("no property check failed: the run proves nothing of failing runs")
+				}
+			}
+			if diff := cmp.Diff(string(out[0]), string(out[1])); diff != "" {
+				t.Errorf("two runs differ (-first +second):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRunJobsSameReport: the reference checked one revision at a time
+// (--jobs 1) and four at once (--jobs 4) gives the same report bytes once
+// the time fields are zeroed: how revisions interleave changes no verdict,
+// no evidence and no process count.
+func TestRunJobsSameReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the whole catalogue twice against the reference's processes")
+	}
+	var out [2]string
+	for i, jobs := range []int{1, 4} {
+		rep := runMutant(t, mutantCase{Mutation: "none", Tweak: func(o *Options) { o.Parallel = jobs }})
+		if rep.Timing == nil || rep.Timing.Processes == 0 || len(rep.Timing.Revisions) != len(rep.Checked) {
+			t.Fatalf("--jobs %d: timing %+v does not account for the processes of %d revisions", jobs, rep.Timing, len(rep.Checked))
+		}
 		rep.ZeroTimes()
 		var buf bytes.Buffer
 		if err := rep.WriteJSON(&buf); err != nil {
 			t.Fatal(err)
 		}
-		out[i] = buf.Bytes()
+		out[i] = buf.String()
 	}
-	if diff := cmp.Diff(string(out[0]), string(out[1])); diff != "" {
-		t.Errorf("two runs differ (-first +second):\n%s", diff)
+	if diff := cmp.Diff(out[0], out[1]); diff != "" {
+		t.Errorf("--jobs 1 and --jobs 4 differ (-jobs 1 +jobs 4):\n%s", diff)
 	}
 }
 

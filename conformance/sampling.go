@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -231,6 +232,7 @@ func init() {
 		Revisions:   Legacy(),
 		Capability:  "tools",
 		Starts:      1,
+		StartsWhy:   "a session whose initialize declares sampling, which the shared session does not: the server lists and runs such tools only for a client that declares it",
 		feature:     samplingFeature.name,
 		Run: func(t *T) {
 			judgeRepliesAnswered(t, samplingFeature, observeFeature(t, samplingFeature), []string{"a CreateMessageResult", "error -1"})
@@ -308,4 +310,111 @@ func observedRequests(t *T, f feature, flag string) []clientAsk {
 	}
 	citeAsks(t, out)
 	return out
+}
+
+func init() {
+	Register(Check{
+		ID:          "sampling.request.tool-results",
+		Title:       "Each tool use in a sampling history gets its tool results",
+		Requirement: "In every sampling/createMessage request the server sent the suite, each assistant message with tool_use content is followed directly by a user message of tool_result content only, answering each tool use by its id; not exercised when no request carried a tool use.",
+		Authority: MCP(protocol.Rev20251125, "client/sampling.mdx", "Security Considerations",
+			"Servers MUST ensure that when replying to a `stopReason: \"toolUse\"`, each `ToolUseContent` item is responded to with a `ToolResultContent` item with a matching `toolUseId`, and that the user message contains only tool results (no other content types)"),
+		Also: []Authority{
+			MCP(protocol.Rev20251125, "client/sampling.mdx", "Tool Use and Result Balance",
+				"When using tool use in sampling, every assistant message containing `ToolUseContent` blocks MUST be followed by a user message that consists entirely of `ToolResultContent` blocks, with each tool use (e.g. with `id: $id`) matched by a corresponding tool result (with `toolUseId: $id`), before any other message."),
+			MCP(protocol.Rev20251125, "client/sampling.mdx", "Tool Result Messages",
+				"When a user message contains tool results (type: \"tool_result\"), it MUST contain ONLY tool results."),
+		},
+		Revisions: Since(protocol.Rev20251125),
+		Final:     true,
+		Run: func(t *T) {
+			requireAsked(t, samplingFeature)
+			t.settleTraffic()
+			uses := 0
+			var bad []string
+			var faulty []clientAsk
+			for _, a := range t.env.asks() {
+				if a.method != protocol.MethodSampling {
+					continue
+				}
+				n, why := toolResultProblem(a.params)
+				uses += n
+				if why != "" {
+					bad = append(bad, fmt.Sprintf("request during the call of %s (%s): %s", a.tool, a.conn.name, why))
+					faulty = append(faulty, a)
+				}
+			}
+			if uses == 0 && len(bad) == 0 {
+				t.NotExercised("no sampling/createMessage request the server sent carries a tool use")
+			}
+			citeAsks(t, faulty)
+			t.Expect("each of %d tool use(s) answered by the next message, of tool results only", uses)
+			t.Actual("%d request(s) out of balance", len(bad))
+			if len(bad) > 0 {
+				t.Failf("sampling %s", clipList(bad, 3))
+			}
+		},
+	})
+}
+
+// toolResultProblem counts the tool uses in a sampling request's messages
+// and says how they are out of balance, or "".
+func toolResultProblem(params json.RawMessage) (uses int, why string) {
+	type block struct {
+		Type      string `json:"type"`
+		ID        string `json:"id"`
+		ToolUseID string `json:"toolUseId"`
+	}
+	var p struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return 0, ""
+	}
+	blocks := make([][]block, len(p.Messages))
+	for i, m := range p.Messages {
+		var one block
+		if json.Unmarshal(m.Content, &blocks[i]) != nil && json.Unmarshal(m.Content, &one) == nil {
+			blocks[i] = []block{one}
+		}
+	}
+	for i, m := range p.Messages {
+		var ids, results []string
+		others := 0
+		for _, b := range blocks[i] {
+			switch b.Type {
+			case "tool_use":
+				ids = append(ids, b.ID)
+			case "tool_result":
+				results = append(results, b.ToolUseID)
+			default:
+				others++
+			}
+		}
+		uses += len(ids)
+		if len(results) > 0 && others > 0 && why == "" {
+			why = fmt.Sprintf("message %d mixes tool results with other content", i)
+		}
+		if m.Role != "assistant" || len(ids) == 0 || why != "" {
+			continue
+		}
+		if i+1 >= len(p.Messages) {
+			continue // the tool use the client is asked to continue from
+		}
+		var answered []string
+		for _, b := range blocks[i+1] {
+			if b.Type == "tool_result" {
+				answered = append(answered, b.ToolUseID)
+			}
+		}
+		slices.Sort(ids)
+		slices.Sort(answered)
+		if p.Messages[i+1].Role != "user" || !slices.Equal(ids, answered) {
+			why = fmt.Sprintf("the tool use(s) %s of message %d are not answered by tool results %s in the next user message", strings.Join(ids, ", "), i, listOrNone(answered))
+		}
+	}
+	return uses, why
 }

@@ -216,3 +216,23 @@ func TestFixturesTaskTool(t *testing.T) {
 		}
 	}
 }
+
+func TestToolResultProblem(t *testing.T) {
+	use := `{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"x","input":{}},{"type":"tool_use","id":"b","name":"x","input":{}}]}`
+	for _, tc := range []struct {
+		name, messages string
+		uses           int
+		why            string
+	}{
+		{"no tool use", `[{"role":"user","content":{"type":"text","text":"hi"}}]`, 0, ""},
+		{"balanced", `[` + use + `,{"role":"user","content":[{"type":"tool_result","toolUseId":"b","content":[]},{"type":"tool_result","toolUseId":"a","content":[]}]}]`, 2, ""},
+		{"last message", `[` + use + `]`, 2, ""},
+		{"one missing", `[` + use + `,{"role":"user","content":{"type":"tool_result","toolUseId":"a","content":[]}}]`, 2, "the tool use(s) a, b of message 0 are not answered by tool results a"},
+		{"mixed", `[` + use + `,{"role":"user","content":[{"type":"tool_result","toolUseId":"a","content":[]},{"type":"tool_result","toolUseId":"b","content":[]},{"type":"text","text":"and"}]}]`, 2, "message 1 mixes tool results with other content"},
+	} {
+		uses, why := toolResultProblem(json.RawMessage(`{"messages":` + tc.messages + `}`))
+		if uses != tc.uses || !strings.HasPrefix(why, tc.why) || (tc.why == "") != (why == "") {
+			t.Errorf("%s: got %d, %q; want %d, %q", tc.name, uses, why, tc.uses, tc.why)
+		}
+	}
+}

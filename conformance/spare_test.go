@@ -177,12 +177,18 @@ func TestPrewarmNeedsTheTool(t *testing.T) {
 		tool     string // the tool the check needs
 		feature  string // the client feature whose session the check opens
 		ruledOut bool   // the revision's feature survey found nothing to call for it
+		second   string // the feature of a second such check after it, if any
+		surveyed bool   // the revision's feature survey is made
 		want     int
 	}{
 		{name: "no such tool", tool: "demo.task", want: 0},
 		{name: "the tool is listed", tool: "demo.read", want: 1},
 		{name: "a feature not surveyed yet", tool: "demo.read", feature: "sampling", want: 1},
 		{name: "a feature the survey ruled out", tool: "demo.read", feature: "sampling", ruledOut: true, want: 0},
+		// The first feature check makes the survey, which says whether the
+		// second finds a tool: nothing is started for the second before.
+		{name: "a second feature before the survey", tool: "demo.read", feature: "roots", second: "sampling", want: 1},
+		{name: "a second feature after the survey", tool: "demo.read", feature: "roots", second: "sampling", surveyed: true, want: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := Options{Command: []string{mutantBinary(t), "-mutation", "none"}}
@@ -194,8 +200,15 @@ func TestPrewarmNeedsTheTool(t *testing.T) {
 			if tc.ruledOut {
 				env.setMemo("feature/"+tc.feature, &featureRun{none: "nothing to call"})
 			}
-			c := &Check{ID: "tasks.warm.a", Starts: 1, StartsWith: func(tl protocol.Tool) bool { return tl.Name == tc.tool }, feature: tc.feature}
-			env.prewarm(context.Background(), []*Check{c})
+			if tc.surveyed {
+				env.setMemo(surveyMemo, &featureSurvey{})
+			}
+			needs := func(tl protocol.Tool) bool { return tl.Name == tc.tool }
+			checks := []*Check{{ID: "tasks.warm.a", Starts: 1, StartsWith: needs, feature: tc.feature}}
+			if tc.second != "" {
+				checks = append(checks, &Check{ID: "tasks.warm.b", Starts: 1, StartsWith: needs, feature: tc.second})
+			}
+			env.prewarm(context.Background(), checks)
 			got := len(env.warm)
 			env.closeWarm()
 			if got != tc.want {

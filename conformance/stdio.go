@@ -29,6 +29,7 @@ func init() {
 		Requirement: "Messages are delimited by newlines and MUST NOT contain embedded newlines.",
 		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
 			"Messages are delimited by newlines, and MUST NOT contain embedded newlines."),
+		Also:  []Authority{MCP(protocol.Modern, "basic/transports/stdio.mdx", "stdio", "Messages are delimited by newlines, and MUST NOT contain embedded newlines.")},
 		Refs:  []SpecRef{refStdio(protocol.Rev20251125), refStdio(protocol.Modern)},
 		Final: true,
 		Run: func(t *T) {
@@ -50,6 +51,7 @@ func init() {
 		Requirement: "The server MUST NOT write anything to its stdout that is not a valid MCP message; logs belong on stderr.",
 		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
 			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message."),
+		Also:  []Authority{validMessageModern},
 		Refs:  []SpecRef{refStdio(protocol.Rev20251125), refStdio(protocol.Modern)},
 		Final: true,
 		Run: func(t *T) {
@@ -116,7 +118,7 @@ func init() {
 		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "Transports",
 			"JSON-RPC messages MUST be UTF-8 encoded.").
 			WithNote("2024-11-05 states it through stdio: a line that is not UTF-8 is no JSON text, so not the valid MCP message stdout may carry."),
-		Also: []Authority{MCP(protocol.Rev20241105, "basic/transports.mdx", "stdio",
+		Also: []Authority{MCP(protocol.Modern, "basic/transports/index.mdx", "Messages", "JSON-RPC messages MUST be UTF-8 encoded."), MCP(protocol.Rev20241105, "basic/transports.mdx", "stdio",
 			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.")},
 		Refs: []SpecRef{
 			// The sentence opens the page, before its first heading.

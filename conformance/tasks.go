@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/conformance/fixtures"
+	"github.com/mcpconform/mcpconform/conformance/shape"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/runner"
 )
@@ -66,7 +67,11 @@ type taskRun struct {
 	cancelGt *protocol.Message // tasks/get after that
 	// A third, of a tool whose taskSupport is required, when one is callable.
 	required string
-	created  []string // every taskId a CreateTaskResult gave
+	// Unknown task ids, and the taskId parameter against related-task
+	// _meta; nil when no answer came (see tryAsk).
+	unknownResult, unknownCancel *tryAnswer
+	paramGet, metaGet            *tryAnswer
+	created                      []string // every taskId a CreateTaskResult gave
 }
 
 // taskSupport returns a tool's execution.taskSupport ("" when absent).
@@ -107,6 +112,46 @@ func (run *taskRun) ask(method string, params any) *protocol.Message {
 	}
 	run.events = append(run.events, taskEvent{method: method, msg: resp})
 	return resp
+}
+
+// tryAnswer is the answer to a request of the task session, or why none
+// came.
+type tryAnswer struct {
+	msg *protocol.Message
+	err error
+}
+
+// tryAsk is ask for a request the session goes on without: no answer in
+// time is recorded, for the check that judges it, rather than ending the
+// check that made the session.
+func (run *taskRun) tryAsk(method string, params any) *tryAnswer {
+	c := run.conn
+	id := fmt.Sprintf("tasks-%s", c.env.nextID())
+	c.must(method, c.Send(id, method, params))
+	before, resp, err := c.TryCollect(id)
+	for _, r := range before {
+		if r.Msg != nil {
+			run.events = append(run.events, taskEvent{msg: r.Msg})
+		}
+	}
+	if err != nil {
+		return &tryAnswer{err: err}
+	}
+	run.events = append(run.events, taskEvent{method: method, msg: resp})
+	return &tryAnswer{msg: resp}
+}
+
+// noSuchTask is a taskId no server issued.
+const noSuchTask = "mcpconform-no-such-task"
+
+// judgeAnswer ends the check as failed when a request of the task session
+// got no answer, and returns the answer.
+func judgeAnswer(t *T, a *tryAnswer, what string) *protocol.Message {
+	if a.err != nil {
+		t.Actual("no answer (%s)", runFault(a.err))
+		t.Fatalf("%s was not answered (%s)", what, runFault(a.err))
+	}
+	return a.msg
 }
 
 // askResult sends tasks/result for the task and, right behind it without
@@ -325,7 +370,18 @@ func observeTasks(t *T) *taskRun {
 			run.walkTasks()
 			run.badCur = run.ask(protocol.MethodTasksList, map[string]any{"cursor": "mcpconform-not-a-cursor"})
 		}
-		run.unknown = run.ask(protocol.MethodTasksGet, map[string]any{"taskId": "mcpconform-no-such-task"})
+		run.unknown = run.ask(protocol.MethodTasksGet, map[string]any{"taskId": noSuchTask})
+		// Answers a broken server may withhold: each check judges its own.
+		run.unknownResult = run.tryAsk(protocol.MethodTasksResult, map[string]any{"taskId": noSuchTask})
+		if t.Server().has("tasks", "cancel") {
+			run.unknownCancel = run.tryAsk(protocol.MethodTasksCancel, map[string]any{"taskId": noSuchTask})
+		}
+		// The taskId parameter, not related-task _meta, names the task.
+		related := func(id string) map[string]any {
+			return map[string]any{protocol.MetaRelatedTask: map[string]any{"taskId": id}}
+		}
+		run.paramGet = run.tryAsk(protocol.MethodTasksGet, map[string]any{"taskId": *run.task.TaskID, "_meta": related(noSuchTask)})
+		run.metaGet = run.tryAsk(protocol.MethodTasksGet, map[string]any{"taskId": noSuchTask, "_meta": related(*run.task.TaskID)})
 	}
 	c.Close()
 	t.env.setMemo("tasks", run)
@@ -1136,6 +1192,7 @@ func init() {
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
 		Starts:     1, // the first of the input checks (by id) makes observeTaskInput's session
+		StartsWhy:  "a session whose initialize declares the client capabilities a task asks for input with",
 		StartsWith: isTaskInputTool,
 		Run: func(t *T) {
 			run := requireTaskInput(t)
@@ -1266,6 +1323,7 @@ func init() {
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
 		Starts:     1, // the first tasks check (by id) makes the task session of observeTasks
+		StartsWhy:  "a session whose initialize declares tasks, shared by the tasks checks: the tasks it creates must not show in the shared session's lists",
 		StartsWith: isTaskTool,
 		Run: func(t *T) {
 			run := observeTasks(t)
@@ -1404,4 +1462,265 @@ func taskName(v taskView) string {
 		return "a task"
 	}
 	return "task " + *v.TaskID
+}
+
+func init() {
+	Register(Check{
+		ID:          "tasks.augment.undeclared-ignored",
+		Title:       "Task metadata is ignored where tasks are not declared",
+		Requirement: "A server whose capabilities do not declare tasks.requests.tools.call processes a tools/call carrying a task member normally: a callable tool called with it is answered as the same call without it is (not with a CreateTaskResult, and not with an error the plain call does not get).",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Task Support and Handling",
+			"Receivers that do not declare the task capability for a request type MUST process requests of that type normally, ignoring any task-augmentation metadata if present."),
+		Refs:       []SpecRef{tasksRef("Capability Negotiation"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "TaskAugmentedRequestParams"}},
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tools",
+		Prereqs:    []string{"tools.list.shape"},
+		Run: func(t *T) {
+			if tasksToolCall(t.Server()) {
+				t.NotApplicable("the server declares tasks.requests.tools.call: tools/call may be task-augmented")
+			}
+			tool := t.RequireCallableTool(func(tl protocol.Tool) bool { return taskSupport(tl) != "required" })
+			args := t.taskArgs(tool)(0, 1)
+			c := t.Scratch()
+			plain := c.MustRequest(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args})
+			aug := c.MustRequest(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args, "task": map[string]any{"ttl": taskTTLAsked}})
+			if aug.Error == nil {
+				t.Retire(c) // it may have made a task after all
+			}
+			t.Expect("the task-augmented call of %s answered as the plain call was", tool.Name)
+			_, created := createdTask(aug)
+			switch {
+			case created:
+				t.Actual("a CreateTaskResult")
+				t.Fatalf("the server answered the call of %s carrying task with a CreateTaskResult, though it declares no task support for tools/call", tool.Name)
+			case aug.Error != nil && (plain.Error == nil || plain.Error.Code != aug.Error.Code):
+				t.Actual("error %d (the plain call: %s)", aug.Error.Code, answerText(plain))
+				t.Fatalf("the server rejected the call of %s carrying task with error %d (%s), though it declares no task support for tools/call and must ignore the metadata; the same call without task got %s",
+					tool.Name, aug.Error.Code, clip2(aug.Error.Message, 120), answerText(plain))
+			}
+			t.Actual("%s, as the plain call (%s)", answerText(aug), answerText(plain))
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.result.unknown",
+		Title:       "tasks/result of an unknown task gets -32602",
+		Requirement: "tasks/result with a taskId the server never issued is answered with error -32602.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Protocol Errors",
+			"Receivers MUST return standard JSON-RPC errors for the following protocol error cases: Invalid or nonexistent `taskId` in `tasks/get`, `tasks/result`, or `tasks/cancel`: `-32602` (Invalid params)"),
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			requireTask(t, run)
+			t.Expect("error -32602")
+			m := judgeAnswer(t, run.unknownResult, "tasks/result of an unknown taskId")
+			judgeErrorCode(t, m, protocol.CodeInvalidParams, "tasks/result of an unknown taskId returned a result", "tasks/result of an unknown taskId got error %d, not -32602", true)
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.cancel.unknown",
+		Title:       "tasks/cancel of an unknown task gets -32602",
+		Requirement: "tasks/cancel with a taskId the server never issued is answered with error -32602 (n/a without tasks.cancel).",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Protocol Errors",
+			"Receivers MUST return standard JSON-RPC errors for the following protocol error cases: Invalid or nonexistent `taskId` in `tasks/get`, `tasks/result`, or `tasks/cancel`: `-32602` (Invalid params)"),
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			requireTask(t, run)
+			if run.unknownCancel == nil {
+				t.NotApplicable("the server does not declare tasks.cancel")
+			}
+			t.Expect("error -32602")
+			m := judgeAnswer(t, run.unknownCancel, "tasks/cancel of an unknown taskId")
+			judgeErrorCode(t, m, protocol.CodeInvalidParams, "tasks/cancel of an unknown taskId returned a result", "tasks/cancel of an unknown taskId got error %d, not -32602", true)
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.get.param-source",
+		Title:       "tasks/get follows its taskId parameter, not related-task _meta",
+		Requirement: "tasks/get of a task whose _meta names another (unknown) task in io.modelcontextprotocol/related-task returns the task its taskId names; tasks/get of an unknown taskId whose _meta names the task is answered with an error, not with that task.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Associating Task-Related Messages",
+			"For the `tasks/get`, `tasks/result`, and `tasks/cancel` operations, the `taskId` parameter in the request MUST be used as the source of truth for identifying the target task."),
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			id := requireTask(t, run)
+			t.Expect("task %q for taskId %q, an error for taskId %q", id, id, noSuchTask)
+			byParam := judgeAnswer(t, run.paramGet, "tasks/get of "+id+" with another task in _meta")
+			byMeta := judgeAnswer(t, run.metaGet, "tasks/get of an unknown taskId with "+id+" in _meta")
+			v, _ := taskOf(byParam)
+			switch {
+			case byParam.Error != nil:
+				t.Actual("error %d for taskId %q", byParam.Error.Code, id)
+				t.Failf("tasks/get of %s whose _meta names the unknown task %s got error %d: the taskId parameter names the task", id, noSuchTask, byParam.Error.Code)
+			case v.TaskID == nil || *v.TaskID != id:
+				t.Actual("another task for taskId %q", id)
+				t.Failf("tasks/get of %s whose _meta names another task did not answer task %s", id, id)
+			}
+			if w, ok := taskOf(byMeta); ok && byMeta.Error == nil && w.TaskID != nil && *w.TaskID == id {
+				t.Actual("task %q for taskId %q", id, noSuchTask)
+				t.Failf("tasks/get of the unknown task %s answered task %s, the one its _meta named: the taskId parameter names the task", noSuchTask, id)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.result.underlying",
+		Title:       "tasks/result returns what the call would have",
+		Requirement: "tasks/result of a finished task-augmented tools/call returns what tools/call would have: a CallToolResult of the revision (or a JSON-RPC error), not a task or any other structure.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Result Retrieval",
+			"For tasks in a terminal status, receivers MUST return from `tasks/result` exactly what the underlying request would have returned, whether that is a successful result or a JSON-RPC error."),
+		Refs:       []SpecRef{tasksRef("Task Execution Errors"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "CallToolResult"}},
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			id := requireTask(t, run)
+			t.Expect("a CallToolResult of %s", t.Revision())
+			if run.result.Error != nil {
+				t.Actual("error %d", run.result.Error.Code)
+				t.NotVerified("tasks/result of %s returned error %d: whether the call itself would have failed so is not observable", id, run.result.Error.Code)
+			}
+			ps := payloadProblems(shape.CheckResponse(t.Revision(), protocol.MethodToolsCall, rawOf(run.result)))
+			t.Actual("%d shape problem(s) as a tools/call result", len(ps))
+			if len(ps) > 0 {
+				t.Failf("tasks/result of %s is not what tools/call returns (a CallToolResult): %s", id, problemList(ps))
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.answer.no-related-task",
+		Title:       "tasks/get, tasks/list and tasks/cancel results do not repeat the task id in _meta",
+		Requirement: "The results of tasks/get, tasks/list and tasks/cancel carry no _meta io.modelcontextprotocol/related-task: the task id is in the result.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Associating Task-Related Messages",
+			"Similarly, for the `tasks/get`, `tasks/list`, and `tasks/cancel` operations, receivers SHOULD NOT include `io.modelcontextprotocol/related-task` metadata in the result messages, as the `taskId` is already present in the response structure."),
+		Refs:       []SpecRef{tasksRef("Related Task Metadata")},
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			requireTask(t, run)
+			n, with := 0, map[string]int{}
+			for _, e := range run.events {
+				switch e.method {
+				case protocol.MethodTasksGet, protocol.MethodTasksList, protocol.MethodTasksCancel:
+				default:
+					continue
+				}
+				if e.msg.Error != nil {
+					continue
+				}
+				n++
+				if _, ok := relatedTaskID(e.msg.Result); ok {
+					with[e.method]++
+				}
+			}
+			t.Expect("no _meta %s in %d result(s)", protocol.MetaRelatedTask, n)
+			t.Actual("%v", with)
+			for _, method := range []string{protocol.MethodTasksGet, protocol.MethodTasksList, protocol.MethodTasksCancel} {
+				if with[method] > 0 {
+					t.Failf("%d %s result(s) carry _meta %s", with[method], method, protocol.MetaRelatedTask)
+				}
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.get.failed-message",
+		Title:       "A failed task's tasks/get says why",
+		Requirement: "tasks/get of a task in status failed carries a statusMessage; not exercised when no task of the run failed.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Task Execution Errors",
+			"The `tasks/get` response SHOULD include a `statusMessage` field with diagnostic information about the failure."),
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run: func(t *T) {
+			run := observeTasks(t)
+			requireTask(t, run)
+			failed, bare := 0, 0
+			for _, e := range run.events {
+				if e.method != protocol.MethodTasksGet || e.msg.Error != nil {
+					continue
+				}
+				var v struct {
+					Status        string  `json:"status"`
+					StatusMessage *string `json:"statusMessage"`
+				}
+				if json.Unmarshal(e.msg.Result, &v) != nil || v.Status != protocol.TaskStatusFailed {
+					continue
+				}
+				failed++
+				if v.StatusMessage == nil || *v.StatusMessage == "" {
+					bare++
+				}
+			}
+			if failed == 0 {
+				t.NotExercised("no tasks/get of the run reported a failed task")
+			}
+			t.Expect("a statusMessage in each of %d tasks/get result(s) of a failed task", failed)
+			t.Actual("%d without one", bare)
+			if bare > 0 {
+				t.Failf("%d of %d tasks/get result(s) of a failed task carry no statusMessage", bare, failed)
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "tasks.request.undeclared",
+		Title:       "No task-augmented requests to a client without tasks",
+		Requirement: "The suite declares no tasks capability: no request the server sends it carries a task member. Not exercised when the server sent no request.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Capability Negotiation",
+			"If `capabilities.tasks` is not defined, the peer SHOULD NOT attempt to create tasks during requests."),
+		Revisions: Since(protocol.Rev20251125),
+		Final:     true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			n, augmented := 0, []inboundMessage{}
+			for _, p := range t.traffic() {
+				if p.Msg.Kind() != protocol.KindRequest {
+					continue
+				}
+				n++
+				if taskAugmented(p.Msg) {
+					augmented = append(augmented, inboundMessage{process: p.Process, text: p.Raw})
+				}
+			}
+			if n == 0 {
+				t.NotExercised("the server sent the client no request")
+			}
+			t.Expect("no task member in the %d request(s) the server sent", n)
+			t.Actual("%d task-augmented", len(augmented))
+			if len(augmented) > 0 {
+				t.evidenceLines(augmented, 3)
+				t.Failf("%d of the server's %d request(s) to a client that declares no tasks capability are task-augmented", len(augmented), n)
+			}
+		},
+	})
+}
+
+// tasksToolCall reports whether the server declares task-augmented
+// tools/call (capabilities.tasks.requests.tools.call).
+func tasksToolCall(s ServerInfo) bool {
+	var caps struct {
+		Requests struct {
+			Tools struct {
+				Call json.RawMessage `json:"call"`
+			} `json:"tools"`
+		} `json:"requests"`
+	}
+	raw, ok := s.Capabilities["tasks"]
+	return ok && json.Unmarshal(raw, &caps) == nil && len(caps.Requests.Tools.Call) > 0 && string(caps.Requests.Tools.Call) != "null"
+}
+
+// answerText describes an answer in a few words.
+func answerText(m *protocol.Message) string {
+	if m.Error != nil {
+		return fmt.Sprintf("error %d", m.Error.Code)
+	}
+	return "a result"
 }

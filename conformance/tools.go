@@ -488,6 +488,7 @@ func init() {
 		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
 			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.").
 			WithNote("schema.ts CallToolResult of the revision: a content array of its content blocks, optional boolean isError, optional structuredContent. A structure only a later revision defines is a warn before 2025-06-18, where respecting the negotiated version is a SHOULD."),
+		Also: []Authority{validMessageModern},
 		Refs: []SpecRef{
 			toolsRef(protocol.Rev20251125, "Tool Result"),
 			{Revision: protocol.Rev20251125, File: "schema.ts", Section: "CallToolResult"},
@@ -632,7 +633,7 @@ func init() {
 	Register(Check{
 		ID:          "tools.call.invalid-arguments",
 		Title:       "Schema-violating arguments get an error",
-		Requirement: "Arguments that violate the inputSchema are reported: from 2025-11-25 as a tool execution error (isError true); earlier revisions also allow a JSON-RPC error. One case per kind of constraint the callable tools' schemas hold (type, required, pattern, bounds...), each breaking only that constraint.",
+		Requirement: "Arguments that violate the inputSchema are reported: as a tool execution error (isError true) or, before 2025-11-25, a JSON-RPC error, and in 2026-07-28 -32602; a JSON-RPC error in 2025-11-25 is tools.call.error-in-result's. One case per kind of constraint the callable tools' schemas hold (type, required, pattern, bounds...), each breaking only that constraint.",
 		Authority:   Advisory("server/tools.mdx (Error Handling) describes invalid arguments as a tool execution error from 2025-11-25 (a protocol error is also allowed before), without an RFC 2119 keyword."),
 		Refs: []SpecRef{
 			toolsRef(protocol.Rev20250618, "Error Handling"),
@@ -646,51 +647,118 @@ func init() {
 	})
 
 	Register(Check{
-		ID:          "tools.notify.list-changed",
-		Title:       "tools/list_changed only when listChanged is declared",
-		Requirement: "A server sends notifications/tools/list_changed only if it declared the tools listChanged capability.",
-		Authority: MCP(protocol.Rev20251125, "server/tools.mdx", "List Changed Notification",
-			"When the list of available tools changes, servers that declared the `listChanged` capability SHOULD send a notification:").
-			WithNote("The notification belongs to servers that declared listChanged; one from a server that did not is reported."),
-		Refs: []SpecRef{
-			toolsRef(protocol.Rev20251125, "List Changed Notification"),
-			{Revision: protocol.Rev20251125, File: "basic/lifecycle.mdx", Section: "Operation"},
-		},
-		Revisions: Legacy(),
+		ID:          "tools.capability.declared",
+		Title:       "Tools served only with the capability declared",
+		Requirement: "Under 2026-07-28 a server that lists tools declares the tools capability in server/discover (the legacy revisions are judged by lifecycle.capabilities.declared).",
+		Authority: MCP(protocol.Modern, "server/tools.mdx", "Capabilities",
+			"Servers that support tools MUST declare the `tools` capability:"),
+		Revisions: ModernOnly(),
+		Run:       undeclaredFeature("tools", protocol.MethodToolsList, "tools"),
+	})
+
+	Register(Check{
+		ID:          "tools.call.embedded-resources",
+		Title:       "A server that embeds resources declares resources",
+		Requirement: "A server whose tools/call results embed resources (content of type resource) declares the resources capability; not exercised when no result seen embeds one.",
+		Authority: MCP(protocol.Rev20251125, "server/tools.mdx", "Embedded Resources",
+			"Servers that use embedded resources SHOULD implement the `resources` capability:"),
+		Revisions: modernAnd(Since(protocol.Rev20250618)),
 		Final:     true,
 		Run: func(t *T) {
-			t.settleTraffic() // answers and notifications still in flight count too
-			var caps struct {
-				Tools *protocol.ToolsCapability `json:"tools"`
-			}
-			if raw, ok := t.Server().Capabilities["tools"]; ok {
-				_ = json.Unmarshal(raw, &caps.Tools)
-			}
-			declared := caps.Tools != nil && caps.Tools.ListChanged
-			t.Expect("no tools/list_changed unless listChanged is declared")
-			if declared {
-				t.NotApplicable("the server declares tools.listChanged, so it may send the notification")
-			}
-			n := 0
+			t.settleTraffic()
+			embedded := 0
 			for _, p := range t.traffic() {
-				if p.Msg.Kind() == protocol.KindNotification && p.Msg.Method == protocol.NotifToolsListChanged {
-					n++
+				if p.Request == nil || p.Request.Method != protocol.MethodToolsCall || p.Msg.Error != nil {
+					continue
+				}
+				var res struct {
+					Content []struct {
+						Type string `json:"type"`
+					} `json:"content"`
+				}
+				_ = json.Unmarshal(p.Msg.Result, &res)
+				for _, c := range res.Content {
+					if c.Type == "resource" {
+						embedded++
+						break
+					}
 				}
 			}
-			t.Actual("%d notification(s) without the capability", n)
-			if n > 0 {
-				t.Failf("the server sent notifications/tools/list_changed %d time(s) without declaring tools.listChanged", n)
+			if embedded == 0 {
+				t.NotExercised("no tools/call result of the run embeds a resource")
+			}
+			t.Expect("the resources capability declared")
+			t.Actual("%d result(s) with an embedded resource; resources declared: %v", embedded, t.HasCapability("resources"))
+			if !t.HasCapability("resources") {
+				t.Failf("%d tools/call result(s) embed a resource, but the server does not declare the resources capability", embedded)
 			}
 		},
 	})
 
 	Register(Check{
+		ID:          "tools.call.error-in-result",
+		Title:       "Input validation errors are reported in the result (2025-11-25)",
+		Requirement: "In 2025-11-25, a callable tool called with arguments that break its input schema (one case per kind of constraint) answers with a result whose isError is true, not with a JSON-RPC error: tools.mdx files input validation errors under tool execution errors. Before it, invalid arguments were a protocol error; 2026-07-28 lists them in InvalidParamsError as well (tools.call.invalid-arguments).",
+		Authority: MCP(protocol.Rev20251125, "schema.ts", "CallToolResult.isError",
+			"Any errors that originate from the tool SHOULD be reported inside the result object, with `isError` set to true, not as an MCP protocol-level error response."),
+		Refs:       []SpecRef{toolsRef(protocol.Rev20251125, "Error Handling")},
+		Revisions:  []string{protocol.Rev20251125},
+		Capability: "tools",
+		Prereqs:    []string{"tools.list.shape"},
+		Run:        runErrorInResult,
+	})
+
+	Register(Check{
+		ID:          "tools.notify.list-changed-undeclared",
+		Title:       "tools/list_changed only when listChanged is declared",
+		Requirement: "From 2025-06-18 a server sends notifications/tools/list_changed only if it declared the tools listChanged capability.",
+		Authority: MCP(protocol.Rev20251125, "basic/lifecycle.mdx", "Operation",
+			"Both parties MUST: Only use capabilities that were successfully negotiated").
+			WithNote("notifications/tools/list_changed belongs to the tools listChanged capability"),
+		Refs:      []SpecRef{toolsRef(protocol.Rev20251125, "List Changed Notification")},
+		Revisions: Since(protocol.Rev20250618),
+		Final:     true,
+		Run:       undeclaredListChanged(toolsListFeature),
+	})
+
+	Register(Check{
+		ID:          "tools.notify.list-changed-undeclared-early",
+		Title:       "tools/list_changed only when listChanged is declared (before 2025-06-18)",
+		Requirement: "Before 2025-06-18 a server SHOULD send notifications/tools/list_changed only if it declared the tools listChanged capability.",
+		Authority: MCP(protocol.Rev20250326, "basic/lifecycle.mdx", "Operation",
+			"Both parties SHOULD: Only use capabilities that were successfully negotiated").
+			WithNote("notifications/tools/list_changed belongs to the tools listChanged capability"),
+		Refs:      []SpecRef{toolsRef(protocol.Rev20241105, "List Changed Notification")},
+		Revisions: Before(protocol.Rev20250618),
+		Final:     true,
+		Run:       undeclaredListChanged(toolsListFeature),
+	})
+
+	Register(Check{
+		ID:          "tools.notify.list-changed-sent",
+		Title:       "A changed tool list is announced",
+		Requirement: "A server that declared tools.listChanged sends notifications/tools/list_changed when its tool list changes: two complete tools/list walks on one connection that list different tools have the notification between them (under 2026-07-28, on a subscriptions/listen stream that asked for toolsListChanged). Not exercised when no list was seen to change.",
+		Authority: MCP(protocol.Rev20251125, "server/tools.mdx", "List Changed Notification",
+			"When the list of available tools changes, servers that declared the `listChanged` capability SHOULD send a notification:"),
+		Also: []Authority{MCP(protocol.Modern, "server/tools.mdx", "List Changed Notification",
+			"When the list of available tools changes, servers that declared the `listChanged` capability SHOULD send a notification to clients that have opened a `subscriptions/listen` stream with `toolsListChanged: true`:")},
+		Refs:       []SpecRef{toolsRef(protocol.Rev20241105, "List Changed Notification")},
+		Capability: "tools",
+		Prereqs:    []string{"tools.list.shape"},
+		Final:      true,
+		Starts:     1,
+		StartsWhy:  "under 2026-07-28 a listen stream of its own, open while the list is walked twice",
+		Run:        listChangedSent(toolsListFeature),
+	})
+
+	Register(Check{
 		ID:          "tools.shape.messages",
 		Title:       "Every server message has the revision's shape",
-		Requirement: "Every message the server sends has the shape the negotiated revision's schema gives it; this check judges what no narrower check does (notifications, results of other methods), so that one fault fails one check.",
+		Requirement: "Every message the server sends has the shape the negotiated revision's schema gives it; this check judges what no narrower check does (notifications, the requests the server sends the client and, under 2026-07-28, the input requests of input_required results, results of other methods), so that one fault fails one check.",
 		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "stdio",
 			"The server MUST NOT write anything to its `stdout` that is not a valid MCP message.").
 			WithNote("Every message has the shape the negotiated revision's schema.ts gives it; this check judges what no narrower check does."),
+		Also: []Authority{validMessageModern},
 		Refs: []SpecRef{
 			{Revision: protocol.Rev20251125, File: "basic/index.mdx", Section: "Messages"},
 			{Revision: protocol.Modern, File: "basic/index.mdx", Section: "Messages"},
@@ -1103,17 +1171,34 @@ func headLine(s string) string {
 // runInvalidArguments is tools.call.invalid-arguments: for each callable
 // tool, up to a budget of tools, one call per kind of constraint its input
 // schema holds, whose arguments break exactly one constraint of that kind.
-func runInvalidArguments(t *T) {
+// invalidArgs is what the calls with schema-violating arguments got: one
+// case per kind of constraint the callable tools' schemas hold, each
+// breaking only that constraint, on the revision's shared session.
+type invalidArgs struct {
+	cases   []invalidArgsCase
+	answers []*protocol.Message
+}
+
+type invalidArgsCase struct {
+	tool protocol.Tool
+	c    gen.Constraint
+	args json.RawMessage
+}
+
+// observeInvalidArgs makes the calls once per revision; with no case to
+// make the check ends not-verified.
+func observeInvalidArgs(t *T) *invalidArgs {
+	if run, ok := t.env.memo("tools/invalid-args").(*invalidArgs); ok {
+		if len(run.cases) == 0 {
+			t.NotVerified("no callable tool has an input schema with a constraint the suite can break on its own")
+		}
+		return run
+	}
 	limit := max(1, t.cases()/10)
 	callable := t.CallableTools()
 	tools, _ := t.argumentToolsOf(callable, limit)
 	src := t.Rand()
-	type kindCase struct {
-		tool protocol.Tool
-		c    gen.Constraint
-		args json.RawMessage
-	}
-	var cases []kindCase
+	run := &invalidArgs{}
 	if len(tools) == limit && len(callable) > limit {
 		t.Logf("tried the first %d of %d callable tools", limit, len(callable))
 	}
@@ -1125,26 +1210,58 @@ func runInvalidArguments(t *T) {
 			}
 			if args, ok, _ := drawCase(src, at, &c); ok {
 				tried[c.Kind] = true
-				cases = append(cases, kindCase{at.tool, c, args})
+				run.cases = append(run.cases, invalidArgsCase{at.tool, c, args})
 			}
 		}
 	}
-	if len(cases) == 0 {
+	if len(run.cases) == 0 {
 		t.RequireCallableTool(nil)
+		t.env.setMemo("tools/invalid-args", run)
 		t.NotVerified("no callable tool has an input schema with a constraint the suite can break on its own")
 	}
+	for _, kc := range run.cases {
+		run.answers = append(run.answers, t.Session().MustRequest(protocol.MethodToolsCall, map[string]any{"name": kc.tool.Name, "arguments": kc.args}))
+	}
+	t.env.setMemo("tools/invalid-args", run)
+	return run
+}
+
+// kindCount counts the cases at idx by kind of constraint, in order.
+func (run *invalidArgs) kindCount(idx []int) string {
+	counts := map[string]int{}
+	var order []string
+	for _, i := range idx {
+		k := run.cases[i].c.Kind
+		if counts[k] == 0 {
+			order = append(order, k)
+		}
+		counts[k]++
+	}
+	parts := make([]string, len(order))
+	for j, k := range order {
+		parts[j] = fmt.Sprintf("%s %d", k, counts[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// runInvalidArguments is tools.call.invalid-arguments: every case gets an
+// isError result or, where the revision allows one, a JSON-RPC error (any
+// before 2025-11-25; in 2025-11-25 tools.call.error-in-result judges it;
+// -32602 in 2026-07-28).
+func runInvalidArguments(t *T) {
+	run := observeInvalidArgs(t)
 	legacyProtocolError := !protocol.AtLeast(t.Revision(), protocol.Rev20251125)
 	if legacyProtocolError {
-		t.Expect("an isError result or a JSON-RPC error for each of %d cases", len(cases))
+		t.Expect("an isError result or a JSON-RPC error for each of %d cases", len(run.cases))
 	} else {
-		t.Expect("an isError result for each of %d cases", len(cases))
+		t.Expect("an isError result for each of %d cases", len(run.cases))
 	}
 	var acceptedCases, wrongCode []int
-	for i, kc := range cases {
-		m := t.Session().MustRequest(protocol.MethodToolsCall, map[string]any{"name": kc.tool.Name, "arguments": kc.args})
+	for i, kc := range run.cases {
+		m := run.answers[i]
 		switch {
 		case isErrorResult(m):
-		case m.Error != nil && legacyProtocolError:
+		case m.Error != nil && (legacyProtocolError || t.Revision() == protocol.Rev20251125):
 		case m.Error != nil && t.Modern() && m.Error.Code == protocol.CodeInvalidParams:
 			// The 2026-07-28 prose files input validation under tool
 			// execution errors, but its schema's InvalidParamsError
@@ -1159,35 +1276,40 @@ func runInvalidArguments(t *T) {
 			acceptedCases = append(acceptedCases, i)
 		}
 	}
-	kindCount := func(idx []int) string {
-		counts := map[string]int{}
-		var order []string
-		for _, i := range idx {
-			k := cases[i].c.Kind
-			if counts[k] == 0 {
-				order = append(order, k)
-			}
-			counts[k]++
-		}
-		parts := make([]string, len(order))
-		for j, k := range order {
-			parts[j] = fmt.Sprintf("%s %d", k, counts[k])
-		}
-		return strings.Join(parts, ", ")
-	}
-	all := make([]int, len(cases))
+	all := make([]int, len(run.cases))
 	for i := range all {
 		all[i] = i
 	}
 	if len(acceptedCases) > 0 {
-		kc := cases[acceptedCases[0]]
+		kc := run.cases[acceptedCases[0]]
 		more := ""
 		if len(acceptedCases) > 1 {
-			more = fmt.Sprintf(" (%d of %d cases accepted: %s)", len(acceptedCases), len(cases), kindCount(acceptedCases))
+			more = fmt.Sprintf(" (%d of %d cases accepted: %s)", len(acceptedCases), len(run.cases), run.kindCount(acceptedCases))
 		}
 		t.Failf("%s accepted %s, which breaks %s; servers must validate tool inputs%s", kc.tool.Name, clipText(string(kc.args), 100), kc.c, more)
 	}
-	t.Actual("%d case(s) (%s): %d accepted, %d with another error", len(cases), kindCount(all), len(acceptedCases), len(wrongCode))
+	t.Actual("%d case(s) (%s): %d accepted, %d with another error", len(run.cases), run.kindCount(all), len(acceptedCases), len(wrongCode))
+}
+
+// runErrorInResult is tools.call.error-in-result: in 2025-11-25, arguments
+// that fail the tool's input schema are an input validation error, a tool
+// execution error, which the result reports with isError rather than a
+// JSON-RPC error.
+func runErrorInResult(t *T) {
+	run := observeInvalidArgs(t)
+	t.Expect("an isError result, not a JSON-RPC error, for each of %d cases", len(run.cases))
+	var protocolErrors []int
+	for i, m := range run.answers {
+		if m.Error != nil {
+			protocolErrors = append(protocolErrors, i)
+		}
+	}
+	t.Actual("%d of %d case(s) got a JSON-RPC error", len(protocolErrors), len(run.cases))
+	if len(protocolErrors) > 0 {
+		kc, m := run.cases[protocolErrors[0]], run.answers[protocolErrors[0]]
+		t.Failf("%s with %s, which breaks %s, got JSON-RPC error %d, not a result with isError true (%d of %d cases: %s)",
+			kc.tool.Name, clipText(string(kc.args), 100), kc.c, m.Error.Code, len(protocolErrors), len(run.cases), run.kindCount(protocolErrors))
+	}
 }
 
 // resultMembers decodes a tool result's members.

@@ -56,12 +56,22 @@ func (env *revEnv) prewarm(ctx context.Context, next []*Check) {
 		return // a server that stops answering gets no process it may not need
 	}
 	want, seen := 0, 0
+	surveying := false // a check ahead may make the survey of client features
 	for _, c := range next {
 		if seen == 2 {
 			break
 		}
 		if c.Starts == 0 || env.results[c.ID] != nil || !env.mayRun(c) || !env.mayFindTool(c) {
 			continue
+		}
+		if c.feature != "" && env.memo(surveyMemo) == nil {
+			if surveying {
+				// The survey the check ahead makes says whether this one
+				// finds a tool to start a session for: a server that has
+				// none for its feature would get a process nobody takes.
+				continue
+			}
+			surveying = true
 		}
 		seen++
 		if env.servedFor(c) || env.spareReady(c) {

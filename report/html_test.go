@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,7 +71,7 @@ func checkHTMLPage(t *testing.T, s *browser.Session, file string) int {
 	s.Eval(`
 		const all = [...document.querySelectorAll("*")];
 		return {
-			Rows: document.querySelectorAll("#matrix tbody tr").length,
+			Rows: document.querySelectorAll(".matrix tbody tr").length,
 			Injected: window.__injected === undefined ? 0 : 1,
 			Scripts: document.querySelectorAll("script, iframe, object, embed, img, link, base, form").length,
 			Handlers: all.filter(el => [...el.attributes].some(a => a.name.startsWith("on"))).length,
@@ -101,7 +102,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		t.Errorf("matrix has %d rows, want one per check: %d", rows, len(rep.Rows()))
 	}
 	var sections []string
-	s.Eval(`return [...document.querySelectorAll("section.detail")].map(s => s.id)`, &sections)
+	s.Eval(`return [...document.querySelectorAll("[id^='r-']")].map(s => s.id)`, &sections)
 	want := 0
 	for _, r := range rep.Results {
 		if r.Status != StatusPass && r.Status != StatusNA {
@@ -220,4 +221,71 @@ func stripCode(line string) string {
 		i = j + end + len(fence)
 	}
 	return out.String()
+}
+
+// TestHTMLLeadsWithVerdict: the certificate states the outcome, then
+// every fail, error and warn (each linking to its evidence), then what was
+// not verified or not exercised, before the run's facts and the matrix;
+// the matrix holds the checks that applied somewhere, and those n/a in
+// every revision wait in a closed section that a link still opens.
+func TestHTMLLeadsWithVerdict(t *testing.T) {
+	rep := sampleReport(false)
+	for _, rev := range rep.Checked {
+		rep.Results = append(rep.Results, Result{ID: "zz.never.applies", Revision: rev, Title: "Never applies", Level: MUST,
+			Status: StatusNA, Message: "the server does not declare the zz capability", Requirement: "r", Refs: []SpecRef{}})
+	}
+	rep.Summarize(false)
+	file := writeHTMLFile(t, rep)
+	s := browser.Start(t)
+	checkHTMLPage(t, s, file)
+	var got struct {
+		Order                  []string
+		Problems, Gaps, Unexer []string
+		Links                  []string
+		Matrix, NA             []string
+		NAOpen                 bool
+	}
+	s.Eval(`
+		const ids = ["verdicts", "failures", "not-verified", "not-exercised", "run", "matrix", "evidence"];
+		const order = ids.filter(id => document.getElementById(id)).sort((a, b) =>
+			document.getElementById(a).compareDocumentPosition(document.getElementById(b)) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1);
+		const rows = sel => [...document.querySelectorAll(sel)].map(tr => tr.querySelector("code").textContent + " " + tr.querySelector("td.label").textContent.trim().split(/\s+/)[0]);
+		return {
+			Order: order,
+			Problems: rows("#failures + table tbody tr"),
+			Gaps: rows("#not-verified ~ table tbody tr"),
+			Unexer: rows("#not-exercised ~ table tbody tr"),
+			Links: [...document.querySelectorAll("table.groups a")].map(a => a.getAttribute("href")),
+			Matrix: [...document.querySelectorAll("#matrix tbody tr")].map(tr => tr.id),
+			NA: [...document.querySelectorAll("#matrix-na tbody tr")].map(tr => tr.id),
+			NAOpen: document.getElementById("not-applicable").open,
+		};`, &got)
+	if want := "verdicts failures not-verified not-exercised run matrix evidence"; strings.Join(got.Order, " ") != want {
+		t.Errorf("order %v, want %s", got.Order, want)
+	}
+	wantProblems := []string{"jsonrpc.id.string-echoed FAIL", "lifecycle.initialize.result FAIL", "tools.call.shape ERROR", "stdio.shutdown.exit-on-eof WARN", "tools.list.newer FAIL", "jsonrpc.method.unknown XFAIL"}
+	if strings.Join(got.Problems, ", ") != strings.Join(wantProblems, ", ") {
+		t.Errorf("failures listed %q, want %q", got.Problems, wantProblems)
+	}
+	if want := "tools.call.shape UNVERIFIED, lifecycle.initialize.result BLOCKED"; strings.Join(got.Gaps, ", ") != want {
+		t.Errorf("not verified listed %q, want %s", got.Gaps, want)
+	}
+	if want := "sampling.request.shape UNEXERCISED"; strings.Join(got.Unexer, ", ") != want {
+		t.Errorf("not exercised listed %q, want %s", got.Unexer, want)
+	}
+	if !slices.Contains(got.Links, "#r-jsonrpc.id.string-echoed@2025-11-25") || !slices.Contains(got.Links, "#c-lifecycle.initialize.result") {
+		t.Errorf("the lists do not link to the evidence: %v", got.Links)
+	}
+	if slices.Contains(got.Matrix, "c-zz.never.applies") || !slices.Equal(got.NA, []string{"c-zz.never.applies"}) || got.NAOpen {
+		t.Errorf("matrix %v, n/a section %v (open %v): the check n/a everywhere belongs in the closed section", got.Matrix, got.NA, got.NAOpen)
+	}
+	if len(got.Matrix)+len(got.NA) != len(rep.Rows()) {
+		t.Errorf("%d + %d rows, want one per check: %d", len(got.Matrix), len(got.NA), len(rep.Rows()))
+	}
+	// A link to a check in the closed section opens it.
+	s.Eval(`location.hash = "#c-zz.never.applies"`, nil)
+	s.Eval(`return document.getElementById("not-applicable").open`, &got.NAOpen)
+	if !got.NAOpen {
+		t.Errorf("a link to an n/a check does not open its section")
+	}
 }

@@ -76,7 +76,7 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 			s.Properties = []junitProperty{
 				{Name: "revision", Value: r.Revision},
 				{Name: "seed", Value: fmt.Sprint(rep.Seed)},
-				{Name: "server", Value: strings.TrimSpace(rep.Server.Name + " " + rep.Server.Version)},
+				{Name: "server", Value: Clean(strings.TrimSpace(rep.Server.Name + " " + rep.Server.Version))},
 				{Name: "suite", Value: rep.Suite.Name + " " + rep.Suite.Version},
 			}
 			if rep.Target.Transport == "http" {
@@ -98,21 +98,21 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 		body := caseBody(r)
 		switch {
 		case r.Pending():
-			c.Skipped = &junitSkipped{Message: fmt.Sprintf("pending (not scored by %s): %s: %s", rep.Scoring.nameOr("the profile"), r.Status, r.Message)}
+			c.Skipped = &junitSkipped{Message: fmt.Sprintf("pending (not scored by %s): %s: %s", Clean(rep.Scoring.nameOr("the profile")), r.Status, Clean(r.Message))}
 			if r.Status != StatusPass && r.Status != StatusNA {
 				c.SystemOut = body
 			}
 		case r.ExpectedFailure != "" && (r.Status == StatusFail || r.Status == StatusWarn):
-			c.Skipped = &junitSkipped{Message: fmt.Sprintf("expected failure (%s): %s", r.Status, r.ExpectedFailure)}
+			c.Skipped = &junitSkipped{Message: fmt.Sprintf("expected failure (%s): %s", r.Status, Clean(r.ExpectedFailure))}
 			c.SystemOut = body
 		case r.Status == StatusFail || (strict && r.Status == StatusWarn && r.Scored()):
-			c.Failure = &junitProblem{Message: r.Message, Type: fmt.Sprintf("%s %s", r.Level, r.Status), Text: body}
+			c.Failure = &junitProblem{Message: Clean(r.Message), Type: fmt.Sprintf("%s %s", r.Level, r.Status), Text: body}
 		case r.Status == StatusError:
-			c.Error = &junitProblem{Message: r.Message, Type: "harness error", Text: body}
+			c.Error = &junitProblem{Message: Clean(r.Message), Type: "harness error", Text: body}
 		case r.Status == StatusNA || r.Status == StatusNotExercised || r.Status == StatusNotVerified || r.Status == StatusBlocked:
-			c.Skipped = &junitSkipped{Message: fmt.Sprintf("%s: %s", r.Status, r.Message)}
+			c.Skipped = &junitSkipped{Message: fmt.Sprintf("%s: %s", r.Status, Clean(r.Message))}
 		case r.Status == StatusWarn:
-			c.SystemOut = "WARN (SHOULD): " + r.Message + "\n" + body
+			c.SystemOut = "WARN (SHOULD): " + Clean(r.Message) + "\n" + body
 		}
 		s.Tests++
 		switch {
@@ -151,21 +151,21 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 }
 
 // caseBody is the text inside a JUnit failure: requirement, spec refs,
-// expected, actual and the transcript.
+// expected, actual and the transcript, one line each, each made inert.
 func caseBody(r Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s: %s\n", r.Level, r.ID, r.Requirement)
+	fmt.Fprintf(&b, "%s %s: %s\n", r.Level, Clean(r.ID), Clean(r.Requirement))
 	for _, ref := range r.Refs {
-		fmt.Fprintf(&b, "spec: %s\n", ref)
+		fmt.Fprintf(&b, "spec: %s\n", Clean(ref.String()))
 	}
 	if r.Expected != "" {
-		fmt.Fprintf(&b, "expected: %s\n", r.Expected)
+		fmt.Fprintf(&b, "expected: %s\n", Clean(r.Expected))
 	}
 	if r.Actual != "" {
-		fmt.Fprintf(&b, "actual: %s\n", r.Actual)
+		fmt.Fprintf(&b, "actual: %s\n", Clean(r.Actual))
 	}
 	for _, l := range r.Transcript {
-		fmt.Fprintf(&b, "%s %s %s\n", l.Process, l.Dir, l.Text)
+		fmt.Fprintf(&b, "%s %s %s\n", Clean(l.Process), Clean(l.Dir), Clean(l.Text))
 	}
 	return b.String()
 }

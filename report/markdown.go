@@ -124,14 +124,47 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 }
 
 // mdEscape makes text literal in GitHub Markdown, in a table cell or a
-// line: one line (Clean), no HTML, no table break, and no emphasis, link
-// or code span.
+// line: one line with nothing invisible (Clean), no HTML, no table break,
+// no emphasis, heading, image, footnote, math or code span, and no link:
+// neither [text](url), which no escaped bracket can open (so parentheses
+// stay as they are), nor an autolink, which GitHub makes of a bare URL, a
+// www. host or an e-mail address (defang breaks those visibly).
 func mdEscape(s string) string {
-	return mdReplacer.Replace(Clean(s))
+	return mdReplacer.Replace(defang(Clean(s)))
 }
 
 var mdReplacer = strings.NewReplacer("\\", `\\`, "|", `\|`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "~", `\~`,
-	"&", "&amp;", "<", "&lt;", ">", "&gt;")
+	"#", `\#`, "$", `\$`, "&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+// defang breaks what GitHub would turn into a link whatever the escaping:
+// "://" becomes "[:]//", "www." becomes "www[.]" and an "@" before a
+// letter or digit (an e-mail address, a mention) becomes "[@]", so that a
+// server's URL reads as a URL and links nowhere.
+func defang(s string) string {
+	if !strings.Contains(s, "://") && !strings.Contains(s, "@") && !strings.Contains(strings.ToLower(s), "www.") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case strings.HasPrefix(s[i:], "://"):
+			b.WriteString("[:]//")
+			i += 2
+		case len(s)-i >= 4 && strings.EqualFold(s[i:i+4], "www."):
+			b.WriteString(s[i:i+3] + "[.]")
+			i += 3
+		case s[i] == '@' && i+1 < len(s) && isAlnum(s[i+1]):
+			b.WriteString("[@]")
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
 
 // mdCode renders text as a code span that stays one table cell: the
 // fence is longer than any run of backticks inside, and pipes are

@@ -252,8 +252,19 @@ func (m *Merged) WriteMarkdown(w io.Writer) error {
 	return ew.err
 }
 
+// htmlSymbol is a merged matrix cell's mark for a status: one narrow
+// glyph, so that a row holds every revision of every server; the colour
+// and the cell's title carry the rest.
+var htmlSymbol = map[Status]string{
+	StatusPass: "✓", StatusFail: "✗", StatusWarn: "!", StatusNA: "–",
+	StatusNotExercised: "○", StatusNotVerified: "?", StatusBlocked: "⊘", StatusError: "E",
+}
+
 // WriteHTML writes the matrix as one self-contained page, styled like the
-// run's certificate.
+// run's certificate. A cell holds one mark per revision, so that every
+// server's column fits the page (and a printed A4 page) beside the check
+// ids, however many servers there are; a wider matrix scrolls on screen
+// rather than being cut off.
 func (m *Merged) WriteHTML(w io.Writer) error {
 	t, err := template.New("merge").Funcs(htmlFuncs).Parse(mergeTemplate)
 	if err != nil {
@@ -268,12 +279,18 @@ func (m *Merged) WriteHTML(w io.Writer) error {
 		Level     Level
 		Servers   [][]cell
 	}
+	type symbol struct{ Mark, Class, Name string }
 	page := struct {
-		CSS    template.CSS
-		M      *Merged
-		Rows   []row
-		Legend string
+		CSS     template.CSS
+		M       *Merged
+		Rows    []row
+		Symbols []symbol
+		Legend  string
 	}{CSS: template.CSS(htmlCSS), M: m, Legend: Legend}
+	for _, st := range Statuses {
+		page.Symbols = append(page.Symbols, symbol{htmlSymbol[st], statusClass(Result{Status: st}), string(st)})
+	}
+	page.Symbols = append(page.Symbols, symbol{htmlSymbol[StatusFail], "xfail", "expected failure"})
 	for _, c := range m.Checks {
 		r := row{ID: c.ID, Title: c.Title, Level: c.Level}
 		for s := range m.Servers {
@@ -284,15 +301,21 @@ func (m *Merged) WriteHTML(w io.Writer) error {
 					continue
 				}
 				rr := Result{Status: res.Status, ExpectedFailure: res.ExpectedFailure}
-				label, _ := label(rr)
 				tip := res.Revision + ": " + string(res.Status)
+				if res.ExpectedFailure != "" {
+					tip += " (expected failure)"
+				}
 				if res.Pending {
 					tip += " (pending: not scored)"
 				}
 				if res.Message != "" {
 					tip += ": " + Clean(res.Message)
 				}
-				cells = append(cells, cell{Label: label, Class: statusClass(rr), Tip: tip, Pending: res.Pending})
+				mark, ok := htmlSymbol[res.Status]
+				if !ok {
+					mark = "?"
+				}
+				cells = append(cells, cell{Label: mark, Class: statusClass(rr), Tip: tip, Pending: res.Pending})
 			}
 			r.Servers = append(r.Servers, cells)
 		}
@@ -309,8 +332,13 @@ const mergeTemplate = `<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>MCP conformance: {{len .M.Servers}} servers</title>
 <style>{{.CSS}}
-#matrix td.cell { padding: 0; }
-#matrix span.rev { display: inline-block; min-width: 3.2em; padding: .2rem .25rem; font-size: 11px; text-align: center; }
+#matrix td.cell { padding: 0; white-space: nowrap; }
+#matrix span.rev { display: inline-block; width: 1.6em; padding: .15rem 0; text-align: center; }
+#matrix span.rev.pending { text-decoration: underline dotted; }
+#matrix th.server { max-width: 9em; font-size: 12px; overflow-wrap: anywhere; }
+#verdicts th[scope=row] { white-space: normal; min-width: 10em; }
+#legend span.rev { display: inline-block; width: 1.6em; text-align: center; margin-left: .6em; }
+@media print { #matrix th.server { font-size: 8.5px; } }
 </style>
 </head>
 <body>
@@ -330,16 +358,19 @@ const mergeTemplate = `<!DOCTYPE html>
 </header>
 <main>
 <h2>Checks × servers × revisions</h2>
-<p>Each server's cell holds one status per revision: {{join .M.Revisions ", "}}.</p>
-<table id="matrix">
-<thead><tr><th>Check</th><th>Level</th>{{range .M.Servers}}<th>{{clean .Label}}</th>{{end}}</tr></thead>
+<p>Each server's cell holds one mark per revision: {{join .M.Revisions ", "}}. A dotted underline marks a pending result (not scored); hover a mark for the result.</p>
+<p id="legend">{{range .Symbols}}<span class="rev s-{{.Class}}">{{.Mark}}</span> {{.Name}}{{end}}</p>
+<div class="scroll">
+<table id="matrix" class="matrix">
+<thead><tr><th>Check</th><th>Level</th>{{range .M.Servers}}<th class="server">{{clean .Label}}</th>{{end}}</tr></thead>
 <tbody>
 {{- range .Rows}}
-<tr class="check"><th scope="row" class="check"><code>{{clean .ID}}</code><br><span class="title">{{clean .Title}}</span></th><td>{{.Level}}</td>
-{{- range .Servers}}<td class="cell">{{range .}}<span class="rev s-{{.Class}}" title="{{.Tip}}">{{.Label}}{{if .Pending}}<br><small>PENDING</small>{{end}}</span>{{end}}</td>{{end}}</tr>
+<tr class="check"><th scope="row" class="check"><code>{{clean .ID}}</code> <span class="title">{{clean .Title}}</span></th><td>{{.Level}}</td>
+{{- range .Servers}}<td class="cell">{{range .}}<span class="rev s-{{.Class}}{{if .Pending}} pending{{end}}" title="{{.Tip}}">{{.Label}}</span>{{end}}</td>{{end}}</tr>
 {{- end}}
 </tbody>
 </table>
+</div>
 </main>
 <footer><p>{{.Legend}}</p></footer>
 </body>

@@ -212,8 +212,8 @@ type StaleExpected struct {
 }
 
 // Report is the outcome of a run. Apart from StartTime, DurationMs, each
-// result's DurationMs and Metrics, the same server, options and seed give
-// the same report.
+// result's DurationMs and Metrics, and the times of Timing, the same
+// server, options and seed give the same report.
 type Report struct {
 	SchemaVersion string          `json:"schemaVersion"`
 	Suite         SuiteInfo       `json:"suite"`
@@ -239,7 +239,10 @@ type Report struct {
 	Interrupted string      `json:"interrupted,omitempty"`
 	Error       string      `json:"error,omitempty"`
 	ServerExit  *ServerExit `json:"serverExit,omitempty"`
-	Summary     Summary     `json:"summary"`
+	// Timing says where the run's time went; nil in a report that
+	// predates it.
+	Timing  *Timing `json:"timing,omitempty"`
+	Summary Summary `json:"summary"`
 }
 
 // SuiteInfo names the suite that made a report.
@@ -302,25 +305,28 @@ type Options struct {
 
 // Result is the verdict of one check in one revision.
 type Result struct {
-	ID              string             `json:"id"`
-	Revision        string             `json:"revision"`
-	Title           string             `json:"title"`
-	Level           Level              `json:"level"`
-	Status          Status             `json:"status"`
-	Message         string             `json:"message,omitempty"`
-	Details         []string           `json:"details,omitempty"` // every distinct problem in full, when they do not all fit in Message
-	Expected        string             `json:"expected,omitempty"`
-	Actual          string             `json:"actual,omitempty"`
-	BlockedBy       string             `json:"blockedBy,omitempty"`
-	ExpectedFailure string             `json:"expectedFailure,omitempty"` // the reason, when listed in --expected-failures
-	Requirement     string             `json:"requirement"`
-	Authority       *Authority         `json:"authority,omitempty"` // absent only for a check that states none yet
-	Capability      string             `json:"capability,omitempty"`
-	Scoring         Scoring            `json:"scoring,omitempty"` // how it counts; empty in a v1 report
-	Refs            []SpecRef          `json:"specRefs"`
-	DurationMs      float64            `json:"durationMs"`
-	Metrics         map[string]float64 `json:"metrics,omitempty"`
-	Transcript      []TranscriptLine   `json:"transcript,omitempty"`
+	ID              string     `json:"id"`
+	Revision        string     `json:"revision"`
+	Title           string     `json:"title"`
+	Level           Level      `json:"level"`
+	Status          Status     `json:"status"`
+	Message         string     `json:"message,omitempty"`
+	Details         []string   `json:"details,omitempty"` // every distinct problem in full, when they do not all fit in Message
+	Expected        string     `json:"expected,omitempty"`
+	Actual          string     `json:"actual,omitempty"`
+	BlockedBy       string     `json:"blockedBy,omitempty"`
+	ExpectedFailure string     `json:"expectedFailure,omitempty"` // the reason, when listed in --expected-failures
+	Requirement     string     `json:"requirement"`
+	Authority       *Authority `json:"authority,omitempty"` // absent only for a check that states none yet
+	Capability      string     `json:"capability,omitempty"`
+	Scoring         Scoring    `json:"scoring,omitempty"` // how it counts; empty in a v1 report
+	Refs            []SpecRef  `json:"specRefs"`
+	DurationMs      float64    `json:"durationMs"`
+	// Processes counts the server processes the check started, its
+	// session's included when it was the one to start it.
+	Processes  int                `json:"processes,omitempty"`
+	Metrics    map[string]float64 `json:"metrics,omitempty"`
+	Transcript []TranscriptLine   `json:"transcript,omitempty"`
 }
 
 // Area is the first part of the result's check id.

@@ -153,11 +153,12 @@ func (rep *Report) runEndSuite() (junitSuite, bool) {
 	if rep.Interrupted != "" {
 		kind = "interrupted"
 	}
-	body := strings.Join(notes, "\n") + "\n"
-	if x := rep.ServerExit; x != nil && x.Stderr != "" {
-		body += x.Stderr
+	clean := make([]string, len(notes))
+	for i, n := range notes {
+		clean[i] = Clean(n)
 	}
+	body := strings.Join(append(clean, rep.ServerExit.stderrLines()...), "\n") + "\n"
 	c := junitCase{Name: "mcpconform.run", Classname: "mcpconform", Time: seconds(rep.DurationMs),
-		Error: &junitProblem{Message: notes[0], Type: kind, Text: body}}
+		Error: &junitProblem{Message: clean[0], Type: kind, Text: body}}
 	return junitSuite{Name: "mcpconform run", Tests: 1, Errors: 1, Time: seconds(rep.DurationMs), Cases: []junitCase{c}}, true
 }

@@ -3,10 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // TextOptions control the text report.
@@ -131,6 +128,9 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 		ew.printf("%s (not scored by %s)\n", plural(n, "pending check"), rep.Scoring.Name)
 	}
 	ew.printf("%s\n", Legend)
+	for _, l := range rep.timingLines() {
+		ew.printf("%s\n", l)
+	}
 	if len(rep.Summary.Revisions) > 1 {
 		for _, rs := range rep.Summary.Revisions {
 			ew.printf("%s\n", rs)
@@ -346,39 +346,4 @@ func recapTitle(rep *Report) string {
 		}
 	}
 	return "recap: " + strings.Join(parts, ", ")
-}
-
-// Clean makes text a server chose safe to print on a terminal: control
-// characters (an ANSI escape could rewrite the screen) and invalid UTF-8
-// are shown as Go escapes, and the text stays on one line.
-func Clean(s string) string {
-	if cleanText(s) {
-		return s
-	}
-	var b strings.Builder
-	for i, w := 0, 0; i < len(s); i += w {
-		r, width := utf8.DecodeRuneInString(s[i:])
-		w = width
-		switch {
-		case r == utf8.RuneError && width == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\t':
-			b.WriteByte(' ')
-		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func cleanText(s string) bool {
-	for _, r := range s {
-		if r == utf8.RuneError || unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			return false
-		}
-	}
-	return true
 }

@@ -74,6 +74,7 @@ func (p *Process) shutdown(ctx context.Context) {
 	}
 	// The leader is gone; what it started may not be.
 	p.killLeftovers()
+	p.group.release()
 
 	// Let the reader drain what the server wrote; if something outside the
 	// group still holds the pipes, stop reading anyway.
@@ -161,6 +162,9 @@ func (p *Process) killLeftovers() {
 	if p.served != nil {
 		return // nothing runs outside this program
 	}
+	if n := p.group.endRest(); n > 0 {
+		p.note(fmt.Sprintf("killed the %d processes the server left behind in its job object", n))
+	}
 	procs := p.family.scan()
 	live := 0
 	for _, e := range procs {
@@ -232,8 +236,7 @@ func (p *Process) reap(procs []procEntry, d time.Duration) bool {
 					// exited, but wait4 reaps it only when every thread
 					// has: until then it is waited for, or it would be
 					// left to init when the suite exits.
-					var ws syscall.WaitStatus
-					if got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); got == 0 && err == nil {
+					if reapZombie(pid) {
 						alive++
 					}
 				}
@@ -269,9 +272,11 @@ func signalName(sig syscall.Signal) string {
 		syscall.SIGILL: "SIGILL", syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS",
 		syscall.SIGFPE: "SIGFPE", syscall.SIGKILL: "SIGKILL", syscall.SIGSEGV: "SIGSEGV",
 		syscall.SIGPIPE: "SIGPIPE", syscall.SIGALRM: "SIGALRM", syscall.SIGTERM: "SIGTERM",
-		syscall.SIGUSR1: "SIGUSR1", syscall.SIGUSR2: "SIGUSR2",
 	}
 	if n, ok := names[sig]; ok {
+		return n
+	}
+	if n, ok := userSignals[sig]; ok {
 		return n
 	}
 	return fmt.Sprintf("signal %d", int(sig))

@@ -8,10 +8,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/proctest"
+	"github.com/mcpconform/mcpconform/internal/serverexec"
 	"pgregory.net/rapid"
 )
 
@@ -30,8 +30,8 @@ func TestEscapedDescendantKilled(t *testing.T) {
 		if exe, err := os.Readlink("/proc/" + strconv.Itoa(p.Pid()) + "/exe"); err != nil || exe != hostileBin(t) {
 			t.Errorf("the server runs %q (%v), want %s", exe, err, hostileBin(t))
 		}
-		if env, err := os.ReadFile("/proc/" + strconv.Itoa(p.Pid()) + "/environ"); err != nil || strings.Contains(string(env), execVar) {
-			t.Errorf("the server's environment holds %s (%v)", execVar, err)
+		if env, err := os.ReadFile("/proc/" + strconv.Itoa(p.Pid()) + "/environ"); err != nil || strings.Contains(string(env), serverexec.Var) {
+			t.Errorf("the server's environment holds %s (%v)", serverexec.Var, err)
 		}
 	}
 	pids, err := proctest.ReadPids(pidfile)
@@ -58,7 +58,7 @@ func TestEscapedDescendantKilled(t *testing.T) {
 	for _, pid := range pids {
 		if proctest.Running(pid) {
 			t.Errorf("process %d survived Close", pid)
-			syscall.Kill(pid, syscall.SIGKILL)
+			proctest.Kill(pid)
 		}
 	}
 }

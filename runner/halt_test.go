@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -45,7 +44,7 @@ func TestKillAll(t *testing.T) {
 		}
 		if proctest.Running(pid) {
 			t.Errorf("process %d is still running after KillAll", pid)
-			syscall.Kill(pid, syscall.SIGKILL)
+			proctest.Kill(pid)
 		}
 	}
 }

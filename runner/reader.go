@@ -374,11 +374,17 @@ const repeatMin = 512
 // holds it to classify.
 func (p *Process) classifyLine(raw []byte) Received {
 	if m, ok := repeatedResponse(raw, p.repeat); ok {
+		if len(m.Result) >= internMin {
+			m.Result, m.ID = p.repeat, bytes.Clone(m.ID) // see internResult
+		}
 		return Received{Raw: raw, Msg: m}
 	}
 	r := classify(raw)
 	if r.Problem == nil && r.Msg != nil && len(r.Msg.Result) >= repeatMin {
-		p.repeat = r.Msg.Result // a view of the line, which nothing changes
+		if len(r.Msg.Result) >= internMin {
+			internResult(r.Msg)
+		}
+		p.repeat = r.Msg.Result // a view of the line (or the interned copy), which nothing changes
 	}
 	return r
 }

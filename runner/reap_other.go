@@ -4,7 +4,6 @@ package runner
 
 import (
 	"os/exec"
-	"syscall"
 	"time"
 )
 
@@ -15,9 +14,6 @@ func becomeSubreaper() {}
 // startCommand leaves cmd as it is: without child subreapers, the server
 // cannot keep its orphans in its tree.
 func startCommand(cmd *exec.Cmd) {}
-
-// killProc sends SIGKILL to the process e names.
-func killProc(e procEntry) { syscall.Kill(e.pid, syscall.SIGKILL) }
 
 // newProcTree returns nil: without child subreapers the scan never walks
 // the tree (see adopting).

@@ -252,7 +252,8 @@ type Process struct {
 	token string // value of TokenVar in the environment of the server and its descendants
 	start time.Time
 
-	family *family // the processes the server started, for Close; nil when served
+	family *family   // the processes the server started, for Close; nil when served
+	group  procGroup // ends what the server started where its process group cannot
 
 	// A line over MaxLineBytes being discarded: when its last bytes came
 	// (unix nanoseconds; 0 when no such line is arriving) and its start.
@@ -346,7 +347,7 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
 	cmd.Env = append(append(os.Environ(), cfg.Env...), TokenVar+"="+token)
 	cmd.Dir = cfg.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setGroup(cmd)
 	startCommand(cmd)
 
 	// Plain os.Pipe pairs rather than cmd.StdoutPipe: the runner reads
@@ -367,9 +368,16 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 		return nil, fmt.Errorf("runner: start %s: %w", cfg.Command[0], err)
 	}
 	closeAll(inR, outW, errW) // the child holds its own copies
+	group, err := joinGroup(cmd.Process)
+	if err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		closeAll(inW, outR, errR)
+		return nil, fmt.Errorf("runner: start %s: %w", cfg.Command[0], err)
+	}
 
 	p := newProcess(cfg, start, inW, outR, errR)
-	p.cmd, p.pid, p.token = cmd, cmd.Process.Pid, token
+	p.cmd, p.pid, p.token, p.group = cmd, cmd.Process.Pid, token, group
 	servers.Store(p.pid, true) // until p.wait has reaped it: see EndOrphans
 	register(p)
 	p.family = newFamily(token, p.pid)
@@ -557,7 +565,7 @@ func (p *Process) signalGroup(sig syscall.Signal) bool {
 		p.stopServed(sig)
 		return true
 	}
-	return syscall.Kill(-p.pid, sig) == nil
+	return p.group.signal(p.pid, sig)
 }
 
 // broadcastLocked wakes every wait for a change (see changedLocked). A
@@ -878,7 +886,7 @@ func (p *Process) write(buf []byte) error {
 			return fmt.Errorf("runner: send: server did not read its stdin within %v: %w", p.cfg.RequestTimeout, ErrTimeout)
 		}
 		p.note("write to stdin failed: " + err.Error())
-		if errors.Is(err, syscall.EPIPE) {
+		if brokenPipe(err) {
 			return fmt.Errorf("runner: send: stdin closed by the server: %w", p.deadOrExited())
 		}
 		return fmt.Errorf("runner: send: %w", err)
@@ -1425,23 +1433,4 @@ func (p *Process) stderrTailLocked() string {
 		b = b[len(b)-p.cfg.StderrTail:]
 	}
 	return string(b)
-}
-
-// stdioPipes makes the three pipes a server's stdin, stdout and stderr
-// run over, each pair read end first as os.Pipe returns it: the server
-// holds inR, outW and errW, the runner the others. On an error none is
-// left open.
-func stdioPipes() (inR, inW, outR, outW, errR, errW *os.File, err error) {
-	if inR, inW, err = os.Pipe(); err != nil {
-		return nil, nil, nil, nil, nil, nil, fmt.Errorf("runner: stdin pipe: %w", err)
-	}
-	if outR, outW, err = os.Pipe(); err != nil {
-		closeAll(inR, inW)
-		return nil, nil, nil, nil, nil, nil, fmt.Errorf("runner: stdout pipe: %w", err)
-	}
-	if errR, errW, err = os.Pipe(); err != nil {
-		closeAll(inR, inW, outR, outW)
-		return nil, nil, nil, nil, nil, nil, fmt.Errorf("runner: stderr pipe: %w", err)
-	}
-	return inR, inW, outR, outW, errR, errW, nil
 }

@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -1012,7 +1011,7 @@ func TestEndOrphans(t *testing.T) {
 	for _, pid := range pids {
 		if proctest.Running(pid) {
 			t.Errorf("process %d is still running after EndOrphans", pid)
-			syscall.Kill(pid, syscall.SIGKILL)
+			proctest.Kill(pid)
 		}
 	}
 	if _, err := live.Request(ctx, "ping", nil); err != nil {

@@ -15,22 +15,11 @@ count=${1:-5}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-everything=testdata/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js
-if ! [ -f "$everything" ] || ! command -v node >/dev/null; then
-	echo "bench.sh: server-everything is not installed: run make deps" >&2
-	exit 1
-fi
-if ! [ -x /usr/bin/time ]; then
-	echo "bench.sh: GNU time is missing: apt-get install time" >&2
-	exit 1
-fi
+me=bench.sh
+# shellcheck source=scripts/benchlib.sh
+. scripts/benchlib.sh
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-
-# median reads numbers, one a line, and prints their median.
-median() {
-	sort -g | awk '{v[NR] = $1} END {if (NR == 0) {print "?"} else if (NR % 2) {print v[(NR + 1) / 2]} else {print (v[NR / 2] + v[NR / 2 + 1]) / 2}}'
-}
 
 # metric BENCH UNIT prints the median of the value before UNIT on the lines
 # of benchmark BENCH (exact name, without the -N suffix).
@@ -135,6 +124,9 @@ for n in 10000 50000; do
 	row "\`mcpconform run\` against ${n%000},000 tools" "$(wall "$tmp/n$n.txt") s wall, $(cpu "$tmp/n$n.txt") CPU-s, $(rss "$tmp/n$n.txt") MiB" "one run of \`ntools -n $n\`; $(statuses "$tmp/n$n.json")"
 done
 
+# The pinned real servers, beside the binary of main's first parent.
+scripts/benchservers.sh "$(((count + 1) / 2))" >"$tmp/servers.md"
+
 # Hostile servers, each with default flags.
 scripts/hostile.sh >"$tmp/hostile.md"
 awk -F' [|] ' '/^[|] `/ {
@@ -205,6 +197,15 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo '|---|---|---|'
 	cat "$tmp/rows.md"
 	echo '<!-- end figures -->'
+	echo
+	echo '## Real servers'
+	echo
+	echo 'The pinned real servers of the tests, every revision over stdio'
+	echo '(`scripts/benchservers.sh`): wall time, CPU seconds (the servers'"'"
+	echo 'included), server processes started and each revision'"'"'s time, beside'
+	echo 'the binary built from main'"'"'s first parent in the same run.'
+	echo
+	cat "$tmp/servers.md"
 	echo
 	echo '## Hostile servers'
 	echo

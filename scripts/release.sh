@@ -16,14 +16,10 @@
 # bytes.
 #
 # Usage: scripts/release.sh vX.Y.Z [OUTDIR]
-# Environment: TARGETS (default: linux and darwin, each amd64 and arm64),
-#              SOURCE_DATE_EPOCH (default: the time of the commit at HEAD).
+# Environment: TARGETS (default: linux, darwin and windows, each amd64 and
+#              arm64), SOURCE_DATE_EPOCH (default: the time of the commit
+#              at HEAD).
 # Needs Go, GNU tar, gzip, sha256sum (or shasum), and zip for windows.
-#
-# windows/amd64 and windows/arm64 package as zip, but are not among the
-# default targets: the runner package ends a server's process group and
-# reaps its orphans with Unix calls (setpgid, kill, wait4) that have no
-# Windows build yet, so mcpconform does not compile for Windows.
 set -euo pipefail
 
 die() { echo "release: $*" >&2; exit 1; }
@@ -32,7 +28,7 @@ version=${1:-}
 out=${2:-dist}
 [[ $version =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]] ||
   die "usage: scripts/release.sh vX.Y.Z [OUTDIR] (got version '${version}')"
-targets=${TARGETS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64}
+targets=${TARGETS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64}
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

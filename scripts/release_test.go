@@ -5,10 +5,14 @@ package scripts
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"debug/buildinfo"
+	"debug/elf"
+	"debug/macho"
+	"debug/pe"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -29,7 +33,7 @@ const epoch = 1764547200
 const version = "v0.0.0-test.1"
 
 // defaultTargets are the OS/ARCH pairs release.sh builds by default.
-var defaultTargets = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64"}
+var defaultTargets = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "windows/arm64"}
 
 // release runs scripts/release.sh into a new directory and returns it. The
 // builds share the user's Go build cache, so a second run only links.
@@ -84,23 +88,48 @@ func readTarGz(t *testing.T, file string) []entry {
 	}
 }
 
+// readZip reads the files of a zip archive, which records no owner: uid
+// and gid are 0.
+func readZip(t *testing.T, file string) []entry {
+	t.Helper()
+	zr, err := zip.OpenReader(file)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	defer zr.Close()
+	var entries []entry
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatalf("%s: %s: %v", file, f.Name, err)
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatalf("%s: %s: %v", file, f.Name, err)
+		}
+		entries = append(entries, entry{f.Name, int64(f.Mode().Perm()), 0, 0, f.Modified, data})
+	}
+	return entries
+}
+
 // TestReleaseArchives builds every default target's archive with
 // scripts/release.sh and checks each: its files, their owner, mode and
-// date; the binary's platform, static build, flags and stamped version
-// (and, for this machine's platform, that it runs and says so); the
-// SBOM beside it; SHA256SUMS; and that a second build gives the same
-// bytes.
+// date; the binary's platform, executable format and machine, static
+// build, flags and stamped version (and, for this machine's platform,
+// that it runs and says so); the SBOM beside it; SHA256SUMS; and that a
+// second build gives the same bytes.
 func TestReleaseArchives(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: cross-compiles mcpconform for four platforms")
+		t.Skip("-short: cross-compiles mcpconform for six platforms")
 	}
 	out, log, err := release(t, "", version)
 	if err != nil {
 		t.Fatalf("release.sh: %v\n%s", err, log)
 	}
-	want := []string{"README.md", "mcpconform"}
+	docs := []string{"README.md"}
 	if _, err := os.Stat("../LICENSE"); err == nil {
-		want = []string{"LICENSE", "README.md", "mcpconform"}
+		docs = []string{"LICENSE", "README.md"}
 	}
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
@@ -110,8 +139,13 @@ func TestReleaseArchives(t *testing.T) {
 	for _, target := range defaultTargets {
 		goos, goarch, _ := strings.Cut(target, "/")
 		name := fmt.Sprintf("mcpconform_%s_%s_%s", strings.TrimPrefix(version, "v"), goos, goarch)
-		files = append(files, name+".tar.gz", name+".cdx.json")
-		entries := readTarGz(t, filepath.Join(out, name+".tar.gz"))
+		exe, archive, read := "mcpconform", name+".tar.gz", readTarGz
+		if goos == "windows" {
+			exe, archive, read = "mcpconform.exe", name+".zip", readZip
+		}
+		want := append(slices.Clone(docs), exe)
+		files = append(files, archive, name+".cdx.json")
+		entries := read(t, filepath.Join(out, archive))
 		var names []string
 		var bin []byte
 		for _, e := range entries {
@@ -120,7 +154,7 @@ func TestReleaseArchives(t *testing.T) {
 				t.Errorf("%s: %s owned by %d:%d, dated %v", name, e.name, e.uid, e.gid, e.mod)
 			}
 			switch e.name {
-			case "mcpconform":
+			case exe:
 				bin = e.data
 				if e.mode&0o111 == 0 {
 					t.Errorf("%s: the binary is not executable (mode %o)", name, e.mode)
@@ -136,6 +170,7 @@ func TestReleaseArchives(t *testing.T) {
 			continue
 		}
 		checkBinary(t, name, bin, goos, goarch)
+		checkExecutable(t, name, bin, goos, goarch)
 		checkSBOM(t, filepath.Join(out, name+".cdx.json"), bin, goos, goarch)
 		if goos == runtime.GOOS && goarch == runtime.GOARCH {
 			exe := filepath.Join(t.TempDir(), "mcpconform")
@@ -149,11 +184,11 @@ func TestReleaseArchives(t *testing.T) {
 	checkSums(t, out, files)
 
 	// The same commit gives the same bytes, archive and SBOM alike.
-	again, log, err := release(t, "linux/amd64 darwin/arm64", version)
+	again, log, err := release(t, "linux/amd64 darwin/arm64 windows/amd64", version)
 	if err != nil {
 		t.Fatalf("release.sh again: %v\n%s", err, log)
 	}
-	for _, f := range []string{"linux_amd64.tar.gz", "linux_amd64.cdx.json", "darwin_arm64.tar.gz", "darwin_arm64.cdx.json"} {
+	for _, f := range []string{"linux_amd64.tar.gz", "linux_amd64.cdx.json", "darwin_arm64.tar.gz", "darwin_arm64.cdx.json", "windows_amd64.zip", "windows_amd64.cdx.json"} {
 		f = "mcpconform_" + strings.TrimPrefix(version, "v") + "_" + f
 		a, _ := os.ReadFile(filepath.Join(out, f))
 		b, _ := os.ReadFile(filepath.Join(again, f))
@@ -183,6 +218,82 @@ func checkBinary(t *testing.T, name string, bin []byte, goos, goarch string) {
 	}
 	if !bytes.Contains(bin, []byte(version)) {
 		t.Errorf("%s: the version %s is not stamped into the binary", name, version)
+	}
+}
+
+// machines are the machine fields that name each GOARCH in ELF, Mach-O
+// and PE headers.
+var machines = map[string]struct {
+	elf   elf.Machine
+	macho macho.Cpu
+	pe    uint16
+}{
+	"amd64": {elf.EM_X86_64, macho.CpuAmd64, pe.IMAGE_FILE_MACHINE_AMD64},
+	"arm64": {elf.EM_AARCH64, macho.CpuArm64, pe.IMAGE_FILE_MACHINE_ARM64},
+}
+
+// executableErr says how bin is not an executable in goos's format (ELF,
+// Mach-O, PE) for goarch's machine, which the build information alone
+// does not prove; on Windows, a console program, so that its output
+// reaches the terminal that started it.
+func executableErr(bin []byte, goos, goarch string) error {
+	want, ok := machines[goarch]
+	if !ok {
+		return fmt.Errorf("no machine known for %s", goarch)
+	}
+	r := bytes.NewReader(bin)
+	switch goos {
+	case "linux":
+		f, err := elf.NewFile(r)
+		if err != nil {
+			return fmt.Errorf("not an ELF file: %w", err)
+		}
+		if f.Machine != want.elf || f.Type != elf.ET_EXEC {
+			return fmt.Errorf("ELF %v for %v, want an executable for %v", f.Type, f.Machine, want.elf)
+		}
+	case "darwin":
+		f, err := macho.NewFile(r)
+		if err != nil {
+			return fmt.Errorf("not a Mach-O file: %w", err)
+		}
+		if f.Cpu != want.macho || f.Type != macho.TypeExec {
+			return fmt.Errorf("Mach-O %v for %v, want an executable for %v", f.Type, f.Cpu, want.macho)
+		}
+	case "windows":
+		f, err := pe.NewFile(r)
+		if err != nil {
+			return fmt.Errorf("not a PE file: %w", err)
+		}
+		var subsystem uint16
+		if h, ok := f.OptionalHeader.(*pe.OptionalHeader64); ok {
+			subsystem = h.Subsystem
+		}
+		if f.Machine != want.pe || f.Characteristics&pe.IMAGE_FILE_EXECUTABLE_IMAGE == 0 || subsystem != pe.IMAGE_SUBSYSTEM_WINDOWS_CUI {
+			return fmt.Errorf("PE machine %#x, characteristics %#x, subsystem %d; want machine %#x, an executable image, the console subsystem (%d)",
+				f.Machine, f.Characteristics, subsystem, want.pe, pe.IMAGE_SUBSYSTEM_WINDOWS_CUI)
+		}
+	default:
+		return fmt.Errorf("no executable format known for %s", goos)
+	}
+	return nil
+}
+
+// checkExecutable: the binary is an executable for goos/goarch
+// (executableErr), and executableErr tells it from one for the other
+// machine or another OS, so that it cannot pass whatever it reads.
+func checkExecutable(t *testing.T, name string, bin []byte, goos, goarch string) {
+	t.Helper()
+	if err := executableErr(bin, goos, goarch); err != nil {
+		t.Errorf("%s: %v", name, err)
+	}
+	other := map[string]string{"amd64": "arm64", "arm64": "amd64"}[goarch]
+	if executableErr(bin, goos, other) == nil {
+		t.Errorf("%s: taken for an executable for %s/%s too", name, goos, other)
+	}
+	for _, otherOS := range []string{"linux", "darwin", "windows"} {
+		if otherOS != goos && executableErr(bin, otherOS, goarch) == nil {
+			t.Errorf("%s: taken for an executable for %s/%s too", name, otherOS, goarch)
+		}
 	}
 }
 

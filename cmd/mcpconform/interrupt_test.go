@@ -102,7 +102,7 @@ func TestRunInterrupted(t *testing.T) {
 					continue
 				}
 				t.Errorf("process %d of the server is still running after mcpconform exited", pid)
-				syscall.Kill(pid, syscall.SIGKILL)
+				proctest.Kill(pid)
 			}
 		})
 	}

@@ -21,13 +21,14 @@ const listUsage = `usage: mcpconform list [--json] [--trace [--protocol REV] | -
 Prints every check of the catalogue, sorted by id: level, id, the
 revisions it applies to, its authority (mcp, jsonrpc, profile, advisory)
 and its title. --json prints the full entries (requirement, authority with
-the quoted sentence, spec references, capability, prerequisites).
+the quoted sentence, spec references, capability, prerequisites, and the
+server processes the check starts of its own, with why).
 
 --trace prints the requirement trace instead: per revision and area of the
 specification, how many keyword sentences there are, how many a check
 verifies, how many are excluded (client-only, HTTP-only, ...) and how many
-are not yet covered, with the percentage of the checkable ones checked
-(docs/requirements/). --protocol REV limits it to one revision; --json
+are not yet covered, with the share of the observable server obligations
+(checked plus not yet covered) checked (docs/requirements/). --protocol REV limits it to one revision; --json
 gives the same as data, every sentence with its checks or its exclusion.
 
 --scoring prints a scoring profile (docs/scoring.md; NAME, default the
@@ -47,7 +48,12 @@ type listEntry struct {
 	Revisions   []string               `json:"revisions"`
 	Capability  string                 `json:"capability,omitempty"`
 	Prereqs     []string               `json:"prerequisites,omitempty"`
-	Refs        []conformance.SpecRef  `json:"specRefs"`
+	// Starts is how many server processes the check usually starts of
+	// its own, and StartsWhy why it needs them rather than the revision's
+	// shared session; absent for a check that starts none.
+	Starts    int                   `json:"starts,omitempty"`
+	StartsWhy string                `json:"startsWhy,omitempty"`
+	Refs      []conformance.SpecRef `json:"specRefs"`
 }
 
 func runList(args []string, stdout, stderr io.Writer) int {
@@ -107,7 +113,8 @@ func catalogueJSON() ([]byte, error) {
 	entries := make([]listEntry, len(cat))
 	for i, c := range cat {
 		entries[i] = listEntry{ID: c.ID, Title: c.Title, Requirement: c.Requirement, Level: c.Level,
-			Revisions: revisionsOf(c), Capability: c.Capability, Prereqs: c.Prereqs, Refs: c.Refs}
+			Revisions: revisionsOf(c), Capability: c.Capability, Prereqs: c.Prereqs, Refs: c.Refs,
+			Starts: c.Starts, StartsWhy: c.StartsWhy}
 		if c.Authority.Kind != "" {
 			a := c.Authority
 			entries[i].Authority = &a

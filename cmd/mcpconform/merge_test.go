@@ -27,7 +27,7 @@ func TestMergeCommand(t *testing.T) {
 	if code != 1 || !strings.Contains(out.String(), "2 servers") || !strings.Contains(out.String(), "not conformant") {
 		t.Errorf("exit %d\n%s%s", code, out.String(), errOut.String())
 	}
-	for file, want := range map[string]string{j: `"format": "mcpconform.merge/v1"`, m: "| `jsonrpc.method.unknown` |", h: `<table id="matrix">`} {
+	for file, want := range map[string]string{j: `"format": "mcpconform.merge/v1"`, m: "| `jsonrpc.method.unknown` |", h: `<table id="matrix" class="matrix">`} {
 		if data, err := os.ReadFile(file); err != nil || !strings.Contains(string(data), want) {
 			t.Errorf("%s: %v, want %q", file, err, want)
 		}

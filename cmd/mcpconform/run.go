@@ -81,6 +81,9 @@ flags:
   --seed N                 seed for generated inputs (default %d)
   --cases N                generated cases per property check, at least 1
                            (default %d)
+  --jobs N                 revisions (and era probes) run side by side, at most
+                           N; 0, the default, runs every revision at once; the
+                           report is the same for every N
   --json FILE              write the JSON report (schema mcpconform.report/v2)
   --junit FILE             write a JUnit XML report (cases CHECK-ID@REVISION)
   --markdown FILE          write a Markdown summary; appended to, not replaced,
@@ -176,6 +179,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&opts.RunTimeout, "run-timeout", 10*time.Minute, "")
 	fs.Int64Var(&opts.Seed, "seed", conformance.DefaultSeed, "")
 	fs.IntVar(&opts.Cases, "cases", conformance.DefaultCases, "")
+	fs.IntVar(&opts.Parallel, "jobs", 0, "")
 	fs.StringVar(&jsonFile, "json", "", "")
 	fs.StringVar(&junitFile, "junit", "", "")
 	fs.StringVar(&mdFile, "markdown", "", "")
@@ -414,6 +418,9 @@ func checkRunFlags(fs *flag.FlagSet, args []string, opts conformance.Options) er
 	}
 	if opts.Cases < 1 {
 		return fmt.Errorf("--cases %d: must be at least 1", opts.Cases)
+	}
+	if opts.Parallel < 0 {
+		return fmt.Errorf("--jobs %d: must be 0 (every revision at once) or more", opts.Parallel)
 	}
 	return nil
 }

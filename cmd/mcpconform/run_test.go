@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/mcpconform/mcpconform/conformance/scoring"
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 	"github.com/mcpconform/mcpconform/internal/fixtures/proctest"
+	"github.com/mcpconform/mcpconform/internal/reportcheck"
 	"github.com/mcpconform/mcpconform/report"
 )
 
@@ -44,8 +44,9 @@ func runCLI(args ...string) (int, string, string) {
 // is not conformant.
 func TestRunReferenceConformant(t *testing.T) {
 	self, _ := runBinaries(t)
-	report := filepath.Join(t.TempDir(), "report.json")
-	cmd := exec.Command(self, "run", "--json", report)
+	dir := t.TempDir()
+	report, junit, badge := filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml"), filepath.Join(dir, "badge.json")
+	cmd := exec.Command(self, "run", "--json", report, "--junit", junit, "--badge", badge)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -66,6 +67,7 @@ func TestRunReferenceConformant(t *testing.T) {
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}
+	reportcheck.Files(t, report, junit, badge)
 	if got := strings.Join(rep.Checked, ","); got != "2024-11-05,2025-03-26,2025-06-18,2025-11-25,2026-07-28" {
 		t.Errorf("checked %s, want every revision", got)
 	}
@@ -402,7 +404,7 @@ func TestRunEndsOrphansOfServersThatExited(t *testing.T) {
 	for _, pid := range pids {
 		if proctest.Running(pid) {
 			t.Errorf("process %d is still running after mcpconform exited", pid)
-			syscall.Kill(pid, syscall.SIGKILL)
+			proctest.Kill(pid)
 		}
 	}
 	if !strings.Contains(stderr.String(), "that a server which exited on its own left running") {

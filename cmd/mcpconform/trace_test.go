@@ -12,7 +12,7 @@ func TestListTrace(t *testing.T) {
 	if code := runList([]string{"--trace"}, &out, &errOut); code != 0 {
 		t.Fatalf("list --trace: exit %d: %s", code, errOut.String())
 	}
-	for _, want := range []string{"MCP 2024-11-05: ", "MCP 2026-07-28: ", "  server/tools ", "All revisions: ", "% of the checkable ones checked", "estate profile"} {
+	for _, want := range []string{"MCP 2024-11-05: ", "MCP 2026-07-28: ", "  server/tools ", "All revisions: ", "% of the observable server obligations checked", "estate profile"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("list --trace lacks %q:\n%s", want, out.String())
 		}

@@ -13,7 +13,7 @@ import (
 // profile is frozen, so a change to its manifest fails TestPinnedDigests.
 // scripts/scoringprofile writes these entries; nothing else should.
 var pinned = map[string]string{
-	"mcpconform-2026.12": "sha256:f57580a7867a59cfdf40de4d0a19771c19e8b4a857b12311bbf07a799d6151f8",
+	"mcpconform-2026.12": "sha256:d35d2dac68c8ca6af8aaa42d1e95ed19f5adac7786053e4f2b1fabab294629b0",
 }
 
 // TestPinnedDigests: every shipped profile has the digest pinned for it,

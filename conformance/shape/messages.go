@@ -22,7 +22,10 @@ func (c *checker) message(v any, path string) {
 			c.requestID(id, join(path, "id"))
 		}
 		c.optional(obj, path, "params", c.anyObject)
-		if !hasID {
+		if hasID {
+			method, _ := m.(string)
+			c.requestParams(method, obj["params"], join(path, "params"))
+		} else {
 			method, _ := m.(string)
 			c.notificationParams(method, obj["params"], join(path, "params"))
 		}
@@ -380,7 +383,7 @@ func (c *checker) callToolResult(v any, path string) {
 	}
 	c.result(obj, path)
 	if c.modern() && obj["resultType"] == protocol.ResultInputRequired {
-		c.optional(obj, path, "inputRequests", c.objectOfObjects)
+		c.optional(obj, path, "inputRequests", c.inputRequests)
 		c.optional(obj, path, "requestState", c.str)
 		return
 	}
@@ -488,5 +491,80 @@ func (c *checker) annotations(v any, path string) {
 	})
 	if c.since(protocol.Rev20250618) {
 		c.optional(obj, path, "lastModified", c.str)
+	}
+}
+
+// requestParams checks the params of the requests a server sends a client
+// (sampling, elicitation, roots), as a request or as an input request:
+// their required members and the types the suite reads. Other methods
+// only need an object, checked by the caller.
+func (c *checker) requestParams(method string, v any, path string) {
+	obj, _ := v.(map[string]any)
+	switch method {
+	case protocol.MethodSampling:
+		if obj == nil {
+			c.add(path, "missing required params")
+			return
+		}
+		c.require(obj, path, "messages", "maxTokens")
+		c.optional(obj, path, "messages", func(v any, p string) { c.array(v, p, c.samplingMessage) })
+		c.optional(obj, path, "maxTokens", c.num)
+		c.optional(obj, path, "systemPrompt", c.str)
+		c.optional(obj, path, "includeContext", func(v any, p string) { c.enum(v, p, "none", "thisServer", "allServers") })
+		c.optional(obj, path, "temperature", c.num)
+		c.optional(obj, path, "stopSequences", c.stringArray)
+	case protocol.MethodElicit:
+		if obj == nil {
+			c.add(path, "missing required params")
+			return
+		}
+		c.require(obj, path, "message")
+		c.optional(obj, path, "message", c.str)
+		if obj["mode"] == protocol.ElicitModeURL && c.since(protocol.Rev20251125) {
+			c.require(obj, path, "url")
+			c.optional(obj, path, "url", c.str)
+			if !c.modern() {
+				c.require(obj, path, "elicitationId")
+				c.optional(obj, path, "elicitationId", c.str)
+			}
+			return
+		}
+		c.require(obj, path, "requestedSchema")
+		c.optional(obj, path, "requestedSchema", c.anyObject)
+	}
+}
+
+// samplingMessage checks one message of a sampling request's history.
+func (c *checker) samplingMessage(v any, path string) {
+	obj := c.object(v, path)
+	if obj == nil {
+		return
+	}
+	c.require(obj, path, "role", "content")
+	c.optional(obj, path, "role", func(v any, p string) { c.enum(v, p, "user", "assistant") })
+	c.optional(obj, path, "content", func(v any, p string) {
+		if _, ok := v.([]any); ok && c.since(protocol.Rev20251125) {
+			c.array(v, p, c.anyObject)
+			return
+		}
+		c.object(v, p)
+	})
+}
+
+// inputRequests checks the inputRequests of a 2026-07-28 InputRequiredResult:
+// request objects, each with a method and the params of its kind.
+func (c *checker) inputRequests(v any, path string) {
+	obj := c.object(v, path)
+	for _, key := range sortedKeys(obj) {
+		p := join(path, key)
+		req := c.object(obj[key], p)
+		if req == nil {
+			continue
+		}
+		c.require(req, p, "method")
+		c.optional(req, p, "method", c.str)
+		c.optional(req, p, "params", c.anyObject)
+		method, _ := req["method"].(string)
+		c.requestParams(method, req["params"], join(p, "params"))
 	}
 }

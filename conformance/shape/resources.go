@@ -138,7 +138,7 @@ func (c *checker) readResourceResult(v any, path string) {
 	}
 	c.result(obj, path)
 	if c.modern() && obj["resultType"] == protocol.ResultInputRequired {
-		c.optional(obj, path, "inputRequests", c.objectOfObjects)
+		c.optional(obj, path, "inputRequests", c.inputRequests)
 		c.optional(obj, path, "requestState", c.str)
 		return
 	}
@@ -153,7 +153,7 @@ func (c *checker) getPromptResult(v any, path string) {
 	}
 	c.result(obj, path)
 	if c.modern() && obj["resultType"] == protocol.ResultInputRequired {
-		c.optional(obj, path, "inputRequests", c.objectOfObjects)
+		c.optional(obj, path, "inputRequests", c.inputRequests)
 		c.optional(obj, path, "requestState", c.str)
 		return
 	}

@@ -49,6 +49,20 @@ func TestCheck(t *testing.T) {
 			`{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"m","data":{"supported":"2026-07-28"}}}`,
 			[]string{`error.data: missing required member "requested"`, "error.data.supported: want array, got string"}},
 		{"not JSON", protocol.Modern, Message, `{`, []string{"(root): not valid JSON: unexpected EOF"}},
+		{"sampling request", protocol.Rev20251125, Message,
+			`{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],"maxTokens":9}}`, nil},
+		{"sampling request without maxTokens", protocol.Rev20241105, Message,
+			`{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[{"role":"system","content":{"type":"text","text":"hi"}}]}}`,
+			[]string{`params: missing required member "maxTokens"`, `params.messages.0.role: "system" is not one of user, assistant`}},
+		{"URL-mode elicitation without elicitationId", protocol.Rev20251125, Message,
+			`{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"mode":"url","message":"m","url":"https://example.com"}}`,
+			[]string{`params: missing required member "elicitationId"`}},
+		{"form elicitation without a schema", protocol.Rev20250618, Message,
+			`{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"message":"m"}}`,
+			[]string{`params: missing required member "requestedSchema"`}},
+		{"input request without params", protocol.Modern, CallToolResult,
+			`{"resultType":"input_required","inputRequests":{"a":{"method":"sampling/createMessage"},"b":{"params":{}}}}`,
+			[]string{`inputRequests.a.params: missing required params`, `inputRequests.b: missing required member "method"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,12 +15,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
@@ -224,6 +227,43 @@ func (s *Session) Screenshot() []byte {
 		s.t.Fatalf("screenshot: %v", err)
 	}
 	return png
+}
+
+// PrintPDF prints the page as Chromium's print preview would, on A4 with
+// the page's own print styles and backgrounds, and returns the PDF.
+func (s *Session) PrintPDF() []byte {
+	s.t.Helper()
+	yes := true
+	pdf, err := run(s, chromedp.Action[[]byte](func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
+		r, err := cdp.Call(ctx, t, page.PrintToPDF, page.PrintToPDFParams{PaperWidth: 8.27, PaperHeight: 11.69, PrintBackground: &yes})
+		if err != nil {
+			return nil, err
+		}
+		return r.Data, nil
+	}))
+	if err != nil {
+		s.t.Fatalf("print to PDF: %v", err)
+	}
+	return pdf
+}
+
+// pageObject matches the dictionary of one page of a PDF: /Type /Page,
+// and not /Type /Pages (the page tree).
+var pageObject = regexp.MustCompile(`/Type\s*/Page\b`)
+
+// PDFPages counts the pages of a PDF Chromium printed: its page
+// dictionaries, which Chromium writes uncompressed.
+func PDFPages(pdf []byte) int {
+	return len(pageObject.FindAll(pdf, -1))
+}
+
+// Viewport sets the size of the page's viewport in CSS pixels, for
+// screenshots of a given size.
+func (s *Session) Viewport(width, height int64) {
+	s.t.Helper()
+	if _, err := run(s, chromedp.EmulateViewport(width, height)); err != nil {
+		s.t.Fatalf("viewport: %v", err)
+	}
 }
 
 // SaveScreenshot writes a screenshot to name and returns its size.

@@ -68,3 +68,22 @@ console.log("just saying");
 		t.Errorf("screenshot is not a PNG")
 	}
 }
+
+// TestPrintPDF: a page printed on A4 has as many PDF pages as its forced
+// page breaks make, so that a page count measures a report's length.
+func TestPrintPDF(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts Chromium")
+	}
+	page := filepath.Join(t.TempDir(), "p.html")
+	os.WriteFile(page, []byte(`<!DOCTYPE html><html><body><p>one</p><p style="break-before: page">two</p><p style="break-before: page">three</p></body></html>`), 0o644)
+	s := Start(t)
+	s.Open(page)
+	pdf := s.PrintPDF()
+	if !bytes.HasPrefix(pdf, []byte("%PDF-")) {
+		t.Fatalf("not a PDF: %.20q", pdf)
+	}
+	if n := PDFPages(pdf); n != 3 {
+		t.Errorf("PDFPages = %d, want 3", n)
+	}
+}

@@ -69,6 +69,33 @@ func TestEveryCheckTracedInItsRevisions(t *testing.T) {
 	}
 }
 
+// TestQuotesInTheirRevision: the authority a result cites in each revision
+// its check applies to (Check.AuthorityFor) quotes a sentence of that
+// revision's own text, word for word in the file it names: a check whose
+// rule is worded differently, or on another page, in a revision quotes that
+// wording in Also; where no MCP sentence states it, a JSON-RPC 2.0 one does.
+func TestQuotesInTheirRevision(t *testing.T) {
+	inv := map[string][]Entry{}
+	for _, rev := range protocol.AllRevisions {
+		entries, err := Load(requirements.FS, rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inv[rev] = entries
+	}
+	for _, c := range conformance.Catalogue() {
+		for _, rev := range protocol.AllRevisions {
+			a := c.AuthorityFor(rev)
+			if !c.AppliesTo(rev) || a.Kind != conformance.AuthorityMCP {
+				continue
+			}
+			if find(inv[rev], a) == nil {
+				t.Errorf("%s@%s cites MCP %s %s %q, which %s does not say there: quote %s's wording in Also", c.ID, rev, a.Revision, a.File, a.Sentence, rev, rev)
+			}
+		}
+	}
+}
+
 // TestMatrixInSync keeps docs/requirements/matrix.md what the inventory,
 // the mapping and the catalogue give.
 func TestMatrixInSync(t *testing.T) {

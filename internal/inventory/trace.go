@@ -101,8 +101,8 @@ func (c *Count) add(t Traced) {
 	}
 }
 
-// Percent is the share of checkable sentences (those not excluded) that a
-// check verifies.
+// Percent is the share of the observable server obligations (the sentences
+// checked or not yet covered: no exclusion applies) that a check verifies.
 func (c Count) Percent() float64 {
 	if n := c.Checked + c.Uncovered; n > 0 {
 		return 100 * float64(c.Checked) / float64(n)
@@ -112,7 +112,7 @@ func (c Count) Percent() float64 {
 
 // String renders the count in one line.
 func (c Count) String() string {
-	return fmt.Sprintf("%d sentences: %d checked, %d excluded, %d not yet covered — %.1f%% of the checkable ones checked",
+	return fmt.Sprintf("%d sentences: %d checked, %d excluded, %d not yet covered — %.1f%% of the observable server obligations checked",
 		c.Sentences, c.Checked, c.Excluded, c.Uncovered, c.Percent())
 }
 
@@ -500,7 +500,7 @@ func (tr *Trace) Markdown() string {
 	b.WriteString("# Requirement traceability matrix\n\n")
 	b.WriteString("Generated from docs/requirements/<revision>.json, mapping.json and the check catalogue by\n")
 	b.WriteString("`go run ./scripts/reqinventory -matrix`; a test keeps it in sync. Do not edit by hand.\n\n")
-	b.WriteString("| Revision | Sentences | Checked | Excluded | Not yet covered | Checked of checkable |\n|---|---|---|---|---|---|\n")
+	b.WriteString("| Revision | Sentences | Checked | Excluded | Not yet covered | Observable server obligations checked |\n|---|---|---|---|---|---|\n")
 	for _, r := range tr.Revisions {
 		c := r.Count
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %.1f%% |\n", r.Revision, c.Sentences, c.Checked, c.Excluded, c.Uncovered, c.Percent())
