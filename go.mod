@@ -10,6 +10,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/tidwall/gjson v1.20.3
 	go.yaml.in/yaml/v4 v4.0.0-rc.3
+	golang.org/x/oauth2 v0.35.0
 	golang.org/x/sys v0.42.0
 	golang.org/x/term v0.35.0
 	pgregory.net/rapid v1.3.0
@@ -37,7 +38,6 @@ require (
 	github.com/tidwall/pretty v1.3.0 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/mod v0.33.0 // indirect
-	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/text v0.17.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
