@@ -83,6 +83,9 @@ type HTTPOptions struct {
 	// RootCAs, when set, are the certificate authorities trusted for
 	// https URLs instead of the system's.
 	RootCAs *x509.CertPool
+	// Secrets are further values never shown (tokens the checks send
+	// in probes); they are redacted as the header values are.
+	Secrets []string
 }
 
 // HTTPTarget is a server reached at a URL: what every session the runner
@@ -124,6 +127,11 @@ func NewHTTPTarget(rawURL string, opts HTTPOptions) (*HTTPTarget, error) {
 			if len(v) >= minSecret {
 				t.secrets = append(t.secrets, v)
 			}
+		}
+	}
+	for _, v := range opts.Secrets {
+		if len(v) >= minSecret {
+			t.secrets = append(t.secrets, v)
 		}
 	}
 	if p, ok := u.User.Password(); ok && len(p) >= minSecret {
