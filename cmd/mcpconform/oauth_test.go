@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpconform/mcpconform/internal/fixtures/authserver"
+	"github.com/mcpconform/mcpconform/reference/demo"
+	"github.com/mcpconform/mcpconform/reference/httpserver"
+	"github.com/mcpconform/mcpconform/reference/server"
+)
+
+// syncBuffer is a buffer written by a process and read by the test.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes())
+}
+
+// TestRunOAuthSecretsNeverShown: with each --oauth mode the run gets a
+// token from the test authorization server, the protected reference
+// serves it, the auth checks pass, and neither the token, the client
+// secret nor the auth checks' tokens appear anywhere the run writes (its
+// output, every report format, a saved case), though the server echoes
+// the Authorization it gets into its answers.
+func TestRunOAuthSecretsNeverShown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds and runs the mcpconform command")
+	}
+	self, _ := runBinaries(t)
+	for _, mode := range []string{oauthClientCredentials, oauthPKCE} {
+		t.Run(mode, func(t *testing.T) {
+			as, err := authserver.Start()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { as.Close() })
+			const clientSecret = "cs-MARKER-5e0b"
+			as.AddClient(authserver.Client{ID: "ci-client", Secret: clientSecret})
+			ref := httpserver.New(server.Options{Principal: demo.DefaultPrincipal(), Async: true})
+			t.Cleanup(ref.Close)
+			var count atomic.Int64
+			echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				e, _ := json.Marshal(fmt.Sprintf("%s #%d", r.Header.Get("Authorization"), count.Add(1)))
+				ew := &echoWriter{ResponseWriter: w, echo: string(e)}
+				ref.ServeHTTP(ew, r)
+				ew.finish()
+			})
+			srv := httptest.NewServer(as.Protect(echo, httpserver.MCPPath, ""))
+			t.Cleanup(srv.Close)
+			endpoint := srv.URL + httpserver.MCPPath
+			mint := func(aud, scope string, ttl time.Duration) string {
+				return as.Mint(authserver.Claims{Audience: aud, Scope: scope, Subject: "t", Expiry: time.Now().Add(ttl)})
+			}
+
+			dir := t.TempDir()
+			tmp := filepath.Join(dir, "tmp")
+			if err := os.Mkdir(tmp, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			reports := map[string]string{}
+			args := []string{"run", "--url", endpoint, "--oauth", mode,
+				"--oauth-expired-token-env", "T_EXPIRED", "--oauth-foreign-token-env", "T_FOREIGN", "--oauth-narrow-token-env", "T_NARROW", "--oauth-query-probe",
+				"--only", "auth.*", "--only", "lifecycle.*", "--only", "property.errors.same-bytes",
+				"--cases", "5", "--verbose", "--no-color", "--quiet", "--protocol", "2025-11-25"}
+			if mode == oauthClientCredentials {
+				args = append(args, "--oauth-client-id-env", "T_CLIENT_ID", "--oauth-client-secret-env", "T_CLIENT_SECRET")
+			}
+			for _, f := range []string{"json", "junit", "markdown", "html", "badge"} {
+				reports[f] = filepath.Join(dir, "report."+f)
+				args = append(args, "--"+f, reports[f])
+			}
+			cmd := exec.Command(self, args...)
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "XDG_CACHE_HOME="+tmp, "T_CLIENT_ID=ci-client", "T_CLIENT_SECRET="+clientSecret,
+				"T_EXPIRED="+mint(endpoint, authserver.Scope, -time.Hour), "T_FOREIGN="+mint("http://127.0.0.1:1/other", authserver.Scope, time.Hour),
+				"T_NARROW="+mint(endpoint, "", time.Hour))
+			var out syncBuffer
+			cmd.Stdout = &out
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// The person's browser: open the URL the run prints.
+			sc := bufio.NewScanner(stderr)
+			for sc.Scan() {
+				line := sc.Text()
+				out.Write([]byte(line + "\n"))
+				if u := strings.TrimSpace(line); strings.HasPrefix(u, as.Issuer+"/authorize?") {
+					resp, err := http.Get(u)
+					if err != nil {
+						t.Errorf("the browser's GET: %v", err)
+					} else {
+						resp.Body.Close()
+					}
+				}
+			}
+			io.Copy(&out, stderr)
+			_ = cmd.Wait() // the echo breaks checks: the exit code is not the point
+
+			shown := map[string][]byte{"output": out.Bytes()}
+			for f, path := range reports {
+				data, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%s report: %v\n%s", f, err, out.Bytes())
+				}
+				shown[f] = data
+			}
+			saved := 0
+			filepath.WalkDir(tmp, func(path string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					data, _ := os.ReadFile(path)
+					shown[path] = data
+					saved++
+				}
+				return nil
+			})
+			if saved == 0 {
+				t.Errorf("no failing case was saved, so none was searched; output:\n%s", out.Bytes())
+			}
+			var rep struct {
+				Results []struct{ ID, Status, Message string }
+			}
+			if err := json.Unmarshal(shown["json"], &rep); err != nil {
+				t.Fatalf("JSON report: %v", err)
+			}
+			passed := 0
+			for _, r := range rep.Results {
+				if strings.HasPrefix(r.ID, "auth.") && r.Status != "pass" && r.Status != "n/a" {
+					t.Errorf("%s: %s: %s", r.ID, r.Status, r.Message)
+				}
+				if strings.HasPrefix(r.ID, "auth.") && r.Status == "pass" {
+					passed++
+				}
+			}
+			if passed == 0 {
+				t.Errorf("no auth check passed; output:\n%s", out.Bytes())
+			}
+			if !bytes.Contains(shown["json"], []byte("[redacted]")) {
+				t.Errorf("the JSON report shows no redacted echo: the search proves nothing")
+			}
+			secrets := append(as.Issued(), clientSecret)
+			if len(secrets) < 5 {
+				t.Fatalf("the authorization server issued %d tokens: the run got none", len(secrets)-4)
+			}
+			for where, data := range shown {
+				for _, secret := range secrets {
+					if i := bytes.Index(data, []byte(secret)); i >= 0 {
+						t.Errorf("%s shows a secret: …%s…", where, data[max(0, i-80):min(len(data), i+40)])
+					}
+				}
+			}
+		})
+	}
+}
