@@ -471,3 +471,36 @@ func TestHTTPPrivateCA(t *testing.T) {
 		t.Errorf("%s: %s: %s", r.ID, r.Status, r.Message)
 	}
 }
+
+// TestHTTPFailureDir: failing cases of a server checked over HTTP are
+// kept by server: two URLs never share a directory, a local server's HTTP
+// runs never share one with its stdio runs, the embedded reference keeps
+// one whatever port it was served on, and no directory name shows the
+// URL's secrets.
+func TestHTTPFailureDir(t *testing.T) {
+	dir := func(o Options) string { o.Seed = 1; return RunFailureDir(o) }
+	at := func(url string) Options { return Options{Transport: TransportHTTP, URL: url} }
+	a := dir(at("https://a.example/mcp?key=query-secret-7"))
+	b := dir(at("https://a.example/other"))
+	if a == b || !strings.HasPrefix(filepath.Base(filepath.Dir(a)), "a.example-") || strings.Contains(a, "query-secret-7") {
+		t.Errorf("two URLs: %s and %s", a, b)
+	}
+	if again := dir(at("https://a.example/mcp?key=query-secret-7")); again != a {
+		t.Errorf("the same URL twice: %s and %s", a, again)
+	}
+	cmd := []string{"/usr/bin/node", "server.js"}
+	stdio := dir(Options{Command: cmd})
+	local := dir(Options{Transport: TransportHTTP, Command: cmd})
+	if stdio == local || filepath.Base(filepath.Dir(local))[:5] != "node-" {
+		t.Errorf("one command over stdio and HTTP: %s and %s", stdio, local)
+	}
+	ref := func(port string) string {
+		return dir(Options{Transport: TransportHTTP, URL: "http://127.0.0.1:" + port + "/mcp", InProcess: "the embedded reference"})
+	}
+	if ref("4000") != ref("4001") {
+		t.Errorf("the embedded reference on two ports: %s and %s", ref("4000"), ref("4001"))
+	}
+	if own := dir(Options{Transport: TransportHTTP, URL: "https://a.example/mcp", FailureDir: "/cases"}); own != "/cases" {
+		t.Errorf("--failure-dir: %s", own)
+	}
+}

@@ -47,8 +47,9 @@ func failureRoot() string {
 
 // RunFailureDir returns where a run with opts saves failing cases:
 // opts.FailureDir when set, else FailureDir/SERVER/RUN. SERVER is the
-// program's name and a hash of the command line, so that runs against
-// several servers never mix; RUN is the seed and a digest of the suite's
+// program's name and a hash of the command line (over HTTP, the host and a
+// hash of the URL, see httpServerKey), so that runs against several
+// servers, or against one server over two transports, never mix; RUN is the seed and a digest of the suite's
 // version, the checks selected and the cases per check. It holds no time:
 // the report names the saved files, and the same seed must give the same
 // report bytes, so a run repeated with the same seed overwrites the same
@@ -58,7 +59,7 @@ func RunFailureDir(opts Options) string {
 		return opts.FailureDir
 	}
 	key := opts.Command
-	if len(key) == 0 {
+	if opts.Transport == TransportHTTP {
 		key = httpServerKey(opts)
 	}
 	if len(key) == 0 {

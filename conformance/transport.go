@@ -152,16 +152,23 @@ func httpDetail(err error) string {
 	return he.Detail
 }
 
-// httpServerKey names a server reached at a URL alone, for its failure
-// directory (RunFailureDir): its host and URL, or for the embedded
-// reference served over HTTP (whose port changes) the command that serves
-// it; nil for any other run.
+// httpServerKey names a server checked over HTTP, for its failure
+// directory (RunFailureDir): a local server by its command and the URL it
+// is reached at (so that its stdio runs stay apart), the embedded
+// reference (whose port changes) by the command that serves it, and a
+// server at a URL by its host and URL; nil when there is none of these.
 func httpServerKey(o Options) []string {
 	switch {
-	case o.Transport != TransportHTTP || o.URL == "":
-		return nil
+	case len(o.Command) > 0:
+		raw := o.URL
+		if raw == "" {
+			raw = DefaultLocalURL
+		}
+		return append(slices.Clone(o.Command), "over HTTP at "+raw)
 	case o.InProcess != "":
 		return []string{"mcpconform", "reference", "--http"}
+	case o.URL == "":
+		return nil
 	}
 	host := "http"
 	if u, err := url.Parse(o.URL); err == nil && u.Hostname() != "" {

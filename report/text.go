@@ -111,7 +111,11 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 		ew.printf("\n")
 	}
 	if rep.FailureDir != "" {
-		ew.printf("failing cases saved in %s (replay one with: mcpconform replay FILE -- CMD)\n", Clean(rep.FailureDir))
+		replay := "mcpconform replay FILE -- CMD"
+		if rep.Target.Transport == "http" {
+			replay = "mcpconform replay --url URL FILE"
+		}
+		ew.printf("failing cases saved in %s (replay one with: %s)\n", Clean(rep.FailureDir), replay)
 	}
 	if n := rep.Summary.ByStatus[StatusNotVerified]; n > 0 {
 		hint := ""

@@ -138,6 +138,8 @@ func TestRunHTTPSecretsNeverShown(t *testing.T) {
 	})
 	if saved == 0 {
 		t.Errorf("no failing case was saved, so none was searched; output:\n%s", out.String())
+	} else if !strings.Contains(out.String(), "replay one with: mcpconform replay --url URL FILE") {
+		t.Errorf("the output does not say how to replay a case over HTTP:\n%s", out.String())
 	}
 	if !bytes.Contains(shown["json"], []byte("[redacted]")) {
 		t.Errorf("the JSON report shows no redacted echo: the search proves nothing")
@@ -175,5 +177,62 @@ func TestRunHTTPFlags(t *testing.T) {
 		if strings.Contains(stderr, "secret-value-1") {
 			t.Errorf("run %q repeats the header's value: %q", tc.args, stderr)
 		}
+	}
+}
+
+const replayHTTP = `id: replay.test.http
+description: a session over HTTP answers ping after the handshake.
+revision: 2025-11-25
+applies: any
+
+send {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"replay","version":"1"}}}
+recv
+  id == 1
+send {"jsonrpc":"2.0","method":"notifications/initialized"}
+send {"jsonrpc":"2.0","id":2,"method":"ping"}
+recv
+  id == %s
+  result == {}
+`
+
+// TestReplayHTTP: a saved case replays over HTTP against the server at
+// --url, with the headers of a run, and a step that does not hold fails.
+func TestReplayHTTP(t *testing.T) {
+	h := httpserver.New(server.Options{Principal: demo.DefaultPrincipal()})
+	var tenant atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if v := r.Header.Get("X-Tenant"); v != "" {
+			tenant.Store(v)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { h.Close(); srv.Close() })
+	dir := t.TempDir()
+	write := func(name, id string) string {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(fmt.Sprintf(replayHTTP, id)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	url := srv.URL + httpserver.MCPPath
+	for _, tc := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"--url", url, "--header", "X-Tenant: acme", write("good.txt", "2")}, 0, "5 steps hold"},
+		{[]string{"--url", url, write("bad.txt", "3")}, 1, "bad.txt:12: id == 3"},
+		{[]string{"--header", "X-Tenant: acme", write("nourl.txt", "2")}, 2, ""},
+		{[]string{"--url", url, write("cmd.txt", "2"), "--", "true"}, 2, ""},
+	} {
+		var out, errOut bytes.Buffer
+		code := dispatch(append([]string{"replay"}, tc.args...), &out, &errOut)
+		if code != tc.code || !strings.Contains(out.String(), tc.out) {
+			t.Errorf("replay %q: exit %d, want %d and %q:\n%s%s", tc.args, code, tc.code, tc.out, out.String(), errOut.String())
+		}
+	}
+	if got, _ := tenant.Load().(string); got != "acme" {
+		t.Errorf("the server saw X-Tenant %q", got)
 	}
 }

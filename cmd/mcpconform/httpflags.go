@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -68,6 +69,17 @@ type httpFlags struct {
 	headers   headerList
 	bearerEnv string
 	caCert    string
+}
+
+// register defines the HTTP flags on fs; with transport, --transport too.
+func (f *httpFlags) register(fs *flag.FlagSet, transport bool) {
+	if transport {
+		fs.StringVar(&f.transport, "transport", "", "")
+	}
+	fs.StringVar(&f.url, "url", "", "")
+	fs.Var(&f.headers, "header", "")
+	fs.StringVar(&f.bearerEnv, "bearer-env", "", "")
+	fs.StringVar(&f.caCert, "cacert", "", "")
 }
 
 // used reports whether any flag that only HTTP uses was given.

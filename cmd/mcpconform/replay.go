@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcpconform/mcpconform/conformance"
 	"github.com/mcpconform/mcpconform/runner"
 	"github.com/mcpconform/mcpconform/vectors/transcript"
 )
@@ -18,13 +19,16 @@ func init() {
 }
 
 const replayUsage = `usage: mcpconform replay [--timeout D] [--start-timeout D] FILE [-- CMD [ARGS...]]
+       mcpconform replay [--timeout D] --url URL [--header 'NAME: VALUE']... [--bearer-env VAR] [--cacert FILE] FILE
 
 Replays the transcript vector FILE (the format of vectors/transcripts/, in
 which property checks save a shrunk failing case) against the server CMD,
 started fresh, and reports the first step that does not hold. Without CMD
 it replays against the reference server (mcpconform reference with the
-transcript's args). Each recv waits --timeout (default 5s); until the
-server's first answer, --start-timeout (default 10s), as in a run.
+transcript's args). With --url it replays over HTTP in a new session with
+the server at URL, with the headers, token and CA of a run (see mcpconform
+help run). Each recv waits --timeout (default 5s); until the server's
+first answer, --start-timeout (default 10s), as in a run.
 
 Exit status: 0 when every step holds, 1 when one does not, 2 on a usage or
 harness error.
@@ -35,6 +39,8 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	timeout := fs.Duration("timeout", 5*time.Second, "how long each recv step waits")
 	start := fs.Duration("start-timeout", runner.DefaultStartTimeout, "how long the first recv waits for the server's first answer")
+	var hf httpFlags
+	hf.register(fs, false)
 	var command []string
 	if i := slices.Index(args, "--"); i >= 0 {
 		args, command = args[:i], args[i+1:]
@@ -57,19 +63,39 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpconform replay: %v\n", err)
 		return 2
 	}
-	if len(command) == 0 {
+	cfg := runner.Config{Command: command, RequestTimeout: *timeout, StartTimeout: *start}
+	if hf.used() {
+		if hf.url == "" || len(command) > 0 {
+			fmt.Fprintf(stderr, "mcpconform replay: --header, --bearer-env and --cacert go with --url, and --url with no -- CMD\n")
+			return 2
+		}
+		hf.transport = conformance.TransportHTTP
+		var opts conformance.Options
+		if err := hf.apply(&opts); err != nil {
+			fmt.Fprintf(stderr, "mcpconform replay: %v\n", err)
+			return 2
+		}
+		target, err := runner.NewHTTPTarget(hf.url, opts.HTTP)
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpconform replay: %v\n", err)
+			return 2
+		}
+		defer target.CloseIdle()
+		cfg.HTTP, command = target, []string{target.URL()}
+	} else if len(command) == 0 {
 		self, err := os.Executable()
 		if err != nil {
 			fmt.Fprintf(stderr, "mcpconform replay: locate the reference server: %v\n", err)
 			return 2
 		}
 		command = append([]string{self, "reference"}, tr.Args...)
+		cfg.Command = command
 	}
 	// The runner bounds each recv: the start allowance until the server's
 	// first answer, the request timeout after it.
 	transcript.RecvTimeout = 0
 	ctx := context.Background()
-	p, err := runner.Start(ctx, runner.Config{Command: command, RequestTimeout: *timeout, StartTimeout: *start})
+	p, err := runner.Start(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpconform replay: start %v: %v\n", command, err)
 		return 2

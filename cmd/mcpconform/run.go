@@ -138,11 +138,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	var expected, jsonFile, junitFile, mdFile, htmlFile, badgeFile, profilePath, scoringName, fixturesPath string
 	var noColor, verbose, quiet bool
 	var hf httpFlags
-	fs.StringVar(&hf.transport, "transport", "", "")
-	fs.StringVar(&hf.url, "url", "", "")
-	fs.Var(&hf.headers, "header", "")
-	fs.StringVar(&hf.bearerEnv, "bearer-env", "", "")
-	fs.StringVar(&hf.caCert, "cacert", "", "")
+	hf.register(fs, true)
 	var of oauthFlags
 	of.register(fs)
 	fs.StringVar(&opts.Protocol, "protocol", "", "")
