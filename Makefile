@@ -19,12 +19,14 @@ deps: $(NPM_STAMP) debs $(XSD_STAMP)
 
 # Debian packages the tests use, installed when missing (CI runs as root;
 # elsewhere through sudo): chromium, which the HTML report tests drive over
-# the DevTools protocol (chromedp starts it itself, no chromedriver), and
-# libxml2-utils, whose xmllint validates the JUnit report.
+# the DevTools protocol (chromedp starts it itself, no chromedriver),
+# libxml2-utils, whose xmllint validates the JUnit report, and jq, which
+# the action's attestation step runs (as GitHub's runners have it).
 debs:
 	@missing=; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v xmllint >/dev/null || missing="$$missing libxml2-utils"; \
+	command -v jq >/dev/null || missing="$$missing jq"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing$$missing for the tests"; \
 	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \

@@ -8,15 +8,21 @@
 package examples_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mcpconform/mcpconform/attestation"
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 	"go.yaml.in/yaml/v4"
 )
@@ -69,13 +75,49 @@ func readYAML(t *testing.T, name string, v any) {
 
 var workflows = []string{"github-action.yml", "certify-servers.yml"}
 
-// TestActionlint lints the example workflows.
+// TestActionlint lints the example workflows, and the action's own steps
+// (its signing step among them) as the one job of a reusable workflow
+// whose inputs are the action's: actionlint reads workflows, not an
+// action's metadata, and so checks the steps' expressions, contexts and
+// the inputs of the actions they use.
 func TestActionlint(t *testing.T) {
-	cmd := exec.Command("go", append([]string{"tool", "actionlint", "-shellcheck=", "-pyflakes="}, workflows...)...)
+	steps := filepath.Join(t.TempDir(), "action-steps.yml")
+	if err := os.WriteFile(steps, actionAsWorkflow(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", append([]string{"tool", "actionlint", "-shellcheck=", "-pyflakes="}, append(workflows, steps)...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Errorf("actionlint: %v\n%s", err, out)
 	}
+}
+
+// actionAsWorkflow renders action.yml's steps as a reusable workflow.
+func actionAsWorkflow(t *testing.T) []byte {
+	t.Helper()
+	var a struct {
+		Inputs map[string]struct {
+			Description string
+			Default     string
+		}
+		Runs struct{ Steps []map[string]any }
+	}
+	readYAML(t, "../action.yml", &a)
+	inputs := map[string]any{}
+	for name, in := range a.Inputs {
+		inputs[name] = map[string]any{"description": in.Description, "type": "string", "required": false, "default": in.Default}
+	}
+	w := map[string]any{
+		"name":        "action steps",
+		"on":          map[string]any{"workflow_call": map[string]any{"inputs": inputs}},
+		"permissions": map[string]any{"contents": "read", "id-token": "write", "attestations": "write"},
+		"jobs":        map[string]any{"action": map[string]any{"runs-on": "ubuntu-latest", "steps": a.Runs.Steps}},
+	}
+	data, err := yaml.Marshal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 // TestWorkflowsUseTheAction: every use of the action passes declared
@@ -87,7 +129,7 @@ func TestWorkflowsUseTheAction(t *testing.T) {
 		t.Errorf("action runs %q, want composite", a.Runs.Using)
 	}
 	var uses int
-	wantJobs := map[string][]string{"github-action.yml": {"conformance"}, "certify-servers.yml": {"check", "compare", "merge"}}
+	wantJobs := map[string][]string{"github-action.yml": {"conformance"}, "certify-servers.yml": {"check", "compare", "merge", "site"}}
 	for _, name := range workflows {
 		var w workflow
 		readYAML(t, name, &w)
@@ -111,8 +153,8 @@ func TestWorkflowsUseTheAction(t *testing.T) {
 			t.Errorf("%s has jobs %v, want %v", name, jobs, wantJobs[name])
 		}
 	}
-	if uses != 4 {
-		t.Errorf("%d uses of the action in the examples, want 4 (one check per workflow, and the installs of merge and compare)", uses)
+	if uses != 5 {
+		t.Errorf("%d uses of the action in the examples, want 5 (one check per workflow, and the installs of merge, compare and site)", uses)
 	}
 	var certify workflow
 	readYAML(t, "certify-servers.yml", &certify)
@@ -126,6 +168,18 @@ func TestWorkflowsUseTheAction(t *testing.T) {
 	}
 	if !strings.Contains(merge, "mcpconform merge") || !strings.Contains(merge, "--html") {
 		t.Errorf("the merge job does not run mcpconform merge with --html:\n%s", merge)
+	}
+	site, pinned := "", 0
+	for _, s := range certify.Jobs["site"].Steps {
+		site += s.Run
+		if strings.HasPrefix(s.Uses, "actions/upload-pages-artifact@") || strings.HasPrefix(s.Uses, "actions/deploy-pages@") {
+			if _, sha, _ := strings.Cut(s.Uses, "@"); regexp.MustCompile(`^[0-9a-f]{40}$`).MatchString(sha) {
+				pinned++
+			}
+		}
+	}
+	if !strings.Contains(site, "mcpconform site --out site nights") || pinned != 2 {
+		t.Errorf("the site job does not build the site and publish it with the Pages actions pinned by commit (%d pinned):\n%s", pinned, site)
 	}
 	install := ""
 	for _, s := range a.Runs.Steps {
@@ -159,9 +213,10 @@ func TestActionRunStep(t *testing.T) {
 	}
 	tests := []struct {
 		name, command, verdict, code string
+		attest                       bool
 	}{
-		{"reference", "", "no failure found", "0"}, // --only leaves scored checks out
-		{"mutant", mutant + ` -mutation "unknown-method-result"`, "not conformant", "1"},
+		{"reference", "", "no failure found", "0", true}, // --only leaves scored checks out
+		{"mutant", mutant + ` -mutation "unknown-method-result"`, "not conformant", "1", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,7 +227,7 @@ func TestActionRunStep(t *testing.T) {
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
 				"MCP_COMMAND="+tt.command, `MCP_ARGS=--protocol 2025-11-25 --only "jsonrpc.*"`, "OUT="+out,
-				"GITHUB_OUTPUT="+filepath.Join(dir, "output"), "GITHUB_STEP_SUMMARY="+summary)
+				"GITHUB_OUTPUT="+filepath.Join(dir, "output"), "GITHUB_STEP_SUMMARY="+summary, fmt.Sprintf("ATTEST=%v", tt.attest))
 			text, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("the run step failed: %v\n%s", err, text)
@@ -183,7 +238,11 @@ func TestActionRunStep(t *testing.T) {
 					t.Errorf("outputs lack %q:\n%s\n%s", want, got, text)
 				}
 			}
-			for _, f := range []string{"report.json", "report.xml", "report.html", "badge.json", "report.txt"} {
+			files := []string{"report.json", "report.xml", "report.html", "badge.json", "report.sarif", "report.tap", "report.txt"}
+			if tt.attest {
+				files = append(files, "attestation.intoto.json")
+			}
+			for _, f := range files {
 				if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() == 0 {
 					t.Errorf("%s not written: %v", f, err)
 				}
@@ -191,7 +250,48 @@ func TestActionRunStep(t *testing.T) {
 			if data, _ := os.ReadFile(summary); !strings.HasPrefix(string(data), "# earlier step\n# mcpconform report") {
 				t.Errorf("the step summary was not appended to:\n%s", data)
 			}
+			if tt.attest {
+				checkAttestationStep(t, a, dir, out, self)
+			}
 		})
+	}
+}
+
+// checkAttestationStep runs the step that prepares the statement for
+// actions/attest: its outputs are the statement's subject and predicate
+// type, and the predicate file is the statement's predicate, so the
+// statement GitHub signs is the one mcpconform wrote.
+func checkAttestationStep(t *testing.T, a action, dir, out, self string) {
+	t.Helper()
+	log, outputs, _, err := runStep(t, stepNamed(t, a, "attestation"), dir, "OUT="+out)
+	if err != nil {
+		t.Fatalf("the attestation step: %v\n%s", err, log)
+	}
+	statement, err := os.ReadFile(filepath.Join(out, "attestation.intoto.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := attestation.Parse(statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, _ := os.ReadFile(self)
+	sum := sha256.Sum256(exe)
+	for _, want := range []string{
+		"subject-name=" + filepath.Base(self) + "\n",
+		"subject-digest=sha256:" + hex.EncodeToString(sum[:]) + "\n",
+		"predicate-type=" + attestation.PredicateType + "\n",
+		"predicate-path=" + out + "/attestation.predicate.json\n",
+	} {
+		if !strings.Contains(outputs, want) {
+			t.Errorf("the attestation step's outputs lack %q:\n%s", want, outputs)
+		}
+	}
+	var predicate, inStatement any
+	data, _ := os.ReadFile(filepath.Join(out, "attestation.predicate.json"))
+	raw, _ := json.Marshal(s.Predicate)
+	if json.Unmarshal(data, &predicate) != nil || json.Unmarshal(raw, &inStatement) != nil || !reflect.DeepEqual(predicate, inStatement) {
+		t.Errorf("the predicate file is not the statement's predicate:\n%s", data)
 	}
 }
 

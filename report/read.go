@@ -82,8 +82,12 @@ func jsonError(data []byte, err error) error {
 	default:
 		return err
 	}
-	before := data[:min(int(off), len(data))]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := len(before) - bytes.LastIndexByte(before, '\n')
+	line, col := lineCol(data, off)
 	return fmt.Errorf("line %d, column %d: %w", line, col, err)
+}
+
+// lineCol is the 1-based line and column of a byte offset in data.
+func lineCol(data []byte, off int64) (line, col int) {
+	before := data[:min(int(off), len(data))]
+	return bytes.Count(before, []byte("\n")) + 1, len(before) - bytes.LastIndexByte(before, '\n')
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -84,16 +85,13 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	}
 	cat := conformance.Catalogue()
 	if *asJSON {
-		entries := make([]listEntry, len(cat))
-		for i, c := range cat {
-			entries[i] = listEntry{ID: c.ID, Title: c.Title, Requirement: c.Requirement, Level: c.Level,
-				Revisions: revisionsOf(c), Capability: c.Capability, Prereqs: c.Prereqs, Refs: c.Refs}
-			if c.Authority.Kind != "" {
-				a := c.Authority
-				entries[i].Authority = &a
-			}
+		data, err := catalogueJSON()
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpconform list: %v\n", err)
+			return 2
 		}
-		return listJSON(entries, stdout, stderr)
+		stdout.Write(data)
+		return 0
 	}
 	for _, c := range cat {
 		fmt.Fprintf(stdout, "%-8s %-44s %-24s %-8s %s\n", c.Level, c.ID, revisionSpan(revisionsOf(c)), c.Authority.Kind, c.Title)
@@ -102,16 +100,38 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// catalogueJSON is what list --json prints: every check's full entry.
+// An attestation names the catalogue by the digest of these bytes.
+func catalogueJSON() ([]byte, error) {
+	cat := conformance.Catalogue()
+	entries := make([]listEntry, len(cat))
+	for i, c := range cat {
+		entries[i] = listEntry{ID: c.ID, Title: c.Title, Requirement: c.Requirement, Level: c.Level,
+			Revisions: revisionsOf(c), Capability: c.Capability, Prereqs: c.Prereqs, Refs: c.Refs}
+		if c.Authority.Kind != "" {
+			a := c.Authority
+			entries[i].Authority = &a
+		}
+	}
+	var buf bytes.Buffer
+	err := encodeListJSON(&buf, entries)
+	return buf.Bytes(), err
+}
+
 // listJSON prints v as indented JSON, the form of every list --json.
 func listJSON(v any, stdout, stderr io.Writer) int {
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if err := encodeListJSON(stdout, v); err != nil {
 		fmt.Fprintf(stderr, "mcpconform list: %v\n", err)
 		return 2
 	}
 	return 0
+}
+
+func encodeListJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }
 
 func revisionsOf(c *conformance.Check) []string {

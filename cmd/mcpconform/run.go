@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -87,6 +89,20 @@ flags:
                            (matrix of checks × revisions, evidence per result)
   --badge FILE             write a shields.io endpoint badge JSON
                            ("MCP 2025-11-25 · PROFILE | conformant · 35/35 MUST")
+  --sarif FILE             write a SARIF 2.1.0 log for code scanning: a rule
+                           per check, a result per fail and warn, located in
+                           the JSON report (needs --json FILE)
+  --tap FILE               write a TAP 14 stream: a test point per check and
+                           revision; not ok exactly where the run fails
+  --attestation FILE       write an in-toto Statement (v1) that the JSON report
+                           (needs --json FILE), by its digest, is the verdict
+                           on the server artefact (docs/attestation.md); sign
+                           it with GitHub's attestation action or cosign
+  --subject NAME@sha256:HEX
+                           the artefact the attestation is about; without
+                           it, the file a command names by path, the package
+                           of npx PKG@VERSION from npm's cache, or this
+                           program for the embedded reference
                            Report files are prepared before the run starts,
                            written whole and renamed into place; two flags
                            may not name one file. FILE "-" is standard output
@@ -97,6 +113,10 @@ flags:
   --verbose                show details of passing checks too
   --quiet                  no live status line (it is shown only when stderr
                            is a terminal: revision, checks done, check running)
+
+When GITHUB_ACTIONS is true, the run also prints workflow commands that
+annotate the job: an ::error per result that fails the run, a ::warning
+per other fail or warn, at most 10 of each (the last says how many more).
 
 Failing property cases are saved under %s/SERVER/RUN
 (SERVER: the program's name and a hash of the command line; RUN: the seed
@@ -135,7 +155,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	var opts conformance.Options
 	var only, skip, allow, deny globList
-	var expected, jsonFile, junitFile, mdFile, htmlFile, badgeFile, profilePath, scoringName, fixturesPath string
+	var expected, jsonFile, junitFile, mdFile, htmlFile, badgeFile, sarifFile, tapFile, attestFile, subjectFlag, profilePath, scoringName, fixturesPath string
 	var noColor, verbose, quiet bool
 	var hf httpFlags
 	hf.register(fs, true)
@@ -164,6 +184,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&htmlFile, "html", "", "")
 	fs.StringVar(&badgeFile, "badge", "", "")
 	fs.StringVar(&opts.FailureDir, "failure-dir", "", "")
+	fs.StringVar(&sarifFile, "sarif", "", "")
+	fs.StringVar(&tapFile, "tap", "", "")
+	fs.StringVar(&attestFile, "attestation", "", "")
+	fs.StringVar(&subjectFlag, "subject", "", "")
 	fs.BoolVar(&noColor, "no-color", false, "")
 	fs.BoolVar(&verbose, "verbose", false, "")
 	fs.BoolVar(&quiet, "quiet", false, "")
@@ -188,6 +212,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := of.check(&opts); err != nil {
 		return fail("%v (see mcpconform run --help)", err)
+	}
+	attest, err := prepareAttestation(attestFile, subjectFlag, jsonFile, opts.Command)
+	if err != nil {
+		return fail("%v", err)
 	}
 	if err := applyProfile(profilePath, len(opts.Command) > 0 || opts.URL != "", &opts); err != nil {
 		return fail("%v", err)
@@ -234,12 +262,19 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		opts.Expected = exp
 	}
 
+	reportURI, err := sarifReportURI(sarifFile, jsonFile)
+	if err != nil {
+		return fail("%v", err)
+	}
 	outs := []*output{
 		{flag: "--json", path: jsonFile, write: (*report.Report).WriteJSON},
 		{flag: "--junit", path: junitFile, write: (*report.Report).WriteJUnit},
 		{flag: "--markdown", path: mdFile, append: stepSummary(mdFile), write: (*report.Report).WriteMarkdown},
 		{flag: "--html", path: htmlFile, write: (*report.Report).WriteHTML},
 		{flag: "--badge", path: badgeFile, write: (*report.Report).WriteBadge},
+		{flag: "--sarif", path: sarifFile, write: func(rep *report.Report, w io.Writer) error { return rep.WriteSARIF(w, reportURI) }},
+		{flag: "--tap", path: tapFile, write: (*report.Report).WriteTAP},
+		{flag: "--attestation", path: attestFile, write: attest},
 	}
 	toStdout, err := openOutputs(outs, stdout)
 	if err != nil {
@@ -325,11 +360,41 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	closeOutputs(outs, false)
+	if os.Getenv("GITHUB_ACTIONS") == "true" {
+		if err := rep.WriteAnnotations(textOut); err != nil {
+			problem(err)
+		}
+	}
 	color := !noColor && os.Getenv("NO_COLOR") == "" && isTerminal(textOut)
 	if err := rep.WriteText(textOut, report.TextOptions{Color: color, Verbose: verbose}); err != nil {
 		problem(err)
 	}
 	return code
+}
+
+// sarifReportURI is where the SARIF log locates its results: the JSON
+// report's path relative to the repository (the GitHub workspace, else
+// the working directory), or a file URI outside it. The SARIF log needs
+// that file: its results point into it.
+func sarifReportURI(sarifFile, jsonFile string) (string, error) {
+	if sarifFile == "" {
+		return "", nil
+	}
+	if jsonFile == "" || jsonFile == "-" {
+		return "", errors.New("--sarif needs --json FILE: each SARIF result is located at its result in the JSON report")
+	}
+	abs, err := filepath.Abs(jsonFile)
+	if err != nil {
+		return "", fmt.Errorf("--json %s: %w", jsonFile, err)
+	}
+	base := os.Getenv("GITHUB_WORKSPACE")
+	if base == "" {
+		base, _ = os.Getwd()
+	}
+	if rel, err := filepath.Rel(base, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.ToSlash(rel), nil
+	}
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String(), nil
 }
 
 // checkRunFlags rejects what parses but makes no sense: a server command
