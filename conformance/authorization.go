@@ -220,6 +220,14 @@ func (t *T) authProbe(authorization string, query url.Values) runner.ProbeResult
 	if res.Status == http.StatusTooManyRequests || res.Status/100 == 5 {
 		t.HarnessError("the server did not serve a request of the auth checks: HTTP %d", res.Status)
 	}
+	if id := res.Header.Get(protocol.HeaderSessionID); id != "" && res.Status/100 == 2 {
+		// A session the probe opened is closed, as a client closes one.
+		h := http.Header{protocol.HeaderSessionID: {id}}
+		if rev >= protocol.Rev20250618 {
+			h.Set(protocol.HeaderProtocolVersion, rev)
+		}
+		target.Probe(t.Context(), runner.Probe{Method: http.MethodDelete, Header: h, Authorization: authorization, Query: query})
+	}
 	return res
 }
 

@@ -180,3 +180,34 @@ func TestRunOAuthSecretsNeverShown(t *testing.T) {
 		})
 	}
 }
+
+// TestRunOAuthFlags: the OAuth flags are refused where they cannot work,
+// with one clear message and exit status 2, before anything is sent.
+func TestRunOAuthFlags(t *testing.T) {
+	open := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("{}")) }))
+	defer open.Close()
+	t.Setenv("MCPCONFORM_T_TOKEN", "token-value")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth", "magic"}, "want client-credentials or pkce"},
+		{[]string{"--oauth", "pkce"}, "--oauth needs --url"},
+		{[]string{"--transport", "http", "--oauth", "pkce", "--", "server"}, "--oauth needs --url"},
+		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth", "pkce", "--bearer-env", "MCPCONFORM_T_TOKEN"}, "leave out --bearer-env"},
+		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth-client-id-env", "X"}, "need --oauth"},
+		{[]string{"--oauth-expired-token-env", "X", "--", "server"}, "apply over HTTP only"},
+		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth-foreign-token-env", "MCPCONFORM_T_UNSET"}, "MCPCONFORM_T_UNSET: the variable is not set or empty"},
+		{[]string{"--url", open.URL + "/mcp", "--oauth", "client-credentials", "--quiet"}, "the server needs no token"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := runRun(tt.args, &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("run %q: exit %d, %q; want 2 and %q", tt.args, code, stderr.String(), tt.want)
+		}
+		if strings.Contains(stderr.String(), "token-value") {
+			t.Errorf("run %q repeats a token: %q", tt.args, stderr.String())
+		}
+	}
+}
