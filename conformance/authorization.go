@@ -240,7 +240,7 @@ func requireProtected(t *T) runner.ProbeResult {
 	res := t.authProbe("", nil)
 	switch {
 	case res.Status/100 == 2:
-		t.NotApplicable("the server served a request without a token: it uses no authorization")
+		t.NotApplicable("the server served the revision's first request without a token: nothing shows it uses authorization")
 	case res.Status != http.StatusUnauthorized && res.Status != http.StatusForbidden:
 		t.NotVerified("a request without a token was answered HTTP %d, neither served nor refused as unauthorized: nothing shows the server uses authorization", res.Status)
 	}
@@ -283,8 +283,9 @@ type prmDocument struct {
 
 // findPRM looks for the Protected Resource Metadata: at the URL the
 // challenge names, then at the well-known URIs, on the server's origin
-// only. tried says where it looked.
-func findPRM(t *T, unauth runner.ProbeResult) (doc *prmDocument, tried []string) {
+// only. tried says where it looked; elsewhere is a URL the challenge
+// named on another origin, which the suite does not fetch.
+func findPRM(t *T, unauth runner.ProbeResult) (doc *prmDocument, tried []string, elsewhere string) {
 	target := t.env.eng.http
 	var candidates []string
 	if c, ok := challenge(unauth); ok && c.Params["resource_metadata"] != "" {
@@ -293,8 +294,9 @@ func findPRM(t *T, unauth runner.ProbeResult) (doc *prmDocument, tried []string)
 	candidates = append(candidates, oauthclient.ResourceMetadataURLs(target.Endpoint())...)
 	for _, u := range candidates {
 		pu, err := url.Parse(u)
-		if err != nil || !strings.EqualFold(pu.Scheme, target.Origin().Scheme) || !strings.EqualFold(pu.Host, target.Origin().Host) {
-			t.Logf("the resource metadata URL %s is not on the server's origin: the suite does not fetch it", clip(runner.PrintableURL(u)))
+		if err != nil || !oauthclient.SameOrigin(pu, target.Origin()) {
+			elsewhere = runner.PrintableURL(u)
+			t.Logf("the resource metadata URL %s is not on the server's origin: the suite does not fetch it", clip(elsewhere))
 			continue
 		}
 		tried = append(tried, runner.PrintableURL(u))
@@ -304,18 +306,21 @@ func findPRM(t *T, unauth runner.ProbeResult) (doc *prmDocument, tried []string)
 		}
 		var m map[string]json.RawMessage
 		if res.Status == http.StatusOK && json.Unmarshal(res.Body, &m) == nil && m != nil {
-			return &prmDocument{url: runner.PrintableURL(u), members: m}, tried
+			return &prmDocument{url: runner.PrintableURL(u), members: m}, tried, elsewhere
 		}
 		t.Logf("GET %s: HTTP %d", runner.PrintableURL(u), res.Status)
 	}
-	return nil, tried
+	return nil, tried, elsewhere
 }
 
 // requirePRM returns the metadata document or ends the check as not
 // verified (auth.prm.discoverable judges its absence).
 func requirePRM(t *T) *prmDocument {
-	doc, tried := findPRM(t, requireProtected(t))
-	if doc == nil {
+	doc, tried, elsewhere := findPRM(t, requireProtected(t))
+	switch {
+	case doc == nil && elsewhere != "":
+		t.NotVerified("the challenge names resource metadata on another origin (%s), which the suite does not fetch, and none was found on the server's (tried %s)", clip(elsewhere), strings.Join(tried, ", "))
+	case doc == nil:
 		t.NotVerified("no Protected Resource Metadata was found (tried %s): nothing to judge", strings.Join(tried, ", "))
 	}
 	return doc
@@ -325,10 +330,10 @@ func requirePRM(t *T) *prmDocument {
 func runAuthPRMDiscoverable(t *T) {
 	unauth := requireProtected(t)
 	t.Expect("a JSON object at the challenge's resource_metadata URL or a well-known URI of the endpoint")
-	doc, tried := findPRM(t, unauth)
+	doc, tried, elsewhere := findPRM(t, unauth)
 	if doc == nil {
-		if len(tried) == 0 {
-			t.NotVerified("every resource metadata URL is on another origin: the suite fetches none")
+		if elsewhere != "" {
+			t.NotVerified("the challenge names resource metadata on another origin (%s), which the suite does not fetch, and none was found on the server's (tried %s)", clip(elsewhere), strings.Join(tried, ", "))
 		}
 		t.Actual("no document at %s", strings.Join(tried, ", "))
 		t.Fatalf("no Protected Resource Metadata: neither the 401's WWW-Authenticate nor a well-known URI (%s) leads to a JSON document", strings.Join(tried, ", "))

@@ -168,9 +168,25 @@ func Canonical(u *url.URL) string {
 // Covers reports whether the resource identifier r names endpoint: the
 // same origin, and r's path is endpoint's or a path segment above it.
 func Covers(r, endpoint *url.URL) bool {
-	if !strings.EqualFold(r.Scheme, endpoint.Scheme) || !strings.EqualFold(r.Host, endpoint.Host) || r.RawQuery != "" || r.Fragment != "" {
+	if !SameOrigin(r, endpoint) || r.RawQuery != "" || r.Fragment != "" {
 		return false
 	}
 	rp, ep := strings.TrimSuffix(r.Path, "/"), strings.TrimSuffix(endpoint.Path, "/")
 	return rp == ep || strings.HasPrefix(ep, rp+"/")
+}
+
+// SameOrigin reports whether a and b have the same scheme, host and
+// port, a default port written or not.
+func SameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
+}
+
+func port(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
 }

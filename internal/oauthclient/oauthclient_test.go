@@ -181,3 +181,29 @@ func TestDiscoverNotProtected(t *testing.T) {
 		t.Errorf("Discover of an open server: %v, want ErrNotProtected", err)
 	}
 }
+
+func TestCovers(t *testing.T) {
+	tests := []struct {
+		resource, endpoint string
+		want               bool
+	}{
+		{"https://mcp.example.com/mcp", "https://mcp.example.com/mcp", true},
+		{"https://mcp.example.com", "https://mcp.example.com/mcp", true},
+		{"https://mcp.example.com/", "https://mcp.example.com/mcp", true},
+		{"https://MCP.example.com:443/mcp", "https://mcp.example.com/mcp", true},
+		{"https://mcp.example.com/public", "https://mcp.example.com/public/mcp", true},
+		{"https://mcp.example.com/pub", "https://mcp.example.com/public/mcp", false},
+		{"https://mcp.example.com/other", "https://mcp.example.com/mcp", false},
+		{"http://mcp.example.com/mcp", "https://mcp.example.com/mcp", false},
+		{"https://mcp.example.com:8443/mcp", "https://mcp.example.com/mcp", false},
+		{"https://evil.example.com/mcp", "https://mcp.example.com/mcp", false},
+		{"https://mcp.example.com/mcp?x=1", "https://mcp.example.com/mcp", false},
+	}
+	for _, tt := range tests {
+		r, _ := url.Parse(tt.resource)
+		e, _ := url.Parse(tt.endpoint)
+		if got := oauthclient.Covers(r, e); got != tt.want {
+			t.Errorf("Covers(%s, %s) = %v, want %v", tt.resource, tt.endpoint, got, tt.want)
+		}
+	}
+}
