@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -209,5 +210,89 @@ func TestRunOAuthFlags(t *testing.T) {
 		if strings.Contains(stderr.String(), "token-value") {
 			t.Errorf("run %q repeats a token: %q", tt.args, stderr.String())
 		}
+	}
+}
+
+// TestReferenceAuth: `mcpconform reference --http ADDR --auth ISSUER`
+// serves the reference as a resource server of the test authorization
+// server, and `mcpconform run --oauth client-credentials` against it,
+// given the further tokens, passes every auth check that applies.
+func TestReferenceAuth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds and runs the mcpconform command")
+	}
+	self, _ := runBinaries(t)
+	as, err := authserver.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { as.Close() })
+	as.AddClient(authserver.Client{ID: "ci-client", Secret: "ci-client-secret"})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ref := exec.Command(self, "reference", "--http", addr, "--auth", as.Issuer)
+	var refOut syncBuffer
+	ref.Stdout, ref.Stderr = &refOut, &refOut
+	if err := ref.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ref.Process.Signal(os.Interrupt)
+		ref.Wait()
+	})
+	endpoint := "http://" + addr + httpserver.MCPPath
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the reference does not listen: %s", refOut.Bytes())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mint := func(aud, scope string, ttl time.Duration) string {
+		return as.Mint(authserver.Claims{Audience: aud, Scope: scope, Subject: "t", Expiry: time.Now().Add(ttl)})
+	}
+	jsonFile := filepath.Join(t.TempDir(), "report.json")
+	run := exec.Command(self, "run", "--url", endpoint, "--oauth", "client-credentials",
+		"--oauth-client-id-env", "T_CLIENT_ID", "--oauth-client-secret-env", "T_CLIENT_SECRET",
+		"--oauth-expired-token-env", "T_EXPIRED", "--oauth-foreign-token-env", "T_FOREIGN", "--oauth-query-probe",
+		"--only", "auth.*", "--quiet", "--no-color", "--json", jsonFile)
+	run.Env = append(os.Environ(), "T_CLIENT_ID=ci-client", "T_CLIENT_SECRET=ci-client-secret",
+		"T_EXPIRED="+mint(endpoint, "", -time.Hour), "T_FOREIGN="+mint("http://127.0.0.1:1/other", "", time.Hour))
+	out, err := run.CombinedOutput()
+	if err != nil {
+		t.Fatalf("run: %v\n%s\nreference:\n%s", err, out, refOut.Bytes())
+	}
+	data, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Results []struct{ ID, Revision, Status, Message string }
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	passed := 0
+	for _, r := range rep.Results {
+		switch {
+		case r.Status == "pass":
+			passed++
+		case r.ID == "auth.scope.insufficient" && r.Status == "not-verified":
+			// The reference requires no scope: no narrower token exists.
+		case r.Status != "n/a":
+			t.Errorf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
+		}
+	}
+	if passed < 20 {
+		t.Errorf("%d auth results passed, want every applicable one:\n%s", passed, out)
 	}
 }
