@@ -1,13 +1,17 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
+	"net"
 	"net/http"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/authserver"
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 	"github.com/mcpconform/mcpconform/reference/httpserver"
 )
 
@@ -130,5 +134,75 @@ func TestAuthChecksWithoutTokens(t *testing.T) {
 		if r.Status != StatusNotVerified && r.Status != StatusNA {
 			t.Errorf("%s@%s: %s without its token: %s", r.ID, r.Revision, r.Status, r.Message)
 		}
+	}
+}
+
+// TestAuthGoSDK: the go-sdk's own resource-server code (its bearer-token
+// middleware requiring a scope, and its metadata handler, in front of
+// its Streamable HTTP handler) passes every auth check but the scope
+// challenge's SHOULD: its 403 names the scope but not
+// error="insufficient_scope".
+func TestAuthGoSDK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds and starts the go-sdk fixture")
+	}
+	as, err := authserver.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { as.Close() })
+	bin := fixturebin.Build(t, "internal/fixtures/gosdk")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(bin, "-http", addr, "-auth", as.Issuer, "-auth-scope", authserver.Scope)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the go-sdk fixture does not listen: %s", out.String())
+		}
+	}
+	endpoint := "http://" + addr + "/mcp"
+	mint := func(aud, scope string, ttl time.Duration) string {
+		return as.Mint(authserver.Claims{Audience: aud, Scope: scope, Subject: "suite", Expiry: time.Now().Add(ttl)})
+	}
+	opts := Options{Transport: TransportHTTP, URL: endpoint, Timeout: 5 * time.Second, Only: []string{"auth.*"},
+		Auth: &AuthOptions{
+			Expired:         mint(endpoint, authserver.Scope, -time.Hour),
+			ForeignAudience: mint("http://127.0.0.1:1/other", authserver.Scope, time.Hour),
+			NarrowScope:     mint(endpoint, "", time.Hour),
+			QueryProbe:      true,
+		}}
+	opts.HTTP.Header = http.Header{"Authorization": {"Bearer " + mint(endpoint, authserver.Scope, time.Hour)}}
+	rep, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	warned := false
+	for _, r := range rep.Results {
+		switch {
+		case r.ID == "auth.scope.insufficient" && r.Status == StatusWarn:
+			warned = true
+		case r.Status != StatusPass && r.Status != StatusNA:
+			t.Errorf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
+		}
+	}
+	if !warned {
+		t.Error("auth.scope.insufficient did not warn on the go-sdk's bare 403")
 	}
 }
