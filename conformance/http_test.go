@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -354,10 +355,13 @@ func TestHTTPLocalServer(t *testing.T) {
 }
 
 // TestHTTPHostile: a server that never answers, sends its headers and
-// stalls, resets the connection, answers 500 or redirects in a loop is a
-// harness problem, never a verdict: the run ends, within its timeouts,
-// with an error that says what happened; one that serves initialize and
-// answers 500 to everything else gets errors, not failures.
+// stalls, streams events without end, resets the connection, answers 500,
+// answers 429 asking for more than a request timeout, or redirects in a
+// loop is a harness problem, never a verdict: the run ends, within its
+// timeouts, with an error that says what happened; one that serves
+// initialize and answers 500 to everything else gets errors, not
+// failures; a body of 100 MB is not read and judges nothing; a 429 whose
+// Retry-After is short is waited out.
 func TestHTTPHostile(t *testing.T) {
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
@@ -370,6 +374,7 @@ func TestHTTPHostile(t *testing.T) {
 	}
 	ref := httpserver.New(server.Options{Principal: demo.DefaultPrincipal()})
 	t.Cleanup(ref.Close)
+	var limited atomic.Int64
 	for _, tc := range []struct {
 		name    string
 		handler http.HandlerFunc
@@ -393,6 +398,45 @@ func TestHTTPHostile(t *testing.T) {
 		{"redirect loop", func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, r.URL.Path, http.StatusTemporaryRedirect)
 		}, "redirects", false},
+		{"endless stream", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", protocol.MediaSSE)
+			for i := 0; r.Context().Err() == nil; i++ {
+				if _, err := fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":%d}}\n\n", i); err != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+				time.Sleep(time.Millisecond)
+			}
+		}, "got no answer", true},
+		{"100 MB body", func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			m, _ := protocol.ParseMessage(body)
+			if m == nil || m.ID == nil {
+				w.WriteHeader(http.StatusAccepted)
+				return
+			}
+			w.Header().Set("Content-Type", protocol.MediaJSON)
+			pad := bytes.Repeat([]byte("x"), 1<<20)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"pad":"`, m.ID)
+			for range 100 {
+				if _, err := w.Write(pad); err != nil {
+					return
+				}
+			}
+			w.Write([]byte(`"}}`))
+		}, "", true},
+		{"429 without end", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(http.StatusTooManyRequests)
+		}, "HTTP 429", false},
+		{"429 then served", func(w http.ResponseWriter, r *http.Request) {
+			if limited.Add(1) == 1 {
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+			ref.ServeHTTP(w, r)
+		}, "", false},
 		{"500 after initialize", func(w http.ResponseWriter, r *http.Request) {
 			if r.Method != http.MethodPost {
 				ref.ServeHTTP(w, r)
@@ -409,14 +453,16 @@ func TestHTTPHostile(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.slow && testing.Short() {
-				t.Skip("-short: waits out the start timeout twice")
+				t.Skip("-short: waits out the start timeout twice, or sends 100 MB")
 			}
 			t.Parallel()
 			srv := httptest.NewServer(tc.handler)
 			t.Cleanup(srv.Close)
 			rep, err := Run(context.Background(), Options{Transport: TransportHTTP, URL: srv.URL + "/mcp",
-				Timeout: time.Second, StartTimeout: time.Second, Only: []string{"lifecycle.*", "jsonrpc.method.*", "tools.list.*"}})
-			if tc.want != "" {
+				Timeout: time.Second, StartTimeout: startTimeout(tc.name), Only: []string{"lifecycle.*", "jsonrpc.method.*", "tools.list.*"}})
+			if tc.want != "" || err != nil && tc.name == "100 MB body" {
+				// (On a loaded machine 100 MB may not arrive within the
+				// start timeout: then no probe was answered.)
 				if err == nil || !errors.Is(err, ErrNoAnswer) || !strings.Contains(err.Error(), tc.want) {
 					t.Fatalf("error %v, want ErrNoAnswer saying %q", err, tc.want)
 				}
@@ -424,6 +470,29 @@ func TestHTTPHostile(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			switch tc.name {
+			case "100 MB body": // not read, so not judged
+				unread := 0
+				for _, r := range rep.Results {
+					if r.Status == StatusFail || r.Status == StatusWarn {
+						t.Errorf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
+					}
+					if r.Status == StatusNotVerified && strings.Contains(r.Message, "--max-line-bytes") {
+						unread++
+					}
+				}
+				if unread == 0 {
+					t.Errorf("no check says the answer was too long to read")
+				}
+				return
+			case "429 then served": // waited out, as if it had not been
+				for _, r := range rep.Results {
+					if r.Status != StatusPass && r.Status != StatusNA && r.Status != StatusNotExercised {
+						t.Errorf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
+					}
+				}
+				return
 			}
 			errored := 0
 			for _, r := range rep.Results {
@@ -503,4 +572,11 @@ func TestHTTPFailureDir(t *testing.T) {
 	if own := dir(Options{Transport: TransportHTTP, URL: "https://a.example/mcp", FailureDir: "/cases"}); own != "/cases" {
 		t.Errorf("--failure-dir: %s", own)
 	}
+}
+
+func startTimeout(name string) time.Duration {
+	if name == "100 MB body" {
+		return 10 * time.Second
+	}
+	return time.Second
 }

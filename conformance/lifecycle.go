@@ -102,6 +102,9 @@ func init() {
 			c, err := t.openSpare("", nil)
 			if c.hello == nil {
 				var hs *handshakeError
+				if errors.As(err, &hs) && errors.Is(hs.cause, runner.ErrLineTooLong) {
+					c.must(protocol.MethodInitialize, hs.cause) // not verified: the answer was not read
+				}
 				if errors.As(err, &hs) {
 					t.Actual("no response")
 					t.Fatalf("%v", err)

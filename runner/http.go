@@ -12,8 +12,10 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -28,8 +30,9 @@ var (
 	ErrHTTPStatus = errors.New("HTTP response without a JSON-RPC response")
 	// ErrUnavailable means the request did not reach the server or the
 	// server did not serve it: the connection failed (refused, reset,
-	// TLS), the redirects did not end, or the status was 429 or 5xx (a
-	// crashed handler and an overloaded gateway look alike). It is no
+	// TLS), the redirects did not end, or the status was 5xx or a 429
+	// not waited out (a crashed handler and an overloaded gateway look
+	// alike). It is no
 	// fact about the server's conformance: a harness problem, never a
 	// verdict.
 	ErrUnavailable = errors.New("server unavailable")
@@ -99,6 +102,41 @@ type HTTPTarget struct {
 
 	mu          sync.Mutex
 	toolHeaders map[string][]paramHeader // x-mcp-header annotations, by tool name
+
+	rateLimited atomic.Int64 // time waited out for 429 answers over the run (a time.Duration)
+}
+
+// maxRateLimitWait bounds the time a run waits out 429 answers' Retry-After
+// in all: past it, a 429 is the server being unavailable.
+const maxRateLimitWait = 20 * time.Second
+
+// RateLimited returns how long the sessions with t waited because the
+// server answered 429 Too Many Requests.
+func (t *HTTPTarget) RateLimited() time.Duration { return time.Duration(t.rateLimited.Load()) }
+
+// rateLimitWait is how long to wait before sending again a request
+// answered 429 with header h: its Retry-After (in seconds or as a date; a
+// second when it names none), when that is at most limit and fits what
+// is left of the run's maxRateLimitWait, which it takes.
+func (t *HTTPTarget) rateLimitWait(h http.Header, limit time.Duration, now time.Time) (time.Duration, bool) {
+	wait := time.Second
+	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			wait = time.Duration(n) * time.Second
+		} else if at, err := http.ParseTime(v); err == nil {
+			wait = max(0, at.Sub(now).Round(time.Second))
+		} else {
+			return 0, false
+		}
+	}
+	if wait > limit {
+		return 0, false
+	}
+	if t.rateLimited.Add(int64(wait)) > int64(maxRateLimitWait) {
+		t.rateLimited.Add(-int64(wait))
+		return 0, false
+	}
+	return wait, true
 }
 
 // minSecret is the shortest header value redacted wherever it appears in

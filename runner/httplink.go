@@ -580,6 +580,22 @@ func (l *httpLink) exchange(req *http.Request, x *HTTPExchange, o outbound, hand
 		}
 	}}
 	resp, err := l.t.client.Do(req.WithContext(httptrace.WithClientTrace(ctx, trace)))
+	for tries := 0; err == nil && resp.StatusCode == http.StatusTooManyRequests && tries < maxRateLimitTries; tries++ {
+		wait, ok := l.rateLimitWait(resp)
+		if !ok {
+			break
+		}
+		drainAndClose(resp.Body)
+		l.p.note(fmt.Sprintf("HTTP %s %s → 429 Too Many Requests: waited %v as Retry-After asks, and sent it again", x.Method, x.Path, wait))
+		if !l.sleep(ctx, wait) {
+			break
+		}
+		retry := req.Clone(ctx)
+		if retry.Body, err = req.GetBody(); err != nil {
+			break
+		}
+		resp, err = l.t.client.Do(retry.WithContext(httptrace.WithClientTrace(ctx, trace)))
+	}
 	<-l.sem
 	if err != nil {
 		hand()
@@ -603,6 +619,44 @@ func (l *httpLink) exchange(req *http.Request, x *HTTPExchange, o outbound, hand
 	// notification takes effect, and a batch's answers are queued,
 	// before what the caller sends next.
 	l.readAnswer(ctx, x, o, resp)
+}
+
+// drainAndClose ends a body no one reads: a short one is read first, so
+// that its connection is kept.
+func drainAndClose(body io.ReadCloser) {
+	io.Copy(io.Discard, io.LimitReader(body, 64<<10))
+	body.Close()
+}
+
+// maxRateLimitTries bounds how often one request answered 429 is sent
+// again.
+const maxRateLimitTries = 3
+
+// rateLimitWait returns how long to wait before sending again a request
+// answered 429 Too Many Requests: its Retry-After (in seconds or as a
+// date; a second when it names none), when that fits a request timeout and
+// what is left of the target's budget for such waits (maxRateLimitWait
+// over the run). A server that asks for more is unavailable.
+func (l *httpLink) rateLimitWait(resp *http.Response) (time.Duration, bool) {
+	return l.t.rateLimitWait(resp.Header, l.p.cfg.RequestTimeout, time.Now())
+}
+
+// sleep waits d, or until ctx or the session ends: it reports whether d
+// passed. The wait is no silence of the server's: every wait for an
+// answer goes on past its bound while the server's Retry-After runs (see
+// Process.streaming).
+func (l *httpLink) sleep(ctx context.Context, d time.Duration) bool {
+	l.p.heldAt.Store(time.Now().Add(d).UnixNano())
+	defer l.p.heldAt.Store(time.Now().UnixNano())
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+	case <-l.ended:
+	}
+	return false
 }
 
 // closeStream cancels the request with id key by closing its stream, and
@@ -645,7 +699,7 @@ func (l *httpLink) answered(x *HTTPExchange, resp *http.Response) {
 	if id := resp.Header.Get(protocol.HeaderSessionID); id != "" && x.RPCMethod == protocol.MethodInitialize && resp.StatusCode/100 == 2 && l.session == "" {
 		l.session = id
 		l.sessions++
-		issued = fmt.Sprintf("; %s issued (session %d)", protocol.HeaderSessionID, l.sessions)
+		issued = fmt.Sprintf("; %s issued (session id %d)", protocol.HeaderSessionID, l.sessions)
 	}
 	if l.mode == "" && resp.StatusCode/100 == 2 {
 		l.mode = HTTPStreamable

@@ -582,3 +582,51 @@ func TestHTTPParamHeaders(t *testing.T) {
 		t.Errorf("a null argument was mirrored: %v", h["Mcp-Param-Q"])
 	}
 }
+
+// TestHTTPRateLimited: a request answered 429 Too Many Requests is sent
+// again once its Retry-After has passed, within the request timeout, and
+// the wait is noted; a Retry-After longer than the request timeout makes
+// the server unavailable at once, a harness problem and no answer.
+func TestHTTPRateLimited(t *testing.T) {
+	var mu sync.Mutex
+	tries := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m := rpcRequest(t, r)
+		mu.Lock()
+		tries[m.Method]++
+		n := tries[m.Method]
+		mu.Unlock()
+		switch {
+		case m.Method == "busy" && n == 1:
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		case m.Method == "closed":
+			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+	}))
+	t.Cleanup(srv.Close)
+	p := startSession(t, srv.URL, HTTPOptions{}, Config{RequestTimeout: 2 * time.Second, HTTPMode: HTTPStreamable})
+	if _, err := p.Request(testCtx(t), "busy", nil); err != nil {
+		t.Fatalf("busy: %v", err)
+	}
+	noted := false
+	for _, l := range p.Transcript() {
+		noted = noted || strings.Contains(l.Text, "429 Too Many Requests: waited 1s as Retry-After asks")
+	}
+	if !noted {
+		t.Errorf("the wait is not noted: %v", p.Transcript())
+	}
+	if _, err := p.Request(testCtx(t), "closed", nil); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("closed: error %v, want ErrUnavailable", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if tries["busy"] != 2 || tries["closed"] != 1 {
+		t.Errorf("tries %v, want busy twice and closed once", tries)
+	}
+}

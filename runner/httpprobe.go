@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -37,22 +36,24 @@ type ProbeResult struct {
 // maxProbeBody bounds what a probe reads of an answer.
 const maxProbeBody = 64 << 10
 
-// maxRateWait is the longest Retry-After a probe waits out; a server
-// that asks for more is left unjudged rather than the run stalled.
-const maxRateWait = 10 * time.Second
+// maxProbeRateWait is the longest Retry-After a probe waits out; a
+// server that asks for more is left unjudged rather than the run
+// stalled.
+const maxProbeRateWait = 10 * time.Second
 
 // Probe sends p with the target's client (no proxy, redirects within the
-// origin only) and returns the answer. A 429 whose Retry-After asks for
-// at most maxRateWait is waited out (twice at most, within ctx). A
-// connection that fails is an error wrapping ErrUnavailable.
+// origin only) and returns the answer. A 429 is waited out as a
+// session's request waits it out (rateLimitWait, at most
+// maxProbeRateWait each time, twice at most, within ctx). A connection
+// that fails is an error wrapping ErrUnavailable.
 func (t *HTTPTarget) Probe(ctx context.Context, p Probe) (ProbeResult, error) {
 	for tries := 0; ; tries++ {
 		res, err := t.probe(ctx, p)
 		if err != nil || res.Status != http.StatusTooManyRequests || tries == 2 {
 			return res, err
 		}
-		wait, ok := retryAfter(res.Header.Get("Retry-After"), time.Now())
-		if !ok || wait > maxRateWait {
+		wait, ok := t.rateLimitWait(res.Header, maxProbeRateWait, time.Now())
+		if !ok {
 			return res, nil
 		}
 		select {
@@ -61,21 +62,6 @@ func (t *HTTPTarget) Probe(ctx context.Context, p Probe) (ProbeResult, error) {
 		case <-time.After(wait):
 		}
 	}
-}
-
-// retryAfter reads a Retry-After value: seconds or an HTTP date.
-func retryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second, true
-	}
-	if at, err := http.ParseTime(v); err == nil {
-		return max(0, at.Sub(now)), true
-	}
-	return 0, false
 }
 
 func (t *HTTPTarget) probe(ctx context.Context, p Probe) (ProbeResult, error) {

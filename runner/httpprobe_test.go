@@ -63,7 +63,9 @@ func TestProbe(t *testing.T) {
 	}
 }
 
-func TestRetryAfter(t *testing.T) {
+// TestRateLimitWait: a Retry-After in seconds or as a date is waited
+// when it fits the limit and the run's budget; none means a second.
+func TestRateLimitWait(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	tests := []struct {
 		in   string
@@ -72,16 +74,25 @@ func TestRetryAfter(t *testing.T) {
 	}{
 		{"3", 3 * time.Second, true},
 		{" 0 ", 0, true},
+		{"", time.Second, true},
 		{"-1", 0, false},
-		{"", 0, false},
 		{"soon", 0, false},
+		{"11", 0, false},
 		{now.Add(7 * time.Second).Format(http.TimeFormat), 7 * time.Second, true},
 		{now.Add(-time.Hour).Format(http.TimeFormat), 0, true},
 	}
 	for _, tt := range tests {
-		got, ok := retryAfter(tt.in, now)
+		target, _ := NewHTTPTarget("http://127.0.0.1:1/mcp", HTTPOptions{})
+		got, ok := target.rateLimitWait(http.Header{"Retry-After": {tt.in}}, 10*time.Second, now)
 		if got != tt.want || ok != tt.ok {
-			t.Errorf("retryAfter(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+			t.Errorf("rateLimitWait(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
+	}
+	target, _ := NewHTTPTarget("http://127.0.0.1:1/mcp", HTTPOptions{})
+	for range 2 {
+		target.rateLimitWait(http.Header{"Retry-After": {"10"}}, 10*time.Second, now)
+	}
+	if _, ok := target.rateLimitWait(http.Header{"Retry-After": {"1"}}, 10*time.Second, now); ok {
+		t.Error("a wait past the run's budget was granted")
 	}
 }

@@ -262,6 +262,10 @@ type Process struct {
 	// nanoseconds; 0 between lines): a wait that reaches its bound while
 	// a long answer streams in on a slow machine is not silence.
 	partAt atomic.Int64
+	// heldAt is when the last wait the server asked for (a 429's
+	// Retry-After over HTTP) ends or ended (unix nanoseconds; 0 for
+	// none): waits for an answer go on past it as past partAt.
+	heldAt atomic.Int64
 
 	served *served   // the server runs in this program (Config.Serve); cmd is nil
 	link   *httpLink // a session over HTTP (Config.HTTP); cmd is nil
@@ -1344,7 +1348,7 @@ func (p *Process) starved(timeout time.Duration) time.Duration {
 // extensions of one wait stay within four bounds, so a server that
 // trickles a byte at a time still ends.
 func (p *Process) streaming(timeout, given time.Duration) time.Duration {
-	at := p.partAt.Load()
+	at := max(p.partAt.Load(), p.heldAt.Load())
 	if at == 0 || time.Since(time.Unix(0, at)) >= p.cfg.RequestTimeout {
 		return 0
 	}

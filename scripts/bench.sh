@@ -61,7 +61,8 @@ timed() {
 	f=$1
 	shift
 	/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$@" >"$tmp/last.out" 2>&1 || [ $? -eq 1 ]
-	awk '{printf "%.2f %.2f %.0f\n", $1, $2 + $3, $4 / 1024}' "$tmp/time" >>"$f"
+	# (GNU time puts "Command exited with non-zero status N" first.)
+	tail -n 1 "$tmp/time" | awk '{printf "%.2f %.2f %.0f\n", $1, $2 + $3, $4 / 1024}' >>"$f"
 }
 # wall, cpu and rss FILE print the medians of the runs timed wrote to FILE.
 wall() { cut -d' ' -f1 <"$1" | median | xargs printf '%.2f'; }
@@ -101,6 +102,34 @@ while [ $i -lt "$evruns" ]; do
 	i=$((i + 1))
 done
 row '`mcpconform run` against server-everything' "$(wall "$tmp/ev.txt") s wall, $(cpu "$tmp/ev.txt") CPU-s" "median of $(runs "$evruns"); Node's starts are most of it"
+
+# Over HTTP, side by side with the official suite's default run: one
+# server-everything in streamableHttp mode on 127.0.0.1 (loopback.mjs),
+# checked in turn by each, every run of both against the same process.
+peers=testdata/npm-bench
+if ! [ -x "$peers/node_modules/.bin/node" ]; then
+	(cd "$peers" && npm ci --no-audit --no-fund >/dev/null)
+fi
+port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close() })')
+PORT=$port node --import ./testdata/npm/loopback.mjs "$everything" streamableHttp >"$tmp/everything-http.log" 2>&1 &
+evpid=$!
+trap 'kill "$evpid" 2>/dev/null; rm -rf "$tmp"' EXIT
+until node -e "require('net').connect($port, '127.0.0.1').on('connect', () => process.exit(0)).on('error', () => process.exit(1))"; do
+	kill -0 "$evpid" || { cat "$tmp/everything-http.log" >&2; exit 1; }
+	sleep 0.2
+done
+url=http://127.0.0.1:$port/mcp
+i=0
+while [ $i -lt "$count" ]; do
+	timed "$tmp/official.txt" "$peers/node_modules/.bin/node" "$peers/node_modules/@modelcontextprotocol/conformance/dist/index.js" server --url "$url" -o "$tmp/official"
+	timed "$tmp/overhttp.txt" "$tmp/mcpconform" run --no-color --json "$tmp/overhttp.json" --url "$url"
+	i=$((i + 1))
+done
+kill "$evpid"
+official=$(find "$tmp/official" -name checks.json -exec node -e 'let n = 0; for (const f of process.argv.slice(1)) n += require(f).length; console.log(n)' {} +)
+ours=$(node -p "require('$tmp/overhttp.json').results.length")
+row '`mcpconform run --url` against server-everything over HTTP' "$(wall "$tmp/overhttp.txt") s wall, $(cpu "$tmp/overhttp.txt") CPU-s" \
+	"$ours results; the official suite's default run ($(node -p "require('./$peers/node_modules/@modelcontextprotocol/conformance/package.json').version")) beside it: $(wall "$tmp/official.txt") s wall, $(cpu "$tmp/official.txt") CPU-s, $official results"
 for n in 10000 50000; do
 	timed "$tmp/n$n.txt" "$tmp/mcpconform" run --no-color --json "$tmp/n$n.json" -- "$tmp/ntools" -n "$n"
 	row "\`mcpconform run\` against ${n%000},000 tools" "$(wall "$tmp/n$n.txt") s wall, $(cpu "$tmp/n$n.txt") CPU-s, $(rss "$tmp/n$n.txt") MiB" "one run of \`ntools -n $n\`; $(statuses "$tmp/n$n.json")"

@@ -213,6 +213,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if err := of.check(&opts); err != nil {
 		return fail("%v (see mcpconform run --help)", err)
 	}
+	if attestFile != "" && subjectFlag == "" && len(opts.Command) == 0 && opts.URL != "" {
+		return fail("--attestation of a server at a URL needs --subject: nothing the run sees identifies what serves it")
+	}
 	attest, err := prepareAttestation(attestFile, subjectFlag, jsonFile, opts.Command)
 	if err != nil {
 		return fail("%v", err)
