@@ -27,6 +27,13 @@ func protectedReference(t *testing.T, fault authserver.Fault) (string, Options) 
 	}
 	t.Cleanup(func() { as.Close() })
 	endpoint := referenceOverHTTP(t, func(h http.Handler) http.Handler { return as.Protect(h, httpserver.MCPPath, fault) }) + httpserver.MCPPath
+	opts := authRunOptions(as, endpoint)
+	return endpoint, opts
+}
+
+// authRunOptions are the options of a run against endpoint that holds a
+// valid token of as and the tokens the auth checks send.
+func authRunOptions(as *authserver.Server, endpoint string) Options {
 	mint := func(aud, scope string, ttl time.Duration) string {
 		return as.Mint(authserver.Claims{Audience: aud, Scope: scope, Subject: "suite", Expiry: time.Now().Add(ttl)})
 	}
@@ -38,7 +45,7 @@ func protectedReference(t *testing.T, fault authserver.Fault) (string, Options) 
 			QueryProbe:      true,
 		}}
 	opts.HTTP.Header = http.Header{"Authorization": {"Bearer " + mint(endpoint, authserver.Scope, time.Hour)}}
-	return endpoint, opts
+	return opts
 }
 
 // authFaults are the faults of the auth checks, each with the check it
@@ -177,18 +184,8 @@ func TestAuthGoSDK(t *testing.T) {
 			t.Fatalf("the go-sdk fixture does not listen: %s", out.String())
 		}
 	}
-	endpoint := "http://" + addr + "/mcp"
-	mint := func(aud, scope string, ttl time.Duration) string {
-		return as.Mint(authserver.Claims{Audience: aud, Scope: scope, Subject: "suite", Expiry: time.Now().Add(ttl)})
-	}
-	opts := Options{Transport: TransportHTTP, URL: endpoint, Timeout: 5 * time.Second, Only: []string{"auth.*"},
-		Auth: &AuthOptions{
-			Expired:         mint(endpoint, authserver.Scope, -time.Hour),
-			ForeignAudience: mint("http://127.0.0.1:1/other", authserver.Scope, time.Hour),
-			NarrowScope:     mint(endpoint, "", time.Hour),
-			QueryProbe:      true,
-		}}
-	opts.HTTP.Header = http.Header{"Authorization": {"Bearer " + mint(endpoint, authserver.Scope, time.Hour)}}
+	opts := authRunOptions(as, "http://"+addr+"/mcp")
+	opts.Only = []string{"auth.*"}
 	rep, err := Run(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())

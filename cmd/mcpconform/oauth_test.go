@@ -126,23 +126,7 @@ func TestRunOAuthSecretsNeverShown(t *testing.T) {
 			io.Copy(&out, stderr)
 			_ = cmd.Wait() // the echo breaks checks: the exit code is not the point
 
-			shown := map[string][]byte{"output": out.Bytes()}
-			for f, path := range reports {
-				data, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%s report: %v\n%s", f, err, out.Bytes())
-				}
-				shown[f] = data
-			}
-			saved := 0
-			filepath.WalkDir(tmp, func(path string, d fs.DirEntry, err error) error {
-				if err == nil && !d.IsDir() {
-					data, _ := os.ReadFile(path)
-					shown[path] = data
-					saved++
-				}
-				return nil
-			})
+			shown, saved := shownByRun(t, out.Bytes(), reports, tmp)
 			if saved == 0 {
 				t.Errorf("no failing case was saved, so none was searched; output:\n%s", out.Bytes())
 			}
@@ -171,13 +155,7 @@ func TestRunOAuthSecretsNeverShown(t *testing.T) {
 			if len(secrets) < 5 {
 				t.Fatalf("the authorization server issued %d tokens: the run got none", len(secrets)-4)
 			}
-			for where, data := range shown {
-				for _, secret := range secrets {
-					if i := bytes.Index(data, []byte(secret)); i >= 0 {
-						t.Errorf("%s shows a secret: …%s…", where, data[max(0, i-80):min(len(data), i+40)])
-					}
-				}
-			}
+			assertNoSecret(t, shown, secrets...)
 		})
 	}
 }
@@ -294,5 +272,41 @@ func TestReferenceAuth(t *testing.T) {
 	}
 	if passed < 20 {
 		t.Errorf("%d auth results passed, want every applicable one:\n%s", passed, out)
+	}
+}
+
+// shownByRun gathers what a run wrote: its output, the report files and
+// every file under tmp (saved cases), and how many of those there are.
+func shownByRun(t *testing.T, out []byte, reports map[string]string, tmp string) (map[string][]byte, int) {
+	t.Helper()
+	shown := map[string][]byte{"output": out}
+	for f, path := range reports {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%s report: %v\n%s", f, err, out)
+		}
+		shown[f] = data
+	}
+	saved := 0
+	filepath.WalkDir(tmp, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := os.ReadFile(path)
+			shown[path] = data
+			saved++
+		}
+		return nil
+	})
+	return shown, saved
+}
+
+// assertNoSecret fails the test for every secret that shown holds.
+func assertNoSecret(t *testing.T, shown map[string][]byte, secrets ...string) {
+	t.Helper()
+	for where, data := range shown {
+		for _, secret := range secrets {
+			if i := bytes.Index(data, []byte(secret)); i >= 0 {
+				t.Errorf("%s shows a secret: …%s…", where, data[max(0, i-80):min(len(data), i+40)])
+			}
+		}
 	}
 }
