@@ -62,7 +62,6 @@ const (
 	authPage                   = "basic/authorization.mdx"
 	authIndex                  = "basic/authorization/index.mdx"
 	authDiscovery              = "basic/authorization/authorization-server-discovery.mdx"
-	authSecurity               = "basic/authorization/security-considerations.mdx"
 	sentence401                = "Invalid or expired tokens MUST receive a HTTP 401 response."
 	sentenceStatus             = "Servers MUST return appropriate HTTP status codes for authorization errors:"
 	sentencePRM                = "MCP servers MUST implement the OAuth 2.0 Protected Resource Metadata (RFC9728) specification to indicate the locations of authorization servers."
@@ -73,6 +72,16 @@ const (
 	sentenceScope403           = "When a client makes a request with an access token with insufficient scope during runtime operations, the server SHOULD respond with: `HTTP 403 Forbidden` status code (per RFC 6750 Section 3.1)"
 	sentenceScopeChallenge     = "When a client makes a request with an access token with insufficient scope during runtime operations, the server SHOULD respond with: `WWW-Authenticate` header with the `Bearer` scheme and additional parameters:"
 )
+
+// also401 is the sentence of the 401 for invalid and expired tokens in
+// the revisions other than 2025-11-25.
+func also401() []Authority {
+	return []Authority{
+		MCP(protocol.Rev20250326, authPage, "Token Handling", sentence401),
+		MCP(protocol.Rev20250618, authPage, "Token Handling", sentence401),
+		MCP(protocol.Modern, authIndex, "Token Handling", sentence401),
+	}
+}
 
 func init() {
 	Register(Check{
@@ -129,28 +138,20 @@ func init() {
 		Title:       "An invalid token is answered 401",
 		Requirement: "A request whose bearer token no authorization server issued is answered HTTP 401.",
 		Authority:   MCP(protocol.Rev20251125, authPage, "Token Handling", sentence401),
-		Also: []Authority{
-			MCP(protocol.Rev20250326, authPage, "Token Handling", sentence401),
-			MCP(protocol.Rev20250618, authPage, "Token Handling", sentence401),
-			MCP(protocol.Modern, authIndex, "Token Handling", sentence401),
-		},
-		Revisions: append(Since(protocol.Rev20250326), protocol.Modern),
-		Transport: TransportHTTP,
-		Run:       runAuthInvalidToken,
+		Also:        also401(),
+		Revisions:   append(Since(protocol.Rev20250326), protocol.Modern),
+		Transport:   TransportHTTP,
+		Run:         runAuthInvalidToken,
 	})
 	Register(Check{
 		ID:          "auth.expired-token.401",
 		Title:       "An expired token is answered 401",
 		Requirement: "A request whose bearer token has expired is answered HTTP 401 (judged with the expired token the run is given).",
 		Authority:   MCP(protocol.Rev20251125, authPage, "Token Handling", sentence401),
-		Also: []Authority{
-			MCP(protocol.Rev20250326, authPage, "Token Handling", sentence401),
-			MCP(protocol.Rev20250618, authPage, "Token Handling", sentence401),
-			MCP(protocol.Modern, authIndex, "Token Handling", sentence401),
-		},
-		Revisions: append(Since(protocol.Rev20250326), protocol.Modern),
-		Transport: TransportHTTP,
-		Run:       runAuthExpiredToken,
+		Also:        also401(),
+		Revisions:   append(Since(protocol.Rev20250326), protocol.Modern),
+		Transport:   TransportHTTP,
+		Run:         runAuthExpiredToken,
 	})
 	Register(Check{
 		ID:          "auth.audience.rejected",
