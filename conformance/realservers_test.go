@@ -62,6 +62,9 @@ var realServers = []realServer{
 	{name: "tsv2", command: func(t *testing.T) []string {
 		return nodeCommand(t, filepath.Join("tsv2", "server.mjs"))
 	}, supported: protocol.AllRevisions},
+	{name: "tsv2-http", command: func(t *testing.T) []string {
+		return nodeCommand(t, filepath.Join("tsv2", "server.mjs"), "--http", runner.PortPlaceholder)
+	}, url: DefaultLocalURL, supported: protocol.AllRevisions},
 	{name: "gosdk-http", command: func(t *testing.T) []string {
 		return []string{fixturebin.Build(t, "internal/fixtures/gosdk"), "-http", "127.0.0.1:" + runner.PortPlaceholder}
 	}, url: DefaultLocalURL, supported: protocol.AllRevisions},

@@ -8,7 +8,13 @@
 //
 // MCPCONFORM_START_DELAY_MS makes the process sleep before it serves, so
 // that a test can make a slow-starting Node server slower still.
-import { McpServer } from '@modelcontextprotocol/server';
+//
+// With --http PORT it serves the same factory over Streamable HTTP at
+// http://127.0.0.1:PORT/mcp instead (createMcpHandler: 2026-07-28
+// stateless, the 2025 era through the SDK's stateless fallback), bound to
+// 127.0.0.1 only.
+import http from 'node:http';
+import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import * as z from 'zod';
 
@@ -17,7 +23,7 @@ if (delay > 0) {
   await new Promise((resolve) => setTimeout(resolve, delay));
 }
 
-serveStdio(() => {
+const factory = () => {
   const server = new McpServer(
     { name: 'mcpconform-tsv2-fixture', version: '1.0.0' },
     { capabilities: { tools: {} } },
@@ -57,4 +63,42 @@ serveStdio(() => {
     },
   );
   return server;
-});
+};
+
+const at = process.argv.indexOf('--http');
+if (at < 0) {
+  serveStdio(factory);
+} else {
+  const handler = createMcpHandler(factory, { legacy: 'stateless' });
+  http
+    .createServer(async (req, res) => {
+      if (new URL(req.url, 'http://127.0.0.1').pathname !== '/mcp') {
+        res.writeHead(404).end();
+        return;
+      }
+      const chunks = [];
+      for await (const chunk of req) chunks.push(chunk);
+      const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : Buffer.concat(chunks);
+      const abort = new AbortController();
+      res.on('close', () => abort.abort());
+      const request = new Request(`http://${req.headers.host}${req.url}`, {
+        method: req.method,
+        headers: Object.entries(req.headers).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : [[k, v]])),
+        body,
+        signal: abort.signal,
+      });
+      const response = await handler.fetch(request);
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      if (!response.body) {
+        res.end();
+        return;
+      }
+      try {
+        for await (const chunk of response.body) res.write(chunk);
+      } catch {
+        // the client went away
+      }
+      res.end();
+    })
+    .listen(Number(process.argv[at + 1]), '127.0.0.1');
+}
