@@ -91,6 +91,7 @@ func init() {
 		Authority: MCP(protocol.Rev20250618, authPage, "Authorization Server Location",
 			"MCP servers MUST use the HTTP header `WWW-Authenticate` when returning a 401 Unauthorized to indicate the location of the resource server metadata URL as described in RFC9728 Section 5.1 \"WWW-Authenticate Response\"."),
 		Revisions: []string{protocol.Rev20250618},
+		Refs:      []SpecRef{refAuth(protocol.Rev20250618, "Sequence Diagram")},
 		Transport: TransportHTTP,
 		Run:       runAuthChallenge,
 	})
@@ -104,6 +105,7 @@ func init() {
 			MCP(protocol.Modern, authDiscovery, "Protected Resource Metadata Discovery Requirements", sentenceDiscoveryHeader),
 		},
 		Revisions: []string{protocol.Rev20251125, protocol.Modern},
+		Refs:      []SpecRef{{Revision: protocol.Modern, File: authDiscovery, Section: "Authorization Server Location"}},
 		Transport: TransportHTTP,
 		Run:       runAuthPRMDiscoverable,
 	})
@@ -117,6 +119,7 @@ func init() {
 			MCP(protocol.Modern, authDiscovery, "Authorization Server Location", sentenceServers),
 		},
 		Revisions: []string{protocol.Rev20250618, protocol.Rev20251125, protocol.Modern},
+		Refs:      []SpecRef{refAuth(protocol.Rev20250618, "Overview")},
 		Transport: TransportHTTP,
 		Run:       runAuthPRMServers,
 	})
@@ -130,6 +133,7 @@ func init() {
 			MCP(protocol.Modern, authDiscovery, "Authorization Server Location", sentencePRM),
 		},
 		Revisions: []string{protocol.Rev20250618, protocol.Rev20251125, protocol.Modern},
+		Refs:      []SpecRef{refAuth(protocol.Rev20251125, "Canonical Server URI")},
 		Transport: TransportHTTP,
 		Run:       runAuthPRMResource,
 	})
@@ -140,6 +144,7 @@ func init() {
 		Authority:   MCP(protocol.Rev20251125, authPage, "Token Handling", sentence401),
 		Also:        also401(),
 		Revisions:   append(Since(protocol.Rev20250326), protocol.Modern),
+		Refs:        []SpecRef{refAuth(protocol.Rev20251125, "Error Handling")},
 		Transport:   TransportHTTP,
 		Run:         runAuthInvalidToken,
 	})
@@ -150,6 +155,7 @@ func init() {
 		Authority:   MCP(protocol.Rev20251125, authPage, "Token Handling", sentence401),
 		Also:        also401(),
 		Revisions:   append(Since(protocol.Rev20250326), protocol.Modern),
+		Refs:        []SpecRef{refAuth(protocol.Rev20251125, "Error Handling")},
 		Transport:   TransportHTTP,
 		Run:         runAuthExpiredToken,
 	})
@@ -163,6 +169,7 @@ func init() {
 			MCP(protocol.Modern, authIndex, "Token Handling", sentenceAudience),
 		},
 		Revisions: []string{protocol.Rev20250618, protocol.Rev20251125, protocol.Modern},
+		Refs:      []SpecRef{refAuth(protocol.Rev20251125, "Access Token Privilege Restriction")},
 		Transport: TransportHTTP,
 		Run:       runAuthAudience,
 	})
@@ -177,6 +184,7 @@ func init() {
 			MCP(protocol.Modern, authIndex, "Error Handling", sentenceStatus),
 		},
 		Revisions: append(Since(protocol.Rev20250326), protocol.Modern),
+		Refs:      []SpecRef{refAuth(protocol.Rev20251125, "Token Requirements")},
 		Transport: TransportHTTP,
 		Run:       runAuthQueryToken,
 	})
@@ -190,6 +198,7 @@ func init() {
 			MCP(protocol.Modern, authIndex, "Runtime Insufficient Scope Errors", sentenceScope403),
 		},
 		Revisions: []string{protocol.Rev20251125, protocol.Modern},
+		Refs:      []SpecRef{refAuth(protocol.Rev20251125, "Scope Challenge Handling")},
 		Transport: TransportHTTP,
 		Run:       runAuthScope,
 	})
@@ -235,8 +244,13 @@ func (t *T) authProbe(authorization string, query url.Values) runner.ProbeResult
 // requireProtected ends the check as n/a when the server serves a
 // request without a token, and returns the answer to that request.
 func requireProtected(t *T) runner.ProbeResult {
-	if t.env.eng.http == nil {
+	switch {
+	case t.env.eng.http == nil:
 		t.NotApplicable("authorization is defined for the HTTP transports")
+	case t.env.httpMode == runner.HTTPSSE:
+		t.NotApplicable("the server was reached over the HTTP+SSE transport of 2024-11-05, whose endpoint these rules are not about")
+	case t.env.eng.opts.HTTP.Header.Get("Authorization") == "":
+		t.NotApplicable("the run sends no token and the server serves it: it uses no authorization (give a token with --oauth or --bearer-env to judge one that does)")
 	}
 	res := t.authProbe("", nil)
 	switch {
