@@ -1,5 +1,11 @@
-# The README's commands and .ci/run call these targets: `make lint test`.
+# The README's test command and .ci/run: `make check` (lint, test, sweeps).
 GO ?= go
+
+# The sweeps: whole catalogue runs against the pinned real servers and
+# against slow servers beside busy loops. `make test` leaves them out (it
+# is the quick loop), `make sweeps` runs them, and `make check`, what CI
+# runs, runs both.
+SWEEPS := ^(TestReal.*|TestSlowStartingDualEraServer|TestBusyWorker|TestGoSDKWithoutValidation|TestSlowServerSameVerdictsUnderLoad)$$
 
 # The real-server test drives the pinned @modelcontextprotocol/server-everything;
 # npm installs it from the lock file whenever the lock file is newer.
@@ -7,9 +13,11 @@ NPM_STAMP := testdata/npm/node_modules/.package-lock.json
 XSD_DIR := testdata/xsd
 XSD_STAMP := $(XSD_DIR)/.installed
 
-.PHONY: all lint test bench build deps debs
+.PHONY: all check lint test sweeps bench build deps debs
 
-all: lint test
+all: check
+
+check: lint test sweeps
 
 build:
 	$(GO) build ./...
@@ -52,8 +60,14 @@ lint:
 # -timeout: go test's 10-minute default is a hang detector; on a slow
 # 2-core CI machine the conformance package alone can near it, so the
 # limit is set inside CI's 20-minute budget instead.
+# -parallel: a mutant or hostile-server run mostly waits on its server's
+# answers and timeouts, so more runs than cores side by side keep the
+# cores busy; the verdicts are built to hold under that load.
 test: deps
-	$(GO) tool gotestsum --format testname -- -count=1 -timeout 15m ./...
+	$(GO) tool gotestsum --format testname -- -count=1 -timeout 15m -parallel 6 -skip '$(SWEEPS)' ./...
+
+sweeps: deps
+	$(GO) tool gotestsum --format testname -- -count=1 -timeout 15m -run '$(SWEEPS)' ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -96,9 +96,9 @@ func cancelInFlight(t *T, c *Conn, call slowCall, d time.Duration, fence bool) (
 		"_meta": map[string]any{protocol.MetaProgressToken: token}}
 	c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, params))
 	// The first progress notification proves the call is in flight.
-	deadline := time.Now().Add(t.RequestTimeout())
+	begin := time.Now()
 	for started := false; !started; {
-		r, err := c.Next(max(time.Millisecond, time.Until(deadline)))
+		r, err := c.nextSince(begin, t.RequestTimeout())
 		if err != nil {
 			t.NotVerified("no progress notification and no answer for the call of %s: %v", call.tool.Name, err)
 		}

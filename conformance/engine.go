@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -119,6 +120,14 @@ const notEstate = "an estate-profile check: it runs with --profile FILE or again
 
 // ErrNoChecks is returned by Run when the filters select no check.
 var ErrNoChecks = errors.New("no check selected")
+
+// fixturesRef names the fixtures file for the report's options.
+func (o Options) fixturesRef() string {
+	if o.Fixtures == nil {
+		return ""
+	}
+	return filepath.Base(o.Fixtures.Name) + " " + o.Fixtures.Digest
+}
 
 // engine is one run.
 type engine struct {
@@ -361,7 +370,7 @@ func (e *engine) header(det *detection, start time.Time) *Report {
 		Target:        e.target(),
 		Checked:       e.checked,
 		Seed:          opts.Seed,
-		Options:       report.Options{Protocol: opts.Protocol, Only: opts.Only, Skip: opts.Skip, Strict: opts.Strict, AllowCalls: opts.AllowCalls, DenyCalls: opts.DenyCalls, Cases: opts.cases()},
+		Options:       report.Options{Protocol: opts.Protocol, Only: opts.Only, Skip: opts.Skip, Strict: opts.Strict, AllowCalls: opts.AllowCalls, DenyCalls: opts.DenyCalls, Cases: opts.cases(), Fixtures: opts.fixturesRef()},
 		StartTime:     start,
 		Results:       []Result{},
 	}

@@ -103,7 +103,9 @@ func TestHostileCases(t *testing.T) {
 		// A line that answers nothing does not end the start allowance:
 		// the wait is the start timeout's, and so is the flag to raise.
 		{name: "writes a line, never answers", flags: []string{"-mode", "hang", "-chatter"}, opts: func(o *Options) { o.Timeout = time.Second; o.StartTimeout = 3 * time.Second }, runErr: "answered no probe: initialize 2025-11-25 got no answer within the start timeout 3s, and again when retried alone; if the server starts slowly, raise --start-timeout"},
-		{name: "answers initialize then hangs", flags: []string{"-mode", "init-hang"}, check: func(t *testing.T, rep *Report) {
+		{name: "answers initialize then hangs", flags: []string{"-mode", "init-hang"}, opts: func(o *Options) {
+			o.StartTimeout, o.Timeout = time.Second, time.Second // every fresh process waits them out
+		}, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "", StatusFail, "no response to")
 			wantResult(t, rep, "", StatusBlocked, "stopped answering")
 		}},

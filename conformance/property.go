@@ -484,22 +484,21 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 	if !p.HasSpoken() {
 		wait = max(wait, t.env.eng.startTimeout())
 	}
-	deadline := time.Now().Add(wait)
+	begin := time.Now()
 	collect := func(done func() bool) error {
 		for !done() {
-			left := time.Until(deadline)
-			if left <= 0 {
+			if time.Since(begin) >= wait {
 				t.noteTimeout()
 				return runner.ErrTimeout
 			}
-			r, err := p.Next(ctx, left)
+			r, err := p.NextSince(ctx, begin, wait)
 			if err != nil {
 				if errors.Is(err, runner.ErrTimeout) {
 					t.noteTimeout()
 				}
 				return err
 			}
-			deadline = time.Now().Add(t.RequestTimeout())
+			begin, wait = time.Now(), t.RequestTimeout()
 			if r.Msg == nil && r.Request != "" {
 				delete(pending, r.Request) // answered, on a line too long or too deep to read
 			}

@@ -903,11 +903,17 @@ func (c *Conn) MustSend(line string) {
 // not written a line yet gets the start timeout for it (once), as the
 // runner gives its first Request.
 func (c *Conn) Next(timeout time.Duration) (runner.Received, error) {
+	return c.nextSince(time.Now(), timeout)
+}
+
+// nextSince is Next for a loop that spends one budget, counted from begin,
+// over several items (runner.Process.NextSince).
+func (c *Conn) nextSince(begin time.Time, timeout time.Duration) (runner.Received, error) {
 	starting := c.starting()
 	if starting {
 		timeout = max(timeout, c.env.eng.startTimeout())
 	}
-	r, err := c.p.Next(c.ctx(), timeout)
+	r, err := c.p.NextSince(c.ctx(), begin, timeout)
 	c.noteErr(err)
 	if starting {
 		c.spoke = err == nil
@@ -919,13 +925,12 @@ func (c *Conn) Next(timeout time.Duration) (runner.Received, error) {
 // readUntil hands each inbound item to take until done reports true, the
 // timeout has passed, or reading fails; the caller judges what it got.
 func (c *Conn) readUntil(timeout time.Duration, done func() bool, take func(runner.Received)) {
-	deadline := time.Now().Add(timeout)
+	begin := time.Now()
 	for !done() {
-		left := time.Until(deadline)
-		if left <= 0 {
+		if time.Since(begin) >= timeout {
 			return
 		}
-		r, err := c.Next(left)
+		r, err := c.nextSince(begin, timeout)
 		if err != nil {
 			return
 		}
@@ -988,7 +993,7 @@ func (c *Conn) TryCollect(id any) (before []runner.Received, resp *protocol.Mess
 			c.broken = true
 			return before, nil, err
 		}
-		r, err := c.Next(left)
+		r, err := c.nextSince(deadline.Add(-budget), budget)
 		if err != nil {
 			return before, nil, err
 		}

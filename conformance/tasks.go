@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpconform/mcpconform/conformance/fixtures"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/runner"
 )
@@ -173,7 +174,8 @@ func isTaskTool(tool protocol.Tool) bool {
 	return s == "optional" || s == "required"
 }
 
-// requireTaskTool returns the tool observeTasks runs as a task: the first
+// requireTaskTool returns the tool observeTasks runs as a task: the
+// fixtures' task trigger when it names a listed task tool, else the first
 // callable task tool that takes a duration (its task can be made to last
 // while the checks watch it), else the first that does not ask the client
 // for a feature (found by name, as the feature checks find them: its task
@@ -181,6 +183,9 @@ func isTaskTool(tool protocol.Tool) bool {
 // callable task tool. With none callable the check ends not-verified with
 // the hint on how to allow one; with none listed, n/a.
 func (t *T) requireTaskTool() protocol.Tool {
+	if tool, _, ok := t.FixtureCall(fixtures.Task); ok && isTaskTool(tool) {
+		return tool
+	}
 	tools := t.taskTools(isTaskTool)
 	asksClient := func(tl protocol.Tool) bool {
 		return slices.ContainsFunc(surveyedFeatures, func(f feature) bool { return strings.Contains(strings.ToLower(tl.Name), f.hint) })
@@ -219,6 +224,10 @@ func (t *T) taskArgs(tool protocol.Tool) func(d time.Duration, steps int) map[st
 	}
 	if da := durationArgs(tool); da != nil {
 		return da
+	}
+	if len(t.Fixtures().CallsOf(tool.Name)) > 0 {
+		args := t.ArgsFor(tool) // arguments the user says work
+		return func(time.Duration, int) map[string]any { return args }
 	}
 	var args map[string]any
 	if raw, ok := t.validArgs(tool, t.Rand()); !ok || decodeNumbers(raw, &args) != nil {
@@ -405,6 +414,9 @@ func observeTaskInput(t *T) *taskInputRun {
 		return run
 	}
 	tools := t.taskTools(isTaskInputTool)
+	if tool, _, ok := t.FixtureCall(fixtures.TaskInput); ok && isTaskTool(tool) {
+		tools = []protocol.Tool{tool} // the fixtures say which task asks for input
+	}
 	if len(tools) == 0 {
 		t.RequireCallableTool(isTaskInputTool)
 		t.NotVerified("no callable tool with task support asks for elicitation")

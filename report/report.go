@@ -295,6 +295,9 @@ type Options struct {
 	AllowCalls []string `json:"allowCalls,omitempty"`
 	DenyCalls  []string `json:"denyCalls,omitempty"`
 	Cases      int      `json:"cases,omitempty"` // generated cases per property check
+	// Fixtures names the fixtures file the server was exercised with, as
+	// "BASE sha256:HEX": a different file is a different run.
+	Fixtures string `json:"fixtures,omitempty"`
 }
 
 // Result is the verdict of one check in one revision.

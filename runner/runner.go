@@ -1150,6 +1150,14 @@ func (p *Process) Next(ctx context.Context, timeout time.Duration) (Received, er
 	return p.take(ctx, waitSpec{what: "next message", timeout: timeout}, func(Received) bool { return true })
 }
 
+// NextSince is Next for a reader that spends one budget over several
+// items: the wait ends timeout after begin, and a timeout reports the
+// budget, not what was left of it, so the evidence reads the same on
+// every run.
+func (p *Process) NextSince(ctx context.Context, begin time.Time, timeout time.Duration) (Received, error) {
+	return p.take(ctx, waitSpec{what: "next message", timeout: timeout, begin: begin}, func(Received) bool { return true })
+}
+
 // Outstanding returns how many requests sent to the process (with Send, or
 // as raw lines that decoded as requests) have had no response yet.
 func (p *Process) Outstanding() int {

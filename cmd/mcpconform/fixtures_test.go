@@ -109,6 +109,7 @@ func TestRunFixtures(t *testing.T) {
 			t.Fatalf("run %v: exit %d\n%s%s", extra, code, out, errOut)
 		}
 		var rep struct {
+			Options struct{ Fixtures string }
 			Results []struct{ ID, Status string }
 		}
 		data, err := os.ReadFile(report)
@@ -118,7 +119,7 @@ func TestRunFixtures(t *testing.T) {
 		if err := json.Unmarshal(data, &rep); err != nil {
 			t.Fatal(err)
 		}
-		out2 := map[string]string{}
+		out2 := map[string]string{"fixtures": rep.Options.Fixtures}
 		for _, r := range rep.Results {
 			out2[r.ID] = r.Status
 		}
@@ -126,6 +127,9 @@ func TestRunFixtures(t *testing.T) {
 	}
 	without := run()
 	with := run("--fixtures", filepath.Join("..", "..", "examples", "reference.fixtures.yaml"))
+	if without["fixtures"] != "" || !regexp.MustCompile(`^reference\.fixtures\.yaml sha256:[0-9a-f]{64}$`).MatchString(with["fixtures"]) {
+		t.Errorf("the report's options name the fixtures file %q without it, %q with it", without["fixtures"], with["fixtures"])
+	}
 	for _, id := range []string{"sampling.reply.answered", "roots.reply.answered", "lifecycle.capabilities.client-features-early"} {
 		if without[id] != "not-exercised" || with[id] != "pass" {
 			t.Errorf("%s: %s without fixtures, %s with them; want not-exercised, then pass", id, without[id], with[id])

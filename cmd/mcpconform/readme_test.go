@@ -37,15 +37,15 @@ func TestReadmeFrontDoor(t *testing.T) {
 	}
 	for _, want := range []string{
 		"go run ./cmd/mcpconform run ",
-		"make lint test ",
+		"make check ",
 		"../shared",
 	} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("README lacks %q", want)
 		}
 	}
-	if !strings.Contains(string(ci), "\nmake lint test\n") {
-		t.Errorf(".ci/run no longer calls the README's test command `make lint test`")
+	if !strings.Contains(string(ci), "\nmake check\n") {
+		t.Errorf(".ci/run no longer calls the README's test command `make check`")
 	}
 	for _, m := range regexp.MustCompile(`\]\(([^)#:]+)(#[^)]*)?\)`).FindAllStringSubmatch(readme, -1) {
 		if _, err := os.Stat(filepath.Join(root, m[1])); err != nil {
