@@ -113,6 +113,16 @@ func init() {
 		Run:       runHTTPSessionID,
 	})
 	Register(Check{
+		ID:          "http.version.unsupported",
+		Title:       "An unsupported MCP-Protocol-Version gets 400",
+		Requirement: "A request of a live session whose MCP-Protocol-Version header names a version the server does not support is answered with 400 Bad Request.",
+		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "Protocol Version Header",
+			"If the server receives a request with an invalid or unsupported `MCP-Protocol-Version`, it MUST respond with `400 Bad Request`."),
+		Refs:      []SpecRef{refHTTP(protocol.Rev20250618, "Protocol Version Header")},
+		Revisions: []string{protocol.Rev20250618, protocol.Rev20251125},
+		Run:       runHTTPVersionUnsupported,
+	})
+	Register(Check{
 		ID:          "http.get.stream-or-405",
 		Title:       "A GET is answered with an SSE stream or 405",
 		Requirement: "The GET a client opens to listen for the server's messages (after the session's initialized notification) is answered with Content-Type text/event-stream, or with 405 Method Not Allowed.",
@@ -254,4 +264,25 @@ func awaitingStream(xs []sessionExchange) bool {
 		}
 	}
 	return false
+}
+
+// runHTTPVersionUnsupported is http.version.unsupported.
+func runHTTPVersionUnsupported(t *T) {
+	c := t.Session()
+	if c.p.HTTPMode() == runner.HTTPSSE {
+		t.NotApplicable("the server was reached over the HTTP+SSE transport of 2024-11-05, which has no %s header", protocol.HeaderProtocolVersion)
+	}
+	t.Expect("400 Bad Request to a ping whose %s is %s", protocol.HeaderProtocolVersion, unsupportedVersion)
+	ping := `{"jsonrpc":"2.0","id":"mcpconform-version-probe","method":"ping"}`
+	x, err := c.p.ProbeHTTP(t.Context(), []byte(ping), http.Header{protocol.HeaderProtocolVersion: {unsupportedVersion}})
+	switch {
+	case err != nil:
+		t.HarnessError("the ping with %s %s got no HTTP answer: %s", protocol.HeaderProtocolVersion, unsupportedVersion, httpDetail(err))
+	case x.Status == http.StatusTooManyRequests || x.Status/100 == 5:
+		t.HarnessError("the ping with %s %s was answered HTTP %d: the server did not serve it", protocol.HeaderProtocolVersion, unsupportedVersion, x.Status)
+	}
+	t.Actual("HTTP %d", x.Status)
+	if x.Status != http.StatusBadRequest {
+		t.Fatalf("a ping with %s %s was answered HTTP %d, not 400 Bad Request", protocol.HeaderProtocolVersion, unsupportedVersion, x.Status)
+	}
 }

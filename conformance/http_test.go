@@ -204,6 +204,14 @@ var httpFaults = []httpFault{
 			h.ServeHTTP(&sessionIDWriter{ResponseWriter: w}, r)
 		})
 	}},
+	{"version-ignored", "http.version.unsupported", "not 400 Bad Request", func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get(protocol.HeaderProtocolVersion) == unsupportedVersion {
+				r.Header.Del(protocol.HeaderProtocolVersion)
+			}
+			h.ServeHTTP(w, r)
+		})
+	}},
 	{"get-html", "http.get.stream-or-405", "neither an SSE stream nor 405", func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodGet && r.URL.Path == httpserver.MCPPath {

@@ -44,6 +44,10 @@ type realServer struct {
 	// allowCalls are tools without readOnlyHint that the suite may call:
 	// ones that only ask the client something (sampling, elicitation).
 	allowCalls []string
+	// timeout, when set, is the run's request timeout: for a server that
+	// builds itself anew for every HTTP request, whose answers to a burst
+	// of pipelined requests come late on a loaded machine.
+	timeout time.Duration
 }
 
 var realServers = []realServer{
@@ -64,7 +68,7 @@ var realServers = []realServer{
 	}, supported: protocol.AllRevisions},
 	{name: "tsv2-http", command: func(t *testing.T) []string {
 		return nodeCommand(t, filepath.Join("tsv2", "server.mjs"), "--http", runner.PortPlaceholder)
-	}, url: DefaultLocalURL, supported: protocol.AllRevisions},
+	}, url: DefaultLocalURL, supported: protocol.AllRevisions, timeout: 15 * time.Second},
 	{name: "gosdk-http", command: func(t *testing.T) []string {
 		return []string{fixturebin.Build(t, "internal/fixtures/gosdk"), "-http", "127.0.0.1:" + runner.PortPlaceholder}
 	}, url: DefaultLocalURL, supported: protocol.AllRevisions},
@@ -274,6 +278,9 @@ func checkRealServer(t *testing.T, srv realServer, opts Options) {
 		t.Fatal(err)
 	}
 	opts.Command, opts.Env, opts.AllowCalls = srv.command(t), srv.env, srv.allowCalls
+	if srv.timeout != 0 && opts.Timeout == 0 {
+		opts.Timeout = srv.timeout
+	}
 	if srv.url != "" {
 		opts.Transport, opts.URL = TransportHTTP, srv.url
 	}

@@ -177,12 +177,15 @@ func NewHTTPTarget(rawURL string, opts HTTPOptions) (*HTTPTarget, error) {
 	}
 	slices.SortFunc(t.secrets, func(a, b string) int { return len(b) - len(a) })
 	tr := &http.Transport{
-		Proxy:                 nil,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		TLSClientConfig:       &tls.Config{RootCAs: opts.RootCAs, MinVersion: tls.VersionTLS12},
-		TLSHandshakeTimeout:   10 * time.Second,
-		MaxIdleConnsPerHost:   64,
-		IdleConnTimeout:       30 * time.Second,
+		Proxy:               nil,
+		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSClientConfig:     &tls.Config{RootCAs: opts.RootCAs, MinVersion: tls.VersionTLS12},
+		TLSHandshakeTimeout: 10 * time.Second,
+		MaxIdleConnsPerHost: 64,
+		// Below the 5 s after which Node's HTTP server closes an idle
+		// connection: a request sent on a connection the server is
+		// closing is lost (a POST is not sent again).
+		IdleConnTimeout:       4 * time.Second,
 		ExpectContinueTimeout: time.Second,
 		ForceAttemptHTTP2:     true,
 	}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -96,11 +97,70 @@ func (p *Process) HTTP() []HTTPExchange {
 	defer l.mu.Unlock()
 	out := make([]HTTPExchange, len(l.exchanges))
 	for i, x := range l.exchanges {
-		out[i] = *x
-		out[i].Header = x.Header.Clone()
-		out[i].ResponseHeader = x.ResponseHeader.Clone()
+		out[i] = x.copy()
 	}
 	return out
+}
+
+// copy returns x with headers of its own; the caller holds the link's mu.
+func (x *HTTPExchange) copy() HTTPExchange {
+	c := *x
+	c.Header = x.Header.Clone()
+	c.ResponseHeader = x.ResponseHeader.Clone()
+	c.note = ""
+	return c
+}
+
+// ProbeHTTP sends body as a POST of the session, with the headers the
+// session's next request would carry changed by set (an empty value
+// removes a header), and returns the exchange once its answer is read,
+// within the request timeout. The messages the answer carries are not
+// queued: a probe is judged by its HTTP answer alone, for the rules of
+// the transport. The exchange is kept with the session's others (its
+// Purpose "probe"), and its answer noted in the transcript. It fails over
+// stdio, and with ErrUnavailable when no HTTP answer came.
+func (p *Process) ProbeHTTP(ctx context.Context, body []byte, set http.Header) (HTTPExchange, error) {
+	l := p.link
+	if l == nil {
+		return HTTPExchange{}, errors.New("runner: an HTTP probe of a process on stdio")
+	}
+	if err := l.sessionOver(); err != nil {
+		return HTTPExchange{}, err
+	}
+	o := readOutbound(body)
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.RequestTimeout)
+	defer cancel()
+	stop := context.AfterFunc(l.ctx, cancel)
+	defer stop()
+	req, err := l.postRequest(ctx, o)
+	if err != nil {
+		return HTTPExchange{}, fmt.Errorf("runner: probe: %w", err)
+	}
+	for name, vs := range set {
+		if len(vs) == 0 || vs[0] == "" {
+			req.Header.Del(name)
+			continue
+		}
+		req.Header[http.CanonicalHeaderKey(name)] = slices.Clone(vs)
+	}
+	x := l.newExchange(req, o, "probe")
+	resp, err := l.t.client.Do(req)
+	if err != nil {
+		l.failed(x, err, "probe")
+		return l.snapshot(x), l.unavailable(x, err)
+	}
+	l.answered(x, resp)
+	l.drainBody(x, resp.Body)
+	resp.Body.Close()
+	l.finish(x, "server", "")
+	return l.snapshot(x), nil
+}
+
+// snapshot is x.copy under the link's mu.
+func (l *httpLink) snapshot(x *HTTPExchange) HTTPExchange {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return x.copy()
 }
 
 // HTTPCount returns how many HTTP requests the session has made: the Seq
@@ -475,15 +535,25 @@ func (l *httpLink) releaseInit() {
 
 // newPost builds the POST of message o and records its exchange.
 func (l *httpLink) newPost(o outbound) (*http.Request, *HTTPExchange, error) {
+	req, err := l.postRequest(l.ctx, o)
+	if err != nil {
+		return nil, nil, fmt.Errorf("runner: send: %w", err)
+	}
+	return req, l.newExchange(req, o, ""), nil
+}
+
+// postRequest builds the POST of message o with the headers of the
+// session's era.
+func (l *httpLink) postRequest(ctx context.Context, o outbound) (*http.Request, error) {
 	l.mu.Lock()
 	target := l.t.url
 	if l.mode == HTTPSSE && l.endpoint != nil {
 		target = l.endpoint
 	}
 	l.mu.Unlock()
-	req, err := http.NewRequestWithContext(l.ctx, http.MethodPost, target.String(), bytes.NewReader(o.body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target.String(), bytes.NewReader(o.body))
 	if err != nil {
-		return nil, nil, fmt.Errorf("runner: send: %w", err)
+		return nil, err
 	}
 	req.Header.Set("Content-Type", protocol.MediaJSON)
 	req.Header.Set("Accept", protocol.AcceptBoth)
@@ -492,7 +562,7 @@ func (l *httpLink) newPost(o outbound) (*http.Request, *HTTPExchange, error) {
 	} else {
 		l.legacyHeaders(req, o.method)
 	}
-	return req, l.newExchange(req, o, ""), nil
+	return req, nil
 }
 
 // modernHeaders sets the request metadata headers of 2026-07-28.

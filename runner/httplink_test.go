@@ -630,3 +630,57 @@ func TestHTTPRateLimited(t *testing.T) {
 		t.Errorf("tries %v, want busy twice and closed once", tries)
 	}
 }
+
+// TestHTTPProbe: a probe goes with the session's headers, changed as
+// asked, is kept among the session's exchanges, and its answer is judged
+// by its status alone: the message it carries is not queued.
+func TestHTTPProbe(t *testing.T) {
+	var seen headers
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		m := rpcRequest(t, r)
+		seen.note(m.Method, r)
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case m.Method == "initialize":
+			w.Header().Set(protocol.HeaderSessionID, "s-1")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"t","version":"1"}}}`, m.ID)
+		case r.Header.Get(protocol.HeaderProtocolVersion) == "1900-01-01":
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32600,"message":"unsupported version"}}`, m.ID)
+		case m.ID == nil:
+			w.WriteHeader(http.StatusAccepted)
+		default:
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	p := startSession(t, srv.URL, HTTPOptions{}, Config{HTTPMode: HTTPStreamable})
+	if _, err := p.Request(testCtx(t), "initialize", map[string]any{"protocolVersion": "2025-11-25"}); err != nil {
+		t.Fatal(err)
+	}
+	x, err := p.ProbeHTTP(testCtx(t), []byte(`{"jsonrpc":"2.0","id":"probe","method":"ping"}`), http.Header{protocol.HeaderProtocolVersion: {"1900-01-01"}})
+	if err != nil || x.Status != http.StatusBadRequest || x.Purpose != "probe" {
+		t.Fatalf("probe: %+v, %v", x, err)
+	}
+	if h := seen.get("ping"); h.Get(protocol.HeaderSessionID) != "s-1" || h.Get(protocol.HeaderProtocolVersion) != "1900-01-01" {
+		t.Errorf("the probe went with %v", h)
+	}
+	if n := len(p.Pending()); n != 0 {
+		t.Errorf("%d messages queued from the probe's answer", n)
+	}
+	if xs := p.HTTP(); xs[len(xs)-1].Purpose != "probe" {
+		t.Errorf("the probe is not among the session's exchanges: %+v", xs[len(xs)-1])
+	}
+	stdio, err := Start(testCtx(t), Config{Command: []string{"cat"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdio.Close(context.Background())
+	if _, err := stdio.ProbeHTTP(testCtx(t), []byte(`{}`), nil); err == nil {
+		t.Errorf("a probe over stdio did not fail")
+	}
+}

@@ -100,5 +100,5 @@ if (at < 0) {
       }
       res.end();
     })
-    .listen(Number(process.argv[at + 1]), '127.0.0.1');
+    .listen(Number(process.argv[at + 1]), '127.0.0.1').keepAliveTimeout = 60_000; // longer than any wait of the suite's
 }
