@@ -11,6 +11,7 @@ require (
 	github.com/tidwall/gjson v1.20.3
 	github.com/yuin/goldmark v1.7.17
 	go.yaml.in/yaml/v4 v4.0.0-rc.3
+	golang.org/x/oauth2 v0.35.0
 	golang.org/x/sys v0.42.0
 	golang.org/x/term v0.35.0
 	golang.org/x/text v0.17.0
@@ -39,7 +40,6 @@ require (
 	github.com/tidwall/pretty v1.3.0 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/mod v0.33.0 // indirect
-	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.42.0 // indirect

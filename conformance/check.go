@@ -374,7 +374,7 @@ func (c *Check) AppliesTo(rev string) bool {
 }
 
 // Areas lists the catalogue's areas in report order.
-var Areas = []string{"stdio", "http", "jsonrpc", "lifecycle", "tools", "resources", "prompts", "completion", "logging", "progress", "cancellation", "sampling", "elicitation", "roots", "tasks", "modern", "property", "governance"}
+var Areas = []string{"stdio", "http", "auth", "jsonrpc", "lifecycle", "tools", "resources", "prompts", "completion", "logging", "progress", "cancellation", "sampling", "elicitation", "roots", "tasks", "modern", "property", "governance"}
 
 var idPattern = regexp.MustCompile(`^[a-z][a-z0-9]*\.[a-z0-9][a-z0-9-]*\.[a-z0-9][a-z0-9-]*$`)
 

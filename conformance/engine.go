@@ -103,6 +103,9 @@ type Options struct {
 	// HTTP configures the HTTP client: the headers every request carries
 	// (secrets all) and the trusted certificate authorities.
 	HTTP runner.HTTPOptions
+	// Auth gives the auth checks the tokens they send beside the run's
+	// own; nil judges what needs no further token.
+	Auth *AuthOptions
 	// InProcess, when set, is the report's account of a server the suite
 	// serves itself over HTTP (the embedded reference).
 	InProcess string

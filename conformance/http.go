@@ -78,6 +78,8 @@ func init() {
 		Also: []Authority{
 			MCP(protocol.Rev20250326, "basic/transports.mdx", "Sending Messages to the Server",
 				"If the input contains any number of JSON-RPC requests, the server MUST either return `Content-Type: text/event-stream`, to initiate an SSE stream, or `Content-Type: application/json`, to return one JSON object."),
+			MCP(protocol.Rev20250618, "basic/transports.mdx", "Sending Messages to the Server",
+				"If the input is a JSON-RPC request, the server MUST either return `Content-Type: text/event-stream`, to initiate an SSE stream, or `Content-Type: application/json`, to return one JSON object."),
 			MCP(protocol.Modern, "basic/transports/streamable-http.mdx", "Sending Messages",
 				"If the body is a JSON-RPC request, the server MUST return either `Content-Type: application/json` (a single JSON object) or `Content-Type: text/event-stream` (an SSE response stream)."),
 		},

@@ -47,7 +47,9 @@ func (e *engine) reachHTTP(ctx context.Context) (stop func(), err error) {
 		e.local = srv
 		raw = strings.ReplaceAll(raw, runner.PortPlaceholder, strconv.Itoa(srv.Port()))
 	}
-	target, err := runner.NewHTTPTarget(raw, o.HTTP)
+	hopts := o.HTTP
+	hopts.Secrets = append(slices.Clone(hopts.Secrets), o.Auth.secrets()...)
+	target, err := runner.NewHTTPTarget(raw, hopts)
 	if err != nil {
 		if srv != nil {
 			srv.Close(context.Background())

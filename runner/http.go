@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -85,6 +86,9 @@ type HTTPOptions struct {
 	// RootCAs, when set, are the certificate authorities trusted for
 	// https URLs instead of the system's.
 	RootCAs *x509.CertPool
+	// Secrets are further values never shown (tokens the checks send
+	// in probes); they are redacted as the header values are.
+	Secrets []string
 }
 
 // HTTPTarget is a server reached at a URL: what every session the runner
@@ -109,6 +113,31 @@ const maxRateLimitWait = 20 * time.Second
 // RateLimited returns how long the sessions with t waited because the
 // server answered 429 Too Many Requests.
 func (t *HTTPTarget) RateLimited() time.Duration { return time.Duration(t.rateLimited.Load()) }
+
+// rateLimitWait is how long to wait before sending again a request
+// answered 429 with header h: its Retry-After (in seconds or as a date; a
+// second when it names none), when that is at most limit and fits what
+// is left of the run's maxRateLimitWait, which it takes.
+func (t *HTTPTarget) rateLimitWait(h http.Header, limit time.Duration, now time.Time) (time.Duration, bool) {
+	wait := time.Second
+	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			wait = time.Duration(n) * time.Second
+		} else if at, err := http.ParseTime(v); err == nil {
+			wait = max(0, at.Sub(now).Round(time.Second))
+		} else {
+			return 0, false
+		}
+	}
+	if wait > limit {
+		return 0, false
+	}
+	if t.rateLimited.Add(int64(wait)) > int64(maxRateLimitWait) {
+		t.rateLimited.Add(-int64(wait))
+		return 0, false
+	}
+	return wait, true
+}
 
 // minSecret is the shortest header value redacted wherever it appears in
 // what a server sends back: a shorter one would match by chance.
@@ -136,6 +165,11 @@ func NewHTTPTarget(rawURL string, opts HTTPOptions) (*HTTPTarget, error) {
 			if len(v) >= minSecret {
 				t.secrets = append(t.secrets, v)
 			}
+		}
+	}
+	for _, v := range opts.Secrets {
+		if len(v) >= minSecret {
+			t.secrets = append(t.secrets, v)
 		}
 	}
 	if p, ok := u.User.Password(); ok && len(p) >= minSecret {

@@ -708,24 +708,7 @@ const maxRateLimitTries = 3
 // what is left of the target's budget for such waits (maxRateLimitWait
 // over the run). A server that asks for more is unavailable.
 func (l *httpLink) rateLimitWait(resp *http.Response) (time.Duration, bool) {
-	wait := time.Second
-	if v := strings.TrimSpace(resp.Header.Get("Retry-After")); v != "" {
-		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-			wait = time.Duration(n) * time.Second
-		} else if at, err := http.ParseTime(v); err == nil {
-			wait = max(0, time.Until(at).Round(time.Second))
-		} else {
-			return 0, false
-		}
-	}
-	if wait > l.p.cfg.RequestTimeout {
-		return 0, false
-	}
-	if l.t.rateLimited.Add(int64(wait)) > int64(maxRateLimitWait) {
-		l.t.rateLimited.Add(-int64(wait))
-		return 0, false
-	}
-	return wait, true
+	return l.t.rateLimitWait(resp.Header, l.p.cfg.RequestTimeout, time.Now())
 }
 
 // sleep waits d, or until ctx or the session ends: it reports whether d

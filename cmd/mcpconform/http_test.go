@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -119,23 +118,7 @@ func TestRunHTTPSecretsNeverShown(t *testing.T) {
 		t.Errorf("the server never got both secrets: %v", got)
 	}
 	mu.Unlock()
-	shown := map[string][]byte{"output": out.Bytes()}
-	for f, path := range reports {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%s report: %v\n%s", f, err, out.String())
-		}
-		shown[f] = data
-	}
-	saved := 0
-	filepath.WalkDir(tmp, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			data, _ := os.ReadFile(path)
-			shown[path] = data
-			saved++
-		}
-		return nil
-	})
+	shown, saved := shownByRun(t, out.Bytes(), reports, tmp)
 	if saved == 0 {
 		t.Errorf("no failing case was saved, so none was searched; output:\n%s", out.String())
 	} else if !strings.Contains(out.String(), "replay one with: mcpconform replay --url URL FILE") {
@@ -144,14 +127,7 @@ func TestRunHTTPSecretsNeverShown(t *testing.T) {
 	if !bytes.Contains(shown["json"], []byte("[redacted]")) {
 		t.Errorf("the JSON report shows no redacted echo: the search proves nothing")
 	}
-	for where, data := range shown {
-		for _, secret := range []string{headerSecret, tokenSecret} {
-			if bytes.Contains(data, []byte(secret)) {
-				i := bytes.Index(data, []byte(secret))
-				t.Errorf("%s shows %q: …%s…", where, secret, data[max(0, i-80):min(len(data), i+40)])
-			}
-		}
-	}
+	assertNoSecret(t, shown, headerSecret, tokenSecret)
 }
 
 // TestRunHTTPFlags: the HTTP flags are refused where they mean nothing,

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/cmd/mcpconform/internal/referencecmd"
+	"github.com/mcpconform/mcpconform/reference/httpauth"
 	"github.com/mcpconform/mcpconform/reference/httpserver"
 	"github.com/mcpconform/mcpconform/reference/server"
 )
@@ -25,25 +26,37 @@ func init() {
 // runReference is reached only from dispatch (help, tests): a process
 // started as `mcpconform reference` is served by referencecmd's init.
 func runReference(args []string, stdout, stderr io.Writer) int {
-	if opts, addr, err := referencecmd.ParseCommand(args); err == nil && addr != "" {
+	if opts, addr, issuer, err := referencecmd.ParseHTTP(args); err == nil && addr != "" {
 		opts.Log = stderr
-		return serveReferenceHTTP(addr, opts, stderr)
+		return serveReferenceHTTP(addr, issuer, opts, stderr)
 	}
 	return referencecmd.Serve(args, os.Stdin, stdout, stderr)
 }
 
 // serveReferenceHTTP serves the reference over HTTP on addr (mcpconform
-// reference --http) until SIGINT or SIGTERM.
-func serveReferenceHTTP(addr string, opts server.Options, stderr io.Writer) int {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpconform reference: %v\n", err)
-		return 1
-	}
+// reference --http) until SIGINT or SIGTERM; with issuer, as a resource
+// server of that authorization server (--auth).
+func serveReferenceHTTP(addr, issuer string, opts server.Options, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	h := httpserver.New(opts)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	var handler http.Handler = h
+	if issuer != "" {
+		verify, err := httpauth.JWKSVerifier(ctx, &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Proxy: nil}}, issuer)
+		if err != nil {
+			h.Close()
+			fmt.Fprintf(stderr, "mcpconform reference: --auth: %v\n", err)
+			return 1
+		}
+		handler = httpauth.Protect(h, httpauth.Options{Issuer: issuer, MCPPath: httpserver.MCPPath, Verify: verify})
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		h.Close()
+		fmt.Fprintf(stderr, "mcpconform reference: %v\n", err)
+		return 1
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		h.Close()
@@ -53,6 +66,9 @@ func serveReferenceHTTP(addr string, opts server.Options, stderr io.Writer) int 
 	}()
 	fmt.Fprintf(stderr, "mcpconform reference: serving tenant %s, clearance %s, scopes %s on http://%s%s (Streamable HTTP) and http://%s%s (HTTP+SSE)\n",
 		opts.Principal.Tenant, opts.Principal.Clearance, strings.Join(opts.Principal.Scopes, ","), ln.Addr(), httpserver.MCPPath, ln.Addr(), httpserver.SSEPath)
+	if issuer != "" {
+		fmt.Fprintf(stderr, "mcpconform reference: every request needs an access token of %s issued for http://%s%s\n", issuer, ln.Addr(), httpserver.MCPPath)
+	}
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(stderr, "mcpconform reference: %v\n", err)
 		return 1

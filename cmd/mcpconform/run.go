@@ -51,7 +51,7 @@ flags:
                            environment variable VAR (never printed)
   --cacert FILE            trust the certificate authorities in FILE (PEM)
                            for an https URL
-  --protocol V             check only revision V (e.g. 2025-11-25, 2026-07-28)
+` + oauthUsage + `  --protocol V             check only revision V (e.g. 2025-11-25, 2026-07-28)
   --only GLOB              run only checks whose id matches (repeatable)
   --skip GLOB              skip checks whose id matches (repeatable)
   --strict                 a warn of a scored SHOULD, or a scored MUST that ran
@@ -162,6 +162,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	var noColor, verbose, quiet bool
 	var hf httpFlags
 	hf.register(fs, true)
+	var of oauthFlags
+	of.register(fs)
 	fs.StringVar(&opts.Protocol, "protocol", "", "")
 	fs.Var(&only, "only", "")
 	fs.Var(&skip, "skip", "")
@@ -210,6 +212,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	opts.Command = fs.Args()
 	if err := hf.apply(&opts); err != nil {
+		return fail("%v (see mcpconform run --help)", err)
+	}
+	if err := of.check(&opts); err != nil {
 		return fail("%v (see mcpconform run --help)", err)
 	}
 	if attestFile != "" && subjectFlag == "" && len(opts.Command) == 0 && opts.URL != "" {
@@ -317,7 +322,13 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	})
 	defer stopSignals()
 	stopGC := memlimit.ForRun() // the run's collector policy (internal/memlimit)
-	rep, err := conformance.Run(ctx, opts)
+	// The run's own token is got here, where an interrupt ends the wait
+	// for a person's authorization as it ends a run.
+	var rep *conformance.Report
+	err = of.apply(ctx, &opts, stderr)
+	if err == nil {
+		rep, err = conformance.Run(ctx, opts)
+	}
 	stopGC()
 	if status != nil {
 		status.clear()

@@ -85,6 +85,12 @@ flags:
                    initialize for the legacy revisions, stateless requests
                    for 2026-07-28) and the HTTP+SSE transport of 2024-11-05
                    at /sse; every session gets the principal of the flags
+  --auth ISSUER    with --http, serve as an OAuth resource server of the
+                   authorization server ISSUER: every request needs an
+                   ES256 JWT access token of ISSUER (keys at its metadata's
+                   jwks_uri) issued for http://ADDR/mcp; the Protected
+                   Resource Metadata is at
+                   /.well-known/oauth-protected-resource/mcp
   --help           print this help
 
 example:
@@ -150,6 +156,21 @@ func ParseFlags(args []string) (server.Options, error) {
 // ParseCommand is ParseFlags that also returns the address of --http,
 // "" for stdio.
 func ParseCommand(args []string) (server.Options, string, error) {
+	opts, addr, _, err := ParseHTTP(args)
+	return opts, addr, err
+}
+
+// ParseHTTP is ParseCommand that also returns the issuer of --auth, ""
+// for a reference that needs no token.
+func ParseHTTP(args []string) (server.Options, string, string, error) {
+	opts, addr, issuer, err := parseCommand(args)
+	if err == nil && issuer != "" && addr == "" {
+		err = errors.New("--auth protects the reference served over HTTP: add --http ADDR")
+	}
+	return opts, addr, issuer, err
+}
+
+func parseCommand(args []string) (server.Options, string, string, error) {
 	fs := flag.NewFlagSet("reference", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -159,25 +180,26 @@ func ParseCommand(args []string) (server.Options, string, error) {
 	async := fs.Bool("async", true, "")
 	pageSize := fs.Int("page-size", server.DefaultPageSize, "")
 	addr := fs.String("http", "", "")
+	issuer := fs.String("auth", "", "")
 	var scopes scopeList
 	fs.Var(&scopes, "scope", "")
 	if err := fs.Parse(args); err != nil {
-		return server.Options{}, "", err
+		return server.Options{}, "", "", err
 	}
 	if fs.NArg() > 0 {
-		return server.Options{}, "", fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return server.Options{}, "", "", fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if *tenant == "" {
-		return server.Options{}, "", errors.New("--tenant must not be empty")
+		return server.Options{}, "", "", errors.New("--tenant must not be empty")
 	}
 	if _, err := reference.ClassificationRank(reference.Classification(*clearance)); err != nil {
-		return server.Options{}, "", fmt.Errorf("--clearance %q is not one of public, internal, confidential, restricted", *clearance)
+		return server.Options{}, "", "", fmt.Errorf("--clearance %q is not one of public, internal, confidential, restricted", *clearance)
 	}
 	if *pageSize < 1 {
-		return server.Options{}, "", fmt.Errorf("--page-size must be at least 1, got %d", *pageSize)
+		return server.Options{}, "", "", fmt.Errorf("--page-size must be at least 1, got %d", *pageSize)
 	}
 	if _, _, err := net.SplitHostPort(*addr); *addr != "" && err != nil {
-		return server.Options{}, "", fmt.Errorf("--http %q: want HOST:PORT, such as 127.0.0.1:8080", *addr)
+		return server.Options{}, "", "", fmt.Errorf("--http %q: want HOST:PORT, such as 127.0.0.1:8080", *addr)
 	}
 	held := demo.DefaultScopes()
 	if scopes.set {
@@ -189,5 +211,5 @@ func ParseCommand(args []string) (server.Options, string, error) {
 		Admin:     *admin,
 		Async:     *async,
 		PageSize:  *pageSize,
-	}, *addr, nil
+	}, *addr, *issuer, nil
 }

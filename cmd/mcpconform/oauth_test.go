@@ -1,0 +1,312 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpconform/mcpconform/internal/fixtures/authserver"
+	"github.com/mcpconform/mcpconform/reference/demo"
+	"github.com/mcpconform/mcpconform/reference/httpserver"
+	"github.com/mcpconform/mcpconform/reference/server"
+)
+
+// syncBuffer is a buffer written by a process and read by the test.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes())
+}
+
+// TestRunOAuthSecretsNeverShown: with each --oauth mode the run gets a
+// token from the test authorization server, the protected reference
+// serves it, the auth checks pass, and neither the token, the client
+// secret nor the auth checks' tokens appear anywhere the run writes (its
+// output, every report format, a saved case), though the server echoes
+// the Authorization it gets into its answers.
+func TestRunOAuthSecretsNeverShown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds and runs the mcpconform command")
+	}
+	self, _ := runBinaries(t)
+	for _, mode := range []string{oauthClientCredentials, oauthPKCE} {
+		t.Run(mode, func(t *testing.T) {
+			as, err := authserver.Start()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { as.Close() })
+			const clientSecret = "cs-MARKER-5e0b"
+			as.AddClient(authserver.Client{ID: "ci-client", Secret: clientSecret})
+			ref := httpserver.New(server.Options{Principal: demo.DefaultPrincipal(), Async: true})
+			t.Cleanup(ref.Close)
+			var count atomic.Int64
+			echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				e, _ := json.Marshal(fmt.Sprintf("%s #%d", r.Header.Get("Authorization"), count.Add(1)))
+				ew := &echoWriter{ResponseWriter: w, echo: string(e)}
+				ref.ServeHTTP(ew, r)
+				ew.finish()
+			})
+			srv := httptest.NewServer(as.Protect(echo, httpserver.MCPPath, ""))
+			t.Cleanup(srv.Close)
+			endpoint := srv.URL + httpserver.MCPPath
+			mint := func(aud, scope string, ttl time.Duration) string {
+				return as.Mint(authserver.Claims{Audience: aud, Scope: scope, Subject: "t", Expiry: time.Now().Add(ttl)})
+			}
+
+			dir := t.TempDir()
+			tmp := filepath.Join(dir, "tmp")
+			if err := os.Mkdir(tmp, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			reports := map[string]string{}
+			args := []string{"run", "--url", endpoint, "--oauth", mode,
+				"--oauth-expired-token-env", "T_EXPIRED", "--oauth-foreign-token-env", "T_FOREIGN", "--oauth-narrow-token-env", "T_NARROW", "--oauth-query-probe",
+				"--only", "auth.*", "--only", "lifecycle.*", "--only", "property.errors.same-bytes",
+				"--cases", "5", "--verbose", "--no-color", "--quiet", "--protocol", "2025-11-25"}
+			if mode == oauthClientCredentials {
+				args = append(args, "--oauth-client-id-env", "T_CLIENT_ID", "--oauth-client-secret-env", "T_CLIENT_SECRET")
+			}
+			for _, f := range []string{"json", "junit", "markdown", "html", "badge"} {
+				reports[f] = filepath.Join(dir, "report."+f)
+				args = append(args, "--"+f, reports[f])
+			}
+			cmd := exec.Command(self, args...)
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "XDG_CACHE_HOME="+tmp, "T_CLIENT_ID=ci-client", "T_CLIENT_SECRET="+clientSecret,
+				"T_EXPIRED="+mint(endpoint, authserver.Scope, -time.Hour), "T_FOREIGN="+mint("http://127.0.0.1:1/other", authserver.Scope, time.Hour),
+				"T_NARROW="+mint(endpoint, "", time.Hour))
+			var out syncBuffer
+			cmd.Stdout = &out
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// The person's browser: open the URL the run prints.
+			sc := bufio.NewScanner(stderr)
+			for sc.Scan() {
+				line := sc.Text()
+				out.Write([]byte(line + "\n"))
+				if u := strings.TrimSpace(line); strings.HasPrefix(u, as.Issuer+"/authorize?") {
+					resp, err := http.Get(u)
+					if err != nil {
+						t.Errorf("the browser's GET: %v", err)
+					} else {
+						resp.Body.Close()
+					}
+				}
+			}
+			io.Copy(&out, stderr)
+			_ = cmd.Wait() // the echo breaks checks: the exit code is not the point
+
+			shown, saved := shownByRun(t, out.Bytes(), reports, tmp)
+			if saved == 0 {
+				t.Errorf("no failing case was saved, so none was searched; output:\n%s", out.Bytes())
+			}
+			var rep struct {
+				Results []struct{ ID, Status, Message string }
+			}
+			if err := json.Unmarshal(shown["json"], &rep); err != nil {
+				t.Fatalf("JSON report: %v", err)
+			}
+			passed := 0
+			for _, r := range rep.Results {
+				if strings.HasPrefix(r.ID, "auth.") && r.Status != "pass" && r.Status != "n/a" {
+					t.Errorf("%s: %s: %s", r.ID, r.Status, r.Message)
+				}
+				if strings.HasPrefix(r.ID, "auth.") && r.Status == "pass" {
+					passed++
+				}
+			}
+			if passed == 0 {
+				t.Errorf("no auth check passed; output:\n%s", out.Bytes())
+			}
+			if !bytes.Contains(shown["json"], []byte("[redacted]")) {
+				t.Errorf("the JSON report shows no redacted echo: the search proves nothing")
+			}
+			secrets := append(as.Issued(), clientSecret)
+			if len(secrets) < 5 {
+				t.Fatalf("the authorization server issued %d tokens: the run got none", len(secrets)-4)
+			}
+			assertNoSecret(t, shown, secrets...)
+		})
+	}
+}
+
+// TestRunOAuthFlags: the OAuth flags are refused where they cannot work,
+// with one clear message and exit status 2, before anything is sent.
+func TestRunOAuthFlags(t *testing.T) {
+	open := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("{}")) }))
+	defer open.Close()
+	t.Setenv("MCPCONFORM_T_TOKEN", "token-value")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth", "magic"}, "want client-credentials or pkce"},
+		{[]string{"--oauth", "pkce"}, "--oauth needs --url"},
+		{[]string{"--transport", "http", "--oauth", "pkce", "--", "server"}, "--oauth needs --url"},
+		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth", "pkce", "--bearer-env", "MCPCONFORM_T_TOKEN"}, "leave out --bearer-env"},
+		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth-client-id-env", "X"}, "need --oauth"},
+		{[]string{"--oauth-expired-token-env", "X", "--", "server"}, "apply over HTTP only"},
+		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth-foreign-token-env", "MCPCONFORM_T_UNSET"}, "MCPCONFORM_T_UNSET: the variable is not set or empty"},
+		{[]string{"--url", open.URL + "/mcp", "--oauth", "client-credentials", "--quiet"}, "the server needs no token"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := runRun(tt.args, &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("run %q: exit %d, %q; want 2 and %q", tt.args, code, stderr.String(), tt.want)
+		}
+		if strings.Contains(stderr.String(), "token-value") {
+			t.Errorf("run %q repeats a token: %q", tt.args, stderr.String())
+		}
+	}
+}
+
+// TestReferenceAuth: `mcpconform reference --http ADDR --auth ISSUER`
+// serves the reference as a resource server of the test authorization
+// server, and `mcpconform run --oauth client-credentials` against it,
+// given the further tokens, passes every auth check that applies.
+func TestReferenceAuth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds and runs the mcpconform command")
+	}
+	self, _ := runBinaries(t)
+	as, err := authserver.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { as.Close() })
+	as.AddClient(authserver.Client{ID: "ci-client", Secret: "ci-client-secret"})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ref := exec.Command(self, "reference", "--http", addr, "--auth", as.Issuer)
+	var refOut syncBuffer
+	ref.Stdout, ref.Stderr = &refOut, &refOut
+	if err := ref.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ref.Process.Signal(os.Interrupt)
+		ref.Wait()
+	})
+	endpoint := "http://" + addr + httpserver.MCPPath
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the reference does not listen: %s", refOut.Bytes())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mint := func(aud, scope string, ttl time.Duration) string {
+		return as.Mint(authserver.Claims{Audience: aud, Scope: scope, Subject: "t", Expiry: time.Now().Add(ttl)})
+	}
+	jsonFile := filepath.Join(t.TempDir(), "report.json")
+	run := exec.Command(self, "run", "--url", endpoint, "--oauth", "client-credentials",
+		"--oauth-client-id-env", "T_CLIENT_ID", "--oauth-client-secret-env", "T_CLIENT_SECRET",
+		"--oauth-expired-token-env", "T_EXPIRED", "--oauth-foreign-token-env", "T_FOREIGN", "--oauth-query-probe",
+		"--only", "auth.*", "--quiet", "--no-color", "--json", jsonFile)
+	run.Env = append(os.Environ(), "T_CLIENT_ID=ci-client", "T_CLIENT_SECRET=ci-client-secret",
+		"T_EXPIRED="+mint(endpoint, "", -time.Hour), "T_FOREIGN="+mint("http://127.0.0.1:1/other", "", time.Hour))
+	out, err := run.CombinedOutput()
+	if err != nil {
+		t.Fatalf("run: %v\n%s\nreference:\n%s", err, out, refOut.Bytes())
+	}
+	data, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Results []struct{ ID, Revision, Status, Message string }
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	passed := 0
+	for _, r := range rep.Results {
+		switch {
+		case r.Status == "pass":
+			passed++
+		case r.ID == "auth.scope.insufficient" && r.Status == "not-verified":
+			// The reference requires no scope: no narrower token exists.
+		case r.Status != "n/a":
+			t.Errorf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
+		}
+	}
+	if passed < 20 {
+		t.Errorf("%d auth results passed, want every applicable one:\n%s", passed, out)
+	}
+}
+
+// shownByRun gathers what a run wrote: its output, the report files and
+// every file under tmp (saved cases), and how many of those there are.
+func shownByRun(t *testing.T, out []byte, reports map[string]string, tmp string) (map[string][]byte, int) {
+	t.Helper()
+	shown := map[string][]byte{"output": out}
+	for f, path := range reports {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%s report: %v\n%s", f, err, out)
+		}
+		shown[f] = data
+	}
+	saved := 0
+	filepath.WalkDir(tmp, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := os.ReadFile(path)
+			shown[path] = data
+			saved++
+		}
+		return nil
+	})
+	return shown, saved
+}
+
+// assertNoSecret fails the test for every secret that shown holds.
+func assertNoSecret(t *testing.T, shown map[string][]byte, secrets ...string) {
+	t.Helper()
+	for where, data := range shown {
+		for _, secret := range secrets {
+			if i := bytes.Index(data, []byte(secret)); i >= 0 {
+				t.Errorf("%s shows a secret: …%s…", where, data[max(0, i-80):min(len(data), i+40)])
+			}
+		}
+	}
+}

@@ -1,0 +1,209 @@
+package oauthclient_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpconform/mcpconform/internal/fixtures/authserver"
+	"github.com/mcpconform/mcpconform/internal/oauthclient"
+)
+
+func TestParseChallenges(t *testing.T) {
+	tests := []struct {
+		in   []string
+		want []oauthclient.Challenge
+	}{
+		{[]string{`Bearer resource_metadata="https://a.example/.well-known/oauth-protected-resource", scope="files:read"`},
+			[]oauthclient.Challenge{{Scheme: "Bearer", Params: map[string]string{"resource_metadata": "https://a.example/.well-known/oauth-protected-resource", "scope": "files:read"}}}},
+		{[]string{`Basic realm="x", Bearer error="insufficient_scope", scope="a b"`},
+			[]oauthclient.Challenge{{Scheme: "Basic", Params: map[string]string{"realm": "x"}}, {Scheme: "Bearer", Params: map[string]string{"error": "insufficient_scope", "scope": "a b"}}}},
+		{[]string{`Bearer`}, []oauthclient.Challenge{{Scheme: "Bearer", Params: map[string]string{}}}},
+		{[]string{`Bearer realm="a \"quoted\" word"`}, []oauthclient.Challenge{{Scheme: "Bearer", Params: map[string]string{"realm": `a "quoted" word`}}}},
+		{[]string{`Bearer error=invalid_token`, `Basic realm=x`}, []oauthclient.Challenge{{Scheme: "Bearer", Params: map[string]string{"error": "invalid_token"}}, {Scheme: "Basic", Params: map[string]string{"realm": "x"}}}},
+		{[]string{`=broken`}, nil},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, oauthclient.ParseChallenges(tt.in)); diff != "" {
+			t.Errorf("ParseChallenges(%q) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+func TestMetadataURLOrder(t *testing.T) {
+	mustURL := func(s string) *url.URL { u, _ := url.Parse(s); return u }
+	if got, want := oauthclient.AuthServerMetadataURLs(mustURL("https://auth.example.com/tenant1")), []string{
+		"https://auth.example.com/.well-known/oauth-authorization-server/tenant1",
+		"https://auth.example.com/.well-known/openid-configuration/tenant1",
+		"https://auth.example.com/tenant1/.well-known/openid-configuration",
+	}; !slices.Equal(got, want) {
+		t.Errorf("with a path: %q, want %q", got, want)
+	}
+	if got, want := oauthclient.AuthServerMetadataURLs(mustURL("https://auth.example.com")), []string{
+		"https://auth.example.com/.well-known/oauth-authorization-server",
+		"https://auth.example.com/.well-known/openid-configuration",
+	}; !slices.Equal(got, want) {
+		t.Errorf("without a path: %q, want %q", got, want)
+	}
+	if got, want := oauthclient.ResourceMetadataURLs(mustURL("https://example.com/public/mcp")), []string{
+		"https://example.com/.well-known/oauth-protected-resource/public/mcp",
+		"https://example.com/.well-known/oauth-protected-resource",
+	}; !slices.Equal(got, want) {
+		t.Errorf("resource metadata: %q, want %q", got, want)
+	}
+}
+
+// protected serves a handler that answers 200 behind the authorization
+// server's protection and returns its endpoint.
+func protected(t *testing.T, as *authserver.Server) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("{}")) })
+	srv := &http.Server{Handler: as.Protect(ok, "/mcp", ""), ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String() + "/mcp"
+}
+
+func startAS(t *testing.T) *authserver.Server {
+	t.Helper()
+	as, err := authserver.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { as.Close() })
+	return as
+}
+
+const body = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
+
+// use sends a request with the token and returns the status.
+func use(t *testing.T, endpoint, token string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, endpoint, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func TestFlows(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	as := startAS(t)
+	endpoint := protected(t, as)
+	hc := &http.Client{}
+	d, err := oauthclient.Discover(ctx, hc, endpoint, []byte(body))
+	if err != nil {
+		t.Fatalf("Discover: %v", err)
+	}
+	if d.Resource != endpoint || d.Issuer != as.Issuer || !slices.Equal(d.Scopes, []string{authserver.Scope}) {
+		t.Fatalf("Discover = %+v, want the endpoint as resource, issuer %s, scope %s", d, as.Issuer, authserver.Scope)
+	}
+	as.AddClient(authserver.Client{ID: "ci", Secret: "ci-secret-value"})
+	browser := func(authURL string) error {
+		// The authorization server approves at once: following its
+		// redirect is what the person's browser does.
+		resp, err := http.Get(authURL)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		return nil
+	}
+	flows := []struct {
+		name string
+		get  func() (string, error)
+	}{
+		{"client credentials, pre-registered", func() (string, error) {
+			tok, err := oauthclient.ClientCredentials(ctx, hc, d, oauthclient.Client{ID: "ci", Secret: "ci-secret-value"})
+			if err != nil {
+				return "", err
+			}
+			return tok.AccessToken, nil
+		}},
+		{"client credentials, registered dynamically", func() (string, error) {
+			tok, err := oauthclient.ClientCredentials(ctx, hc, d, oauthclient.Client{})
+			if err != nil {
+				return "", err
+			}
+			return tok.AccessToken, nil
+		}},
+		{"PKCE, registered dynamically", func() (string, error) {
+			tok, err := oauthclient.PKCE(ctx, hc, d, oauthclient.Client{}, browser)
+			if err != nil {
+				return "", err
+			}
+			return tok.AccessToken, nil
+		}},
+	}
+	for _, f := range flows {
+		before := len(as.TokenRequests())
+		tok, err := f.get()
+		if err != nil {
+			t.Errorf("%s: %v", f.name, err)
+			continue
+		}
+		if code := use(t, endpoint, tok); code != http.StatusOK {
+			t.Errorf("%s: the token was answered HTTP %d, want 200", f.name, code)
+		}
+		for _, r := range as.TokenRequests()[before:] {
+			if r.Get("resource") != endpoint {
+				t.Errorf("%s: a token request's resource is %q, want %q", f.name, r.Get("resource"), endpoint)
+			}
+		}
+	}
+	if _, err := oauthclient.ClientCredentials(ctx, hc, d, oauthclient.Client{ID: "ci", Secret: "wrong-secret"}); err == nil {
+		t.Error("a wrong client secret got a token")
+	}
+}
+
+func TestDiscoverNotProtected(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("{}")) }), ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	defer srv.Close()
+	if _, err := oauthclient.Discover(context.Background(), &http.Client{}, "http://"+ln.Addr().String()+"/mcp", []byte(body)); err != oauthclient.ErrNotProtected {
+		t.Errorf("Discover of an open server: %v, want ErrNotProtected", err)
+	}
+}
+
+func TestCovers(t *testing.T) {
+	tests := []struct {
+		resource, endpoint string
+		want               bool
+	}{
+		{"https://mcp.example.com/mcp", "https://mcp.example.com/mcp", true},
+		{"https://mcp.example.com", "https://mcp.example.com/mcp", true},
+		{"https://mcp.example.com/", "https://mcp.example.com/mcp", true},
+		{"https://MCP.example.com:443/mcp", "https://mcp.example.com/mcp", true},
+		{"https://mcp.example.com/public", "https://mcp.example.com/public/mcp", true},
+		{"https://mcp.example.com/pub", "https://mcp.example.com/public/mcp", false},
+		{"https://mcp.example.com/other", "https://mcp.example.com/mcp", false},
+		{"http://mcp.example.com/mcp", "https://mcp.example.com/mcp", false},
+		{"https://mcp.example.com:8443/mcp", "https://mcp.example.com/mcp", false},
+		{"https://evil.example.com/mcp", "https://mcp.example.com/mcp", false},
+		{"https://mcp.example.com/mcp?x=1", "https://mcp.example.com/mcp", false},
+	}
+	for _, tt := range tests {
+		r, _ := url.Parse(tt.resource)
+		e, _ := url.Parse(tt.endpoint)
+		if got := oauthclient.Covers(r, e); got != tt.want {
+			t.Errorf("Covers(%s, %s) = %v, want %v", tt.resource, tt.endpoint, got, tt.want)
+		}
+	}
+}
