@@ -13,7 +13,7 @@ import (
 // profile is frozen, so a change to its manifest fails TestPinnedDigests.
 // scripts/scoringprofile writes these entries; nothing else should.
 var pinned = map[string]string{
-	"mcpconform-2026.12": "sha256:d35d2dac68c8ca6af8aaa42d1e95ed19f5adac7786053e4f2b1fabab294629b0",
+	"mcpconform-2026.12": "sha256:2800b7b5f9fde31af2d48af70b8ee21675dd77e1d40a9f5205b933734dc71ef6",
 }
 
 // TestPinnedDigests: every shipped profile has the digest pinned for it,
