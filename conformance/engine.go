@@ -423,7 +423,10 @@ func (env *revEnv) hung() string {
 	defer env.mu.Unlock()
 	for _, s := range env.stalls {
 		r := env.results[s.check]
-		if r != nil && r.Status == StatusBlocked {
+		// A chain of blocks ends in the check whose verdict shows the
+		// fault (a cancellation check stalled on tools/list, blocked by
+		// tools.list.shape, blocked by lifecycle.ping.operation).
+		for hops := 0; r != nil && r.Status == StatusBlocked && hops < 8; hops++ {
 			r = env.results[r.BlockedBy]
 		}
 		if r != nil && (r.Status == StatusFail || r.Status == StatusWarn) {

@@ -39,8 +39,13 @@ func init() {
 			{ID: "resources.read.not-found-code", Revision: modern, Status: StatusFail, Reason: "returned error -32002, want -32602"},
 			{ID: "modern.errors.reserved-codes", Revision: modern, Status: StatusFail, Reason: "error code -32002 belongs to an earlier revision"},
 		}},
-		one("resources-not-found-empty", legacy, "resources.read.not-found", StatusWarn, "returned a result instead of error -32002"),
+		// A URI that is no URI is not found either: its check may see it.
+		mutantCase{Mutation: "resources-not-found-empty", Protocol: legacy, Want: []mutantWant{
+			{ID: "resources.read.not-found", Revision: legacy, Status: StatusWarn, Reason: "returned a result instead of error -32002"},
+			{ID: "resources.read.invalid-uri", Status: StatusFail, Optional: true},
+		}},
 		mutantCase{Mutation: "resources-not-found-empty", Protocol: modern, Want: []mutantWant{
+			{ID: "resources.read.invalid-uri", Status: StatusFail, Optional: true},
 			{ID: "resources.read.not-found-code", Revision: modern, Status: StatusFail, Reason: "returned empty contents instead of error -32602"},
 			{ID: "resources.read.not-found-empty", Revision: modern, Status: StatusFail, Reason: "returned an empty contents array"},
 		}},
