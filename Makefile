@@ -64,8 +64,8 @@ lint:
 	GOOS=darwin $(GO) vet ./...
 
 # -timeout: go test's 10-minute default is a hang detector; on a slow
-# 2-core CI machine the conformance package alone can near it, so the
-# limit is set inside CI's 20-minute budget instead.
+# 2-core CI machine the conformance package alone can pass it, so the
+# limit is set at the edge of CI's 20-minute budget instead.
 # -parallel: a mutant or hostile-server run mostly waits on its server's
 # answers and timeouts, so more runs than cores side by side keep the
 # cores busy; the verdicts are built to hold under that load.
@@ -73,7 +73,7 @@ lint:
 # screenshot, PDF) stay in test-artifacts/ for CI to keep.
 test: deps
 	mkdir -p test-artifacts
-	MCPCONFORM_ARTIFACTS=$(CURDIR)/test-artifacts $(GO) tool gotestsum --format testname -- -count=1 -timeout 15m -parallel 6 -skip '$(SWEEPS)' ./...
+	MCPCONFORM_ARTIFACTS=$(CURDIR)/test-artifacts $(GO) tool gotestsum --format testname -- -count=1 -timeout 19m -parallel 6 -skip '$(SWEEPS)' ./...
 
 sweeps: deps
 	mkdir -p test-artifacts
