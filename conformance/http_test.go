@@ -241,6 +241,25 @@ var httpFaults = []httpFault{
 	{"sse-id-reused", "http.sse.event-id-unique", "had carried already", sseIDs(func() string { return "7" })},
 	{"method-mismatch-ignored", "http.metadata.method-mismatch", "not 400 Bad Request", setMethodHeader(func(sent, body string) bool { return sent != "" && sent != body })},
 	{"method-missing-ignored", "http.metadata.method-missing", "not 400 Bad Request", setMethodHeader(func(sent, body string) bool { return sent == "" })},
+	{"name-mismatch-ignored", "http.metadata.name-mismatch", "not 400 Bad Request", func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if modernPost(r) && r.Header.Get(protocol.HeaderName) != "" {
+				r.Header.Set(protocol.HeaderName, protocol.EncodeHeaderValue(rpcName(r)))
+			}
+			h.ServeHTTP(w, r)
+		})
+	}},
+	{"name-base64-undecoded", "http.metadata.name-base64", "was not decoded", func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if modernPost(r) && strings.HasPrefix(r.Header.Get(protocol.HeaderName), "=?base64?") {
+				w.Header().Set("Content-Type", protocol.MediaJSON)
+				w.WriteHeader(http.StatusBadRequest)
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":"mcpconform-http-probe","error":{"code":%d,"message":"header mismatch"}}`, protocol.CodeHeaderMismatch)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}},
 	{"not-found-200", "http.method.not-found-404", "not 404 Not Found", modernAnswer(protocol.CodeMethodNotFound, http.StatusOK)},
 	{"unsupported-version-200", "http.version.unsupported-error", "not 400 Bad Request", modernAnswer(protocol.CodeUnsupportedProtocolVersion, http.StatusOK)},
 	{"get-html", "http.get.stream-or-405", "neither an SSE stream nor 405", func(h http.Handler) http.Handler {
@@ -339,6 +358,21 @@ func setMethodHeader(when func(sent, body string) bool) func(http.Handler) http.
 			h.ServeHTTP(w, r)
 		})
 	}
+}
+
+// rpcName reads the Mcp-Name source of a POST (params.name, or
+// params.uri) and puts the body back.
+func rpcName(r *http.Request) string {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var m struct {
+		Params struct{ Name, URI string } `json:"params"`
+	}
+	json.Unmarshal(body, &m)
+	if m.Params.URI != "" {
+		return m.Params.URI
+	}
+	return m.Params.Name
 }
 
 // httpGoodVariants are servers that differ from the reference in what

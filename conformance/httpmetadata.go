@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/mcpconform/mcpconform/protocol"
 )
@@ -45,6 +46,31 @@ func init() {
 		Refs:        []SpecRef{refMetadata("Standard Request Headers")},
 		Revisions:   ModernOnly(),
 		Run:         runHTTPMethodMissing,
+	})
+	Register(Check{
+		ID:          "http.metadata.name-mismatch",
+		Title:       "An Mcp-Name other than the body's gets 400 HeaderMismatch",
+		Requirement: "A tools/call (or resources/read, or prompts/get, by what the server offers) whose Mcp-Name names another tool than its body is rejected with 400 Bad Request and JSON-RPC error -32020 (HeaderMismatch). Neither name is one the server has: nothing runs.",
+		Authority: MCP(protocol.Modern, "basic/transports/streamable-http.mdx", "Server Validation",
+			"Servers that process the request body MUST reject requests where the values specified in the headers do not match the corresponding values in the request body."),
+		Also:      []Authority{headerMismatchRule, headerMismatchSchema},
+		Refs:      []SpecRef{refMetadata("Standard Request Headers")},
+		Revisions: ModernOnly(),
+		Run:       runHTTPNameMismatch,
+	})
+	Register(Check{
+		ID:          "http.metadata.name-base64",
+		Title:       "A Base64-encoded Mcp-Name is decoded before it is compared",
+		Requirement: "A tools/call (or resources/read, or prompts/get) whose name is not plain ASCII, sent with Mcp-Name in the =?base64?...?= form of that very name, is not rejected with HeaderMismatch (-32020).",
+		Authority: MCP(protocol.Modern, "basic/transports/streamable-http.mdx", "Value Encoding",
+			"In particular, servers MUST decode an encoded `Mcp-Name` or `Mcp-Param-{Name}` value before comparing it to the corresponding request body value during Server Validation."),
+		Also: []Authority{
+			MCP(protocol.Modern, "basic/transports/streamable-http.mdx", "Server Validation",
+				"For headers that permit the Base64 sentinel encoding (`Mcp-Name` and `Mcp-Param-{Name}`), servers MUST decode encoded values (see Value Encoding) before comparing them to the body value."),
+		},
+		Refs:      []SpecRef{refMetadata("Standard Request Headers")},
+		Revisions: ModernOnly(),
+		Run:       runHTTPNameBase64,
 	})
 	Register(Check{
 		ID:          "http.method.not-found-404",
@@ -129,5 +155,53 @@ func runHTTPVersionUnsupportedError(t *T) {
 	var data protocol.UnsupportedVersionData
 	if json.Unmarshal(a.Message.Error.Data, &data) != nil || data.Supported == nil {
 		t.Fatalf("%s was answered %d without the supported versions in the error's data: %s", what, protocol.CodeUnsupportedProtocolVersion, clip(string(a.Message.Error.Data)))
+	}
+}
+
+// namedRequest returns a request whose Mcp-Name source is name, of the
+// first of tools/call, resources/read and prompts/get whose capability
+// the server declares; the check is n/a when it declares none. Names the
+// server has are never used, so nothing runs whatever it does.
+func namedRequest(t *T, name string) (method, body string) {
+	for _, m := range []struct{ capability, method, member string }{
+		{"tools", protocol.MethodToolsCall, "name"},
+		{"resources", protocol.MethodResourcesRead, "uri"},
+		{"prompts", protocol.MethodPromptsGet, "name"},
+	} {
+		if !t.HasCapability(m.capability) {
+			continue
+		}
+		value := name
+		if m.member == "uri" {
+			value = "mcpconform:" + name
+		}
+		return m.method, requestLine(t.env.rev, probeID, m.method, map[string]any{m.member: value})
+	}
+	t.NotApplicable("the server declares neither tools, resources nor prompts: no request carries %s", protocol.HeaderName)
+	return "", ""
+}
+
+// runHTTPNameMismatch is http.metadata.name-mismatch.
+func runHTTPNameMismatch(t *T) {
+	method, body := namedRequest(t, "mcpconform-no-such-name")
+	t.Expect("400 Bad Request and error %d to %s whose %s names another", protocol.CodeHeaderMismatch, method, protocol.HeaderName)
+	a := modernProbe(t, body, http.Header{protocol.HeaderName: {"mcpconform-other-name"}})
+	judgeProbeStatus(t, a, method+" sent with a "+protocol.HeaderName+" other than its body's", http.StatusBadRequest, protocol.CodeHeaderMismatch)
+}
+
+// encodedName needs the Base64 form in a header: it is not ASCII.
+const encodedName = "mcpconform-no-such-name-\u00e9t\u00e9"
+
+// runHTTPNameBase64 is http.metadata.name-base64.
+func runHTTPNameBase64(t *T) {
+	method, body := namedRequest(t, encodedName)
+	t.Expect("no error %d to %s whose %s is its name in Base64 form", protocol.CodeHeaderMismatch, method, protocol.HeaderName)
+	a := modernProbe(t, body, nil)
+	if got := a.Header.Get(protocol.HeaderName); !strings.HasPrefix(got, "=?base64?") {
+		t.NotVerified("the probe went with %s %q, not a Base64 form", protocol.HeaderName, clip(got))
+	}
+	t.Actual("HTTP %d, %s", a.Status, a.errorText())
+	if a.hasError(protocol.CodeHeaderMismatch) {
+		t.Fatalf("%s sent with %s %s (its name, Base64-encoded) was rejected with HeaderMismatch (HTTP %d): the header was not decoded before the comparison", method, protocol.HeaderName, a.Header.Get(protocol.HeaderName), a.Status)
 	}
 }
