@@ -99,13 +99,19 @@ func init() {
 }
 
 // modernProbe sends a 2026-07-28 request of the revision's session with
-// the headers changed by set.
+// the headers changed by set. A server that refuses the request's
+// protocol version (-32022) never reached its headers: a rule of them is
+// then not verified.
 func modernProbe(t *T, body string, set http.Header) *probeAnswer {
 	c := t.Session()
 	if c.p.Transport() != TransportHTTP {
 		t.NotApplicable("a rule of the HTTP transport")
 	}
-	return sendProbe(t, c, body, set)
+	a := sendProbe(t, c, body, set)
+	if a.hasError(protocol.CodeUnsupportedProtocolVersion) && a.RPCMethod != protocol.MethodDiscover {
+		t.NotVerified("the server refused %s with error %d (unsupported protocol version, HTTP %d): it serves no such request at %s, so its headers were not judged", a.RPCMethod, protocol.CodeUnsupportedProtocolVersion, a.Status, t.env.rev)
+	}
+	return a
 }
 
 // judgeProbeStatus fails the check unless a was status with JSON-RPC error

@@ -163,6 +163,49 @@ func (p *Process) ProbeHTTP(ctx context.Context, body []byte, set http.Header) (
 	return l.snapshot(x), nil
 }
 
+// ProbeHTTPMethod sends a request without a body (GET or DELETE) to the
+// session's endpoint, with the headers set gives besides the user's own,
+// and returns the exchange once its answer is read; an SSE stream it
+// opens is closed at once, unread. The exchange is kept with the
+// session's others (its Purpose "probe"). It fails over stdio, and with
+// ErrUnavailable when no HTTP answer came.
+func (p *Process) ProbeHTTPMethod(ctx context.Context, method string, set http.Header) (HTTPExchange, error) {
+	l := p.link
+	if l == nil {
+		return HTTPExchange{}, errors.New("runner: an HTTP probe of a process on stdio")
+	}
+	if err := l.sessionOver(); err != nil {
+		return HTTPExchange{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.RequestTimeout)
+	defer cancel()
+	stop := context.AfterFunc(l.ctx, cancel)
+	defer stop()
+	req, err := http.NewRequestWithContext(ctx, method, l.t.url.String(), nil)
+	if err != nil {
+		return HTTPExchange{}, fmt.Errorf("runner: probe: %w", err)
+	}
+	for name, vs := range set {
+		req.Header[http.CanonicalHeaderKey(name)] = slices.Clone(vs)
+	}
+	x := l.newExchange(req, outbound{}, "probe")
+	resp, err := l.t.client.Do(req)
+	if err != nil {
+		l.failed(x, err, "probe")
+		return l.snapshot(x), l.unavailable(x, err)
+	}
+	l.answered(x, resp)
+	if x.ContentType == protocol.MediaSSE {
+		resp.Body.Close()
+		l.finish(x, "client", "")
+		return l.snapshot(x), nil
+	}
+	l.drainBody(x, resp.Body)
+	resp.Body.Close()
+	l.finish(x, "server", "")
+	return l.snapshot(x), nil
+}
+
 // snapshot is x.copy under the link's mu.
 func (l *httpLink) snapshot(x *HTTPExchange) HTTPExchange {
 	l.mu.Lock()
