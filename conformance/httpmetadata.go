@@ -50,7 +50,7 @@ func init() {
 	Register(Check{
 		ID:          "http.metadata.name-mismatch",
 		Title:       "An Mcp-Name other than the body's gets 400 HeaderMismatch",
-		Requirement: "A tools/call (or resources/read, or prompts/get, by what the server offers) whose Mcp-Name names another tool than its body is rejected with 400 Bad Request and JSON-RPC error -32020 (HeaderMismatch). Neither name is one the server has: nothing runs.",
+		Requirement: "A tools/call (or resources/read, or prompts/get, by what the server offers) whose Mcp-Name differs from the name (or uri) in its body is rejected with 400 Bad Request and JSON-RPC error -32020 (HeaderMismatch). Neither name is one the server has: nothing runs.",
 		Authority: MCP(protocol.Modern, "basic/transports/streamable-http.mdx", "Server Validation",
 			"Servers that process the request body MUST reject requests where the values specified in the headers do not match the corresponding values in the request body."),
 		Also:      []Authority{headerMismatchRule, headerMismatchSchema},
