@@ -42,8 +42,8 @@ func requireStreamableSession(t *T, c *Conn) {
 
 // sendProbe POSTs body in c's session with the headers changed by set
 // (runner.Process.ProbeHTTP) and returns the answer. No HTTP answer, a
-// 429 still there after waiting, or a 5xx ends the check as a harness
-// error: the server did not serve the probe, so nothing is judged.
+// 429 or a 5xx ends the check as a harness error: the server did not
+// serve the probe, so nothing is judged.
 func sendProbe(t *T, c *Conn, body string, set http.Header) *probeAnswer {
 	x, err := c.p.ProbeHTTP(t.Context(), []byte(body), set)
 	switch {
