@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"os/exec"
@@ -37,14 +38,25 @@ func authRunOptions(as *authserver.Server, endpoint string) Options {
 	mint := func(aud, scope string, ttl time.Duration) string {
 		return as.Mint(authserver.Claims{Audience: aud, Scope: scope, Subject: "suite", Expiry: time.Now().Add(ttl)})
 	}
+	run := mint(endpoint, authserver.Scope, time.Hour)
 	opts := Options{Transport: TransportHTTP, URL: endpoint, Timeout: 5 * time.Second,
 		Auth: &AuthOptions{
 			Expired:         mint(endpoint, authserver.Scope, -time.Hour),
 			ForeignAudience: mint("http://127.0.0.1:1/other", authserver.Scope, time.Hour),
 			NarrowScope:     mint(endpoint, "", time.Hour),
 			QueryProbe:      true,
+			Authorize: func(_ context.Context, got string) (*Authorization, error) {
+				if got != endpoint {
+					return nil, fmt.Errorf("authorized for %s, not the endpoint %s", got, endpoint)
+				}
+				return &Authorization{
+					Token: func() (string, error) { return run, nil },
+					StepUp: func(_ context.Context, scopes []string) (string, []string, error) {
+						return mint(endpoint, strings.Join(scopes, " "), time.Hour), scopes, nil
+					},
+				}, nil
+			},
 		}}
-	opts.HTTP.Header = http.Header{"Authorization": {"Bearer " + mint(endpoint, authserver.Scope, time.Hour)}}
 	return opts
 }
 
@@ -64,6 +76,8 @@ var authFaults = []struct {
 	{authserver.FaultAcceptsExpired, "auth.expired-token.401", "an expired token was served"},
 	{authserver.FaultQueryToken, "auth.query-token.rejected", "in the query string only was served"},
 	{authserver.FaultBareForbidden, "auth.scope.insufficient", `error="insufficient_scope"`},
+	{authserver.FaultScopeShort, "auth.scope.step-up", "did not name every scope the request needs"},
+	{authserver.FaultMalformedForbidden, "auth.malformed.refused", "not 400 (malformed authorization request) or 401"},
 }
 
 // TestAuthChecks: the reference, protected by the test authorization
@@ -131,16 +145,29 @@ func TestAuthChecksOpenServer(t *testing.T) {
 // that need them are not verified, never passed.
 func TestAuthChecksWithoutTokens(t *testing.T) {
 	_, opts := protectedReference(t, "")
-	opts.Auth = nil
-	opts.Only = []string{"auth.expired-token.401", "auth.audience.rejected", "auth.query-token.rejected", "auth.scope.insufficient"}
+	authorize := opts.Auth.Authorize
+	opts.Auth = &AuthOptions{Authorize: func(ctx context.Context, endpoint string) (*Authorization, error) {
+		a, err := authorize(ctx, endpoint)
+		if a != nil {
+			a.StepUp = nil
+		}
+		return a, err
+	}}
+	opts.Only = []string{"auth.expired-token.401", "auth.audience.rejected", "auth.query-token.rejected", "auth.scope.insufficient", "auth.scope.step-up"}
 	rep, err := Run(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	unverified := map[string]bool{}
 	for _, r := range rep.Results {
-		if r.Status != StatusNotVerified && r.Status != StatusNA {
+		if r.Status == StatusNotVerified {
+			unverified[r.ID] = true
+		} else if r.Status != StatusNA {
 			t.Errorf("%s@%s: %s without its token: %s", r.ID, r.Revision, r.Status, r.Message)
 		}
+	}
+	if len(unverified) != len(opts.Only) {
+		t.Errorf("not verified: %v, want every one of %v", unverified, opts.Only)
 	}
 }
 
@@ -195,6 +222,8 @@ func TestAuthGoSDK(t *testing.T) {
 		switch {
 		case r.ID == "auth.scope.insufficient" && r.Status == StatusWarn:
 			warned = true
+		case r.ID == "auth.scope.step-up" && r.Status == StatusNotVerified:
+			// No insufficient_scope challenge: no scope to ask for.
 		case r.Status != StatusPass && r.Status != StatusNA:
 			t.Errorf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
 		}
