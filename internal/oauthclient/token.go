@@ -246,7 +246,12 @@ func PKCE(ctx context.Context, hc *http.Client, d *Discovery, c Client, open fun
 		}
 	})}
 	go srv.Serve(ln)
-	defer srv.Close()
+	defer func() {
+		// The browser's page is finished before the listener goes.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}()
 	authURL := cfg.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), resourceParam(d))
 	if err := open(authURL); err != nil {
 		return nil, err
