@@ -215,8 +215,8 @@ func init() {
 		Also:        alsoStatus(),
 		Revisions:   append(Since(protocol.Rev20250326), protocol.Modern),
 		Refs:        []SpecRef{refAuth(protocol.Rev20251125, "Token Requirements")},
-		Transport: TransportHTTP,
-		Run:       runAuthQueryToken,
+		Transport:   TransportHTTP,
+		Run:         runAuthQueryToken,
 	})
 	Register(Check{
 		ID:          "auth.scope.insufficient",
