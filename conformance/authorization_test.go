@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/authserver"
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
+	"github.com/mcpconform/mcpconform/reference/httpauth"
 	"github.com/mcpconform/mcpconform/reference/httpserver"
 )
 
@@ -22,7 +23,13 @@ import (
 // tokens the auth checks send.
 func protectedReference(t *testing.T, fault authserver.Fault) (string, Options) {
 	t.Helper()
-	as, err := authserver.Start()
+	return protectedReferenceAlg(t, fault, httpauth.ES256)
+}
+
+// protectedReferenceAlg is protectedReference with tokens signed alg.
+func protectedReferenceAlg(t *testing.T, fault authserver.Fault, alg string) (string, Options) {
+	t.Helper()
+	as, err := authserver.StartAlg(alg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +88,8 @@ var authFaults = []struct {
 }
 
 // TestAuthChecks: the reference, protected by the test authorization
-// server, passes every auth check of every revision that has it; each
+// server (tokens signed ES256, RS256 or EdDSA), passes every auth check
+// of every revision that has it; each
 // fault makes exactly its check fail (a warn for the SHOULD of the scope
 // challenge), with its reason.
 func TestAuthChecks(t *testing.T) {
@@ -91,19 +99,29 @@ func TestAuthChecks(t *testing.T) {
 	if len(authFaults) != len(authserver.Faults) {
 		t.Fatalf("%d faults tested, %d defined", len(authFaults), len(authserver.Faults))
 	}
-	cases := append([]struct {
+	type authCase = struct {
 		fault authserver.Fault
 		check string
 		why   string
-	}{{fault: ""}}, authFaults...)
+	}
+	cases := []struct {
+		authCase
+		alg string
+	}{{alg: httpauth.ES256}, {alg: httpauth.RS256}, {alg: httpauth.EdDSA}}
+	for _, f := range authFaults {
+		cases = append(cases, struct {
+			authCase
+			alg string
+		}{f, httpauth.ES256})
+	}
 	for _, f := range cases {
 		name := string(f.fault)
 		if name == "" {
-			name = "none"
+			name = "none-" + f.alg
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			_, opts := protectedReference(t, f.fault)
+			_, opts := protectedReferenceAlg(t, f.fault, f.alg)
 			opts.Only = []string{"auth.*"}
 			rep, err := Run(context.Background(), opts)
 			if err != nil {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/authserver"
 	"github.com/mcpconform/mcpconform/reference/demo"
+	"github.com/mcpconform/mcpconform/reference/httpauth"
 	"github.com/mcpconform/mcpconform/reference/httpserver"
 	"github.com/mcpconform/mcpconform/reference/server"
 )
@@ -172,13 +173,14 @@ func TestRunOAuthSecretsNeverShown(t *testing.T) {
 
 // TestRunOAuthLocalServer: --oauth reaches a protected server the run
 // starts itself (the reference, protected, on the port the run gives
-// it), replaces its token as it expires, and shows none of the tokens.
+// it, verifying EdDSA tokens), replaces its token as it expires, and
+// shows none of the tokens.
 func TestRunOAuthLocalServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds and runs the mcpconform command")
 	}
 	self, _ := runBinaries(t)
-	as, err := authserver.Start()
+	as, err := authserver.StartAlg(httpauth.EdDSA)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,14 +266,14 @@ func TestRunOAuthFlags(t *testing.T) {
 
 // TestReferenceAuth: `mcpconform reference --http ADDR --auth ISSUER`
 // serves the reference as a resource server of the test authorization
-// server, and `mcpconform run --oauth client-credentials` against it,
+// server (RS256 tokens), and `mcpconform run --oauth client-credentials` against it,
 // given the further tokens, passes every auth check that applies.
 func TestReferenceAuth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds and runs the mcpconform command")
 	}
 	self, _ := runBinaries(t)
-	as, err := authserver.Start()
+	as, err := authserver.StartAlg(httpauth.RS256)
 	if err != nil {
 		t.Fatal(err)
 	}
