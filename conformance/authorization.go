@@ -233,6 +233,17 @@ func init() {
 		Run:       runAuthScope,
 	})
 	Register(Check{
+		ID:          "auth.scope.forbidden",
+		Title:       "A token without the scope is answered 403",
+		Requirement: "A request whose valid token lacks a scope the request needs is answered 403, the revision's table's status for insufficient permissions: not served, and not 401, which says the token is invalid (judged with such a token the run is given).",
+		Authority:   MCP(protocol.Rev20251125, authPage, "Error Handling", sentenceStatus),
+		Also:        alsoStatus(),
+		Revisions:   append(Since(protocol.Rev20250326), protocol.Modern),
+		Refs:        []SpecRef{refAuth(protocol.Rev20251125, "Error Handling")},
+		Transport:   TransportHTTP,
+		Run:         runAuthScopeForbidden,
+	})
+	Register(Check{
 		ID:          "auth.scope.step-up",
 		Title:       "A token with the challenged scope is served",
 		Requirement: "A request answered 403 insufficient_scope is served when sent again with a token granted exactly the scope the challenge names: the challenge named every scope the request needs, at once (judged with a token without the scope the run is given, and a new token the run may ask for).",
@@ -595,5 +606,20 @@ func runAuthMalformed(t *T) {
 	authRefused(t, res, "a malformed Authorization header", 0)
 	if res.Status != http.StatusBadRequest && res.Status != http.StatusUnauthorized {
 		t.Fatalf("a request with a malformed Authorization header was answered HTTP %d, not 400 (malformed authorization request) or 401 (no valid token)", res.Status)
+	}
+}
+
+// runAuthScopeForbidden is auth.scope.forbidden.
+func runAuthScopeForbidden(t *T) {
+	requireProtected(t)
+	tok := authToken(t, func(o *AuthOptions) string { return o.NarrowScope }, "token without the scope the server needs", "--oauth-narrow-token-env")
+	t.Expect("HTTP 403")
+	res := t.authProbe("Bearer "+tok, nil)
+	t.Actual("HTTP %d", res.Status)
+	switch {
+	case res.Status/100 == 2:
+		t.NotExercised("the server served the request with the narrower token: it needed no more scope, so there is no insufficient-permission answer to judge")
+	case res.Status != http.StatusForbidden:
+		t.Fatalf("a valid token without the needed scope was answered HTTP %d, not 403 (the table's status for insufficient permissions)", res.Status)
 	}
 }

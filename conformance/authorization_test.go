@@ -84,6 +84,7 @@ var authFaults = []struct {
 	{authserver.FaultQueryToken, "auth.query-token.rejected", "in the query string only was served"},
 	{authserver.FaultBareForbidden, "auth.scope.insufficient", `error="insufficient_scope"`},
 	{authserver.FaultScopeShort, "auth.scope.step-up", "did not name every scope the request needs"},
+	{authserver.FaultScopeUnauthorized, "auth.scope.forbidden", "was answered HTTP 401, not 403"},
 	{authserver.FaultMalformedForbidden, "auth.malformed.refused", "not 400 (malformed authorization request) or 401"},
 }
 
@@ -135,6 +136,9 @@ func TestAuthChecks(t *testing.T) {
 					if !strings.Contains(r.Message, f.why) {
 						t.Errorf("%s@%s: %s %q, want it to say %q", r.ID, r.Revision, r.Status, r.Message, f.why)
 					}
+				case f.fault == authserver.FaultScopeUnauthorized && r.ID == "auth.scope.insufficient" && r.Status == StatusWarn:
+					// Its SHOULD asks the same 403 of 2025-11-25 on:
+					// it warns, and only the table's MUST fails.
 				case r.Status == StatusFail || r.Status == StatusWarn || r.Status == StatusError:
 					t.Errorf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
 				case f.check == "" && r.Status != StatusPass && r.Status != StatusNA:
@@ -171,7 +175,7 @@ func TestAuthChecksWithoutTokens(t *testing.T) {
 		}
 		return a, err
 	}}
-	opts.Only = []string{"auth.expired-token.401", "auth.audience.rejected", "auth.query-token.rejected", "auth.scope.insufficient", "auth.scope.step-up"}
+	opts.Only = []string{"auth.expired-token.401", "auth.audience.rejected", "auth.query-token.rejected", "auth.scope.insufficient", "auth.scope.step-up", "auth.scope.forbidden"}
 	rep, err := Run(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
