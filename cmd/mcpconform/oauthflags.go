@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpconform/mcpconform/conformance"
@@ -109,10 +110,12 @@ func env(flag, name string) (string, error) {
 	return v, nil
 }
 
-// apply reads the auth checks' tokens into opts and, with --oauth, has
-// the run get its own token once it knows the endpoint (a local server
-// is given its port then). Person-facing messages go to stderr.
-func (f *oauthFlags) apply(opts *conformance.Options, stderr io.Writer) error {
+// apply reads the auth checks' tokens into opts and, with --oauth, gets
+// the run's own token: for a server at a URL at once, so that a
+// person's authorization takes nothing of the run's time; for a local
+// server once the run has started it and given it its port.
+// Person-facing messages go to stderr.
+func (f *oauthFlags) apply(ctx context.Context, opts *conformance.Options, stderr io.Writer) error {
 	var auth conformance.AuthOptions
 	var err error
 	if auth.Expired, err = env("--oauth-expired-token-env", f.expiredEnv); err != nil {
@@ -135,6 +138,13 @@ func (f *oauthFlags) apply(opts *conformance.Options, stderr io.Writer) error {
 		}
 		auth.Authorize = func(ctx context.Context, endpoint string) (*conformance.Authorization, error) {
 			return f.authorize(ctx, endpoint, client, opts.HTTP.RootCAs, stderr)
+		}
+		if len(opts.Command) == 0 {
+			a, err := auth.Authorize(ctx, opts.URL)
+			if err != nil {
+				return err
+			}
+			auth.Authorize = func(context.Context, string) (*conformance.Authorization, error) { return a, nil }
 		}
 	}
 	if auth.Authorize != nil || auth.Expired != "" || auth.ForeignAudience != "" || auth.NarrowScope != "" || auth.QueryProbe {
@@ -187,14 +197,29 @@ func (f *oauthFlags) authorize(ctx context.Context, endpoint string, client oaut
 		if f.mode == oauthPKCE && client.ID == "" {
 			again = oauthclient.Client{}
 		}
+		// One authorization per scope set: each revision's check asks,
+		// and a person is asked once.
+		var mu sync.Mutex
+		stepped := map[string]*oauthclient.Tokens{}
 		a.StepUp = func(ctx context.Context, scopes []string) (string, []string, error) {
-			wider := *d
-			wider.Scopes = scopes
-			toks, err := grant(ctx, &wider, again)
+			mu.Lock()
+			defer mu.Unlock()
+			key := strings.Join(scopes, " ")
+			toks := stepped[key]
+			if toks == nil {
+				wider := *d
+				wider.Scopes = scopes
+				var err error
+				if toks, err = grant(ctx, &wider, again); err != nil {
+					return "", nil, fmt.Errorf("--oauth-step-up: %w", err)
+				}
+				stepped[key] = toks
+			}
+			tok, err := toks.Source.Token()
 			if err != nil {
 				return "", nil, fmt.Errorf("--oauth-step-up: %w", err)
 			}
-			return toks.First.AccessToken, toks.Granted(), nil
+			return tok.AccessToken, toks.Granted(), nil
 		}
 	}
 	return a, nil
