@@ -59,14 +59,9 @@ func TestRunOAuthSecretsNeverShown(t *testing.T) {
 	self, _ := runBinaries(t)
 	for _, mode := range []string{oauthClientCredentials, oauthPKCE} {
 		t.Run(mode, func(t *testing.T) {
-			as, err := authserver.Start()
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { as.Close() })
-			as.ExpiresIn = time.Second
 			const clientSecret = "cs-MARKER-5e0b"
-			as.AddClient(authserver.Client{ID: "ci-client", Secret: clientSecret})
+			as := startAuthServer(t, httpauth.ES256, clientSecret)
+			as.ExpiresIn = time.Second
 			ref := httpserver.New(server.Options{Principal: demo.DefaultPrincipal(), Async: true})
 			t.Cleanup(ref.Close)
 			var count atomic.Int64
@@ -180,13 +175,8 @@ func TestRunOAuthLocalServer(t *testing.T) {
 		t.Skip("-short: builds and runs the mcpconform command")
 	}
 	self, _ := runBinaries(t)
-	as, err := authserver.StartAlg(httpauth.EdDSA)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { as.Close() })
+	as := startAuthServer(t, httpauth.EdDSA, "cs-MARKER-91d2")
 	as.ExpiresIn = time.Second
-	as.AddClient(authserver.Client{ID: "ci-client", Secret: "cs-MARKER-91d2"})
 	dir := t.TempDir()
 	reports := map[string]string{}
 	args := []string{"run", "--transport", "http", "--oauth", "client-credentials",
@@ -273,12 +263,7 @@ func TestReferenceAuth(t *testing.T) {
 		t.Skip("-short: builds and runs the mcpconform command")
 	}
 	self, _ := runBinaries(t)
-	as, err := authserver.StartAlg(httpauth.RS256)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { as.Close() })
-	as.AddClient(authserver.Client{ID: "ci-client", Secret: "ci-client-secret"})
+	as := startAuthServer(t, httpauth.RS256, "ci-client-secret")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -346,6 +331,19 @@ func TestReferenceAuth(t *testing.T) {
 	if passed < 20 {
 		t.Errorf("%d auth results passed, want every applicable one:\n%s", passed, out)
 	}
+}
+
+// startAuthServer starts a test authorization server whose tokens are
+// signed alg, with the client ci-client of secret registered.
+func startAuthServer(t *testing.T, alg, secret string) *authserver.Server {
+	t.Helper()
+	as, err := authserver.StartAlg(alg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { as.Close() })
+	as.AddClient(authserver.Client{ID: "ci-client", Secret: secret})
+	return as
 }
 
 // shownByRun gathers what a run wrote: its output, the report files and

@@ -2,9 +2,6 @@ package httpauth_test
 
 import (
 	"crypto"
-	"crypto/ecdsa"
-	"crypto/ed25519"
-	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"errors"
@@ -18,17 +15,8 @@ import (
 // newKey makes a private key of alg.
 func newKey(t *testing.T, alg string) crypto.Signer {
 	t.Helper()
-	var key crypto.Signer
-	var err error
-	switch alg {
-	case httpauth.ES256:
-		key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	case httpauth.RS256:
-		key, err = rsa.GenerateKey(rand.Reader, 2048)
-	case httpauth.EdDSA:
-		_, key, err = ed25519.GenerateKey(rand.Reader)
-	}
-	if err != nil || key == nil {
+	key, err := httpauth.GenerateKey(alg)
+	if err != nil {
 		t.Fatalf("%s key: %v", alg, err)
 	}
 	return key

@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
@@ -100,6 +101,21 @@ func (k JWK) publicKey() (crypto.PublicKey, string, error) {
 
 // methods are the signing methods of the algorithms.
 var methods = map[string]jwt.SigningMethod{ES256: jwt.SigningMethodES256, RS256: jwt.SigningMethodRS256, EdDSA: jwt.SigningMethodEdDSA}
+
+// GenerateKey makes a private key that signs alg (ES256, RS256 with
+// 2048 bits, or EdDSA), for an issuer of tokens Verify accepts.
+func GenerateKey(alg string) (crypto.Signer, error) {
+	switch alg {
+	case ES256:
+		return ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	case RS256:
+		return rsa.GenerateKey(rand.Reader, minRSABits)
+	case EdDSA:
+		_, key, err := ed25519.GenerateKey(rand.Reader)
+		return key, err
+	}
+	return nil, fmt.Errorf("httpauth: algorithm %q: want ES256, RS256 or EdDSA", alg)
+}
 
 // Sign makes an RFC 9068 access token (typ at+jwt, header kid) of
 // claims signed with key: ES256 for an *ecdsa.PrivateKey, RS256 for an
