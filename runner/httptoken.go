@@ -37,6 +37,14 @@ func (tr *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return tr.next.RoundTrip(out)
 }
 
+// CloseIdleConnections closes the idle connections of the transport
+// below, as http.Client.CloseIdleConnections asks.
+func (tr *tokenTransport) CloseIdleConnections() {
+	if c, ok := tr.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 // AddSecret adds values never to be shown (a token got during the run):
 // from now on they are redacted as the header values are. A value
 // shorter than minSecret is left alone: it would match by chance.
