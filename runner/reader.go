@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -22,20 +24,81 @@ const keptHead = 4 << 10
 // maxLost bounds the over-long lines remembered as possible answers.
 const maxLost = 64
 
-// keptBuffer is the largest line buffer the reader keeps between lines.
-const keptBuffer = 1 << 20
+// pieces holds a line that came in more than one read of the reader's
+// buffer, as copies of the pieces: the line is put together once, when it
+// is whole and its size known, into the string deliver keeps. Growing one
+// buffer instead copied a 2 MiB line four times over and allocated four
+// times its size, for every long line of a run.
+type pieces struct {
+	parts []*[readSize]byte // each a copy of one read but the last full
+	size  int
+}
 
-// appendDoubling appends frag to line, at least doubling the capacity
-// when it grows, up to most: append grows a large slice by a quarter, and
-// a line of 16 MiB read in 64 KiB pieces then allocated four times its
-// size on the way.
-func appendDoubling(line, frag []byte, most int) []byte {
-	if need := len(line) + len(frag); need > cap(line) {
-		grown := make([]byte, len(line), min(max(2*cap(line), need, 64<<10), max(most, need)))
-		copy(grown, line)
-		line = grown
+// readSize is the size of the reader's buffer, and of every piece.
+const readSize = 64 << 10
+
+// piecePool holds the pieces of lines already delivered, for the long
+// lines of every process of the run.
+var piecePool = sync.Pool{New: func() any { return new([readSize]byte) }}
+
+// add copies frag, at most readSize bytes, after the pieces.
+func (ps *pieces) add(frag []byte) {
+	if len(frag) == 0 {
+		return
 	}
-	return append(line, frag...)
+	buf := piecePool.Get().(*[readSize]byte)
+	copy(buf[:], frag)
+	ps.parts = append(ps.parts, buf)
+	ps.size += len(frag)
+}
+
+// bytesOf returns the bytes of the i-th piece.
+func (ps *pieces) bytesOf(i int) []byte {
+	if i < len(ps.parts)-1 {
+		return ps.parts[i][:]
+	}
+	return ps.parts[i][:ps.size-readSize*(len(ps.parts)-1)]
+}
+
+// head returns the line's first n bytes at most.
+func (ps *pieces) head(n int) []byte {
+	var out []byte
+	for i := range ps.parts {
+		if len(out) >= n {
+			break
+		}
+		p := ps.bytesOf(i)
+		out = append(out, p[:min(len(p), n-len(out))]...)
+	}
+	return out
+}
+
+// text returns the line as one string, less a final newline, and empties
+// ps.
+func (ps *pieces) text() string {
+	size := ps.size
+	if size > 0 {
+		if last := ps.bytesOf(len(ps.parts) - 1); last[len(last)-1] == '\n' {
+			size--
+		}
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for i := range ps.parts {
+		p := ps.bytesOf(i)
+		b.Write(p[:min(len(p), size-b.Len())])
+	}
+	ps.reset()
+	return b.String()
+}
+
+// reset empties ps.
+func (ps *pieces) reset() {
+	for _, p := range ps.parts {
+		piecePool.Put(p)
+	}
+	clear(ps.parts)
+	ps.parts, ps.size = ps.parts[:0], 0
 }
 
 // readStdout splits the server's stdout into lines and queues them. A line
@@ -43,11 +106,12 @@ func appendDoubling(line, frag []byte, most int) []byte {
 // bounded by MaxLineBytes whatever the server writes.
 func (p *Process) readStdout() {
 	defer close(p.readerDone)
-	br := bufio.NewReaderSize(p.stdout, 64<<10)
+	br := bufio.NewReaderSize(p.stdout, readSize)
 	limit := p.cfg.MaxLineBytes
-	var line []byte
+	var long pieces // a line that came in more than one read
+	var head []byte // the start of a line over the limit
 	for {
-		line = line[:0]
+		head = head[:0]
 		total := 0
 		tooLong := false
 		var whole []byte // the line with its newline, in br's buffer, when it came in one piece
@@ -57,25 +121,23 @@ func (p *Process) readStdout() {
 			frag, err = br.ReadSlice('\n')
 			total += len(frag)
 			if !tooLong {
-				content := len(line) + len(frag)
+				content := long.size + len(frag)
 				if len(frag) > 0 && frag[len(frag)-1] == '\n' {
 					content-- // the newline does not count
 				}
-				if content <= limit && err == nil && len(line) == 0 {
+				if content <= limit && err == nil && long.size == 0 {
 					// deliver copies the line before br is read again:
-					// a copy into line first would be a second one.
+					// a copy into pieces first would be a second one.
 					whole = frag
 				} else if content > limit {
 					tooLong = true
-					line = append(line, frag[:min(len(frag), max(0, keptHead-len(line)))]...)
-					if len(line) > keptHead {
-						line = line[:keptHead]
-					}
+					head = append(long.head(keptHead), frag[:min(len(frag), max(0, keptHead-long.size))]...)
+					long.reset()
 					p.mu.Lock()
-					p.longHead = append(p.longHead[:0], line[:min(len(line), 8)]...)
+					p.longHead = append(p.longHead[:0], head[:min(len(head), 8)]...)
 					p.mu.Unlock()
 				} else {
-					line = appendDoubling(line, frag, limit+1)
+					long.add(frag)
 				}
 			}
 			if tooLong {
@@ -97,22 +159,18 @@ func (p *Process) readStdout() {
 				if newline {
 					size--
 				}
-				head := bytes.TrimSuffix(line, []byte("\n"))
-				p.deliverTooLong(head, size)
+				p.deliverTooLong(bytes.TrimSuffix(head, []byte("\n")), size)
 			} else if whole != nil {
 				p.deliver(whole[:len(whole)-1])
 			} else {
 				if !newline {
 					p.note("last line ended without a newline")
 				}
-				p.deliver(bytes.TrimSuffix(line, []byte("\n")))
+				p.deliverText(long.text())
 			}
 		}
 		p.longAt.Store(0) // after the delivery, so a wait sees one or the other
 		p.partAt.Store(0)
-		if cap(line) > keptBuffer {
-			line = nil // a long line's buffer is not kept for the short ones after it
-		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				p.note("reading stdout: " + err.Error())
@@ -285,7 +343,11 @@ func (p *Process) deliver(line []byte) {
 	// and the received item and its message view the same bytes, which
 	// nothing changes (see Received.Raw). A copy for each was a fifth of
 	// what reading a property check's answers allocated.
-	text := string(line)
+	p.deliverText(string(line))
+}
+
+// deliverText is deliver for a line the reader has made a string of.
+func (p *Process) deliverText(text string) {
 	var raw []byte
 	if len(text) > 0 {
 		raw = unsafe.Slice(unsafe.StringData(text), len(text))
