@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -24,81 +24,60 @@ const keptHead = 4 << 10
 // maxLost bounds the over-long lines remembered as possible answers.
 const maxLost = 64
 
-// pieces holds a line that came in more than one read of the reader's
-// buffer, as copies of the pieces: the line is put together once, when it
-// is whole and its size known, into the string deliver keeps. Growing one
-// buffer instead copied a 2 MiB line four times over and allocated four
-// times its size, for every long line of a run.
-type pieces struct {
-	parts []*[readSize]byte // each a copy of one read but the last full
-	size  int
-}
-
-// readSize is the size of the reader's buffer, and of every piece.
+// readSize is the size of the reader's buffer.
 const readSize = 64 << 10
 
-// piecePool holds the pieces of lines already delivered, for the long
-// lines of every process of the run.
-var piecePool = sync.Pool{New: func() any { return new([readSize]byte) }}
+// lastLongLine is the size of the last line a process of the run read in
+// more than one piece: the size to make the next one's buffer, since a
+// server that answers with megabytes tends to answer with the same
+// megabytes again (every initialize, every tools/list).
+var lastLongLine atomic.Int64
 
-// add copies frag, at most readSize bytes, after the pieces.
-func (ps *pieces) add(frag []byte) {
-	if len(frag) == 0 {
-		return
+// appendLong appends frag to a line that came in more than one read,
+// making its buffer as large as the run's last such line at first, at
+// least doubling it when it grows (append grows a large slice by a
+// quarter: a line of 16 MiB read in 64 KiB pieces allocated four times
+// its size on the way), and never past most unless the line is. The
+// buffer is a strings.Builder's, which is not zeroed when it is made and
+// becomes the line's string without a copy.
+func appendLong(line *strings.Builder, frag []byte, most int) *strings.Builder {
+	if line == nil {
+		line = new(strings.Builder)
 	}
-	buf := piecePool.Get().(*[readSize]byte)
-	copy(buf[:], frag)
-	ps.parts = append(ps.parts, buf)
-	ps.size += len(frag)
-}
-
-// bytesOf returns the bytes of the i-th piece.
-func (ps *pieces) bytesOf(i int) []byte {
-	if i < len(ps.parts)-1 {
-		return ps.parts[i][:]
-	}
-	return ps.parts[i][:ps.size-readSize*(len(ps.parts)-1)]
-}
-
-// head returns the line's first n bytes at most.
-func (ps *pieces) head(n int) []byte {
-	var out []byte
-	for i := range ps.parts {
-		if len(out) >= n {
-			break
+	if need := line.Len() + len(frag); need > line.Cap() {
+		size := max(2*line.Cap(), need, 2*readSize)
+		if line.Cap() == 0 {
+			size = max(size, int(lastLongLine.Load())+readSize)
 		}
-		p := ps.bytesOf(i)
-		out = append(out, p[:min(len(p), n-len(out))]...)
+		grown := new(strings.Builder)
+		grown.Grow(min(size, max(most, need)))
+		grown.WriteString(line.String())
+		line = grown
 	}
-	return out
+	line.Write(frag)
+	return line
 }
 
-// text returns the line as one string, less a final newline, and empties
-// ps.
-func (ps *pieces) text() string {
-	size := ps.size
-	if size > 0 {
-		if last := ps.bytesOf(len(ps.parts) - 1); last[len(last)-1] == '\n' {
-			size--
-		}
+// longLen is the length of a line appendLong is putting together, 0
+// before it starts.
+func longLen(line *strings.Builder) int {
+	if line == nil {
+		return 0
 	}
-	var b strings.Builder
-	b.Grow(size)
-	for i := range ps.parts {
-		p := ps.bytesOf(i)
-		b.Write(p[:min(len(p), size-b.Len())])
-	}
-	ps.reset()
-	return b.String()
+	return line.Len()
 }
 
-// reset empties ps.
-func (ps *pieces) reset() {
-	for _, p := range ps.parts {
-		piecePool.Put(p)
+// longText returns a line that came in more than one read, less a final
+// newline, as the string deliver keeps: the buffer itself when the line
+// nearly fills it, so that a long line is copied once on its way from the
+// reader's buffer to the checks.
+func longText(line *strings.Builder) string {
+	text := strings.TrimSuffix(line.String(), "\n")
+	lastLongLine.Store(int64(len(text)))
+	if len(text) < line.Cap()-line.Cap()/8 {
+		return strings.Clone(text)
 	}
-	clear(ps.parts)
-	ps.parts, ps.size = ps.parts[:0], 0
+	return text
 }
 
 // readStdout splits the server's stdout into lines and queues them. A line
@@ -108,10 +87,10 @@ func (p *Process) readStdout() {
 	defer close(p.readerDone)
 	br := bufio.NewReaderSize(p.stdout, readSize)
 	limit := p.cfg.MaxLineBytes
-	var long pieces // a line that came in more than one read
 	var head []byte // the start of a line over the limit
 	for {
 		head = head[:0]
+		var long *strings.Builder // a line that came in more than one read
 		total := 0
 		tooLong := false
 		var whole []byte // the line with its newline, in br's buffer, when it came in one piece
@@ -121,23 +100,27 @@ func (p *Process) readStdout() {
 			frag, err = br.ReadSlice('\n')
 			total += len(frag)
 			if !tooLong {
-				content := long.size + len(frag)
+				content := longLen(long) + len(frag)
 				if len(frag) > 0 && frag[len(frag)-1] == '\n' {
 					content-- // the newline does not count
 				}
-				if content <= limit && err == nil && long.size == 0 {
+				if content <= limit && err == nil && long == nil {
 					// deliver copies the line before br is read again:
-					// a copy into pieces first would be a second one.
+					// a copy into line first would be a second one.
 					whole = frag
 				} else if content > limit {
 					tooLong = true
-					head = append(long.head(keptHead), frag[:min(len(frag), max(0, keptHead-long.size))]...)
-					long.reset()
+					var sofar string
+					if long != nil {
+						sofar = long.String()
+					}
+					head = append(append(head, sofar[:min(len(sofar), keptHead)]...), frag[:min(len(frag), max(0, keptHead-len(sofar)))]...)
+					long = nil
 					p.mu.Lock()
 					p.longHead = append(p.longHead[:0], head[:min(len(head), 8)]...)
 					p.mu.Unlock()
 				} else {
-					long.add(frag)
+					long = appendLong(long, frag, limit+1)
 				}
 			}
 			if tooLong {
@@ -166,7 +149,7 @@ func (p *Process) readStdout() {
 				if !newline {
 					p.note("last line ended without a newline")
 				}
-				p.deliverText(long.text())
+				p.deliverText(longText(long))
 			}
 		}
 		p.longAt.Store(0) // after the delivery, so a wait sees one or the other
