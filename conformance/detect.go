@@ -461,7 +461,13 @@ func probeInitialize(ctx context.Context, c *Conn, rev string) (*legacyProbe, st
 }
 
 func infoFromInitialize(raw json.RawMessage) ServerInfo {
-	return initializeInfos.get(raw, decodeInitializeInfo)
+	info := initializeInfos.get(raw, func(raw json.RawMessage) ServerInfo {
+		info := decodeInitializeInfo(raw)
+		info.Result = nil // what is remembered holds no result, which would outlive its users
+		return info
+	})
+	info.Result = raw
+	return info
 }
 
 // initializeInfos remembers what long initialize results say of the

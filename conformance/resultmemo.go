@@ -34,7 +34,8 @@ type resultMemo[V any] struct {
 }
 
 // get returns decode(raw), decoding a long result once while it lives.
-// raw must be a received result, which nothing changes.
+// raw must be a received result, which nothing changes, and decode's
+// value must not hold it: the entry would keep its own key alive.
 func (c *resultMemo[V]) get(raw json.RawMessage, decode func(json.RawMessage) V) V {
 	if len(raw) < memoMin {
 		return decode(raw)
