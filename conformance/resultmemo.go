@@ -5,6 +5,8 @@ import (
 	"sync"
 	"unsafe"
 	"weak"
+
+	"github.com/mcpconform/mcpconform/reference"
 )
 
 // memoMin is the length from which what a received result decodes to is
@@ -88,24 +90,5 @@ func decodeResult(raw json.RawMessage) (map[string]any, error) {
 	if d.err != nil || d.obj == nil || len(raw) < memoMin {
 		return d.obj, d.err
 	}
-	return copyJSON(d.obj).(map[string]any), nil
-}
-
-// copyJSON copies the objects and arrays of a decoded JSON value.
-func copyJSON(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[k] = copyJSON(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = copyJSON(e)
-		}
-		return out
-	}
-	return v
+	return reference.CloneJSON(d.obj).(map[string]any), nil
 }
