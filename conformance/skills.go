@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"path"
 	"reflect"
 	"regexp"
 	"strings"
@@ -73,7 +72,10 @@ func (e skillEntry) Files() (files []skillFile, dynamic, ok bool) {
 func (e skillEntry) Root() string { return strings.TrimSuffix(e.URI, "/SKILL.md") }
 
 // Name returns the last segment of the skill path.
-func (e skillEntry) Name() string { return path.Base(e.Root()) }
+func (e skillEntry) Name() string {
+	root := e.Root()
+	return root[strings.LastIndexByte(root, '/')+1:]
+}
 
 // skillEntries returns the entries of the revision's skills/list walk,
 // blocking the check on skills.list.implemented when the walk failed.
@@ -829,7 +831,8 @@ func skillsDirectoryRead(t *T) {
 		dirs := map[string]bool{e.Root(): true}
 		files, _, _ := e.Files()
 		for _, f := range files {
-			for d := path.Dir(f.URI); strings.HasPrefix(d, e.Root()+"/"); d = path.Dir(d) {
+			// Not path.Dir: it would clean skill:// into skill:/.
+			for d := parentOf(f.URI); strings.HasPrefix(d, e.Root()+"/"); d = parentOf(d) {
 				dirs[d] = true
 			}
 		}
@@ -853,6 +856,15 @@ func skillsDirectoryRead(t *T) {
 		}
 	}
 	t.Actual("%d directories read", n)
+}
+
+// parentOf returns the URI of the directory holding uri.
+func parentOf(uri string) string {
+	i := strings.LastIndexByte(uri, '/')
+	if i < 0 {
+		return ""
+	}
+	return uri[:i]
 }
 
 func containsURI(rs []protocol.Resource, uri string) bool {
