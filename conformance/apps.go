@@ -15,9 +15,9 @@ import (
 // The apps area: MCP Apps (io.modelcontextprotocol/ui), interactive UI
 // resources that tools name in their _meta. The checks read the UI
 // resources the tools reference and the ui:// resources the server lists,
-// within the run's budget for contents, and judge them on the extension's
-// text (AppsExtension). They apply only to a server that declares the
-// extension and are never scored.
+// within the extension checks' budget for contents (extension.go), and
+// judge them on the extension's text (AppsExtension). They apply only to
+// a server that declares the extension and are never scored.
 
 // AppMIMEType is the MIME type of an MCP App's HTML resource.
 const AppMIMEType = "text/html;profile=mcp-app"
@@ -107,8 +107,8 @@ const appReadsMemo = "apps/reads"
 
 // appReads reads every UI resource URI the tools reference or the server
 // lists with the ui:// scheme, once per revision, on the shared session
-// and within the run's budget for contents. A URI of another scheme is
-// not read: it is no UI resource whatever a tool says.
+// and within the extension checks' budget for contents. A URI of another
+// scheme is not read: it is no UI resource whatever a tool says.
 func (t *T) appReads() []appRead {
 	if v, ok := t.env.memo(appReadsMemo).([]appRead); ok {
 		return v
@@ -129,9 +129,8 @@ func (t *T) appReads() []appRead {
 	}
 	sort.Strings(uris)
 	var reads []appRead
-	c := t.Session()
 	for _, uri := range uris {
-		m, ok := t.budgeted(c, protocol.MethodResourcesRead, map[string]any{"uri": uri})
+		m, ok := t.extensionRead(uri)
 		if !ok {
 			m = nil
 		}
@@ -157,7 +156,7 @@ func (t *T) appContentsRead() []appRead {
 	}
 	if len(out) == 0 {
 		if slices.ContainsFunc(reads, func(r appRead) bool { return r.Resp == nil }) {
-			t.budgetSpent()
+			t.extensionBudgetSpent()
 		}
 		t.NotVerified("none of the %d UI resources could be read (apps.tool.resource-exists judges the errors)", len(reads))
 	}

@@ -159,3 +159,44 @@ func (t *T) ExtensionSettings() map[string]json.RawMessage {
 	_ = json.Unmarshal(raw, &out)
 	return out
 }
+
+// Budget of the contents the extension checks read per revision. It is
+// their own, apart from the core checks' (resources.go): the extension
+// checks run first in id order, and a read of theirs must never leave a
+// core check unverified.
+const (
+	maxExtensionReads       = 128
+	maxExtensionBytes int64 = 64 << 20
+)
+
+// extensionBudget is what one revision's extension checks have read.
+type extensionBudget struct {
+	requests int
+	bytes    int64
+}
+
+const extensionBudgetMemo = "extensions/budget"
+
+// extensionRead sends resources/read of uri on the revision's shared
+// session within the extension checks' budget; ok is false, with nothing
+// sent, when it is spent. No answer ends the check as MustRequest does.
+func (t *T) extensionRead(uri string) (m *protocol.Message, ok bool) {
+	b, _ := t.env.memo(extensionBudgetMemo).(*extensionBudget)
+	if b == nil {
+		b = &extensionBudget{}
+		t.env.setMemo(extensionBudgetMemo, b)
+	}
+	if b.requests >= maxExtensionReads || b.bytes >= maxExtensionBytes {
+		t.Logf("the extension checks' budget for contents (%d requests, %d MiB per revision) is spent: %s not read", maxExtensionReads, maxExtensionBytes>>20, uri)
+		return nil, false
+	}
+	b.requests++
+	m = t.Session().MustRequest(protocol.MethodResourcesRead, map[string]any{"uri": uri})
+	b.bytes += int64(len(m.Result) + len(rawError(m)))
+	return m, true
+}
+
+// extensionBudgetSpent ends the check as not verified for lack of budget.
+func (t *T) extensionBudgetSpent() {
+	t.NotVerified("the extension checks' budget for contents (%d requests, %d MiB per revision) was spent before this check", maxExtensionReads, maxExtensionBytes>>20)
+}

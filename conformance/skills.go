@@ -19,9 +19,9 @@ import (
 // skill directories served as resources with a skills/list and skills/get
 // manifest of every file's SHA-256 digest and size. The checks walk
 // skills/list, ask skills/get for each listed skill, read the listed
-// files within the run's budget for contents, and judge them on the
-// extension's text (SkillsExtension). They apply only to a server that
-// declares the extension and are never scored.
+// files within the extension checks' budget for contents (extension.go),
+// and judge them on the extension's text (SkillsExtension). They apply
+// only to a server that declares the extension and are never scored.
 
 // Methods of the Skills extension.
 const (
@@ -37,7 +37,7 @@ const (
 )
 
 // maxSkillReads bounds the skill files one revision reads, beside the
-// run's budget for contents.
+// extension checks' budget for contents.
 const maxSkillReads = 64
 
 // skillEntry is one entry of skills/list or the skill of skills/get, its
@@ -112,8 +112,8 @@ type skillRead struct {
 const skillReadsMemo = "skills/reads"
 
 // readSkillFile reads a skill file once per revision (the later checks
-// share the answer), within the run's budget for contents; nil when the
-// budget or maxSkillReads is spent.
+// share the answer), within the extension checks' budget for contents;
+// nil when the budget or maxSkillReads is spent.
 func (t *T) readSkillFile(uri string) *skillRead {
 	reads, _ := t.env.memo(skillReadsMemo).(map[string]*skillRead)
 	if reads == nil {
@@ -126,7 +126,7 @@ func (t *T) readSkillFile(uri string) *skillRead {
 	if len(reads) >= maxSkillReads {
 		return nil
 	}
-	m, ok := t.budgeted(t.Session(), protocol.MethodResourcesRead, map[string]any{"uri": uri})
+	m, ok := t.extensionRead(uri)
 	if !ok {
 		return nil
 	}
@@ -715,7 +715,7 @@ func skillsResourcesDynamic(t *T) {
 		if !ok {
 			continue
 		}
-		m, ok := t.budgeted(t.Session(), protocol.MethodResourcesRead, map[string]any{"uri": e.URI})
+		m, ok := t.extensionRead(e.URI)
 		if !ok {
 			break
 		}
