@@ -309,55 +309,58 @@ func appsResourceExists(t *T) {
 
 func appsResourceMIMEType(t *T) {
 	t.Expect("mimeType %s in every contents item", AppMIMEType)
+	n := t.eachAppContents(func(r appRead, c appContents) {
+		if c.MimeType != AppMIMEType {
+			t.Failf("reading %s gave contents of mimeType %q, want %q", r.URI, c.MimeType, AppMIMEType)
+		}
+	})
+	t.Actual("%d contents items judged", n)
+}
+
+// eachAppContents calls judge with every contents item of the UI
+// resources read and returns how many there were.
+func (t *T) eachAppContents(judge func(r appRead, c appContents)) int {
 	n := 0
 	for _, r := range t.appContentsRead() {
 		for _, c := range r.Contents() {
 			n++
-			if c.MimeType != AppMIMEType {
-				t.Failf("reading %s gave contents of mimeType %q, want %q", r.URI, c.MimeType, AppMIMEType)
-			}
+			judge(r, c)
 		}
 	}
-	t.Actual("%d contents items judged", n)
+	return n
 }
 
 func appsResourceContent(t *T) {
 	t.Expect("a text string or a base64 blob in every contents item")
-	n := 0
-	for _, r := range t.appContentsRead() {
-		for _, c := range r.Contents() {
-			n++
-			if _, ok := contentsBytes(c.Text, c.Blob); !ok {
-				if c.Blob != nil {
-					t.Failf("reading %s gave a blob that is not base64", r.URI)
-				} else {
-					t.Failf("reading %s gave contents with neither text nor blob", r.URI)
-				}
-			}
+	n := t.eachAppContents(func(r appRead, c appContents) {
+		switch _, ok := contentsBytes(c.Text, c.Blob); {
+		case ok:
+		case c.Blob != nil:
+			t.Failf("reading %s gave a blob that is not base64", r.URI)
+		default:
+			t.Failf("reading %s gave contents with neither text nor blob", r.URI)
 		}
-	}
+	})
 	t.Actual("%d contents items judged", n)
 }
 
 func appsResourceHTML(t *T) {
 	t.Expect("each document starts with <!DOCTYPE html> (after an optional BOM, comments and whitespace)")
-	n := 0
-	for _, r := range t.appContentsRead() {
-		for _, c := range r.Contents() {
-			doc, ok := contentsBytes(c.Text, c.Blob)
-			if !ok {
-				continue // apps.resource.content judges it
-			}
-			n++
-			if !startsHTML5(doc) {
-				t.Failf("reading %s gave a document of %d bytes that does not start with <!DOCTYPE html>: %q", r.URI, len(doc), clip(string(doc[:min(len(doc), 80)])))
-			}
+	docs := 0
+	t.eachAppContents(func(r appRead, c appContents) {
+		doc, ok := contentsBytes(c.Text, c.Blob)
+		if !ok {
+			return // apps.resource.content judges it
 		}
-	}
-	if n == 0 {
+		docs++
+		if !startsHTML5(doc) {
+			t.Failf("reading %s gave a document of %d bytes that does not start with <!DOCTYPE html>: %q", r.URI, len(doc), clip(string(doc[:min(len(doc), 80)])))
+		}
+	})
+	if docs == 0 {
 		t.NotVerified("no contents item carried a document to judge")
 	}
-	t.Actual("%d documents judged", n)
+	t.Actual("%d documents judged", docs)
 }
 
 func appsListMIMEType(t *T) {

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -203,7 +203,7 @@ func (s *Server) skillEntry(k skill) map[string]any {
 		return e
 	}
 	files := make([]any, 0, len(k.files))
-	for _, p := range sortedNames(k.files) {
+	for _, p := range slices.Sorted(maps.Keys(k.files)) {
 		sum := sha256.Sum256([]byte(k.files[p]))
 		files = append(files, map[string]any{"uri": k.root() + "/" + p, "digest": "sha256:" + hex.EncodeToString(sum[:]), "size": len(k.files[p])})
 	}
@@ -237,7 +237,7 @@ func skillDirectory(uri string) (children []any, ok bool) {
 	for _, k := range skills {
 		paths := []string{"SKILL.md"}
 		if !k.dynamic {
-			paths = sortedNames(k.files)
+			paths = slices.Sorted(maps.Keys(k.files))
 		}
 		var dir string
 		switch {
@@ -274,13 +274,4 @@ func skillDirectory(uri string) (children []any, ok bool) {
 		}
 	}
 	return nil, false
-}
-
-func sortedNames(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
