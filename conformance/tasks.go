@@ -1569,16 +1569,16 @@ func init() {
 			v, _ := taskOf(byParam)
 			switch {
 			case byParam.Error != nil:
-				t.Actual("error %d for taskId %q", byParam.Error.Code, id)
+				t.Actual("error %d for taskId %q: %s", byParam.Error.Code, id, clip2(byParam.Error.Message, 120))
 				t.Failf("tasks/get of %s whose _meta names the unknown task %s got error %d: the taskId parameter names the task", id, noSuchTask, byParam.Error.Code)
 			case v.TaskID == nil || *v.TaskID != id:
 				t.Actual("another task for taskId %q", id)
 				t.Failf("tasks/get of %s whose _meta names another task did not answer task %s", id, id)
 			}
+			if t.status == StatusFail {
+				return // the first request's failure and its evidence stand
+			}
 			if unanswered(t, run.metaGet, "tasks/get of the unknown task "+noSuchTask) {
-				if t.status == StatusFail {
-					return // the first request's failure stands
-				}
 				t.NotVerified("tasks/get of an unknown taskId with %s in _meta was not answered (%s), so which task it names is not seen", id, runFault(run.metaGet.err))
 			}
 			byMeta := run.metaGet.msg
