@@ -706,7 +706,9 @@ func TestModernRequest(t *testing.T) {
 	if err != nil {
 		t.Fatalf("cat not found: %v", err)
 	}
-	p := startCfg(t, Config{Command: []string{cat}, RequestTimeout: 200 * time.Millisecond})
+	// cat echoes the request and answers nothing: the request's own wait
+	// ends at the start allowance, which is no part of what is proved.
+	p := startCfg(t, Config{Command: []string{cat}, RequestTimeout: 200 * time.Millisecond, StartTimeout: 200 * time.Millisecond})
 	p.ModernRequest(testCtx(t), protocol.Modern, "tools/list", map[string]any{"cursor": "c", "_meta": map[string]any{"x": 1}})
 	r, err := p.Next(testCtx(t), 0)
 	if err != nil {
@@ -876,7 +878,10 @@ func TestAmbiguousLongLine(t *testing.T) {
 		t.Fatalf("cat not found: %v", err)
 	}
 	ctx := testCtx(t)
-	p := startCfg(t, Config{Command: []string{cat}, RequestTimeout: 300 * time.Millisecond, MaxLineBytes: 100})
+	// The waits end at their bound whatever it is (cat answers nothing),
+	// and the discarded line is there before they begin: a short start
+	// allowance proves as much as the default.
+	p := startCfg(t, Config{Command: []string{cat}, RequestTimeout: 300 * time.Millisecond, StartTimeout: 300 * time.Millisecond, MaxLineBytes: 100})
 	for _, id := range []int{1, 2} {
 		m, _ := protocol.NewRequest(id, "ping", nil)
 		if err := p.Send(m); err != nil {
@@ -886,6 +891,18 @@ func TestAmbiguousLongLine(t *testing.T) {
 	line := `{"jsonrpc":"2.0","result":{"pad":"` + strings.Repeat("x", 2*keptHead) + `"},"id":1}`
 	if err := p.SendRaw([]byte(line)); err != nil {
 		t.Fatal(err)
+	}
+	for {
+		p.mu.Lock()
+		n := len(p.lost)
+		p.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("cat's echo of the long line was never read")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	for _, id := range []string{"1", "2"} {
 		_, err = p.Await(ctx, json.RawMessage(id))
