@@ -454,6 +454,8 @@ func TestSameSeedSameBytesForHostileServers(t *testing.T) {
 	}{
 		{[]string{"-mode", "string-ids"}, "2025-11-25"},
 		{[]string{"-mode", "junkline", "-size", "100000"}, "2025-11-25"},
+		// Skipped under -short: every fresh process waits out its
+		// timeouts, twice.
 		{[]string{"-mode", "init-hang", "-stderr", "20000"}, "2025-11-25"},
 		// Every probe exits: the report shows why (no --protocol, which
 		// would make an unsupported revision a usage error).
@@ -461,6 +463,9 @@ func TestSameSeedSameBytesForHostileServers(t *testing.T) {
 	} {
 		mode := tt.mode
 		t.Run(strings.Join(mode[1:], " "), func(t *testing.T) {
+			if mode[1] == "init-hang" && testing.Short() {
+				t.Skip("-short: every fresh process waits out its timeouts, twice")
+			}
 			t.Parallel()
 			var reports [2]string
 			for i := range reports {
