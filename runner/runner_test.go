@@ -1038,12 +1038,14 @@ func TestEndOrphans(t *testing.T) {
 }
 
 // TestSlowLineIsNotSilence streams an answer under the line limit more
-// slowly than the request timeout (46 pieces of 64 KiB, 20 ms apart,
+// slowly than the request timeout (46 pieces of 64 KiB, 10 ms apart,
 // against 300 ms): the wait goes on while pieces arrive and gets the
-// answer. A line that stops arriving still ends the wait.
+// answer. A wait is extended to at most five times its bound, so the
+// stream's 460 ms leave a loaded machine three times as long again. A
+// line that stops arriving still ends the wait.
 func TestSlowLineIsNotSilence(t *testing.T) {
 	ctx := testCtx(t)
-	p := startCfg(t, Config{Command: []string{hostileBin(t), "-mode", "bigline", "-size", "3000000", "-pace", "20ms"}, RequestTimeout: 300 * time.Millisecond, StartTimeout: 10 * time.Second})
+	p := startCfg(t, Config{Command: []string{hostileBin(t), "-mode", "bigline", "-size", "3000000", "-pace", "10ms"}, RequestTimeout: 300 * time.Millisecond, StartTimeout: 10 * time.Second})
 	if _, err := p.Request(ctx, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}); err != nil {
 		t.Fatal(err)
 	}
