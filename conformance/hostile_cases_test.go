@@ -471,10 +471,13 @@ func TestSameSeedSameBytesForHostileServers(t *testing.T) {
 			for i := range reports {
 				ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 				rep, err := Run(ctx, Options{
-					Command:       append([]string{bin}, mode...),
-					Protocol:      tt.protocol,
-					Timeout:       time.Second,
-					ShutdownGrace: 500 * time.Millisecond,
+					Command:  append([]string{bin}, mode...),
+					Protocol: tt.protocol,
+					Timeout:  time.Second,
+					// Every mode exits at the end of its input: a
+					// grace a loaded machine's exit stays within, so
+					// that no escalation differs between the runs.
+					ShutdownGrace: 5 * time.Second,
 					KillGrace:     500 * time.Millisecond,
 					Skip:          []string{"governance.*"},
 				})
