@@ -220,6 +220,8 @@ func validateAuthority(a Authority) error {
 				return fmt.Errorf("advisory authority quoting MCP prose needs a known revision, a file and a section: %+v", a)
 			}
 		}
+	case AuthorityExtension:
+		return validateExtension(a)
 	case "":
 		return fmt.Errorf("no authority: set Authority to MCP(...), JSONRPC(...), Profile(...) or Advisory(...)")
 	default:
@@ -374,7 +376,7 @@ func (c *Check) AppliesTo(rev string) bool {
 }
 
 // Areas lists the catalogue's areas in report order.
-var Areas = []string{"stdio", "http", "auth", "jsonrpc", "lifecycle", "tools", "resources", "prompts", "completion", "logging", "progress", "cancellation", "sampling", "elicitation", "roots", "tasks", "modern", "property", "governance"}
+var Areas = []string{"stdio", "http", "auth", "jsonrpc", "lifecycle", "tools", "resources", "prompts", "completion", "logging", "progress", "cancellation", "sampling", "elicitation", "roots", "tasks", "modern", "property", "governance", "apps", "skills"}
 
 var idPattern = regexp.MustCompile(`^[a-z][a-z0-9]*\.[a-z0-9][a-z0-9-]*\.[a-z0-9][a-z0-9-]*$`)
 

@@ -461,6 +461,52 @@ func probeInitialize(ctx context.Context, c *Conn, rev string) (*legacyProbe, st
 }
 
 func infoFromInitialize(raw json.RawMessage) ServerInfo {
+	info := initializeInfos.get(raw, func(raw json.RawMessage) ServerInfo {
+		info := decodeInitializeInfo(raw)
+		info.Result = nil // what is remembered holds no result, which would outlive its users
+		return info
+	})
+	info.Result = raw
+	return info
+}
+
+// initializeInfos remembers what long initialize results say of the
+// server, which every probe reads.
+var initializeInfos resultMemo[ServerInfo]
+
+// decodeInitializeInfo reads the capabilities and serverInfo of an
+// initialize result. It reads the members it needs out of one scan of
+// the result, skipping the rest (a server's megabyte strings) at the
+// scanner's speed, and falls back on encoding/json, whose rules (member
+// names matched without regard to case, the last of two the same) decide
+// a result whose member names are not plain.
+func decodeInitializeInfo(raw json.RawMessage) ServerInfo {
+	if res, ok := protocol.ScanObject(raw); ok && exactMembers(res, "capabilities", "serverInfo") {
+		info := ServerInfo{Result: raw}
+		_ = json.Unmarshal(res["capabilities"], &info.Capabilities)
+		if impl, ok := protocol.ScanObject(res["serverInfo"]); ok && exactMembers(impl, "name", "version") {
+			info.Name, _ = protocol.ScanString(impl["name"])
+			info.Version, _ = protocol.ScanString(impl["version"])
+			return info
+		}
+	}
+	return decodeInitializeInfoSlow(raw)
+}
+
+// exactMembers reports whether no member of obj names one of names but
+// for case: encoding/json would read such a member as that one.
+func exactMembers(obj map[string]json.RawMessage, names ...string) bool {
+	for k := range obj {
+		for _, n := range names {
+			if k != n && strings.EqualFold(k, n) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func decodeInitializeInfoSlow(raw json.RawMessage) ServerInfo {
 	var res struct {
 		Capabilities map[string]json.RawMessage `json:"capabilities"`
 		ServerInfo   json.RawMessage            `json:"serverInfo"`

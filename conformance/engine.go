@@ -1005,6 +1005,9 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 		r.Message = fmt.Sprintf("the server does not declare the %s capability", c.Capability)
 		return r
 	}
+	if c.IsExtension() && env.extensionGate(c, r) {
+		return r
+	}
 	for _, id := range c.Prereqs {
 		if p, ok := env.results[id]; ok {
 			switch p.Status {

@@ -39,7 +39,7 @@ func init() {
 				t.Actual("error %d %s", m.Error.Code, m.Error.Message)
 				t.Fatalf("initialize %s got error %d", t.Revision(), m.Error.Code)
 			}
-			res, err := decodeObject(m.Result)
+			res, err := decodeResult(m.Result)
 			if err != nil {
 				t.Fatalf("the initialize result is not an object")
 			}
@@ -454,8 +454,8 @@ var clientFeatureMethods = []string{"elicitation/create", "roots/list", "samplin
 // under test, and logs it as evidence.
 func initResult(t *T) map[string]any {
 	raw := t.Server().Result
-	t.Logf("initialize %s result: %s", t.Revision(), clip2(string(raw), 400))
-	res, err := decodeObject(raw)
+	t.Logf("initialize %s result: %s", t.Revision(), clip2(string(raw[:min(len(raw), 401)]), 400))
+	res, err := decodeResult(raw)
 	if err != nil {
 		t.NotVerified("no initialize result to inspect")
 	}
@@ -475,7 +475,7 @@ func negotiated(m *protocol.Message) string {
 	if m.Error != nil {
 		return fmt.Sprintf("none (error %d)", m.Error.Code)
 	}
-	res, err := decodeObject(m.Result)
+	res, err := decodeResult(m.Result)
 	if err != nil {
 		return "none (no result object)"
 	}
@@ -486,14 +486,24 @@ func fallbackVersion(m *protocol.Message) (string, bool) {
 	if m.Error != nil {
 		return "", false
 	}
-	var res struct {
-		ProtocolVersion *string `json:"protocolVersion"`
-	}
-	if json.Unmarshal(m.Result, &res) != nil || res.ProtocolVersion == nil {
+	v := resultVersions.get(m.Result, func(raw json.RawMessage) *string {
+		var res struct {
+			ProtocolVersion *string `json:"protocolVersion"`
+		}
+		if json.Unmarshal(raw, &res) != nil {
+			return nil
+		}
+		return res.ProtocolVersion
+	})
+	if v == nil {
 		return "", false
 	}
-	return *res.ProtocolVersion, true
+	return *v, true
 }
+
+// resultVersions remembers the protocolVersion of long initialize
+// results, which every handshake reads.
+var resultVersions resultMemo[*string]
 
 // acceptsVersion reports whether the server accepts version v: it did when
 // probed, or (for a version the probes did not try) it echoes v in a fresh

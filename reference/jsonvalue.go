@@ -371,22 +371,22 @@ func compactJSON(v any) string {
 	return strings.TrimSuffix(buf.String(), "\n")
 }
 
-// cloneJSON deep-copies a JSON value into the canonical representation, so
+// CloneJSON deep-copies a JSON value into the canonical representation, so
 // that the copy shares no map or slice with v.
-func cloneJSON(v any) any {
+func CloneJSON(v any) any {
 	switch x := v.(type) {
 	case nil, bool, string, json.Number:
 		return x
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = cloneJSON(e)
+			out[i] = CloneJSON(e)
 		}
 		return out
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = cloneJSON(e)
+			out[k] = CloneJSON(e)
 		}
 		return out
 	}

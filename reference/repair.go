@@ -27,9 +27,9 @@ import "encoding/json"
 func RepairArguments(args, schema any) (repaired any, remaining []ValidationError) {
 	n, err := compileSchema(schema, "$")
 	if err != nil {
-		return cloneJSON(args), []ValidationError{{Path: "$", Message: err.Error()}}
+		return CloneJSON(args), []ValidationError{{Path: "$", Message: err.Error()}}
 	}
-	repaired = repairValue(cloneJSON(args), n)
+	repaired = repairValue(CloneJSON(args), n)
 	return repaired, (&Schema{root: n}).Validate(repaired)
 }
 
@@ -78,7 +78,7 @@ func repairValue(v any, n *schemaNode) any {
 			}
 			// A default that does not validate is not filled: repair must
 			// never turn valid arguments into invalid ones.
-			if d := repairValue(cloneJSON(p.def), p); len(walkerErrors(d, p)) == 0 {
+			if d := repairValue(CloneJSON(p.def), p); len(walkerErrors(d, p)) == 0 {
 				x[key] = d
 			}
 		}

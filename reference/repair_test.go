@@ -68,7 +68,7 @@ func TestRepairIsIdempotent(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		schema := genSchema(t, 3, "schema")
 		args := genValue(t, 3, "args")
-		pristine := cloneJSON(args)
+		pristine := CloneJSON(args)
 		if err := idempotenceViolation(RepairArguments, args, schema); err != nil {
 			t.Fatalf("%v\nschema: %s\nargs: %s", err, compactJSON(schema), compactJSON(args))
 		}

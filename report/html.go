@@ -174,6 +174,7 @@ func (rep *Report) htmlPage() htmlPage {
 	if v, ok := estateVerdict(rep); ok {
 		p.Verdicts = append(p.Verdicts, v)
 	}
+	p.Verdicts = append(p.Verdicts, extensionVerdicts(rep)...)
 	for _, row := range rep.Rows() {
 		hr := htmlRow{ID: row.ID, Anchor: anchor("c", row.ID), Title: row.Title, Level: row.Level}
 		applies := false
@@ -336,6 +337,11 @@ func authorityPlace(a Authority) string {
 		return fmt.Sprintf("JSON-RPC 2.0 §%s (%s)", a.Section, a.Keyword)
 	case AuthorityProfile:
 		return "estate profile §" + a.Section
+	case AuthorityExtension:
+		if a.Keyword == "" {
+			return fmt.Sprintf("advisory: %s (extension %s, %s %s §%s, no keyword)", a.Note, a.Extension, a.Source, a.File, a.Section)
+		}
+		return fmt.Sprintf("extension %s, %s %s §%s (%s)", a.Extension, a.Source, a.File, a.Section, a.Keyword)
 	case AuthorityAdvisory:
 		s := "advisory: " + a.Note
 		if a.File != "" {

@@ -26,6 +26,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	if line := rep.ProfileLine(); line != "" {
 		ew.printf("**%s**\n\n", mdEscape(line))
 	}
+	rep.writeExtensionsMarkdown(ew)
 	rep.writeRunEndMarkdown(ew)
 	ew.printf("- Target: %s\n", mdCode(rep.Target.Describe()))
 	if rep.Server.Name != "" {

@@ -101,6 +101,9 @@ const (
 	AuthorityJSONRPC  AuthorityKind = "jsonrpc"  // a sentence of the JSON-RPC 2.0 specification
 	AuthorityProfile  AuthorityKind = "profile"  // a rule of the governed-estate profile
 	AuthorityAdvisory AuthorityKind = "advisory" // good practice with no keyword behind it
+	// AuthorityExtension is a sentence of a negotiated extension's own
+	// specification (extension.go): reported apart, never scored.
+	AuthorityExtension AuthorityKind = "extension"
 )
 
 // Keyword is an RFC 2119 keyword as a quoted sentence writes it.
@@ -147,6 +150,12 @@ type Authority struct {
 	Sentence string        `json:"sentence,omitempty"` // quoted verbatim (profile: the rule's statement)
 	Keyword  Keyword       `json:"keyword,omitempty"`  // mcp and jsonrpc: the keyword the check verifies
 	Note     string        `json:"note,omitempty"`     // advisory: why it is good practice; else how the check reads the sentence
+	// Extension is the identifier of the extension an extension
+	// authority quotes (io.modelcontextprotocol/ui), and Source the
+	// repository and commit of the text read ("owner/name@commit"); File
+	// is then the path of that text in the repository.
+	Extension string `json:"extension,omitempty"`
+	Source    string `json:"source,omitempty"`
 }
 
 // WithKeyword returns a with the keyword the check verifies, for a sentence
@@ -168,6 +177,11 @@ func (a Authority) Level() Level {
 	switch a.Kind {
 	case AuthorityMCP, AuthorityJSONRPC:
 		return a.Keyword.Level()
+	case AuthorityExtension:
+		if a.Keyword == "" {
+			return ADVISORY // keyword-less prose of the extension
+		}
+		return a.Keyword.Level()
 	case AuthorityProfile:
 		return MUST
 	case AuthorityAdvisory:
@@ -186,6 +200,11 @@ func (a Authority) String() string {
 		return fmt.Sprintf("JSON-RPC 2.0 §%s: %s %q", a.Section, a.Keyword, a.Sentence)
 	case AuthorityProfile:
 		return fmt.Sprintf("estate profile §%s: %s", a.Section, a.Sentence)
+	case AuthorityExtension:
+		if a.Keyword == "" {
+			return fmt.Sprintf("advisory (extension %s, %s %s §%s, no keyword: %q): %s", a.Extension, a.Source, a.File, a.Section, a.Sentence, a.Note)
+		}
+		return fmt.Sprintf("extension %s (%s %s §%s): %s %q", a.Extension, a.Source, a.File, a.Section, a.Keyword, a.Sentence)
 	case AuthorityAdvisory:
 		if a.Sentence != "" {
 			return fmt.Sprintf("advisory (MCP %s %s §%s, no keyword: %q): %s", a.Revision, a.File, a.Section, a.Sentence, a.Note)
@@ -358,6 +377,10 @@ type Summary struct {
 	Stale    int             `json:"stale"`
 	Outcome  string          `json:"outcome"`  // the worst of the revisions' outcomes
 	ExitCode int             `json:"exitCode"` // what mcpconform run exits with
+
+	// Extensions counts each declared extension's checks, apart from
+	// the MCP outcome (never scored); absent when none applied.
+	Extensions []ExtensionSummary `json:"extensions,omitempty"`
 }
 
 // RevSummary counts one revision's scored results and gives its outcome.
@@ -479,6 +502,9 @@ func (rep *Report) Summarize(strict bool) {
 			s.Profile = countProfile(s.Profile, r, strict)
 			continue
 		}
+		if r.IsExtension() {
+			continue // summarizeExtensions: never an outcome or exit code
+		}
 		if r.Status == StatusWarn && r.Level == ADVISORY {
 			s.Advisory++
 		}
@@ -555,6 +581,7 @@ func (rep *Report) Summarize(strict bool) {
 	if len(s.Revisions) == 0 {
 		s.Outcome = OutcomeNoFailureFound // nothing was verified
 	}
+	s.Extensions = summarizeExtensions(rep.Results)
 	s.Stale = len(rep.Stale)
 	switch {
 	case s.Failed > 0 || s.Stale > 0 || (strict && gap):

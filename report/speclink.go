@@ -57,6 +57,8 @@ func (a Authority) URL() string {
 		return jsonrpcSite
 	case AuthorityProfile:
 		return suiteDocs + "profile.md"
+	case AuthorityExtension:
+		return extensionURL(a)
 	}
 	return ""
 }

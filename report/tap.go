@@ -60,6 +60,9 @@ func (rep *Report) WriteTAP(w io.Writer) error {
 	if line := rep.ProfileLine(); line != "" {
 		ew.printf("# %s\n", Shown(line))
 	}
+	for _, line := range rep.ExtensionLines() {
+		ew.printf("# %s\n", Shown(line))
+	}
 	if rep.Interrupted != "" {
 		ew.printf("Bail out! interrupted by %s: the report is partial\n", tapEscape(Shown(rep.Interrupted)))
 	}
@@ -89,6 +92,8 @@ func tapPoint(r Result, strict bool) (ok bool, directive string) {
 		why = "expected failure: " + r.ExpectedFailure
 	case r.Pending():
 		why = "pending: not scored by the report's scoring profile"
+	case r.IsExtension():
+		why = fmt.Sprintf("%s %s of the extension %s, which is not scored", r.Level, r.Status, r.Authority.Extension)
 	case r.IsProfile() || r.Scored():
 		// A scored warn outside --strict, or an error that only a
 		// strict or scored result would count.

@@ -72,7 +72,7 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 		}
 		if a := Result(row.Results[0]).Area(); a != area {
 			area = a
-			ew.printf("\n%s\n", area)
+			ew.printf("\n%s%s\n", area, extensionHeading(row))
 		}
 		label, color := rowLabel(row)
 		ew.printf("  %s %-8s %-44s %s%s\n", paint(color, fmt.Sprintf("%-10s", label)), row.Level, row.ID, Clean(row.Title), pendingMark(row))
@@ -142,6 +142,9 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 		}
 	}
 	if line := rep.ProfileLine(); line != "" {
+		ew.printf("%s\n", line)
+	}
+	for _, line := range rep.ExtensionLines() {
 		ew.printf("%s\n", line)
 	}
 	ew.printf("%s\n", rep.ClosingLine())

@@ -41,6 +41,9 @@ const maxBodyHead = 512
 // maxResumes bounds the resumptions of one stream (Last-Event-ID).
 const maxResumes = 3
 
+// maxEventIDs bounds the SSE event ids an exchange keeps.
+const maxEventIDs = 256
+
 // maxStreamReopens bounds how often a GET stream the server closed
 // without sending anything is opened again.
 const maxStreamReopens = 10
@@ -71,6 +74,9 @@ type HTTPExchange struct {
 	ContentType string
 	Events      int    // SSE events read (comments and empty events aside)
 	LastEventID string // id of the last SSE event that had one
+	// EventIDs are the ids of the SSE events read, priming events
+	// included, in order (the first maxEventIDs).
+	EventIDs    []string
 	Messages    int    // JSON-RPC messages read from the body
 	Answered    bool   // the body carried the response to the request
 	AfterAnswer int    // messages read after that response
@@ -107,6 +113,7 @@ func (x *HTTPExchange) copy() HTTPExchange {
 	c := *x
 	c.Header = x.Header.Clone()
 	c.ResponseHeader = x.ResponseHeader.Clone()
+	c.EventIDs = slices.Clone(x.EventIDs)
 	c.note = ""
 	return c
 }
@@ -150,6 +157,49 @@ func (p *Process) ProbeHTTP(ctx context.Context, body []byte, set http.Header) (
 		return l.snapshot(x), l.unavailable(x, err)
 	}
 	l.answered(x, resp)
+	l.drainBody(x, resp.Body)
+	resp.Body.Close()
+	l.finish(x, "server", "")
+	return l.snapshot(x), nil
+}
+
+// ProbeHTTPMethod sends a request without a body (GET or DELETE) to the
+// session's endpoint, with the headers set gives besides the user's own,
+// and returns the exchange once its answer is read; an SSE stream it
+// opens is closed at once, unread. The exchange is kept with the
+// session's others (its Purpose "probe"). It fails over stdio, and with
+// ErrUnavailable when no HTTP answer came.
+func (p *Process) ProbeHTTPMethod(ctx context.Context, method string, set http.Header) (HTTPExchange, error) {
+	l := p.link
+	if l == nil {
+		return HTTPExchange{}, errors.New("runner: an HTTP probe of a process on stdio")
+	}
+	if err := l.sessionOver(); err != nil {
+		return HTTPExchange{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.RequestTimeout)
+	defer cancel()
+	stop := context.AfterFunc(l.ctx, cancel)
+	defer stop()
+	req, err := http.NewRequestWithContext(ctx, method, l.t.url.String(), nil)
+	if err != nil {
+		return HTTPExchange{}, fmt.Errorf("runner: probe: %w", err)
+	}
+	for name, vs := range set {
+		req.Header[http.CanonicalHeaderKey(name)] = slices.Clone(vs)
+	}
+	x := l.newExchange(req, outbound{}, "probe")
+	resp, err := l.t.client.Do(req)
+	if err != nil {
+		l.failed(x, err, "probe")
+		return l.snapshot(x), l.unavailable(x, err)
+	}
+	l.answered(x, resp)
+	if x.ContentType == protocol.MediaSSE {
+		resp.Body.Close()
+		l.finish(x, "client", "")
+		return l.snapshot(x), nil
+	}
 	l.drainBody(x, resp.Body)
 	resp.Body.Close()
 	l.finish(x, "server", "")
@@ -306,7 +356,7 @@ func (p *Process) shutdownLink(ctx context.Context) {
 	session, mode := l.session, l.mode
 	l.mu.Unlock()
 	if session != "" && mode == HTTPStreamable && ctx.Err() == nil {
-		l.deleteSession(ctx)
+		_, _ = l.deleteSession(ctx)
 	}
 	l.end("the suite closed the session")
 	p.waitBounded(p.deadDone, drainGrace)
@@ -333,24 +383,53 @@ func (p *Process) shutdownLink(ctx context.Context) {
 }
 
 // deleteSession ends the legacy session with DELETE.
-func (l *httpLink) deleteSession(ctx context.Context) {
+func (l *httpLink) deleteSession(ctx context.Context) (*HTTPExchange, error) {
 	ctx, cancel := context.WithTimeout(ctx, l.p.cfg.ShutdownGrace)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, l.t.url.String(), nil)
 	if err != nil {
-		return
+		return nil, fmt.Errorf("runner: DELETE: %w", err)
 	}
 	l.legacyHeaders(req, "")
 	x := l.newExchange(req, outbound{}, "end")
 	resp, err := l.t.client.Do(req)
 	if err != nil {
 		l.failed(x, err, "end")
-		return
+		return x, l.unavailable(x, err)
 	}
 	l.answered(x, resp)
 	l.p.note(fmt.Sprintf("HTTP DELETE %s → %d", x.Path, resp.StatusCode))
 	l.drainBody(x, resp.Body)
 	resp.Body.Close()
+	l.finish(x, "server", "")
+	return x, nil
+}
+
+// DeleteHTTPSession ends the session's legacy Streamable HTTP session
+// with DELETE, as closing it would, and returns the exchange. The
+// session keeps its id: what the server answers a request that still
+// carries it is for the caller to see. It fails over stdio, for a
+// session the server issued no id, and with ErrUnavailable when no HTTP
+// answer came.
+func (p *Process) DeleteHTTPSession(ctx context.Context) (HTTPExchange, error) {
+	l := p.link
+	if l == nil {
+		return HTTPExchange{}, errors.New("runner: DELETE of a process on stdio")
+	}
+	if err := l.sessionOver(); err != nil {
+		return HTTPExchange{}, err
+	}
+	l.mu.Lock()
+	session, mode := l.session, l.mode
+	l.mu.Unlock()
+	if session == "" || mode != HTTPStreamable {
+		return HTTPExchange{}, errors.New("runner: DELETE: the server issued no session id")
+	}
+	x, err := l.deleteSession(ctx)
+	if x == nil {
+		return HTTPExchange{}, err
+	}
+	return l.snapshot(x), err
 }
 
 // outbound is what the link reads of a line it sends.
@@ -1148,6 +1227,9 @@ func (l *httpLink) readStream(ctx context.Context, x *HTTPExchange, o outbound, 
 		x.BodyBytes += int64(ev.size)
 		if ev.id != "" {
 			x.LastEventID = ev.id
+			if len(x.EventIDs) < maxEventIDs {
+				x.EventIDs = append(x.EventIDs, ev.id)
+			}
 		}
 		if ev.data != nil {
 			x.Events++

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -22,20 +24,60 @@ const keptHead = 4 << 10
 // maxLost bounds the over-long lines remembered as possible answers.
 const maxLost = 64
 
-// keptBuffer is the largest line buffer the reader keeps between lines.
-const keptBuffer = 1 << 20
+// readSize is the size of the reader's buffer.
+const readSize = 64 << 10
 
-// appendDoubling appends frag to line, at least doubling the capacity
-// when it grows, up to most: append grows a large slice by a quarter, and
-// a line of 16 MiB read in 64 KiB pieces then allocated four times its
-// size on the way.
-func appendDoubling(line, frag []byte, most int) []byte {
-	if need := len(line) + len(frag); need > cap(line) {
-		grown := make([]byte, len(line), min(max(2*cap(line), need, 64<<10), max(most, need)))
-		copy(grown, line)
+// lastLongLine is the size of the last line a process of the run read in
+// more than one piece: the size to make the next one's buffer, since a
+// server that answers with megabytes tends to answer with the same
+// megabytes again (every initialize, every tools/list).
+var lastLongLine atomic.Int64
+
+// appendLong appends frag to a line that came in more than one read,
+// making its buffer as large as the run's last such line at first, at
+// least doubling it when it grows (append grows a large slice by a
+// quarter: a line of 16 MiB read in 64 KiB pieces allocated four times
+// its size on the way), and never past most unless the line is. The
+// buffer is a strings.Builder's, which is not zeroed when it is made and
+// becomes the line's string without a copy.
+func appendLong(line *strings.Builder, frag []byte, most int) *strings.Builder {
+	if line == nil {
+		line = new(strings.Builder)
+	}
+	if need := line.Len() + len(frag); need > line.Cap() {
+		size := max(2*line.Cap(), need, 2*readSize)
+		if line.Cap() == 0 {
+			size = max(size, int(lastLongLine.Load())+readSize)
+		}
+		grown := new(strings.Builder)
+		grown.Grow(min(size, max(most, need)))
+		grown.WriteString(line.String())
 		line = grown
 	}
-	return append(line, frag...)
+	line.Write(frag)
+	return line
+}
+
+// longLen is the length of a line appendLong is putting together, 0
+// before it starts.
+func longLen(line *strings.Builder) int {
+	if line == nil {
+		return 0
+	}
+	return line.Len()
+}
+
+// longText returns a line that came in more than one read, less a final
+// newline, as the string deliver keeps: the buffer itself when the line
+// nearly fills it, so that a long line is copied once on its way from the
+// reader's buffer to the checks.
+func longText(line *strings.Builder) string {
+	text := strings.TrimSuffix(line.String(), "\n")
+	lastLongLine.Store(int64(len(text)))
+	if len(text) < line.Cap()-line.Cap()/8 {
+		return strings.Clone(text)
+	}
+	return text
 }
 
 // readStdout splits the server's stdout into lines and queues them. A line
@@ -43,11 +85,12 @@ func appendDoubling(line, frag []byte, most int) []byte {
 // bounded by MaxLineBytes whatever the server writes.
 func (p *Process) readStdout() {
 	defer close(p.readerDone)
-	br := bufio.NewReaderSize(p.stdout, 64<<10)
+	br := bufio.NewReaderSize(p.stdout, readSize)
 	limit := p.cfg.MaxLineBytes
-	var line []byte
+	var head []byte // the start of a line over the limit
 	for {
-		line = line[:0]
+		head = head[:0]
+		var long *strings.Builder // a line that came in more than one read
 		total := 0
 		tooLong := false
 		var whole []byte // the line with its newline, in br's buffer, when it came in one piece
@@ -57,25 +100,27 @@ func (p *Process) readStdout() {
 			frag, err = br.ReadSlice('\n')
 			total += len(frag)
 			if !tooLong {
-				content := len(line) + len(frag)
+				content := longLen(long) + len(frag)
 				if len(frag) > 0 && frag[len(frag)-1] == '\n' {
 					content-- // the newline does not count
 				}
-				if content <= limit && err == nil && len(line) == 0 {
+				if content <= limit && err == nil && long == nil {
 					// deliver copies the line before br is read again:
 					// a copy into line first would be a second one.
 					whole = frag
 				} else if content > limit {
 					tooLong = true
-					line = append(line, frag[:min(len(frag), max(0, keptHead-len(line)))]...)
-					if len(line) > keptHead {
-						line = line[:keptHead]
+					var sofar string
+					if long != nil {
+						sofar = long.String()
 					}
+					head = append(append(head, sofar[:min(len(sofar), keptHead)]...), frag[:min(len(frag), max(0, keptHead-len(sofar)))]...)
+					long = nil
 					p.mu.Lock()
-					p.longHead = append(p.longHead[:0], line[:min(len(line), 8)]...)
+					p.longHead = append(p.longHead[:0], head[:min(len(head), 8)]...)
 					p.mu.Unlock()
 				} else {
-					line = appendDoubling(line, frag, limit+1)
+					long = appendLong(long, frag, limit+1)
 				}
 			}
 			if tooLong {
@@ -97,22 +142,18 @@ func (p *Process) readStdout() {
 				if newline {
 					size--
 				}
-				head := bytes.TrimSuffix(line, []byte("\n"))
-				p.deliverTooLong(head, size)
+				p.deliverTooLong(bytes.TrimSuffix(head, []byte("\n")), size)
 			} else if whole != nil {
 				p.deliver(whole[:len(whole)-1])
 			} else {
 				if !newline {
 					p.note("last line ended without a newline")
 				}
-				p.deliver(bytes.TrimSuffix(line, []byte("\n")))
+				p.deliverText(longText(long))
 			}
 		}
 		p.longAt.Store(0) // after the delivery, so a wait sees one or the other
 		p.partAt.Store(0)
-		if cap(line) > keptBuffer {
-			line = nil // a long line's buffer is not kept for the short ones after it
-		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				p.note("reading stdout: " + err.Error())
@@ -285,7 +326,11 @@ func (p *Process) deliver(line []byte) {
 	// and the received item and its message view the same bytes, which
 	// nothing changes (see Received.Raw). A copy for each was a fifth of
 	// what reading a property check's answers allocated.
-	text := string(line)
+	p.deliverText(string(line))
+}
+
+// deliverText is deliver for a line the reader has made a string of.
+func (p *Process) deliverText(text string) {
 	var raw []byte
 	if len(text) > 0 {
 		raw = unsafe.Slice(unsafe.StringData(text), len(text))

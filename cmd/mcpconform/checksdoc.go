@@ -21,7 +21,11 @@ func writeChecksDoc(w io.Writer, cat []*conformance.Check) error {
 	for _, c := range cat {
 		if a := c.Area(); a != area {
 			area = a
-			fmt.Fprintf(&b, "\n## %s\n\n| Check | Level | Authority | Revisions | Requirement |\n|---|---|---|---|---|\n", area)
+			fmt.Fprintf(&b, "\n## %s\n\n", area)
+			if c.IsExtension() {
+				fmt.Fprintf(&b, "Checks of the extension %s, on its own text (%s, %s): they apply only when the server declares it and are never scored (docs/extensions.md).\n\n", c.Authority.Extension, c.Authority.Source, c.Authority.File)
+			}
+			fmt.Fprintf(&b, "| Check | Level | Authority | Revisions | Requirement |\n|---|---|---|---|---|\n")
 		}
 		revs := "all"
 		if len(c.Revisions) > 0 {
@@ -48,6 +52,11 @@ func authorityCell(a conformance.Authority) string {
 		return "estate profile §" + a.Section
 	case conformance.AuthorityAdvisory:
 		return "advisory"
+	case conformance.AuthorityExtension:
+		if a.Keyword == "" {
+			return fmt.Sprintf("advisory, extension %s §%s", a.Extension, a.Section)
+		}
+		return fmt.Sprintf("extension %s §%s (%s)", a.Extension, a.Section, a.Keyword)
 	}
 	return "—"
 }

@@ -326,7 +326,9 @@ func TestList(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &entries); err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != len(ids) || entries[0].ID != ids[0] || len(entries[0].Refs) == 0 || entries[0].Requirement == "" {
+	// The extension checks, first by id, cite no MCP reference.
+	withRefs := slices.ContainsFunc(entries, func(e listEntry) bool { return len(e.Refs) > 0 })
+	if len(entries) != len(ids) || entries[0].ID != ids[0] || !withRefs || entries[0].Requirement == "" {
 		t.Errorf("list --json: %d entries, first %+v", len(entries), entries[0])
 	}
 	if code := runList([]string{"extra"}, &out, &errOut); code != 2 {

@@ -20,7 +20,7 @@ type scoringListing struct {
 	Scored    map[string][]string `json:"scored"`    // per revision, the ids the profile scores
 	Pending   map[string][]string `json:"pending"`   // per revision, catalogue checks it could score but does not
 	Gone      map[string][]string `json:"gone"`      // per revision, ids it scores that this catalogue lacks
-	NotScored []string            `json:"notScored"` // advisory, MAY and estate-profile checks: never scored
+	NotScored []string            `json:"notScored"` // advisory, MAY, estate-profile and extension checks: never scored
 	Profiles  []string            `json:"profiles"`  // every profile shipped, oldest first
 }
 
@@ -82,6 +82,6 @@ func listScoring(name string, asJSON bool, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintf(stdout, "\nPENDING: the check runs and is shown, never counted, until a newer profile scores it; gone: scored by the profile, no longer in this suite (never run: that revision is at best no failure found).\n")
-	fmt.Fprintf(stdout, "%d checks are never scored (advisory, MAY, estate profile); profiles shipped: %s\n", len(l.NotScored), strings.Join(l.Profiles, ", "))
+	fmt.Fprintf(stdout, "%d checks are never scored (advisory, MAY, estate profile, extensions: docs/extensions.md); profiles shipped: %s\n", len(l.NotScored), strings.Join(l.Profiles, ", "))
 	return 0
 }

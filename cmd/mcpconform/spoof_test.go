@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/internal/browser"
 	"github.com/mcpconform/mcpconform/internal/reportcheck"
+	"github.com/mcpconform/mcpconform/internal/sarifschema"
 	"github.com/mcpconform/mcpconform/report"
 )
 
@@ -29,9 +30,10 @@ func spoofFile(dir, flag string) string {
 // annotations. The code points that could reorder or hide text reach no
 // format but the JSON report (which proves they were sent), the Markdown
 // makes no link of the URL, the HTML shows the override as an escape, the
-// files keep to their schemas, and each file is at most a little larger
-// than the same run's against the same server with short strings
-// ("hostile-text-short"): the megabytes are cut, not copied.
+// files (the SARIF log among them) keep to their schemas, and each file
+// is at most a little larger than the same run's against the same server
+// with short strings ("hostile-text-short"): the megabytes are cut, not
+// copied.
 func TestReportsUnspoofed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: two runs of the whole catalogue and a browser")
@@ -56,6 +58,13 @@ func TestReportsUnspoofed(t *testing.T) {
 
 	file := spoofFile
 	reportcheck.Files(t, file(dir, "--json"), file(dir, "--junit"), file(dir, "--badge"))
+	problems, err := sarifschema.Errors(mustRead(t, file(dir, "--sarif")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("SARIF: %s", p)
+	}
 
 	// The code points the server sent that a reader must not get raw.
 	sent := map[rune]bool{}

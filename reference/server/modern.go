@@ -47,6 +47,7 @@ func (s *Server) serveModern(env envelope) []byte {
 			tools["listChanged"] = true
 		}
 		caps["tools"] = tools
+		s.extensionCapabilities(caps, protocol.Modern)
 		result = map[string]any{
 			"supportedVersions": supportedModern,
 			"capabilities":      caps,

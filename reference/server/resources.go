@@ -20,7 +20,11 @@ const readTTLMs = 60000
 // serveFeature dispatches the methods of resources, prompts, completion and
 // logging for revision rev; handled is false for any other method.
 func (s *Server) serveFeature(method string, params map[string]json.RawMessage, rev string) (result map[string]any, rpcErr *rpcError, handled bool) {
+	if result, rpcErr, handled = s.serveExtension(method, params, rev); handled {
+		method = "" // answered: only the modern cache hints below remain
+	}
 	switch method {
+	case "":
 	case protocol.MethodResourcesList:
 		result, rpcErr = s.listResources(params, rev)
 	case protocol.MethodResourcesTemplatesList:
@@ -120,6 +124,8 @@ func (s *Server) listResources(params map[string]json.RawMessage, rev string) (m
 	result := map[string]any{"resources": page}
 	if next != "" {
 		result["nextCursor"] = next
+	} else if s.opts.Extensions {
+		result["resources"] = append(page, s.extensionResources(rev)...)
 	}
 	return result, nil
 }

@@ -61,6 +61,8 @@ type Options struct {
 	// Async registers the asynchronous demo tools (demo.wait, demo.sample,
 	// demo.elicit, demo.roots; see async.go).
 	Async bool
+	// Extensions serves MCP Apps and Skills (extensions.go).
+	Extensions bool
 }
 
 // Server is one connection's MCP server. It is safe for concurrent use, but
@@ -666,6 +668,7 @@ func (s *Server) initialize(env envelope) []byte {
 	s.logf("initialize: negotiated %s", version)
 	caps := featureCapabilities(version)
 	caps["tools"] = map[string]any{"listChanged": true}
+	s.extensionCapabilities(caps, version)
 	if s.opts.Async && version == protocol.Rev20251125 {
 		caps["tasks"] = map[string]any{"list": map[string]any{}, "cancel": map[string]any{}, "requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}}
 	}

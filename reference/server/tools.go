@@ -125,6 +125,7 @@ func (s *Server) page(tools reference.View, start, end int, rev string) any {
 	page := make([]any, 0, end-start)
 	for i := start; i < end; i++ {
 		m := renderTool(tools.At(i), rev)
+		s.appToolMeta(m, rev)
 		if support := taskSupportOf(tools.At(i).Name()); s.opts.Async && support != "" && rev == protocol.Rev20251125 {
 			m["execution"] = map[string]any{"taskSupport": support} // tasks.go
 		}

@@ -79,6 +79,10 @@ flags:
                    demo.sample, demo.elicit and demo.roots (requests to the
                    client), with tasks (2025-11-25) and subscriptions/listen
                    of tools/list_changed (2026-07-28)
+  --extensions     also serve the extensions MCP Apps (a UI resource the
+                   tool accounts.balance names) and Skills (skills/list,
+                   skills/get, resources/directory/read; a static and a
+                   dynamic skill), declared as docs/extensions.md says
   --page-size N    tools per tools/list page (default %d)
   --http ADDR      serve over HTTP on ADDR (such as 127.0.0.1:8080) instead
                    of stdio: Streamable HTTP at /mcp (a session per
@@ -179,6 +183,7 @@ func parseCommand(args []string) (server.Options, string, string, error) {
 	clearance := fs.String("clearance", string(demo.DefaultClearance), "")
 	admin := fs.Bool("admin", false, "")
 	async := fs.Bool("async", true, "")
+	extensions := fs.Bool("extensions", false, "")
 	pageSize := fs.Int("page-size", server.DefaultPageSize, "")
 	addr := fs.String("http", "", "")
 	issuer := fs.String("auth", "", "")
@@ -208,9 +213,10 @@ func parseCommand(args []string) (server.Options, string, string, error) {
 	}
 	sort.Strings(held)
 	return server.Options{
-		Principal: reference.Principal{Tenant: *tenant, Scopes: held, Clearance: reference.Classification(*clearance)},
-		Admin:     *admin,
-		Async:     *async,
-		PageSize:  *pageSize,
+		Principal:  reference.Principal{Tenant: *tenant, Scopes: held, Clearance: reference.Classification(*clearance)},
+		Admin:      *admin,
+		Async:      *async,
+		Extensions: *extensions,
+		PageSize:   *pageSize,
 	}, *addr, *issuer, nil
 }
