@@ -32,6 +32,9 @@ type hostileCase struct {
 	// runner.EndOrphans ends (the binary's exit, not a Run's): the test
 	// ends them itself instead of requiring them gone.
 	orphans bool
+	// slow, when set, says why the case takes seconds even on an idle
+	// machine: it is skipped under -short.
+	slow string
 }
 
 // TestHostileCases runs the suite against each broken server of
@@ -98,17 +101,19 @@ func TestHostileCases(t *testing.T) {
 			wantResult(t, rep, "jsonrpc.parse-error.reply", StatusPass, "")
 			wantResult(t, rep, "jsonrpc.parse-error.code", StatusWarn, "invalid JSON got no response")
 		}},
-		{name: "never answers", flags: []string{"-mode", "hang"}, runErr: "answered no probe: initialize 2025-11-25 got no answer within the start timeout 10s, and again when retried alone; if the server starts slowly, raise --start-timeout"},
+		// Silence is the server's at any start timeout: a short one
+		// proves it as well as the default.
+		{name: "never answers", flags: []string{"-mode", "hang"}, opts: func(o *Options) { o.Timeout = 300 * time.Millisecond; o.StartTimeout = time.Second }, runErr: "answered no probe: initialize 2025-11-25 got no answer within the start timeout 1s, and again when retried alone; if the server starts slowly, raise --start-timeout"},
 		// A line that answers nothing does not end the start allowance:
 		// the wait is the start timeout's, and so is the flag to raise.
-		{name: "writes a line, never answers", flags: []string{"-mode", "hang", "-chatter"}, opts: func(o *Options) { o.Timeout = time.Second; o.StartTimeout = 3 * time.Second }, runErr: "answered no probe: initialize 2025-11-25 got no answer within the start timeout 3s, and again when retried alone; if the server starts slowly, raise --start-timeout"},
-		{name: "answers initialize then hangs", flags: []string{"-mode", "init-hang"}, opts: func(o *Options) {
+		{name: "writes a line, never answers", flags: []string{"-mode", "hang", "-chatter"}, opts: func(o *Options) { o.Timeout = 300 * time.Millisecond; o.StartTimeout = time.Second }, runErr: "answered no probe: initialize 2025-11-25 got no answer within the start timeout 1s, and again when retried alone; if the server starts slowly, raise --start-timeout"},
+		{name: "answers initialize then hangs", flags: []string{"-mode", "init-hang"}, slow: "every fresh process waits out its timeouts", opts: func(o *Options) {
 			o.StartTimeout, o.Timeout = time.Second, time.Second // every fresh process waits them out
 		}, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "", StatusFail, "no response to")
 			wantResult(t, rep, "", StatusBlocked, "stopped answering")
 		}},
-		{name: "answers initialize then hangs, every revision", flags: []string{"-mode", "init-hang"}, opts: func(o *Options) {
+		{name: "answers initialize then hangs, every revision", flags: []string{"-mode", "init-hang"}, slow: "every fresh process of five revisions waits out its timeouts", opts: func(o *Options) {
 			o.Protocol, o.StartTimeout, o.Timeout = "", time.Second, time.Second
 		}, check: func(t *testing.T, rep *Report) {
 			// The legacy revisions do not wait for server/discover's
@@ -146,7 +151,9 @@ func TestHostileCases(t *testing.T) {
 				}
 			}
 		}},
-		{name: "hangs on tools/list", flags: []string{"-mode", "tools-hang"}, check: func(t *testing.T, rep *Report) {
+		// The hang outlasts any request timeout: a short one (and its
+		// doubling on the re-run) proves it as well as the default.
+		{name: "hangs on tools/list", flags: []string{"-mode", "tools-hang"}, opts: func(o *Options) { o.Timeout = time.Second }, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "", StatusFail, "no response to tools/list")
 			wantResult(t, rep, "lifecycle.ping.operation", StatusBlocked, "stopped answering")
 		}},
@@ -157,7 +164,7 @@ func TestHostileCases(t *testing.T) {
 			// One fault, one check: the id checks own it.
 			noResult(t, rep, "jsonrpc.response.one-per-request", "")
 		}},
-		{name: "64 MiB junk line before a response", flags: []string{"-mode", "junkline"}, check: func(t *testing.T, rep *Report) {
+		{name: "64 MiB junk line before a response", flags: []string{"-mode", "junkline"}, slow: "every process writes 64 MiB", check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "stdio.stdout.messages-only", StatusFail, `a 64 MiB line that is not JSON, starting "xxxxxxxx"…`)
 			// A line that is not JSON answered no request: the sequence
 			// around it is judged, not left unverified.
@@ -168,7 +175,7 @@ func TestHostileCases(t *testing.T) {
 			// verdict on the whole line.
 			wantResult(t, rep, "stdio.stdout.messages-only", StatusFail, `a 97.7 KiB line that is not JSON, starting "xxxxxxxx"…`)
 		}},
-		{name: "100 MB response line", flags: []string{"-mode", "bigline", "-log", requests}, check: func(t *testing.T, rep *Report) {
+		{name: "100 MB response line", flags: []string{"-mode", "bigline", "-log", requests}, slow: "streams 100 MB answers", check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "tools.list.shape", StatusNotVerified, "raise --max-line-bytes")
 			wantResult(t, rep, "stdio.stdout.messages-only", StatusNotVerified, "raise --max-line-bytes")
 			noResult(t, rep, "", "within")
@@ -183,21 +190,21 @@ func TestHostileCases(t *testing.T) {
 		// The answer takes longer to arrive than the doubled timeout
 		// (305 pieces, 8 ms apart), as a 100 MB one does on a loaded
 		// machine: the line, not silence, is the cause.
-		{name: "response line over the limit, slower than the doubled timeout", flags: []string{"-mode", "bigline", "-size", "20000000", "-pace", "8ms"}, opts: func(o *Options) {
+		{name: "response line over the limit, slower than the doubled timeout", flags: []string{"-mode", "bigline", "-size", "20000000", "-pace", "8ms"}, slow: "each answer takes seconds to arrive", opts: func(o *Options) {
 			o.Timeout, o.Only = time.Second, []string{"tools.list.shape"}
 		}, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "tools.list.shape", StatusNotVerified, "raise --max-line-bytes")
 			noResult(t, rep, "", "within")
 		}},
-		{name: "response line of 6 MB, under the default limit", flags: []string{"-mode", "bigline", "-size", "6000000"}, check: func(t *testing.T, rep *Report) {
+		{name: "response line of 6 MB, under the default limit", flags: []string{"-mode", "bigline", "-size", "6000000"}, slow: "every tools/list is answered with 6 MB", check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "tools.list.shape", StatusPass, "")
 			wantResult(t, rep, "stdio.stdout.messages-only", StatusPass, "")
 		}},
-		{name: "response line over the limit, limit raised", flags: []string{"-mode", "bigline", "-size", "20000000"}, opts: func(o *Options) { o.MaxLineBytes = 24 << 20 }, check: func(t *testing.T, rep *Report) {
+		{name: "response line over the limit, limit raised", flags: []string{"-mode", "bigline", "-size", "20000000"}, slow: "every tools/list is answered with 20 MB", opts: func(o *Options) { o.MaxLineBytes = 24 << 20 }, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "tools.list.shape", StatusPass, "")
 			wantResult(t, rep, "stdio.stdout.messages-only", StatusPass, "")
 		}},
-		{name: "100,000-deep JSON", flags: []string{"-mode", "deep"}, check: func(t *testing.T, rep *Report) {
+		{name: "100,000-deep JSON", flags: []string{"-mode", "deep"}, slow: "every tools/list is answered 100,000 levels deep", check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "tools.list.shape", StatusNotVerified, "nests more than 10000 levels deep")
 			noResult(t, rep, "stdio.stdout.messages-only", "")
 			noResult(t, rep, "", "within")
@@ -245,7 +252,7 @@ func TestHostileCases(t *testing.T) {
 		// errors), and none is an error. Its orphaned sleeper is
 		// escape's, which a Run leaves to mcpconform's EndOrphans (see
 		// runner): the test ends it.
-		{name: "exits on its own after answering initialize", flags: []string{"-mode", "escape-exit"}, opts: func(o *Options) { o.Protocol = "" }, orphans: true, check: func(t *testing.T, rep *Report) {
+		{name: "exits on its own after answering initialize", flags: []string{"-mode", "escape-exit"}, opts: func(o *Options) { o.Protocol = "" }, orphans: true, slow: "five revisions of processes that exit", check: func(t *testing.T, rep *Report) {
 			if !slices.Equal(rep.Supported, protocol.LegacyRevisions) {
 				t.Errorf("supported %v, want every legacy revision %v: each probe's initialize was accepted", rep.Supported, protocol.LegacyRevisions)
 			}
@@ -280,6 +287,9 @@ func TestHostileCases(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.slow != "" && testing.Short() {
+				t.Skip("-short: " + tc.slow)
+			}
 			t.Parallel()
 			pidfile := filepath.Join(t.TempDir(), "pids")
 			// The deadline guards against a hang; reaching it fails.
@@ -444,6 +454,8 @@ func TestSameSeedSameBytesForHostileServers(t *testing.T) {
 	}{
 		{[]string{"-mode", "string-ids"}, "2025-11-25"},
 		{[]string{"-mode", "junkline", "-size", "100000"}, "2025-11-25"},
+		// Skipped under -short: every fresh process waits out its
+		// timeouts, twice.
 		{[]string{"-mode", "init-hang", "-stderr", "20000"}, "2025-11-25"},
 		// Every probe exits: the report shows why (no --protocol, which
 		// would make an unsupported revision a usage error).
@@ -451,15 +463,21 @@ func TestSameSeedSameBytesForHostileServers(t *testing.T) {
 	} {
 		mode := tt.mode
 		t.Run(strings.Join(mode[1:], " "), func(t *testing.T) {
+			if mode[1] == "init-hang" && testing.Short() {
+				t.Skip("-short: every fresh process waits out its timeouts, twice")
+			}
 			t.Parallel()
 			var reports [2]string
 			for i := range reports {
 				ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 				rep, err := Run(ctx, Options{
-					Command:       append([]string{bin}, mode...),
-					Protocol:      tt.protocol,
-					Timeout:       time.Second,
-					ShutdownGrace: 500 * time.Millisecond,
+					Command:  append([]string{bin}, mode...),
+					Protocol: tt.protocol,
+					Timeout:  time.Second,
+					// Every mode exits at the end of its input: a
+					// grace a loaded machine's exit stays within, so
+					// that no escalation differs between the runs.
+					ShutdownGrace: 5 * time.Second,
 					KillGrace:     500 * time.Millisecond,
 					Skip:          []string{"governance.*"},
 				})

@@ -24,22 +24,26 @@ func TestHostileServers(t *testing.T) {
 		mode    []string
 		want    map[string]Status // check id → status it must have in some revision
 		noProbe bool              // the server answers no probe: no report, that error
+		slow    string            // why the run takes seconds of CPU or waiting: skipped under -short
 	}{
-		{[]string{"-mode", "banner"}, map[string]Status{"stdio.stdout.messages-only": StatusFail}, false},
-		{[]string{"-mode", "badutf8"}, map[string]Status{"stdio.encoding.utf8": StatusFail}, false},
-		{[]string{"-mode", "hugeline", "-size", "5000000"}, nil, false},
-		{[]string{"-mode", "hang"}, nil, true},
-		{[]string{"-mode", "crash"}, map[string]Status{"lifecycle.initialize.result": StatusFail}, false},
-		{[]string{"-mode", "flood"}, map[string]Status{"lifecycle.initialize.result": StatusFail}, false},
-		{[]string{"-mode", "ignore-eof"}, nil, false},
-		{[]string{"-mode", "linger"}, nil, false},
-		{[]string{"-mode", "grandchild"}, nil, false},
-		{[]string{"-mode", "slow", "-delay", "50ms"}, nil, false},
+		{[]string{"-mode", "banner"}, map[string]Status{"stdio.stdout.messages-only": StatusFail}, false, ""},
+		{[]string{"-mode", "badutf8"}, map[string]Status{"stdio.encoding.utf8": StatusFail}, false, ""},
+		{[]string{"-mode", "hugeline", "-size", "5000000"}, nil, false, "every process writes 5 MB lines"},
+		{[]string{"-mode", "hang"}, nil, true, ""},
+		{[]string{"-mode", "crash"}, map[string]Status{"lifecycle.initialize.result": StatusFail}, false, ""},
+		{[]string{"-mode", "flood"}, map[string]Status{"lifecycle.initialize.result": StatusFail}, false, "every process floods 10,000 lines"},
+		{[]string{"-mode", "ignore-eof"}, nil, false, "every process waits out both graces"},
+		{[]string{"-mode", "linger"}, nil, false, "every process waits out the shutdown grace"},
+		{[]string{"-mode", "grandchild"}, nil, false, "every process starts another"},
+		{[]string{"-mode", "slow", "-delay", "50ms"}, nil, false, "every answer waits 50ms"},
 		// Each probe sends one request; the server answers in twos.
-		{[]string{"-mode", "out-of-order", "-n", "2"}, nil, true},
+		{[]string{"-mode", "out-of-order", "-n", "2"}, nil, true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.mode[1:], " "), func(t *testing.T) {
+			if tt.slow != "" && testing.Short() {
+				t.Skip("-short: " + tt.slow)
+			}
 			t.Parallel()
 			start := 5 * time.Second
 			if tt.noProbe {

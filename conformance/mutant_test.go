@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"sort"
 	"strings"
@@ -61,7 +62,18 @@ func addMutantCases(cs ...mutantCase) {
 	mutantCases = append(mutantCases, cs...)
 }
 
-func TestMain(m *testing.M) { fixturebin.Main(m) }
+// TestMain runs the package's tests six at a time unless -parallel says
+// otherwise, as make test does: most of them wait on a server's answers
+// and timeouts, which go test's default (one per core) would serialise.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", "6")
+	}
+	fixturebin.Main(m)
+}
 
 // mutantBinary returns internal/fixtures/mutant, built once per test binary.
 func mutantBinary(t testing.TB) string {

@@ -197,8 +197,20 @@ func (p *Process) waitExit(ctx context.Context, d time.Duration) bool {
 	case <-p.waitDone:
 		return true
 	default:
-		return false
 	}
+	// The kernel may know of the exit before the goroutine that reaps
+	// it has run: then the process did exit within d, and the report
+	// says so whatever the machine's load.
+	if p.pid > 0 && ctx.Err() == nil && exitedUnreaped(p.pid) {
+		again := time.NewTimer(d)
+		defer again.Stop()
+		select {
+		case <-p.waitDone:
+			return true
+		case <-again.C:
+		}
+	}
+	return false
 }
 
 // Descendants returns the live processes whose environment holds TokenVar

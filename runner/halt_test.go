@@ -43,7 +43,7 @@ func TestKillAll(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 		if proctest.Running(pid) {
-			t.Errorf("process %d is still running after KillAll", pid)
+			t.Errorf("process %d is still running after KillAll, after the helper exited: %s", pid, proctest.Describe(pid))
 			proctest.Kill(pid)
 		}
 	}
@@ -90,7 +90,7 @@ func TestKillAllHelper(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 		if proctest.Running(pid) {
-			t.Errorf("process %d is still running after KillAll", pid)
+			t.Errorf("process %d is still running after KillAll: %s", pid, proctest.Describe(pid))
 		}
 	}
 	fmt.Printf("killed %d servers; Start after: %v\n", n, err)

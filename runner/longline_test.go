@@ -19,7 +19,7 @@ func TestWaitBehindArrivingLongLine(t *testing.T) {
 	ctx := testCtx(t)
 	p := startHostile(t, Config{
 		MaxLineBytes:   1 << 20,
-		RequestTimeout: 2 * time.Second, // bytes arrive all the time: any bound would do
+		RequestTimeout: 500 * time.Millisecond, // bytes arrive all the time: any bound would do
 		ShutdownGrace:  200 * time.Millisecond,
 		KillGrace:      200 * time.Millisecond,
 	}, "bigline", "-size", "1099511627776")

@@ -126,3 +126,12 @@ func EndOrphans() int {
 		}
 	}
 }
+
+// exitedUnreaped reports whether the child pid has exited, without reaping
+// it (waitid with WNOWAIT): the goroutine whose wait reaps it may not have
+// run yet on a loaded machine.
+func exitedUnreaped(pid int) bool {
+	var info unix.Siginfo // zeroed: Signo stays 0 unless a child is waitable
+	err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	return err == nil && info.Signo == int32(unix.SIGCHLD)
+}

@@ -26,3 +26,7 @@ func cpuWait(pid int) time.Duration { return 0 }
 // EndOrphans returns 0: without child subreapers this program adopts no
 // orphans, and those of its servers went to init.
 func EndOrphans() int { return 0 }
+
+// exitedUnreaped returns false: the wait that reaps the process is the
+// only word of its exit here.
+func exitedUnreaped(pid int) bool { return false }

@@ -706,7 +706,9 @@ func TestModernRequest(t *testing.T) {
 	if err != nil {
 		t.Fatalf("cat not found: %v", err)
 	}
-	p := startCfg(t, Config{Command: []string{cat}, RequestTimeout: 200 * time.Millisecond})
+	// cat echoes the request and answers nothing: the request's own wait
+	// ends at the start allowance, which is no part of what is proved.
+	p := startCfg(t, Config{Command: []string{cat}, RequestTimeout: 200 * time.Millisecond, StartTimeout: 200 * time.Millisecond})
 	p.ModernRequest(testCtx(t), protocol.Modern, "tools/list", map[string]any{"cursor": "c", "_meta": map[string]any{"x": 1}})
 	r, err := p.Next(testCtx(t), 0)
 	if err != nil {
@@ -876,7 +878,10 @@ func TestAmbiguousLongLine(t *testing.T) {
 		t.Fatalf("cat not found: %v", err)
 	}
 	ctx := testCtx(t)
-	p := startCfg(t, Config{Command: []string{cat}, RequestTimeout: 300 * time.Millisecond, MaxLineBytes: 100})
+	// The waits end at their bound whatever it is (cat answers nothing),
+	// and the discarded line is there before they begin: a short start
+	// allowance proves as much as the default.
+	p := startCfg(t, Config{Command: []string{cat}, RequestTimeout: 300 * time.Millisecond, StartTimeout: 300 * time.Millisecond, MaxLineBytes: 100})
 	for _, id := range []int{1, 2} {
 		m, _ := protocol.NewRequest(id, "ping", nil)
 		if err := p.Send(m); err != nil {
@@ -886,6 +891,18 @@ func TestAmbiguousLongLine(t *testing.T) {
 	line := `{"jsonrpc":"2.0","result":{"pad":"` + strings.Repeat("x", 2*keptHead) + `"},"id":1}`
 	if err := p.SendRaw([]byte(line)); err != nil {
 		t.Fatal(err)
+	}
+	for {
+		p.mu.Lock()
+		n := len(p.lost)
+		p.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("cat's echo of the long line was never read")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	for _, id := range []string{"1", "2"} {
 		_, err = p.Await(ctx, json.RawMessage(id))
@@ -1021,12 +1038,14 @@ func TestEndOrphans(t *testing.T) {
 }
 
 // TestSlowLineIsNotSilence streams an answer under the line limit more
-// slowly than the request timeout (46 pieces of 64 KiB, 20 ms apart,
+// slowly than the request timeout (46 pieces of 64 KiB, 10 ms apart,
 // against 300 ms): the wait goes on while pieces arrive and gets the
-// answer. A line that stops arriving still ends the wait.
+// answer. A wait is extended to at most five times its bound, so the
+// stream's 460 ms leave a loaded machine three times as long again. A
+// line that stops arriving still ends the wait.
 func TestSlowLineIsNotSilence(t *testing.T) {
 	ctx := testCtx(t)
-	p := startCfg(t, Config{Command: []string{hostileBin(t), "-mode", "bigline", "-size", "3000000", "-pace", "20ms"}, RequestTimeout: 300 * time.Millisecond, StartTimeout: 10 * time.Second})
+	p := startCfg(t, Config{Command: []string{hostileBin(t), "-mode", "bigline", "-size", "3000000", "-pace", "10ms"}, RequestTimeout: 300 * time.Millisecond, StartTimeout: 10 * time.Second})
 	if _, err := p.Request(ctx, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,9 @@ import (
 // The report says that processes were served in-process (which ones is
 // conformance.TestProcessConfig's).
 func TestEmbeddedServedInProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the whole catalogue twice")
+	}
 	cmd := []string{fixturebin.Build(t, "cmd/mcpconform"), "reference"}
 	calls := 0
 	var mu sync.Mutex

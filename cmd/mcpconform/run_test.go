@@ -256,6 +256,9 @@ func TestFailureDir(t *testing.T) {
 	if cache, err := os.UserCacheDir(); err == nil && !strings.HasPrefix(a, filepath.Join(cache, "mcpconform", "failures")) {
 		t.Errorf("failure dir %s is not under the user's cache directory %s", a, cache)
 	}
+	if testing.Short() {
+		t.Skip("-short: runs a property check twice against a mutant")
+	}
 
 	_, mutant := runBinaries(t)
 	old := conformance.FailureDir

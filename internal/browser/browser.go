@@ -70,9 +70,13 @@ func find(names ...string) (string, error) {
 }
 
 // Start launches Chromium with a blank page. Everything it starts ends with
-// the test.
+// the test. Under -short the test is skipped instead: a browser's start is
+// seconds of CPU, which the quick loop leaves to make test.
 func Start(t testing.TB) *Session {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: starts Chromium")
+	}
 	chrome, err := find("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome")
 	if err != nil {
 		t.Fatal(err)

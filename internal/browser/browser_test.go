@@ -72,9 +72,6 @@ console.log("just saying");
 // TestPrintPDF: a page printed on A4 has as many PDF pages as its forced
 // page breaks make, so that a page count measures a report's length.
 func TestPrintPDF(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: starts Chromium")
-	}
 	page := filepath.Join(t.TempDir(), "p.html")
 	os.WriteFile(page, []byte(`<!DOCTYPE html><html><body><p>one</p><p style="break-before: page">two</p><p style="break-before: page">three</p></body></html>`), 0o644)
 	s := Start(t)
