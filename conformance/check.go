@@ -280,6 +280,10 @@ type Check struct {
 	// session): the engine starts them while the check before it runs. A
 	// wrong count costs time, never a verdict.
 	Starts int
+	// StartsIn, when set, says in which revisions of a run (rev, among
+	// the revisions checked) the check starts its processes; in the
+	// others none is started ahead for it.
+	StartsIn func(rev string, checked []string) bool
 	// StartsWhy says why the check needs processes of its own rather
 	// than the revision's shared session: list --json shows it, and a
 	// check with Starts must state it.
@@ -543,3 +547,7 @@ func Before(rev string) []string {
 	}
 	return out
 }
+
+// startsModern is a Check.StartsIn for a check that starts processes only
+// under the modern revision.
+func startsModern(rev string, _ []string) bool { return rev == protocol.Modern }
