@@ -38,11 +38,13 @@ func runVersionUnsupported(t *T) {
 	})
 	t.Expect(`error -32022 with data {"supported":[...],"requested":%q}, first and after a supported request`, bogus)
 	var actual []string
+	answered := false // a request with the bogus version got a result
 	judge := func(c *Conn, when string) {
 		for _, method := range methods {
 			m := mustPlain(c, method, bogusMeta)
 			switch {
 			case m.Error == nil:
+				answered = true
 				actual = append(actual, method+" "+when+": a result")
 				t.Failf("%s with protocolVersion %q %s answered with a result, want error -32022", method, bogus, when)
 			case m.Error.Code != protocol.CodeUnsupportedProtocolVersion:
@@ -64,14 +66,19 @@ func runVersionUnsupported(t *T) {
 		}
 	}
 	judge(t.Fresh(), "as a process's first request")
-	// A process of its own too: what a check leaves in the shared session
-	// must not decide this one, and a server that answers the bogus
-	// version with a result may be changed by it.
-	live := t.Fresh()
+	// The scratch session, not the shared one: what a check leaves in the
+	// shared session must not decide this one. A server that answers the
+	// bogus version with a result may be changed by it: the scratch
+	// session is then retired.
+	answered = false
+	live := t.Scratch()
 	if m := live.MustRequest(protocol.MethodDiscover, nil); m.Error != nil {
 		t.Logf("server/discover with the supported version got error %d: the later requests are still judged", m.Error.Code)
 	}
 	judge(live, "after a supported server/discover was answered")
+	if answered {
+		t.Retire(live)
+	}
 	t.Actual("%s", strings.Join(actual, "; "))
 }
 
@@ -93,9 +100,22 @@ func metaParams(members map[string]any) map[string]any {
 	return map[string]any{"_meta": members}
 }
 
-// dualEra reports whether the server also answers a legacy initialize, in
-// a fresh process of its own.
+// dualEra reports whether the server also answers a legacy initialize:
+// as detection's probe of the latest legacy revision was answered, or, when
+// that probe got no answer, in a fresh process of its own.
 func (t *T) dualEra() bool {
+	var probe *legacyProbe
+	if det := t.env.eng.det; det != nil {
+		probe = det.legacy[protocol.LatestLegacy]
+	}
+	if probe != nil && probe.answered && !t.retry {
+		answer := "an error"
+		if probe.result {
+			answer = "a result"
+		}
+		t.Logf("dual-era or not, as detection's initialize %s was answered with %s", protocol.LatestLegacy, answer)
+		return probe.result
+	}
 	c := t.Fresh()
 	m, err := c.Initialize(protocol.LatestLegacy)
 	return err == nil && m.Result != nil
@@ -293,8 +313,8 @@ func init() {
 			modernRef("schema.ts", "UnsupportedProtocolVersionError"),
 		},
 		Revisions: ModernOnly(),
-		Starts:    2,
-		StartsWhy: "an unsupported version as a process's first request and after a valid one: the first needs a process that has seen nothing",
+		Starts:    1,
+		StartsWhy: "an unsupported version as a process's first request, which only a process that has seen nothing receives (after a valid one, it goes to the scratch session)",
 		Run:       runVersionUnsupported,
 	})
 
@@ -611,8 +631,6 @@ func init() {
 		Revisions:  ModernOnly(),
 		Capability: "tools",
 		Prereqs:    []string{"tools.list.shape"},
-		Starts:     1,
-		StartsWhy:  "a second process to compare its tools with the shared session's: the rule is about tools per connection",
 		Run: func(t *T) {
 			a, b := t.toolListings()
 			t.Expect("the same tools from the shared process and a fresh one")
@@ -825,16 +843,15 @@ func init() {
 	})
 }
 
-// toolListings lists tools on the shared process and on a fresh one.
+// toolListings lists tools on the shared process and on the scratch one.
 func (t *T) toolListings() (shared, fresh []protocol.Tool) {
 	// A walk of its own, not the revision's shared one: the set must not
 	// change as a side effect of the requests the session has served since.
 	a, _ := walkTools(t, t.Session())
-	// The fresh process gets server/discover first, so that a server that
-	// needs a warm-up request fails modern.stateless.first-request alone.
-	c := t.Fresh()
-	c.MustRequest(protocol.MethodDiscover, nil)
-	b, _ := walkTools(t, c)
+	// The other process is the scratch session: a second connection, which
+	// opened with server/discover, so that a server that needs a warm-up
+	// request fails modern.stateless.first-request alone.
+	b, _ := walkTools(t, t.Scratch())
 	return allTools(a), allTools(b)
 }
 
@@ -1046,7 +1063,9 @@ func requireMRTR(t *T) *mrtrCall {
 		if i < 0 {
 			continue
 		}
-		m := &mrtrCall{conn: t.Fresh(), tool: s.tool(t, a.tool), feature: mrtrFeatures[i], args: cloneArgs(a.args)}
+		// Every modern request carries its own context: the scratch
+		// process serves the call as a process that saw nothing would.
+		m := &mrtrCall{conn: t.Scratch(), tool: s.tool(t, a.tool), feature: mrtrFeatures[i], args: cloneArgs(a.args)}
 		resp := m.call(m.args, m.caps(), nil)
 		if resp.Error != nil || json.Unmarshal(resp.Result, &m.first) != nil || m.first.ResultType != protocol.ResultInputRequired {
 			t.Logf("%s answered input_required with %s declared alongside the others, but not with it alone", a.tool, a.feature())

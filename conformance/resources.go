@@ -1241,9 +1241,8 @@ func listStateless(method, member, key string) func(t *T) {
 			return out
 		}
 		shared := walkList(t.Session(), method, member)
-		c := t.Fresh()
-		c.MustRequest(protocol.MethodDiscover, nil)
-		fresh := walkList(c, method, member)
+		// The scratch session is the second connection (see toolListings).
+		fresh := walkList(t.Scratch(), method, member)
 		for _, w := range []*listWalk{shared, fresh} {
 			if w.Err != nil || !w.Ended {
 				t.NotVerified("a walk of %s did not end with a last page: the shape and pagination checks judge that", method)
