@@ -735,7 +735,7 @@ func init() {
 		Final:     true,
 		Starts:    1,
 		StartsWhy: "a process sent nothing yet, to see whether it writes before the client's first line (once per run, in the newest revision of the era)",
-		StartsIn:  newestOfEraIn,
+		StartsIn:  func(env *revEnv) bool { return newestOfEraIn(env.rev, env.eng.checked) },
 		Run: func(t *T) {
 			t.settleTraffic()
 			if newestOfEra(t) {

@@ -61,7 +61,7 @@ func (env *revEnv) prewarm(ctx context.Context, next []*Check) {
 		if seen == 2 {
 			break
 		}
-		if c.Starts == 0 || c.StartsIn != nil && !c.StartsIn(env.rev, env.eng.checked) ||
+		if c.Starts == 0 || c.StartsIn != nil && !c.StartsIn(env) ||
 			env.results[c.ID] != nil || !env.mayRun(c) || !env.mayFindTool(c) {
 			continue
 		}
