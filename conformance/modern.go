@@ -38,13 +38,11 @@ func runVersionUnsupported(t *T) {
 	})
 	t.Expect(`error -32022 with data {"supported":[...],"requested":%q}, first and after a supported request`, bogus)
 	var actual []string
-	answered := false // a request with the bogus version got a result
 	judge := func(c *Conn, when string) {
 		for _, method := range methods {
 			m := mustPlain(c, method, bogusMeta)
 			switch {
 			case m.Error == nil:
-				answered = true
 				actual = append(actual, method+" "+when+": a result")
 				t.Failf("%s with protocolVersion %q %s answered with a result, want error -32022", method, bogus, when)
 			case m.Error.Code != protocol.CodeUnsupportedProtocolVersion:
@@ -66,19 +64,14 @@ func runVersionUnsupported(t *T) {
 		}
 	}
 	judge(t.Fresh(), "as a process's first request")
-	// The scratch session, not the shared one: what a check leaves in the
-	// shared session must not decide this one. A server that answers the
-	// bogus version with a result may be changed by it: the scratch
-	// session is then retired.
-	answered = false
-	live := t.Scratch()
+	// A process of its own too: what a check leaves in a session (the
+	// scratch one included) must not decide this one, and a server that
+	// answers the bogus version with a result may be changed by it.
+	live := t.Fresh()
 	if m := live.MustRequest(protocol.MethodDiscover, nil); m.Error != nil {
 		t.Logf("server/discover with the supported version got error %d: the later requests are still judged", m.Error.Code)
 	}
 	judge(live, "after a supported server/discover was answered")
-	if answered {
-		t.Retire(live)
-	}
 	t.Actual("%s", strings.Join(actual, "; "))
 }
 
@@ -313,8 +306,8 @@ func init() {
 			modernRef("schema.ts", "UnsupportedProtocolVersionError"),
 		},
 		Revisions: ModernOnly(),
-		Starts:    1,
-		StartsWhy: "an unsupported version as a process's first request, which only a process that has seen nothing receives (after a valid one, it goes to the scratch session)",
+		Starts:    2,
+		StartsWhy: "an unsupported version as a process's first request and after a valid one: the first needs a process that has seen nothing, the second one whose only earlier request is that valid one",
 		Run:       runVersionUnsupported,
 	})
 
