@@ -624,6 +624,8 @@ func init() {
 		Revisions:  ModernOnly(),
 		Capability: "tools",
 		Prereqs:    []string{"tools.list.shape"},
+		Starts:     1,
+		StartsWhy:  "a second process to compare its tools with the shared session's: the rule is about tools per connection",
 		Run: func(t *T) {
 			a, b := t.toolListings()
 			t.Expect("the same tools from the shared process and a fresh one")
@@ -836,15 +838,16 @@ func init() {
 	})
 }
 
-// toolListings lists tools on the shared process and on the scratch one.
+// toolListings lists tools on the shared process and on a fresh one.
 func (t *T) toolListings() (shared, fresh []protocol.Tool) {
 	// A walk of its own, not the revision's shared one: the set must not
 	// change as a side effect of the requests the session has served since.
 	a, _ := walkTools(t, t.Session())
-	// The other process is the scratch session: a second connection, which
-	// opened with server/discover, so that a server that needs a warm-up
-	// request fails modern.stateless.first-request alone.
-	b, _ := walkTools(t, t.Scratch())
+	// The fresh process gets server/discover first, so that a server that
+	// needs a warm-up request fails modern.stateless.first-request alone.
+	c := t.Fresh()
+	c.MustRequest(protocol.MethodDiscover, nil)
+	b, _ := walkTools(t, c)
 	return allTools(a), allTools(b)
 }
 

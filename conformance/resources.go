@@ -1245,8 +1245,9 @@ func listStateless(method, member, key string) func(t *T) {
 			return out
 		}
 		shared := walkList(t.Session(), method, member)
-		// The scratch session is the second connection (see toolListings).
-		fresh := walkList(t.Scratch(), method, member)
+		c := t.Fresh()
+		c.MustRequest(protocol.MethodDiscover, nil)
+		fresh := walkList(c, method, member)
 		for _, w := range []*listWalk{shared, fresh} {
 			if w.Err != nil || !w.Ended {
 				t.NotVerified("a walk of %s did not end with a last page: the shape and pagination checks judge that", method)
