@@ -282,6 +282,11 @@ type Check struct {
 	// session): the engine starts them while the check before it runs. A
 	// wrong count costs time, never a verdict.
 	Starts int
+	// StartsIn, when set, says whether the check starts its processes in
+	// a revision of the run, as far as detection tells (some start only
+	// in one revision, or only for a server that declares a capability);
+	// where it does not, none is started ahead for it.
+	StartsIn func(env *revEnv) bool
 	// StartsWhy says why the check needs processes of its own rather
 	// than the revision's shared session: list --json shows it, and a
 	// check with Starts must state it.

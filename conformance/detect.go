@@ -39,6 +39,7 @@ type detection struct {
 
 type legacyProbe struct {
 	answered   bool // the initialize request got a response at all
+	result     bool // that response was a result, whatever its version
 	accepted   bool
 	negotiated string
 	info       ServerInfo
@@ -436,7 +437,7 @@ func probeInitialize(ctx context.Context, c *Conn, rev string) (*legacyProbe, st
 		probe.answered = true
 		return probe, fmt.Sprintf("initialize %s: error %d", rev, m.Error.Code), nil
 	}
-	probe.answered = true
+	probe.answered, probe.result = true, true
 	// Only protocolVersion decides acceptance; the rest of the result is
 	// judged by the lifecycle checks, not by the probe.
 	v, ok := fallbackVersion(m)

@@ -333,7 +333,7 @@ func (s *featureSurvey) open(t *T) *Conn {
 	case len(s.conns) > 0:
 		c = t.FreshSessionWith(surveyCaps(t.Revision()))
 	case t.Modern():
-		c = t.SharedBy("survey")
+		c = t.Scratch() // a modern request declares its capabilities itself
 	default:
 		c = t.SharedWith("survey", surveyCaps(t.Revision()))
 	}

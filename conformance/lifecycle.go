@@ -744,7 +744,8 @@ func init() {
 		Revisions: Legacy(),
 		Final:     true,
 		Starts:    1,
-		StartsWhy: "a process sent nothing yet, to see whether it writes before the client's first line",
+		StartsWhy: "a process sent nothing yet, to see whether it writes before the client's first line (once per run, in the newest revision of the era)",
+		StartsIn:  func(env *revEnv) bool { return newestOfEraIn(env.rev, env.eng.checked) },
 		Run: func(t *T) {
 			t.settleTraffic()
 			if newestOfEra(t) {
@@ -779,12 +780,16 @@ func init() {
 
 // newestOfEra reports whether the revision under test is the newest checked
 // revision of its era, where OncePerRun judges.
-func newestOfEra(t *T) bool {
+func newestOfEra(t *T) bool { return newestOfEraIn(t.env.rev, t.env.eng.checked) }
+
+// newestOfEraIn reports whether rev is the newest of its era among the
+// revisions checked.
+func newestOfEraIn(rev string, checked []string) bool {
 	newest := ""
-	for _, rev := range t.env.eng.checked {
-		if protocol.EraOf(rev) == t.Era() {
-			newest = rev
+	for _, r := range checked {
+		if protocol.EraOf(r) == protocol.EraOf(rev) {
+			newest = r
 		}
 	}
-	return t.env.rev == newest
+	return rev == newest
 }

@@ -64,9 +64,9 @@ func runVersionUnsupported(t *T) {
 		}
 	}
 	judge(t.Fresh(), "as a process's first request")
-	// A process of its own too: what a check leaves in the shared session
-	// must not decide this one, and a server that answers the bogus
-	// version with a result may be changed by it.
+	// A process of its own too: what a check leaves in a session (the
+	// scratch one included) must not decide this one, and a server that
+	// answers the bogus version with a result may be changed by it.
 	live := t.Fresh()
 	if m := live.MustRequest(protocol.MethodDiscover, nil); m.Error != nil {
 		t.Logf("server/discover with the supported version got error %d: the later requests are still judged", m.Error.Code)
@@ -93,9 +93,22 @@ func metaParams(members map[string]any) map[string]any {
 	return map[string]any{"_meta": members}
 }
 
-// dualEra reports whether the server also answers a legacy initialize, in
-// a fresh process of its own.
+// dualEra reports whether the server also answers a legacy initialize:
+// as detection's probe of the latest legacy revision was answered, or, when
+// that probe got no answer, in a fresh process of its own.
 func (t *T) dualEra() bool {
+	var probe *legacyProbe
+	if det := t.env.eng.det; det != nil {
+		probe = det.legacy[protocol.LatestLegacy]
+	}
+	if probe != nil && probe.answered && !t.retry {
+		answer := "an error"
+		if probe.result {
+			answer = "a result"
+		}
+		t.Logf("dual-era or not, as detection's initialize %s was answered with %s", protocol.LatestLegacy, answer)
+		return probe.result
+	}
 	c := t.Fresh()
 	m, err := c.Initialize(protocol.LatestLegacy)
 	return err == nil && m.Result != nil
@@ -294,7 +307,7 @@ func init() {
 		},
 		Revisions: ModernOnly(),
 		Starts:    2,
-		StartsWhy: "an unsupported version as a process's first request and after a valid one: the first needs a process that has seen nothing",
+		StartsWhy: "an unsupported version as a process's first request and after a valid one: the first needs a process that has seen nothing, the second one whose only earlier request is that valid one",
 		Run:       runVersionUnsupported,
 	})
 
@@ -1046,7 +1059,9 @@ func requireMRTR(t *T) *mrtrCall {
 		if i < 0 {
 			continue
 		}
-		m := &mrtrCall{conn: t.Fresh(), tool: s.tool(t, a.tool), feature: mrtrFeatures[i], args: cloneArgs(a.args)}
+		// Every modern request carries its own context: the scratch
+		// process serves the call as a process that saw nothing would.
+		m := &mrtrCall{conn: t.Scratch(), tool: s.tool(t, a.tool), feature: mrtrFeatures[i], args: cloneArgs(a.args)}
 		resp := m.call(m.args, m.caps(), nil)
 		if resp.Error != nil || json.Unmarshal(resp.Result, &m.first) != nil || m.first.ResultType != protocol.ResultInputRequired {
 			t.Logf("%s answered input_required with %s declared alongside the others, but not with it alone", a.tool, a.feature())

@@ -402,11 +402,15 @@ func (t *T) resourcesCapability() protocol.ResourcesCapability {
 }
 
 // listChangedDeclared reports whether capability name declares listChanged.
-func (t *T) listChangedDeclared(name string) bool {
+func (t *T) listChangedDeclared(name string) bool { return listChanged(t.Server(), name) }
+
+// listChanged reports whether info declares capability name with
+// listChanged true.
+func listChanged(info ServerInfo, name string) bool {
 	var c struct {
 		ListChanged bool `json:"listChanged"`
 	}
-	if raw, ok := t.Server().Capabilities[name]; ok {
+	if raw, ok := info.Capabilities[name]; ok {
 		_ = json.Unmarshal(raw, &c)
 	}
 	return c.ListChanged

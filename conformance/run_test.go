@@ -50,7 +50,8 @@ func TestRunDeterministic(t *testing.T) {
 // TestRunJobsSameReport: the reference checked one revision at a time
 // (--jobs 1) and four at once (--jobs 4) gives the same report bytes once
 // the time fields are zeroed: how revisions interleave changes no verdict,
-// no evidence and no process count.
+// no evidence and no process count. Every process a revision started was
+// taken by one of its checks: none was started ahead in vain.
 func TestRunJobsSameReport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the whole catalogue twice against the reference's processes")
@@ -60,6 +61,15 @@ func TestRunJobsSameReport(t *testing.T) {
 		rep := runMutant(t, mutantCase{Mutation: "none", Tweak: func(o *Options) { o.Parallel = jobs }})
 		if rep.Timing == nil || rep.Timing.Processes == 0 || len(rep.Timing.Revisions) != len(rep.Checked) {
 			t.Fatalf("--jobs %d: timing %+v does not account for the processes of %d revisions", jobs, rep.Timing, len(rep.Checked))
+		}
+		taken := map[string]int{}
+		for _, r := range rep.Results {
+			taken[r.Revision] += r.Processes
+		}
+		for _, rt := range rep.Timing.Revisions {
+			if rt.Processes != taken[rt.Revision] {
+				t.Errorf("--jobs %d: %s started %d processes, its checks took %d", jobs, rt.Revision, rt.Processes, taken[rt.Revision])
+			}
 		}
 		rep.ZeroTimes()
 		var buf bytes.Buffer

@@ -748,6 +748,7 @@ func init() {
 		Final:      true,
 		Starts:     1,
 		StartsWhy:  "under 2026-07-28 a listen stream of its own, open while the list is walked twice",
+		StartsIn:   func(env *revEnv) bool { return env.rev == protocol.Modern && listChanged(env.info, "tools") },
 		Run:        listChangedSent(toolsListFeature),
 	})
 

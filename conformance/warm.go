@@ -61,7 +61,8 @@ func (env *revEnv) prewarm(ctx context.Context, next []*Check) {
 		if seen == 2 {
 			break
 		}
-		if c.Starts == 0 || env.results[c.ID] != nil || !env.mayRun(c) || !env.mayFindTool(c) {
+		if c.Starts == 0 || c.StartsIn != nil && !c.StartsIn(env) ||
+			env.results[c.ID] != nil || !env.mayRun(c) || !env.mayFindTool(c) {
 			continue
 		}
 		if c.feature != "" && env.memo(surveyMemo) == nil {

@@ -84,13 +84,16 @@ while [ $i -lt "$count" ]; do
 done
 row '`mcpconform run`, the embedded reference' "$(wall "$tmp/ref.txt") s wall, $(cpu "$tmp/ref.txt") CPU-s"
 row '`mcpconform run -- mcpconform reference`' "$(wall "$tmp/refproc.txt") s wall, $(cpu "$tmp/refproc.txt") CPU-s" 'every server a process'
+# The pinned real servers, beside the binary of main's first parent; the
+# server-everything row of the table comes from them.
 evruns=$(((count + 1) / 2))
-i=0
-while [ $i -lt "$evruns" ]; do
-	timed "$tmp/ev.txt" "$tmp/mcpconform" run --no-color -- node "$everything" stdio
-	i=$((i + 1))
-done
-row '`mcpconform run` against server-everything' "$(wall "$tmp/ev.txt") s wall, $(cpu "$tmp/ev.txt") CPU-s" "median of $(runs "$evruns"); Node's starts are most of it"
+scripts/benchservers.sh "$evruns" >"$tmp/servers.md"
+beside=$(sed -n 's/.*this tree beside \([^ ]*\) (\(.*\)) in the same run.*/\2 (\1)/p' "$tmp/servers.md")
+load=$(sed -n 's/.*load average (1, 5, 15 min) \([^ ]*\) .* before, \([^ ]*\) .* after.*/\1 before, \2 after/p' "$tmp/servers.md")
+awk -F' [|] ' -v runs="$(runs "$evruns")" -v beside="$beside" -v load="$load" '$1 == "| server-everything" {
+	split($2, w, /[ ()]+/); split($3, c, /[ ()]+/); split($4, p, /[ ()]+/)
+	printf "| `mcpconform run` against server-everything | %s s wall, %s CPU-s, %s processes | median of %s, every revision over stdio, load %s; %s beside it: %s s wall, %s CPU-s, %s processes |\n", w[1], c[1], p[1], runs, load, beside, w[3], c[3], p[3]
+}' "$tmp/servers.md" >>"$tmp/rows.md"
 
 # Over HTTP, side by side with the official suite's default run: one
 # server-everything in streamableHttp mode on 127.0.0.1 (loopback.mjs),
@@ -123,9 +126,6 @@ for n in 10000 50000; do
 	timed "$tmp/n$n.txt" "$tmp/mcpconform" run --no-color --json "$tmp/n$n.json" -- "$tmp/ntools" -n "$n"
 	row "\`mcpconform run\` against ${n%000},000 tools" "$(wall "$tmp/n$n.txt") s wall, $(cpu "$tmp/n$n.txt") CPU-s, $(rss "$tmp/n$n.txt") MiB" "one run of \`ntools -n $n\`; $(statuses "$tmp/n$n.json")"
 done
-
-# The pinned real servers, beside the binary of main's first parent.
-scripts/benchservers.sh "$(((count + 1) / 2))" >"$tmp/servers.md"
 
 # Hostile servers, each with default flags.
 scripts/hostile.sh >"$tmp/hostile.md"
