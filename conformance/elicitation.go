@@ -74,10 +74,10 @@ func init() {
 		Authority: MCP(protocol.Rev20251125, "client/elicitation.mdx", "Form Mode Elicitation Requests",
 			"Form mode elicitation requests MUST either specify `mode: \"form\"` or omit the `mode` field, and include these additional parameters:"),
 		Refs:       []SpecRef{elicitRef(protocol.Rev20251125, "Elicitation Requests"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "ElicitRequestFormParams"}},
-		Revisions:  Since(protocol.Rev20251125),
+		Revisions:  append(Since(protocol.Rev20251125), protocol.Modern),
 		Capability: "tools",
 		Run: func(t *T) {
-			observeFeature(t, elicitFeature)
+			seeAsks(t, elicitFeature)
 			t.Expect("message and requestedSchema in each form-mode request")
 			var form []clientAsk
 			for _, a := range declaredAsks(t, elicitFeature.name) {
@@ -111,16 +111,14 @@ func init() {
 		Requirement: "A client that declared elicitation: {} (form mode only) gets no elicitation/create in URL mode, even from a tool asked for one.",
 		Authority: MCP(protocol.Rev20251125, "client/elicitation.mdx", "Capabilities",
 			"Servers MUST NOT send elicitation requests with modes that are not supported by the client."),
-		Revisions:  Since(protocol.Rev20251125),
+		Revisions:  append(Since(protocol.Rev20251125), protocol.Modern),
 		Capability: "tools",
 		Run: func(t *T) {
-			observeFeature(t, elicitFeature)
+			seeAsks(t, elicitFeature)
 			// A tool seen asking that takes a mode with "url" is asked
 			// for one, on the session elicitation's feature checks use:
 			// it declares the same elicitation: {}.
-			askInURLMode(t, func() *Conn {
-				return t.SharedWith(elicitFeature.name, map[string]any{elicitFeature.name: elicitFeature.caps})
-			}, func(req *protocol.Message) (any, *protocol.Error) {
+			askInURLMode(t, elicitFeature.name, elicitFeature.caps, func(req *protocol.Message) (any, *protocol.Error) {
 				var p struct {
 					Mode string `json:"mode"`
 				}
@@ -159,20 +157,19 @@ func init() {
 func init() {
 	Register(Check{
 		ID:          "elicitation.request.url-params",
-		Title:       "URL-mode elicitation carries message, url and elicitationId",
-		Requirement: `Every URL-mode elicitation/create the run saw (a tool seen asking that takes a mode with "url" is asked for one, on a session declaring both modes) carries a string message, a url that is an absolute URL, and a non-empty string elicitationId; not exercised when none was made.`,
+		Title:       "URL-mode elicitation carries message, url and, in 2025-11-25, elicitationId",
+		Requirement: `Every URL-mode elicitation request the run saw (a tool seen asking that takes a mode with "url" is asked for one, declaring both modes) carries a string message, a url that is an absolute URL, and in 2025-11-25 a non-empty string elicitationId (2026-07-28 has none); not exercised when none was made.`,
 		Authority: MCP(protocol.Rev20251125, "client/elicitation.mdx", "URL Mode Elicitation Requests",
 			"URL mode elicitation requests MUST specify `mode: \"url\"`, a `message`, and include these additional parameters:"),
 		Also: []Authority{MCP(protocol.Rev20251125, "client/elicitation.mdx", "URL Mode Elicitation Requests",
 			"The `url` parameter MUST contain a valid URL.")},
 		Refs:       []SpecRef{{Revision: protocol.Rev20251125, File: "schema.ts", Section: "ElicitRequestURLParams"}},
-		Revisions:  []string{protocol.Rev20251125},
+		Revisions:  append(Since(protocol.Rev20251125), protocol.Modern),
 		Capability: "tools",
 		Run: func(t *T) {
-			observeFeature(t, elicitFeature)
-			askInURLMode(t, func() *Conn {
-				return t.SharedWith("elicitation-url", map[string]any{elicitFeature.name: map[string]any{protocol.ElicitModeForm: map[string]any{}, protocol.ElicitModeURL: map[string]any{}}})
-			}, func(*protocol.Message) (any, *protocol.Error) { return map[string]any{"action": "decline"}, nil })
+			seeAsks(t, elicitFeature)
+			askInURLMode(t, "elicitation-url", map[string]any{protocol.ElicitModeForm: map[string]any{}, protocol.ElicitModeURL: map[string]any{}},
+				func(*protocol.Message) (any, *protocol.Error) { return map[string]any{"action": "decline"}, nil })
 			var urlAsks []clientAsk
 			for _, a := range declaredAsks(t, elicitFeature.name) {
 				var p struct {
@@ -186,10 +183,15 @@ func init() {
 				t.NotExercised("no URL-mode elicitation request was made: no tool seen asking takes a mode with \"url\"")
 			}
 			citeAsks(t, urlAsks)
-			t.Expect("message, url (an absolute URL) and elicitationId in each URL-mode request")
+			needID := t.Revision() == protocol.Rev20251125
+			if needID {
+				t.Expect("message, url (an absolute URL) and elicitationId in each URL-mode request")
+			} else {
+				t.Expect("message and url (an absolute URL) in each URL-mode request")
+			}
 			t.Actual("%d URL-mode request(s)", len(urlAsks))
 			for _, a := range urlAsks {
-				if why := urlElicitProblem(a.params); why != "" {
+				if why := urlElicitProblem(a.params, needID); why != "" {
 					t.Failf("a URL-mode elicitation request during the call of %s (%s) %s", a.tool, a.conn.name, why)
 				}
 			}
@@ -198,8 +200,8 @@ func init() {
 }
 
 // urlElicitProblem says what a URL-mode elicitation/create's params lack,
-// or "".
-func urlElicitProblem(params json.RawMessage) string {
+// or ""; needID asks for the elicitationId only 2025-11-25 has.
+func urlElicitProblem(params json.RawMessage, needID bool) string {
 	var p struct {
 		Message       *string `json:"message"`
 		URL           *string `json:"url"`
@@ -213,7 +215,7 @@ func urlElicitProblem(params json.RawMessage) string {
 		return "has no string message"
 	case p.URL == nil:
 		return "has no string url"
-	case p.ElicitationID == nil || *p.ElicitationID == "":
+	case needID && (p.ElicitationID == nil || *p.ElicitationID == ""):
 		return "has no elicitationId"
 	}
 	if u, err := url.Parse(*p.URL); err != nil || !u.IsAbs() || u.Host == "" && u.Opaque == "" {
@@ -223,10 +225,11 @@ func urlElicitProblem(params json.RawMessage) string {
 }
 
 // askInURLMode calls the first tool seen asking for elicitation that takes
-// a mode with "url", asking for that mode, on the session open gives
-// (opened only when there is such a tool), answering the server's
-// requests with answer.
-func askInURLMode(t *T, open func() *Conn, answer RequestHandler) {
+// a mode with "url", asking for that mode, on a session that declares
+// elicitation as caps: the shared session key opens on a legacy revision
+// (answering the server's requests with answer), or the call's _meta at
+// 2026-07-28, whose inputRequests are recorded.
+func askInURLMode(t *T, key string, caps map[string]any, answer RequestHandler) {
 	s := surveyFeatures(t)
 	for _, a := range askers(t, elicitFeature.name) {
 		tool := s.tool(t, a.tool)
@@ -239,7 +242,18 @@ func askInURLMode(t *T, open func() *Conn, answer RequestHandler) {
 			t.Logf("%s takes a url mode, but the run may not call it with other arguments than the fixtures give", tool.Name)
 			continue
 		}
-		c := open()
+		declare := map[string]any{elicitFeature.name: caps}
+		if t.Modern() {
+			c := t.SharedWith(key, nil)
+			m, err := c.Request(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args, "_meta": metaWithCaps(declare)})
+			if err != nil {
+				t.Logf("the call of %s got no answer (%s)", tool.Name, runFault(err))
+				return
+			}
+			noteInputRequests(t, c, tool.Name, args, declare, m)
+			return
+		}
+		c := t.SharedWith(key, declare)
 		c.OnRequest(answer)
 		id := fmt.Sprintf("elicit-url-%s", c.env.nextID())
 		c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args}))

@@ -245,7 +245,7 @@ func init() {
 		Requirement: "A sampling/createMessage request to a client that declared sampling without tools carries no tools (nor toolChoice).",
 		Authority: MCP(protocol.Rev20251125, "client/sampling.mdx", "Tools in Sampling",
 			"Servers MUST NOT send tool-enabled sampling requests to Clients that have not declared support for tool use via the `sampling.tools` capability."),
-		Revisions:  Since(protocol.Rev20251125),
+		Revisions:  append(Since(protocol.Rev20251125), protocol.Modern),
 		Capability: "tools",
 		Run: func(t *T) {
 			asks := observedRequests(t, samplingFeature, "tools")
@@ -271,7 +271,7 @@ func init() {
 		Authority: MCP(protocol.Rev20251125, "client/sampling.mdx", "Capabilities",
 			"Servers SHOULD avoid using these values (e.g. can just omit `includeContext` since it defaults to `\"none\"`), and SHOULD NOT use them unless the client declares `sampling.context` capability.").
 			WithKeyword(KeywordShouldNot),
-		Revisions:  Since(protocol.Rev20251125),
+		Revisions:  append(Since(protocol.Rev20251125), protocol.Modern),
 		Capability: "tools",
 		Run: func(t *T) {
 			asks := observedRequests(t, samplingFeature, "context")
@@ -296,7 +296,7 @@ func init() {
 // without tools, say), once f's tool was called again (observeFeature),
 // and cites those of other processes.
 func observedRequests(t *T, f feature, flag string) []clientAsk {
-	observeFeature(t, f)
+	seeAsks(t, f)
 	var out []clientAsk
 	for _, a := range declaredAsks(t, f.name) {
 		var sub map[string]json.RawMessage
@@ -325,7 +325,7 @@ func init() {
 			MCP(protocol.Rev20251125, "client/sampling.mdx", "Tool Result Messages",
 				"When a user message contains tool results (type: \"tool_result\"), it MUST contain ONLY tool results."),
 		},
-		Revisions: Since(protocol.Rev20251125),
+		Revisions: append(Since(protocol.Rev20251125), protocol.Modern),
 		Final:     true,
 		Run: func(t *T) {
 			requireAsked(t, samplingFeature)
