@@ -263,3 +263,130 @@ func askInURLMode(t *T, key string, caps map[string]any, answer RequestHandler) 
 		return
 	}
 }
+
+// The URL elicitation required error (-32042) and the completion
+// notification of 2025-11-25: judged on whatever the run saw the server
+// send, since nothing the suite can ask for makes a server need one.
+
+func init() {
+	Register(Check{
+		ID:          "elicitation.url-required.elicitations",
+		Title:       "A URL elicitation required error lists URL-mode elicitations",
+		Requirement: "Every error -32042 the server answered carries data.elicitations, a non-empty list of URL-mode elicitations (mode \"url\", a string message, an absolute url, a non-empty elicitationId); not exercised when none was seen.",
+		Authority: MCP(protocol.Rev20251125, "client/elicitation.mdx", "URL Elicitation Required Error",
+			"The error MUST include a list of elicitations that are required to complete before the original can be retried."),
+		Also: []Authority{MCP(protocol.Rev20251125, "client/elicitation.mdx", "URL Elicitation Required Error",
+			"Any elicitations returned in the error MUST be URL mode elicitations and have an `elicitationId` property.")},
+		Refs:      []SpecRef{{Revision: protocol.Rev20251125, File: "schema.ts", Section: "URLElicitationRequiredError"}},
+		Revisions: []string{protocol.Rev20251125},
+		Final:     true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			n := 0
+			for _, p := range t.traffic() {
+				if p.Msg.Error == nil || p.Msg.Error.Code != protocol.CodeURLElicitationRequired || p.Revision != protocol.Rev20251125 {
+					continue
+				}
+				n++
+				if why := urlRequiredProblem(p.Msg.Error.Data); why != "" {
+					t.Failf("error -32042 (%s) %s", describe(p), why)
+				}
+			}
+			if n == 0 {
+				t.NotExercised("the server answered no request with error -32042 (URL elicitation required)")
+			}
+			t.Expect("data.elicitations: URL-mode elicitations with an elicitationId, in each error -32042")
+			t.Actual("%d error(s) -32042", n)
+		},
+	})
+
+	Register(Check{
+		ID:          "elicitation.complete.known-id",
+		Title:       "Elicitation completion names an elicitation of the same client",
+		Requirement: "Every notifications/elicitation/complete carries the elicitationId of a URL-mode elicitation the server sent the same client earlier (in an elicitation/create or an error -32042); not exercised when none was seen.",
+		Authority: MCP(protocol.Rev20251125, "client/elicitation.mdx", "Completion Notifications for URL Mode Elicitation",
+			"MUST include the `elicitationId` established in the original `elicitation/create` request."),
+		Also: []Authority{MCP(protocol.Rev20251125, "client/elicitation.mdx", "Completion Notifications for URL Mode Elicitation",
+			"MUST only send the notification to the client that initiated the elicitation request.").
+			WithNote("an id the client of this process was never given belongs to another client's elicitation, or to none")},
+		Refs:      []SpecRef{{Revision: protocol.Rev20251125, File: "schema.ts", Section: "ElicitationCompleteNotification"}},
+		Revisions: []string{protocol.Rev20251125},
+		Final:     true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			given := map[string]map[string]bool{} // process → elicitation ids it was given
+			give := func(process string, id string) {
+				if given[process] == nil {
+					given[process] = map[string]bool{}
+				}
+				given[process][id] = true
+			}
+			n := 0
+			for _, p := range t.traffic() {
+				switch {
+				case p.Msg.Method == protocol.MethodElicit && p.Msg.ID != nil:
+					var params struct {
+						Mode          string `json:"mode"`
+						ElicitationID string `json:"elicitationId"`
+					}
+					if json.Unmarshal(p.Msg.Params, &params) == nil && params.Mode == protocol.ElicitModeURL {
+						give(p.Process, params.ElicitationID)
+					}
+				case p.Msg.Error != nil && p.Msg.Error.Code == protocol.CodeURLElicitationRequired:
+					var data struct {
+						Elicitations []struct {
+							ElicitationID string `json:"elicitationId"`
+						} `json:"elicitations"`
+					}
+					_ = json.Unmarshal(p.Msg.Error.Data, &data)
+					for _, e := range data.Elicitations {
+						give(p.Process, e.ElicitationID)
+					}
+				case p.Msg.Method == protocol.NotifElicitComplete:
+					n++
+					var params struct {
+						ElicitationID *string `json:"elicitationId"`
+					}
+					_ = json.Unmarshal(p.Msg.Params, &params)
+					switch {
+					case params.ElicitationID == nil || *params.ElicitationID == "":
+						t.Failf("a %s on %s carries no elicitationId", protocol.NotifElicitComplete, p.Process)
+					case !given[p.Process][*params.ElicitationID]:
+						t.Failf("a %s on %s names elicitation %q, which the server never gave this client", protocol.NotifElicitComplete, p.Process, *params.ElicitationID)
+					}
+				}
+			}
+			if n == 0 {
+				t.NotExercised("the server sent no %s", protocol.NotifElicitComplete)
+			}
+			t.Expect("the elicitationId of a URL-mode elicitation given to the same client earlier, in each %s", protocol.NotifElicitComplete)
+			t.Actual("%d notification(s)", n)
+		},
+	})
+}
+
+// urlRequiredProblem says what the data of an error -32042 lacks, or "".
+func urlRequiredProblem(data json.RawMessage) string {
+	var d struct {
+		Elicitations []json.RawMessage `json:"elicitations"`
+	}
+	if json.Unmarshal(data, &d) != nil || d.Elicitations == nil {
+		return "has no data.elicitations list"
+	}
+	if len(d.Elicitations) == 0 {
+		return "lists no elicitation to complete"
+	}
+	for i, e := range d.Elicitations {
+		var m struct {
+			Mode string `json:"mode"`
+		}
+		_ = json.Unmarshal(e, &m)
+		if m.Mode != protocol.ElicitModeURL {
+			return fmt.Sprintf("lists elicitation %d in mode %q, not \"url\"", i, m.Mode)
+		}
+		if why := urlElicitProblem(e, true); why != "" {
+			return fmt.Sprintf("lists elicitation %d, which %s", i, why)
+		}
+	}
+	return ""
+}

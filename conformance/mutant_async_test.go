@@ -159,6 +159,8 @@ func init() {
 		// 2026-07-28 has no elicitationId: there the requests stay valid.
 		asyncCase("elicit-url-no-id", append(eachRev("elicitation.request.url-params", StatusFail, "has no elicitationId", protocol.Rev20251125),
 			eachRev("tools.shape.messages", StatusFail, `elicitation/create: params: missing required member "elicitationId"`, protocol.Rev20251125)...)...),
+		mutantCase{Mutation: "url-required-no-id", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: skipProperty, Want: eachRev("elicitation.url-required.elicitations", StatusFail, "lists elicitation 0, which has no elicitationId", protocol.Rev20251125)},
+		mutantCase{Mutation: "elicit-complete-unknown-id", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: skipProperty, Want: eachRev("elicitation.complete.known-id", StatusFail, `names elicitation "mutant-unknown", which the server never gave this client`, protocol.Rev20251125)},
 		asyncCase("elicit-url-relative", eachRev("elicitation.request.url-params", StatusFail, `has url "connect?mutant", which is no absolute URL`, protocol.Rev20251125, protocol.Modern)...),
 		asyncCase("sampling-no-max-tokens", eachRev("tools.shape.messages", StatusFail, `sampling/createMessage: params: missing required member "maxTokens"`, asyncLegacy...)...),
 		// Before 2025-11-25 a message's content is one block, not a list.
@@ -186,14 +188,16 @@ var asyncAreas = []string{"progress", "cancellation", "sampling", "elicitation",
 // the others judge (send the client a request, with a progress token or
 // at all; end a listen stream).
 var asyncReferenceAside = map[string]Status{
-	"tasks.augment.undeclared-ignored":    StatusNA,
-	"tasks.get.failed-message":            StatusNotExercised,
-	"tasks.request.undeclared":            StatusNotExercised,
-	"progress.request.token-type":         StatusNotExercised,
-	"progress.request.token-unique":       StatusNotExercised,
-	"cancellation.server.listen-teardown": StatusNotExercised,
-	"modern.listen.graceful-end":          StatusNotExercised,
-	"sampling.request.tool-results":       StatusNotExercised,
+	"tasks.augment.undeclared-ignored":      StatusNA,
+	"tasks.get.failed-message":              StatusNotExercised,
+	"tasks.request.undeclared":              StatusNotExercised,
+	"progress.request.token-type":           StatusNotExercised,
+	"progress.request.token-unique":         StatusNotExercised,
+	"cancellation.server.listen-teardown":   StatusNotExercised,
+	"modern.listen.graceful-end":            StatusNotExercised,
+	"sampling.request.tool-results":         StatusNotExercised,
+	"elicitation.url-required.elicitations": StatusNotExercised,
+	"elicitation.complete.known-id":         StatusNotExercised,
 }
 
 // asideOK reports whether r ends as asyncReferenceAside says it may.
