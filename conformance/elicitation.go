@@ -3,7 +3,9 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -262,6 +264,74 @@ func askInURLMode(t *T, key string, caps map[string]any, answer RequestHandler) 
 		}
 		return
 	}
+}
+
+func init() {
+	Register(Check{
+		ID:          "elicitation.request.form-no-urls",
+		Title:       "Form-mode elicitation carries no URLs",
+		Requirement: "No form-mode elicitation request the run saw has an http(s) URL in its message or in any string of its requestedSchema (titles, descriptions, defaults, options): a URL to open belongs in URL mode; not exercised when no form-mode request was made.",
+		Authority: MCP(protocol.Rev20251125, "client/elicitation.mdx", "Safe URL Handling",
+			"SHOULD NOT include URLs intended to be clickable in any field of a form mode elicitation request.").WithKeyword(KeywordShouldNot),
+		Revisions:  append(Since(protocol.Rev20251125), protocol.Modern),
+		Capability: "tools",
+		Run: func(t *T) {
+			seeAsks(t, elicitFeature)
+			t.Expect("no http(s) URL in any field of a form-mode request")
+			n := 0
+			for _, a := range declaredAsks(t, elicitFeature.name) {
+				var p struct {
+					Mode string `json:"mode"`
+				}
+				_ = json.Unmarshal(a.params, &p)
+				if p.Mode != "" && p.Mode != protocol.ElicitModeForm {
+					continue
+				}
+				n++
+				if u := urlIn(a.params); u != "" {
+					citeAsks(t, []clientAsk{a})
+					t.Actual("%q in a form-mode request during the call of %s", u, a.tool)
+					t.Fatalf("a form-mode elicitation request during the call of %s (%s) carries the URL %q: a URL to open belongs in a URL-mode request", a.tool, a.conn.name, u)
+				}
+			}
+			if n == 0 {
+				t.NotExercised("no form-mode elicitation request was made: the server asked only in other modes")
+			}
+			t.Actual("%d form-mode request(s) without a URL", n)
+		},
+	})
+}
+
+// urlPattern finds an http(s) URL in text.
+var urlPattern = regexp.MustCompile(`https?://[^\s"'<>]+`)
+
+// urlIn returns the first http(s) URL in a string member of params (the
+// _meta aside), or "".
+func urlIn(params json.RawMessage) string {
+	var v map[string]any
+	_ = json.Unmarshal(params, &v)
+	delete(v, "_meta")
+	var find func(any) string
+	find = func(x any) string {
+		switch x := x.(type) {
+		case string:
+			return strings.TrimRight(urlPattern.FindString(x), ".,;:)")
+		case []any:
+			for _, e := range x {
+				if u := find(e); u != "" {
+					return u
+				}
+			}
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				if u := find(x[k]); u != "" {
+					return u
+				}
+			}
+		}
+		return ""
+	}
+	return find(v)
 }
 
 // The URL elicitation required error (-32042) and the completion

@@ -161,6 +161,7 @@ func init() {
 			eachRev("tools.shape.messages", StatusFail, `elicitation/create: params: missing required member "elicitationId"`, protocol.Rev20251125)...)...),
 		mutantCase{Mutation: "url-required-no-id", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: skipProperty, Want: eachRev("elicitation.url-required.elicitations", StatusFail, "lists elicitation 0, which has no elicitationId", protocol.Rev20251125)},
 		mutantCase{Mutation: "elicit-complete-unknown-id", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: skipProperty, Want: eachRev("elicitation.complete.known-id", StatusFail, `names elicitation "mutant-unknown", which the server never gave this client`, protocol.Rev20251125)},
+		asyncCase("elicit-form-link", eachRev("elicitation.request.form-no-urls", StatusWarn, `carries the URL "https://example.com/help"`, protocol.Rev20251125, protocol.Modern)...),
 		asyncCase("elicit-url-relative", eachRev("elicitation.request.url-params", StatusFail, `has url "connect?mutant", which is no absolute URL`, protocol.Rev20251125, protocol.Modern)...),
 		asyncCase("sampling-no-max-tokens", eachRev("tools.shape.messages", StatusFail, `sampling/createMessage: params: missing required member "maxTokens"`, asyncLegacy...)...),
 		// Before 2025-11-25 a message's content is one block, not a list.
