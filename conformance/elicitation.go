@@ -73,11 +73,11 @@ func init() {
 		ID:          "elicitation.request.form-params",
 		Title:       "Form-mode elicitation carries message and requestedSchema",
 		Requirement: `Every elicitation/create in form mode (mode "form" or absent) carries a string message and an object requestedSchema.`,
-		Authority: MCP(protocol.Rev20251125, "client/elicitation.mdx", "Form Mode Elicitation Requests",
-			"Form mode elicitation requests MUST either specify `mode: \"form\"` or omit the `mode` field, and include these additional parameters:"),
-		Refs:       []SpecRef{elicitRef(protocol.Rev20251125, "Elicitation Requests"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "ElicitRequestFormParams"}},
-		Revisions:  append(Since(protocol.Rev20251125), protocol.Modern),
-		Capability: "tools",
+		Authority:   elicitFormParams,
+		Also:        []Authority{atModern(elicitFormParams)},
+		Refs:        []SpecRef{elicitRef(protocol.Rev20251125, "Elicitation Requests"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "ElicitRequestFormParams"}},
+		Revisions:   append(Since(protocol.Rev20251125), protocol.Modern),
+		Capability:  "tools",
 		Run: func(t *T) {
 			seeAsks(t, elicitFeature)
 			t.Expect("message and requestedSchema in each form-mode request")
@@ -111,10 +111,10 @@ func init() {
 		ID:          "elicitation.request.mode-declared",
 		Title:       "No URL-mode elicitation to a form-only client",
 		Requirement: "A client that declared elicitation: {} (form mode only) gets no elicitation/create in URL mode, even from a tool asked for one.",
-		Authority: MCP(protocol.Rev20251125, "client/elicitation.mdx", "Capabilities",
-			"Servers MUST NOT send elicitation requests with modes that are not supported by the client."),
-		Revisions:  append(Since(protocol.Rev20251125), protocol.Modern),
-		Capability: "tools",
+		Authority:   elicitModeDeclared,
+		Also:        []Authority{atModern(elicitModeDeclared)},
+		Revisions:   append(Since(protocol.Rev20251125), protocol.Modern),
+		Capability:  "tools",
 		Run: func(t *T) {
 			seeAsks(t, elicitFeature)
 			// A tool seen asking that takes a mode with "url" is asked
@@ -161,13 +161,11 @@ func init() {
 		ID:          "elicitation.request.url-params",
 		Title:       "URL-mode elicitation carries message, url and, in 2025-11-25, elicitationId",
 		Requirement: `Every URL-mode elicitation request the run saw (a tool seen asking that takes a mode with "url" is asked for one, declaring both modes) carries a string message, a url that is an absolute URL, and in 2025-11-25 a non-empty string elicitationId (2026-07-28 has none); not exercised when none was made.`,
-		Authority: MCP(protocol.Rev20251125, "client/elicitation.mdx", "URL Mode Elicitation Requests",
-			"URL mode elicitation requests MUST specify `mode: \"url\"`, a `message`, and include these additional parameters:"),
-		Also: []Authority{MCP(protocol.Rev20251125, "client/elicitation.mdx", "URL Mode Elicitation Requests",
-			"The `url` parameter MUST contain a valid URL.")},
-		Refs:       []SpecRef{{Revision: protocol.Rev20251125, File: "schema.ts", Section: "ElicitRequestURLParams"}},
-		Revisions:  append(Since(protocol.Rev20251125), protocol.Modern),
-		Capability: "tools",
+		Authority:   elicitURLParams,
+		Also:        []Authority{elicitURLValid, atModern(elicitURLParams), atModern(elicitURLValid)},
+		Refs:        []SpecRef{{Revision: protocol.Rev20251125, File: "schema.ts", Section: "ElicitRequestURLParams"}},
+		Revisions:   append(Since(protocol.Rev20251125), protocol.Modern),
+		Capability:  "tools",
 		Run: func(t *T) {
 			seeAsks(t, elicitFeature)
 			askInURLMode(t, "elicitation-url", map[string]any{protocol.ElicitModeForm: map[string]any{}, protocol.ElicitModeURL: map[string]any{}},
@@ -271,10 +269,10 @@ func init() {
 		ID:          "elicitation.request.form-no-urls",
 		Title:       "Form-mode elicitation carries no URLs",
 		Requirement: "No form-mode elicitation request the run saw has an http(s) URL in its message or in any string of its requestedSchema (titles, descriptions, defaults, options): a URL to open belongs in URL mode; not exercised when no form-mode request was made.",
-		Authority: MCP(protocol.Rev20251125, "client/elicitation.mdx", "Safe URL Handling",
-			"SHOULD NOT include URLs intended to be clickable in any field of a form mode elicitation request.").WithKeyword(KeywordShouldNot),
-		Revisions:  append(Since(protocol.Rev20251125), protocol.Modern),
-		Capability: "tools",
+		Authority:   elicitFormNoURLs,
+		Also:        []Authority{atModern(elicitFormNoURLs)},
+		Revisions:   append(Since(protocol.Rev20251125), protocol.Modern),
+		Capability:  "tools",
 		Run: func(t *T) {
 			seeAsks(t, elicitFeature)
 			t.Expect("no http(s) URL in any field of a form-mode request")
@@ -460,3 +458,18 @@ func urlRequiredProblem(data json.RawMessage) string {
 	}
 	return ""
 }
+
+// The sentences the request checks quote, in 2025-11-25; 2026-07-28
+// has them word for word on the same pages (atModern).
+var (
+	elicitFormParams = MCP(protocol.Rev20251125, "client/elicitation.mdx", "Form Mode Elicitation Requests",
+		"Form mode elicitation requests MUST either specify `mode: \"form\"` or omit the `mode` field, and include these additional parameters:")
+	elicitModeDeclared = MCP(protocol.Rev20251125, "client/elicitation.mdx", "Capabilities",
+		"Servers MUST NOT send elicitation requests with modes that are not supported by the client.")
+	elicitURLValid = MCP(protocol.Rev20251125, "client/elicitation.mdx", "URL Mode Elicitation Requests",
+		"The `url` parameter MUST contain a valid URL.")
+	elicitURLParams = MCP(protocol.Rev20251125, "client/elicitation.mdx", "URL Mode Elicitation Requests",
+		"URL mode elicitation requests MUST specify `mode: \"url\"`, a `message`, and include these additional parameters:")
+	elicitFormNoURLs = MCP(protocol.Rev20251125, "client/elicitation.mdx", "Safe URL Handling",
+		"SHOULD NOT include URLs intended to be clickable in any field of a form mode elicitation request.").WithKeyword(KeywordShouldNot)
+)
