@@ -88,6 +88,7 @@ func init() {
 		asyncCase("mrtr-state-unbound", eachRev("modern.mrtr.state-replayed", StatusWarn, "using the requestState issued for arguments", protocol.Modern)...),
 		// Input requests the call did not declare, or of another kind.
 		mutantCase{Mutation: "input-request-undeclared", Args: []string{"-async"}, Protocol: protocol.Modern, Tweak: skipProperty, Want: eachRev("modern.mrtr.input-required", StatusFail, `input request "mutant-roots" is roots/list, but the request declared no roots capability`, protocol.Modern)},
+		mutantCase{Mutation: "input-request-key-twice", Args: []string{"-async"}, Protocol: protocol.Modern, Tweak: skipProperty, Want: eachRev("modern.mrtr.input-request-keys", StatusFail, `inputRequests key(s) repeated: [`, protocol.Modern)},
 		mutantCase{Mutation: "input-request-tools-list", Args: []string{"-async"}, Protocol: protocol.Modern, Tweak: skipProperty, Want: append(eachRev("modern.mrtr.input-request-kinds", StatusFail, `(method "tools/list")`, protocol.Modern),
 			mutantWant{ID: "tools.shape.messages", Status: StatusFail, Optional: true})},
 		asyncCase("mrtr-missing-input-error", eachRev("modern.mrtr.missing-input", StatusWarn, "got error -32602 (mutant: inputResponses are missing) instead of a new input_required result", protocol.Modern)...),

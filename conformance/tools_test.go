@@ -166,3 +166,20 @@ func TestMCPHeaderProblems(t *testing.T) {
 		})
 	}
 }
+
+func TestRepeatedKeys(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		want []string
+	}{
+		{`{"a":1,"b":{"a":2}}`, nil},
+		{`{"a":1,"b":2,"a":3,"a":4}`, []string{"a"}},
+		{`{"x":[1],"y":2,"y":null,"x":{}}`, []string{"y", "x"}},
+		{`[1,2]`, nil},
+		{`{"a":`, nil},
+	} {
+		if got := repeatedKeys(json.RawMessage(tc.raw)); !slices.Equal(got, tc.want) {
+			t.Errorf("repeatedKeys(%s) = %q, want %q", tc.raw, got, tc.want)
+		}
+	}
+}
