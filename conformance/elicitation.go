@@ -361,7 +361,7 @@ func init() {
 				}
 			}
 			if n == 0 {
-				t.NotExercised("the server answered no request with error -32042 (URL elicitation required)")
+				t.NotExercised("the server answered no request with error -32042 (URL elicitation required): name a call that gets one in a fixtures file (--fixtures FILE, calls; docs/fixtures.md), or let the suite call more tools with --allow-calls")
 			}
 			t.Expect("data.elicitations: URL-mode elicitations with an elicitationId, in each error -32042")
 			t.Actual("%d error(s) -32042", n)
@@ -425,7 +425,7 @@ func init() {
 				}
 			}
 			if n == 0 {
-				t.NotExercised("the server sent no %s", protocol.NotifElicitComplete)
+				t.NotExercised("the server sent no %s: name a call whose URL-mode elicitation completes at once (a test deployment's) in a fixtures file (--fixtures FILE, calls; docs/fixtures.md)", protocol.NotifElicitComplete)
 			}
 			t.Expect("the elicitationId of a URL-mode elicitation given to the same client earlier, in each %s", protocol.NotifElicitComplete)
 			t.Actual("%d notification(s)", n)
