@@ -1,9 +1,11 @@
 package conformance
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/mcpconform/mcpconform/internal/oauthclient"
@@ -36,6 +38,21 @@ type AuthOptions struct {
 	// token in the query string of a request to the server's origin (and
 	// nowhere else), where logs may keep it.
 	QueryProbe bool
+	// Authorize, when set, authorizes the run once its endpoint is known
+	// (a server the run starts listens on a port chosen then): the
+	// run's sessions send the token of what it returns.
+	Authorize func(ctx context.Context, endpoint string) (*Authorization, error)
+}
+
+// Authorization is the run's access to a protected server.
+type Authorization struct {
+	// Token gives the current access token, refreshed as it expires.
+	Token func() (string, error)
+	// StepUp, when set, gets a new token granted scopes (re-authorization
+	// the user allowed, as a client answers an insufficient_scope
+	// challenge), with the token response's granted scopes (nil when
+	// it names none).
+	StepUp func(ctx context.Context, scopes []string) (token string, granted []string, err error)
 }
 
 // secrets lists the tokens of o.
@@ -48,6 +65,10 @@ func (o *AuthOptions) secrets() []string {
 
 // invalidToken is sent as a token no authorization server issued.
 const invalidToken = "mcpconform-invalid-token-0000000000"
+
+// malformedAuthorization is an Authorization header that is no Bearer
+// credential RFC 6750 allows: the token is one token68 word.
+const malformedAuthorization = "Bearer mcpconform malformed, credentials"
 
 // refAuth is the authorization page of a revision that has the rule
 // in section.
@@ -70,8 +91,21 @@ const (
 	sentenceDiscoveryHeader    = "MCP servers MUST implement one of the following discovery mechanisms to provide authorization server location information to MCP clients: WWW-Authenticate Header: Include the resource metadata URL in the `WWW-Authenticate` HTTP header under `resource_metadata` when returning `401 Unauthorized` responses, as described in RFC9728 Section 5.1."
 	sentenceDiscoveryWellKnown = "MCP servers MUST implement one of the following discovery mechanisms to provide authorization server location information to MCP clients: Well-Known URI: Serve metadata at a well-known URI as specified in RFC9728. This can be either:"
 	sentenceScope403           = "When a client makes a request with an access token with insufficient scope during runtime operations, the server SHOULD respond with: `HTTP 403 Forbidden` status code (per RFC 6750 Section 3.1)"
+	sentenceScopeNeeded        = "Server Scope Management: When responding with insufficient scope errors, servers SHOULD include the scopes needed to satisfy the current request in the `scope` parameter."
+	sentenceScopeNeededModern  = "Server Scope Management: When responding with insufficient scope errors, servers SHOULD include the scopes needed to satisfy the current operation in the `scope` parameter, consistent with RFC 6750 Section 3.1."
+	sentenceScopeSingle        = "Whatever scope-inclusion strategy a server adopts, servers SHOULD include all scopes required for the current operation in a single challenge."
 	sentenceScopeChallenge     = "When a client makes a request with an access token with insufficient scope during runtime operations, the server SHOULD respond with: `WWW-Authenticate` header with the `Bearer` scheme and additional parameters:"
 )
+
+// alsoStatus is the sentence of the status table in the revisions
+// other than 2025-11-25.
+func alsoStatus() []Authority {
+	return []Authority{
+		MCP(protocol.Rev20250326, authPage, "Error Handling", sentenceStatus),
+		MCP(protocol.Rev20250618, authPage, "Error Handling", sentenceStatus),
+		MCP(protocol.Modern, authIndex, "Error Handling", sentenceStatus),
+	}
+}
 
 // also401 is the sentence of the 401 for invalid and expired tokens in
 // the revisions other than 2025-11-25.
@@ -178,15 +212,11 @@ func init() {
 		Title:       "A token in the query string is not accepted",
 		Requirement: "A request whose only token is in the URI query string (access_token) carries no authorization, which the revision's table answers with 401: it is not served.",
 		Authority:   MCP(protocol.Rev20251125, authPage, "Error Handling", sentenceStatus),
-		Also: []Authority{
-			MCP(protocol.Rev20250326, authPage, "Error Handling", sentenceStatus),
-			MCP(protocol.Rev20250618, authPage, "Error Handling", sentenceStatus),
-			MCP(protocol.Modern, authIndex, "Error Handling", sentenceStatus),
-		},
-		Revisions: append(Since(protocol.Rev20250326), protocol.Modern),
-		Refs:      []SpecRef{refAuth(protocol.Rev20251125, "Token Requirements")},
-		Transport: TransportHTTP,
-		Run:       runAuthQueryToken,
+		Also:        alsoStatus(),
+		Revisions:   append(Since(protocol.Rev20250326), protocol.Modern),
+		Refs:        []SpecRef{refAuth(protocol.Rev20251125, "Token Requirements")},
+		Transport:   TransportHTTP,
+		Run:         runAuthQueryToken,
 	})
 	Register(Check{
 		ID:          "auth.scope.insufficient",
@@ -201,6 +231,42 @@ func init() {
 		Refs:      []SpecRef{refAuth(protocol.Rev20251125, "Scope Challenge Handling")},
 		Transport: TransportHTTP,
 		Run:       runAuthScope,
+	})
+	Register(Check{
+		ID:          "auth.scope.forbidden",
+		Title:       "A token without the scope is answered 403",
+		Requirement: "A request whose valid token lacks a scope the request needs is answered 403, the revision's table's status for insufficient permissions: not served, and not 401, which says the token is invalid (judged with such a token the run is given).",
+		Authority:   MCP(protocol.Rev20251125, authPage, "Error Handling", sentenceStatus),
+		Also:        alsoStatus(),
+		Revisions:   append(Since(protocol.Rev20250326), protocol.Modern),
+		Refs:        []SpecRef{refAuth(protocol.Rev20251125, "Error Handling")},
+		Transport:   TransportHTTP,
+		Run:         runAuthScopeForbidden,
+	})
+	Register(Check{
+		ID:          "auth.scope.step-up",
+		Title:       "A token with the challenged scope is served",
+		Requirement: "A request answered 403 insufficient_scope is served when sent again with a token granted exactly the scope the challenge names: the challenge named every scope the request needs, at once (judged with a token without the scope the run is given, and a new token the run may ask for).",
+		Authority:   MCP(protocol.Rev20251125, authPage, "Runtime Insufficient Scope Errors", sentenceScopeNeeded),
+		Also: []Authority{
+			MCP(protocol.Modern, authIndex, "Runtime Insufficient Scope Errors", sentenceScopeNeededModern),
+			MCP(protocol.Modern, authIndex, "Runtime Insufficient Scope Errors", sentenceScopeSingle),
+		},
+		Revisions: []string{protocol.Rev20251125, protocol.Modern},
+		Refs:      []SpecRef{refAuth(protocol.Rev20251125, "Step-Up Authorization Flow")},
+		Transport: TransportHTTP,
+		Run:       runAuthStepUp,
+	})
+	Register(Check{
+		ID:          "auth.malformed.refused",
+		Title:       "A malformed Authorization header is refused with 400 or 401",
+		Requirement: "A request whose Authorization header is no well-formed Bearer credential (RFC 6750 section 2.1: the scheme and one token68 token) is a malformed authorization request, or carries no valid token: the revision's table answers it 400 or 401, never serves it or answers it otherwise.",
+		Authority:   MCP(protocol.Rev20251125, authPage, "Error Handling", sentenceStatus),
+		Also:        alsoStatus(),
+		Revisions:   append(Since(protocol.Rev20250326), protocol.Modern),
+		Refs:        []SpecRef{refAuth(protocol.Rev20251125, "Error Handling")},
+		Transport:   TransportHTTP,
+		Run:         runAuthMalformed,
 	})
 }
 
@@ -249,7 +315,7 @@ func requireProtected(t *T) runner.ProbeResult {
 		t.NotApplicable("authorization is defined for the HTTP transports")
 	case t.env.httpMode == runner.HTTPSSE:
 		t.NotApplicable("the server was reached over the HTTP+SSE transport of 2024-11-05, whose endpoint these rules are not about")
-	case t.env.eng.opts.HTTP.Header.Get("Authorization") == "":
+	case runAuthorization(t) == "":
 		t.NotApplicable("the run sends no token and the server serves it: it uses no authorization (give a token with --oauth or --bearer-env to judge one that does)")
 	}
 	res := t.authProbe("", nil)
@@ -439,10 +505,19 @@ func runAuthAudience(t *T) {
 	authRefused(t, t.authProbe("Bearer "+tok, nil), "a token issued for another resource", 0)
 }
 
+// runAuthorization is the Authorization header of the run's sessions,
+// or "" when they send none.
+func runAuthorization(t *T) string {
+	a, err := t.env.eng.http.Authorization()
+	if err != nil {
+		t.HarnessError("%v", err)
+	}
+	return a
+}
+
 // runToken is the run's own bearer token, or "".
 func runToken(t *T) string {
-	a := t.env.eng.opts.HTTP.Header.Get("Authorization")
-	if tok, ok := strings.CutPrefix(a, "Bearer "); ok {
+	if tok, ok := strings.CutPrefix(runAuthorization(t), "Bearer "); ok {
 		return strings.TrimSpace(tok)
 	}
 	return ""
@@ -480,5 +555,71 @@ func runAuthScope(t *T) {
 		t.Fatalf("the 403 has no Bearer challenge with error=\"insufficient_scope\"")
 	case strings.TrimSpace(c.Params["scope"]) == "":
 		t.Fatalf("the 403's insufficient_scope challenge does not name the scope needed")
+	}
+}
+
+// runAuthStepUp is auth.scope.step-up.
+func runAuthStepUp(t *T) {
+	requireProtected(t)
+	tok := authToken(t, func(o *AuthOptions) string { return o.NarrowScope }, "token without the scope the server needs", "--oauth-narrow-token-env")
+	res := t.authProbe("Bearer "+tok, nil)
+	if res.Status/100 == 2 {
+		t.NotExercised("the server served the request with the narrower token: it needed no more scope, so there is no challenge to follow")
+	}
+	c, ok := challenge(res)
+	scopes := strings.Fields(c.Params["scope"])
+	if res.Status != http.StatusForbidden || !ok || c.Params["error"] != "insufficient_scope" || len(scopes) == 0 {
+		t.NotVerified("the narrower token was answered HTTP %d without an insufficient_scope challenge naming a scope (auth.scope.insufficient judges that answer): no scope to ask for", res.Status)
+	}
+	a := t.env.eng.authz
+	if a == nil || a.StepUp == nil {
+		t.NotVerified("asking the authorization server for the challenged scope %q needs --oauth and --oauth-step-up", clip(strings.Join(scopes, " ")))
+	}
+	wider, granted, err := a.StepUp(t.Context(), scopes)
+	if err != nil {
+		t.HarnessError("the authorization server gave no token with the challenged scope: %s", t.env.eng.http.Redact(err.Error()))
+	}
+	t.env.eng.http.AddSecret(wider)
+	for _, s := range scopes {
+		if granted != nil && !slices.Contains(granted, s) {
+			t.NotVerified("the authorization server granted %q, not the challenged scope %q: the retry would not show what the challenge is worth", clip(strings.Join(granted, " ")), clip(strings.Join(scopes, " ")))
+		}
+	}
+	t.Expect("served with a token granted %q", clip(strings.Join(scopes, " ")))
+	again := t.authProbe("Bearer "+wider, nil)
+	next, _ := challenge(again)
+	t.Actual("HTTP %d, WWW-Authenticate: %s", again.Status, clip(strings.Join(again.Header.Values("WWW-Authenticate"), ", ")))
+	switch {
+	case again.Status/100 == 2:
+	case again.Status == http.StatusForbidden && next.Params["error"] == "insufficient_scope":
+		t.Fatalf("a token granted the challenged scope %q was answered 403 insufficient_scope again (scope %q): the challenge did not name every scope the request needs", clip(strings.Join(scopes, " ")), clip(next.Params["scope"]))
+	default:
+		t.NotVerified("a token granted the challenged scope was answered HTTP %d, not a scope challenge: nothing shows what the scope is worth", again.Status)
+	}
+}
+
+// runAuthMalformed is auth.malformed.refused.
+func runAuthMalformed(t *T) {
+	requireProtected(t)
+	t.Expect("HTTP 400 or 401")
+	res := t.authProbe(malformedAuthorization, nil)
+	authRefused(t, res, "a malformed Authorization header", 0)
+	if res.Status != http.StatusBadRequest && res.Status != http.StatusUnauthorized {
+		t.Fatalf("a request with a malformed Authorization header was answered HTTP %d, not 400 (malformed authorization request) or 401 (no valid token)", res.Status)
+	}
+}
+
+// runAuthScopeForbidden is auth.scope.forbidden.
+func runAuthScopeForbidden(t *T) {
+	requireProtected(t)
+	tok := authToken(t, func(o *AuthOptions) string { return o.NarrowScope }, "token without the scope the server needs", "--oauth-narrow-token-env")
+	t.Expect("HTTP 403")
+	res := t.authProbe("Bearer "+tok, nil)
+	t.Actual("HTTP %d", res.Status)
+	switch {
+	case res.Status/100 == 2:
+		t.NotExercised("the server served the request with the narrower token: it needed no more scope, so there is no insufficient-permission answer to judge")
+	case res.Status != http.StatusForbidden:
+		t.Fatalf("a valid token without the needed scope was answered HTTP %d, not 403 (the table's status for insufficient permissions)", res.Status)
 	}
 }

@@ -152,6 +152,8 @@ type engine struct {
 	http *runner.HTTPTarget
 	// local is the local HTTP server the run started, if any.
 	local *runner.HTTPServer
+	// authz is the run's access to a protected server (AuthOptions.Authorize).
+	authz *Authorization
 
 	// budgetMu guards slowestStart, the slowest first answer of a fresh
 	// process measured so far (budget.go).

@@ -49,7 +49,16 @@ func (e *engine) reachHTTP(ctx context.Context) (stop func(), err error) {
 	}
 	hopts := o.HTTP
 	hopts.Secrets = append(slices.Clone(hopts.Secrets), o.Auth.secrets()...)
-	target, err := runner.NewHTTPTarget(raw, hopts)
+	if o.Auth != nil && o.Auth.Authorize != nil {
+		e.authz, err = o.Auth.Authorize(ctx, raw)
+		if err == nil {
+			hopts.Token = e.authz.Token
+		}
+	}
+	var target *runner.HTTPTarget
+	if err == nil {
+		target, err = runner.NewHTTPTarget(raw, hopts)
+	}
 	if err != nil {
 		if srv != nil {
 			srv.Close(context.Background())

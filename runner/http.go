@@ -89,6 +89,13 @@ type HTTPOptions struct {
 	// Secrets are further values never shown (tokens the checks send
 	// in probes); they are redacted as the header values are.
 	Secrets []string
+	// Token, when set, gives the bearer token of every request of a
+	// session (Authorization: Bearer), asked anew for each request so
+	// that a source that refreshes an expiring token is followed. Each
+	// token it gives is a secret. An error fails the request as
+	// ErrUnavailable: a token the run cannot get is no fact about the
+	// server.
+	Token func() (string, error)
 }
 
 // HTTPTarget is a server reached at a URL: what every session the runner
@@ -97,7 +104,8 @@ type HTTPOptions struct {
 type HTTPTarget struct {
 	url     *url.URL
 	header  http.Header
-	secrets []string // values never shown, longest first
+	secrets atomic.Pointer[[]string] // values never shown, longest first; replaced, never changed
+	token   func() (string, error)
 	client  *http.Client
 
 	mu          sync.Mutex
@@ -156,26 +164,24 @@ func NewHTTPTarget(rawURL string, opts HTTPOptions) (*HTTPTarget, error) {
 		return nil, fmt.Errorf("runner: URL %s: want http:// or https:// and a host", printableURL(u))
 	}
 	u.Fragment = ""
-	t := &HTTPTarget{url: u, header: opts.Header.Clone(), toolHeaders: map[string][]paramHeader{}}
+	t := &HTTPTarget{url: u, header: opts.Header.Clone(), token: opts.Token, toolHeaders: map[string][]paramHeader{}}
 	if t.header == nil {
 		t.header = http.Header{}
 	}
+	if t.token != nil {
+		// A placeholder the transport replaces with the source's token
+		// as it sends: the session code adds it as a user header.
+		t.header.Set("Authorization", tokenPlaceholder)
+	}
+	var secrets []string
 	for _, vs := range t.header {
-		for _, v := range vs {
-			if len(v) >= minSecret {
-				t.secrets = append(t.secrets, v)
-			}
-		}
+		secrets = append(secrets, vs...)
 	}
-	for _, v := range opts.Secrets {
-		if len(v) >= minSecret {
-			t.secrets = append(t.secrets, v)
-		}
+	secrets = append(secrets, opts.Secrets...)
+	if p, ok := u.User.Password(); ok {
+		secrets = append(secrets, p)
 	}
-	if p, ok := u.User.Password(); ok && len(p) >= minSecret {
-		t.secrets = append(t.secrets, p)
-	}
-	slices.SortFunc(t.secrets, func(a, b string) int { return len(b) - len(a) })
+	t.AddSecret(secrets...)
 	tr := &http.Transport{
 		Proxy:               nil,
 		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -190,6 +196,9 @@ func NewHTTPTarget(rawURL string, opts HTTPOptions) (*HTTPTarget, error) {
 		ForceAttemptHTTP2:     true,
 	}
 	t.client = &http.Client{Transport: tr, CheckRedirect: t.checkRedirect}
+	if t.token != nil {
+		t.client.Transport = &tokenTransport{t: t, next: tr}
+	}
 	return t, nil
 }
 
@@ -280,7 +289,7 @@ func requestPath(u *url.URL) string {
 // Redact replaces every secret the target holds (the values of its
 // headers) in s with "[redacted]".
 func (t *HTTPTarget) Redact(s string) string {
-	for _, v := range t.secrets {
+	for _, v := range t.secretList() {
 		s = strings.ReplaceAll(s, v, "[redacted]")
 	}
 	return s
@@ -289,7 +298,7 @@ func (t *HTTPTarget) Redact(s string) string {
 // redactBytes is Redact for a message as read; it returns b itself when
 // b holds no secret.
 func (t *HTTPTarget) redactBytes(b []byte) []byte {
-	for _, v := range t.secrets {
+	for _, v := range t.secretList() {
 		if bytes.Contains(b, []byte(v)) {
 			b = bytes.ReplaceAll(b, []byte(v), []byte("[redacted]"))
 		}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/authserver"
 	"github.com/mcpconform/mcpconform/reference/demo"
+	"github.com/mcpconform/mcpconform/reference/httpauth"
 	"github.com/mcpconform/mcpconform/reference/httpserver"
 	"github.com/mcpconform/mcpconform/reference/server"
 )
@@ -44,11 +45,13 @@ func (b *syncBuffer) Bytes() []byte {
 }
 
 // TestRunOAuthSecretsNeverShown: with each --oauth mode the run gets a
-// token from the test authorization server, the protected reference
-// serves it, the auth checks pass, and neither the token, the client
-// secret nor the auth checks' tokens appear anywhere the run writes (its
-// output, every report format, a saved case), though the server echoes
-// the Authorization it gets into its answers.
+// token from the test authorization server, replaces it as it expires
+// (the server reports a lifetime of a second), asks again for the scope a
+// 403 challenge names (--oauth-step-up), the protected reference serves
+// it, the auth checks pass, and neither a token, a refresh token, the
+// client secret nor the auth checks' tokens appear anywhere the run
+// writes (its output, every report format, a saved case), though the
+// server echoes the Authorization it gets into its answers.
 func TestRunOAuthSecretsNeverShown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds and runs the mcpconform command")
@@ -56,13 +59,9 @@ func TestRunOAuthSecretsNeverShown(t *testing.T) {
 	self, _ := runBinaries(t)
 	for _, mode := range []string{oauthClientCredentials, oauthPKCE} {
 		t.Run(mode, func(t *testing.T) {
-			as, err := authserver.Start()
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { as.Close() })
 			const clientSecret = "cs-MARKER-5e0b"
-			as.AddClient(authserver.Client{ID: "ci-client", Secret: clientSecret})
+			as := startAuthServer(t, httpauth.ES256, clientSecret)
+			as.ExpiresIn = time.Second
 			ref := httpserver.New(server.Options{Principal: demo.DefaultPrincipal(), Async: true})
 			t.Cleanup(ref.Close)
 			var count atomic.Int64
@@ -86,7 +85,7 @@ func TestRunOAuthSecretsNeverShown(t *testing.T) {
 			}
 			reports := map[string]string{}
 			args := []string{"run", "--url", endpoint, "--oauth", mode,
-				"--oauth-expired-token-env", "T_EXPIRED", "--oauth-foreign-token-env", "T_FOREIGN", "--oauth-narrow-token-env", "T_NARROW", "--oauth-query-probe",
+				"--oauth-expired-token-env", "T_EXPIRED", "--oauth-foreign-token-env", "T_FOREIGN", "--oauth-narrow-token-env", "T_NARROW", "--oauth-query-probe", "--oauth-step-up",
 				"--only", "auth.*", "--only", "lifecycle.*", "--only", "property.errors.same-bytes",
 				"--cases", "5", "--verbose", "--no-color", "--quiet", "--protocol", "2025-11-25"}
 			if mode == oauthClientCredentials {
@@ -151,13 +150,75 @@ func TestRunOAuthSecretsNeverShown(t *testing.T) {
 			if !bytes.Contains(shown["json"], []byte("[redacted]")) {
 				t.Errorf("the JSON report shows no redacted echo: the search proves nothing")
 			}
-			secrets := append(as.Issued(), clientSecret)
-			if len(secrets) < 5 {
-				t.Fatalf("the authorization server issued %d tokens: the run got none", len(secrets)-4)
+			stepped := false
+			for _, r := range rep.Results {
+				stepped = stepped || r.ID == "auth.scope.step-up" && r.Status == "pass"
 			}
+			if !stepped {
+				t.Errorf("auth.scope.step-up did not pass; output:\n%s", out.Bytes())
+			}
+			if n := len(as.TokenRequests()); n < 10 {
+				t.Errorf("%d token requests: the run did not replace its expiring token", n)
+			}
+			secrets := append(as.Issued(), clientSecret)
 			assertNoSecret(t, shown, secrets...)
 		})
 	}
+}
+
+// TestRunOAuthLocalServer: --oauth reaches a protected server the run
+// starts itself (the reference, protected, on the port the run gives
+// it, verifying EdDSA tokens), replaces its token as it expires, and
+// shows none of the tokens.
+func TestRunOAuthLocalServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds and runs the mcpconform command")
+	}
+	self, _ := runBinaries(t)
+	as := startAuthServer(t, httpauth.EdDSA, "cs-MARKER-91d2")
+	as.ExpiresIn = time.Second
+	dir := t.TempDir()
+	reports := map[string]string{}
+	args := []string{"run", "--transport", "http", "--oauth", "client-credentials",
+		"--oauth-client-id-env", "T_CLIENT_ID", "--oauth-client-secret-env", "T_CLIENT_SECRET",
+		"--only", "auth.*", "--only", "lifecycle.*", "--quiet", "--no-color", "--verbose"}
+	for _, f := range []string{"json", "junit", "markdown", "html"} {
+		reports[f] = filepath.Join(dir, "report."+f)
+		args = append(args, "--"+f, reports[f])
+	}
+	args = append(args, "--", self, "reference", "--http", "127.0.0.1:{port}", "--auth", as.Issuer)
+	cmd := exec.Command(self, args...)
+	cmd.Env = append(os.Environ(), "T_CLIENT_ID=ci-client", "T_CLIENT_SECRET=cs-MARKER-91d2")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	shown, _ := shownByRun(t, out, reports, t.TempDir())
+	var rep struct {
+		Results []struct{ ID, Revision, Status, Message string }
+	}
+	if err := json.Unmarshal(shown["json"], &rep); err != nil {
+		t.Fatalf("JSON report: %v", err)
+	}
+	passed := map[string]bool{}
+	for _, r := range rep.Results {
+		switch r.Status {
+		case "pass":
+			passed[r.ID] = true
+		case "n/a", "not-verified", "not-exercised":
+		default:
+			t.Errorf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
+		}
+	}
+	for _, id := range []string{"auth.invalid-token.401", "auth.prm.resource", "auth.malformed.refused"} {
+		if !passed[id] {
+			t.Errorf("%s did not pass against the protected local server", id)
+		}
+	}
+	if n := len(as.TokenRequests()); n < 3 {
+		t.Errorf("%d token requests: the run did not replace its expiring token", n)
+	}
+	assertNoSecret(t, shown, append(as.Issued(), "cs-MARKER-91d2")...)
 }
 
 // TestRunOAuthFlags: the OAuth flags are refused where they cannot work,
@@ -172,7 +233,9 @@ func TestRunOAuthFlags(t *testing.T) {
 	}{
 		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth", "magic"}, "want client-credentials or pkce"},
 		{[]string{"--oauth", "pkce"}, "--oauth needs --url"},
-		{[]string{"--transport", "http", "--oauth", "pkce", "--", "server"}, "--oauth needs --url"},
+		{[]string{"--oauth", "pkce", "--", "server"}, "or --transport http and a server command"},
+		{[]string{"--transport", "http", "--oauth", "pkce"}, "or --transport http and a server command"},
+		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth-step-up"}, "need --oauth"},
 		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth", "pkce", "--bearer-env", "MCPCONFORM_T_TOKEN"}, "leave out --bearer-env"},
 		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth-client-id-env", "X"}, "need --oauth"},
 		{[]string{"--oauth-expired-token-env", "X", "--", "server"}, "apply over HTTP only"},
@@ -193,19 +256,14 @@ func TestRunOAuthFlags(t *testing.T) {
 
 // TestReferenceAuth: `mcpconform reference --http ADDR --auth ISSUER`
 // serves the reference as a resource server of the test authorization
-// server, and `mcpconform run --oauth client-credentials` against it,
+// server (RS256 tokens), and `mcpconform run --oauth client-credentials` against it,
 // given the further tokens, passes every auth check that applies.
 func TestReferenceAuth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds and runs the mcpconform command")
 	}
 	self, _ := runBinaries(t)
-	as, err := authserver.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { as.Close() })
-	as.AddClient(authserver.Client{ID: "ci-client", Secret: "ci-client-secret"})
+	as := startAuthServer(t, httpauth.RS256, "ci-client-secret")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -264,7 +322,7 @@ func TestReferenceAuth(t *testing.T) {
 		switch {
 		case r.Status == "pass":
 			passed++
-		case r.ID == "auth.scope.insufficient" && r.Status == "not-verified":
+		case strings.HasPrefix(r.ID, "auth.scope.") && r.Status == "not-verified":
 			// The reference requires no scope: no narrower token exists.
 		case r.Status != "n/a":
 			t.Errorf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
@@ -273,6 +331,19 @@ func TestReferenceAuth(t *testing.T) {
 	if passed < 20 {
 		t.Errorf("%d auth results passed, want every applicable one:\n%s", passed, out)
 	}
+}
+
+// startAuthServer starts a test authorization server whose tokens are
+// signed alg, with the client ci-client of secret registered.
+func startAuthServer(t *testing.T, alg, secret string) *authserver.Server {
+	t.Helper()
+	as, err := authserver.StartAlg(alg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { as.Close() })
+	as.AddClient(authserver.Client{ID: "ci-client", Secret: secret})
+	return as
 }
 
 // shownByRun gathers what a run wrote: its output, the report files and

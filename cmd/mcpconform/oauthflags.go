@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -11,12 +12,12 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpconform/mcpconform/conformance"
 	"github.com/mcpconform/mcpconform/internal/oauthclient"
 	"github.com/mcpconform/mcpconform/protocol"
-	"golang.org/x/oauth2"
 )
 
 // The OAuth modes of --oauth.
@@ -34,7 +35,7 @@ type oauthFlags struct {
 	scope                        string
 	expiredEnv, foreignEnv       string
 	narrowEnv                    string
-	queryProbe                   bool
+	queryProbe, stepUp           bool
 }
 
 // register adds the flags to fs.
@@ -47,6 +48,7 @@ func (f *oauthFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.foreignEnv, "oauth-foreign-token-env", "", "")
 	fs.StringVar(&f.narrowEnv, "oauth-narrow-token-env", "", "")
 	fs.BoolVar(&f.queryProbe, "oauth-query-probe", false, "")
+	fs.BoolVar(&f.stepUp, "oauth-step-up", false, "")
 }
 
 // oauthUsage is the flags' part of run's usage.
@@ -54,7 +56,8 @@ const oauthUsage = `  --oauth MODE             get the run's token from the serv
                            server (found from its 401): client-credentials
                            (for CI) or pkce (prints a URL to open in a
                            browser, waits for the loopback redirect); needs
-                           --url; a client without an id registers itself
+                           --url or --transport http -- CMD; a client
+                           without an id registers itself
   --oauth-client-id-env VAR, --oauth-client-secret-env VAR
                            the OAuth client's id and secret, from the
                            environment (never printed)
@@ -67,18 +70,21 @@ const oauthUsage = `  --oauth MODE             get the run's token from the serv
                            needs, for the auth checks that judge them
   --oauth-query-probe      let auth.query-token.rejected send the run's token
                            in a query string (to the server's origin only)
+  --oauth-step-up          let auth.scope.step-up ask the authorization server
+                           again for the scope a 403 challenge names (with
+                           pkce, a person authorizes again)
 `
 
 // check refuses flags that cannot work together, before anything runs.
 func (f *oauthFlags) check(opts *conformance.Options) error {
 	switch f.mode {
 	case "":
-		if f.clientIDEnv != "" || f.clientSecretEnv != "" || f.scope != "" {
-			return errors.New("--oauth-client-id-env, --oauth-client-secret-env and --oauth-scope need --oauth")
+		if f.clientIDEnv != "" || f.clientSecretEnv != "" || f.scope != "" || f.stepUp {
+			return errors.New("--oauth-client-id-env, --oauth-client-secret-env, --oauth-scope and --oauth-step-up need --oauth")
 		}
 	case oauthClientCredentials, oauthPKCE:
-		if opts.URL == "" || len(opts.Command) > 0 {
-			return errors.New("--oauth needs --url (the server's MCP endpoint) and no server command")
+		if opts.Transport != conformance.TransportHTTP || opts.URL == "" && len(opts.Command) == 0 {
+			return errors.New("--oauth needs --url (the server's MCP endpoint), or --transport http and a server command")
 		}
 		if opts.HTTP.Header.Get("Authorization") != "" {
 			return errors.New("--oauth gets the run's token: leave out --bearer-env and an Authorization --header")
@@ -104,8 +110,11 @@ func env(flag, name string) (string, error) {
 	return v, nil
 }
 
-// apply gets the run's token (with --oauth) and reads the auth checks'
-// tokens into opts. Person-facing messages go to stderr.
+// apply reads the auth checks' tokens into opts and, with --oauth, gets
+// the run's own token: for a server at a URL at once, so that a
+// person's authorization takes nothing of the run's time; for a local
+// server once the run has started it and given it its port.
+// Person-facing messages go to stderr.
 func (f *oauthFlags) apply(ctx context.Context, opts *conformance.Options, stderr io.Writer) error {
 	var auth conformance.AuthOptions
 	var err error
@@ -119,49 +128,99 @@ func (f *oauthFlags) apply(ctx context.Context, opts *conformance.Options, stder
 		return err
 	}
 	auth.QueryProbe = f.queryProbe
-	if auth != (conformance.AuthOptions{}) {
+	var client oauthclient.Client
+	if f.mode != "" {
+		if client.ID, err = env("--oauth-client-id-env", f.clientIDEnv); err != nil {
+			return err
+		}
+		if client.Secret, err = env("--oauth-client-secret-env", f.clientSecretEnv); err != nil {
+			return err
+		}
+		auth.Authorize = func(ctx context.Context, endpoint string) (*conformance.Authorization, error) {
+			return f.authorize(ctx, endpoint, client, opts.HTTP.RootCAs, stderr)
+		}
+		if len(opts.Command) == 0 {
+			a, err := auth.Authorize(ctx, opts.URL)
+			if err != nil {
+				return err
+			}
+			auth.Authorize = func(context.Context, string) (*conformance.Authorization, error) { return a, nil }
+		}
+	}
+	if auth.Authorize != nil || auth.Expired != "" || auth.ForeignAudience != "" || auth.NarrowScope != "" || auth.QueryProbe {
 		opts.Auth = &auth
 	}
-	if f.mode == "" {
-		return nil
-	}
-	var client oauthclient.Client
-	if client.ID, err = env("--oauth-client-id-env", f.clientIDEnv); err != nil {
-		return err
-	}
-	if client.Secret, err = env("--oauth-client-secret-env", f.clientSecretEnv); err != nil {
-		return err
-	}
+	return nil
+}
+
+// authorize gets the run's token for endpoint from the authorization
+// server its 401 leads to.
+func (f *oauthFlags) authorize(ctx context.Context, endpoint string, client oauthclient.Client, roots *x509.CertPool, stderr io.Writer) (*conformance.Authorization, error) {
 	// The client sends nothing of the run's headers: it talks to the
 	// server (for its 401 and metadata) and to the authorization server
 	// the metadata names, with no proxy.
 	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil,
-		TLSClientConfig: &tls.Config{RootCAs: opts.HTTP.RootCAs, MinVersion: tls.VersionTLS12}}}
+		TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}}
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": protocol.InitializeParams{
 		ProtocolVersion: protocol.Rev20251125, Capabilities: json.RawMessage(`{}`), ClientInfo: protocol.Implementation{Name: "mcpconform", Version: "0"}}})
-	d, err := oauthclient.Discover(ctx, hc, opts.URL, body)
+	d, err := oauthclient.Discover(ctx, hc, endpoint, body)
 	if err != nil {
-		return fmt.Errorf("--oauth: %w", err)
+		return nil, fmt.Errorf("--oauth: %w", err)
 	}
 	if f.scope != "" {
 		d.Scopes = strings.Fields(f.scope)
 	}
-	var tok *oauth2.Token
-	switch f.mode {
-	case oauthClientCredentials:
-		tok, err = oauthclient.ClientCredentials(ctx, hc, d, client)
-	case oauthPKCE:
-		tok, err = oauthclient.PKCE(ctx, hc, d, client, func(authURL string) error {
+	grant := func(ctx context.Context, d *oauthclient.Discovery, c oauthclient.Client) (*oauthclient.Tokens, error) {
+		if f.mode == oauthClientCredentials {
+			return oauthclient.ClientCredentials(ctx, hc, d, c)
+		}
+		return oauthclient.PKCE(ctx, hc, d, c, func(authURL string) error {
 			fmt.Fprintf(stderr, "mcpconform: open this URL in a browser to authorize the run (waiting for the redirect to 127.0.0.1):\n\n  %s\n\n", authURL)
 			return nil
 		})
 	}
+	toks, err := grant(ctx, d, client)
 	if err != nil {
-		return fmt.Errorf("--oauth %s: %w", f.mode, err)
+		return nil, fmt.Errorf("--oauth %s: %w", f.mode, err)
 	}
-	if opts.HTTP.Header == nil {
-		opts.HTTP.Header = http.Header{}
+	a := &conformance.Authorization{Token: func() (string, error) {
+		tok, err := toks.Source.Token()
+		if err != nil {
+			return "", err
+		}
+		return tok.AccessToken, nil
+	}}
+	if f.stepUp {
+		// A public client registered for PKCE has a redirect URI of a
+		// port that is closed now: a step-up registers anew.
+		again := toks.Client
+		if f.mode == oauthPKCE && client.ID == "" {
+			again = oauthclient.Client{}
+		}
+		// One authorization per scope set: each revision's check asks,
+		// and a person is asked once.
+		var mu sync.Mutex
+		stepped := map[string]*oauthclient.Tokens{}
+		a.StepUp = func(ctx context.Context, scopes []string) (string, []string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			key := strings.Join(scopes, " ")
+			toks := stepped[key]
+			if toks == nil {
+				wider := *d
+				wider.Scopes = scopes
+				var err error
+				if toks, err = grant(ctx, &wider, again); err != nil {
+					return "", nil, fmt.Errorf("--oauth-step-up: %w", err)
+				}
+				stepped[key] = toks
+			}
+			tok, err := toks.Source.Token()
+			if err != nil {
+				return "", nil, fmt.Errorf("--oauth-step-up: %w", err)
+			}
+			return tok.AccessToken, toks.Granted(), nil
+		}
 	}
-	opts.HTTP.Header.Set("Authorization", "Bearer "+tok.AccessToken)
-	return nil
+	return a, nil
 }

@@ -322,8 +322,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	})
 	defer stopSignals()
 	stopGC := memlimit.ForRun() // the run's collector policy (internal/memlimit)
-	// The run's own token is got here, where an interrupt ends the wait
-	// for a person's authorization as it ends a run.
+	// The run's own token is got here or once the run knows the
+	// endpoint, where an interrupt ends the wait for a person's
+	// authorization as it ends a run.
 	var rep *conformance.Report
 	err = of.apply(ctx, &opts, stderr)
 	if err == nil {

@@ -112,16 +112,7 @@ func TestFlows(t *testing.T) {
 		t.Fatalf("Discover = %+v, want the endpoint as resource, issuer %s, scope %s", d, as.Issuer, authserver.Scope)
 	}
 	as.AddClient(authserver.Client{ID: "ci", Secret: "ci-secret-value"})
-	browser := func(authURL string) error {
-		// The authorization server approves at once: following its
-		// redirect is what the person's browser does.
-		resp, err := http.Get(authURL)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		return nil
-	}
+	browser := approve
 	flows := []struct {
 		name string
 		get  func() (string, error)
@@ -131,21 +122,21 @@ func TestFlows(t *testing.T) {
 			if err != nil {
 				return "", err
 			}
-			return tok.AccessToken, nil
+			return tok.First.AccessToken, nil
 		}},
 		{"client credentials, registered dynamically", func() (string, error) {
 			tok, err := oauthclient.ClientCredentials(ctx, hc, d, oauthclient.Client{})
 			if err != nil {
 				return "", err
 			}
-			return tok.AccessToken, nil
+			return tok.First.AccessToken, nil
 		}},
 		{"PKCE, registered dynamically", func() (string, error) {
 			tok, err := oauthclient.PKCE(ctx, hc, d, oauthclient.Client{}, browser)
 			if err != nil {
 				return "", err
 			}
-			return tok.AccessToken, nil
+			return tok.First.AccessToken, nil
 		}},
 	}
 	for _, f := range flows {
@@ -166,6 +157,75 @@ func TestFlows(t *testing.T) {
 	}
 	if _, err := oauthclient.ClientCredentials(ctx, hc, d, oauthclient.Client{ID: "ci", Secret: "wrong-secret"}); err == nil {
 		t.Error("a wrong client secret got a token")
+	}
+}
+
+// approve is the person's browser: the test authorization server
+// approves at once, and following its redirect is what a browser does.
+func approve(authURL string) error {
+	resp, err := http.Get(authURL)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	return nil
+}
+
+// TestRefresh: a token whose reported lifetime is shorter than
+// RefreshBefore is replaced each time the source is asked, by the
+// client credentials grant again or by the refresh_token grant, each
+// request carrying the resource parameter; every new token is accepted.
+func TestRefresh(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	as := startAS(t)
+	as.ExpiresIn = time.Second
+	endpoint := protected(t, as)
+	hc := &http.Client{}
+	d, err := oauthclient.Discover(ctx, hc, endpoint, []byte(body))
+	if err != nil {
+		t.Fatalf("Discover: %v", err)
+	}
+	grants := []struct {
+		name, grant string
+		get         func() (*oauthclient.Tokens, error)
+	}{
+		{"client credentials", "client_credentials", func() (*oauthclient.Tokens, error) {
+			return oauthclient.ClientCredentials(ctx, hc, d, oauthclient.Client{})
+		}},
+		{"PKCE", "refresh_token", func() (*oauthclient.Tokens, error) {
+			return oauthclient.PKCE(ctx, hc, d, oauthclient.Client{}, approve)
+		}},
+	}
+	for _, g := range grants {
+		toks, err := g.get()
+		if err != nil {
+			t.Fatalf("%s: %v", g.name, err)
+		}
+		before := len(as.TokenRequests())
+		seen := map[string]bool{toks.First.AccessToken: true}
+		for range 2 {
+			tok, err := toks.Source.Token()
+			if err != nil {
+				t.Fatalf("%s: refresh: %v", g.name, err)
+			}
+			if seen[tok.AccessToken] {
+				t.Errorf("%s: the source handed out a token about to expire again", g.name)
+			}
+			seen[tok.AccessToken] = true
+			if code := use(t, endpoint, tok.AccessToken); code != http.StatusOK {
+				t.Errorf("%s: the new token was answered HTTP %d, want 200", g.name, code)
+			}
+		}
+		reqs := as.TokenRequests()[before:]
+		if len(reqs) != 2 {
+			t.Errorf("%s: %d token requests for two refreshes", g.name, len(reqs))
+		}
+		for _, r := range reqs {
+			if r.Get("grant_type") != g.grant || r.Get("resource") != endpoint {
+				t.Errorf("%s: a refresh was %v, want grant_type %s and resource %s", g.name, r, g.grant, endpoint)
+			}
+		}
 	}
 }
 

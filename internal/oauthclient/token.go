@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -73,9 +74,30 @@ func resourceParam(d *Discovery) oauth2.AuthCodeOption {
 	return oauth2.SetAuthURLParam("resource", d.Resource)
 }
 
+// RefreshBefore is how long before its expiry a token is replaced: a
+// request sent with it must still reach the server in time.
+const RefreshBefore = 10 * time.Second
+
+// Tokens are what a grant gave: its first token, a source that hands
+// that token out and gets a new one when it is about to expire, and the
+// client that asked (registered when none was given).
+type Tokens struct {
+	First  *oauth2.Token
+	Source oauth2.TokenSource
+	Client Client
+}
+
+// Granted returns the scopes the token response names (nil when it
+// names none: then they are the ones asked for).
+func (t *Tokens) Granted() []string {
+	s, _ := t.First.Extra("scope").(string)
+	return strings.Fields(s)
+}
+
 // ClientCredentials gets a token with the client credentials grant,
-// registering a client first when c has no id.
-func ClientCredentials(ctx context.Context, hc *http.Client, d *Discovery, c Client) (*oauth2.Token, error) {
+// registering a client first when c has no id. Its source asks again
+// with the same grant as the token expires.
+func ClientCredentials(ctx context.Context, hc *http.Client, d *Discovery, c Client) (*Tokens, error) {
 	if c.ID == "" {
 		var err error
 		if c, err = Register(ctx, hc, d, ""); err != nil {
@@ -84,11 +106,68 @@ func ClientCredentials(ctx context.Context, hc *http.Client, d *Discovery, c Cli
 	}
 	cfg := clientcredentials.Config{ClientID: c.ID, ClientSecret: c.Secret, TokenURL: d.TokenEndpoint, Scopes: d.Scopes,
 		EndpointParams: map[string][]string{"resource": {d.Resource}}}
-	tok, err := cfg.Token(context.WithValue(ctx, oauth2.HTTPClient, hc))
+	ctx = context.WithValue(ctx, oauth2.HTTPClient, hc)
+	tok, err := cfg.Token(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("oauth: client credentials: %w", tokenError(err))
 	}
+	src := oauth2.ReuseTokenSourceWithExpiry(tok, errorSource{cfg.TokenSource(ctx), "client credentials"}, RefreshBefore)
+	return &Tokens{First: tok, Source: src, Client: c}, nil
+}
+
+// errorSource is a token source whose errors keep what the
+// authorization server said and drop the rest (tokenError).
+type errorSource struct {
+	src  oauth2.TokenSource
+	what string
+}
+
+func (e errorSource) Token() (*oauth2.Token, error) {
+	tok, err := e.src.Token()
+	if err != nil {
+		return nil, fmt.Errorf("oauth: %s: %w", e.what, tokenError(err))
+	}
 	return tok, nil
+}
+
+// withResource is hc with the resource parameter (RFC 8707) added to
+// every token request to d's token endpoint that lacks one: the refresh
+// of golang.org/x/oauth2 sends no parameter of the caller's.
+func withResource(hc *http.Client, d *Discovery) *http.Client {
+	c := *hc
+	next := hc.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	c.Transport = resourceTransport{next: next, endpoint: d.TokenEndpoint, resource: d.Resource}
+	return &c
+}
+
+// resourceTransport adds the resource parameter to token requests.
+type resourceTransport struct {
+	next               http.RoundTripper
+	endpoint, resource string
+}
+
+func (rt resourceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodPost || req.URL.String() != rt.endpoint || req.Body == nil {
+		return rt.next.RoundTrip(req)
+	}
+	body, err := io.ReadAll(io.LimitReader(req.Body, maxMetadata))
+	req.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	form, err := url.ParseQuery(string(body))
+	if err == nil && form.Get("resource") == "" {
+		form.Set("resource", rt.resource)
+		body = []byte(form.Encode())
+	}
+	out := req.Clone(req.Context())
+	out.Body = io.NopCloser(bytes.NewReader(body))
+	out.ContentLength = int64(len(body))
+	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	return rt.next.RoundTrip(out)
 }
 
 // tokenError keeps what the authorization server said (its error code)
@@ -109,7 +188,7 @@ func tokenError(err error) error {
 // the redirect, hands the authorization URL to open (which shows it to
 // the person), and waits for the redirect or for ctx to end. A client
 // without an id is registered as a public client first.
-func PKCE(ctx context.Context, hc *http.Client, d *Discovery, c Client, open func(authURL string) error) (*oauth2.Token, error) {
+func PKCE(ctx context.Context, hc *http.Client, d *Discovery, c Client, open func(authURL string) error) (*Tokens, error) {
 	if !slices.Contains(d.CodeChallengeMethods, "S256") {
 		// The specification: a client MUST refuse to proceed when the
 		// metadata does not show PKCE support.
@@ -167,7 +246,12 @@ func PKCE(ctx context.Context, hc *http.Client, d *Discovery, c Client, open fun
 		}
 	})}
 	go srv.Serve(ln)
-	defer srv.Close()
+	defer func() {
+		// The browser's page is finished before the listener goes.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}()
 	authURL := cfg.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), resourceParam(d))
 	if err := open(authURL); err != nil {
 		return nil, err
@@ -185,7 +269,11 @@ func PKCE(ctx context.Context, hc *http.Client, d *Discovery, c Client, open fun
 	if err != nil {
 		return nil, fmt.Errorf("oauth: code exchange: %w", tokenError(err))
 	}
-	return tok, nil
+	// The refresh_token grant replaces an expiring token; without a
+	// refresh token the source fails once the token has expired.
+	refresh := cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, withResource(hc, d)), tok)
+	src := oauth2.ReuseTokenSourceWithExpiry(tok, errorSource{refresh, "refresh"}, RefreshBefore)
+	return &Tokens{First: tok, Source: src, Client: c}, nil
 }
 
 func randomState() string {

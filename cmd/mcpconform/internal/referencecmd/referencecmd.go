@@ -86,9 +86,10 @@ flags:
                    for 2026-07-28) and the HTTP+SSE transport of 2024-11-05
                    at /sse; every session gets the principal of the flags
   --auth ISSUER    with --http, serve as an OAuth resource server of the
-                   authorization server ISSUER: every request needs an
-                   ES256 JWT access token of ISSUER (keys at its metadata's
-                   jwks_uri) issued for http://ADDR/mcp; the Protected
+                   authorization server ISSUER: every request needs a
+                   JWT access token of ISSUER (ES256, RS256 or EdDSA;
+                   keys at its metadata's jwks_uri) issued for
+                   http://ADDR/mcp; the Protected
                    Resource Metadata is at
                    /.well-known/oauth-protected-resource/mcp
   --help           print this help
