@@ -144,6 +144,9 @@ var cacheableMethods = []string{
 	"resources/list", "resources/templates/list", "resources/read",
 }
 
+// exerciseInputRequired says how to make a run see input_required results.
+const exerciseInputRequired = "name a call that gets one in a fixtures file (--fixtures FILE, triggers: inputRequired; docs/fixtures.md), or let the suite call more tools with --allow-calls"
+
 // inputRequiredMethods are the requests that may answer input_required.
 var inputRequiredMethods = []string{protocol.MethodToolsCall, "prompts/get", "resources/read"}
 
@@ -429,7 +432,7 @@ func init() {
 			t.Expect("inputRequests or requestState on each input_required result; no input request for a capability the request did not declare")
 			t.Actual("%d input_required result(s)", n)
 			if n == 0 {
-				t.NotExercised("no input_required result was seen: name a call that gets one in a fixtures file (--fixtures FILE, triggers: inputRequired; docs/fixtures.md), or let the suite call more tools with --allow-calls")
+				t.NotExercised("no input_required result was seen: " + exerciseInputRequired)
 			}
 		},
 	})
@@ -460,7 +463,7 @@ func init() {
 				}
 			}
 			if n == 0 {
-				t.NotExercised("no input_required result carried an input request: name a call that gets one in a fixtures file (--fixtures FILE, triggers: inputRequired; docs/fixtures.md), or let the suite call more tools with --allow-calls")
+				t.NotExercised("no input_required result carried an input request: " + exerciseInputRequired)
 			}
 			t.Expect("elicitation/create, sampling/createMessage or roots/list in each of %d input request(s)", n)
 			t.Actual("%d of another kind", len(bad))
@@ -497,7 +500,7 @@ func init() {
 				}
 			}
 			if n == 0 {
-				t.NotExercised("no input_required result carried inputRequests: name a call that gets one in a fixtures file (--fixtures FILE, triggers: inputRequired; docs/fixtures.md), or let the suite call more tools with --allow-calls")
+				t.NotExercised("no input_required result carried inputRequests: " + exerciseInputRequired)
 			}
 			t.Expect("each key once in each of %d inputRequests object(s)", n)
 			t.Actual("%d with a key twice", len(bad))
