@@ -462,7 +462,7 @@ func (s *featureSurvey) call(t *T, c *Conn, call surveyCall) *Conn {
 		if err != nil {
 			return s.unanswered(t, c, call, err)
 		}
-		for _, a := range noteInputRequests(t, c, call, m) {
+		for _, a := range noteInputRequests(t, c, call.tool.Name, call.args, surveyCaps(t.Revision()), m) {
 			a.source = fmt.Sprintf("its call on %s got input_required asking for it, during %s", c.name, t.check.ID)
 			s.addAsker(a)
 		}
@@ -548,8 +548,9 @@ func (s *featureSurvey) unanswered(t *T, c *Conn, call surveyCall, err error) *C
 }
 
 // noteInputRequests records the inputRequests of an input_required result
-// m of a survey call on c, and returns them.
-func noteInputRequests(t *T, c *Conn, call surveyCall, m *protocol.Message) []clientAsk {
+// m of a call of tool with args on c that declared caps in its _meta, and
+// returns them.
+func noteInputRequests(t *T, c *Conn, tool string, args map[string]any, caps map[string]any, m *protocol.Message) []clientAsk {
 	var res inputRequired
 	if m.Error != nil || json.Unmarshal(m.Result, &res) != nil || res.ResultType != protocol.ResultInputRequired {
 		return nil
@@ -569,8 +570,8 @@ func noteInputRequests(t *T, c *Conn, call surveyCall, m *protocol.Message) []cl
 		if json.Unmarshal(res.InputRequests[k], &req) != nil || !slices.Contains(clientFeatureMethods, req.Method) {
 			continue
 		}
-		a := clientAsk{method: req.Method, params: req.Params, tool: call.tool.Name, args: call.args,
-			conn: c, line: line, declared: declaredJSON(surveyCaps(t.Revision())), check: t.check.ID}
+		a := clientAsk{method: req.Method, params: req.Params, tool: tool, args: args,
+			conn: c, line: line, declared: declaredJSON(caps), check: t.check.ID}
 		c.env.noteAsk(a)
 		out = append(out, a)
 	}
@@ -658,6 +659,18 @@ func requireAsked(t *T, f feature) {
 	if s := surveyFeatures(t); len(s.askers[f.name]) == 0 {
 		s.endUnexercised(t, f.name, f.method)
 	}
+}
+
+// seeAsks makes the run's requests for f ready to judge: on a legacy
+// revision f's tool is called again (observeFeature); at 2026-07-28 the
+// survey's calls, which declare f in their _meta, got them as
+// inputRequests.
+func seeAsks(t *T, f feature) {
+	if t.Modern() {
+		requireAsked(t, f)
+		return
+	}
+	observeFeature(t, f)
 }
 
 // provokedMemo lists the client features whose asking tool was called on

@@ -175,14 +175,16 @@ func TestHostileCases(t *testing.T) {
 			// verdict on the whole line.
 			wantResult(t, rep, "stdio.stdout.messages-only", StatusFail, `a 97.7 KiB line that is not JSON, starting "xxxxxxxx"…`)
 		}},
-		{name: "100 MB response line", flags: []string{"-mode", "bigline", "-log", requests}, slow: "streams 100 MB answers", check: func(t *testing.T, rep *Report) {
+		{name: "100 MB response line", flags: []string{"-mode", "bigline", "-list-changed", "-log", requests}, slow: "streams 100 MB answers", check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "tools.list.shape", StatusNotVerified, "raise --max-line-bytes")
 			wantResult(t, rep, "stdio.stdout.messages-only", StatusNotVerified, "raise --max-line-bytes")
+			wantResult(t, rep, "tools.notify.list-changed-sent", StatusNotVerified, "raise --max-line-bytes")
 			noResult(t, rep, "", "within")
 			// Once answered over the limit, the same tools/list is not
 			// asked again in the revision (each answer streams 100 MB):
 			// the first page, a bad cursor, one in the pipelined sequence
-			// of property.jsonrpc.answered-once.
+			// of property.jsonrpc.answered-once; the walks of
+			// tools.notify.list-changed-sent ask none.
 			if n := countRequests(t, requests, "tools/list"); n > 3 {
 				t.Errorf("the server got %d tools/list requests, want at most 3", n)
 			}

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -155,6 +156,9 @@ var cacheableMethods = []string{
 	protocol.MethodDiscover, protocol.MethodToolsList, "prompts/list",
 	"resources/list", "resources/templates/list", "resources/read",
 }
+
+// exerciseInputRequired says how to make a run see input_required results.
+const exerciseInputRequired = "name a call that gets one in a fixtures file (--fixtures FILE, triggers: inputRequired; docs/fixtures.md), or let the suite call more tools with --allow-calls"
 
 // inputRequiredMethods are the requests that may answer input_required.
 var inputRequiredMethods = []string{protocol.MethodToolsCall, "prompts/get", "resources/read"}
@@ -441,7 +445,7 @@ func init() {
 			t.Expect("inputRequests or requestState on each input_required result; no input request for a capability the request did not declare")
 			t.Actual("%d input_required result(s)", n)
 			if n == 0 {
-				t.NotExercised("no input_required result was seen: name a call that gets one in a fixtures file (--fixtures FILE, triggers: inputRequired; docs/fixtures.md), or let the suite call more tools with --allow-calls")
+				t.NotExercised("no input_required result was seen: " + exerciseInputRequired)
 			}
 		},
 	})
@@ -472,12 +476,49 @@ func init() {
 				}
 			}
 			if n == 0 {
-				t.NotExercised("no input_required result carried an input request: name a call that gets one in a fixtures file (--fixtures FILE, triggers: inputRequired; docs/fixtures.md), or let the suite call more tools with --allow-calls")
+				t.NotExercised("no input_required result carried an input request: " + exerciseInputRequired)
 			}
 			t.Expect("elicitation/create, sampling/createMessage or roots/list in each of %d input request(s)", n)
 			t.Actual("%d of another kind", len(bad))
 			if len(bad) > 0 {
 				t.Failf("input request %s is no ElicitRequest, CreateMessageRequest or ListRootsRequest", clipList(bad, 3))
+			}
+		},
+	})
+
+	Register(Check{
+		ID:          "modern.mrtr.input-request-keys",
+		Title:       "Input request keys are unique",
+		Requirement: "No InputRequiredResult's inputRequests object names a key twice (encoding/json would keep only the last, so the JSON text is read); not exercised when no input_required result carried input requests.",
+		Authority: MCP(protocol.Rev20260728, "basic/patterns/mrtr.mdx", "Server Requirements (Basic Workflow)",
+			"`inputRequests` keys are server assigned identifiers and MUST be unique within the scope of the request."),
+		Refs:      []SpecRef{modernRef("schema.ts", "InputRequests")},
+		Revisions: ModernOnly(),
+		Final:     true,
+		Run: func(t *T) {
+			t.settleTraffic()
+			n := 0
+			var bad []string
+			for _, p := range t.modernResults() {
+				var res struct {
+					ResultType    string          `json:"resultType"`
+					InputRequests json.RawMessage `json:"inputRequests"`
+				}
+				if json.Unmarshal(p.Msg.Result, &res) != nil || res.ResultType != protocol.ResultInputRequired || res.InputRequests == nil {
+					continue
+				}
+				n++
+				if dup := repeatedKeys(res.InputRequests); len(dup) > 0 {
+					bad = append(bad, fmt.Sprintf("%q in the %s", dup, describe(p)))
+				}
+			}
+			if n == 0 {
+				t.NotExercised("no input_required result carried inputRequests: " + exerciseInputRequired)
+			}
+			t.Expect("each key once in each of %d inputRequests object(s)", n)
+			t.Actual("%d with a key twice", len(bad))
+			if len(bad) > 0 {
+				t.Failf("inputRequests key(s) repeated: %s", clipList(bad, 3))
 			}
 		},
 	})
@@ -1519,4 +1560,31 @@ func init() {
 				"the server ended the subscriptions/listen stream %s without answering it with a completion result")
 		},
 	})
+}
+
+// repeatedKeys returns the member names a JSON object's text holds more
+// than once, in order; nil for anything but an object.
+func repeatedKeys(raw json.RawMessage) []string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		key, _ := tok.(string)
+		if seen[key] && !slices.Contains(out, key) {
+			out = append(out, key)
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return out
+		}
+	}
+	return out
 }

@@ -74,11 +74,12 @@ func init() {
 		asyncCase("sampling-error-unanswered", eachRev("sampling.reply.answered", StatusFail, "answered sampling/createMessage with error -1, the call of demo.sample got no response", Since(protocol.Rev20250326)...)...),
 		asyncCase("elicitation-error-unanswered", eachRev("elicitation.reply.answered", StatusFail, "answered elicitation/create with error -32603, the call of demo.elicit got no response", Since(protocol.Rev20250618)...)...),
 		asyncCase("roots-error-unanswered", eachRev("roots.reply.answered", StatusFail, "answered roots/list with error -32603, the call of demo.roots got no response", Since(protocol.Rev20250326)...)...),
-		asyncCase("sampling-with-tools", eachRev("sampling.request.tools-declared", StatusFail, "carries tools although the client did not declare sampling.tools", protocol.Rev20251125)...),
-		asyncCase("sampling-include-context", eachRev("sampling.request.include-context", StatusWarn, `sets includeContext "thisServer"`, protocol.Rev20251125)...),
-		asyncCase("elicit-form-no-schema", append(eachRev("elicitation.request.form-params", StatusFail, "has no requestedSchema object", protocol.Rev20251125),
-			eachRev("tools.shape.messages", StatusFail, `elicitation/create: params: missing required member "requestedSchema"`, Since(protocol.Rev20250618)...)...)...),
-		asyncCase("elicit-url-undeclared", eachRev("elicitation.request.mode-declared", StatusFail, "sent a URL-mode elicitation request", protocol.Rev20251125)...),
+		asyncCase("sampling-with-tools", eachRev("sampling.request.tools-declared", StatusFail, "carries tools although the client did not declare sampling.tools", protocol.Rev20251125, protocol.Modern)...),
+		asyncCase("sampling-include-context", eachRev("sampling.request.include-context", StatusWarn, `sets includeContext "thisServer"`, protocol.Rev20251125, protocol.Modern)...),
+		asyncCase("elicit-form-no-schema", slices.Concat(eachRev("elicitation.request.form-params", StatusFail, "has no requestedSchema object", protocol.Rev20251125, protocol.Modern),
+			eachRev("tools.shape.messages", StatusFail, `elicitation/create: params: missing required member "requestedSchema"`, Since(protocol.Rev20250618)...),
+			eachRev("tools.call.shape", StatusFail, `params: missing required member "requestedSchema"`, protocol.Modern))...),
+		asyncCase("elicit-url-undeclared", eachRev("elicitation.request.mode-declared", StatusFail, "sent a URL-mode elicitation request", protocol.Rev20251125, protocol.Modern)...),
 		// A MUST from 2025-06-18, a SHOULD in 2025-03-26.
 		asyncCase("sampling-capability-assumed", append(eachRev("lifecycle.capabilities.client-features", StatusFail, "a sampling/createMessage request, though the client declared no such capability", Since(protocol.Rev20250618)...),
 			eachRev("lifecycle.capabilities.client-features-early", StatusWarn, "a sampling/createMessage request, though the client declared no such capability", protocol.Rev20250326)...)...),
@@ -87,6 +88,7 @@ func init() {
 		asyncCase("mrtr-state-unbound", eachRev("modern.mrtr.state-replayed", StatusWarn, "using the requestState issued for arguments", protocol.Modern)...),
 		// Input requests the call did not declare, or of another kind.
 		mutantCase{Mutation: "input-request-undeclared", Args: []string{"-async"}, Protocol: protocol.Modern, Tweak: skipProperty, Want: eachRev("modern.mrtr.input-required", StatusFail, `input request "mutant-roots" is roots/list, but the request declared no roots capability`, protocol.Modern)},
+		mutantCase{Mutation: "input-request-key-twice", Args: []string{"-async"}, Protocol: protocol.Modern, Tweak: skipProperty, Want: eachRev("modern.mrtr.input-request-keys", StatusFail, `inputRequests key(s) repeated: [`, protocol.Modern)},
 		mutantCase{Mutation: "input-request-tools-list", Args: []string{"-async"}, Protocol: protocol.Modern, Tweak: skipProperty, Want: append(eachRev("modern.mrtr.input-request-kinds", StatusFail, `(method "tools/list")`, protocol.Modern),
 			mutantWant{ID: "tools.shape.messages", Status: StatusFail, Optional: true})},
 		asyncCase("mrtr-missing-input-error", eachRev("modern.mrtr.missing-input", StatusWarn, "got error -32602 (mutant: inputResponses are missing) instead of a new input_required result", protocol.Modern)...),
@@ -155,10 +157,18 @@ func init() {
 		// Without -async the reference declares no tasks: the metadata
 		// must be ignored, and a server that rejects it fails.
 		mutantCase{Mutation: "task-meta-rejected", Protocol: protocol.Rev20251125, Want: eachRev("tasks.augment.undeclared-ignored", StatusFail, "rejected the call of", protocol.Rev20251125)},
-		mutantCase{Mutation: "elicit-url-no-id", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: skipProperty, Want: append(eachRev("elicitation.request.url-params", StatusFail, "has no elicitationId", protocol.Rev20251125),
-			mutantWant{ID: "tools.shape.messages", Revision: protocol.Rev20251125, Status: StatusFail, Reason: `elicitation/create: params: missing required member "elicitationId"`})},
+		// 2026-07-28 has no elicitationId: there the requests stay valid.
+		asyncCase("elicit-url-no-id", append(eachRev("elicitation.request.url-params", StatusFail, "has no elicitationId", protocol.Rev20251125),
+			eachRev("tools.shape.messages", StatusFail, `elicitation/create: params: missing required member "elicitationId"`, protocol.Rev20251125)...)...),
+		mutantCase{Mutation: "url-required-no-id", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: skipProperty, Want: eachRev("elicitation.url-required.elicitations", StatusFail, "lists elicitation 0, which has no elicitationId", protocol.Rev20251125)},
+		mutantCase{Mutation: "elicit-complete-unknown-id", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: skipProperty, Want: eachRev("elicitation.complete.known-id", StatusFail, `names elicitation "mutant-unknown", which the server never gave this client`, protocol.Rev20251125)},
+		asyncCase("elicit-form-link", eachRev("elicitation.request.form-no-urls", StatusWarn, `carries the URL "https://example.com/help"`, protocol.Rev20251125, protocol.Modern)...),
+		asyncCase("elicit-url-relative", eachRev("elicitation.request.url-params", StatusFail, `has url "connect?mutant", which is no absolute URL`, protocol.Rev20251125, protocol.Modern)...),
 		asyncCase("sampling-no-max-tokens", eachRev("tools.shape.messages", StatusFail, `sampling/createMessage: params: missing required member "maxTokens"`, asyncLegacy...)...),
-		mutantCase{Mutation: "sampling-tool-use-unanswered", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: skipProperty, Want: eachRev("sampling.request.tool-results", StatusFail, "the tool use(s) mutant-call of message 1 are not answered by tool results", protocol.Rev20251125)},
+		// Before 2025-11-25 a message's content is one block, not a list.
+		asyncCase("sampling-tool-use-unanswered", slices.Concat(eachRev("sampling.request.tool-results", StatusFail, "the tool use(s) mutant-call of message 1 are not answered by tool results", protocol.Rev20251125, protocol.Modern),
+			eachRev("lifecycle.version.respected-early", StatusWarn, "valid under 2025-11-25, which the session did not negotiate (2025-03-26)", protocol.Rev20250326),
+			eachRev("tools.shape.messages", StatusFail, "want object, got array (valid under 2025-11-25, which the session did not negotiate)", protocol.Rev20250618))...),
 		asyncCase("server-request-token-float", eachRev("progress.request.token-type", StatusFail, "carry a progressToken that is neither a string nor an integer", asyncLegacy...)...),
 		asyncCase("server-request-token-twice", eachRev("progress.request.token-unique", StatusFail, "reuse the progressToken of a request still active", asyncLegacy...)...),
 		// A stream the server ends: with a completion result and no
@@ -180,14 +190,16 @@ var asyncAreas = []string{"progress", "cancellation", "sampling", "elicitation",
 // the others judge (send the client a request, with a progress token or
 // at all; end a listen stream).
 var asyncReferenceAside = map[string]Status{
-	"tasks.augment.undeclared-ignored":    StatusNA,
-	"tasks.get.failed-message":            StatusNotExercised,
-	"tasks.request.undeclared":            StatusNotExercised,
-	"progress.request.token-type":         StatusNotExercised,
-	"progress.request.token-unique":       StatusNotExercised,
-	"cancellation.server.listen-teardown": StatusNotExercised,
-	"modern.listen.graceful-end":          StatusNotExercised,
-	"sampling.request.tool-results":       StatusNotExercised,
+	"tasks.augment.undeclared-ignored":      StatusNA,
+	"tasks.get.failed-message":              StatusNotExercised,
+	"tasks.request.undeclared":              StatusNotExercised,
+	"progress.request.token-type":           StatusNotExercised,
+	"progress.request.token-unique":         StatusNotExercised,
+	"cancellation.server.listen-teardown":   StatusNotExercised,
+	"modern.listen.graceful-end":            StatusNotExercised,
+	"sampling.request.tool-results":         StatusNotExercised,
+	"elicitation.url-required.elicitations": StatusNotExercised,
+	"elicitation.complete.known-id":         StatusNotExercised,
 }
 
 // asideOK reports whether r ends as asyncReferenceAside says it may.

@@ -243,10 +243,10 @@ func init() {
 		ID:          "sampling.request.tools-declared",
 		Title:       "No tool-enabled sampling without sampling.tools",
 		Requirement: "A sampling/createMessage request to a client that declared sampling without tools carries no tools (nor toolChoice).",
-		Authority: MCP(protocol.Rev20251125, "client/sampling.mdx", "Tools in Sampling",
-			"Servers MUST NOT send tool-enabled sampling requests to Clients that have not declared support for tool use via the `sampling.tools` capability."),
-		Revisions:  Since(protocol.Rev20251125),
-		Capability: "tools",
+		Authority:   samplingToolsDeclared,
+		Also:        []Authority{atModern(samplingToolsDeclared)},
+		Revisions:   append(Since(protocol.Rev20251125), protocol.Modern),
+		Capability:  "tools",
 		Run: func(t *T) {
 			asks := observedRequests(t, samplingFeature, "tools")
 			t.Expect("no tools or toolChoice in sampling requests to a client that declared sampling without tools")
@@ -268,11 +268,10 @@ func init() {
 		ID:          "sampling.request.include-context",
 		Title:       "No thisServer/allServers context without sampling.context",
 		Requirement: `A sampling/createMessage request to a client that did not declare sampling.context does not set includeContext to "thisServer" or "allServers".`,
-		Authority: MCP(protocol.Rev20251125, "client/sampling.mdx", "Capabilities",
-			"Servers SHOULD avoid using these values (e.g. can just omit `includeContext` since it defaults to `\"none\"`), and SHOULD NOT use them unless the client declares `sampling.context` capability.").
-			WithKeyword(KeywordShouldNot),
-		Revisions:  Since(protocol.Rev20251125),
-		Capability: "tools",
+		Authority:   samplingIncludeContext,
+		Also:        []Authority{atModern(samplingIncludeContext)},
+		Revisions:   append(Since(protocol.Rev20251125), protocol.Modern),
+		Capability:  "tools",
 		Run: func(t *T) {
 			asks := observedRequests(t, samplingFeature, "context")
 			t.Expect(`includeContext absent or "none"`)
@@ -296,7 +295,7 @@ func init() {
 // without tools, say), once f's tool was called again (observeFeature),
 // and cites those of other processes.
 func observedRequests(t *T, f feature, flag string) []clientAsk {
-	observeFeature(t, f)
+	seeAsks(t, f)
 	var out []clientAsk
 	for _, a := range declaredAsks(t, f.name) {
 		var sub map[string]json.RawMessage
@@ -317,16 +316,10 @@ func init() {
 		ID:          "sampling.request.tool-results",
 		Title:       "Each tool use in a sampling history gets its tool results",
 		Requirement: "In every sampling/createMessage request the server sent the suite, each assistant message with tool_use content is followed directly by a user message of tool_result content only, answering each tool use by its id; not exercised when no request carried a tool use.",
-		Authority: MCP(protocol.Rev20251125, "client/sampling.mdx", "Security Considerations",
-			"Servers MUST ensure that when replying to a `stopReason: \"toolUse\"`, each `ToolUseContent` item is responded to with a `ToolResultContent` item with a matching `toolUseId`, and that the user message contains only tool results (no other content types)"),
-		Also: []Authority{
-			MCP(protocol.Rev20251125, "client/sampling.mdx", "Tool Use and Result Balance",
-				"When using tool use in sampling, every assistant message containing `ToolUseContent` blocks MUST be followed by a user message that consists entirely of `ToolResultContent` blocks, with each tool use (e.g. with `id: $id`) matched by a corresponding tool result (with `toolUseId: $id`), before any other message."),
-			MCP(protocol.Rev20251125, "client/sampling.mdx", "Tool Result Messages",
-				"When a user message contains tool results (type: \"tool_result\"), it MUST contain ONLY tool results."),
-		},
-		Revisions: Since(protocol.Rev20251125),
-		Final:     true,
+		Authority:   samplingToolResults,
+		Also:        []Authority{samplingToolBalance, samplingToolResultsOnly, atModern(samplingToolResults), atModern(samplingToolBalance), atModern(samplingToolResultsOnly)},
+		Revisions:   append(Since(protocol.Rev20251125), protocol.Modern),
+		Final:       true,
 		Run: func(t *T) {
 			requireAsked(t, samplingFeature)
 			t.settleTraffic()
@@ -417,4 +410,28 @@ func toolResultProblem(params json.RawMessage) (uses int, why string) {
 		}
 	}
 	return uses, why
+}
+
+// The sentences the request checks quote, in 2025-11-25; 2026-07-28
+// has them word for word on the same pages (atModern).
+var (
+	samplingToolsDeclared = MCP(protocol.Rev20251125, "client/sampling.mdx", "Tools in Sampling",
+		"Servers MUST NOT send tool-enabled sampling requests to Clients that have not declared support for tool use via the `sampling.tools` capability.")
+	samplingIncludeContext = MCP(protocol.Rev20251125, "client/sampling.mdx", "Capabilities",
+		"Servers SHOULD avoid using these values (e.g. can just omit `includeContext` since it defaults to `\"none\"`), and SHOULD NOT use them unless the client declares `sampling.context` capability.").
+		WithKeyword(KeywordShouldNot)
+	samplingToolBalance = MCP(protocol.Rev20251125, "client/sampling.mdx", "Tool Use and Result Balance",
+		"When using tool use in sampling, every assistant message containing `ToolUseContent` blocks MUST be followed by a user message that consists entirely of `ToolResultContent` blocks, with each tool use (e.g. with `id: $id`) matched by a corresponding tool result (with `toolUseId: $id`), before any other message.")
+	samplingToolResultsOnly = MCP(protocol.Rev20251125, "client/sampling.mdx", "Tool Result Messages",
+		"When a user message contains tool results (type: \"tool_result\"), it MUST contain ONLY tool results.")
+	samplingToolResults = MCP(protocol.Rev20251125, "client/sampling.mdx", "Security Considerations",
+		"Servers MUST ensure that when replying to a `stopReason: \"toolUse\"`, each `ToolUseContent` item is responded to with a `ToolResultContent` item with a matching `toolUseId`, and that the user message contains only tool results (no other content types)")
+)
+
+// atModern is a, quoted from the same page of 2026-07-28, where the
+// sentence stands word for word: the request checks judge input requests
+// there.
+func atModern(a Authority) Authority {
+	a.Revision = protocol.Modern
+	return a
 }

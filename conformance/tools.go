@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -1398,4 +1399,132 @@ func callNames(calls []sampleCall) []string {
 		out[i] = c.Tool.Name
 	}
 	return out
+}
+
+// The x-mcp-header annotation (2026-07-28): a tool names the parameters a
+// Streamable HTTP client mirrors into Mcp-Param-* headers. The tool list
+// is the same over every transport, so the annotations are judged there.
+
+func init() {
+	Register(Check{
+		ID:          "tools.mcp-header.valid",
+		Title:       "x-mcp-header names a valid, unique header of a primitive parameter",
+		Requirement: "Every x-mcp-header of a listed tool's inputSchema (on a property reached through properties from the root) is a non-empty string of HTTP token characters (so without control characters), case-insensitively unique within the inputSchema, on a property whose type is integer, string or boolean; not exercised when no tool carries one.",
+		Authority: MCP(protocol.Modern, "server/tools.mdx", "x-mcp-header",
+			"MUST only be applied to parameters with primitive types (integer, string, boolean)."),
+		Also: []Authority{
+			MCP(protocol.Modern, "server/tools.mdx", "x-mcp-header", "MUST NOT be empty"),
+			MCP(protocol.Modern, "server/tools.mdx", "x-mcp-header", "MUST match HTTP field-name token syntax (`1*tchar`, RFC 9110 Section 5.1)"),
+			MCP(protocol.Modern, "server/tools.mdx", "x-mcp-header", "MUST NOT contain control characters, including carriage return (CR, `\\r`) or line feed (LF, `\\n`)"),
+			MCP(protocol.Modern, "server/tools.mdx", "x-mcp-header", "MUST be case-insensitively unique among all `x-mcp-header` values in the `inputSchema`"),
+		},
+		Refs:       []SpecRef{modernRef("basic/transports/streamable-http.mdx", "Custom Headers from Tool Parameters")},
+		Revisions:  ModernOnly(),
+		Capability: "tools",
+		Run: func(t *T) {
+			n := 0
+			var bad []string
+			for _, tool := range t.mustTools() {
+				count, problems := mcpHeaderProblems(tool.InputSchema)
+				n += count
+				for _, p := range problems {
+					bad = append(bad, tool.Name+" "+p)
+				}
+			}
+			if n == 0 {
+				t.NotExercised("no listed tool marks a parameter with x-mcp-header")
+			}
+			t.Expect("a unique, non-empty token naming an integer, string or boolean parameter, in each of %d x-mcp-header annotation(s)", n)
+			t.Actual("%d invalid", len(bad))
+			if len(bad) > 0 {
+				t.Failf("x-mcp-header %s", clipList(bad, 3))
+			}
+		},
+	})
+}
+
+// mcpHeaderProblems returns how many x-mcp-header annotations an
+// inputSchema has, and what is wrong with them.
+func mcpHeaderProblems(schema json.RawMessage) (n int, bad []string) {
+	seen := map[string]string{}
+	for _, h := range mcpHeaders(schema, "", 0) {
+		n++
+		if why := h.problem(); why != "" {
+			bad = append(bad, fmt.Sprintf("%s: %s", h.path, why))
+			continue
+		}
+		key := strings.ToLower(h.name)
+		if other, dup := seen[key]; dup {
+			bad = append(bad, fmt.Sprintf("%s: x-mcp-header %q repeats that of %s", h.path, h.name, other))
+		}
+		seen[key] = h.path
+	}
+	return n, bad
+}
+
+// mcpHeader is one x-mcp-header annotation: the property's path, its raw
+// value, and the property's declared type.
+type mcpHeader struct {
+	path  string
+	raw   json.RawMessage
+	name  string // the value, when a string
+	types []string
+}
+
+// mcpHeaders returns the x-mcp-header annotations of the properties
+// reached from schema through properties, in name order.
+func mcpHeaders(schema json.RawMessage, path string, depth int) []mcpHeader {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Header     json.RawMessage            `json:"x-mcp-header"`
+		Type       json.RawMessage            `json:"type"`
+	}
+	if depth > 32 || json.Unmarshal(schema, &s) != nil {
+		return nil
+	}
+	var out []mcpHeader
+	if s.Header != nil && path != "" {
+		h := mcpHeader{path: path, raw: s.Header}
+		_ = json.Unmarshal(s.Header, &h.name)
+		if json.Unmarshal(s.Type, &h.types) != nil {
+			var one string
+			if json.Unmarshal(s.Type, &one) == nil {
+				h.types = []string{one}
+			}
+		}
+		out = append(out, h)
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+		out = append(out, mcpHeaders(s.Properties[name], path+"."+name, depth+1)...)
+	}
+	return out
+}
+
+// problem says how the annotation breaks the value and type rules, or "".
+func (h mcpHeader) problem() string {
+	var s string
+	if json.Unmarshal(h.raw, &s) != nil {
+		return fmt.Sprintf("x-mcp-header is %s, not a string", clip2(string(h.raw), 40))
+	}
+	if s == "" {
+		return "x-mcp-header is empty"
+	}
+	for _, r := range s {
+		if !isTokenChar(r) {
+			return fmt.Sprintf("x-mcp-header %q holds %q, which is no HTTP token character", s, r)
+		}
+	}
+	// A property without a type is not judged: the rule names types.
+	// null beside a primitive type only lets the argument be left out.
+	for _, ty := range h.types {
+		if ty != "integer" && ty != "string" && ty != "boolean" && ty != "null" {
+			return fmt.Sprintf("x-mcp-header %q is on a property of type %q, not integer, string or boolean", s, ty)
+		}
+	}
+	return ""
+}
+
+// isTokenChar reports whether r is a tchar of RFC 9110 section 5.6.2.
+func isTokenChar(r rune) bool {
+	return r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r))
 }

@@ -140,3 +140,46 @@ func TestAllToolsSharedByRepeatedWalks(t *testing.T) {
 		t.Errorf("after another walk, the two-page walk lists %v (cap %d)", again, cap(again))
 	}
 }
+
+func TestMCPHeaderProblems(t *testing.T) {
+	for _, tc := range []struct {
+		name, schema string
+		n            int
+		want         []string
+	}{
+		{"none", `{"type":"object","properties":{"q":{"type":"string"}}}`, 0, nil},
+		{"valid", `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":["integer","null"],"x-mcp-header":"N"}}}`, 2, nil},
+		{"untyped not judged", `{"properties":{"a":{"x-mcp-header":"A"}}}`, 1, nil},
+		{"nested", `{"properties":{"o":{"type":"object","properties":{"id":{"type":"integer","x-mcp-header":"Id"}}}}}`, 1, nil},
+		{"empty", `{"properties":{"a":{"type":"string","x-mcp-header":""}}}`, 1, []string{".a: x-mcp-header is empty"}},
+		{"not a string", `{"properties":{"a":{"type":"string","x-mcp-header":7}}}`, 1, []string{".a: x-mcp-header is 7, not a string"}},
+		{"control character", `{"properties":{"a":{"type":"string","x-mcp-header":"A\nB"}}}`, 1, []string{`.a: x-mcp-header "A\nB" holds '\n', which is no HTTP token character`}},
+		{"number", `{"properties":{"a":{"type":"number","x-mcp-header":"A"}}}`, 1, []string{`.a: x-mcp-header "A" is on a property of type "number", not integer, string or boolean`}},
+		{"object", `{"properties":{"a":{"type":"object","x-mcp-header":"A"}}}`, 1, []string{`.a: x-mcp-header "A" is on a property of type "object", not integer, string or boolean`}},
+		{"duplicate ignoring case", `{"properties":{"a":{"type":"string","x-mcp-header":"Region"},"b":{"type":"string","x-mcp-header":"region"}}}`, 2, []string{`.b: x-mcp-header "region" repeats that of .a`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n, got := mcpHeaderProblems(json.RawMessage(tc.schema))
+			if n != tc.n || !slices.Equal(got, tc.want) {
+				t.Errorf("mcpHeaderProblems(%s) = %d, %q; want %d, %q", tc.schema, n, got, tc.n, tc.want)
+			}
+		})
+	}
+}
+
+func TestRepeatedKeys(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		want []string
+	}{
+		{`{"a":1,"b":{"a":2}}`, nil},
+		{`{"a":1,"b":2,"a":3,"a":4}`, []string{"a"}},
+		{`{"x":[1],"y":2,"y":null,"x":{}}`, []string{"y", "x"}},
+		{`[1,2]`, nil},
+		{`{"a":`, nil},
+	} {
+		if got := repeatedKeys(json.RawMessage(tc.raw)); !slices.Equal(got, tc.want) {
+			t.Errorf("repeatedKeys(%s) = %q, want %q", tc.raw, got, tc.want)
+		}
+	}
+}

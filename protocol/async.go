@@ -8,6 +8,7 @@ const (
 	NotifProgress       = "notifications/progress"
 	MethodSampling      = "sampling/createMessage"
 	MethodElicit        = "elicitation/create"
+	NotifElicitComplete = "notifications/elicitation/complete"
 	MethodRootsList     = "roots/list"
 	MethodTasksGet      = "tasks/get"
 	MethodTasksResult   = "tasks/result"
