@@ -96,6 +96,9 @@ func (env *revEnv) mayRun(c *Check) bool {
 	if !c.AppliesTo(env.rev) || c.IsProfile() && env.eng.opts.Profile == nil && !env.eng.opts.Estate {
 		return false
 	}
+	if only := c.OnlyOver(); only != "" && only != env.eng.opts.Transport {
+		return false // n/a over this transport: it starts nothing
+	}
 	if c.Capability != "" && !env.info.Has(c.Capability) {
 		return false
 	}
