@@ -75,6 +75,18 @@ func (d *decodedPage) toolsJSON() []byte {
 // JSON object raw as a part of raw, or nil. Names match as encoding/json
 // matches a struct field's: regardless of case.
 func memberJSON(raw []byte, name string) []byte {
+	if obj, ok := protocol.ScanObject(raw); ok {
+		var out []byte
+		n := 0
+		for k, v := range obj {
+			if strings.EqualFold(k, name) {
+				out, n = v, n+1
+			}
+		}
+		if n <= 1 { // two that differ in case: the last one, which the map does not tell
+			return out
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil
