@@ -159,8 +159,10 @@ func (f *oauthFlags) authorize(ctx context.Context, endpoint string, client oaut
 	// The client sends nothing of the run's headers: it talks to the
 	// server (for its 401 and metadata) and to the authorization server
 	// the metadata names, with no proxy.
-	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil,
-		TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}}
+	// A busy authorization server (429, 503 with Retry-After) is waited
+	// out within oauthclient.MaxBusyWait.
+	hc := oauthclient.Patient(&http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil,
+		TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}})
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": protocol.InitializeParams{
 		ProtocolVersion: protocol.Rev20251125, Capabilities: json.RawMessage(`{}`), ClientInfo: protocol.Implementation{Name: "mcpconform", Version: "0"}}})
 	d, err := oauthclient.Discover(ctx, hc, endpoint, body)
@@ -185,6 +187,12 @@ func (f *oauthFlags) authorize(ctx context.Context, endpoint string, client oaut
 	}
 	a := &conformance.Authorization{Token: func() (string, error) {
 		tok, err := toks.Source.Token()
+		if err != nil {
+			return "", err
+		}
+		return tok.AccessToken, nil
+	}, Renew: func(rejected string) (string, error) {
+		tok, err := toks.Source.Renew(rejected)
 		if err != nil {
 			return "", err
 		}

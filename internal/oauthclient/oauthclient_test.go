@@ -2,10 +2,12 @@ package oauthclient_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -264,6 +266,107 @@ func TestCovers(t *testing.T) {
 		e, _ := url.Parse(tt.endpoint)
 		if got := oauthclient.Covers(r, e); got != tt.want {
 			t.Errorf("Covers(%s, %s) = %v, want %v", tt.resource, tt.endpoint, got, tt.want)
+		}
+	}
+}
+
+// TestRenew: a token the resource server rejected is replaced once, by
+// the client credentials grant again or by the refresh token grant, with
+// resource on the request; a Renew for a token already replaced asks for
+// nothing, and a Renew for the replacement gives up without asking.
+func TestRenew(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	as := startAS(t)
+	endpoint := protected(t, as)
+	hc := &http.Client{}
+	d, err := oauthclient.Discover(ctx, hc, endpoint, []byte(body))
+	if err != nil {
+		t.Fatalf("Discover: %v", err)
+	}
+	grants := []struct {
+		name, grant string
+		get         func() (*oauthclient.Tokens, error)
+	}{
+		{"client credentials", "client_credentials", func() (*oauthclient.Tokens, error) {
+			return oauthclient.ClientCredentials(ctx, hc, d, oauthclient.Client{})
+		}},
+		{"PKCE", "refresh_token", func() (*oauthclient.Tokens, error) {
+			return oauthclient.PKCE(ctx, hc, d, oauthclient.Client{}, approve)
+		}},
+	}
+	for _, g := range grants {
+		toks, err := g.get()
+		if err != nil {
+			t.Fatalf("%s: %v", g.name, err)
+		}
+		first := toks.First.AccessToken
+		as.Revoke(first)
+		if code := use(t, endpoint, first); code != http.StatusUnauthorized {
+			t.Fatalf("%s: a revoked token was answered HTTP %d", g.name, code)
+		}
+		before := len(as.TokenRequests())
+		fresh, err := toks.Source.Renew(first)
+		if err != nil {
+			t.Fatalf("%s: Renew: %v", g.name, err)
+		}
+		if fresh.AccessToken == first || use(t, endpoint, fresh.AccessToken) != http.StatusOK {
+			t.Errorf("%s: Renew gave the revoked token or one the server refuses", g.name)
+		}
+		if again, err := toks.Source.Renew(first); err != nil || again.AccessToken != fresh.AccessToken {
+			t.Errorf("%s: a second Renew of the revoked token: %v; want the new token", g.name, err)
+		}
+		if cur, err := toks.Source.Token(); err != nil || cur.AccessToken != fresh.AccessToken {
+			t.Errorf("%s: Token after Renew: %v; want the new token", g.name, err)
+		}
+		if _, err := toks.Source.Renew(fresh.AccessToken); !errors.Is(err, oauthclient.ErrRenewSpent) {
+			t.Errorf("%s: a Renew of the new token: %v, want ErrRenewSpent", g.name, err)
+		}
+		reqs := as.TokenRequests()[before:]
+		if len(reqs) != 1 || reqs[0].Get("grant_type") != g.grant || reqs[0].Get("resource") != endpoint {
+			t.Errorf("%s: token requests %v, want one %s with resource %s", g.name, reqs, g.grant, endpoint)
+		}
+	}
+}
+
+// TestBusy: an authorization server that answers 429, or 503 with a
+// Retry-After, is waited out and asked again; one that asks for longer
+// than the client waits, or stays busy, is a clear error, soon.
+func TestBusy(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	as := startAS(t)
+	endpoint := protected(t, as)
+	d, err := oauthclient.Discover(ctx, &http.Client{}, endpoint, []byte(body))
+	if err != nil {
+		t.Fatalf("Discover: %v", err)
+	}
+	as.AddClient(authserver.Client{ID: "ci", Secret: "ci-secret-value"})
+	client := oauthclient.Client{ID: "ci", Secret: "ci-secret-value"}
+	tests := []struct {
+		name       string
+		n, code    int
+		retryAfter string
+		want       string // "" for a token
+	}{
+		{"429, Retry-After 0", 2, http.StatusTooManyRequests, "0", ""},
+		{"503, Retry-After 0", 1, http.StatusServiceUnavailable, "0", ""},
+		{"429, Retry-After an hour", 10, http.StatusTooManyRequests, "3600", "asking to wait 1h0m0s, more than is left of the 30s"},
+		{"429 on every try", 10, http.StatusTooManyRequests, "0", "HTTP 429 Too Many Requests still after 4 tries"},
+		{"503 without Retry-After", 10, http.StatusServiceUnavailable, "", "the token endpoint answered HTTP 503, temporarily_unavailable"},
+		{"429, Retry-After unreadable", 10, http.StatusTooManyRequests, "soon", "with a Retry-After that cannot be read"},
+	}
+	for _, tt := range tests {
+		as.Busy(tt.n, tt.code, tt.retryAfter)
+		toks, err := oauthclient.ClientCredentials(ctx, oauthclient.Patient(&http.Client{}), d, client)
+		as.Busy(0, 0, "")
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v, want a token", tt.name, err)
+		case tt.want == "" && use(t, endpoint, toks.First.AccessToken) != http.StatusOK:
+			t.Errorf("%s: the token is refused", tt.name)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: %v, want an error saying %q", tt.name, err, tt.want)
 		}
 	}
 }
