@@ -92,7 +92,9 @@ func TestTokenRenew(t *testing.T) {
 			200, []string{"Bearer tok-first", "Bearer tok-second"}, 1},
 		{"renewed token rejected too", map[string]bool{"Bearer tok-first": true, "Bearer tok-second": true}, func(string) (string, error) { return "tok-second", nil },
 			401, []string{"Bearer tok-first", "Bearer tok-second"}, 1},
-		{"renew fails", map[string]bool{"Bearer tok-first": true}, func(string) (string, error) { return "", errors.New("the token endpoint answered HTTP 400, invalid_grant") },
+		{"renew fails", map[string]bool{"Bearer tok-first": true}, func(string) (string, error) {
+			return "", errors.New("the token endpoint answered HTTP 400, invalid_grant")
+		},
 			401, []string{"Bearer tok-first"}, 0},
 		{"same token back", map[string]bool{"Bearer tok-first": true}, func(r string) (string, error) { return r, nil },
 			401, []string{"Bearer tok-first"}, 0},

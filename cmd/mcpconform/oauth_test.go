@@ -234,7 +234,8 @@ func TestRunOAuthFlags(t *testing.T) {
 		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth", "magic"}, "want client-credentials or pkce"},
 		{[]string{"--oauth", "pkce"}, "--oauth needs --url"},
 		{[]string{"--oauth", "pkce", "--", "server"}, "or --transport http and a server command"},
-		{[]string{"--transport", "http", "--oauth", "pkce"}, "or --transport http and a server command"},
+		{[]string{"--transport", "http", "--oauth", "client-credentials", "--oauth-client-id-env", "X"}, "leave out the --oauth-*-env flags"},
+		{[]string{"--transport", "http", "--oauth", "pkce", "--oauth-expired-token-env", "X"}, "leave out the --oauth-*-env flags"},
 		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth-step-up"}, "need --oauth"},
 		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth", "pkce", "--bearer-env", "MCPCONFORM_T_TOKEN"}, "leave out --bearer-env"},
 		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth-client-id-env", "X"}, "need --oauth"},
@@ -264,35 +265,7 @@ func TestReferenceAuth(t *testing.T) {
 	}
 	self, _ := runBinaries(t)
 	as := startAuthServer(t, httpauth.RS256, "ci-client-secret")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	ref := exec.Command(self, "reference", "--http", addr, "--auth", as.Issuer)
-	var refOut syncBuffer
-	ref.Stdout, ref.Stderr = &refOut, &refOut
-	if err := ref.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ref.Process.Signal(os.Interrupt)
-		ref.Wait()
-	})
-	endpoint := "http://" + addr + httpserver.MCPPath
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the reference does not listen: %s", refOut.Bytes())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	endpoint := startProtectedReference(t, self, as.Issuer)
 	mint := func(aud, scope string, ttl time.Duration) string {
 		return as.Mint(authserver.Claims{Audience: aud, Scope: scope, Subject: "t", Expiry: time.Now().Add(ttl)})
 	}
@@ -305,7 +278,7 @@ func TestReferenceAuth(t *testing.T) {
 		"T_EXPIRED="+mint(endpoint, "", -time.Hour), "T_FOREIGN="+mint("http://127.0.0.1:1/other", "", time.Hour))
 	out, err := run.CombinedOutput()
 	if err != nil {
-		t.Fatalf("run: %v\n%s\nreference:\n%s", err, out, refOut.Bytes())
+		t.Fatalf("run: %v\n%s", err, out)
 	}
 	data, err := os.ReadFile(jsonFile)
 	if err != nil {
@@ -342,6 +315,7 @@ func startAuthServer(t *testing.T, alg, secret string) *authserver.Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { as.Close() })
+	as.AutoConsent = true
 	as.AddClient(authserver.Client{ID: "ci-client", Secret: secret})
 	return as
 }
@@ -380,4 +354,41 @@ func assertNoSecret(t *testing.T, shown map[string][]byte, secrets ...string) {
 			}
 		}
 	}
+}
+
+// startProtectedReference serves `mcpconform reference --http ADDR
+// --auth ISSUER` on a free port of 127.0.0.1 until the test ends and
+// returns its MCP endpoint once it listens.
+func startProtectedReference(t *testing.T, self, issuer string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ref := exec.Command(self, "reference", "--http", addr, "--auth", issuer)
+	var refOut syncBuffer
+	ref.Stdout, ref.Stderr = &refOut, &refOut
+	if err := ref.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ref.Process.Signal(os.Interrupt)
+		ref.Wait()
+	})
+	endpoint := "http://" + addr + httpserver.MCPPath
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the reference does not listen: %s", refOut.Bytes())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return endpoint
 }

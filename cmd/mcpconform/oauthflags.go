@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -16,8 +18,10 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/conformance"
+	"github.com/mcpconform/mcpconform/internal/fixtures/authserver"
 	"github.com/mcpconform/mcpconform/internal/oauthclient"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/reference/httpserver"
 )
 
 // The OAuth modes of --oauth.
@@ -36,6 +40,13 @@ type oauthFlags struct {
 	expiredEnv, foreignEnv       string
 	narrowEnv                    string
 	queryProbe, stepUp           bool
+
+	// embedded is set when the run serves the embedded reference over
+	// HTTP with --oauth: protect puts it behind local, an authorization
+	// server in this program whose client is localClient.
+	embedded    bool
+	local       *authserver.Server
+	localClient oauthclient.Client
 }
 
 // register adds the flags to fs.
@@ -83,8 +94,12 @@ func (f *oauthFlags) check(opts *conformance.Options) error {
 			return errors.New("--oauth-client-id-env, --oauth-client-secret-env, --oauth-scope and --oauth-step-up need --oauth")
 		}
 	case oauthClientCredentials, oauthPKCE:
-		if opts.Transport != conformance.TransportHTTP || opts.URL == "" && len(opts.Command) == 0 {
-			return errors.New("--oauth needs --url (the server's MCP endpoint), or --transport http and a server command")
+		if opts.Transport != conformance.TransportHTTP {
+			return errors.New("--oauth needs --url (the server's MCP endpoint), or --transport http and a server command (or none: the embedded reference, protected)")
+		}
+		f.embedded = opts.URL == "" && len(opts.Command) == 0
+		if f.embedded && (f.clientIDEnv != "" || f.clientSecretEnv != "" || f.expiredEnv != "" || f.foreignEnv != "" || f.narrowEnv != "") {
+			return errors.New("the embedded reference is protected by an authorization server of the run's own, which gives the client and every token: leave out the --oauth-*-env flags")
 		}
 		if opts.HTTP.Header.Get("Authorization") != "" {
 			return errors.New("--oauth gets the run's token: leave out --bearer-env and an Authorization --header")
@@ -129,13 +144,18 @@ func (f *oauthFlags) apply(ctx context.Context, opts *conformance.Options, stder
 	}
 	auth.QueryProbe = f.queryProbe
 	var client oauthclient.Client
-	if f.mode != "" {
+	if f.local != nil {
+		f.localTokens(&auth, opts.URL)
+		client = f.localClient
+	} else if f.mode != "" {
 		if client.ID, err = env("--oauth-client-id-env", f.clientIDEnv); err != nil {
 			return err
 		}
 		if client.Secret, err = env("--oauth-client-secret-env", f.clientSecretEnv); err != nil {
 			return err
 		}
+	}
+	if f.mode != "" {
 		auth.Authorize = func(ctx context.Context, endpoint string) (*conformance.Authorization, error) {
 			return f.authorize(ctx, endpoint, client, opts.HTTP.RootCAs, stderr)
 		}
@@ -231,4 +251,54 @@ func (f *oauthFlags) authorize(ctx context.Context, endpoint string, client oaut
 		}
 	}
 	return a, nil
+}
+
+// protect puts the embedded reference behind an authorization server
+// served in this program, on a port of 127.0.0.1, when the run has
+// --oauth: it requires the scope authserver.Scope, and its tokens are
+// JWTs signed ES256. A person approves a PKCE authorization on its
+// consent page. It returns how to stop that server.
+func (f *oauthFlags) protect(h http.Handler) (http.Handler, func(), error) {
+	if !f.embedded {
+		return h, func() {}, nil
+	}
+	as, err := authserver.Start()
+	if err != nil {
+		return nil, nil, fmt.Errorf("--oauth: the embedded reference's authorization server: %w", err)
+	}
+	f.local = as
+	if f.mode == oauthClientCredentials {
+		secret := make([]byte, 24)
+		rand.Read(secret)
+		f.localClient = oauthclient.Client{ID: "mcpconform", Secret: base64.RawURLEncoding.EncodeToString(secret)}
+		as.AddClient(authserver.Client{ID: f.localClient.ID, Secret: f.localClient.Secret})
+	}
+	return as.Protect(h, httpserver.MCPPath, ""), func() { as.Close() }, nil
+}
+
+// protectedNote is what the report adds to the embedded reference's
+// account when protect protected it.
+func (f *oauthFlags) protectedNote() string {
+	if f.local == nil {
+		return ""
+	}
+	return ", protected by an OAuth authorization server served in this program (" + f.local.Issuer + ")"
+}
+
+// localTokens gives the auth checks the tokens the embedded reference's
+// authorization server mints for them (expired, for another resource,
+// without the scope), so that every auth check is verified. The run's
+// token goes to this program only, so the query-string probe is on; so
+// is the step-up, which needs no person with client credentials.
+func (f *oauthFlags) localTokens(auth *conformance.AuthOptions, endpoint string) {
+	mint := func(aud, scope string, ttl time.Duration) string {
+		return f.local.Mint(authserver.Claims{Audience: aud, Scope: scope, Subject: "mcpconform", Expiry: time.Now().Add(ttl)})
+	}
+	auth.Expired = mint(endpoint, authserver.Scope, -time.Hour)
+	auth.ForeignAudience = mint(f.local.Issuer+"/another-resource", authserver.Scope, time.Hour)
+	auth.NarrowScope = mint(endpoint, "", time.Hour)
+	auth.QueryProbe = true
+	if f.mode == oauthClientCredentials {
+		f.stepUp = true
+	}
 }

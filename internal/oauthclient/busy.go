@@ -13,7 +13,7 @@ import (
 // MaxBusyWait bounds the time a client made by Patient waits, in all,
 // for servers that answer 429 Too Many Requests or 503 Service
 // Unavailable with a Retry-After: past it, such an answer is an error.
-const MaxBusyWait = 30 * time.Second
+const MaxBusyWait = 20 * time.Second
 
 // maxBusyTries bounds how often one request answered busy is sent.
 const maxBusyTries = 4

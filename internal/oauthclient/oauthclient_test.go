@@ -82,6 +82,7 @@ func startAS(t *testing.T) *authserver.Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { as.Close() })
+	as.AutoConsent = true
 	return as
 }
 
@@ -351,7 +352,7 @@ func TestBusy(t *testing.T) {
 	}{
 		{"429, Retry-After 0", 2, http.StatusTooManyRequests, "0", ""},
 		{"503, Retry-After 0", 1, http.StatusServiceUnavailable, "0", ""},
-		{"429, Retry-After an hour", 10, http.StatusTooManyRequests, "3600", "asking to wait 1h0m0s, more than is left of the 30s"},
+		{"429, Retry-After an hour", 10, http.StatusTooManyRequests, "3600", "asking to wait 1h0m0s, more than is left of the 20s"},
 		{"429 on every try", 10, http.StatusTooManyRequests, "0", "HTTP 429 Too Many Requests still after 4 tries"},
 		{"503 without Retry-After", 10, http.StatusServiceUnavailable, "", "the token endpoint answered HTTP 503, temporarily_unavailable"},
 		{"429, Retry-After unreadable", 10, http.StatusTooManyRequests, "soon", "with a Retry-After that cannot be read"},
