@@ -109,6 +109,10 @@ func unescapeHTML(s string) string {
 	return strings.NewReplacer("&amp;", "&", "&#43;", "+", "&#34;", `"`, "&#39;", "'", "&lt;", "<", "&gt;", ">", "&#61;", "=").Replace(s)
 }
 
+// jwtPattern matches a JSON Web Token (a JSON header and payload,
+// base64url), as the authorization servers of the tests issue.
+var jwtPattern = regexp.MustCompile(`eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.`)
+
 // reportResults reads a JSON report's results.
 func reportResults(t *testing.T, path string, out []byte) []struct{ ID, Revision, Status, Message string } {
 	t.Helper()
@@ -229,8 +233,16 @@ func TestRunEmbeddedProtected(t *testing.T) {
 			if tt.mode == oauthPKCE && opened != 1 {
 				t.Errorf("the authorization URL was opened %d times, want once", opened)
 			}
-			if data, _ := os.ReadFile(jsonFile); !strings.Contains(string(data), "protected by an OAuth authorization server served in this program") {
+			data, _ := os.ReadFile(jsonFile)
+			if !strings.Contains(string(data), "protected by an OAuth authorization server served in this program") {
 				t.Errorf("the report does not say the reference was protected")
+			}
+			// The run's authorization server is in its own process: any
+			// JWT shown is one of its tokens.
+			for where, b := range map[string][]byte{"output": out, "json": data} {
+				if m := jwtPattern.Find(b); m != nil {
+					t.Errorf("the %s shows a token: %s", where, m)
+				}
 			}
 		})
 	}
