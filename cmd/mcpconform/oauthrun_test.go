@@ -320,3 +320,23 @@ func TestRunOAuthRevoked(t *testing.T) {
 		})
 	}
 }
+
+// TestRunOAuthBusy: an authorization server that answers 429 asking for
+// longer than the run waits ends the run with exit status 2 and one
+// error that says so, before any check; the client secret is not in it.
+func TestRunOAuthBusy(t *testing.T) {
+	as := startAuthServer(t, httpauth.ES256, "cs-MARKER-busy")
+	srv := httptest.NewServer(as.Protect(http.NotFoundHandler(), httpserver.MCPPath, ""))
+	defer srv.Close()
+	as.Busy(100, http.StatusTooManyRequests, "3600")
+	t.Setenv("MCPCONFORM_T_ID", "ci-client")
+	t.Setenv("MCPCONFORM_T_SECRET", "cs-MARKER-busy")
+	code, stdout, stderr := runCLI("--url", srv.URL+httpserver.MCPPath, "--oauth", "client-credentials",
+		"--oauth-client-id-env", "MCPCONFORM_T_ID", "--oauth-client-secret-env", "MCPCONFORM_T_SECRET", "--quiet")
+	if code != 2 || !strings.Contains(stderr, "answered HTTP 429 Too Many Requests asking to wait 1h0m0s") || stdout != "" {
+		t.Errorf("exit %d, stderr %q, stdout %q; want 2 and the wait asked for", code, stderr, stdout)
+	}
+	if strings.Contains(stderr, "cs-MARKER-busy") {
+		t.Errorf("the error shows the client secret: %q", stderr)
+	}
+}

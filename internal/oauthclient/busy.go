@@ -33,6 +33,11 @@ func Patient(hc *http.Client) *http.Client {
 	return &c
 }
 
+// BusyError is a server's busy answer that Patient did not wait out.
+type BusyError struct{ msg string }
+
+func (e *BusyError) Error() string { return e.msg }
+
 // busyTransport waits out busy answers within its budget.
 type busyTransport struct {
 	next   http.RoundTripper
@@ -64,7 +69,7 @@ func (bt *busyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			why = fmt.Sprintf("asking to wait %v, more than is left of the %v the run waits for busy servers", wait, MaxBusyWait)
 		}
 		if why != "" {
-			return nil, fmt.Errorf("oauth: %s %s answered HTTP %d %s %s", req.Method, endpointOf(req), resp.StatusCode, http.StatusText(resp.StatusCode), why)
+			return nil, &BusyError{fmt.Sprintf("oauth: %s %s answered HTTP %d %s %s", req.Method, endpointOf(req), resp.StatusCode, http.StatusText(resp.StatusCode), why)}
 		}
 		timer := time.NewTimer(wait)
 		select {

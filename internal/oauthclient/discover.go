@@ -89,8 +89,12 @@ func Discover(ctx context.Context, hc *http.Client, endpoint string, body []byte
 			continue
 		}
 		tried = append(tried, u)
-		if err := getJSON(ctx, hc, u, &prm); err == nil && len(prm.AuthorizationServers) > 0 {
+		err := getJSON(ctx, hc, u, &prm)
+		if err == nil && len(prm.AuthorizationServers) > 0 {
 			break
+		}
+		if busy := (*BusyError)(nil); errors.As(err, &busy) {
+			return nil, busy
 		}
 		prm.AuthorizationServers = nil
 	}
@@ -117,9 +121,13 @@ func Discover(ctx context.Context, hc *http.Client, endpoint string, body []byte
 	}
 	found := false
 	for _, u := range AuthServerMetadataURLs(issuer) {
-		if err := getJSON(ctx, hc, u, &md); err == nil && md.TokenEndpoint != "" {
+		err := getJSON(ctx, hc, u, &md)
+		if err == nil && md.TokenEndpoint != "" {
 			found = true
 			break
+		}
+		if busy := (*BusyError)(nil); errors.As(err, &busy) {
+			return nil, busy
 		}
 	}
 	if !found {
