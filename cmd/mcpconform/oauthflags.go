@@ -39,6 +39,7 @@ type oauthFlags struct {
 	scope                        string
 	expiredEnv, foreignEnv       string
 	narrowEnv                    string
+	clientMetadataURL            string
 	queryProbe, stepUp           bool
 
 	// embedded is set when the run serves the embedded reference over
@@ -58,6 +59,7 @@ func (f *oauthFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.expiredEnv, "oauth-expired-token-env", "", "")
 	fs.StringVar(&f.foreignEnv, "oauth-foreign-token-env", "", "")
 	fs.StringVar(&f.narrowEnv, "oauth-narrow-token-env", "", "")
+	fs.StringVar(&f.clientMetadataURL, "oauth-client-metadata-url", "", "")
 	fs.BoolVar(&f.queryProbe, "oauth-query-probe", false, "")
 	fs.BoolVar(&f.stepUp, "oauth-step-up", false, "")
 }
@@ -72,6 +74,11 @@ const oauthUsage = `  --oauth MODE             get the run's token from the serv
   --oauth-client-id-env VAR, --oauth-client-secret-env VAR
                            the OAuth client's id and secret, from the
                            environment (never printed)
+  --oauth-client-metadata-url URL
+                           with pkce and no client id: the https URL of the
+                           Client ID Metadata Document to use as the client
+                           id where the authorization server takes one
+                           (else the client registers itself)
   --oauth-scope 'A B'      the scopes to ask for (default: the 401's scope,
                            else the resource metadata's scopes_supported)
   --oauth-expired-token-env VAR, --oauth-foreign-token-env VAR,
@@ -90,8 +97,8 @@ const oauthUsage = `  --oauth MODE             get the run's token from the serv
 func (f *oauthFlags) check(opts *conformance.Options) error {
 	switch f.mode {
 	case "":
-		if f.clientIDEnv != "" || f.clientSecretEnv != "" || f.scope != "" || f.stepUp {
-			return errors.New("--oauth-client-id-env, --oauth-client-secret-env, --oauth-scope and --oauth-step-up need --oauth")
+		if f.clientIDEnv != "" || f.clientSecretEnv != "" || f.scope != "" || f.stepUp || f.clientMetadataURL != "" {
+			return errors.New("--oauth-client-id-env, --oauth-client-secret-env, --oauth-client-metadata-url, --oauth-scope and --oauth-step-up need --oauth")
 		}
 	case oauthClientCredentials, oauthPKCE:
 		if opts.Transport != conformance.TransportHTTP {
@@ -106,6 +113,14 @@ func (f *oauthFlags) check(opts *conformance.Options) error {
 		}
 	default:
 		return fmt.Errorf("--oauth %q: want %s or %s", f.mode, oauthClientCredentials, oauthPKCE)
+	}
+	if f.clientMetadataURL != "" {
+		if f.mode != oauthPKCE {
+			return errors.New("--oauth-client-metadata-url names a public client of the authorization code grant: it needs --oauth pkce")
+		}
+		if err := oauthclient.CheckClientMetadataURL(f.clientMetadataURL); err != nil {
+			return fmt.Errorf("--oauth-client-metadata-url: %w", err)
+		}
 	}
 	if (f.expiredEnv != "" || f.foreignEnv != "" || f.narrowEnv != "" || f.queryProbe) && opts.Transport != conformance.TransportHTTP {
 		return errors.New("the --oauth-*-token-env and --oauth-query-probe flags apply over HTTP only")
@@ -201,6 +216,7 @@ func (f *oauthFlags) authorize(ctx context.Context, endpoint string, client oaut
 			return nil
 		})
 	}
+	client = oauthclient.ChooseClient(d, client, f.clientMetadataURL)
 	toks, err := grant(ctx, d, client)
 	if err != nil {
 		return nil, fmt.Errorf("--oauth %s: %w", f.mode, err)

@@ -2,9 +2,12 @@ package oauthclient_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -171,6 +174,9 @@ func approve(authURL string) error {
 		return err
 	}
 	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the authorization request was answered HTTP %d", resp.StatusCode)
+	}
 	return nil
 }
 
@@ -369,5 +375,74 @@ func TestBusy(t *testing.T) {
 		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("%s: %v, want an error saying %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// TestClientIDMetadataDocument: with an authorization server that takes
+// a Client ID Metadata Document's URL as a client id (an https server of
+// 127.0.0.1 serving the document), PKCE authorizes as that URL without
+// registering; the server refuses a document whose client_id is not its
+// URL; without the server's support the client registers itself.
+func TestClientIDMetadataDocument(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var docURL, docClientID string
+	docs := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"client_id": docClientID, "client_name": "mcpconform", "redirect_uris": []string{"http://127.0.0.1/callback"},
+			"grant_types": []string{"authorization_code"}, "token_endpoint_auth_method": "none"})
+	}))
+	defer docs.Close()
+	docURL = docs.URL + "/client.json"
+	if err := oauthclient.CheckClientMetadataURL(docURL); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"http://127.0.0.1/client.json", "https://example.com", "https://example.com/", "https://u:p@example.com/c.json"} {
+		if oauthclient.CheckClientMetadataURL(bad) == nil {
+			t.Errorf("CheckClientMetadataURL(%q) accepted it", bad)
+		}
+	}
+	as := startAS(t)
+	as.ClientMetadata = docs.Client()
+	endpoint := protected(t, as)
+	hc := &http.Client{}
+	d, err := oauthclient.Discover(ctx, hc, endpoint, []byte(body))
+	if err != nil {
+		t.Fatalf("Discover: %v", err)
+	}
+	if !d.ClientIDMetadataDocuments {
+		t.Fatal("Discover missed client_id_metadata_document_supported")
+	}
+	if c := oauthclient.ChooseClient(d, oauthclient.Client{ID: "pre"}, docURL); c.ID != "pre" {
+		t.Errorf("a pre-registered client gave way to %q", c.ID)
+	}
+	c := oauthclient.ChooseClient(d, oauthclient.Client{}, docURL)
+	if c.ID != docURL {
+		t.Fatalf("ChooseClient = %q, want the document's URL", c.ID)
+	}
+	docClientID = docURL
+	toks, err := oauthclient.PKCE(ctx, hc, d, c, approve)
+	if err != nil {
+		t.Fatalf("PKCE as %s: %v", docURL, err)
+	}
+	if toks.Client.ID != docURL || use(t, endpoint, toks.First.AccessToken) != http.StatusOK {
+		t.Errorf("PKCE authorized as %q, or its token is refused", toks.Client.ID)
+	}
+
+	as2 := startAS(t)
+	as2.ClientMetadata = docs.Client()
+	endpoint2 := protected(t, as2)
+	d2, err := oauthclient.Discover(ctx, hc, endpoint2, []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docClientID = "https://elsewhere.example/client.json"
+	if _, err := oauthclient.PKCE(ctx, hc, d2, oauthclient.ChooseClient(d2, oauthclient.Client{}, docURL), approve); err == nil || !strings.Contains(err.Error(), "HTTP 400") {
+		t.Errorf("a document naming another client_id: %v, want the authorization server's refusal", err)
+	}
+
+	d2.ClientIDMetadataDocuments = false
+	if c := oauthclient.ChooseClient(d2, oauthclient.Client{}, docURL); c.ID != "" {
+		t.Errorf("without the server's support ChooseClient = %q, want none (register)", c.ID)
 	}
 }

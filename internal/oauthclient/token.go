@@ -68,6 +68,29 @@ func Register(ctx context.Context, hc *http.Client, d *Discovery, redirect strin
 	return Client{ID: out.ID, Secret: out.Secret}, nil
 }
 
+// CheckClientMetadataURL checks the URL of a Client ID Metadata
+// Document the client would use as its id: the specification's client
+// "MUST use the "https" scheme and contain a path component".
+func CheckClientMetadataURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || u.Host == "" || strings.Trim(u.Path, "/") == "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("%q is no Client ID Metadata Document URL: want https, a host and a path", raw)
+	}
+	return nil
+}
+
+// ChooseClient is the client to authorize as, in the order the
+// specification asks of a client that supports every way: the client
+// given (pre-registered), else the Client ID Metadata Document at
+// metadataURL when the authorization server takes one, else none (the
+// grant registers one dynamically).
+func ChooseClient(d *Discovery, given Client, metadataURL string) Client {
+	if given.ID == "" && metadataURL != "" && d.ClientIDMetadataDocuments {
+		return Client{ID: metadataURL}
+	}
+	return given
+}
+
 // resourceParam is the resource parameter (RFC 8707) of every
 // authorization and token request.
 func resourceParam(d *Discovery) oauth2.AuthCodeOption {
