@@ -285,9 +285,15 @@ func TestRunOAuthRevoked(t *testing.T) {
 			})
 			srv := httptest.NewServer(as.Protect(revoking, httpserver.MCPPath, ""))
 			t.Cleanup(srv.Close)
-			jsonFile := filepath.Join(t.TempDir(), "report.json")
-			args := []string{"run", "--url", srv.URL + httpserver.MCPPath, "--oauth", tt.mode,
+			dir := t.TempDir()
+			jsonFile := filepath.Join(dir, "report.json")
+			args := []string{"run", "--url", srv.URL + httpserver.MCPPath, "--oauth", tt.mode, "--verbose",
 				"--only", "lifecycle.*", "--only", "tools.*", "--quiet", "--no-color", "--json", jsonFile, "--protocol", "2025-11-25"}
+			reports := map[string]string{"json": jsonFile}
+			for _, f := range []string{"junit", "markdown", "html", "sarif", "tap"} {
+				reports[f] = filepath.Join(dir, "report."+f)
+				args = append(args, "--"+f, reports[f])
+			}
 			env := []string{}
 			if tt.mode == oauthClientCredentials {
 				args = append(args, "--oauth-client-id-env", "T_CLIENT_ID", "--oauth-client-secret-env", "T_CLIENT_SECRET")
@@ -315,8 +321,8 @@ func TestRunOAuthRevoked(t *testing.T) {
 			} else {
 				conformantRun(t, out, code, "no failure found", reportResults(t, jsonFile, out))
 			}
-			data, _ := os.ReadFile(jsonFile)
-			assertNoSecret(t, map[string][]byte{"output": out, "json": data}, append(as.Issued(), "cs-MARKER-revoke")...)
+			shown, _ := shownByRun(t, out, reports, t.TempDir())
+			assertNoSecret(t, shown, append(as.Issued(), "cs-MARKER-revoke")...)
 		})
 	}
 }
