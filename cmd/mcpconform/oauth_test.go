@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -95,39 +93,13 @@ func TestRunOAuthSecretsNeverShown(t *testing.T) {
 				reports[f] = filepath.Join(dir, "report."+f)
 				args = append(args, "--"+f, reports[f])
 			}
-			cmd := exec.Command(self, args...)
-			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "XDG_CACHE_HOME="+tmp, "T_CLIENT_ID=ci-client", "T_CLIENT_SECRET="+clientSecret,
-				"T_EXPIRED="+mint(endpoint, authserver.Scope, -time.Hour), "T_FOREIGN="+mint("http://127.0.0.1:1/other", authserver.Scope, time.Hour),
-				"T_NARROW="+mint(endpoint, "", time.Hour))
-			var out syncBuffer
-			cmd.Stdout = &out
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			// The person's browser: open the URL the run prints.
-			sc := bufio.NewScanner(stderr)
-			for sc.Scan() {
-				line := sc.Text()
-				out.Write([]byte(line + "\n"))
-				if u := strings.TrimSpace(line); strings.HasPrefix(u, as.Issuer+"/authorize?") {
-					resp, err := http.Get(u)
-					if err != nil {
-						t.Errorf("the browser's GET: %v", err)
-					} else {
-						resp.Body.Close()
-					}
-				}
-			}
-			io.Copy(&out, stderr)
-			_ = cmd.Wait() // the echo breaks checks: the exit code is not the point
-
-			shown, saved := shownByRun(t, out.Bytes(), reports, tmp)
+			// The echo breaks checks: the exit code is not the point.
+			out, _ := oauthRun(t, self, []string{"TMPDIR=" + tmp, "XDG_CACHE_HOME=" + tmp, "T_CLIENT_ID=ci-client", "T_CLIENT_SECRET=" + clientSecret,
+				"T_EXPIRED=" + mint(endpoint, authserver.Scope, -time.Hour), "T_FOREIGN=" + mint("http://127.0.0.1:1/other", authserver.Scope, time.Hour),
+				"T_NARROW=" + mint(endpoint, "", time.Hour)}, args, followRedirect)
+			shown, saved := shownByRun(t, out, reports, tmp)
 			if saved == 0 {
-				t.Errorf("no failing case was saved, so none was searched; output:\n%s", out.Bytes())
+				t.Errorf("no failing case was saved, so none was searched; output:\n%s", out)
 			}
 			var rep struct {
 				Results []struct{ ID, Status, Message string }
@@ -145,7 +117,7 @@ func TestRunOAuthSecretsNeverShown(t *testing.T) {
 				}
 			}
 			if passed == 0 {
-				t.Errorf("no auth check passed; output:\n%s", out.Bytes())
+				t.Errorf("no auth check passed; output:\n%s", out)
 			}
 			if !bytes.Contains(shown["json"], []byte("[redacted]")) {
 				t.Errorf("the JSON report shows no redacted echo: the search proves nothing")
@@ -155,7 +127,7 @@ func TestRunOAuthSecretsNeverShown(t *testing.T) {
 				stepped = stepped || r.ID == "auth.scope.step-up" && r.Status == "pass"
 			}
 			if !stepped {
-				t.Errorf("auth.scope.step-up did not pass; output:\n%s", out.Bytes())
+				t.Errorf("auth.scope.step-up did not pass; output:\n%s", out)
 			}
 			if n := len(as.TokenRequests()); n < 10 {
 				t.Errorf("%d token requests: the run did not replace its expiring token", n)

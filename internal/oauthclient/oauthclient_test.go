@@ -180,6 +180,33 @@ func approve(authURL string) error {
 	return nil
 }
 
+// grant is a way to get tokens whose source replaces them by the grant
+// type named.
+type grant struct {
+	name, grant string
+	get         func() (*oauthclient.Tokens, error)
+}
+
+// renewingGrants are the grants whose source replaces a token, with a
+// client each registers: client credentials (asked again) and PKCE (the
+// refresh token), for the protected endpoint.
+func renewingGrants(ctx context.Context, t *testing.T, endpoint string) []grant {
+	t.Helper()
+	hc := &http.Client{}
+	d, err := oauthclient.Discover(ctx, hc, endpoint, []byte(body))
+	if err != nil {
+		t.Fatalf("Discover: %v", err)
+	}
+	return []grant{
+		{"client credentials", "client_credentials", func() (*oauthclient.Tokens, error) {
+			return oauthclient.ClientCredentials(ctx, hc, d, oauthclient.Client{})
+		}},
+		{"PKCE", "refresh_token", func() (*oauthclient.Tokens, error) {
+			return oauthclient.PKCE(ctx, hc, d, oauthclient.Client{}, approve)
+		}},
+	}
+}
+
 // TestRefresh: a token whose reported lifetime is shorter than
 // RefreshBefore is replaced each time the source is asked, by the
 // client credentials grant again or by the refresh_token grant, each
@@ -190,23 +217,7 @@ func TestRefresh(t *testing.T) {
 	as := startAS(t)
 	as.ExpiresIn = time.Second
 	endpoint := protected(t, as)
-	hc := &http.Client{}
-	d, err := oauthclient.Discover(ctx, hc, endpoint, []byte(body))
-	if err != nil {
-		t.Fatalf("Discover: %v", err)
-	}
-	grants := []struct {
-		name, grant string
-		get         func() (*oauthclient.Tokens, error)
-	}{
-		{"client credentials", "client_credentials", func() (*oauthclient.Tokens, error) {
-			return oauthclient.ClientCredentials(ctx, hc, d, oauthclient.Client{})
-		}},
-		{"PKCE", "refresh_token", func() (*oauthclient.Tokens, error) {
-			return oauthclient.PKCE(ctx, hc, d, oauthclient.Client{}, approve)
-		}},
-	}
-	for _, g := range grants {
+	for _, g := range renewingGrants(ctx, t, endpoint) {
 		toks, err := g.get()
 		if err != nil {
 			t.Fatalf("%s: %v", g.name, err)
@@ -286,23 +297,7 @@ func TestRenew(t *testing.T) {
 	defer cancel()
 	as := startAS(t)
 	endpoint := protected(t, as)
-	hc := &http.Client{}
-	d, err := oauthclient.Discover(ctx, hc, endpoint, []byte(body))
-	if err != nil {
-		t.Fatalf("Discover: %v", err)
-	}
-	grants := []struct {
-		name, grant string
-		get         func() (*oauthclient.Tokens, error)
-	}{
-		{"client credentials", "client_credentials", func() (*oauthclient.Tokens, error) {
-			return oauthclient.ClientCredentials(ctx, hc, d, oauthclient.Client{})
-		}},
-		{"PKCE", "refresh_token", func() (*oauthclient.Tokens, error) {
-			return oauthclient.PKCE(ctx, hc, d, oauthclient.Client{}, approve)
-		}},
-	}
-	for _, g := range grants {
+	for _, g := range renewingGrants(ctx, t, endpoint) {
 		toks, err := g.get()
 		if err != nil {
 			t.Fatalf("%s: %v", g.name, err)
