@@ -69,7 +69,10 @@ const oauthUsage = `  --oauth MODE             get the run's token from the serv
                            server (found from its 401): client-credentials
                            (for CI) or pkce (prints a URL to open in a
                            browser, waits for the loopback redirect); needs
-                           --url or --transport http -- CMD; a client
+                           --url or --transport http -- CMD; with
+                           --transport http and no CMD, the embedded
+                           reference is served protected by an
+                           authorization server of the run's own; a client
                            without an id registers itself
   --oauth-client-id-env VAR, --oauth-client-secret-env VAR
                            the OAuth client's id and secret, from the
