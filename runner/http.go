@@ -98,8 +98,8 @@ type HTTPOptions struct {
 	Token func() (string, error)
 	// Renew, when set with Token, replaces a token the server answered
 	// 401 (given as rejected) and returns the new one; a request so
-	// answered is sent once more with it. An error, or the same token
-	// back, leaves the 401 to be judged.
+	// answered is sent once more with it. The same token back leaves
+	// the 401 to be judged; an error fails the request as Token's does.
 	Renew func(rejected string) (string, error)
 }
 

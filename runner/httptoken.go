@@ -44,7 +44,13 @@ func (tr *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// answer to that is the server's; the source asks no more once a
 	// new token is rejected too.
 	fresh, rerr := tr.t.renew(tok)
-	if rerr != nil || fresh == tok {
+	if rerr != nil {
+		// No new token is no fact about the server: the request fails
+		// as a token the source cannot give does.
+		resp.Body.Close()
+		return nil, fmt.Errorf("the server answered 401 on the run's token and no new token could be got: %s", tr.t.Redact(rerr.Error()))
+	}
+	if fresh == tok {
 		return resp, nil
 	}
 	tr.t.AddSecret(fresh)

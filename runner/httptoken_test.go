@@ -76,9 +76,10 @@ func TestTokenSource(t *testing.T) {
 }
 
 // TestTokenRenew: a request answered 401 on the run's token is sent once
-// more, body and all, with the token Renew gives; a Renew that fails or
-// gives the same token back leaves the 401 as the answer, and a 401 on
-// the new token is the answer too: no request is sent a third time.
+// more, body and all, with the token Renew gives; a Renew that gives the
+// same token back leaves the 401 as the answer, and a 401 on the new
+// token is the answer too: no request is sent a third time. A Renew that
+// fails fails the request (status 0 here), a harness matter.
 func TestTokenRenew(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -95,7 +96,7 @@ func TestTokenRenew(t *testing.T) {
 		{"renew fails", map[string]bool{"Bearer tok-first": true}, func(string) (string, error) {
 			return "", errors.New("the token endpoint answered HTTP 400, invalid_grant")
 		},
-			401, []string{"Bearer tok-first"}, 0},
+			0, []string{"Bearer tok-first"}, 0},
 		{"same token back", map[string]bool{"Bearer tok-first": true}, func(r string) (string, error) { return r, nil },
 			401, []string{"Bearer tok-first"}, 0},
 	}
@@ -127,13 +128,16 @@ func TestTokenRenew(t *testing.T) {
 			}
 			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader("{}"))
 			req.Header.Set("Authorization", target.header.Get("Authorization"))
+			status := 0
 			resp, err := target.client.Do(req)
-			if err != nil {
-				t.Fatal(err)
+			if err == nil {
+				resp.Body.Close()
+				status = resp.StatusCode
+			} else if !strings.Contains(err.Error(), "no new token could be got") {
+				t.Errorf("a failed renewal: %v", err)
 			}
-			resp.Body.Close()
-			if resp.StatusCode != tt.wantStatus || fmt.Sprint(seen) != fmt.Sprint(tt.wantBodies) || target.Renewed() != tt.wantRenewed {
-				t.Errorf("HTTP %d, the server saw %q, %d renewed; want %d, %q, %d", resp.StatusCode, seen, target.Renewed(), tt.wantStatus, tt.wantBodies, tt.wantRenewed)
+			if status != tt.wantStatus || fmt.Sprint(seen) != fmt.Sprint(tt.wantBodies) || target.Renewed() != tt.wantRenewed {
+				t.Errorf("HTTP %d, the server saw %q, %d renewed; want %d, %q, %d", status, seen, target.Renewed(), tt.wantStatus, tt.wantBodies, tt.wantRenewed)
 			}
 			for _, a := range seen {
 				if r := target.Redact(a); strings.Contains(r, "tok-") {

@@ -232,6 +232,10 @@ func (f *oauthFlags) authorize(ctx context.Context, endpoint string, client oaut
 		return tok.AccessToken, nil
 	}, Renew: func(rejected string) (string, error) {
 		tok, err := toks.Source.Renew(rejected)
+		if errors.Is(err, oauthclient.ErrRenewSpent) {
+			// The server refuses fresh tokens too: its 401 is judged.
+			return rejected, nil
+		}
 		if err != nil {
 			return "", err
 		}
