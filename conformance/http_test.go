@@ -263,6 +263,7 @@ var httpFaults = []httpFault{
 			h.ServeHTTP(w, r)
 		})
 	}},
+	{"resume-replays-other-streams", "http.sse.resume-same-stream", "carried the response to the second ping", resumable(true)},
 	{"param-mismatch-ignored", "http.param.mismatch", "not 400 Bad Request", paramHeaders(true, false)},
 	{"param-missing-ignored", "http.param.missing", "not 400 Bad Request", paramHeaders(false, true)},
 	{"not-found-200", "http.method.not-found-404", "not 404 Not Found", modernAnswer(protocol.CodeMethodNotFound, http.StatusOK)},
@@ -420,17 +421,21 @@ var httpGoodVariants = []httpFault{
 	}()},
 	{name: "modern-only", wrap: modernOnly(true)},
 	{name: "param-headers", wrap: paramHeaders(true, true)},
+	{name: "resumable", wrap: resumable(false)},
 }
 
 // exercisedOnlyBy names the good variant that does what check id needs
-// to see (the reference gives SSE events no ids and marks no tool
-// parameter with x-mcp-header), "" when the reference does.
+// to see (the reference gives SSE events no ids, so resumes no stream,
+// and marks no tool parameter with x-mcp-header), "" when the reference
+// does.
 func exercisedOnlyBy(id string) string {
 	switch {
 	case id == "http.sse.event-id-unique":
 		return "sse-unique-ids"
 	case strings.HasPrefix(id, "http.param."):
 		return "param-headers"
+	case id == "http.sse.resume-same-stream":
+		return "resumable"
 	}
 	return ""
 }
