@@ -242,6 +242,13 @@ var httpFaults = []httpFault{
 		})
 	}},
 	{"sse-id-reused", "http.sse.event-id-unique", "had carried already", sseIDs(func() string { return "7" })},
+	{"sse-message-after-response", "http.sse.response-ends-stream", "after the request's response", sseAfter(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"after\"}}\n\n")
+	})},
+	{"sse-kept-open", "http.sse.response-ends-stream", "still open", sseAfter(func(w http.ResponseWriter, r *http.Request) {
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})},
 	{"method-mismatch-ignored", "http.metadata.method-mismatch", "not 400 Bad Request", setMethodHeader(func(sent, body string) bool { return sent != "" && sent != body })},
 	{"method-missing-ignored", "http.metadata.method-missing", "not 400 Bad Request", setMethodHeader(func(sent, body string) bool { return sent == "" })},
 	{"name-mismatch-ignored", "http.metadata.name-mismatch", "not 400 Bad Request", func(h http.Handler) http.Handler {
@@ -264,6 +271,19 @@ var httpFaults = []httpFault{
 		})
 	}},
 	{"resume-replays-other-streams", "http.sse.resume-same-stream", "carried the response to the second ping", resumable(true)},
+	{"version-from-header-only", "http.version.header-mismatch", "not 400 Bad Request", func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if v := r.Header.Get(protocol.HeaderProtocolVersion); modernPost(r) {
+				body, _ := io.ReadAll(r.Body)
+				for _, old := range protocol.AllRevisions {
+					body = bytes.ReplaceAll(body, []byte(`"`+protocol.MetaProtocolVersion+`":"`+old+`"`), []byte(`"`+protocol.MetaProtocolVersion+`":"`+v+`"`))
+				}
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				r.ContentLength = int64(len(body))
+			}
+			h.ServeHTTP(w, r)
+		})
+	}},
 	{"param-mismatch-ignored", "http.param.mismatch", "not 400 Bad Request", paramHeaders(true, false)},
 	{"param-missing-ignored", "http.param.missing", "not 400 Bad Request", paramHeaders(false, true)},
 	{"not-found-200", "http.method.not-found-404", "not 404 Not Found", modernAnswer(protocol.CodeMethodNotFound, http.StatusOK)},
@@ -430,7 +450,7 @@ var httpGoodVariants = []httpFault{
 // does.
 func exercisedOnlyBy(id string) string {
 	switch {
-	case id == "http.sse.event-id-unique":
+	case id == "http.sse.event-id-unique" || id == "http.sse.response-ends-stream":
 		return "sse-unique-ids"
 	case strings.HasPrefix(id, "http.param."):
 		return "param-headers"

@@ -32,6 +32,11 @@ func runHTTPEventIDUnique(t *T) {
 	seen := map[[2]string]sessionExchange{}
 	ids := 0
 	for _, x := range xs {
+		if x.Purpose == "probe" {
+			// A resumption probe's events are what the server chose to
+			// replay, judged by http.sse.resume-same-stream.
+			continue
+		}
 		for _, id := range x.EventIDs {
 			ids++
 			key := [2]string{x.process, id}
@@ -124,4 +129,78 @@ func orNone(ct string) string {
 		return "no Content-Type"
 	}
 	return ct
+}
+
+func init() {
+	Register(Check{
+		ID:          "http.sse.response-ends-stream",
+		Title:       "A request's SSE stream ends with its response",
+		Requirement: "An SSE stream that answers a POSTed request carries nothing after the request's response, and the server closes it: no stream is still open a request timeout after the revision's checks (subscriptions/listen, whose stream stays open, and batches aside); not exercised when no request is answered with an SSE stream.",
+		Authority: MCP(protocol.Rev20251125, "basic/transports.mdx", "Sending Messages to the Server",
+			"After the JSON-RPC response has been sent, the server SHOULD terminate the SSE stream."),
+		Also: []Authority{
+			MCP(protocol.Rev20250326, "basic/transports.mdx", "Sending Messages to the Server",
+				"After all JSON-RPC responses have been sent, the server SHOULD close the SSE stream."),
+			MCP(protocol.Rev20250618, "basic/transports.mdx", "Sending Messages to the Server",
+				"After the JSON-RPC response has been sent, the server SHOULD close the SSE stream."),
+			MCP(protocol.Modern, "basic/transports/streamable-http.mdx", "Receiving Messages",
+				"The final JSON-RPC response SHOULD terminate the stream."),
+		},
+		Refs:      []SpecRef{refHTTP(protocol.Modern, "Receiving Messages")},
+		Revisions: append(Since(protocol.Rev20250326), protocol.Modern),
+		Final:     true,
+		Run:       runHTTPResponseEndsStream,
+	})
+}
+
+// answeredStream reports whether x is a request's SSE stream that
+// carried its response and should end with it.
+func answeredStream(x sessionExchange) bool {
+	return x.Method == http.MethodPost && x.Kind == "request" && x.RPCMethod != protocol.MethodSubscribe &&
+		x.ContentType == protocol.MediaSSE && x.Answered
+}
+
+// runHTTPResponseEndsStream is http.sse.response-ends-stream.
+func runHTTPResponseEndsStream(t *T) {
+	xs, sse := t.streamableExchanges()
+	requireStreamable(t, xs, sse)
+	// A server closes the stream just after the response: give the
+	// streams still open the request timeout to end.
+	wait := t.RequestTimeout()
+	deadline := time.Now().Add(wait)
+	for slices.ContainsFunc(xs, func(x sessionExchange) bool { return answeredStream(x) && !x.Done }) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		xs, _ = t.streamableExchanges()
+	}
+	t.Expect("nothing after the response on a request's SSE stream, and the stream closed")
+	judged, closed := 0, 0
+	for _, x := range xs {
+		if !answeredStream(x) {
+			continue
+		}
+		if x.Done && x.EndedBy != "server" && x.AfterAnswer == 0 {
+			// The suite closed it (its session ended): whether the
+			// server would have is not seen.
+			closed++
+			continue
+		}
+		judged++
+		switch {
+		case x.AfterAnswer > 0:
+			t.Actual("%d messages after the response", x.AfterAnswer)
+			t.Failf("%s's SSE stream carried %d messages after the request's response: the response did not end it", x.describe(), x.AfterAnswer)
+			return
+		case !x.Done:
+			t.Actual("a stream still open after its response")
+			t.Failf("%s's SSE stream was still open %s after the revision's checks, though it had carried the request's response", x.describe(), wait)
+			return
+		}
+	}
+	if judged == 0 && closed > 0 {
+		t.NotVerified("the suite closed each of the %d SSE streams that answered a request before the server did: nothing to judge", closed)
+	}
+	if judged == 0 {
+		t.NotExercised("no request was answered with an SSE stream: nothing to judge")
+	}
+	t.Actual("%d SSE streams, each ended by the server with its response", judged)
 }

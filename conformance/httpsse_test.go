@@ -67,3 +67,35 @@ func resumable(replayOthers bool) func(http.Handler) http.Handler {
 		})
 	}
 }
+
+// sseAfter answers every request the reference answers with one JSON
+// object as an SSE stream: the response, then what after writes before
+// the stream ends.
+func sseAfter(after func(http.ResponseWriter, *http.Request)) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost || rpcKind(r) != protocol.KindRequest {
+				h.ServeHTTP(w, r)
+				return
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			if rec.Header().Get("Content-Type") != protocol.MediaJSON || rec.Code != http.StatusOK {
+				for k, vs := range rec.Header() {
+					w.Header()[k] = vs
+				}
+				w.WriteHeader(rec.Code)
+				w.Write(rec.Body.Bytes())
+				return
+			}
+			for k, vs := range rec.Header() {
+				w.Header()[k] = vs
+			}
+			w.Header().Set("Content-Type", protocol.MediaSSE)
+			w.Header().Del("Content-Length")
+			w.WriteHeader(http.StatusOK)
+			fmt.Fprintf(w, "event: message\ndata: %s\n\n", bytes.TrimSpace(rec.Body.Bytes()))
+			after(w, r)
+		})
+	}
+}
