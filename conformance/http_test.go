@@ -284,8 +284,9 @@ var httpFaults = []httpFault{
 			h.ServeHTTP(w, r)
 		})
 	}},
-	{"param-mismatch-ignored", "http.param.mismatch", "not 400 Bad Request", paramHeaders(true, false)},
-	{"param-missing-ignored", "http.param.missing", "not 400 Bad Request", paramHeaders(false, true)},
+	{"param-mismatch-ignored", "http.param.mismatch", "not 400 Bad Request", paramHeaders(true, false, true)},
+	{"param-missing-ignored", "http.param.missing", "not 400 Bad Request", paramHeaders(false, true, true)},
+	{"param-raw-utf8-accepted", "http.param.invalid-characters", "not 400 Bad Request", paramHeaders(true, true, false)},
 	{"not-found-200", "http.method.not-found-404", "not 404 Not Found", modernAnswer(protocol.CodeMethodNotFound, http.StatusOK)},
 	{"unsupported-version-200", "http.version.unsupported-error", "not 400 Bad Request", modernAnswer(protocol.CodeUnsupportedProtocolVersion, http.StatusOK)},
 	{"modern-only-get-400", "http.compat.get-delete-405", "not 405 Method Not Allowed", modernOnly(false)},
@@ -440,7 +441,7 @@ var httpGoodVariants = []httpFault{
 		return sseIDs(func() string { return fmt.Sprint(n.Add(1)) })
 	}()},
 	{name: "modern-only", wrap: modernOnly(true)},
-	{name: "param-headers", wrap: paramHeaders(true, true)},
+	{name: "param-headers", wrap: paramHeaders(true, true, true)},
 	{name: "resumable", wrap: resumable(false)},
 }
 

@@ -51,6 +51,21 @@ func init() {
 	})
 }
 
+func init() {
+	Register(Check{
+		ID:          "http.param.invalid-characters",
+		Title:       "An Mcp-Param header with characters outside visible ASCII gets 400 HeaderMismatch",
+		Requirement: "A tools/call of a tool that marks a string parameter with x-mcp-header, whose argument is not plain ASCII and whose Mcp-Param-{Name} header carries it as raw UTF-8 rather than in the =?base64?...?= form, is rejected with 400 Bad Request and JSON-RPC error -32020 (HeaderMismatch); not exercised when no listed tool carries an annotation, n/a when none is on a string parameter.",
+		Authority: MCP(protocol.Modern, "basic/transports/streamable-http.mdx", "Server Behavior for Custom Headers",
+			"Servers MUST reject requests with a recognized `Mcp-Param-{Name}` header that contains invalid characters (see Value Encoding)."),
+		Also:       []Authority{paramRejectRule},
+		Refs:       []SpecRef{refMetadata("Value Encoding")},
+		Revisions:  ModernOnly(),
+		Capability: "tools",
+		Run:        runHTTPParamInvalidCharacters,
+	})
+}
+
 // paramRejectRule is the status and code of an Mcp-Param rejection.
 var paramRejectRule = MCP(protocol.Modern, "basic/transports/streamable-http.mdx", "Server Behavior for Custom Headers",
 	"Servers MUST reject requests with a `400 Bad Request` HTTP status and JSON-RPC error code `-32020` (`HeaderMismatch`) if any validation fails.")
@@ -65,29 +80,32 @@ type paramCall struct {
 }
 
 // paramProbeCall returns a call of the first tool safe to call that
-// marks a valid parameter with x-mcp-header, its arguments those ArgsFor
-// gives with the annotated one set. The check is not exercised when no
-// listed tool carries an annotation.
-func paramProbeCall(t *T) paramCall {
+// marks a valid parameter with x-mcp-header (of type string when text is
+// set), its arguments those ArgsFor gives with the annotated one set (to
+// text, when set). The check is not exercised when no listed tool
+// carries an annotation.
+func paramProbeCall(t *T, text string) paramCall {
 	c := t.Session()
 	if c.p.Transport() != TransportHTTP {
 		t.NotApplicable("a rule of the HTTP transport")
 	}
-	annotated := func(tool protocol.Tool) bool { return paramHeaderOf(tool) != nil }
 	tools, err := t.Tools()
 	if err != nil {
 		t.blockOnTools(err)
 	}
-	if !slices.ContainsFunc(tools, annotated) {
+	if !slices.ContainsFunc(tools, func(tool protocol.Tool) bool { return paramHeaderOf(tool, false) != nil }) {
 		t.NotExercised("no listed tool marks a parameter with x-mcp-header: no call carries an %s header", protocol.HeaderParamPrefix+"*")
 	}
-	tool := t.RequireCallableTool(annotated)
-	h := paramHeaderOf(tool)
+	tool := t.RequireCallableTool(func(tool protocol.Tool) bool { return paramHeaderOf(tool, text != "") != nil })
+	h := paramHeaderOf(tool, text != "")
 	args := t.ArgsFor(tool)
 	path := strings.Split(strings.TrimPrefix(h.path, "."), ".")
 	value := paramValue(tool, path)
 	if v, ok := argAt(args, path); ok && v != nil {
 		value = v
+	}
+	if text != "" {
+		value = text
 	}
 	setArgAt(args, path, value)
 	other := otherValue(value, h.types)
@@ -101,10 +119,11 @@ func paramProbeCall(t *T) paramCall {
 }
 
 // paramHeaderOf returns the first valid x-mcp-header annotation of tool's
-// inputSchema, nil when it has none.
-func paramHeaderOf(tool protocol.Tool) *mcpHeader {
+// inputSchema (on a string parameter, when text says so), nil when it
+// has none.
+func paramHeaderOf(tool protocol.Tool, text bool) *mcpHeader {
 	for _, h := range mcpHeaders(tool.InputSchema, "", 0) {
-		if h.problem() == "" {
+		if h.problem() == "" && (!text || slices.Contains(h.types, "string")) {
 			return &h
 		}
 	}
@@ -193,14 +212,24 @@ func judgeParamProbe(t *T, pc paramCall, want, what string) {
 
 // runHTTPParamMismatch is http.param.mismatch.
 func runHTTPParamMismatch(t *T) {
-	pc := paramProbeCall(t)
+	pc := paramProbeCall(t, "")
 	t.Expect("400 Bad Request and error %d to a call of %s whose %s is %s, its argument %s", protocol.CodeHeaderMismatch, pc.tool, pc.header, pc.other, pc.value)
 	judgeParamProbe(t, pc, pc.other, fmt.Sprintf("a call of %s sent with %s: %s (its argument is %s)", pc.tool, pc.header, pc.other, pc.value))
 }
 
 // runHTTPParamMissing is http.param.missing.
 func runHTTPParamMissing(t *T) {
-	pc := paramProbeCall(t)
+	pc := paramProbeCall(t, "")
 	t.Expect("400 Bad Request and error %d to a call of %s without %s, its argument %s in the body", protocol.CodeHeaderMismatch, pc.tool, pc.header, pc.value)
 	judgeParamProbe(t, pc, "", fmt.Sprintf("a call of %s sent without %s (its argument is %s)", pc.tool, pc.header, pc.value))
+}
+
+// rawText is an argument no header can carry as it is: it is not ASCII.
+const rawText = "mcpconform-\u00e9t\u00e9"
+
+// runHTTPParamInvalidCharacters is http.param.invalid-characters.
+func runHTTPParamInvalidCharacters(t *T) {
+	pc := paramProbeCall(t, rawText)
+	t.Expect("400 Bad Request and error %d to a call of %s whose %s is its argument as raw UTF-8, not Base64", protocol.CodeHeaderMismatch, pc.tool, pc.header)
+	judgeParamProbe(t, pc, rawText, fmt.Sprintf("a call of %s sent with %s: %s (raw UTF-8, not the Base64 form)", pc.tool, pc.header, rawText))
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 
 	"github.com/mcpconform/mcpconform/protocol"
 )
@@ -21,10 +22,11 @@ const (
 
 // paramHeaders marks paramName of paramTool with x-mcp-header "Base" in
 // every 2026-07-28 tools/list answer, and rejects a call of paramTool
-// whose header is missing (when missing is set) or differs from the
-// argument (when mismatch is set) with 400 and -32020, before the
-// reference sees it.
-func paramHeaders(missing, mismatch bool) func(http.Handler) http.Handler {
+// whose header is missing (when missing is set), differs from the
+// argument (when mismatch is set) or holds a character outside visible
+// ASCII, space and tab (when invalid is set) with 400 and -32020, before
+// the reference sees it.
+func paramHeaders(missing, mismatch, invalid bool) func(http.Handler) http.Handler {
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !modernPost(r) {
@@ -55,7 +57,8 @@ func paramHeaders(missing, mismatch bool) func(http.Handler) http.Handler {
 				if sent {
 					got, _ = protocol.DecodeHeaderValue(raw[0])
 				}
-				if m.Params.Name == paramTool && inBody && (missing && !sent || mismatch && sent && got != fmt.Sprint(arg)) {
+				bad := sent && strings.ContainsFunc(raw[0], func(r rune) bool { return r != '\t' && (r < ' ' || r > '~') })
+				if m.Params.Name == paramTool && inBody && (missing && !sent || mismatch && sent && got != fmt.Sprint(arg) || invalid && bad) {
 					w.Header().Set("Content-Type", protocol.MediaJSON)
 					w.WriteHeader(http.StatusBadRequest)
 					fmt.Fprintf(w, `{"jsonrpc":"2.0","id":"mcpconform-http-probe","error":{"code":%d,"message":"header mismatch: %s"}}`, protocol.CodeHeaderMismatch, paramHeader)
