@@ -148,12 +148,17 @@ func runHTTPMethodNotFound(t *T) {
 	judgeProbeStatus(t, a, "a request for "+unknownMethod, http.StatusNotFound, protocol.CodeMethodNotFound)
 }
 
+// discoverAt is the probe's server/discover whose _meta names version.
+func discoverAt(version string) string {
+	body, _ := json.Marshal(map[string]any{"jsonrpc": protocol.JSONRPCVersion, "id": json.RawMessage(probeID), "method": protocol.MethodDiscover,
+		"params": map[string]any{"_meta": protocol.ModernMeta(version)}})
+	return string(body)
+}
+
 // runHTTPVersionUnsupportedError is http.version.unsupported-error.
 func runHTTPVersionUnsupportedError(t *T) {
 	t.Expect("400 Bad Request and error %d with a supported list to server/discover of version %s", protocol.CodeUnsupportedProtocolVersion, unsupportedVersion)
-	body, _ := json.Marshal(map[string]any{"jsonrpc": protocol.JSONRPCVersion, "id": json.RawMessage(probeID), "method": protocol.MethodDiscover,
-		"params": map[string]any{"_meta": protocol.ModernMeta(unsupportedVersion)}})
-	a := modernProbe(t, string(body), nil)
+	a := modernProbe(t, discoverAt(unsupportedVersion), nil)
 	if got := a.Header.Get(protocol.HeaderProtocolVersion); got != unsupportedVersion {
 		t.NotVerified("the probe went with %s %q, not %s", protocol.HeaderProtocolVersion, clip(got), unsupportedVersion)
 	}
@@ -245,9 +250,7 @@ func runHTTPVersionHeaderMismatch(t *T) {
 		codes += fmt.Sprintf(" (or %d: the server lists no version but %s)", protocol.CodeUnsupportedProtocolVersion, protocol.Modern)
 	}
 	t.Expect("400 Bad Request and %s to server/discover sent with %s %s and _meta version %s", codes, protocol.HeaderProtocolVersion, protocol.Modern, other)
-	body, _ := json.Marshal(map[string]any{"jsonrpc": protocol.JSONRPCVersion, "id": json.RawMessage(probeID), "method": protocol.MethodDiscover,
-		"params": map[string]any{"_meta": protocol.ModernMeta(other)}})
-	a := modernProbe(t, string(body), http.Header{protocol.HeaderProtocolVersion: {protocol.Modern}})
+	a := modernProbe(t, discoverAt(other), http.Header{protocol.HeaderProtocolVersion: {protocol.Modern}})
 	if got := a.Header.Get(protocol.HeaderProtocolVersion); got != protocol.Modern {
 		t.NotVerified("the probe went with %s %q, not %s", protocol.HeaderProtocolVersion, clip(got), protocol.Modern)
 	}

@@ -62,18 +62,7 @@ func (p *Process) ProbeHTTPResume(ctx context.Context, last string, window time.
 	var events []SSEEvent
 	ended := "server"
 	err = readSSE(resp.Body, p.cfg.MaxLineBytes, func(ev sseEvent) bool {
-		l.mu.Lock()
-		x.BodyBytes += int64(ev.size)
-		if ev.id != "" {
-			x.LastEventID = ev.id
-			if len(x.EventIDs) < maxEventIDs {
-				x.EventIDs = append(x.EventIDs, ev.id)
-			}
-		}
-		if ev.data != nil {
-			x.Events++
-		}
-		l.mu.Unlock()
+		l.countEvent(x, ev)
 		events = append(events, SSEEvent{ID: ev.id, Data: l.t.Redact(string(ev.data))})
 		return true
 	})

@@ -18,33 +18,9 @@ me=benchhttp.sh
 # shellcheck source=scripts/benchlib.sh
 . scripts/benchlib.sh
 
-# timed FILE CMD... appends to FILE the wall and CPU seconds (user and
-# system, the processes it started included) of one run of CMD. Exit
-# status 1, a server that is not conformant, is not an error.
-timed() {
-	f=$1
-	shift
-	/usr/bin/time -f '%e %U %S' -o "$tmp/time" "$@" >"$tmp/last.out" 2>&1 || [ $? -eq 1 ] || { cat "$tmp/last.out" >&2; exit 1; }
-	tail -n 1 "$tmp/time" | awk '{printf "%.2f %.2f\n", $1, $2 + $3}' >>"$f"
-}
-wall() { cut -d' ' -f1 <"$1" | median | xargs printf '%.2f'; }
-cpu() { cut -d' ' -f2 <"$1" | median | xargs printf '%.2f'; }
-
-peers=testdata/npm-bench
-if ! [ -x "$peers/node_modules/.bin/node" ]; then
-	(cd "$peers" && npm ci --no-audit --no-fund >/dev/null)
-fi
+install_peers
 go build -o "$tmp/mcpconform" ./cmd/mcpconform
-
-port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close() })')
-PORT=$port node --import ./testdata/npm/loopback.mjs "$everything" streamableHttp >"$tmp/everything.log" 2>&1 &
-evpid=$!
-trap 'kill "$evpid" 2>/dev/null; rm -rf "$tmp"' EXIT
-until node -e "require('net').connect($port, '127.0.0.1').on('connect', () => process.exit(0)).on('error', () => process.exit(1))"; do
-	kill -0 "$evpid" || { cat "$tmp/everything.log" >&2; exit 1; }
-	sleep 0.2
-done
-url=http://127.0.0.1:$port/mcp
+serve_everything_http
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 i=0
