@@ -15,10 +15,11 @@ import (
 // Behavior for Custom Headers"): a tools/call of a tool whose inputSchema
 // marks a parameter with x-mcp-header mirrors that argument into an
 // Mcp-Param-{Name} header, and a server must reject a call whose header
-// disagrees with the body or is missing. Each probe calls a tool safe to
-// call (readOnlyHint true, or allowed) with the annotated argument set
-// and changes that one header: should the server take the call anyway,
-// it has run a tool that changes nothing.
+// disagrees with the body, is missing, or carries characters a header
+// value may not (such a value travels Base64-encoded). Each probe calls
+// a tool safe to call (readOnlyHint true, or allowed) with the annotated
+// argument set and changes that one header: should the server take the
+// call anyway, it has run a tool that changes nothing.
 
 func init() {
 	Register(Check{
@@ -49,9 +50,6 @@ func init() {
 		Capability: "tools",
 		Run:        runHTTPParamMissing,
 	})
-}
-
-func init() {
 	Register(Check{
 		ID:          "http.param.invalid-characters",
 		Title:       "An Mcp-Param header with characters outside visible ASCII gets 400 HeaderMismatch",
