@@ -16,8 +16,8 @@ import (
 // resources that tools name in their _meta. The checks read the UI
 // resources the tools reference and the ui:// resources the server lists,
 // within the extension checks' budget for contents (extension.go), and
-// judge them on the extension's text (AppsExtension). They apply only to
-// a server that declares the extension and are never scored.
+// judge them on the extension's text (AppsExtension). They apply to a
+// server that offers the extension (appsOffered) and are never scored.
 
 // AppMIMEType is the MIME type of an MCP App's HTML resource.
 const AppMIMEType = "text/html;profile=mcp-app"
@@ -56,6 +56,22 @@ func (t *T) appRefs() []appRef {
 		}
 	}
 	return out
+}
+
+// appsOffered ends the check as n/a unless the server offers MCP Apps:
+// it declares the extension, or, to the suite that declared itself a
+// host of MCP Apps (hostCapabilities), a tool names a UI resource or it
+// lists one. The text gives the server no sentence to declare it by (the
+// ext-apps SDK's servers do not): a host learns of a view from the tool
+// that names it ("If `ui.resourceUri` is present and host supports MCP
+// Apps, host renders tool results using the specified UI resource").
+func (t *T) appsOffered() {
+	if _, ok := t.env.info.Declares(AppsExtension.ID, t.env.rev); ok {
+		return
+	}
+	if len(t.appRefs()) == 0 && len(t.appListed()) == 0 {
+		t.NotApplicable("the server does not declare the extension %s, and no tool names a UI resource nor does it list one", AppsExtension.ID)
+	}
 }
 
 // appListed returns the listed resources that are UI resources: of the
@@ -254,6 +270,7 @@ func init() {
 }
 
 func appsResourceScheme(t *T) {
+	t.appsOffered()
 	refs, listed := t.appRefs(), t.appListed()
 	t.Expect("every UI resource URI starts with ui://")
 	n := 0
@@ -278,6 +295,7 @@ func appsResourceScheme(t *T) {
 }
 
 func appsResourceExists(t *T) {
+	t.appsOffered()
 	refs := t.appRefs()
 	if len(refs) == 0 {
 		t.NotExercised("no tool references a UI resource (_meta.ui.resourceUri)")
@@ -308,6 +326,7 @@ func appsResourceExists(t *T) {
 }
 
 func appsResourceMIMEType(t *T) {
+	t.appsOffered()
 	t.Expect("mimeType %s in every contents item", AppMIMEType)
 	n := t.eachAppContents(func(r appRead, c appContents) {
 		if c.MimeType != AppMIMEType {
@@ -331,6 +350,7 @@ func (t *T) eachAppContents(judge func(r appRead, c appContents)) int {
 }
 
 func appsResourceContent(t *T) {
+	t.appsOffered()
 	t.Expect("a text string or a base64 blob in every contents item")
 	n := t.eachAppContents(func(r appRead, c appContents) {
 		switch _, ok := contentsBytes(c.Text, c.Blob); {
@@ -345,6 +365,7 @@ func appsResourceContent(t *T) {
 }
 
 func appsResourceHTML(t *T) {
+	t.appsOffered()
 	t.Expect("each document starts with <!DOCTYPE html> (after an optional BOM, comments and whitespace)")
 	docs := 0
 	t.eachAppContents(func(r appRead, c appContents) {
@@ -364,6 +385,7 @@ func appsResourceHTML(t *T) {
 }
 
 func appsListMIMEType(t *T) {
+	t.appsOffered()
 	if !t.HasCapability("resources") {
 		t.NotApplicable("the server does not declare the resources capability: it lists no UI resource")
 	}
@@ -386,6 +408,7 @@ func appsListMIMEType(t *T) {
 }
 
 func appsResourceCSP(t *T) {
+	t.appsOffered()
 	t.Expect("_meta.ui of the McpUiResourceMeta shape wherever it is present")
 	n := 0
 	judge := func(where string, meta json.RawMessage) {

@@ -31,6 +31,7 @@ var extensionCases = func() []mutantCase {
 	}
 	return []mutantCase{
 		one("ext-app-tool-uri-https", legacy, "apps.tool.resource-scheme", StatusFail, `tool "accounts.balance" names the UI resource "https://bank.example/balance-view" in _meta.ui.resourceUri: not a ui:// URI`),
+		one("ext-app-undeclared-uri-https", legacy, "apps.tool.resource-scheme", StatusFail, `tool "accounts.balance" names the UI resource "https://bank.example/balance-view" in _meta.ui.resourceUri: not a ui:// URI`),
 		one("ext-app-tool-uri-missing", modern, "apps.tool.resource-exists", StatusFail, `tool "accounts.balance" references ui://bank/missing-view, which resources/read answers with error -32602`),
 		one("ext-app-tool-uri-missing", legacy, "apps.tool.resource-exists", StatusFail, "which resources/read answers with error -32002"),
 		one("ext-app-read-mime-html", legacy, "apps.resource.mime-type", StatusFail, `reading ui://bank/balance-view gave contents of mimeType "text/html", want "text/html;profile=mcp-app"`),
@@ -80,6 +81,41 @@ func TestExtensionMutants(t *testing.T) {
 						t.Errorf("%s@%s: %s %s", r.ID, r.Revision, r.Status, r.Message)
 					}
 				}
+			}
+		})
+	}
+}
+
+// TestAppsOfferedUndeclared: a server that names a UI resource in its
+// tools, to the suite that declares itself a host of MCP Apps, offers
+// the extension without declaring it, as the ext-apps SDK's servers do:
+// every apps check judges it (and passes the reference). At 2026-07-28,
+// where the suite declares no client capability, an undeclared extension
+// is n/a, as is every apps check against a server naming no UI resource.
+func TestAppsOfferedUndeclared(t *testing.T) {
+	for _, c := range []struct {
+		mutation, rev string
+		args          []string
+		want          Status
+		reason        string
+	}{
+		{"ext-app-undeclared", protocol.Rev20251125, []string{"-extensions"}, StatusPass, ""},
+		{"ext-app-undeclared", protocol.Modern, []string{"-extensions"}, StatusNA, "the server does not declare the extension io.modelcontextprotocol/ui"},
+		{"none", protocol.Rev20251125, nil, StatusNA, "the server does not declare the extension io.modelcontextprotocol/ui, and no tool names a UI resource nor does it list one"},
+	} {
+		t.Run(c.mutation+"@"+c.rev, func(t *testing.T) {
+			t.Parallel()
+			rep := runMutant(t, mutantCase{Mutation: c.mutation, Args: c.args, Protocol: c.rev,
+				Tweak: func(o *Options) { o.Only = []string{"apps.*"} }})
+			n := 0
+			for _, r := range rep.Results {
+				n++
+				if r.Status != c.want || !strings.Contains(r.Message, c.reason) {
+					t.Errorf("%s@%s: %s %q, want %s %q", r.ID, r.Revision, r.Status, r.Message, c.want, c.reason)
+				}
+			}
+			if n == 0 {
+				t.Error("no apps check ran")
 			}
 		})
 	}
