@@ -1,0 +1,102 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/report"
+)
+
+// serverPDF is @modelcontextprotocol/server-pdf, an MCP Apps server of the
+// ext-apps examples, over stdio with one local PDF (so that it names no
+// remote document). It declares no extension and names its view in its
+// tools' _meta.ui; the view is a single HTML document of about 4.1 MiB.
+var serverPDF = realServer{name: "server-pdf", command: func(t *testing.T) []string {
+	pdf, err := filepath.Abs(filepath.Join("testdata", "realservers", "blank.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nodeCommand(t, filepath.Join("node_modules", "@modelcontextprotocol", "server-pdf", "dist", "index.js"), "--stdio", pdf)
+}, supported: protocol.LegacyRevisions}
+
+// TestRealAppServer runs the whole catalogue against server-pdf at the
+// default flags: its fail and warn verdicts are those of
+// testdata/realservers/server-pdf.expected, every MCP Apps check judges
+// it (none is n/a, not exercised or unverified) and passes, the view of
+// several MiB among what it judges, and every report format shows the
+// extension apart from the core outcome.
+func TestRealAppServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts a Node server some forty times")
+	}
+	rep := checkRealServer(t, serverPDF, Options{})
+	apps := 0
+	for _, r := range rep.Results {
+		switch {
+		case strings.HasPrefix(r.ID, "apps."):
+			apps++
+			if r.Status != StatusPass {
+				t.Errorf("%s@%s: %s %q, want pass", r.ID, r.Revision, r.Status, r.Message)
+			}
+			if r.Scoring != report.NotScored {
+				t.Errorf("%s@%s is %s, want not-scored", r.ID, r.Revision, r.Scoring)
+			}
+		case strings.HasPrefix(r.ID, "skills.") && r.Status != StatusNA:
+			t.Errorf("%s@%s: %s %q, want n/a (the server serves no skills)", r.ID, r.Revision, r.Status, r.Message)
+		}
+		if r.ID == "apps.resource.html-document" && !strings.Contains(r.Actual, "1 documents judged") {
+			t.Errorf("%s@%s judged %q, want the view", r.ID, r.Revision, r.Actual)
+		}
+	}
+	if want := 7 * len(protocol.LegacyRevisions); apps != want {
+		t.Errorf("%d apps results, want %d", apps, want)
+	}
+	if len(rep.Summary.Extensions) != 1 || rep.Summary.Extensions[0].Outcome != report.OutcomeConformant {
+		t.Fatalf("extension summaries %+v, want MCP Apps alone, conformant", rep.Summary.Extensions)
+	}
+	checkExtensionSections(t, rep, "Extension io.modelcontextprotocol/ui (not scored): ", "io.modelcontextprotocol/ui", report.OutcomeConformant)
+}
+
+// checkExtensionSections fails t unless every report format of rep shows
+// the extension id in its section, line (the text one) and outcome.
+func checkExtensionSections(t *testing.T, rep *Report, line, id, outcome string) {
+	t.Helper()
+	var text, md, html, tap, junit bytes.Buffer
+	for _, w := range []error{
+		rep.WriteText(&text, report.TextOptions{}), rep.WriteMarkdown(&md), rep.WriteHTML(&html),
+		rep.WriteTAP(&tap), rep.WriteJUnit(&junit),
+	} {
+		if w != nil {
+			t.Fatal(w)
+		}
+	}
+	js, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	area, _, _ := strings.Cut(strings.TrimPrefix(id, "io.modelcontextprotocol/"), "/")
+	if area == "ui" {
+		area = "apps"
+	}
+	for _, f := range []struct {
+		name, out string
+		want      []string
+	}{
+		{"text", text.String(), []string{"\n" + area + " — extension " + id + ", not scored\n", line}},
+		{"markdown", md.String(), []string{"## Extensions (not scored)", "| `" + id + "` | "}},
+		{"html", html.String(), []string{"Extension " + id + " (not scored)"}},
+		{"tap", tap.String(), []string{"# " + line}},
+		{"junit", junit.String(), []string{`<testsuite name="extension ` + id + `"`}},
+		{"json", string(js), []string{`{"extension":"` + id + `"`, `"outcome":"` + outcome + `"`, `"kind":"extension"`}},
+	} {
+		for _, w := range f.want {
+			if !strings.Contains(f.out, w) {
+				t.Errorf("%s report lacks %q", f.name, w)
+			}
+		}
+	}
+}
