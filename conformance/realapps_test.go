@@ -14,7 +14,7 @@ import (
 // serverPDF is @modelcontextprotocol/server-pdf, an MCP Apps server of the
 // ext-apps examples, over stdio with one local PDF (so that it names no
 // remote document). It declares no extension and names its view in its
-// tools' _meta.ui; the view is a single HTML document of about 4.1 MiB.
+// tools' _meta.ui; the view is a single HTML document of over 4 MiB.
 var serverPDF = realServer{name: "server-pdf", command: func(t *testing.T) []string {
 	pdf, err := filepath.Abs(filepath.Join("testdata", "realservers", "blank.pdf"))
 	if err != nil {
