@@ -1,8 +1,6 @@
 package conformance
 
 import (
-	"bytes"
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,44 +57,4 @@ func TestRealAppServer(t *testing.T) {
 		t.Fatalf("extension summaries %+v, want MCP Apps alone, conformant", rep.Summary.Extensions)
 	}
 	checkExtensionSections(t, rep, "Extension io.modelcontextprotocol/ui (not scored): ", "io.modelcontextprotocol/ui", report.OutcomeConformant)
-}
-
-// checkExtensionSections fails t unless every report format of rep shows
-// the extension id in its section, line (the text one) and outcome.
-func checkExtensionSections(t *testing.T, rep *Report, line, id, outcome string) {
-	t.Helper()
-	var text, md, html, tap, junit bytes.Buffer
-	for _, w := range []error{
-		rep.WriteText(&text, report.TextOptions{}), rep.WriteMarkdown(&md), rep.WriteHTML(&html),
-		rep.WriteTAP(&tap), rep.WriteJUnit(&junit),
-	} {
-		if w != nil {
-			t.Fatal(w)
-		}
-	}
-	js, err := json.Marshal(rep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	area, _, _ := strings.Cut(strings.TrimPrefix(id, "io.modelcontextprotocol/"), "/")
-	if area == "ui" {
-		area = "apps"
-	}
-	for _, f := range []struct {
-		name, out string
-		want      []string
-	}{
-		{"text", text.String(), []string{"\n" + area + " — extension " + id + ", not scored\n", line}},
-		{"markdown", md.String(), []string{"## Extensions (not scored)", "| `" + id + "` | "}},
-		{"html", html.String(), []string{"Extension " + id + " (not scored)"}},
-		{"tap", tap.String(), []string{"# " + line}},
-		{"junit", junit.String(), []string{`<testsuite name="extension ` + id + `"`}},
-		{"json", string(js), []string{`{"extension":"` + id + `"`, `"outcome":"` + outcome + `"`, `"kind":"extension"`}},
-	} {
-		for _, w := range f.want {
-			if !strings.Contains(f.out, w) {
-				t.Errorf("%s report lacks %q", f.name, w)
-			}
-		}
-	}
 }
