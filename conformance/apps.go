@@ -66,6 +66,15 @@ func (t *T) appRefs() []appRef {
 // that names it ("If `ui.resourceUri` is present and host supports MCP
 // Apps, host renders tool results using the specified UI resource").
 func (t *T) appsOffered() {
+	for _, id := range appsListingOwners {
+		// Final, the apps checks run after these: a listing they could
+		// not have is theirs to judge, and is not asked for again.
+		switch r := t.env.results[id]; {
+		case r == nil, r.Status == StatusPass, r.Status == StatusWarn, r.Status == StatusNA, r.Status == StatusNotExercised:
+		default:
+			t.blocked(id, "blocked by %s (%s): this check reads that listing", id, r.Status)
+		}
+	}
 	if _, ok := t.env.info.Declares(AppsExtension.ID, t.env.rev); ok {
 		return
 	}
@@ -73,6 +82,10 @@ func (t *T) appsOffered() {
 		t.NotApplicable("the server does not declare the extension %s, and no tool names a UI resource nor does it list one", AppsExtension.ID)
 	}
 }
+
+// appsListingOwners are the checks that own the listings the apps checks
+// read.
+var appsListingOwners = []string{"tools.list.shape", "resources.list.shape"}
 
 // appListed returns the listed resources that are UI resources: of the
 // ui:// scheme or of the MCP App MIME type. Without the resources
@@ -216,12 +229,18 @@ func contentsBytes(text, blob *string) (b []byte, ok bool) {
 	return nil, false
 }
 
+// The apps checks are Final: they run after the core checks of their
+// revision, on the listings those made, so that a server that fails to
+// list (one that hangs on tools/list, say) is judged by the check that
+// owns the listing, not by the first apps check to ask for it, and a
+// server that offers no MCP Apps costs no request of its own.
 func init() {
 	Register(Check{
 		ID:          "apps.tool.resource-scheme",
 		Title:       "UI resource URIs use the ui:// scheme",
 		Requirement: "Every UI resource a tool references (_meta.ui.resourceUri, or the deprecated _meta[\"ui/resourceUri\"]) and every listed resource of the MCP App MIME type has a ui:// URI.",
 		Authority:   Ext(AppsExtension, "Content Requirements:", "URI MUST start with `ui://` scheme"),
+		Final:       true,
 		Run:         appsResourceScheme,
 	})
 	Register(Check{
@@ -229,6 +248,7 @@ func init() {
 		Title:       "Every UI resource a tool references exists",
 		Requirement: "Every ui:// resource a tool references is served: resources/read of it gives a result, not an error (the server may leave it out of resources/list).",
 		Authority:   Ext(AppsExtension, "Behavior:", "Resource MUST exist on the server"),
+		Final:       true,
 		Run:         appsResourceExists,
 	})
 	Register(Check{
@@ -236,6 +256,7 @@ func init() {
 		Title:       "UI resource contents are text/html;profile=mcp-app",
 		Requirement: "Every contents item of a UI resource read (resources/read of a ui:// resource a tool references or the server lists) has mimeType text/html;profile=mcp-app.",
 		Authority:   Ext(AppsExtension, "Content Requirements:", "`mimeType` MUST be `text/html;profile=mcp-app` (other types reserved for future extensions)"),
+		Final:       true,
 		Run:         appsResourceMIMEType,
 	})
 	Register(Check{
@@ -243,6 +264,7 @@ func init() {
 		Title:       "UI resource contents are text or base64 blob",
 		Requirement: "Every contents item of a UI resource read carries its HTML as a text string or a base64 blob.",
 		Authority:   Ext(AppsExtension, "Content Requirements:", "Content MUST be provided via either `text` (string) or `blob` (base64-encoded)"),
+		Final:       true,
 		Run:         appsResourceContent,
 	})
 	Register(Check{
@@ -250,6 +272,7 @@ func init() {
 		Title:       "UI resource contents are an HTML5 document",
 		Requirement: "Every contents item of a UI resource read is an HTML5 document: judged on the start every such document has (an optional BOM, comments and whitespace, then <!DOCTYPE html>), not by a full validation.",
 		Authority:   Ext(AppsExtension, "Content Requirements:", "Content MUST be valid HTML5 document"),
+		Final:       true,
 		Run:         appsResourceHTML,
 	})
 	Register(Check{
@@ -257,6 +280,7 @@ func init() {
 		Title:       "Listed UI resources declare text/html;profile=mcp-app",
 		Requirement: "Every ui:// resource resources/list lists declares mimeType text/html;profile=mcp-app.",
 		Authority:   Ext(AppsExtension, "UI Resource Format", "SHOULD be `text/html;profile=mcp-app` for HTML-based UIs in the initial MVP."),
+		Final:       true,
 		Run:         appsListMIMEType,
 	})
 	Register(Check{
@@ -265,7 +289,8 @@ func init() {
 		Requirement: "The _meta.ui of every listed UI resource and of every contents item read has the McpUiResourceMeta shape: csp lists (connectDomains, resourceDomains, frameDomains, baseUriDomains) are arrays of strings, permissions members objects, domain a string, prefersBorder a boolean.",
 		Authority: ExtAdvisory(AppsExtension, "UI Resource Format", "Servers declare which external origins their UI needs to access.",
 			"a host builds the view's Content-Security-Policy from these lists: one it cannot read is dropped or misread, and the view runs under a policy its author did not declare"),
-		Run: appsResourceCSP,
+		Final: true,
+		Run:   appsResourceCSP,
 	})
 }
 

@@ -174,7 +174,7 @@ func (t *T) ExtensionSettings() map[string]json.RawMessage {
 }
 
 // Budget of the contents the extension checks read per revision. It is
-// their own, apart from the core checks' (resources.go): the extension
+// their own, apart from the core checks' (resources.go): the skills
 // checks run first in id order, and a read of theirs must never leave a
 // core check unverified.
 const (
