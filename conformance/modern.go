@@ -413,29 +413,21 @@ func init() {
 		Final:     true,
 		Run: func(t *T) {
 			t.settleTraffic() // answers and notifications still in flight count too
-			n := 0
-			for _, p := range t.modernResults() {
-				var res struct {
-					ResultType    string                     `json:"resultType"`
-					InputRequests map[string]json.RawMessage `json:"inputRequests"`
-					RequestState  *string                    `json:"requestState"`
-				}
-				if json.Unmarshal(p.Msg.Result, &res) != nil || res.ResultType != protocol.ResultInputRequired {
-					continue
-				}
-				n++
+			results := t.inputRequiredResults()
+			for _, r := range results {
+				p := r.packet
 				// The rule is about inclusion: an empty inputRequests
 				// object is included (the shape of its members is
 				// tools.shape.messages' business).
-				if res.InputRequests == nil && res.RequestState == nil {
+				if r.requests == nil && r.RequestState == nil {
 					t.Failf("%s: input_required with neither inputRequests nor requestState", describe(p))
 				}
-				if len(res.InputRequests) > 0 && declaresNoCapabilities(p.Request) {
-					t.Failf("%s: inputRequests %v although the request declared no client capabilities", describe(p), slices.Sorted(maps.Keys(res.InputRequests)))
+				if len(r.InputRequests) > 0 && declaresNoCapabilities(p.Request) {
+					t.Failf("%s: inputRequests %v although the request declared no client capabilities", describe(p), slices.Sorted(maps.Keys(r.InputRequests)))
 				}
 				if caps, ok := declaredCapabilities(p.Request); ok {
-					for _, key := range slices.Sorted(maps.Keys(res.InputRequests)) {
-						method := inputRequestMethod(res.InputRequests[key])
+					for _, key := range slices.Sorted(maps.Keys(r.InputRequests)) {
+						method := inputRequestMethod(r.InputRequests[key])
 						if capability, known := inputRequestCapability[method]; known && caps[capability] == nil {
 							t.Failf("%s: input request %q is %s, but the request declared no %s capability", describe(p), key, method, capability)
 						}
@@ -443,8 +435,8 @@ func init() {
 				}
 			}
 			t.Expect("inputRequests or requestState on each input_required result; no input request for a capability the request did not declare")
-			t.Actual("%d input_required result(s)", n)
-			if n == 0 {
+			t.Actual("%d input_required result(s)", len(results))
+			if len(results) == 0 {
 				t.NotExercised("no input_required result was seen: " + exerciseInputRequired)
 			}
 		},
@@ -463,15 +455,11 @@ func init() {
 			t.settleTraffic()
 			n := 0
 			var bad []string
-			for _, p := range t.modernResults() {
-				var res inputRequired
-				if json.Unmarshal(p.Msg.Result, &res) != nil || res.ResultType != protocol.ResultInputRequired {
-					continue
-				}
-				for _, key := range slices.Sorted(maps.Keys(res.InputRequests)) {
+			for _, r := range t.inputRequiredResults() {
+				for _, key := range slices.Sorted(maps.Keys(r.InputRequests)) {
 					n++
-					if method := inputRequestMethod(res.InputRequests[key]); inputRequestCapability[method] == "" {
-						bad = append(bad, fmt.Sprintf("%q of the %s (method %q)", key, describe(p), method))
+					if method := inputRequestMethod(r.InputRequests[key]); inputRequestCapability[method] == "" {
+						bad = append(bad, fmt.Sprintf("%q of the %s (method %q)", key, describe(r.packet), method))
 					}
 				}
 			}
@@ -499,17 +487,13 @@ func init() {
 			t.settleTraffic()
 			n := 0
 			var bad []string
-			for _, p := range t.modernResults() {
-				var res struct {
-					ResultType    string          `json:"resultType"`
-					InputRequests json.RawMessage `json:"inputRequests"`
-				}
-				if json.Unmarshal(p.Msg.Result, &res) != nil || res.ResultType != protocol.ResultInputRequired || res.InputRequests == nil {
+			for _, r := range t.inputRequiredResults() {
+				if r.requests == nil {
 					continue
 				}
 				n++
-				if dup := repeatedKeys(res.InputRequests); len(dup) > 0 {
-					bad = append(bad, fmt.Sprintf("%q in the %s", dup, describe(p)))
+				if dup := repeatedKeys(r.requests); len(dup) > 0 {
+					bad = append(bad, fmt.Sprintf("%q in the %s", dup, describe(r.packet)))
 				}
 			}
 			if n == 0 {
@@ -1034,9 +1018,49 @@ var mrtrFeatures = []mrtrFeature{
 
 // inputRequired is an InputRequiredResult as the suite reads it.
 type inputRequired struct {
-	ResultType    string                     `json:"resultType"`
-	InputRequests map[string]json.RawMessage `json:"inputRequests"`
-	RequestState  *string                    `json:"requestState"`
+	ResultType    string
+	InputRequests map[string]json.RawMessage // empty when the member is no object
+	RequestState  *string
+	// requests is the inputRequests member as sent, nil when absent: the
+	// keys check reads its text, since decoding keeps only the last of a
+	// repeated key.
+	requests json.RawMessage
+}
+
+// readInputRequired reads a result as an InputRequiredResult; false when
+// it is none.
+func readInputRequired(result json.RawMessage) (inputRequired, bool) {
+	var wire struct {
+		ResultType    string          `json:"resultType"`
+		InputRequests json.RawMessage `json:"inputRequests"`
+		RequestState  *string         `json:"requestState"`
+	}
+	if json.Unmarshal(result, &wire) != nil || wire.ResultType != protocol.ResultInputRequired {
+		return inputRequired{ResultType: wire.ResultType}, false
+	}
+	res := inputRequired{ResultType: wire.ResultType, RequestState: wire.RequestState, requests: wire.InputRequests}
+	// A member that is no object asks for nothing the suite can read; its
+	// shape is tools.shape.messages' business.
+	_ = json.Unmarshal(wire.InputRequests, &res.InputRequests)
+	return res, true
+}
+
+// seenInputRequired is an input_required result the run saw.
+type seenInputRequired struct {
+	packet
+	inputRequired
+}
+
+// inputRequiredResults returns the input_required results of the modern
+// requests the run saw: the one walk the checks on input requests share.
+func (t *T) inputRequiredResults() []seenInputRequired {
+	var out []seenInputRequired
+	for _, p := range t.modernResults() {
+		if res, ok := readInputRequired(p.Msg.Result); ok {
+			out = append(out, seenInputRequired{p, res})
+		}
+	}
+	return out
 }
 
 // mrtrCall is a tool that answered input_required when called with its
@@ -1104,10 +1128,12 @@ func requireMRTR(t *T) *mrtrCall {
 		// process serves the call as a process that saw nothing would.
 		m := &mrtrCall{conn: t.Scratch(), tool: s.tool(t, a.tool), feature: mrtrFeatures[i], args: cloneArgs(a.args)}
 		resp := m.call(m.args, m.caps(), nil)
-		if resp.Error != nil || json.Unmarshal(resp.Result, &m.first) != nil || m.first.ResultType != protocol.ResultInputRequired {
+		first, input := readInputRequired(resp.Result)
+		if resp.Error != nil || !input {
 			t.Logf("%s answered input_required with %s declared alongside the others, but not with it alone", a.tool, a.feature())
 			continue
 		}
+		m.first = first
 		return m
 	}
 	t.NotVerified("no tool seen answering input_required (%s) did so again with only the feature it asked for declared", strings.Join(toolsOf(seen), ", "))
@@ -1126,11 +1152,10 @@ func toolsOf(asks []clientAsk) []string {
 // judgeRejected passes an error or a new input_required; a complete result
 // is judged by accepted.
 func judgeRejected(t *T, resp *protocol.Message, what string, accepted func()) {
-	var res inputRequired
-	switch {
+	switch _, input := readInputRequired(resp.Result); {
 	case resp.Error != nil:
 		t.Actual("error %d", resp.Error.Code)
-	case json.Unmarshal(resp.Result, &res) == nil && res.ResultType == protocol.ResultInputRequired:
+	case input:
 		t.Actual("a new input_required result")
 	default:
 		t.Actual("a complete result")
@@ -1212,8 +1237,7 @@ func init() {
 				t.Failf("the retry without the requested input got error %d (%s) instead of a new input_required result", resp.Error.Code, resp.Error.Message)
 				return
 			}
-			var res inputRequired
-			_ = json.Unmarshal(resp.Result, &res)
+			res, _ := readInputRequired(resp.Result)
 			t.Actual("resultType %q", res.ResultType)
 		},
 	})
@@ -1232,9 +1256,8 @@ func init() {
 			t.Expect("error -32021 listing %s in data.requiredCapabilities", m.feature.capability)
 			resp := m.call(m.args, map[string]any{}, nil)
 			if resp.Error == nil {
-				var res inputRequired
-				_ = json.Unmarshal(resp.Result, &res)
-				if res.ResultType == protocol.ResultInputRequired && len(res.InputRequests) > 0 {
+				res, input := readInputRequired(resp.Result)
+				if input && len(res.InputRequests) > 0 {
 					t.NotVerified("it asked for input the client did not declare, which modern.mrtr.input-required judges")
 				}
 				// Completing without the feature shows it was not required.
