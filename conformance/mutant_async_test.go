@@ -70,6 +70,7 @@ func init() {
 			eachRev("cancellation.request.no-further-messages", StatusFail, "after answering the server/discover sent behind the cancel", protocol.Modern)...)...),
 		asyncCase("cancel-stops-serving", eachRev("cancellation.request.keeps-serving", StatusFail, "did not answer the next call of demo.wait", asyncCallable...)...),
 		asyncCase("cancel-finished-misapplied", eachRev("cancellation.finished.ignored", StatusWarn, "in flight was not answered", asyncCallable...)...),
+		mutantCase{Mutation: "cancel-malformed-misapplied", Args: []string{"-async"}, Tweak: func(o *Options) { o.Only = []string{"cancellation.*"} }, Want: eachRev("cancellation.malformed.ignored", StatusWarn, "after notifications/cancelled for a requestId that is an object the call of", asyncCallable...)},
 		asyncCase("cancel-unknown-misapplied", eachRev("cancellation.unknown.ignored", StatusWarn, "in flight was not answered", asyncCallable...)...),
 		asyncCase("sampling-error-unanswered", eachRev("sampling.reply.answered", StatusFail, "answered sampling/createMessage with error -1, the call of demo.sample got no response", Since(protocol.Rev20250326)...)...),
 		asyncCase("elicitation-error-unanswered", eachRev("elicitation.reply.answered", StatusFail, "answered elicitation/create with error -32603, the call of demo.elicit got no response", Since(protocol.Rev20250618)...)...),
