@@ -86,6 +86,7 @@ func init() {
 		// examples differ that way, so no check fails.
 		mutantCase{Mutation: "unsupported-version-lists-legacy"},
 		mutantCase{Mutation: "result-type-unknown", Want: each("modern.result.result-type", StatusFail, `"mcpconform-bogus" is neither core nor from an advertised extension`, modern...)},
+		mutantCase{Mutation: "tools-name-case-folded", Tweak: func(o *Options) { o.Only = []string{"tools.names.*", "tools.list.shape"} }, Want: eachRev("tools.names.case-sensitive", StatusWarn, "which no listed tool is named, ran", modernAnd(Since(protocol.Rev20251125))...)},
 		mutantCase{Mutation: "input-required-empty", Want: each("modern.mrtr.input-required", StatusFail, "input_required with neither inputRequests nor requestState", modern...)},
 		// An empty inputRequests object is still included.
 		mutantCase{Mutation: "input-required-empty-requests"},
