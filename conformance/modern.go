@@ -1243,6 +1243,30 @@ func init() {
 	})
 
 	Register(Check{
+		ID:          "modern.mrtr.extra-input-ignored",
+		Title:       "An unrequested input response is ignored",
+		Requirement: "A retry that answers every input request, and adds an inputResponses member no input request named, is answered as the same retry without it would be: not with a JSON-RPC error.",
+		Authority: MCP(protocol.Modern, "basic/patterns/mrtr.mdx", "Error Handling",
+			"If additional, unexpected parameters are provided in the `InputResponses` object, the server SHOULD ignore any information it does not recognize or need."),
+		Revisions:  ModernOnly(),
+		Capability: "tools",
+		Run:        runExtraInputIgnored,
+	})
+
+	Register(Check{
+		ID:          "modern.mrtr.malformed-input-rejected",
+		Title:       "Input responses that are no object get an error",
+		Requirement: "A retry whose inputResponses is a string, not an InputResponses object, gets a JSON-RPC error, not a result.",
+		Authority: MCP(protocol.Modern, "basic/patterns/mrtr.mdx", "Error Handling",
+			"Servers SHOULD validate that the data provided by the client is a valid `InputResponses` object and that the information inside can be correctly parsed."),
+		Also: []Authority{MCP(protocol.Modern, "basic/patterns/mrtr.mdx", "Error Handling",
+			"Protocol errors (malformed JSON, invalid schema, internal server errors) SHOULD return a JSON-RPC error response with an appropriate error code and message.")},
+		Revisions:  ModernOnly(),
+		Capability: "tools",
+		Run:        runMalformedInputRejected,
+	})
+
+	Register(Check{
 		ID:          "modern.capability.missing",
 		Title:       "A request needing an undeclared client capability gets -32021",
 		Requirement: "A call that asked for a client feature when it was declared is answered, without the declaration, with -32021 whose data.requiredCapabilities names the feature.",
@@ -1610,4 +1634,55 @@ func repeatedKeys(raw json.RawMessage) []string {
 		}
 	}
 	return out
+}
+
+// unrequestedInput is the inputResponses member no input request names.
+const unrequestedInput = "mcpconform-unrequested"
+
+// runExtraInputIgnored retries a call that answered input_required with
+// every input answered, then again with an unrequested member added: the
+// first must not be an error (else nothing is shown), the second must not
+// be one either.
+func runExtraInputIgnored(t *T) {
+	m := requireMRTR(t)
+	retry := func(responses map[string]any) *protocol.Message {
+		extra := map[string]any{"inputResponses": responses}
+		if m.first.RequestState != nil {
+			extra["requestState"] = *m.first.RequestState
+		}
+		return m.call(m.args, m.caps(), extra)
+	}
+	if plain := retry(m.responses()); plain.Error != nil {
+		t.NotVerified("the retry of %s with every input answered got error %d (%s), so an unrequested member could not be shown to change it", m.tool.Name, plain.Error.Code, plain.Error.Message)
+	}
+	responses := m.responses()
+	responses[unrequestedInput] = m.feature.answer
+	t.Expect("no error for the retry with %q added to inputResponses", unrequestedInput)
+	resp := retry(responses)
+	if resp.Error != nil {
+		t.Actual("error %d", resp.Error.Code)
+		t.Failf("the retry of %s with the unrequested inputResponses member %q got error %d (%s); without it the retry got none", m.tool.Name, unrequestedInput, resp.Error.Code, resp.Error.Message)
+		return
+	}
+	res, _ := readInputRequired(resp.Result)
+	t.Actual("resultType %q", res.ResultType)
+}
+
+// runMalformedInputRejected retries a call that answered input_required
+// with inputResponses a string.
+func runMalformedInputRejected(t *T) {
+	m := requireMRTR(t)
+	extra := map[string]any{"inputResponses": "mcpconform: not an object"}
+	if m.first.RequestState != nil {
+		extra["requestState"] = *m.first.RequestState
+	}
+	t.Expect("a JSON-RPC error")
+	resp := m.call(m.args, m.caps(), extra)
+	if resp.Error != nil {
+		t.Actual("error %d", resp.Error.Code)
+		return
+	}
+	res, _ := readInputRequired(resp.Result)
+	t.Actual("resultType %q", res.ResultType)
+	t.Failf("the retry of %s whose inputResponses is a string, not an object, got a %q result instead of a JSON-RPC error", m.tool.Name, res.ResultType)
 }

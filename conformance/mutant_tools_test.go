@@ -87,6 +87,8 @@ func init() {
 		mutantCase{Mutation: "unsupported-version-lists-legacy"},
 		mutantCase{Mutation: "result-type-unknown", Want: each("modern.result.result-type", StatusFail, `"mcpconform-bogus" is neither core nor from an advertised extension`, modern...)},
 		mutantCase{Mutation: "tools-name-case-folded", Tweak: func(o *Options) { o.Only = []string{"tools.names.*", "tools.list.shape"} }, Want: eachRev("tools.names.case-sensitive", StatusWarn, "which no listed tool is named, ran", modernAnd(Since(protocol.Rev20251125))...)},
+		mutantCase{Mutation: "mrtr-input-extra-rejected", Args: []string{"-async"}, Protocol: protocol.Modern, Tweak: func(o *Options) { o.Only = []string{"modern.mrtr.extra-input-ignored"} }, Want: eachRev("modern.mrtr.extra-input-ignored", StatusWarn, `with the unrequested inputResponses member "mcpconform-unrequested" got error -32602`, protocol.Modern)},
+		mutantCase{Mutation: "mrtr-input-malformed-asked-again", Args: []string{"-async"}, Protocol: protocol.Modern, Tweak: func(o *Options) { o.Only = []string{"modern.mrtr.malformed-input-rejected"} }, Want: eachRev("modern.mrtr.malformed-input-rejected", StatusWarn, `whose inputResponses is a string, not an object, got a "input_required" result`, protocol.Modern)},
 		mutantCase{Mutation: "input-required-empty", Want: each("modern.mrtr.input-required", StatusFail, "input_required with neither inputRequests nor requestState", modern...)},
 		// An empty inputRequests object is still included.
 		mutantCase{Mutation: "input-required-empty-requests"},
