@@ -842,6 +842,26 @@ func init() {
 		},
 	})
 	Register(Check{
+		ID:          "modern.errors.jsonrpc-range",
+		Title:       "No undefined code of the rest of the JSON-RPC reserved range",
+		Requirement: "The server uses no code of -32768..-32100 but the JSON-RPC codes -32700 and -32600..-32603: new error codes belong outside the JSON-RPC reserved range (-32000..-32099 is modern.errors.reserved-codes' and modern.errors.legacy-range's). Judged on answers to requests whose _meta names a protocol version.",
+		Authority: MCP(protocol.Rev20260728, "basic/index.mdx", "Error Codes",
+			"New error codes for purposes not defined by this specification SHOULD be allocated outside the JSON-RPC reserved range (`-32768` to `-32000`); the remainder of the integer space is available for application-defined errors."),
+		Refs:      []SpecRef{modernRef("basic/index.mdx", "Error Codes")},
+		Revisions: ModernOnly(),
+		Final:     true,
+		Run: func(t *T) {
+			standard := []int{protocol.CodeParseError, protocol.CodeInvalidRequest, protocol.CodeMethodNotFound, protocol.CodeInvalidParams, protocol.CodeInternalError}
+			codes := modernErrorCodes(t, func(code int, p packet) {
+				if code >= -32768 && code <= -32100 && !slices.Contains(standard, code) {
+					t.Failf("error code %d is in the JSON-RPC reserved range, where neither JSON-RPC nor MCP defines it (%s)", code, describe(p))
+				}
+			})
+			t.Expect("no code of -32768..-32100 but -32700 and -32600..-32603")
+			t.Actual("codes seen: %v", codes)
+		},
+	})
+	Register(Check{
 		ID:          "modern.errors.legacy-range",
 		Title:       "No code of the legacy MCP range",
 		Requirement: "The server does not use codes of -32000..-32019, which new implementations should not use. Judged on answers to requests whose _meta names a protocol version.",

@@ -104,6 +104,7 @@ func init() {
 		mutantCase{Mutation: "modern-unsolicited-notification", Want: each("modern.notify.unsolicited", StatusFail, "notifications/tools/list_changed", modern...)},
 		mutantCase{Mutation: "modern-server-request", Want: each("modern.stdio.no-requests", StatusFail, "roots/list", modern...)},
 		mutantCase{Mutation: "modern-reserved-error-code", Want: each("modern.errors.reserved-codes", StatusFail, "error code -32050", modern...)},
+		mutantCase{Mutation: "modern-jsonrpc-range-error-code", Protocol: protocol.Modern, Tweak: func(o *Options) { o.Only = []string{"modern.*"} }, Want: each("modern.errors.jsonrpc-range", StatusWarn, "error code -32150 is in the JSON-RPC reserved range", modern...)},
 		mutantCase{Mutation: "modern-legacy-range-error-code", Want: each("modern.errors.legacy-range", StatusWarn, "error code -32010", modern...)},
 		// An era-ambiguous request (no _meta, no initialize) answered as
 		// a legacy implementation would: no check may fail over it.
