@@ -1111,6 +1111,16 @@ func (m *mrtrCall) call(args map[string]any, caps map[string]any, extra map[stri
 	return m.conn.MustRequest(protocol.MethodToolsCall, params)
 }
 
+// retry retries the call with its feature declared, the inputResponses
+// given and the first result's requestState echoed, if it had one.
+func (m *mrtrCall) retry(responses any) *protocol.Message {
+	extra := map[string]any{"inputResponses": responses}
+	if m.first.RequestState != nil {
+		extra["requestState"] = *m.first.RequestState
+	}
+	return m.call(m.args, m.caps(), extra)
+}
+
 func (m *mrtrCall) caps() map[string]any {
 	return map[string]any{m.feature.capability: map[string]any{}}
 }
@@ -1246,12 +1256,8 @@ func init() {
 			if len(m.first.InputRequests) == 0 {
 				t.NotVerified("%s's input_required result asks for no input", m.tool.Name)
 			}
-			extra := map[string]any{"inputResponses": map[string]any{}}
-			if m.first.RequestState != nil {
-				extra["requestState"] = *m.first.RequestState
-			}
 			t.Expect("a new input_required result")
-			resp := m.call(m.args, m.caps(), extra)
+			resp := m.retry(map[string]any{})
 			if resp.Error != nil {
 				t.Actual("error %d", resp.Error.Code)
 				t.Failf("the retry without the requested input got error %d (%s) instead of a new input_required result", resp.Error.Code, resp.Error.Message)
@@ -1665,20 +1671,13 @@ const unrequestedInput = "mcpconform-unrequested"
 // be one either.
 func runExtraInputIgnored(t *T) {
 	m := requireMRTR(t)
-	retry := func(responses map[string]any) *protocol.Message {
-		extra := map[string]any{"inputResponses": responses}
-		if m.first.RequestState != nil {
-			extra["requestState"] = *m.first.RequestState
-		}
-		return m.call(m.args, m.caps(), extra)
-	}
-	if plain := retry(m.responses()); plain.Error != nil {
+	if plain := m.retry(m.responses()); plain.Error != nil {
 		t.NotVerified("the retry of %s with every input answered got error %d (%s), so an unrequested member could not be shown to change it", m.tool.Name, plain.Error.Code, plain.Error.Message)
 	}
 	responses := m.responses()
 	responses[unrequestedInput] = m.feature.answer
 	t.Expect("no error for the retry with %q added to inputResponses", unrequestedInput)
-	resp := retry(responses)
+	resp := m.retry(responses)
 	if resp.Error != nil {
 		t.Actual("error %d", resp.Error.Code)
 		t.Failf("the retry of %s with the unrequested inputResponses member %q got error %d (%s); without it the retry got none", m.tool.Name, unrequestedInput, resp.Error.Code, resp.Error.Message)
@@ -1692,12 +1691,8 @@ func runExtraInputIgnored(t *T) {
 // with inputResponses a string.
 func runMalformedInputRejected(t *T) {
 	m := requireMRTR(t)
-	extra := map[string]any{"inputResponses": "mcpconform: not an object"}
-	if m.first.RequestState != nil {
-		extra["requestState"] = *m.first.RequestState
-	}
 	t.Expect("a JSON-RPC error")
-	resp := m.call(m.args, m.caps(), extra)
+	resp := m.retry("mcpconform: not an object")
 	if resp.Error != nil {
 		t.Actual("error %d", resp.Error.Code)
 		return

@@ -589,13 +589,7 @@ func init() {
 			tool := t.RequireCallableTool(nil)
 			t.Expect("an error (a JSON-RPC error or an isError result)")
 			m := t.Session().MustRequest(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": []any{"mcpconform"}})
-			switch {
-			case m.Error != nil:
-				t.Actual("error %d", m.Error.Code)
-			case isErrorResult(m):
-				t.Actual("an isError result")
-			default:
-				t.Actual("a successful result")
+			if !callRefused(t, m) {
 				t.Failf("non-object arguments to %s were accepted: the result is not an error (servers MUST validate all tool inputs)", tool.Name)
 			}
 		},
@@ -1578,13 +1572,7 @@ func runNamesCaseSensitive(t *T) {
 		name := swapCase(tool.Name)
 		t.Expect("an error for %q, which no listed tool is named", name)
 		m := c.MustRequest(protocol.MethodToolsCall, map[string]any{"name": name, "arguments": args})
-		switch {
-		case m.Error != nil:
-			t.Actual("error %d", m.Error.Code)
-		case isErrorResult(m):
-			t.Actual("an isError result")
-		default:
-			t.Actual("a result")
+		if !callRefused(t, m) {
 			t.Failf("calling %q, which no listed tool is named, ran %s: the server matched the tool name without regard to case", name, tool.Name)
 		}
 		return
@@ -1595,6 +1583,21 @@ func runNamesCaseSensitive(t *T) {
 // caseProbes is how many callable tools tools.names.case-sensitive calls
 // at most to find one that answers with a result.
 const caseProbes = 6
+
+// callRefused notes what a tools/call got and reports whether it was an
+// error: a JSON-RPC error or an isError result.
+func callRefused(t *T, m *protocol.Message) bool {
+	switch {
+	case m.Error != nil:
+		t.Actual("error %d", m.Error.Code)
+	case isErrorResult(m):
+		t.Actual("an isError result")
+	default:
+		t.Actual("a successful result")
+		return false
+	}
+	return true
+}
 
 // swapCase swaps the case of every letter of s.
 func swapCase(s string) string {
