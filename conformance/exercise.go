@@ -551,8 +551,8 @@ func (s *featureSurvey) unanswered(t *T, c *Conn, call surveyCall, err error) *C
 // m of a call of tool with args on c that declared caps in its _meta, and
 // returns them.
 func noteInputRequests(t *T, c *Conn, tool string, args map[string]any, caps map[string]any, m *protocol.Message) []clientAsk {
-	var res inputRequired
-	if m.Error != nil || json.Unmarshal(m.Result, &res) != nil || res.ResultType != protocol.ResultInputRequired {
+	res, ok := readInputRequired(m.Result)
+	if m.Error != nil || !ok {
 		return nil
 	}
 	line := len(c.p.Transcript()) - 1
