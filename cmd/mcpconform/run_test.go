@@ -22,7 +22,7 @@ import (
 	"github.com/mcpconform/mcpconform/report"
 )
 
-func TestMain(m *testing.M) { fixturebin.Main(m) }
+func TestMain(m *testing.M) { fixturebin.MainTrampoline(m) }
 
 // runBinaries returns mcpconform and the mutant fixture, built once per test
 // binary.
