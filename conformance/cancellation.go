@@ -312,6 +312,21 @@ func init() {
 	})
 
 	Register(Check{
+		ID:          "cancellation.malformed.ignored",
+		Title:       "A malformed cancellation changes nothing",
+		Requirement: "notifications/cancelled whose requestId is neither a string nor an integer (an object) is ignored: a call in flight when it arrives is still answered (without a tool that takes a duration: the request sent right after it is answered with a result).",
+		Authority: MCP(protocol.Modern, "basic/patterns/cancellation.mdx", "Error Handling",
+			"Invalid cancellation notifications SHOULD be ignored: Malformed notifications"),
+		Also: []Authority{MCP(protocol.Rev20251125, "basic/utilities/cancellation.mdx", "Error Handling",
+			"Invalid cancellation notifications SHOULD be ignored: Malformed notifications")},
+		Refs: cancellationRefs("Error Handling"),
+		Run: func(t *T) {
+			c := cancelSession(t)
+			judgeIgnoredCancel(t, c, map[string]any{"mcpconform": "no request id"}, "a requestId that is an object")
+		},
+	})
+
+	Register(Check{
 		ID:          "cancellation.server.same-direction",
 		Title:       "The server cancels only its own requests",
 		Requirement: "A notifications/cancelled from the server references a request the server itself sent on that connection.",

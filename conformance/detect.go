@@ -486,12 +486,20 @@ func decodeInitializeInfo(raw json.RawMessage) ServerInfo {
 		info := ServerInfo{Result: raw}
 		_ = json.Unmarshal(res["capabilities"], &info.Capabilities)
 		if impl, ok := protocol.ScanObject(res["serverInfo"]); ok && exactMembers(impl, "name", "version") {
-			info.Name, _ = protocol.ScanString(impl["name"])
-			info.Version, _ = protocol.ScanString(impl["version"])
+			info.Name, info.Version = ownedString(impl["name"]), ownedString(impl["version"])
 			return info
 		}
 	}
 	return decodeInitializeInfoSlow(raw)
+}
+
+// ownedString is the string a received JSON string decodes to, "" for
+// any other value: a view of raw when it is long, as the ServerInfo that
+// holds it holds raw too.
+func ownedString(raw json.RawMessage) string {
+	v, _ := protocol.DecodeOwnedValue(raw)
+	s, _ := v.(string)
+	return s
 }
 
 // exactMembers reports whether no member of obj names one of names but

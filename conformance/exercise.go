@@ -551,8 +551,8 @@ func (s *featureSurvey) unanswered(t *T, c *Conn, call surveyCall, err error) *C
 // m of a call of tool with args on c that declared caps in its _meta, and
 // returns them.
 func noteInputRequests(t *T, c *Conn, tool string, args map[string]any, caps map[string]any, m *protocol.Message) []clientAsk {
-	var res inputRequired
-	if m.Error != nil || json.Unmarshal(m.Result, &res) != nil || res.ResultType != protocol.ResultInputRequired {
+	res, ok := readInputRequired(m.Result)
+	if m.Error != nil || !ok {
 		return nil
 	}
 	line := len(c.p.Transcript()) - 1
@@ -601,13 +601,13 @@ func (s *featureSurvey) explain(t *T, feature, method string) (msg string, notes
 	}
 	msg += fmt.Sprintf("; to exercise it, name the call that asks in a fixtures file (--fixtures, triggers: %s; docs/fixtures.md) or let the suite call more tools with --allow-calls", trigger)
 	if n := len(s.called); n > 0 {
-		notes = append(notes, fmt.Sprintf("the survey called %s with %s declared: none asked for %s", clipList(s.called, 12), featureList(revisionFeatures(t.Revision())), feature))
+		notes = append(notes, fmt.Sprintf("the survey called %s with %s declared: none asked for %s", clipNames(s.called, 12), featureList(revisionFeatures(t.Revision())), feature))
 	}
 	if s.left > 0 {
 		notes = append(notes, fmt.Sprintf("%d more callable tool(s) were not called: the survey calls at most %d without a fixtures entry", s.left, surveyBudget))
 	}
 	if len(s.unsafe) > 0 {
-		notes = append(notes, fmt.Sprintf("%d listed tool(s) may not be called (no readOnlyHint true%s): %s", len(s.unsafe), t.env.eng.allowHint(), clipList(s.unsafe, 12)))
+		notes = append(notes, fmt.Sprintf("%d listed tool(s) may not be called (no readOnlyHint true%s): %s", len(s.unsafe), t.env.eng.allowHint(), clipNames(s.unsafe, 12)))
 	}
 	if s.stopped != "" {
 		notes = append(notes, s.stopped)
@@ -650,6 +650,34 @@ func clipList(items []string, n int) string {
 		return strings.Join(items, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
+}
+
+// clipNames is clipList for a server's tool names, each clipped to
+// maxListedName bytes: the survey's notes, written for every check and
+// revision that ends not exercised, copied a megabyte name whole each
+// time, and the run's cost grew with the server's strings.
+func clipNames(names []string, n int) string {
+	clipped := make([]string, min(len(names), n))
+	for i := range clipped {
+		clipped[i] = clipName(names[i])
+	}
+	if len(names) > n {
+		return fmt.Sprintf("%s and %d more", strings.Join(clipped, ", "), len(names)-n)
+	}
+	return strings.Join(clipped, ", ")
+}
+
+// maxListedName bounds a name in a list of names: the tool names the
+// specification recommends are at most 128 characters.
+const maxListedName = 128
+
+// clipName is a server's name as a list shows it: whole up to
+// maxListedName bytes, else its start and its length.
+func clipName(s string) string {
+	if len(s) <= maxListedName {
+		return s
+	}
+	return fmt.Sprintf("%s [%d bytes in all]", clipBytes(s, maxListedName), len(s))
 }
 
 // requireAsked ends the check as not-exercised (n/a for a server that

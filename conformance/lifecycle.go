@@ -487,6 +487,11 @@ func fallbackVersion(m *protocol.Message) (string, bool) {
 		return "", false
 	}
 	v := resultVersions.get(m.Result, func(raw json.RawMessage) *string {
+		if res, ok := protocol.ScanObject(raw); ok && exactMembers(res, "protocolVersion") {
+			if v, ok := protocol.ScanString(res["protocolVersion"]); ok {
+				return &v
+			}
+		}
 		var res struct {
 			ProtocolVersion *string `json:"protocolVersion"`
 		}

@@ -108,3 +108,15 @@ func TestSameSeedSameBytesForFailingServers(t *testing.T) {
 		})
 	}
 }
+
+// TestClipNames: a listed name over maxListedName bytes shows its start
+// and its length, a short one shows whole, and the list says how many
+// more there are.
+func TestClipNames(t *testing.T) {
+	long := "read_" + strings.Repeat("N", 1<<20)
+	got := clipNames([]string{"a", long, "b", "c"}, 3)
+	want := "a, " + clipBytes(long, maxListedName) + " [1048581 bytes in all], b and 1 more"
+	if got != want {
+		t.Errorf("clipNames = %q, want %q", got, want)
+	}
+}

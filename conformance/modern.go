@@ -413,29 +413,21 @@ func init() {
 		Final:     true,
 		Run: func(t *T) {
 			t.settleTraffic() // answers and notifications still in flight count too
-			n := 0
-			for _, p := range t.modernResults() {
-				var res struct {
-					ResultType    string                     `json:"resultType"`
-					InputRequests map[string]json.RawMessage `json:"inputRequests"`
-					RequestState  *string                    `json:"requestState"`
-				}
-				if json.Unmarshal(p.Msg.Result, &res) != nil || res.ResultType != protocol.ResultInputRequired {
-					continue
-				}
-				n++
+			results := t.inputRequiredResults()
+			for _, r := range results {
+				p := r.packet
 				// The rule is about inclusion: an empty inputRequests
 				// object is included (the shape of its members is
 				// tools.shape.messages' business).
-				if res.InputRequests == nil && res.RequestState == nil {
+				if r.requests == nil && r.RequestState == nil {
 					t.Failf("%s: input_required with neither inputRequests nor requestState", describe(p))
 				}
-				if len(res.InputRequests) > 0 && declaresNoCapabilities(p.Request) {
-					t.Failf("%s: inputRequests %v although the request declared no client capabilities", describe(p), slices.Sorted(maps.Keys(res.InputRequests)))
+				if len(r.InputRequests) > 0 && declaresNoCapabilities(p.Request) {
+					t.Failf("%s: inputRequests %v although the request declared no client capabilities", describe(p), slices.Sorted(maps.Keys(r.InputRequests)))
 				}
 				if caps, ok := declaredCapabilities(p.Request); ok {
-					for _, key := range slices.Sorted(maps.Keys(res.InputRequests)) {
-						method := inputRequestMethod(res.InputRequests[key])
+					for _, key := range slices.Sorted(maps.Keys(r.InputRequests)) {
+						method := inputRequestMethod(r.InputRequests[key])
 						if capability, known := inputRequestCapability[method]; known && caps[capability] == nil {
 							t.Failf("%s: input request %q is %s, but the request declared no %s capability", describe(p), key, method, capability)
 						}
@@ -443,8 +435,8 @@ func init() {
 				}
 			}
 			t.Expect("inputRequests or requestState on each input_required result; no input request for a capability the request did not declare")
-			t.Actual("%d input_required result(s)", n)
-			if n == 0 {
+			t.Actual("%d input_required result(s)", len(results))
+			if len(results) == 0 {
 				t.NotExercised("no input_required result was seen: " + exerciseInputRequired)
 			}
 		},
@@ -463,15 +455,11 @@ func init() {
 			t.settleTraffic()
 			n := 0
 			var bad []string
-			for _, p := range t.modernResults() {
-				var res inputRequired
-				if json.Unmarshal(p.Msg.Result, &res) != nil || res.ResultType != protocol.ResultInputRequired {
-					continue
-				}
-				for _, key := range slices.Sorted(maps.Keys(res.InputRequests)) {
+			for _, r := range t.inputRequiredResults() {
+				for _, key := range slices.Sorted(maps.Keys(r.InputRequests)) {
 					n++
-					if method := inputRequestMethod(res.InputRequests[key]); inputRequestCapability[method] == "" {
-						bad = append(bad, fmt.Sprintf("%q of the %s (method %q)", key, describe(p), method))
+					if method := inputRequestMethod(r.InputRequests[key]); inputRequestCapability[method] == "" {
+						bad = append(bad, fmt.Sprintf("%q of the %s (method %q)", key, describe(r.packet), method))
 					}
 				}
 			}
@@ -499,17 +487,13 @@ func init() {
 			t.settleTraffic()
 			n := 0
 			var bad []string
-			for _, p := range t.modernResults() {
-				var res struct {
-					ResultType    string          `json:"resultType"`
-					InputRequests json.RawMessage `json:"inputRequests"`
-				}
-				if json.Unmarshal(p.Msg.Result, &res) != nil || res.ResultType != protocol.ResultInputRequired || res.InputRequests == nil {
+			for _, r := range t.inputRequiredResults() {
+				if r.requests == nil {
 					continue
 				}
 				n++
-				if dup := repeatedKeys(res.InputRequests); len(dup) > 0 {
-					bad = append(bad, fmt.Sprintf("%q in the %s", dup, describe(p)))
+				if dup := repeatedKeys(r.requests); len(dup) > 0 {
+					bad = append(bad, fmt.Sprintf("%q in the %s", dup, describe(r.packet)))
 				}
 			}
 			if n == 0 {
@@ -858,6 +842,26 @@ func init() {
 		},
 	})
 	Register(Check{
+		ID:          "modern.errors.jsonrpc-range",
+		Title:       "No undefined code of the rest of the JSON-RPC reserved range",
+		Requirement: "The server uses no code of -32768..-32100 but the JSON-RPC codes -32700 and -32600..-32603: new error codes belong outside the JSON-RPC reserved range (-32000..-32099 is modern.errors.reserved-codes' and modern.errors.legacy-range's). Judged on answers to requests whose _meta names a protocol version.",
+		Authority: MCP(protocol.Rev20260728, "basic/index.mdx", "Error Codes",
+			"New error codes for purposes not defined by this specification SHOULD be allocated outside the JSON-RPC reserved range (`-32768` to `-32000`); the remainder of the integer space is available for application-defined errors."),
+		Refs:      []SpecRef{modernRef("basic/index.mdx", "Error Codes")},
+		Revisions: ModernOnly(),
+		Final:     true,
+		Run: func(t *T) {
+			standard := []int{protocol.CodeParseError, protocol.CodeInvalidRequest, protocol.CodeMethodNotFound, protocol.CodeInvalidParams, protocol.CodeInternalError}
+			codes := modernErrorCodes(t, func(code int, p packet) {
+				if code >= -32768 && code <= -32100 && !slices.Contains(standard, code) {
+					t.Failf("error code %d is in the JSON-RPC reserved range, where neither JSON-RPC nor MCP defines it (%s)", code, describe(p))
+				}
+			})
+			t.Expect("no code of -32768..-32100 but -32700 and -32600..-32603")
+			t.Actual("codes seen: %v", codes)
+		},
+	})
+	Register(Check{
 		ID:          "modern.errors.legacy-range",
 		Title:       "No code of the legacy MCP range",
 		Requirement: "The server does not use codes of -32000..-32019, which new implementations should not use. Judged on answers to requests whose _meta names a protocol version.",
@@ -1034,9 +1038,49 @@ var mrtrFeatures = []mrtrFeature{
 
 // inputRequired is an InputRequiredResult as the suite reads it.
 type inputRequired struct {
-	ResultType    string                     `json:"resultType"`
-	InputRequests map[string]json.RawMessage `json:"inputRequests"`
-	RequestState  *string                    `json:"requestState"`
+	ResultType    string
+	InputRequests map[string]json.RawMessage // empty when the member is no object
+	RequestState  *string
+	// requests is the inputRequests member as sent, nil when absent: the
+	// keys check reads its text, since decoding keeps only the last of a
+	// repeated key.
+	requests json.RawMessage
+}
+
+// readInputRequired reads a result as an InputRequiredResult; false when
+// it is none.
+func readInputRequired(result json.RawMessage) (inputRequired, bool) {
+	var wire struct {
+		ResultType    string          `json:"resultType"`
+		InputRequests json.RawMessage `json:"inputRequests"`
+		RequestState  *string         `json:"requestState"`
+	}
+	if json.Unmarshal(result, &wire) != nil || wire.ResultType != protocol.ResultInputRequired {
+		return inputRequired{ResultType: wire.ResultType}, false
+	}
+	res := inputRequired{ResultType: wire.ResultType, RequestState: wire.RequestState, requests: wire.InputRequests}
+	// A member that is no object asks for nothing the suite can read; its
+	// shape is tools.shape.messages' business.
+	_ = json.Unmarshal(wire.InputRequests, &res.InputRequests)
+	return res, true
+}
+
+// seenInputRequired is an input_required result the run saw.
+type seenInputRequired struct {
+	packet
+	inputRequired
+}
+
+// inputRequiredResults returns the input_required results of the modern
+// requests the run saw: the one walk the checks on input requests share.
+func (t *T) inputRequiredResults() []seenInputRequired {
+	var out []seenInputRequired
+	for _, p := range t.modernResults() {
+		if res, ok := readInputRequired(p.Msg.Result); ok {
+			out = append(out, seenInputRequired{p, res})
+		}
+	}
+	return out
 }
 
 // mrtrCall is a tool that answered input_required when called with its
@@ -1065,6 +1109,16 @@ func (m *mrtrCall) call(args map[string]any, caps map[string]any, extra map[stri
 		params[k] = v
 	}
 	return m.conn.MustRequest(protocol.MethodToolsCall, params)
+}
+
+// retry retries the call with its feature declared, the inputResponses
+// given and the first result's requestState echoed, if it had one.
+func (m *mrtrCall) retry(responses any) *protocol.Message {
+	extra := map[string]any{"inputResponses": responses}
+	if m.first.RequestState != nil {
+		extra["requestState"] = *m.first.RequestState
+	}
+	return m.call(m.args, m.caps(), extra)
 }
 
 func (m *mrtrCall) caps() map[string]any {
@@ -1104,10 +1158,12 @@ func requireMRTR(t *T) *mrtrCall {
 		// process serves the call as a process that saw nothing would.
 		m := &mrtrCall{conn: t.Scratch(), tool: s.tool(t, a.tool), feature: mrtrFeatures[i], args: cloneArgs(a.args)}
 		resp := m.call(m.args, m.caps(), nil)
-		if resp.Error != nil || json.Unmarshal(resp.Result, &m.first) != nil || m.first.ResultType != protocol.ResultInputRequired {
+		first, input := readInputRequired(resp.Result)
+		if resp.Error != nil || !input {
 			t.Logf("%s answered input_required with %s declared alongside the others, but not with it alone", a.tool, a.feature())
 			continue
 		}
+		m.first = first
 		return m
 	}
 	t.NotVerified("no tool seen answering input_required (%s) did so again with only the feature it asked for declared", strings.Join(toolsOf(seen), ", "))
@@ -1126,11 +1182,10 @@ func toolsOf(asks []clientAsk) []string {
 // judgeRejected passes an error or a new input_required; a complete result
 // is judged by accepted.
 func judgeRejected(t *T, resp *protocol.Message, what string, accepted func()) {
-	var res inputRequired
-	switch {
+	switch _, input := readInputRequired(resp.Result); {
 	case resp.Error != nil:
 		t.Actual("error %d", resp.Error.Code)
-	case json.Unmarshal(resp.Result, &res) == nil && res.ResultType == protocol.ResultInputRequired:
+	case input:
 		t.Actual("a new input_required result")
 	default:
 		t.Actual("a complete result")
@@ -1201,21 +1256,40 @@ func init() {
 			if len(m.first.InputRequests) == 0 {
 				t.NotVerified("%s's input_required result asks for no input", m.tool.Name)
 			}
-			extra := map[string]any{"inputResponses": map[string]any{}}
-			if m.first.RequestState != nil {
-				extra["requestState"] = *m.first.RequestState
-			}
 			t.Expect("a new input_required result")
-			resp := m.call(m.args, m.caps(), extra)
+			resp := m.retry(map[string]any{})
 			if resp.Error != nil {
 				t.Actual("error %d", resp.Error.Code)
 				t.Failf("the retry without the requested input got error %d (%s) instead of a new input_required result", resp.Error.Code, resp.Error.Message)
 				return
 			}
-			var res inputRequired
-			_ = json.Unmarshal(resp.Result, &res)
+			res, _ := readInputRequired(resp.Result)
 			t.Actual("resultType %q", res.ResultType)
 		},
+	})
+
+	Register(Check{
+		ID:          "modern.mrtr.extra-input-ignored",
+		Title:       "An unrequested input response is ignored",
+		Requirement: "A retry that answers every input request, and adds an inputResponses member no input request named, is answered as the same retry without it would be: not with a JSON-RPC error.",
+		Authority: MCP(protocol.Modern, "basic/patterns/mrtr.mdx", "Error Handling",
+			"If additional, unexpected parameters are provided in the `InputResponses` object, the server SHOULD ignore any information it does not recognize or need."),
+		Revisions:  ModernOnly(),
+		Capability: "tools",
+		Run:        runExtraInputIgnored,
+	})
+
+	Register(Check{
+		ID:          "modern.mrtr.malformed-input-rejected",
+		Title:       "Input responses that are no object get an error",
+		Requirement: "A retry whose inputResponses is a string, not an InputResponses object, gets a JSON-RPC error, not a result.",
+		Authority: MCP(protocol.Modern, "basic/patterns/mrtr.mdx", "Error Handling",
+			"Servers SHOULD validate that the data provided by the client is a valid `InputResponses` object and that the information inside can be correctly parsed."),
+		Also: []Authority{MCP(protocol.Modern, "basic/patterns/mrtr.mdx", "Error Handling",
+			"Protocol errors (malformed JSON, invalid schema, internal server errors) SHOULD return a JSON-RPC error response with an appropriate error code and message.")},
+		Revisions:  ModernOnly(),
+		Capability: "tools",
+		Run:        runMalformedInputRejected,
 	})
 
 	Register(Check{
@@ -1232,9 +1306,8 @@ func init() {
 			t.Expect("error -32021 listing %s in data.requiredCapabilities", m.feature.capability)
 			resp := m.call(m.args, map[string]any{}, nil)
 			if resp.Error == nil {
-				var res inputRequired
-				_ = json.Unmarshal(resp.Result, &res)
-				if res.ResultType == protocol.ResultInputRequired && len(res.InputRequests) > 0 {
+				res, input := readInputRequired(resp.Result)
+				if input && len(res.InputRequests) > 0 {
 					t.NotVerified("it asked for input the client did not declare, which modern.mrtr.input-required judges")
 				}
 				// Completing without the feature shows it was not required.
@@ -1587,4 +1660,44 @@ func repeatedKeys(raw json.RawMessage) []string {
 		}
 	}
 	return out
+}
+
+// unrequestedInput is the inputResponses member no input request names.
+const unrequestedInput = "mcpconform-unrequested"
+
+// runExtraInputIgnored retries a call that answered input_required with
+// every input answered, then again with an unrequested member added: the
+// first must not be an error (else nothing is shown), the second must not
+// be one either.
+func runExtraInputIgnored(t *T) {
+	m := requireMRTR(t)
+	if plain := m.retry(m.responses()); plain.Error != nil {
+		t.NotVerified("the retry of %s with every input answered got error %d (%s), so an unrequested member could not be shown to change it", m.tool.Name, plain.Error.Code, plain.Error.Message)
+	}
+	responses := m.responses()
+	responses[unrequestedInput] = m.feature.answer
+	t.Expect("no error for the retry with %q added to inputResponses", unrequestedInput)
+	resp := m.retry(responses)
+	if resp.Error != nil {
+		t.Actual("error %d", resp.Error.Code)
+		t.Failf("the retry of %s with the unrequested inputResponses member %q got error %d (%s); without it the retry got none", m.tool.Name, unrequestedInput, resp.Error.Code, resp.Error.Message)
+		return
+	}
+	res, _ := readInputRequired(resp.Result)
+	t.Actual("resultType %q", res.ResultType)
+}
+
+// runMalformedInputRejected retries a call that answered input_required
+// with inputResponses a string.
+func runMalformedInputRejected(t *T) {
+	m := requireMRTR(t)
+	t.Expect("a JSON-RPC error")
+	resp := m.retry("mcpconform: not an object")
+	if resp.Error != nil {
+		t.Actual("error %d", resp.Error.Code)
+		return
+	}
+	res, _ := readInputRequired(resp.Result)
+	t.Actual("resultType %q", res.ResultType)
+	t.Failf("the retry of %s whose inputResponses is a string, not an object, got a %q result instead of a JSON-RPC error", m.tool.Name, res.ResultType)
 }

@@ -70,6 +70,7 @@ func init() {
 			eachRev("cancellation.request.no-further-messages", StatusFail, "after answering the server/discover sent behind the cancel", protocol.Modern)...)...),
 		asyncCase("cancel-stops-serving", eachRev("cancellation.request.keeps-serving", StatusFail, "did not answer the next call of demo.wait", asyncCallable...)...),
 		asyncCase("cancel-finished-misapplied", eachRev("cancellation.finished.ignored", StatusWarn, "in flight was not answered", asyncCallable...)...),
+		mutantCase{Mutation: "cancel-malformed-misapplied", Args: []string{"-async"}, Tweak: func(o *Options) { o.Only = []string{"cancellation.*"} }, Want: eachRev("cancellation.malformed.ignored", StatusWarn, "after notifications/cancelled for a requestId that is an object the call of", asyncCallable...)},
 		asyncCase("cancel-unknown-misapplied", eachRev("cancellation.unknown.ignored", StatusWarn, "in flight was not answered", asyncCallable...)...),
 		asyncCase("sampling-error-unanswered", eachRev("sampling.reply.answered", StatusFail, "answered sampling/createMessage with error -1, the call of demo.sample got no response", Since(protocol.Rev20250326)...)...),
 		asyncCase("elicitation-error-unanswered", eachRev("elicitation.reply.answered", StatusFail, "answered elicitation/create with error -32603, the call of demo.elicit got no response", Since(protocol.Rev20250618)...)...),
@@ -146,6 +147,8 @@ func init() {
 		// it held.
 		asyncCase("task-progress-after-terminal", eachRev("tasks.progress.stop", StatusFail, "1 progress notification(s) with the token of task ref-task-", protocol.Rev20251125)...),
 		asyncCase("task-status-regress", eachRev("tasks.status.transitions", StatusFail, "task ref-task-1 went completed → working in its notifications/tasks/status", protocol.Rev20251125)...),
+		mutantCase{Mutation: "task-status-paused", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: func(o *Options) { o.Only = []string{"tasks.status.transitions"} },
+			Want: eachRev("tasks.status.transitions", StatusFail, `task status not one of [working input_required completed failed cancelled]: ref-task-1 "paused"`, protocol.Rev20251125)},
 		asyncCase("task-status-related-task", eachRev("tasks.notify.no-related-task", StatusWarn, "notifications/tasks/status carry _meta io.modelcontextprotocol/related-task", protocol.Rev20251125)...),
 		asyncCase("task-result-unknown-result", eachRev("tasks.result.unknown", StatusFail, "tasks/result of an unknown taskId returned a result", protocol.Rev20251125)...),
 		asyncCase("task-cancel-unknown-accepted", eachRev("tasks.cancel.unknown", StatusFail, "tasks/cancel of an unknown taskId returned a result", protocol.Rev20251125)...),
@@ -161,6 +164,7 @@ func init() {
 		asyncCase("elicit-url-no-id", append(eachRev("elicitation.request.url-params", StatusFail, "has no elicitationId", protocol.Rev20251125),
 			eachRev("tools.shape.messages", StatusFail, `elicitation/create: params: missing required member "elicitationId"`, protocol.Rev20251125)...)...),
 		mutantCase{Mutation: "url-required-no-id", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: skipProperty, Want: eachRev("elicitation.url-required.elicitations", StatusFail, "lists elicitation 0, which has no elicitationId", protocol.Rev20251125)},
+		mutantCase{Mutation: "url-required-form-mode", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: func(o *Options) { o.Only = []string{"elicitation.*"} }, Want: eachRev("elicitation.url-required.elicitations", StatusFail, `lists elicitation 0 in mode "form", not "url"`, protocol.Rev20251125)},
 		mutantCase{Mutation: "elicit-complete-unknown-id", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: skipProperty, Want: eachRev("elicitation.complete.known-id", StatusFail, `names elicitation "mutant-unknown", which the server never gave this client`, protocol.Rev20251125)},
 		asyncCase("elicit-form-link", eachRev("elicitation.request.form-no-urls", StatusWarn, `carries the URL "https://example.com/help"`, protocol.Rev20251125, protocol.Modern)...),
 		asyncCase("elicit-url-relative", eachRev("elicitation.request.url-params", StatusFail, `has url "connect?mutant", which is no absolute URL`, protocol.Rev20251125, protocol.Modern)...),
@@ -169,6 +173,10 @@ func init() {
 		asyncCase("sampling-tool-use-unanswered", slices.Concat(eachRev("sampling.request.tool-results", StatusFail, "the tool use(s) mutant-call of message 1 are not answered by tool results", protocol.Rev20251125, protocol.Modern),
 			eachRev("lifecycle.version.respected-early", StatusWarn, "valid under 2025-11-25, which the session did not negotiate (2025-03-26)", protocol.Rev20250326),
 			eachRev("tools.shape.messages", StatusFail, "want object, got array (valid under 2025-11-25, which the session did not negotiate)", protocol.Rev20250618))...),
+		// Only the sampling checks and the shape check of what the
+		// server sends: nothing else reads a sampling request's history.
+		mutantCase{Mutation: "sampling-tool-result-unmatched", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: func(o *Options) { o.Only = []string{"sampling.*", "tools.shape.messages"} },
+			Want: eachRev("sampling.request.tool-results", StatusFail, `answers toolUseId "mutant-orphan", which no earlier tool use has`, protocol.Rev20251125)},
 		asyncCase("server-request-token-float", eachRev("progress.request.token-type", StatusFail, "carry a progressToken that is neither a string nor an integer", asyncLegacy...)...),
 		asyncCase("server-request-token-twice", eachRev("progress.request.token-unique", StatusFail, "reuse the progressToken of a request still active", asyncLegacy...)...),
 		// A stream the server ends: with a completion result and no

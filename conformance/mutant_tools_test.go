@@ -86,6 +86,9 @@ func init() {
 		// examples differ that way, so no check fails.
 		mutantCase{Mutation: "unsupported-version-lists-legacy"},
 		mutantCase{Mutation: "result-type-unknown", Want: each("modern.result.result-type", StatusFail, `"mcpconform-bogus" is neither core nor from an advertised extension`, modern...)},
+		mutantCase{Mutation: "tools-name-case-folded", Tweak: func(o *Options) { o.Only = []string{"tools.names.*", "tools.list.shape"} }, Want: eachRev("tools.names.case-sensitive", StatusWarn, "which no listed tool is named, ran", modernAnd(Since(protocol.Rev20251125))...)},
+		mutantCase{Mutation: "mrtr-input-extra-rejected", Args: []string{"-async"}, Protocol: protocol.Modern, Tweak: func(o *Options) { o.Only = []string{"modern.mrtr.extra-input-ignored"} }, Want: eachRev("modern.mrtr.extra-input-ignored", StatusWarn, `with the unrequested inputResponses member "mcpconform-unrequested" got error -32602`, protocol.Modern)},
+		mutantCase{Mutation: "mrtr-input-malformed-asked-again", Args: []string{"-async"}, Protocol: protocol.Modern, Tweak: func(o *Options) { o.Only = []string{"modern.mrtr.malformed-input-rejected"} }, Want: eachRev("modern.mrtr.malformed-input-rejected", StatusWarn, `whose inputResponses is a string, not an object, got a "input_required" result`, protocol.Modern)},
 		mutantCase{Mutation: "input-required-empty", Want: each("modern.mrtr.input-required", StatusFail, "input_required with neither inputRequests nor requestState", modern...)},
 		// An empty inputRequests object is still included.
 		mutantCase{Mutation: "input-required-empty-requests"},
@@ -101,6 +104,7 @@ func init() {
 		mutantCase{Mutation: "modern-unsolicited-notification", Want: each("modern.notify.unsolicited", StatusFail, "notifications/tools/list_changed", modern...)},
 		mutantCase{Mutation: "modern-server-request", Want: each("modern.stdio.no-requests", StatusFail, "roots/list", modern...)},
 		mutantCase{Mutation: "modern-reserved-error-code", Want: each("modern.errors.reserved-codes", StatusFail, "error code -32050", modern...)},
+		mutantCase{Mutation: "modern-jsonrpc-range-error-code", Protocol: protocol.Modern, Tweak: func(o *Options) { o.Only = []string{"modern.*"} }, Want: each("modern.errors.jsonrpc-range", StatusWarn, "error code -32150 is in the JSON-RPC reserved range", modern...)},
 		mutantCase{Mutation: "modern-legacy-range-error-code", Want: each("modern.errors.legacy-range", StatusWarn, "error code -32010", modern...)},
 		// An era-ambiguous request (no _meta, no initialize) answered as
 		// a legacy implementation would: no check may fail over it.

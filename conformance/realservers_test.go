@@ -187,6 +187,7 @@ func TestRealServers(t *testing.T) {
 			rep := checkRealServer(t, srv, Options{})
 			if srv.name == "server-everything" {
 				checkCertificate(t, rep, srv.name)
+				checkSavedReport(t, rep)
 			}
 		})
 	}

@@ -84,7 +84,7 @@ type decodedObject struct {
 // (the strings, which nothing can change, are shared).
 func decodeResult(raw json.RawMessage) (map[string]any, error) {
 	d := decodedResults.get(raw, func(raw json.RawMessage) decodedObject {
-		obj, err := decodeObject(raw)
+		obj, err := decodeOwnedObject(raw)
 		return decodedObject{obj, err}
 	})
 	if d.err != nil || d.obj == nil || len(raw) < memoMin {

@@ -315,9 +315,9 @@ func init() {
 	Register(Check{
 		ID:          "sampling.request.tool-results",
 		Title:       "Each tool use in a sampling history gets its tool results",
-		Requirement: "In every sampling/createMessage request the server sent the suite, each assistant message with tool_use content is followed directly by a user message of tool_result content only, answering each tool use by its id; not exercised when no request carried a tool use.",
+		Requirement: "In every sampling/createMessage request the server sent the suite, each assistant message with tool_use content is followed directly by a user message of tool_result content only, answering each tool use by its id, and every tool_result answers a tool use of an earlier message; not exercised when no request carried a tool use or a tool result.",
 		Authority:   samplingToolResults,
-		Also:        []Authority{samplingToolBalance, samplingToolResultsOnly, atModern(samplingToolResults), atModern(samplingToolBalance), atModern(samplingToolResultsOnly)},
+		Also:        []Authority{samplingToolBalance, samplingToolResultsOnly, samplingToolUseID, atModern(samplingToolResults), atModern(samplingToolBalance), atModern(samplingToolResultsOnly), atModern(samplingToolUseID)},
 		Revisions:   append(Since(protocol.Rev20251125), protocol.Modern),
 		Final:       true,
 		Run: func(t *T) {
@@ -338,7 +338,7 @@ func init() {
 				}
 			}
 			if uses == 0 && len(bad) == 0 {
-				t.NotExercised("no sampling/createMessage request the server sent carries a tool use")
+				t.NotExercised("no sampling/createMessage request the server sent carries a tool use or a tool result")
 			}
 			citeAsks(t, faulty)
 			t.Expect("each of %d tool use(s) answered by the next message, of tool results only", uses)
@@ -351,7 +351,7 @@ func init() {
 }
 
 // toolResultProblem counts the tool uses in a sampling request's messages
-// and says how they are out of balance, or "".
+// and says how they and the tool results are out of balance, or "".
 func toolResultProblem(params json.RawMessage) (uses int, why string) {
 	type block struct {
 		Type      string `json:"type"`
@@ -374,6 +374,7 @@ func toolResultProblem(params json.RawMessage) (uses int, why string) {
 			blocks[i] = []block{one}
 		}
 	}
+	used := map[string]bool{} // the tool use ids of the messages so far
 	for i, m := range p.Messages {
 		var ids, results []string
 		others := 0
@@ -383,9 +384,15 @@ func toolResultProblem(params json.RawMessage) (uses int, why string) {
 				ids = append(ids, b.ID)
 			case "tool_result":
 				results = append(results, b.ToolUseID)
+				if !used[b.ToolUseID] && why == "" {
+					why = fmt.Sprintf("the tool result of message %d answers toolUseId %q, which no earlier tool use has", i, b.ToolUseID)
+				}
 			default:
 				others++
 			}
+		}
+		for _, id := range ids {
+			used[id] = true
 		}
 		uses += len(ids)
 		if len(results) > 0 && others > 0 && why == "" {
@@ -424,6 +431,8 @@ var (
 		"When using tool use in sampling, every assistant message containing `ToolUseContent` blocks MUST be followed by a user message that consists entirely of `ToolResultContent` blocks, with each tool use (e.g. with `id: $id`) matched by a corresponding tool result (with `toolUseId: $id`), before any other message.")
 	samplingToolResultsOnly = MCP(protocol.Rev20251125, "client/sampling.mdx", "Tool Result Messages",
 		"When a user message contains tool results (type: \"tool_result\"), it MUST contain ONLY tool results.")
+	samplingToolUseID = MCP(protocol.Rev20251125, "schema.ts", "ToolResultContent.toolUseId",
+		"This MUST match the ID from a previous ToolUseContent.")
 	samplingToolResults = MCP(protocol.Rev20251125, "client/sampling.mdx", "Security Considerations",
 		"Servers MUST ensure that when replying to a `stopReason: \"toolUse\"`, each `ToolUseContent` item is responded to with a `ToolResultContent` item with a matching `toolUseId`, and that the user message contains only tool results (no other content types)")
 )

@@ -228,6 +228,8 @@ func TestToolResultProblem(t *testing.T) {
 		{"balanced", `[` + use + `,{"role":"user","content":[{"type":"tool_result","toolUseId":"b","content":[]},{"type":"tool_result","toolUseId":"a","content":[]}]}]`, 2, ""},
 		{"last message", `[` + use + `]`, 2, ""},
 		{"one missing", `[` + use + `,{"role":"user","content":{"type":"tool_result","toolUseId":"a","content":[]}}]`, 2, "the tool use(s) a, b of message 0 are not answered by tool results a"},
+		{"unknown id", `[{"role":"user","content":{"type":"tool_result","toolUseId":"z","content":[]}}]`, 0, `the tool result of message 0 answers toolUseId "z", which no earlier tool use has`},
+		{"answer before use", `[{"role":"user","content":{"type":"tool_result","toolUseId":"a","content":[]}},` + use + `]`, 2, `the tool result of message 0 answers toolUseId "a"`},
 		{"mixed", `[` + use + `,{"role":"user","content":[{"type":"tool_result","toolUseId":"a","content":[]},{"type":"tool_result","toolUseId":"b","content":[]},{"type":"text","text":"and"}]}]`, 2, "message 1 mixes tool results with other content"},
 	} {
 		uses, why := toolResultProblem(json.RawMessage(`{"messages":` + tc.messages + `}`))

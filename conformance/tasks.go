@@ -1124,9 +1124,15 @@ func init() {
 	Register(Check{
 		ID:          "tasks.status.transitions",
 		Title:       "A task never leaves a terminal status",
-		Requirement: "Once a task is completed, failed or cancelled, every later answer (tasks/get, tasks/cancel, tasks/list) and every later notifications/tasks/status reports the same status; every status is one of the five.",
+		Requirement: "Once a task is completed, failed or cancelled, every later answer (tasks/get, tasks/cancel, tasks/list) and every later notifications/tasks/status reports the same status; every status is one of the five, so a working or input_required task moves only along the valid paths (to any of the other four).",
 		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Task Status Lifecycle",
 			"Tasks with a `completed`, `failed`, or `cancelled` status are in a terminal state and MUST NOT transition to any other status"),
+		Also: []Authority{
+			MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Task Status Lifecycle",
+				"Receivers MUST only transition tasks through the following valid paths: From `working`: may move to `input_required`, `completed`, `failed`, or `cancelled`"),
+			MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Task Status Lifecycle",
+				"Receivers MUST only transition tasks through the following valid paths: From `input_required`: may move to `working`, `completed`, `failed`, or `cancelled`"),
+		},
 		Refs:       []SpecRef{tasksRef("Task Cancellation"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "TaskStatus"}},
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"weak"
 
 	"github.com/mcpconform/mcpconform/conformance/shape"
@@ -75,6 +76,18 @@ func (d *decodedPage) toolsJSON() []byte {
 // JSON object raw as a part of raw, or nil. Names match as encoding/json
 // matches a struct field's: regardless of case.
 func memberJSON(raw []byte, name string) []byte {
+	if obj, ok := protocol.ScanObject(raw); ok {
+		var out []byte
+		n := 0
+		for k, v := range obj {
+			if strings.EqualFold(k, name) {
+				out, n = v, n+1
+			}
+		}
+		if n <= 1 { // two that differ in case: the last one, which the map does not tell
+			return out
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil
@@ -263,7 +276,22 @@ func allTools(pages []toolPage) []protocol.Tool {
 	return out
 }
 
+// rawOf is m as JSON, for the shape checker. A response with a long
+// result gets its received result spliced in whole: json.Marshal
+// compacts a raw member byte by byte, which made a server's megabyte
+// answers cost the shape checks more than reading them, and the checker
+// decodes the spliced bytes to the same value.
 func rawOf(m *protocol.Message) []byte {
+	if len(m.Result) >= memoMin && m.Method == "" && m.Params == nil && m.Error == nil {
+		jsonrpc, _ := json.Marshal(m.JSONRPC)
+		b := make([]byte, 0, len(`{"jsonrpc":,"id":,"result":}`)+len(jsonrpc)+len(m.ID)+len(m.Result))
+		b = append(append(b, `{"jsonrpc":`...), jsonrpc...)
+		if len(m.ID) > 0 {
+			b = append(append(b, `,"id":`...), m.ID...)
+		}
+		b = append(append(b, `,"result":`...), m.Result...)
+		return append(b, '}')
+	}
 	raw, _ := json.Marshal(m)
 	return raw
 }
@@ -455,6 +483,19 @@ func init() {
 	})
 
 	Register(Check{
+		ID:          "tools.names.case-sensitive",
+		Title:       "Tool names are matched case-sensitively",
+		Requirement: "A callable tool that answers a call with a result is not run when called by its name with the case of every letter swapped (and no listed tool has that name): the call gets an error, a JSON-RPC error or an isError result; not verified when no callable tool answers with a result.",
+		Authority:   MCP(protocol.Rev20251125, "server/tools.mdx", "Tool Names", "Tool names SHOULD be considered case-sensitive."),
+		Also:        []Authority{MCP(protocol.Modern, "server/tools.mdx", "Tool Names", "Tool names SHOULD be considered case-sensitive.")},
+		Refs:        []SpecRef{toolsRef(protocol.Rev20251125, "Tool Names"), toolsRef(protocol.Modern, "Tool Names")},
+		Revisions:   modernAnd(Since(protocol.Rev20251125)),
+		Capability:  "tools",
+		Prereqs:     []string{"tools.list.shape"},
+		Run:         runNamesCaseSensitive,
+	})
+
+	Register(Check{
 		ID:          "tools.names.unique",
 		Title:       "Tool names are unique across all pages",
 		Requirement: "Tool names SHOULD be unique within a server.",
@@ -575,13 +616,7 @@ func init() {
 			tool := t.RequireCallableTool(nil)
 			t.Expect("an error (a JSON-RPC error or an isError result)")
 			m := t.Session().MustRequest(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": []any{"mcpconform"}})
-			switch {
-			case m.Error != nil:
-				t.Actual("error %d", m.Error.Code)
-			case isErrorResult(m):
-				t.Actual("an isError result")
-			default:
-				t.Actual("a successful result")
+			if !callRefused(t, m) {
 				t.Failf("non-object arguments to %s were accepted: the result is not an error (servers MUST validate all tool inputs)", tool.Name)
 			}
 		},
@@ -1527,4 +1562,76 @@ func (h mcpHeader) problem() string {
 // isTokenChar reports whether r is a tchar of RFC 9110 section 5.6.2.
 func isTokenChar(r rune) bool {
 	return r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r))
+}
+
+// runNamesCaseSensitive calls callable tools until one answers with a
+// result with valid arguments (caseProbes at most), then calls it by its name with its
+// letters' case swapped: a server that ran the tool again matched the
+// name without regard to case.
+func runNamesCaseSensitive(t *T) {
+	listed := map[string]bool{}
+	for _, tl := range t.mustListedTools() {
+		listed[tl.Name] = true
+	}
+	keep := func(tl protocol.Tool) bool {
+		swapped := swapCase(tl.Name)
+		return swapped != tl.Name && !listed[swapped]
+	}
+	t.RequireCallableTool(keep) // ends the check when there is none
+	c, src := t.Session(), t.Rand()
+	var tried []string
+	for _, tool := range t.CallableTools() {
+		if !keep(tool) {
+			continue
+		}
+		if len(tried) == caseProbes {
+			break
+		}
+		args, ok := t.validArgs(tool, src)
+		if !ok {
+			continue
+		}
+		tried = append(tried, tool.Name)
+		first := c.MustRequest(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args})
+		if first.Error != nil || isErrorResult(first) {
+			continue
+		}
+		name := swapCase(tool.Name)
+		t.Expect("an error for %q, which no listed tool is named", name)
+		m := c.MustRequest(protocol.MethodToolsCall, map[string]any{"name": name, "arguments": args})
+		if !callRefused(t, m) {
+			t.Failf("calling %q, which no listed tool is named, ran %s: the server matched the tool name without regard to case", name, tool.Name)
+		}
+		return
+	}
+	t.NotVerified("no call of %s with valid arguments was answered with a result, so no call by another case could show whether names are matched", clipList(tried, 3))
+}
+
+// caseProbes is how many callable tools tools.names.case-sensitive calls
+// at most to find one that answers with a result.
+const caseProbes = 6
+
+// callRefused notes what a tools/call got and reports whether it was an
+// error: a JSON-RPC error or an isError result.
+func callRefused(t *T, m *protocol.Message) bool {
+	switch {
+	case m.Error != nil:
+		t.Actual("error %d", m.Error.Code)
+	case isErrorResult(m):
+		t.Actual("an isError result")
+	default:
+		t.Actual("a successful result")
+		return false
+	}
+	return true
+}
+
+// swapCase swaps the case of every letter of s.
+func swapCase(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsUpper(r) {
+			return unicode.ToLower(r)
+		}
+		return unicode.ToUpper(r)
+	}, s)
 }

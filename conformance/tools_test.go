@@ -2,8 +2,10 @@ package conformance
 
 import (
 	"encoding/json"
+	"reflect"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -181,5 +183,23 @@ func TestRepeatedKeys(t *testing.T) {
 		if got := repeatedKeys(json.RawMessage(tc.raw)); !slices.Equal(got, tc.want) {
 			t.Errorf("repeatedKeys(%s) = %q, want %q", tc.raw, got, tc.want)
 		}
+	}
+}
+
+// TestRawOfLongResult: a response with a long result, spliced, decodes to
+// the value json.Marshal's encoding of it decodes to.
+func TestRawOfLongResult(t *testing.T) {
+	long := strings.Repeat("<N&>", memoMin/4)
+	m := &protocol.Message{JSONRPC: "2.0", ID: json.RawMessage(`7`), Result: json.RawMessage("{ \"tools\" : [ {\"name\": \"" + long + "\"} ] }")}
+	want, _ := json.Marshal(m)
+	var a, b any
+	if err := json.Unmarshal(rawOf(m), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(want, &b); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Error("rawOf of a long result decodes to another value than json.Marshal's")
 	}
 }

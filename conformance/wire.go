@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/runner"
 )
 
@@ -264,7 +265,27 @@ func isObjectValue(v any) bool {
 	return false
 }
 
+// decodeObject decodes a JSON object as a json.Decoder with UseNumber
+// reads the first value of data into a map: null gives nil, and what
+// follows the value is ignored.
 func decodeObject(data []byte) (map[string]any, error) {
+	return decodeObjectWith(data, protocol.DecodeValue)
+}
+
+// decodeOwnedObject is decodeObject for a received result, which nothing
+// changes: its long strings are views of it.
+func decodeOwnedObject(data []byte) (map[string]any, error) {
+	return decodeObjectWith(data, protocol.DecodeOwnedValue)
+}
+
+// decodeObjectWith is decodeObject reading data, when it is one valid
+// value, with fast; encoding/json decides the rest.
+func decodeObjectWith(data []byte, fast func([]byte) (any, bool)) (map[string]any, error) {
+	if v, ok := fast(data); ok {
+		if obj, isObj := v.(map[string]any); isObj || v == nil {
+			return obj, nil
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var obj map[string]any

@@ -140,6 +140,9 @@ func CheckResponse(rev, method string, raw []byte) []Problem {
 }
 
 func decode(raw []byte) (any, error) {
+	if v, ok := protocol.DecodeValue(raw); ok {
+		return v, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any

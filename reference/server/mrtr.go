@@ -119,7 +119,9 @@ func (s *Server) modernAsk(env envelope, call *asyncCall) []byte {
 			return errorLine(env.id, protocol.CodeInvalidParams, "invalid params: requestState has expired", nil)
 		}
 		var responses map[string]json.RawMessage
-		_ = json.Unmarshal(env.params["inputResponses"], &responses)
+		if raw, ok := env.params["inputResponses"]; ok && json.Unmarshal(raw, &responses) != nil {
+			return errorLine(env.id, protocol.CodeInvalidParams, "invalid params: inputResponses must be an object", nil)
+		}
 		if answer, ok := responses[inputKey[call.tool]]; ok {
 			// The answer is judged as the legacy client's answer is.
 			s.pending = ensurePending(s.pending)
