@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -142,9 +143,14 @@ func TestHandshakeTimeoutRerun(t *testing.T) {
 	if r.Status != StatusPass {
 		t.Errorf("%s %q, want pass on the re-run", r.Status, r.Message)
 	}
-	want := []bounds{{2 * time.Second, 500 * time.Millisecond}, {4 * time.Second, time.Second}}
-	if !slices.Equal(runs, want) {
-		t.Errorf("runs had (start allowance, request timeout) %v, want %v", runs, want)
+	// The first run has the options' bounds, or a longer request timeout
+	// measured from the server's round trips on a loaded machine; the
+	// re-run doubles the request timeout, and the start allowance at
+	// least doubles: it is twice the engine's, which grows with the
+	// slowest start the run measured.
+	if len(runs) != 2 || runs[0].start != 2*time.Second || runs[0].request < 500*time.Millisecond ||
+		runs[1].start < 2*runs[0].start || runs[1].request != 2*runs[0].request {
+		t.Fatalf("runs had (start allowance, request timeout) %v, want (2s, 500ms or more) and then the allowance at least doubled and the timeout doubled", runs)
 	}
-	wantNote(t, &r, "re-run in fresh processes with the request timeout doubled to 1s, because the first run's block")
+	wantNote(t, &r, fmt.Sprintf("re-run in fresh processes with the request timeout doubled to %s, because the first run's block", runs[1].request))
 }

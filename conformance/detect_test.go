@@ -25,6 +25,9 @@ import (
 // the request timeout, but within the start timeout: every revision must be
 // detected (the modern one included) and nothing may fail, warn or error.
 func TestSlowStartIsNotAFailure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits out a server that starts a second late")
+	}
 	rep, err := Run(context.Background(), Options{
 		Command:      []string{mutantBinary(t), "-mutation", "none", "-start-delay", "1s"},
 		Timeout:      300 * time.Millisecond,
@@ -168,6 +171,9 @@ func TestLateDiscoverRetry(t *testing.T) {
 // the user to raise --start-timeout, the symptom of a Node server started
 // on a machine at load 20.
 func TestStarvedStartIsNotAHarnessError(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starves a server for seconds beside five busy processes")
+	}
 	if runtime.GOOS != "linux" {
 		t.Skip("schedstat is Linux's")
 	}

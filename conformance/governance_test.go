@@ -38,6 +38,9 @@ func govRun(t *testing.T, command []string, prof *profile.Profile, rev string) m
 // TestGovernanceReference: the reference passes every governance check in
 // every revision with examples/reference.profile.json.
 func TestGovernanceReference(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the governance checks against the reference in every revision")
+	}
 	bin := fixturebin.Build(t, "cmd/mcpconform")
 	results := govRun(t, []string{bin, "reference"}, govReferenceProfile(t), "")
 	ids := []string{GovHiddenEqualsMissing, GovListCallAgree, GovInvalidCallInert, GovListSortedStable, GovPublishGuard, GovLifecycle, GovListChanged}

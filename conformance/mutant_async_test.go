@@ -222,6 +222,9 @@ func asideOK(r Result) bool {
 // callable (2024-11-05 has no readOnlyHint) it is not-verified or
 // not-exercised, never a pass.
 func TestAsyncReferencePasses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the asynchronous checks against the reference in every revision")
+	}
 	opts := Options{Command: []string{fixturebin.Build(t, "cmd/mcpconform"), "reference"}, Timeout: 2 * time.Second, ShutdownGrace: 500 * time.Millisecond}
 	for _, a := range asyncAreas {
 		opts.Only = append(opts.Only, a+".*")
@@ -264,6 +267,9 @@ func TestAsyncReferencePasses(t *testing.T) {
 // before the cancel is read, no progress comes), so every check must be
 // judged on its long call and pass, never warn or end not-verified.
 func TestAsyncRacesAreNotVerdicts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the asynchronous checks against a server answering late")
+	}
 	rep := runMutant(t, mutantCase{Mutation: "progress-by-clock",
 		Args: []string{"-async", "-delay-method", protocol.NotifCancelled, "-delay", "300ms"},
 		Tweak: func(o *Options) {

@@ -165,6 +165,9 @@ func TestInvalidCasesCoverEveryKind(t *testing.T) {
 // its shrunk case in its message, the file parses, and it replays green
 // against the reference and red against the mutant that produced it.
 func TestPropertyFailureSaved(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs a property check until it fails and shrinks the case")
+	}
 	old := FailureDir
 	FailureDir = t.TempDir()
 	defer func() { FailureDir = old }()

@@ -72,7 +72,7 @@ func TestMain(m *testing.M) {
 	if !set {
 		flag.Set("test.parallel", "6")
 	}
-	fixturebin.Main(m)
+	fixturebin.MainTrampoline(m)
 }
 
 // mutantBinary returns internal/fixtures/mutant, built once per test binary.

@@ -252,6 +252,9 @@ func TestReferenceExercisesStructuredChecks(t *testing.T) {
 // (--allow-calls '*') no message tells the user to allow another; and
 // with tools excluded, the hint names how many would fit.
 func TestStructuredStatusHonest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs three mutants")
+	}
 	ids := []string{"tools.call.structured", "tools.call.structured-text"}
 	revs := modernAnd(Since(protocol.Rev20250618))
 	cases := []struct {

@@ -219,6 +219,9 @@ func TestJudgeCall(t *testing.T) {
 // both malformed checks judge) starts a process of its own. It counts the processes a property-only run starts
 // beyond a run of one check that uses the shared session.
 func TestPropertyChecksStartFewProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs every property check twice")
+	}
 	dir := t.TempDir()
 	starts := func(only string) int {
 		log := filepath.Join(dir, strings.ReplaceAll(only, "*", "all"))

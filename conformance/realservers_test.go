@@ -350,6 +350,9 @@ func checkRealServer(t *testing.T, srv realServer, opts Options) *Report {
 // naming the tool and the one constraint the accepted arguments break;
 // the same fixture with the SDK's validation on passes (TestRealServers).
 func TestGoSDKWithoutValidation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the property checks against the Go SDK fixture (a sweep)")
+	}
 	cmd := []string{fixturebin.Build(t, "internal/fixtures/gosdk"), "-no-validate"}
 	rep, err := Run(context.Background(), Options{Command: cmd, Only: []string{"property.arguments.invalid-rejected", "tools.call.invalid-arguments"}})
 	if err != nil {

@@ -26,6 +26,9 @@ func TestRunDeterministic(t *testing.T) {
 		}},
 	} {
 		t.Run(c.Mutation, func(t *testing.T) {
+			if testing.Short() && c.Mutation == "none" {
+				t.Skip("-short: runs the whole catalogue twice")
+			}
 			var out [2][]byte
 			for i := range out {
 				rep := runMutant(t, c)

@@ -27,7 +27,7 @@ import (
 	"go.yaml.in/yaml/v4"
 )
 
-func TestMain(m *testing.M) { fixturebin.Main(m) }
+func TestMain(m *testing.M) { fixturebin.MainTrampoline(m) }
 
 type action struct {
 	Name   string

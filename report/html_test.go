@@ -95,6 +95,7 @@ func checkHTMLPage(t *testing.T, s *browser.Session, file string) int {
 // without console errors, its matrix has one row per check, and every
 // non-pass cell links to its section. A screenshot is kept.
 func TestHTMLInBrowser(t *testing.T) {
+	t.Parallel()
 	rep := sampleReport(false)
 	file := writeHTMLFile(t, rep)
 	s := browser.Start(t)
@@ -129,6 +130,7 @@ func TestHTMLInBrowser(t *testing.T) {
 // TestHTMLHostile: a report full of markup, control bytes and invalid
 // UTF-8 stays inert: no element is injected, and the text shows as text.
 func TestHTMLHostile(t *testing.T) {
+	t.Parallel()
 	rep := hostileReport()
 	file := writeHTMLFile(t, rep)
 	data, _ := os.ReadFile(file)
@@ -229,6 +231,7 @@ func stripCode(line string) string {
 // the matrix holds the checks that applied somewhere, and those n/a in
 // every revision wait in a closed section that a link still opens.
 func TestHTMLLeadsWithVerdict(t *testing.T) {
+	t.Parallel()
 	rep := sampleReport(false)
 	for _, rev := range rep.Checked {
 		rep.Results = append(rep.Results, Result{ID: "zz.never.applies", Revision: rev, Title: "Never applies", Level: MUST,

@@ -65,6 +65,7 @@ func TestMerge(t *testing.T) {
 // TestMergeHTMLInBrowser: the merged matrix loads cleanly, has one row per
 // check, and the hostile server's text injects nothing.
 func TestMergeHTMLInBrowser(t *testing.T) {
+	t.Parallel()
 	m := mergeSample()
 	var buf bytes.Buffer
 	if err := m.WriteHTML(&buf); err != nil {
@@ -90,6 +91,7 @@ func TestMergeHTMLInBrowser(t *testing.T) {
 // and in the width of a printed A4 page: no column is cut off, and the
 // page needs no sideways scrolling.
 func TestMergeHTMLEveryServerShows(t *testing.T) {
+	t.Parallel()
 	revs := []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 	wide := func(name string) *Report {
 		rep := sampleReport(false)

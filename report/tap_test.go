@@ -19,6 +19,7 @@ func tapOf(t *testing.T, rep *Report) []byte {
 }
 
 func TestTAPGolden(t *testing.T) {
+	t.Parallel()
 	rep := sampleReport(false)
 	rep.ZeroTimes()
 	golden(t, "report.golden.tap", tapOf(t, rep))
@@ -86,6 +87,7 @@ func checkTAP(t *testing.T, rep *Report, data []byte) *tapcheck.Result {
 // TestTAP: node-tap's parser reads the stream as WriteTAP documents it,
 // outside --strict and under it (where the warn fails the run).
 func TestTAP(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: runs node")
 	}
@@ -102,6 +104,7 @@ func TestTAP(t *testing.T) {
 // lines, YAML and TAP syntax of its own) neither adds test points nor
 // changes one's directive, and its diagnostics read back as written.
 func TestTAPServerText(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: runs node")
 	}
@@ -115,6 +118,7 @@ func TestTAPServerText(t *testing.T) {
 // TestTAPRunEnd: a run with no verdict bails out before any plan; an
 // interrupted one bails out after its test points.
 func TestTAPRunEnd(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: runs node")
 	}

@@ -34,7 +34,8 @@ func becomeSubreaper() {
 const execVar = serverexec.Var
 
 // startCommand prepares cmd so that its process becomes a child subreaper
-// before it executes the server: cmd runs this program (/proc/self/exe),
+// before it executes the server: cmd runs this program (/proc/self/exe, or
+// serverexec.Program where a test set it),
 // whose initialisation (package serverexec, before the rest of the program
 // initialises) executes cmd.Path in the same process (same pid, arguments,
 // environment, directory and standard streams), or goes on as the server
@@ -52,14 +53,14 @@ func startCommand(cmd *exec.Cmd) {
 	if unix.Access(path, unix.X_OK) != nil {
 		return
 	}
-	if _, err := os.Stat("/proc/self/exe"); err != nil {
+	if _, err := os.Stat(serverexec.Program); err != nil {
 		return
 	}
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
 	cmd.Env = append(cmd.Env, execVar+"="+cmd.Path)
-	cmd.Path = "/proc/self/exe"
+	cmd.Path = serverexec.Program
 }
 
 // killProc sends SIGKILL to the process e names, unless its pid now belongs

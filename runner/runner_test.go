@@ -427,7 +427,10 @@ func TestStartAllowanceLastsUntilAnAnswer(t *testing.T) {
 // handed to init when the suite exits, which in a container need not reap
 // it. The race is the kernel's, so the test runs the case many times.
 func TestCloseReapsWhatItAdopted(t *testing.T) {
-	ctx := testCtx(t)
+	// Thirty starts and closes: testCtx's bound is one case's, and on a
+	// loaded machine thirty outlast it. This bound guards a hang only.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 	self := os.Getpid()
 	for i := range 30 {
 		p := startHostile(t, Config{}, "grandchild")
@@ -444,7 +447,9 @@ func TestCloseReapsWhatItAdopted(t *testing.T) {
 // it is known to be running.
 func announcedGrandchild(t *testing.T, ctx context.Context, p *Process) int {
 	t.Helper()
-	r, err := p.Next(ctx, 0)
+	// The wait guards against a hang only: on a loaded machine the
+	// grandchild's start can outlast the default request timeout.
+	r, err := p.Next(ctx, time.Minute)
 	if err != nil || r.Msg == nil {
 		t.Fatalf("Next = %+v, %v; want the grandchild announcement", r, err)
 	}

@@ -11,6 +11,7 @@ import (
 // same report twice exits 0; a file that is not a report exits 2 naming
 // it. The reports come from real runs (the reference, then a mutant).
 func TestCompareCommand(t *testing.T) {
+	t.Parallel()
 	self, mutant := runBinaries(t)
 	dir := t.TempDir()
 	good, bad := filepath.Join(dir, "good.json"), filepath.Join(dir, "bad.json")

@@ -365,6 +365,7 @@ var history = regexp.MustCompile(`(?i)\b(session|round|issue|sprint)s?\s+#?\d+\b
 // TestDocsSpeakOfTheProduct: no file of the project, its names included,
 // tells of numbered development sessions, rounds or issues.
 func TestDocsSpeakOfTheProduct(t *testing.T) {
+	t.Parallel()
 	err := filepath.WalkDir(projectRoot, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

@@ -98,6 +98,7 @@ func TestFixturesInitUsage(t *testing.T) {
 // nothing asks the client), and a malformed file is one error naming its
 // line, exit 2.
 func TestRunFixtures(t *testing.T) {
+	t.Parallel()
 	self, _ := runBinaries(t)
 	dir := t.TempDir()
 	run := func(extra ...string) map[string]string {

@@ -26,6 +26,7 @@ func diffCmd(args []string, out, errOut *bytes.Buffer) int     { return runDiff(
 // server — the reference, and the mutation that tightens payments.lookup's
 // schema keeping its version — and runs diff on them.
 func TestReleaseGateEndToEnd(t *testing.T) {
+	t.Parallel()
 	mutant := fixturebin.Build(t, "internal/fixtures/mutant")
 	dir := t.TempDir()
 	prof := filepath.Join("..", "..", "examples", "reference.profile.json")

@@ -25,6 +25,7 @@ eof
 `
 
 func TestReplay(t *testing.T) {
+	t.Parallel()
 	bin := fixturebin.Build(t, "cmd/mcpconform")
 	dir := t.TempDir()
 	write := func(name, id string) string {

@@ -22,7 +22,7 @@ import (
 	"github.com/mcpconform/mcpconform/report"
 )
 
-func TestMain(m *testing.M) { fixturebin.Main(m) }
+func TestMain(m *testing.M) { fixturebin.MainTrampoline(m) }
 
 // runBinaries returns mcpconform and the mutant fixture, built once per test
 // binary.
@@ -43,6 +43,7 @@ func runCLI(args ...string) (int, string, string) {
 // not verified): no fail, warn or error anywhere, exit 0, and no revision
 // is not conformant.
 func TestRunReferenceConformant(t *testing.T) {
+	t.Parallel()
 	self, _ := runBinaries(t)
 	dir := t.TempDir()
 	report, junit, badge := filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml"), filepath.Join(dir, "badge.json")

@@ -11,7 +11,7 @@ import (
 	"github.com/mcpconform/mcpconform/report"
 )
 
-func TestMain(m *testing.M) { fixturebin.Main(m) }
+func TestMain(m *testing.M) { fixturebin.MainTrampoline(m) }
 
 // mutantBinary returns internal/fixtures/mutant, built once per test binary.
 func mutantBinary(t *testing.T) string {

@@ -13,3 +13,10 @@ package serverexec
 // Var, in the environment of a process of the program, names the server it
 // is to become.
 const Var = "MCPCONFORM_RUNNER_EXEC"
+
+// Program is the executable the runner starts, with Var set, to become a
+// server: this program itself, so that the suite needs no other file. A
+// test binary that starts hundreds of servers names the small program
+// internal/serverexec/trampoline instead, which runs the same
+// initialisation at a fraction of the start-up cost of a test binary.
+var Program = "/proc/self/exe"

@@ -16,7 +16,7 @@ import (
 	"github.com/mcpconform/mcpconform/vectors/transcript"
 )
 
-func TestMain(m *testing.M) { fixturebin.Main(m) }
+func TestMain(m *testing.M) { fixturebin.MainTrampoline(m) }
 
 // minTranscripts is the least number of transcripts vectors/transcripts
 // holds, so that a lost file fails the test.
