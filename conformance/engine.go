@@ -982,7 +982,7 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 		r.Message = "does not apply to revision " + env.rev
 		return r
 	}
-	if only := c.OnlyOver(); only != "" && only != env.eng.opts.Transport {
+	if only := env.otherTransport(c); only != "" {
 		r.Status = StatusNA
 		r.Message = fmt.Sprintf("a check of the %s transport: the server was checked over %s", only, env.eng.opts.Transport)
 		return r
