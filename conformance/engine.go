@@ -479,6 +479,7 @@ type revEnv struct {
 
 	session      *Conn
 	base         time.Duration     // the request timeout, from --timeout and the session's measured round trip (budget.go)
+	rtt          time.Duration     // the quickest measured round trip of the session's ping, 0 when none was measured (budget.go)
 	handshakeErr error             // a session handshake failed: later ones would too
 	sessionLost  *sessionLostError // sessions stopped answering and the breaker tripped: no new one, no new wait
 	toolsDone    bool              // checks of one revision run one at a time
