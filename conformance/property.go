@@ -1538,12 +1538,21 @@ func runArguments(t *T, validSide bool) {
 		prefix = "arg-valid-"
 	}
 	start := time.Now()
-	answers := pipelineCalls(t, c, tools, cs, prefix)
-	rate(t, len(cs), time.Since(start))
+	unsent := make([]bool, len(cs))
+	var answers []*protocol.Message
+	if validSide {
+		answers = pipelineCalls(t, c, tools, cs, nil, prefix, nil)
+	} else {
+		answers = invalidCalls(t, c, tools, cs, prefix, unsent)
+	}
+	rate(t, len(cs)-countTrue(unsent), time.Since(start))
 	answered := make([]bool, len(tools))
 	n, late := 0, 0
 	var bad []int
 	for i, a := range cs {
+		if unsent[i] {
+			continue
+		}
 		if answers[i] == nil {
 			if !validSide && a.broken == nil {
 				continue // a control: counted with its tool's cases
@@ -1609,6 +1618,100 @@ func runArguments(t *T, validSide bool) {
 		}
 		t.NotVerified("no failure in %d answered calls, but no call of %s%s was answered within the request timeout", n, strings.Join(unverified.items, ", "), more)
 	}
+}
+
+// invalidCalls calls the invalid cases cs (each tool's control first, see
+// withControls) in two rounds: each tool's control and its first case of
+// each kind of constraint broken, then the rest, except for a tool whose
+// every call of the first round failed as its control did
+// (failureSignature): it fails whatever its arguments (a network it
+// cannot reach), and more cases of the kinds it failed alike would only
+// cost their calls (a slow failure, each). unsent marks the cases not
+// sent; their answers stay nil.
+func invalidCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string, unsent []bool) []*protocol.Message {
+	var first, rest []int
+	seen := map[string]bool{}
+	for i, a := range cs {
+		kind := ""
+		if a.broken != nil {
+			kind = a.broken.Kind
+		}
+		if k := fmt.Sprintf("%d\x00%s", a.tool, kind); !seen[k] {
+			seen[k] = true
+			first = append(first, i)
+			continue
+		}
+		rest = append(rest, i)
+	}
+	answers := pipelineCalls(t, c, tools, cs, first, prefix, nil)
+	if len(rest) == 0 {
+		return answers
+	}
+	alike := failedAlike(tools, cs, first, answers)
+	var send []int
+	var none noteList
+	noted := make([]bool, len(tools))
+	for _, i := range rest {
+		if at := cs[i].tool; alike[at] {
+			if !noted[at] {
+				noted[at] = true
+				none.add("%s", tools[at].tool.Name)
+			}
+			unsent[i] = true
+			continue
+		}
+		send = append(send, i)
+	}
+	none.log(t, "called once per kind of invalid argument, since its valid call and each of those failed alike: ")
+	if len(send) > 0 {
+		answers = pipelineCalls(t, c, tools, cs, send, prefix, answers)
+	}
+	return answers
+}
+
+// failedAlike reports, per tool, whether the calls sel of cs that were
+// answered show it failing whatever its arguments: its control failed,
+// some invalid case was answered, and every answered case failed with the
+// control's failureSignature.
+func failedAlike(tools []argTool, cs []argCase, sel []int, answers []*protocol.Message) []bool {
+	alike := make([]bool, len(tools))
+	control := make([]int, len(tools))
+	for i := range control {
+		control[i] = -1
+	}
+	for _, i := range sel {
+		if a := cs[i]; a.broken == nil && answers[i] != nil && judgeCall(answers[i]) != accepted {
+			control[a.tool] = i
+		}
+	}
+	differs := make([]bool, len(tools))
+	for _, i := range sel {
+		a := cs[i]
+		ci := control[a.tool]
+		if a.broken == nil || answers[i] == nil || ci < 0 {
+			continue
+		}
+		if failureSignature(answers[i], a.args) == failureSignature(answers[ci], cs[ci].args) {
+			alike[a.tool] = true
+		} else {
+			differs[a.tool] = true
+		}
+	}
+	for i := range alike {
+		alike[i] = alike[i] && !differs[i]
+	}
+	return alike
+}
+
+// countTrue counts the true values of bs.
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 // argumentsSession returns the session the argument checks call tools
@@ -1856,7 +1959,20 @@ const callWindow = 64
 // the longest wait between the answers so far, the calls still out (a
 // tool that sleeps, say) give no evidence either way and stay nil, as do
 // the calls never sent.
-func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) []*protocol.Message {
+func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, sel []int, prefix string, out []*protocol.Message) []*protocol.Message {
+	if out == nil {
+		out = make([]*protocol.Message, len(cs))
+	}
+	before := 0 // answers of earlier rounds: the server has shown it answers
+	if slices.ContainsFunc(out, func(m *protocol.Message) bool { return m != nil }) {
+		before = 1
+	}
+	if sel == nil {
+		sel = make([]int, len(cs))
+		for i := range sel {
+			sel[i] = i
+		}
+	}
 	names := make([]string, len(tools))
 	for i, at := range tools {
 		b, _ := json.Marshal(at.tool.Name)
@@ -1867,23 +1983,23 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) 
 		b, _ := json.Marshal(protocol.ModernMeta(t.Revision()))
 		meta = `,"_meta":` + string(b)
 	}
-	out := make([]*protocol.Message, len(cs))
 	sent := make([]string, len(cs)) // the id keys of the calls sent
 	var batch, keys []string
 	next, got := 0, 0
 	var last time.Time // the first request's send, then the latest answer's arrival
 	var gap time.Duration
-	for got < len(cs) {
+	for got < len(sel) {
 		// The window is filled again once half of it is answered, in one
 		// batch (runner.SendBatch): a write for many calls rather than
 		// for each.
-		if next < len(cs) && next-got <= callWindow/2 {
+		if next < len(sel) && next-got <= callWindow/2 {
 			batch, keys = batch[:0], keys[:0]
-			for next < len(cs) && next-got < callWindow {
-				text, key := callLine(prefix, next, names[cs[next].tool], cs[next].args, meta)
+			for next < len(sel) && next-got < callWindow {
+				i := sel[next]
+				text, key := callLine(prefix, i, names[cs[i].tool], cs[i].args, meta)
 				batch = append(batch, text)
 				keys = append(keys, key)
-				sent[next] = key
+				sent[i] = key
 				next++
 			}
 			if err := c.sendRequestLines(batch, keys); err != nil {
@@ -1895,7 +2011,7 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) 
 		}
 		var r runner.Received
 		var err error
-		if next == len(cs) && got > 0 {
+		if next == len(sel) && got+before > 0 {
 			// Every call is out and the server has shown its pace: the
 			// calls still running (a tool that sleeps) are given up at
 			// a few of its longest waits after the last answer, not at
@@ -1910,7 +2026,7 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) 
 		} else {
 			r, err = c.Next(t.RequestTimeout())
 		}
-		if errors.Is(err, runner.ErrTimeout) && got > 0 {
+		if errors.Is(err, runner.ErrTimeout) && got+before > 0 {
 			break
 		}
 		if errors.Is(err, runner.ErrTimeout) && c.ctx().Err() == nil {
@@ -1925,7 +2041,7 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) 
 		if r.Msg == nil || r.Msg.Kind() != protocol.KindResponse {
 			continue
 		}
-		if i, ok := argIndex(r.Msg.IDKey(), prefix); ok && i < next && out[i] == nil {
+		if i, ok := argIndex(r.Msg.IDKey(), prefix); ok && i < len(cs) && sent[i] != "" && out[i] == nil {
 			out[i] = r.Msg
 			got++
 			now := time.Now()
@@ -1933,8 +2049,8 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) 
 		}
 	}
 	var left []string
-	for i, key := range sent[:next] {
-		if out[i] == nil {
+	for i, key := range sent {
+		if key != "" && out[i] == nil {
 			left = append(left, key)
 		}
 	}
