@@ -417,22 +417,23 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 	var p *runner.Process
 	first, second := barrierID, barrier2ID
 	switch at {
-	case scratchSession:
-		// The scratch has answered other checks' requests: barriers of
+	case scratchSession, argumentsSpare:
+		// The session has answered other checks' requests: barriers of
 		// their own ids.
-		p = t.Scratch().p
+		var c *Conn
+		if at == argumentsSpare {
+			c = t.SharedBy(argumentsKey)
+			t.Retire(c) // no check after it meets what the lines left
+		} else {
+			c = t.Scratch()
+		}
+		p = c.p
 		n := t.env.nextID()
 		first, second = fmt.Sprintf(`"mcpconform-barrier-%s"`, n), fmt.Sprintf(`"mcpconform-barrier-%s-2"`, n)
 	case freshProcess:
 		// A process of the check's own: its transcript becomes the
 		// evidence of the result, and the engine closes it.
 		p = t.Fresh().p
-	case argumentsSpare:
-		c := t.SharedBy(argumentsKey)
-		t.Retire(c) // no check after it meets what the lines left
-		p = c.p
-		n := t.env.nextID()
-		first, second = fmt.Sprintf(`"mcpconform-barrier-%s"`, n), fmt.Sprintf(`"mcpconform-barrier-%s-2"`, n)
 	default:
 		var err error
 		if p, err = runner.Start(t.runCtx, t.processConfig()); err != nil {
