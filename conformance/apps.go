@@ -16,8 +16,8 @@ import (
 // resources that tools name in their _meta. The checks read the UI
 // resources the tools reference and the ui:// resources the server lists,
 // within the extension checks' budget for contents (extension.go), and
-// judge them on the extension's text (AppsExtension). They apply only to
-// a server that declares the extension and are never scored.
+// judge them on the extension's text (AppsExtension). They apply to a
+// server that offers the extension (appsOffered) and are never scored.
 
 // AppMIMEType is the MIME type of an MCP App's HTML resource.
 const AppMIMEType = "text/html;profile=mcp-app"
@@ -57,6 +57,35 @@ func (t *T) appRefs() []appRef {
 	}
 	return out
 }
+
+// appsOffered ends the check as n/a unless the server offers MCP Apps:
+// it declares the extension, or, to the suite that declared itself a
+// host of MCP Apps (hostCapabilities), a tool names a UI resource or it
+// lists one. The text gives the server no sentence to declare it by (the
+// ext-apps SDK's servers do not): a host learns of a view from the tool
+// that names it ("If `ui.resourceUri` is present and host supports MCP
+// Apps, host renders tool results using the specified UI resource").
+func (t *T) appsOffered() {
+	for _, id := range appsListingOwners {
+		// Final, the apps checks run after these: a listing they could
+		// not have is theirs to judge, and is not asked for again.
+		switch r := t.env.results[id]; {
+		case r == nil, r.Status == StatusPass, r.Status == StatusWarn, r.Status == StatusNA, r.Status == StatusNotExercised:
+		default:
+			t.blocked(id, "blocked by %s (%s): this check reads that listing", id, r.Status)
+		}
+	}
+	if _, ok := t.env.info.Declares(AppsExtension.ID, t.env.rev); ok {
+		return
+	}
+	if len(t.appRefs()) == 0 && len(t.appListed()) == 0 {
+		t.NotApplicable("the server does not declare the extension %s, and no tool names a UI resource nor does it list one", AppsExtension.ID)
+	}
+}
+
+// appsListingOwners are the checks that own the listings the apps checks
+// read.
+var appsListingOwners = []string{"tools.list.shape", "resources.list.shape"}
 
 // appListed returns the listed resources that are UI resources: of the
 // ui:// scheme or of the MCP App MIME type. Without the resources
@@ -200,12 +229,18 @@ func contentsBytes(text, blob *string) (b []byte, ok bool) {
 	return nil, false
 }
 
+// The apps checks are Final: they run after the core checks of their
+// revision, on the listings those made, so that a server that fails to
+// list (one that hangs on tools/list, say) is judged by the check that
+// owns the listing, not by the first apps check to ask for it, and a
+// server that offers no MCP Apps costs no request of its own.
 func init() {
 	Register(Check{
 		ID:          "apps.tool.resource-scheme",
 		Title:       "UI resource URIs use the ui:// scheme",
 		Requirement: "Every UI resource a tool references (_meta.ui.resourceUri, or the deprecated _meta[\"ui/resourceUri\"]) and every listed resource of the MCP App MIME type has a ui:// URI.",
 		Authority:   Ext(AppsExtension, "Content Requirements:", "URI MUST start with `ui://` scheme"),
+		Final:       true,
 		Run:         appsResourceScheme,
 	})
 	Register(Check{
@@ -213,6 +248,7 @@ func init() {
 		Title:       "Every UI resource a tool references exists",
 		Requirement: "Every ui:// resource a tool references is served: resources/read of it gives a result, not an error (the server may leave it out of resources/list).",
 		Authority:   Ext(AppsExtension, "Behavior:", "Resource MUST exist on the server"),
+		Final:       true,
 		Run:         appsResourceExists,
 	})
 	Register(Check{
@@ -220,6 +256,7 @@ func init() {
 		Title:       "UI resource contents are text/html;profile=mcp-app",
 		Requirement: "Every contents item of a UI resource read (resources/read of a ui:// resource a tool references or the server lists) has mimeType text/html;profile=mcp-app.",
 		Authority:   Ext(AppsExtension, "Content Requirements:", "`mimeType` MUST be `text/html;profile=mcp-app` (other types reserved for future extensions)"),
+		Final:       true,
 		Run:         appsResourceMIMEType,
 	})
 	Register(Check{
@@ -227,6 +264,7 @@ func init() {
 		Title:       "UI resource contents are text or base64 blob",
 		Requirement: "Every contents item of a UI resource read carries its HTML as a text string or a base64 blob.",
 		Authority:   Ext(AppsExtension, "Content Requirements:", "Content MUST be provided via either `text` (string) or `blob` (base64-encoded)"),
+		Final:       true,
 		Run:         appsResourceContent,
 	})
 	Register(Check{
@@ -234,6 +272,7 @@ func init() {
 		Title:       "UI resource contents are an HTML5 document",
 		Requirement: "Every contents item of a UI resource read is an HTML5 document: judged on the start every such document has (an optional BOM, comments and whitespace, then <!DOCTYPE html>), not by a full validation.",
 		Authority:   Ext(AppsExtension, "Content Requirements:", "Content MUST be valid HTML5 document"),
+		Final:       true,
 		Run:         appsResourceHTML,
 	})
 	Register(Check{
@@ -241,6 +280,7 @@ func init() {
 		Title:       "Listed UI resources declare text/html;profile=mcp-app",
 		Requirement: "Every ui:// resource resources/list lists declares mimeType text/html;profile=mcp-app.",
 		Authority:   Ext(AppsExtension, "UI Resource Format", "SHOULD be `text/html;profile=mcp-app` for HTML-based UIs in the initial MVP."),
+		Final:       true,
 		Run:         appsListMIMEType,
 	})
 	Register(Check{
@@ -249,11 +289,13 @@ func init() {
 		Requirement: "The _meta.ui of every listed UI resource and of every contents item read has the McpUiResourceMeta shape: csp lists (connectDomains, resourceDomains, frameDomains, baseUriDomains) are arrays of strings, permissions members objects, domain a string, prefersBorder a boolean.",
 		Authority: ExtAdvisory(AppsExtension, "UI Resource Format", "Servers declare which external origins their UI needs to access.",
 			"a host builds the view's Content-Security-Policy from these lists: one it cannot read is dropped or misread, and the view runs under a policy its author did not declare"),
-		Run: appsResourceCSP,
+		Final: true,
+		Run:   appsResourceCSP,
 	})
 }
 
 func appsResourceScheme(t *T) {
+	t.appsOffered()
 	refs, listed := t.appRefs(), t.appListed()
 	t.Expect("every UI resource URI starts with ui://")
 	n := 0
@@ -278,6 +320,7 @@ func appsResourceScheme(t *T) {
 }
 
 func appsResourceExists(t *T) {
+	t.appsOffered()
 	refs := t.appRefs()
 	if len(refs) == 0 {
 		t.NotExercised("no tool references a UI resource (_meta.ui.resourceUri)")
@@ -308,6 +351,7 @@ func appsResourceExists(t *T) {
 }
 
 func appsResourceMIMEType(t *T) {
+	t.appsOffered()
 	t.Expect("mimeType %s in every contents item", AppMIMEType)
 	n := t.eachAppContents(func(r appRead, c appContents) {
 		if c.MimeType != AppMIMEType {
@@ -331,6 +375,7 @@ func (t *T) eachAppContents(judge func(r appRead, c appContents)) int {
 }
 
 func appsResourceContent(t *T) {
+	t.appsOffered()
 	t.Expect("a text string or a base64 blob in every contents item")
 	n := t.eachAppContents(func(r appRead, c appContents) {
 		switch _, ok := contentsBytes(c.Text, c.Blob); {
@@ -345,6 +390,7 @@ func appsResourceContent(t *T) {
 }
 
 func appsResourceHTML(t *T) {
+	t.appsOffered()
 	t.Expect("each document starts with <!DOCTYPE html> (after an optional BOM, comments and whitespace)")
 	docs := 0
 	t.eachAppContents(func(r appRead, c appContents) {
@@ -364,6 +410,7 @@ func appsResourceHTML(t *T) {
 }
 
 func appsListMIMEType(t *T) {
+	t.appsOffered()
 	if !t.HasCapability("resources") {
 		t.NotApplicable("the server does not declare the resources capability: it lists no UI resource")
 	}
@@ -386,6 +433,7 @@ func appsListMIMEType(t *T) {
 }
 
 func appsResourceCSP(t *T) {
+	t.appsOffered()
 	t.Expect("_meta.ui of the McpUiResourceMeta shape wherever it is present")
 	n := 0
 	judge := func(where string, meta json.RawMessage) {

@@ -48,6 +48,9 @@ type AuthOptions struct {
 type Authorization struct {
 	// Token gives the current access token, refreshed as it expires.
 	Token func() (string, error)
+	// Renew, when set, replaces a token the server answered 401 though
+	// the run believed it valid (see runner.HTTPOptions.Renew).
+	Renew func(rejected string) (string, error)
 	// StepUp, when set, gets a new token granted scopes (re-authorization
 	// the user allowed, as a client answers an insufficient_scope
 	// challenge), with the token response's granted scopes (nil when

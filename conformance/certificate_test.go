@@ -27,13 +27,16 @@ const maxCertificatePages = 8
 // every failure (a row per check that failed or errored) on the first
 // screen, the warnings listed after them, and a print in a few pages.
 // The page, its screenshot and its printed PDF (name.html, .png, .pdf)
-// go to $MCPCONFORM_ARTIFACTS when it names a directory (CI keeps them),
-// else to a temporary one; the screenshot also to -screenshots DIR when
+// go to $MCPCONFORM_ARTIFACTS when set (CI keeps them; the directory is
+// made if missing), else to a temporary one; the screenshot also to -screenshots DIR when
 // given.
 func checkCertificate(t *testing.T, rep *Report, name string) {
 	t.Helper()
 	dir := t.TempDir()
 	if d := os.Getenv("MCPCONFORM_ARTIFACTS"); d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatalf("artifacts directory: %v", err)
+		}
 		dir = d
 	}
 	file := filepath.Join(dir, name+".html")

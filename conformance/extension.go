@@ -133,7 +133,9 @@ func (s ServerInfo) Declares(id, rev string) (settings json.RawMessage, ok bool)
 
 // extensionGate ends r before the check runs when the server's
 // declaration of the check's extension is unknown (blocked) or absent
-// (n/a); done says whether it did.
+// (n/a); done says whether it did. MCP Apps, where the suite declares it
+// as a host (hostCapabilities), is left to appsOffered: its text has the
+// server offer it through its tools, not declare it.
 func (env *revEnv) extensionGate(c *Check, r *Result) (done bool) {
 	id := c.Authority.Extension
 	if !env.infoSeen() {
@@ -142,12 +144,23 @@ func (env *revEnv) extensionGate(c *Check, r *Result) (done bool) {
 		r.Message = fmt.Sprintf("blocked by %s: no %s result was seen, so whether the server declares the extension %s is unknown", r.BlockedBy, env.infoMethod(), id)
 		return true
 	}
-	if _, ok := env.info.Declares(id, env.rev); !ok {
+	if _, ok := env.info.Declares(id, env.rev); !ok && !(id == AppsExtension.ID && env.rev != protocol.Modern) {
 		r.Status = StatusNA
 		r.Message = fmt.Sprintf("the server does not declare the extension %s", id)
 		return true
 	}
 	return false
+}
+
+// hostCapabilities are the client capabilities the suite declares in
+// initialize: those of a host that renders MCP Apps, as the extension's
+// text has a host advertise it (under extensions, with the MIME types it
+// renders), so that a server offering UI-enabled tools only to such a
+// host, as the text advises, offers them to the suite.
+func hostCapabilities() map[string]any {
+	return map[string]any{"extensions": map[string]any{
+		AppsExtension.ID: map[string]any{"mimeTypes": []string{AppMIMEType}},
+	}}
 }
 
 // ExtensionSettings returns the settings with which the server declared
@@ -161,7 +174,7 @@ func (t *T) ExtensionSettings() map[string]json.RawMessage {
 }
 
 // Budget of the contents the extension checks read per revision. It is
-// their own, apart from the core checks' (resources.go): the extension
+// their own, apart from the core checks' (resources.go): the skills
 // checks run first in id order, and a read of theirs must never leave a
 // core check unverified.
 const (

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpconform/mcpconform/internal/junitschema"
 	"github.com/mcpconform/mcpconform/internal/reportcheck"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/report"
@@ -31,6 +32,7 @@ var extensionCases = func() []mutantCase {
 	}
 	return []mutantCase{
 		one("ext-app-tool-uri-https", legacy, "apps.tool.resource-scheme", StatusFail, `tool "accounts.balance" names the UI resource "https://bank.example/balance-view" in _meta.ui.resourceUri: not a ui:// URI`),
+		one("ext-app-undeclared-uri-https", legacy, "apps.tool.resource-scheme", StatusFail, `tool "accounts.balance" names the UI resource "https://bank.example/balance-view" in _meta.ui.resourceUri: not a ui:// URI`),
 		one("ext-app-tool-uri-missing", modern, "apps.tool.resource-exists", StatusFail, `tool "accounts.balance" references ui://bank/missing-view, which resources/read answers with error -32602`),
 		one("ext-app-tool-uri-missing", legacy, "apps.tool.resource-exists", StatusFail, "which resources/read answers with error -32002"),
 		one("ext-app-read-mime-html", legacy, "apps.resource.mime-type", StatusFail, `reading ui://bank/balance-view gave contents of mimeType "text/html", want "text/html;profile=mcp-app"`),
@@ -80,6 +82,41 @@ func TestExtensionMutants(t *testing.T) {
 						t.Errorf("%s@%s: %s %s", r.ID, r.Revision, r.Status, r.Message)
 					}
 				}
+			}
+		})
+	}
+}
+
+// TestAppsOfferedUndeclared: a server that names a UI resource in its
+// tools, to the suite that declares itself a host of MCP Apps, offers
+// the extension without declaring it, as the ext-apps SDK's servers do:
+// every apps check judges it (and passes the reference). At 2026-07-28,
+// where the suite declares no client capability, an undeclared extension
+// is n/a, as is every apps check against a server naming no UI resource.
+func TestAppsOfferedUndeclared(t *testing.T) {
+	for _, c := range []struct {
+		mutation, rev string
+		args          []string
+		want          Status
+		reason        string
+	}{
+		{"ext-app-undeclared", protocol.Rev20251125, []string{"-extensions"}, StatusPass, ""},
+		{"ext-app-undeclared", protocol.Modern, []string{"-extensions"}, StatusNA, "the server does not declare the extension io.modelcontextprotocol/ui"},
+		{"none", protocol.Rev20251125, nil, StatusNA, "the server does not declare the extension io.modelcontextprotocol/ui, and no tool names a UI resource nor does it list one"},
+	} {
+		t.Run(c.mutation+"@"+c.rev, func(t *testing.T) {
+			t.Parallel()
+			rep := runMutant(t, mutantCase{Mutation: c.mutation, Args: c.args, Protocol: c.rev,
+				Tweak: func(o *Options) { o.Only = []string{"apps.*"} }})
+			n := 0
+			for _, r := range rep.Results {
+				n++
+				if r.Status != c.want || !strings.Contains(r.Message, c.reason) {
+					t.Errorf("%s@%s: %s %q, want %s %q", r.ID, r.Revision, r.Status, r.Message, c.want, c.reason)
+				}
+			}
+			if n == 0 {
+				t.Error("no apps check ran")
 			}
 		})
 	}
@@ -137,33 +174,57 @@ func TestExtensionNeverMovesTheCore(t *testing.T) {
 		}
 	}
 
-	line := "Extension io.modelcontextprotocol/skills (not scored): "
-	var text, md, html, tap bytes.Buffer
+	checkExtensionSections(t, broken, "Extension io.modelcontextprotocol/skills (not scored): ", SkillsExtension.ID, report.OutcomeNotConformant)
+	var text, tap bytes.Buffer
 	if err := broken.WriteText(&text, report.TextOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := broken.WriteMarkdown(&md); err != nil {
-		t.Fatal(err)
-	}
-	if err := broken.WriteHTML(&html); err != nil {
 		t.Fatal(err)
 	}
 	if err := broken.WriteTAP(&tap); err != nil {
 		t.Fatal(err)
 	}
-	js, err := json.Marshal(broken)
+	if w := "Extension io.modelcontextprotocol/ui (not scored): "; !strings.Contains(text.String(), w) {
+		t.Errorf("text report lacks %q", w)
+	}
+	if w := "of the extension io.modelcontextprotocol/skills, which is not scored"; !strings.Contains(tap.String(), w) {
+		t.Errorf("TAP report lacks %q", w)
+	}
+}
+
+// checkExtensionSections fails t unless every report format of rep shows
+// the extension id in its section, line (the text one) and outcome, and
+// the JUnit report, with the extension's suite, keeps to its schemas.
+func checkExtensionSections(t *testing.T, rep *Report, line, id, outcome string) {
+	t.Helper()
+	var text, md, html, tap, junit bytes.Buffer
+	for _, w := range []error{
+		rep.WriteText(&text, report.TextOptions{}), rep.WriteMarkdown(&md), rep.WriteHTML(&html),
+		rep.WriteTAP(&tap), rep.WriteJUnit(&junit),
+	} {
+		if w != nil {
+			t.Fatal(w)
+		}
+	}
+	if errs, err := junitschema.Errors(junit.Bytes()); err != nil || len(errs) > 0 {
+		t.Errorf("the JUnit report breaks the schemas: %v %v", err, errs)
+	}
+	js, err := json.Marshal(rep)
 	if err != nil {
 		t.Fatal(err)
+	}
+	area, _, _ := strings.Cut(strings.TrimPrefix(id, "io.modelcontextprotocol/"), "/")
+	if area == "ui" {
+		area = "apps"
 	}
 	for _, f := range []struct {
 		name, out string
 		want      []string
 	}{
-		{"text", text.String(), []string{"\nskills — extension io.modelcontextprotocol/skills, not scored\n", line, "Extension io.modelcontextprotocol/ui (not scored): "}},
-		{"markdown", md.String(), []string{"## Extensions (not scored)", "| `io.modelcontextprotocol/skills` | ❌ not conformant |"}},
-		{"html", html.String(), []string{"Extension io.modelcontextprotocol/skills (not scored)"}},
-		{"tap", tap.String(), []string{"# " + line, "of the extension io.modelcontextprotocol/skills, which is not scored"}},
-		{"json", string(js), []string{`"extensions":[{"extension":"io.modelcontextprotocol/skills"`, `"kind":"extension"`}},
+		{"text", text.String(), []string{"\n" + area + " — extension " + id + ", not scored\n", line}},
+		{"markdown", md.String(), []string{"## Extensions (not scored)", "| `" + id + "` | "}},
+		{"html", html.String(), []string{"Extension " + id + " (not scored)"}},
+		{"tap", tap.String(), []string{"# " + line}},
+		{"junit", junit.String(), []string{`<testsuite name="extension ` + id + `"`}},
+		{"json", string(js), []string{`{"extension":"` + id + `"`, `"outcome":"` + outcome + `"`, `"kind":"extension"`}},
 	} {
 		for _, w := range f.want {
 			if !strings.Contains(f.out, w) {

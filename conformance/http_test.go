@@ -92,8 +92,9 @@ func TestHTTPReference(t *testing.T) {
 					t.Errorf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
 				case r.Status == StatusNotVerified && !(r.Revision == protocol.Rev20241105 && strings.Contains(r.Message, "safe to call")):
 					t.Errorf("%s@%s not verified: %s", r.ID, r.Revision, r.Message)
-				case r.ID == "http.sse.event-id-unique" && r.Status == StatusNotExercised:
-					// The reference gives its SSE events no ids.
+				case exercisedOnlyBy(r.ID) != "" && r.Status == StatusNotExercised:
+					// The reference gives its SSE events no ids and marks
+					// no tool parameter with x-mcp-header.
 				case strings.HasPrefix(r.ID, "http.") && r.Status != StatusNA && r.Status != tc.httpStatus && !(r.Status == StatusNotVerified):
 					t.Errorf("%s@%s: %s, want %s", r.ID, r.Revision, r.Status, tc.httpStatus)
 				case strings.HasPrefix(r.ID, "stdio.") && r.Status != StatusNA:
@@ -241,6 +242,13 @@ var httpFaults = []httpFault{
 		})
 	}},
 	{"sse-id-reused", "http.sse.event-id-unique", "had carried already", sseIDs(func() string { return "7" })},
+	{"sse-message-after-response", "http.sse.response-ends-stream", "after the request's response", sseAfter(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"after\"}}\n\n")
+	})},
+	{"sse-kept-open", "http.sse.response-ends-stream", "still open", sseAfter(func(w http.ResponseWriter, r *http.Request) {
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})},
 	{"method-mismatch-ignored", "http.metadata.method-mismatch", "not 400 Bad Request", setMethodHeader(func(sent, body string) bool { return sent != "" && sent != body })},
 	{"method-missing-ignored", "http.metadata.method-missing", "not 400 Bad Request", setMethodHeader(func(sent, body string) bool { return sent == "" })},
 	{"name-mismatch-ignored", "http.metadata.name-mismatch", "not 400 Bad Request", func(h http.Handler) http.Handler {
@@ -262,6 +270,23 @@ var httpFaults = []httpFault{
 			h.ServeHTTP(w, r)
 		})
 	}},
+	{"resume-replays-other-streams", "http.sse.resume-same-stream", "carried the response to the second ping", resumable(true)},
+	{"version-from-header-only", "http.version.header-mismatch", "not 400 Bad Request", func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if v := r.Header.Get(protocol.HeaderProtocolVersion); modernPost(r) {
+				body, _ := io.ReadAll(r.Body)
+				for _, old := range protocol.AllRevisions {
+					body = bytes.ReplaceAll(body, []byte(`"`+protocol.MetaProtocolVersion+`":"`+old+`"`), []byte(`"`+protocol.MetaProtocolVersion+`":"`+v+`"`))
+				}
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				r.ContentLength = int64(len(body))
+			}
+			h.ServeHTTP(w, r)
+		})
+	}},
+	{"param-mismatch-ignored", "http.param.mismatch", "not 400 Bad Request", paramHeaders(true, false, true)},
+	{"param-missing-ignored", "http.param.missing", "not 400 Bad Request", paramHeaders(false, true, true)},
+	{"param-raw-utf8-accepted", "http.param.invalid-characters", "not 400 Bad Request", paramHeaders(true, true, false)},
 	{"not-found-200", "http.method.not-found-404", "not 404 Not Found", modernAnswer(protocol.CodeMethodNotFound, http.StatusOK)},
 	{"unsupported-version-200", "http.version.unsupported-error", "not 400 Bad Request", modernAnswer(protocol.CodeUnsupportedProtocolVersion, http.StatusOK)},
 	{"modern-only-get-400", "http.compat.get-delete-405", "not 405 Method Not Allowed", modernOnly(false)},
@@ -416,6 +441,24 @@ var httpGoodVariants = []httpFault{
 		return sseIDs(func() string { return fmt.Sprint(n.Add(1)) })
 	}()},
 	{name: "modern-only", wrap: modernOnly(true)},
+	{name: "param-headers", wrap: paramHeaders(true, true, true)},
+	{name: "resumable", wrap: resumable(false)},
+}
+
+// exercisedOnlyBy names the good variant that does what check id needs
+// to see (the reference gives SSE events no ids, so resumes no stream,
+// and marks no tool parameter with x-mcp-header), "" when the reference
+// does.
+func exercisedOnlyBy(id string) string {
+	switch {
+	case id == "http.sse.event-id-unique" || id == "http.sse.response-ends-stream":
+		return "sse-unique-ids"
+	case strings.HasPrefix(id, "http.param."):
+		return "param-headers"
+	case id == "http.sse.resume-same-stream":
+		return "resumable"
+	}
+	return ""
 }
 
 // TestHTTPChecksFail: every http check passes on the reference (and on
@@ -440,10 +483,9 @@ func TestHTTPChecksFail(t *testing.T) {
 					t.Errorf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
 				case f.check == "" && r.Status != StatusPass && r.Status != StatusNA &&
 					!(r.ID == "http.notification.accepted" && r.Revision == protocol.Modern) &&
-					!(r.ID == "http.sse.event-id-unique" && r.Status == StatusNotExercised && f.name == "none"):
+					!(r.Status == StatusNotExercised && exercisedOnlyBy(r.ID) != "" && exercisedOnlyBy(r.ID) != f.name):
 					// (2026-07-28 defines no notification a client sends
-					// over HTTP: with the http checks alone, none is. The
-					// reference gives SSE events no ids.)
+					// over HTTP: with the http checks alone, none is.)
 					t.Errorf("%s@%s: %s on the reference: %s", r.ID, r.Revision, r.Status, r.Message)
 				}
 			}
@@ -519,8 +561,8 @@ func TestHTTPLocalServer(t *testing.T) {
 				t.Errorf("target %+v, want URL %s", rep.Target, want)
 			}
 			for _, r := range rep.Results {
-				// (The reference gives its SSE events no ids.)
-				if r.Status != StatusPass && !(r.Status == StatusNA && strings.Contains(r.Message, "does not apply to revision")) && !(r.ID == "http.sse.event-id-unique" && r.Status == StatusNotExercised) {
+				// (What exercisedOnlyBy names the reference does not do.)
+				if r.Status != StatusPass && !(r.Status == StatusNA && strings.Contains(r.Message, "does not apply to revision")) && !(exercisedOnlyBy(r.ID) != "" && r.Status == StatusNotExercised) {
 					t.Errorf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
 				}
 			}

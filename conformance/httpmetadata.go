@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -147,12 +148,17 @@ func runHTTPMethodNotFound(t *T) {
 	judgeProbeStatus(t, a, "a request for "+unknownMethod, http.StatusNotFound, protocol.CodeMethodNotFound)
 }
 
+// discoverAt is the probe's server/discover whose _meta names version.
+func discoverAt(version string) string {
+	body, _ := json.Marshal(map[string]any{"jsonrpc": protocol.JSONRPCVersion, "id": json.RawMessage(probeID), "method": protocol.MethodDiscover,
+		"params": map[string]any{"_meta": protocol.ModernMeta(version)}})
+	return string(body)
+}
+
 // runHTTPVersionUnsupportedError is http.version.unsupported-error.
 func runHTTPVersionUnsupportedError(t *T) {
 	t.Expect("400 Bad Request and error %d with a supported list to server/discover of version %s", protocol.CodeUnsupportedProtocolVersion, unsupportedVersion)
-	body, _ := json.Marshal(map[string]any{"jsonrpc": protocol.JSONRPCVersion, "id": json.RawMessage(probeID), "method": protocol.MethodDiscover,
-		"params": map[string]any{"_meta": protocol.ModernMeta(unsupportedVersion)}})
-	a := modernProbe(t, string(body), nil)
+	a := modernProbe(t, discoverAt(unsupportedVersion), nil)
 	if got := a.Header.Get(protocol.HeaderProtocolVersion); got != unsupportedVersion {
 		t.NotVerified("the probe went with %s %q, not %s", protocol.HeaderProtocolVersion, clip(got), unsupportedVersion)
 	}
@@ -210,4 +216,48 @@ func runHTTPNameBase64(t *T) {
 	if a.hasError(protocol.CodeHeaderMismatch) {
 		t.Fatalf("%s sent with %s %s (its name, Base64-encoded) was rejected with HeaderMismatch (HTTP %d): the header was not decoded before the comparison", method, protocol.HeaderName, a.Header.Get(protocol.HeaderName), a.Status)
 	}
+}
+
+func init() {
+	Register(Check{
+		ID:          "http.version.header-mismatch",
+		Title:       "An MCP-Protocol-Version other than the body's gets 400 HeaderMismatch",
+		Requirement: "A server/discover request whose MCP-Protocol-Version header is 2026-07-28 and whose _meta protocol version is another version the server lists as supported is rejected with 400 Bad Request and JSON-RPC error -32020 (HeaderMismatch). When the server lists no other version, the body names 2025-11-25, which the server may also refuse as unsupported: 400 with -32022 then passes too.",
+		Authority: MCP(protocol.Modern, "basic/transports/streamable-http.mdx", "Protocol Version Header",
+			"If the values do not match, the server MUST reject the request with `400 Bad Request` and a `HeaderMismatch` JSON-RPC error (see Server Validation)."),
+		Also:      []Authority{headerMismatchRule},
+		Refs:      []SpecRef{refMetadata("Protocol Version Header")},
+		Revisions: ModernOnly(),
+		Prereqs:   []string{"modern.discover.result"},
+		Run:       runHTTPVersionHeaderMismatch,
+	})
+}
+
+// runHTTPVersionHeaderMismatch is http.version.header-mismatch.
+func runHTTPVersionHeaderMismatch(t *T) {
+	res, _ := t.discover()
+	// The body's version is one the server supports where it lists one,
+	// so that only the mismatch rule applies.
+	other, listed := protocol.Rev20251125, false
+	for _, v := range res.SupportedVersions {
+		if v != protocol.Modern && protocol.IsKnown(v) {
+			other, listed = v, true
+			break
+		}
+	}
+	codes := "error " + fmt.Sprint(protocol.CodeHeaderMismatch)
+	if !listed {
+		codes += fmt.Sprintf(" (or %d: the server lists no version but %s)", protocol.CodeUnsupportedProtocolVersion, protocol.Modern)
+	}
+	t.Expect("400 Bad Request and %s to server/discover sent with %s %s and _meta version %s", codes, protocol.HeaderProtocolVersion, protocol.Modern, other)
+	a := modernProbe(t, discoverAt(other), http.Header{protocol.HeaderProtocolVersion: {protocol.Modern}})
+	if got := a.Header.Get(protocol.HeaderProtocolVersion); got != protocol.Modern {
+		t.NotVerified("the probe went with %s %q, not %s", protocol.HeaderProtocolVersion, clip(got), protocol.Modern)
+	}
+	what := fmt.Sprintf("server/discover sent with %s %s and _meta version %s", protocol.HeaderProtocolVersion, protocol.Modern, other)
+	if !listed && a.Status == http.StatusBadRequest && a.hasError(protocol.CodeUnsupportedProtocolVersion) {
+		t.Actual("HTTP 400, error %d", protocol.CodeUnsupportedProtocolVersion)
+		return
+	}
+	judgeProbeStatus(t, a, what, http.StatusBadRequest, protocol.CodeHeaderMismatch)
 }

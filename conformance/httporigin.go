@@ -46,13 +46,21 @@ func init() {
 }
 
 // originProbe sends the revision's probe request with the foreign Origin
-// and returns its exchange; a session of HTTP+SSE is n/a.
+// and returns its exchange; a session of HTTP+SSE is n/a. A 401 to a
+// probe that carried no Authorization refused the missing credentials,
+// which a server may check first: it says nothing of the Origin, so the
+// rule is not verified. A probe that carried the run's token was refused
+// for what else it carried.
 func originProbe(t *T) *probeAnswer {
 	c := t.Session()
 	requireStreamableSession(t, c)
 	a := sendProbe(t, c, probeRequest(t.env.rev), http.Header{"Origin": {foreignOrigin}})
 	if got := a.Header.Get("Origin"); got != foreignOrigin {
 		t.NotVerified("the probe went with Origin %q (a --header replaced it), not %s", clip(got), foreignOrigin)
+	}
+	if a.Status == http.StatusUnauthorized && a.Header.Get("Authorization") == "" {
+		t.Actual("HTTP 401")
+		t.NotVerified("a request with Origin %s was answered 401 Unauthorized: the run has no token to send (--bearer-env), and a refusal of missing credentials says nothing of the Origin", foreignOrigin)
 	}
 	return a
 }

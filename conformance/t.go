@@ -1119,7 +1119,7 @@ func (c *Conn) Initialize(version string) (*protocol.Message, error) {
 func InitializeParams(version string) map[string]any {
 	return map[string]any{
 		"protocolVersion": version,
-		"capabilities":    map[string]any{},
+		"capabilities":    hostCapabilities(),
 		"clientInfo":      map[string]any{"name": "mcpconform", "version": SuiteVersion},
 	}
 }

@@ -52,7 +52,7 @@ func (e *engine) reachHTTP(ctx context.Context) (stop func(), err error) {
 	if o.Auth != nil && o.Auth.Authorize != nil {
 		e.authz, err = o.Auth.Authorize(ctx, raw)
 		if err == nil {
-			hopts.Token = e.authz.Token
+			hopts.Token, hopts.Renew = e.authz.Token, e.authz.Renew
 		}
 	}
 	var target *runner.HTTPTarget

@@ -58,27 +58,34 @@ type junitSkipped struct {
 
 // WriteJUnit writes the report as JUnit XML: one testsuite per revision
 // checked, with the scoring profile and its digest among its properties,
-// one testcase per check named CHECK-ID@REVISION. The file keeps to what
+// and one per extension judged (its checks of every revision, never
+// scored), one testcase per check named CHECK-ID@REVISION. The file keeps to what
 // both Jenkins' junit-10.xsd and Surefire's test-report XSD allow. A fail
 // (or, under --strict, a warn) is a <failure>, an error is an <error>;
 // n/a, not-exercised, not-verified, blocked, expected failures and every
-// result of a pending check are <skipped> with the reason; a warn outside
-// --strict passes with the warning in <system-out>.
+// result of a pending check are <skipped> with the reason, as is an
+// extension's fail or warn (not scored, so it fails no build); a warn
+// outside --strict passes with the warning in <system-out>.
 func (rep *Report) WriteJUnit(w io.Writer) error {
 	strict := rep.Options.Strict
 	root := junitSuites{Name: "mcpconform", Time: seconds(rep.DurationMs)}
 	byRev := map[string]*junitSuite{}
-	var order []string
+	var order, extOrder []string // the extensions' suites after the revisions'
 	for _, r := range rep.Results {
-		s := byRev[r.Revision]
+		key, name, props := r.Revision, "mcp "+r.Revision, []junitProperty{{Name: "revision", Value: r.Revision}}
+		if r.IsExtension() {
+			a := r.Authority
+			key, name = "extension "+a.Extension, "extension "+Clean(a.Extension)
+			props = []junitProperty{{Name: "extension", Value: Clean(a.Extension)}, {Name: "extension-text", Value: Clean(a.Source + " " + a.File)}, {Name: "scored", Value: "false"}}
+		}
+		s := byRev[key]
 		if s == nil {
-			s = &junitSuite{Name: "mcp " + r.Revision, Time: "0.000"}
-			s.Properties = []junitProperty{
-				{Name: "revision", Value: r.Revision},
+			s = &junitSuite{Name: name, Time: "0.000"}
+			s.Properties = append(props, []junitProperty{
 				{Name: "seed", Value: fmt.Sprint(rep.Seed)},
 				{Name: "server", Value: Clean(strings.TrimSpace(rep.Server.Name + " " + rep.Server.Version))},
 				{Name: "suite", Value: rep.Suite.Name + " " + rep.Suite.Version},
-			}
+			}...)
 			if rep.Target.Transport == "http" {
 				s.Properties = append(s.Properties, junitProperty{Name: "target", Value: rep.Target.Describe()}, junitProperty{Name: "transport", Value: rep.Target.Transport})
 			}
@@ -89,8 +96,12 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 			if !rep.StartTime.IsZero() {
 				s.Properties = append(s.Properties, junitProperty{Name: "timestamp", Value: rep.StartTime.UTC().Format(time.RFC3339)})
 			}
-			byRev[r.Revision] = s
-			order = append(order, r.Revision)
+			byRev[key] = s
+			if r.IsExtension() {
+				extOrder = append(extOrder, key)
+			} else {
+				order = append(order, key)
+			}
 		}
 		// Tools that merge suites key cases by name: the revision makes
 		// each one unique.
@@ -102,6 +113,9 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 			if r.Status != StatusPass && r.Status != StatusNA {
 				c.SystemOut = body
 			}
+		case r.IsExtension() && (r.Status == StatusFail || r.Status == StatusWarn):
+			c.Skipped = &junitSkipped{Message: fmt.Sprintf("not scored (extension %s): %s: %s", Clean(r.Authority.Extension), r.Status, Clean(r.Message))}
+			c.SystemOut = body
 		case r.ExpectedFailure != "" && (r.Status == StatusFail || r.Status == StatusWarn):
 			c.Skipped = &junitSkipped{Message: fmt.Sprintf("expected failure (%s): %s", r.Status, Clean(r.ExpectedFailure))}
 			c.SystemOut = body
@@ -126,8 +140,8 @@ func (rep *Report) WriteJUnit(w io.Writer) error {
 		s.Time = seconds(parseSeconds(s.Time)*1000 + r.DurationMs)
 		s.Cases = append(s.Cases, c)
 	}
-	for _, rev := range order {
-		s := byRev[rev]
+	for _, key := range append(order, extOrder...) {
+		s := byRev[key]
 		root.Tests += s.Tests
 		root.Failures += s.Failures
 		root.Errors += s.Errors

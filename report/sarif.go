@@ -141,7 +141,8 @@ var semver = regexp.MustCompile(`^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-
 // separated), at the lines of that result's object: the evidence is
 // there. A result listed in --expected-failures carries an external
 // suppression with the listed reason; a pending one says it is not
-// scored. Harness errors and the end of an interrupted run are the
+// scored, as does an extension's, whose properties name the extension
+// and say "scored": false. Harness errors and the end of an interrupted run are the
 // invocation's notifications.
 func (rep *Report) WriteSARIF(w io.Writer, reportURI string) error {
 	var js bytes.Buffer
@@ -210,6 +211,11 @@ func (rep *Report) WriteSARIF(w io.Writer, reportURI string) error {
 				"level":    string(r.Level),
 				"scoring":  string(r.Scoring),
 			},
+		}
+		if r.IsExtension() {
+			// Never scored: code scanning shows it, no outcome counts it.
+			res.Properties["extension"] = Shown(r.Authority.Extension)
+			res.Properties["scored"] = false
 		}
 		if r.ExpectedFailure != "" {
 			res.Suppressions = []sarifSuppression{{Kind: "external", Justification: "listed in --expected-failures: " + Shown(r.ExpectedFailure)}}
@@ -282,6 +288,8 @@ func sarifMessage(r Result) string {
 		b.WriteString(" | listed as an expected failure")
 	case r.Pending():
 		b.WriteString(" | pending: not scored by the report's scoring profile")
+	case r.IsExtension():
+		fmt.Fprintf(&b, " | extension %s: not scored", Shown(r.Authority.Extension))
 	}
 	return b.String()
 }

@@ -96,6 +96,11 @@ type HTTPOptions struct {
 	// ErrUnavailable: a token the run cannot get is no fact about the
 	// server.
 	Token func() (string, error)
+	// Renew, when set with Token, replaces a token the server answered
+	// 401 (given as rejected) and returns the new one; a request so
+	// answered is sent once more with it. The same token back leaves
+	// the 401 to be judged; an error fails the request as Token's does.
+	Renew func(rejected string) (string, error)
 }
 
 // HTTPTarget is a server reached at a URL: what every session the runner
@@ -106,6 +111,8 @@ type HTTPTarget struct {
 	header  http.Header
 	secrets atomic.Pointer[[]string] // values never shown, longest first; replaced, never changed
 	token   func() (string, error)
+	renew   func(rejected string) (string, error)
+	renewed atomic.Int64 // requests sent again with a new token after a 401
 	client  *http.Client
 
 	mu          sync.Mutex
@@ -164,7 +171,7 @@ func NewHTTPTarget(rawURL string, opts HTTPOptions) (*HTTPTarget, error) {
 		return nil, fmt.Errorf("runner: URL %s: want http:// or https:// and a host", printableURL(u))
 	}
 	u.Fragment = ""
-	t := &HTTPTarget{url: u, header: opts.Header.Clone(), token: opts.Token, toolHeaders: map[string][]paramHeader{}}
+	t := &HTTPTarget{url: u, header: opts.Header.Clone(), token: opts.Token, renew: opts.Renew, toolHeaders: map[string][]paramHeader{}}
 	if t.header == nil {
 		t.header = http.Header{}
 	}

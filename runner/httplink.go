@@ -1223,18 +1223,7 @@ func readLimited(r io.Reader, limit int) ([]byte, int64, error) {
 // each message event.
 func (l *httpLink) readStream(ctx context.Context, x *HTTPExchange, o outbound, body io.Reader) {
 	err := readSSE(body, l.p.cfg.MaxLineBytes, func(ev sseEvent) bool {
-		l.mu.Lock()
-		x.BodyBytes += int64(ev.size)
-		if ev.id != "" {
-			x.LastEventID = ev.id
-			if len(x.EventIDs) < maxEventIDs {
-				x.EventIDs = append(x.EventIDs, ev.id)
-			}
-		}
-		if ev.data != nil {
-			x.Events++
-		}
-		l.mu.Unlock()
+		l.countEvent(x, ev)
 		switch {
 		case ev.data == nil:
 		case ev.tooLong:
@@ -1250,6 +1239,23 @@ func (l *httpLink) readStream(ctx context.Context, x *HTTPExchange, o outbound, 
 	})
 	if err != nil && ctx.Err() == nil && l.reason() == "" {
 		l.p.note(fmt.Sprintf("HTTP %s %s: stream broken: %s", x.Method, x.Path, l.describeErr(err)))
+	}
+}
+
+// countEvent records on x an SSE event read: its bytes, its id, and
+// whether it carried data.
+func (l *httpLink) countEvent(x *HTTPExchange, ev sseEvent) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	x.BodyBytes += int64(ev.size)
+	if ev.id != "" {
+		x.LastEventID = ev.id
+		if len(x.EventIDs) < maxEventIDs {
+			x.EventIDs = append(x.EventIDs, ev.id)
+		}
+	}
+	if ev.data != nil {
+		x.Events++
 	}
 }
 

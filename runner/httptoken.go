@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -34,8 +35,41 @@ func (tr *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	tr.t.AddSecret(tok)
 	out := req.Clone(req.Context())
 	out.Header.Set("Authorization", "Bearer "+tok)
-	return tr.next.RoundTrip(out)
+	resp, err := tr.next.RoundTrip(out)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized || tr.t.renew == nil || req.Body != nil && req.GetBody == nil {
+		return resp, err
+	}
+	// A 401 on a token the run believed valid (revoked, or the server's
+	// clock ahead): one new token, the request sent once more, and the
+	// answer to that is the server's; the source asks no more once a
+	// new token is rejected too.
+	fresh, rerr := tr.t.renew(tok)
+	if rerr != nil {
+		// No new token is no fact about the server: the request fails
+		// as a token the source cannot give does.
+		resp.Body.Close()
+		return nil, fmt.Errorf("the server answered 401 on the run's token and no new token could be got: %s", tr.t.Redact(rerr.Error()))
+	}
+	if fresh == tok {
+		return resp, nil
+	}
+	tr.t.AddSecret(fresh)
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	resp.Body.Close()
+	again := req.Clone(req.Context())
+	if req.Body != nil {
+		if again.Body, err = req.GetBody(); err != nil {
+			return nil, fmt.Errorf("runner: send again with a new token: %w", err)
+		}
+	}
+	again.Header.Set("Authorization", "Bearer "+fresh)
+	tr.t.renewed.Add(1)
+	return tr.next.RoundTrip(again)
 }
+
+// Renewed returns how many requests were sent again with a new token
+// after a 401 on the token the run believed valid.
+func (t *HTTPTarget) Renewed() int64 { return t.renewed.Load() }
 
 // CloseIdleConnections closes the idle connections of the transport
 // below, as http.Client.CloseIdleConnections asks.

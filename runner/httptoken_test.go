@@ -74,3 +74,76 @@ func TestTokenSource(t *testing.T) {
 		t.Error("a request was sent without its token")
 	}
 }
+
+// TestTokenRenew: a request answered 401 on the run's token is sent once
+// more, body and all, with the token Renew gives; a Renew that gives the
+// same token back leaves the 401 as the answer, and a 401 on the new
+// token is the answer too: no request is sent a third time. A Renew that
+// fails fails the request (status 0 here), a harness matter.
+func TestTokenRenew(t *testing.T) {
+	tests := []struct {
+		name        string
+		revoked     map[string]bool // the tokens the server answers 401
+		renew       func(rejected string) (string, error)
+		wantStatus  int
+		wantBodies  []string // the Authorization of each request the server saw
+		wantRenewed int64
+	}{
+		{"revoked, renewed", map[string]bool{"Bearer tok-first": true}, func(string) (string, error) { return "tok-second", nil },
+			200, []string{"Bearer tok-first", "Bearer tok-second"}, 1},
+		{"renewed token rejected too", map[string]bool{"Bearer tok-first": true, "Bearer tok-second": true}, func(string) (string, error) { return "tok-second", nil },
+			401, []string{"Bearer tok-first", "Bearer tok-second"}, 1},
+		{"renew fails", map[string]bool{"Bearer tok-first": true}, func(string) (string, error) {
+			return "", errors.New("the token endpoint answered HTTP 400, invalid_grant")
+		},
+			0, []string{"Bearer tok-first"}, 0},
+		{"same token back", map[string]bool{"Bearer tok-first": true}, func(r string) (string, error) { return r, nil },
+			401, []string{"Bearer tok-first"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var seen []string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				if string(b) != "{}" {
+					t.Errorf("a request arrived with body %q", b)
+				}
+				seen = append(seen, r.Header.Get("Authorization"))
+				if tt.revoked[r.Header.Get("Authorization")] {
+					w.WriteHeader(http.StatusUnauthorized)
+				}
+			}))
+			defer srv.Close()
+			current := "tok-first"
+			renew := func(rejected string) (string, error) {
+				tok, err := tt.renew(rejected)
+				if err == nil {
+					current = tok
+				}
+				return tok, err
+			}
+			target, err := NewHTTPTarget(srv.URL+"/mcp", HTTPOptions{Token: func() (string, error) { return current, nil }, Renew: renew})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader("{}"))
+			req.Header.Set("Authorization", target.header.Get("Authorization"))
+			status := 0
+			resp, err := target.client.Do(req)
+			if err == nil {
+				resp.Body.Close()
+				status = resp.StatusCode
+			} else if !strings.Contains(err.Error(), "no new token could be got") {
+				t.Errorf("a failed renewal: %v", err)
+			}
+			if status != tt.wantStatus || fmt.Sprint(seen) != fmt.Sprint(tt.wantBodies) || target.Renewed() != tt.wantRenewed {
+				t.Errorf("HTTP %d, the server saw %q, %d renewed; want %d, %q, %d", status, seen, target.Renewed(), tt.wantStatus, tt.wantBodies, tt.wantRenewed)
+			}
+			for _, a := range seen {
+				if r := target.Redact(a); strings.Contains(r, "tok-") {
+					t.Errorf("a token sent is not redacted: %q", r)
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"runtime"
 	"strings"
 	"testing"
@@ -38,7 +39,10 @@ func TestStarveExtension(t *testing.T) {
 // allowance. The allowance counts only the time the server could run: the
 // first request is answered, and the transcript says how long the server
 // waited for the CPU. (Without the extension the request times out at
-// one second.)
+// one second.) A machine already loaded beside the busy processes can
+// starve the server past the extension's own bound (four allowances);
+// the wait then ends, but only later than the allowance and with the
+// server's wait noted.
 func TestStartAllowanceCountsCPUWait(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("schedstat is Linux's")
@@ -47,17 +51,28 @@ func TestStartAllowanceCountsCPUWait(t *testing.T) {
 	ctx := testCtx(t)
 	p := startHostile(t, Config{StartTimeout: time.Second, RequestTimeout: time.Second}, "spin", "-pin", "0", "-delay", "300ms")
 	start := time.Now()
-	if _, err := p.Request(ctx, "ping", nil); err != nil {
-		t.Fatalf("first request after %v: %v; want its answer, the allowance extended by the server's wait for a CPU", time.Since(start).Round(time.Millisecond), err)
-	}
-	var notes []string
-	for _, l := range p.Transcript() {
-		if l.Dir == "note" && strings.Contains(l.Text, "for a CPU since it started") {
-			notes = append(notes, l.Text)
-		}
-	}
-	if len(notes) == 0 {
+	_, err := p.Request(ctx, "ping", nil)
+	waited := noted(p, "for a CPU since it started")
+	if !waited {
 		t.Errorf("no note of the server's wait for a CPU in the transcript")
 	}
-	t.Logf("answered after %v; %s", time.Since(start).Round(time.Millisecond), strings.Join(notes, "; "))
+	var te *TimeoutError
+	switch {
+	case err == nil:
+		t.Logf("answered after %v", time.Since(start).Round(time.Millisecond))
+	case errors.As(err, &te) && te.After > time.Second && waited:
+		t.Logf("the machine starved the server past the extension's bound: %v", err)
+	default:
+		t.Fatalf("first request after %v: %v; want its answer, the allowance extended by the server's wait for a CPU", time.Since(start).Round(time.Millisecond), err)
+	}
+}
+
+// noted reports whether p's transcript has a note containing s.
+func noted(p *Process, s string) bool {
+	for _, l := range p.Transcript() {
+		if l.Dir == "note" && strings.Contains(l.Text, s) {
+			return true
+		}
+	}
+	return false
 }

@@ -15,3 +15,44 @@ fi
 median() {
 	sort -g | awk '{v[NR] = $1} END {if (NR == 0) {print "?"} else if (NR % 2) {print v[(NR + 1) / 2]} else {print (v[NR / 2] + v[NR / 2 + 1]) / 2}}'
 }
+
+# timed FILE CMD... appends to FILE the wall seconds, CPU seconds (user and
+# system, the processes it started included) and peak RSS in MiB (of its
+# largest process) of one run of CMD, whose output goes to $tmp/last.out.
+# Its exit status, 1 for a server that is not conformant, is not an error.
+timed() {
+	f=$1
+	shift
+	/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$@" >"$tmp/last.out" 2>&1 || [ $? -eq 1 ]
+	# (GNU time puts "Command exited with non-zero status N" first.)
+	tail -n 1 "$tmp/time" | awk '{printf "%.2f %.2f %.0f\n", $1, $2 + $3, $4 / 1024}' >>"$f"
+}
+# wall, cpu and rss FILE print the medians of the runs timed wrote to FILE.
+wall() { cut -d' ' -f1 <"$1" | median | xargs printf '%.2f'; }
+cpu() { cut -d' ' -f2 <"$1" | median | xargs printf '%.2f'; }
+rss() { cut -d' ' -f3 <"$1" | median | xargs printf '%.0f'; }
+
+# serve_everything_http starts server-everything in streamableHttp mode on
+# a free port of 127.0.0.1 (loopback.mjs keeps it there), waits until it
+# listens, and sets url to its endpoint and evpid to its process, which
+# the EXIT trap kills.
+serve_everything_http() {
+	port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close() })')
+	PORT=$port node --import ./testdata/npm/loopback.mjs "$everything" streamableHttp >"$tmp/everything-http.log" 2>&1 &
+	evpid=$!
+	trap 'kill "$evpid" 2>/dev/null; rm -rf "$tmp"' EXIT
+	until node -e "require('net').connect($port, '127.0.0.1').on('connect', () => process.exit(0)).on('error', () => process.exit(1))"; do
+		kill -0 "$evpid" || { cat "$tmp/everything-http.log" >&2; exit 1; }
+		sleep 0.2
+	done
+	url=http://127.0.0.1:$port/mcp
+}
+
+# install_peers sets peers to the official suite's pinned install, and
+# installs it (with the Node it needs) on first use.
+install_peers() {
+	peers=testdata/npm-bench
+	if ! [ -x "$peers/node_modules/.bin/node" ]; then
+		(cd "$peers" && npm ci --no-audit --no-fund >/dev/null)
+	fi
+}

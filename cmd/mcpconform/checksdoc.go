@@ -23,7 +23,7 @@ func writeChecksDoc(w io.Writer, cat []*conformance.Check) error {
 			area = a
 			fmt.Fprintf(&b, "\n## %s\n\n", area)
 			if c.IsExtension() {
-				fmt.Fprintf(&b, "Checks of the extension %s, on its own text (%s, %s): they apply only when the server declares it and are never scored (docs/extensions.md).\n\n", c.Authority.Extension, c.Authority.Source, c.Authority.File)
+				fmt.Fprintf(&b, "Checks of the extension %s, on its own text (%s, %s): they apply only when the server offers it (declares it or, for MCP Apps, names a UI resource to the suite, a host) and are never scored (docs/extensions.md).\n\n", c.Authority.Extension, c.Authority.Source, c.Authority.File)
 			}
 			fmt.Fprintf(&b, "| Check | Level | Authority | Revisions | Requirement |\n|---|---|---|---|---|\n")
 		}

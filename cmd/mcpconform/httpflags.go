@@ -142,8 +142,9 @@ func (f *httpFlags) apply(opts *conformance.Options) error {
 const embeddedInHTTP = "the embedded reference, served in this program over HTTP on a port of 127.0.0.1, as mcpconform reference --http serves it"
 
 // serveEmbeddedHTTP serves the embedded reference over HTTP on a free
-// port of 127.0.0.1 and returns its MCP endpoint and how to stop it.
-func serveEmbeddedHTTP() (string, func(), error) {
+// port of 127.0.0.1, behind protect (which returns how to stop what it
+// started), and returns its MCP endpoint and how to stop it.
+func serveEmbeddedHTTP(protect func(http.Handler) (http.Handler, func(), error)) (string, func(), error) {
 	opts, err := referencecmd.ParseFlags(nil)
 	if err != nil {
 		return "", nil, err
@@ -153,9 +154,16 @@ func serveEmbeddedHTTP() (string, func(), error) {
 		return "", nil, fmt.Errorf("serve the embedded reference over HTTP: %w", err)
 	}
 	h := httpserver.New(opts)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	front, unprotect, err := protect(h)
+	if err != nil {
+		ln.Close()
+		h.Close()
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: front, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	stop := func() {
+		unprotect()
 		h.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()

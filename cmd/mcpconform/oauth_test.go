@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -95,39 +93,13 @@ func TestRunOAuthSecretsNeverShown(t *testing.T) {
 				reports[f] = filepath.Join(dir, "report."+f)
 				args = append(args, "--"+f, reports[f])
 			}
-			cmd := exec.Command(self, args...)
-			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "XDG_CACHE_HOME="+tmp, "T_CLIENT_ID=ci-client", "T_CLIENT_SECRET="+clientSecret,
-				"T_EXPIRED="+mint(endpoint, authserver.Scope, -time.Hour), "T_FOREIGN="+mint("http://127.0.0.1:1/other", authserver.Scope, time.Hour),
-				"T_NARROW="+mint(endpoint, "", time.Hour))
-			var out syncBuffer
-			cmd.Stdout = &out
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			// The person's browser: open the URL the run prints.
-			sc := bufio.NewScanner(stderr)
-			for sc.Scan() {
-				line := sc.Text()
-				out.Write([]byte(line + "\n"))
-				if u := strings.TrimSpace(line); strings.HasPrefix(u, as.Issuer+"/authorize?") {
-					resp, err := http.Get(u)
-					if err != nil {
-						t.Errorf("the browser's GET: %v", err)
-					} else {
-						resp.Body.Close()
-					}
-				}
-			}
-			io.Copy(&out, stderr)
-			_ = cmd.Wait() // the echo breaks checks: the exit code is not the point
-
-			shown, saved := shownByRun(t, out.Bytes(), reports, tmp)
+			// The echo breaks checks: the exit code is not the point.
+			out, _ := oauthRun(t, self, []string{"TMPDIR=" + tmp, "XDG_CACHE_HOME=" + tmp, "T_CLIENT_ID=ci-client", "T_CLIENT_SECRET=" + clientSecret,
+				"T_EXPIRED=" + mint(endpoint, authserver.Scope, -time.Hour), "T_FOREIGN=" + mint("http://127.0.0.1:1/other", authserver.Scope, time.Hour),
+				"T_NARROW=" + mint(endpoint, "", time.Hour)}, args, followRedirect)
+			shown, saved := shownByRun(t, out, reports, tmp)
 			if saved == 0 {
-				t.Errorf("no failing case was saved, so none was searched; output:\n%s", out.Bytes())
+				t.Errorf("no failing case was saved, so none was searched; output:\n%s", out)
 			}
 			var rep struct {
 				Results []struct{ ID, Status, Message string }
@@ -145,7 +117,7 @@ func TestRunOAuthSecretsNeverShown(t *testing.T) {
 				}
 			}
 			if passed == 0 {
-				t.Errorf("no auth check passed; output:\n%s", out.Bytes())
+				t.Errorf("no auth check passed; output:\n%s", out)
 			}
 			if !bytes.Contains(shown["json"], []byte("[redacted]")) {
 				t.Errorf("the JSON report shows no redacted echo: the search proves nothing")
@@ -155,7 +127,7 @@ func TestRunOAuthSecretsNeverShown(t *testing.T) {
 				stepped = stepped || r.ID == "auth.scope.step-up" && r.Status == "pass"
 			}
 			if !stepped {
-				t.Errorf("auth.scope.step-up did not pass; output:\n%s", out.Bytes())
+				t.Errorf("auth.scope.step-up did not pass; output:\n%s", out)
 			}
 			if n := len(as.TokenRequests()); n < 10 {
 				t.Errorf("%d token requests: the run did not replace its expiring token", n)
@@ -234,10 +206,14 @@ func TestRunOAuthFlags(t *testing.T) {
 		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth", "magic"}, "want client-credentials or pkce"},
 		{[]string{"--oauth", "pkce"}, "--oauth needs --url"},
 		{[]string{"--oauth", "pkce", "--", "server"}, "or --transport http and a server command"},
-		{[]string{"--transport", "http", "--oauth", "pkce"}, "or --transport http and a server command"},
+		{[]string{"--transport", "http", "--oauth", "client-credentials", "--oauth-client-id-env", "X"}, "leave out the --oauth-*-env flags"},
+		{[]string{"--transport", "http", "--oauth", "pkce", "--oauth-expired-token-env", "X"}, "leave out the --oauth-*-env flags"},
 		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth-step-up"}, "need --oauth"},
 		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth", "pkce", "--bearer-env", "MCPCONFORM_T_TOKEN"}, "leave out --bearer-env"},
 		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth-client-id-env", "X"}, "need --oauth"},
+		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth-client-metadata-url", "https://a.example/c.json"}, "need --oauth"},
+		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth", "client-credentials", "--oauth-client-metadata-url", "https://a.example/c.json"}, "it needs --oauth pkce"},
+		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth", "pkce", "--oauth-client-metadata-url", "http://a.example/c.json"}, "no Client ID Metadata Document URL"},
 		{[]string{"--oauth-expired-token-env", "X", "--", "server"}, "apply over HTTP only"},
 		{[]string{"--url", "http://127.0.0.1:1/mcp", "--oauth-foreign-token-env", "MCPCONFORM_T_UNSET"}, "MCPCONFORM_T_UNSET: the variable is not set or empty"},
 		{[]string{"--url", open.URL + "/mcp", "--oauth", "client-credentials", "--quiet"}, "the server needs no token"},
@@ -264,35 +240,7 @@ func TestReferenceAuth(t *testing.T) {
 	}
 	self, _ := runBinaries(t)
 	as := startAuthServer(t, httpauth.RS256, "ci-client-secret")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	ref := exec.Command(self, "reference", "--http", addr, "--auth", as.Issuer)
-	var refOut syncBuffer
-	ref.Stdout, ref.Stderr = &refOut, &refOut
-	if err := ref.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ref.Process.Signal(os.Interrupt)
-		ref.Wait()
-	})
-	endpoint := "http://" + addr + httpserver.MCPPath
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the reference does not listen: %s", refOut.Bytes())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	endpoint := startProtectedReference(t, self, as.Issuer)
 	mint := func(aud, scope string, ttl time.Duration) string {
 		return as.Mint(authserver.Claims{Audience: aud, Scope: scope, Subject: "t", Expiry: time.Now().Add(ttl)})
 	}
@@ -305,7 +253,7 @@ func TestReferenceAuth(t *testing.T) {
 		"T_EXPIRED="+mint(endpoint, "", -time.Hour), "T_FOREIGN="+mint("http://127.0.0.1:1/other", "", time.Hour))
 	out, err := run.CombinedOutput()
 	if err != nil {
-		t.Fatalf("run: %v\n%s\nreference:\n%s", err, out, refOut.Bytes())
+		t.Fatalf("run: %v\n%s", err, out)
 	}
 	data, err := os.ReadFile(jsonFile)
 	if err != nil {
@@ -342,6 +290,7 @@ func startAuthServer(t *testing.T, alg, secret string) *authserver.Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { as.Close() })
+	as.AutoConsent = true
 	as.AddClient(authserver.Client{ID: "ci-client", Secret: secret})
 	return as
 }
@@ -380,4 +329,41 @@ func assertNoSecret(t *testing.T, shown map[string][]byte, secrets ...string) {
 			}
 		}
 	}
+}
+
+// startProtectedReference serves `mcpconform reference --http ADDR
+// --auth ISSUER` on a free port of 127.0.0.1 until the test ends and
+// returns its MCP endpoint once it listens.
+func startProtectedReference(t *testing.T, self, issuer string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ref := exec.Command(self, "reference", "--http", addr, "--auth", issuer)
+	var refOut syncBuffer
+	ref.Stdout, ref.Stderr = &refOut, &refOut
+	if err := ref.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ref.Process.Signal(os.Interrupt)
+		ref.Wait()
+	})
+	endpoint := "http://" + addr + httpserver.MCPPath
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the reference does not listen: %s", refOut.Bytes())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return endpoint
 }

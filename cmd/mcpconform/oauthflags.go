@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -16,8 +18,10 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/conformance"
+	"github.com/mcpconform/mcpconform/internal/fixtures/authserver"
 	"github.com/mcpconform/mcpconform/internal/oauthclient"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/reference/httpserver"
 )
 
 // The OAuth modes of --oauth.
@@ -35,7 +39,15 @@ type oauthFlags struct {
 	scope                        string
 	expiredEnv, foreignEnv       string
 	narrowEnv                    string
+	clientMetadataURL            string
 	queryProbe, stepUp           bool
+
+	// embedded is set when the run serves the embedded reference over
+	// HTTP with --oauth: protect puts it behind local, an authorization
+	// server in this program whose client is localClient.
+	embedded    bool
+	local       *authserver.Server
+	localClient oauthclient.Client
 }
 
 // register adds the flags to fs.
@@ -47,6 +59,7 @@ func (f *oauthFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.expiredEnv, "oauth-expired-token-env", "", "")
 	fs.StringVar(&f.foreignEnv, "oauth-foreign-token-env", "", "")
 	fs.StringVar(&f.narrowEnv, "oauth-narrow-token-env", "", "")
+	fs.StringVar(&f.clientMetadataURL, "oauth-client-metadata-url", "", "")
 	fs.BoolVar(&f.queryProbe, "oauth-query-probe", false, "")
 	fs.BoolVar(&f.stepUp, "oauth-step-up", false, "")
 }
@@ -56,11 +69,19 @@ const oauthUsage = `  --oauth MODE             get the run's token from the serv
                            server (found from its 401): client-credentials
                            (for CI) or pkce (prints a URL to open in a
                            browser, waits for the loopback redirect); needs
-                           --url or --transport http -- CMD; a client
+                           --url or --transport http -- CMD; with
+                           --transport http and no CMD, the embedded
+                           reference is served protected by an
+                           authorization server of the run's own; a client
                            without an id registers itself
   --oauth-client-id-env VAR, --oauth-client-secret-env VAR
                            the OAuth client's id and secret, from the
                            environment (never printed)
+  --oauth-client-metadata-url URL
+                           with pkce and no client id: the https URL of the
+                           Client ID Metadata Document to use as the client
+                           id where the authorization server takes one
+                           (else the client registers itself)
   --oauth-scope 'A B'      the scopes to ask for (default: the 401's scope,
                            else the resource metadata's scopes_supported)
   --oauth-expired-token-env VAR, --oauth-foreign-token-env VAR,
@@ -79,18 +100,30 @@ const oauthUsage = `  --oauth MODE             get the run's token from the serv
 func (f *oauthFlags) check(opts *conformance.Options) error {
 	switch f.mode {
 	case "":
-		if f.clientIDEnv != "" || f.clientSecretEnv != "" || f.scope != "" || f.stepUp {
-			return errors.New("--oauth-client-id-env, --oauth-client-secret-env, --oauth-scope and --oauth-step-up need --oauth")
+		if f.clientIDEnv != "" || f.clientSecretEnv != "" || f.scope != "" || f.stepUp || f.clientMetadataURL != "" {
+			return errors.New("--oauth-client-id-env, --oauth-client-secret-env, --oauth-client-metadata-url, --oauth-scope and --oauth-step-up need --oauth")
 		}
 	case oauthClientCredentials, oauthPKCE:
-		if opts.Transport != conformance.TransportHTTP || opts.URL == "" && len(opts.Command) == 0 {
-			return errors.New("--oauth needs --url (the server's MCP endpoint), or --transport http and a server command")
+		if opts.Transport != conformance.TransportHTTP {
+			return errors.New("--oauth needs --url (the server's MCP endpoint), or --transport http and a server command (or none: the embedded reference, protected)")
+		}
+		f.embedded = opts.URL == "" && len(opts.Command) == 0
+		if f.embedded && (f.clientIDEnv != "" || f.clientSecretEnv != "" || f.expiredEnv != "" || f.foreignEnv != "" || f.narrowEnv != "") {
+			return errors.New("the embedded reference is protected by an authorization server of the run's own, which gives the client and every token: leave out the --oauth-*-env flags")
 		}
 		if opts.HTTP.Header.Get("Authorization") != "" {
 			return errors.New("--oauth gets the run's token: leave out --bearer-env and an Authorization --header")
 		}
 	default:
 		return fmt.Errorf("--oauth %q: want %s or %s", f.mode, oauthClientCredentials, oauthPKCE)
+	}
+	if f.clientMetadataURL != "" {
+		if f.mode != oauthPKCE {
+			return errors.New("--oauth-client-metadata-url names a public client of the authorization code grant: it needs --oauth pkce")
+		}
+		if err := oauthclient.CheckClientMetadataURL(f.clientMetadataURL); err != nil {
+			return fmt.Errorf("--oauth-client-metadata-url: %w", err)
+		}
 	}
 	if (f.expiredEnv != "" || f.foreignEnv != "" || f.narrowEnv != "" || f.queryProbe) && opts.Transport != conformance.TransportHTTP {
 		return errors.New("the --oauth-*-token-env and --oauth-query-probe flags apply over HTTP only")
@@ -129,13 +162,18 @@ func (f *oauthFlags) apply(ctx context.Context, opts *conformance.Options, stder
 	}
 	auth.QueryProbe = f.queryProbe
 	var client oauthclient.Client
-	if f.mode != "" {
+	if f.local != nil {
+		f.localTokens(&auth, opts.URL)
+		client = f.localClient
+	} else if f.mode != "" {
 		if client.ID, err = env("--oauth-client-id-env", f.clientIDEnv); err != nil {
 			return err
 		}
 		if client.Secret, err = env("--oauth-client-secret-env", f.clientSecretEnv); err != nil {
 			return err
 		}
+	}
+	if f.mode != "" {
 		auth.Authorize = func(ctx context.Context, endpoint string) (*conformance.Authorization, error) {
 			return f.authorize(ctx, endpoint, client, opts.HTTP.RootCAs, stderr)
 		}
@@ -159,8 +197,10 @@ func (f *oauthFlags) authorize(ctx context.Context, endpoint string, client oaut
 	// The client sends nothing of the run's headers: it talks to the
 	// server (for its 401 and metadata) and to the authorization server
 	// the metadata names, with no proxy.
-	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil,
-		TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}}
+	// A busy authorization server (429, 503 with Retry-After) is waited
+	// out within oauthclient.MaxBusyWait.
+	hc := oauthclient.Patient(&http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil,
+		TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}})
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": protocol.InitializeParams{
 		ProtocolVersion: protocol.Rev20251125, Capabilities: json.RawMessage(`{}`), ClientInfo: protocol.Implementation{Name: "mcpconform", Version: "0"}}})
 	d, err := oauthclient.Discover(ctx, hc, endpoint, body)
@@ -179,12 +219,23 @@ func (f *oauthFlags) authorize(ctx context.Context, endpoint string, client oaut
 			return nil
 		})
 	}
+	client = oauthclient.ChooseClient(d, client, f.clientMetadataURL)
 	toks, err := grant(ctx, d, client)
 	if err != nil {
 		return nil, fmt.Errorf("--oauth %s: %w", f.mode, err)
 	}
 	a := &conformance.Authorization{Token: func() (string, error) {
 		tok, err := toks.Source.Token()
+		if err != nil {
+			return "", err
+		}
+		return tok.AccessToken, nil
+	}, Renew: func(rejected string) (string, error) {
+		tok, err := toks.Source.Renew(rejected)
+		if errors.Is(err, oauthclient.ErrRenewSpent) {
+			// The server refuses fresh tokens too: its 401 is judged.
+			return rejected, nil
+		}
 		if err != nil {
 			return "", err
 		}
@@ -223,4 +274,54 @@ func (f *oauthFlags) authorize(ctx context.Context, endpoint string, client oaut
 		}
 	}
 	return a, nil
+}
+
+// protect puts the embedded reference behind an authorization server
+// served in this program, on a port of 127.0.0.1, when the run has
+// --oauth: it requires the scope authserver.Scope, and its tokens are
+// JWTs signed ES256. A person approves a PKCE authorization on its
+// consent page. It returns how to stop that server.
+func (f *oauthFlags) protect(h http.Handler) (http.Handler, func(), error) {
+	if !f.embedded {
+		return h, func() {}, nil
+	}
+	as, err := authserver.Start()
+	if err != nil {
+		return nil, nil, fmt.Errorf("--oauth: the embedded reference's authorization server: %w", err)
+	}
+	f.local = as
+	if f.mode == oauthClientCredentials {
+		secret := make([]byte, 24)
+		rand.Read(secret)
+		f.localClient = oauthclient.Client{ID: "mcpconform", Secret: base64.RawURLEncoding.EncodeToString(secret)}
+		as.AddClient(authserver.Client{ID: f.localClient.ID, Secret: f.localClient.Secret})
+	}
+	return as.Protect(h, httpserver.MCPPath, ""), func() { as.Close() }, nil
+}
+
+// protectedNote is what the report adds to the embedded reference's
+// account when protect protected it.
+func (f *oauthFlags) protectedNote() string {
+	if f.local == nil {
+		return ""
+	}
+	return ", protected by an OAuth authorization server served in this program (" + f.local.Issuer + ")"
+}
+
+// localTokens gives the auth checks the tokens the embedded reference's
+// authorization server mints for them (expired, for another resource,
+// without the scope), so that every auth check is verified. The run's
+// token goes to this program only, so the query-string probe is on; so
+// is the step-up, which needs no person with client credentials.
+func (f *oauthFlags) localTokens(auth *conformance.AuthOptions, endpoint string) {
+	mint := func(aud, scope string, ttl time.Duration) string {
+		return f.local.Mint(authserver.Claims{Audience: aud, Scope: scope, Subject: "mcpconform", Expiry: time.Now().Add(ttl)})
+	}
+	auth.Expired = mint(endpoint, authserver.Scope, -time.Hour)
+	auth.ForeignAudience = mint(f.local.Issuer+"/another-resource", authserver.Scope, time.Hour)
+	auth.NarrowScope = mint(endpoint, "", time.Hour)
+	auth.QueryProbe = true
+	if f.mode == oauthClientCredentials {
+		f.stepUp = true
+	}
 }

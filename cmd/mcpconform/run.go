@@ -237,12 +237,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 				return fail("%v", err)
 			}
 		}
-		url, stop, err := serveEmbeddedHTTP()
+		url, stop, err := serveEmbeddedHTTP(of.protect)
 		if err != nil {
 			return fail("%v", err)
 		}
 		defer stop()
-		opts.URL, opts.InProcess = url, embeddedInHTTP
+		opts.URL, opts.InProcess = url, embeddedInHTTP+of.protectedNote()
 	} else if len(opts.Command) == 0 && opts.Transport == conformance.TransportStdio {
 		opts.Estate = true // the embedded reference is the estate the profile checks describe
 		if opts.Profile == nil {

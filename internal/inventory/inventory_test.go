@@ -265,3 +265,69 @@ func TestIDsStableAndDistinct(t *testing.T) {
 		t.Errorf("ids %+v", es)
 	}
 }
+
+// TestExtensionInventory: every sentence an extension check quotes is in
+// extensions.json under its own extension and text, traced to the checks
+// quoting it, and none is counted with the MCP revisions'.
+func TestExtensionInventory(t *testing.T) {
+	tr, err := LoadTrace(requirements.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted := map[string]bool{}
+	for _, c := range conformance.Catalogue() {
+		if c.IsExtension() {
+			quoted[c.ID] = true
+		}
+	}
+	traced := map[string]bool{}
+	for _, e := range tr.Extensions {
+		if e.Source == "" || e.File == "" || !strings.HasPrefix(e.ID, e.File+"#") {
+			t.Errorf("%s: no text of its own: %+v", e.ID, e)
+		}
+		for _, id := range e.Checks {
+			traced[id] = true
+		}
+		for _, r := range tr.Revisions {
+			for _, re := range r.Entries {
+				if re.Sentence == e.Sentence {
+					t.Errorf("%s is in the inventory of MCP %s too", e.ID, r.Revision)
+				}
+			}
+		}
+	}
+	if !maps.Equal(quoted, traced) {
+		t.Errorf("extension checks %v, traced %v", slices.Sorted(maps.Keys(quoted)), slices.Sorted(maps.Keys(traced)))
+	}
+}
+
+// TestTraceExtensionsProblems: a quote missing from extensions.json, an
+// entry whose checks moved, and an entry no check quotes are problems.
+func TestTraceExtensionsProblems(t *testing.T) {
+	quote := conformance.Ext(conformance.AppsExtension, "Content Requirements:", "URI MUST start with `ui://` scheme")
+	checks := []*conformance.Check{{ID: "apps.a", Authority: quote}}
+	good := ExtensionEntries(checks)
+	if len(good) != 1 || len(good[0].Keywords) != 1 || good[0].Checks[0] != "apps.a" {
+		t.Fatalf("ExtensionEntries = %+v", good)
+	}
+	if p := traceExtensions(good, checks); len(p) != 0 {
+		t.Errorf("in sync, yet %v", p)
+	}
+	moved := slices.Clone(good)
+	moved[0].Checks = []string{"apps.b"}
+	stray := append(slices.Clone(good), ExtensionEntry{ID: "x.md#00000000", Extension: "io.example/x", Sentence: "Nothing MUST happen."})
+	for _, c := range []struct {
+		name      string
+		committed []ExtensionEntry
+		want      string
+	}{
+		{"missing", nil, "which is not in it"},
+		{"moved", moved, "is stale"},
+		{"stray", stray, "is quoted by no check"},
+	} {
+		p := traceExtensions(c.committed, checks)
+		if len(p) != 1 || !strings.Contains(p[0], c.want) {
+			t.Errorf("%s: problems %v, want one with %q", c.name, p, c.want)
+		}
+	}
+}

@@ -137,6 +137,9 @@ type Trace struct {
 	Profile  []string `json:"profileChecks"`
 	Advisory []string `json:"advisoryChecks"`
 	JSONRPC  []string `json:"jsonrpcChecks"`
+	// Extensions are the extensions' sentences the checks quote: a
+	// source of their own, in none of the counts.
+	Extensions []ExtensionEntry `json:"extensions,omitempty"`
 	// Problems are what the traceability test fails on: entries with
 	// neither a check nor an exclusion, citations not in the inventory,
 	// mapping rules that name unknown checks or entries.
@@ -284,7 +287,14 @@ func LoadTrace(fsys fs.FS) (*Trace, error) {
 		}
 		inv[rev] = entries
 	}
-	return Build(inv, m, conformance.Catalogue()), nil
+	exts, err := loadExtensions(fsys)
+	if err != nil {
+		return nil, err
+	}
+	tr := Build(inv, m, conformance.Catalogue())
+	tr.Extensions = exts
+	tr.Problems = append(tr.Problems, traceExtensions(exts, conformance.Catalogue())...)
+	return tr, nil
 }
 
 // Build traces the inventories onto the checks.
@@ -483,6 +493,7 @@ func (tr *Trace) Text() string {
 	}
 	fmt.Fprintf(&b, "All revisions: %s\n", tr.Total())
 	fmt.Fprintf(&b, "Checks on other authority: %d JSON-RPC 2.0, %d estate profile, %d advisory\n", len(tr.JSONRPC), len(tr.Profile), len(tr.Advisory))
+	b.WriteString(tr.extensionsText())
 	return b.String()
 }
 
@@ -531,6 +542,7 @@ func (tr *Trace) Markdown() string {
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", e.ID, mdCell(e.Section), strings.Join(ks, ", "), mdCell(e.Sentence), by)
 		}
 	}
+	tr.extensionsMarkdown(&b)
 	return b.String()
 }
 

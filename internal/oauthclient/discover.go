@@ -31,6 +31,10 @@ type Discovery struct {
 	// CodeChallengeMethods is the metadata's
 	// code_challenge_methods_supported.
 	CodeChallengeMethods []string
+	// ClientIDMetadataDocuments is the metadata's
+	// client_id_metadata_document_supported: the authorization server
+	// takes the URL of a Client ID Metadata Document as a client id.
+	ClientIDMetadataDocuments bool
 }
 
 // ErrNotProtected means the server served a request that carried no
@@ -89,8 +93,12 @@ func Discover(ctx context.Context, hc *http.Client, endpoint string, body []byte
 			continue
 		}
 		tried = append(tried, u)
-		if err := getJSON(ctx, hc, u, &prm); err == nil && len(prm.AuthorizationServers) > 0 {
+		err := getJSON(ctx, hc, u, &prm)
+		if err == nil && len(prm.AuthorizationServers) > 0 {
 			break
+		}
+		if busy := (*BusyError)(nil); errors.As(err, &busy) {
+			return nil, busy
 		}
 		prm.AuthorizationServers = nil
 	}
@@ -114,12 +122,17 @@ func Discover(ctx context.Context, hc *http.Client, endpoint string, body []byte
 		TokenEndpoint         string   `json:"token_endpoint"`
 		RegistrationEndpoint  string   `json:"registration_endpoint"`
 		CodeChallengeMethods  []string `json:"code_challenge_methods_supported"`
+		CIMD                  bool     `json:"client_id_metadata_document_supported"`
 	}
 	found := false
 	for _, u := range AuthServerMetadataURLs(issuer) {
-		if err := getJSON(ctx, hc, u, &md); err == nil && md.TokenEndpoint != "" {
+		err := getJSON(ctx, hc, u, &md)
+		if err == nil && md.TokenEndpoint != "" {
 			found = true
 			break
+		}
+		if busy := (*BusyError)(nil); errors.As(err, &busy) {
+			return nil, busy
 		}
 	}
 	if !found {
@@ -133,6 +146,7 @@ func Discover(ctx context.Context, hc *http.Client, endpoint string, body []byte
 	d.Issuer = md.Issuer
 	d.AuthorizationEndpoint, d.TokenEndpoint, d.RegistrationEndpoint = md.AuthorizationEndpoint, md.TokenEndpoint, md.RegistrationEndpoint
 	d.CodeChallengeMethods = md.CodeChallengeMethods
+	d.ClientIDMetadataDocuments = md.CIMD
 	return &d, nil
 }
 

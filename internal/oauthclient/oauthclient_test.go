@@ -2,10 +2,15 @@ package oauthclient_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,6 +85,7 @@ func startAS(t *testing.T) *authserver.Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { as.Close() })
+	as.AutoConsent = true
 	return as
 }
 
@@ -168,7 +174,37 @@ func approve(authURL string) error {
 		return err
 	}
 	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the authorization request was answered HTTP %d", resp.StatusCode)
+	}
 	return nil
+}
+
+// grant is a way to get tokens whose source replaces them by the grant
+// type named.
+type grant struct {
+	name, grant string
+	get         func() (*oauthclient.Tokens, error)
+}
+
+// renewingGrants are the grants whose source replaces a token, with a
+// client each registers: client credentials (asked again) and PKCE (the
+// refresh token), for the protected endpoint.
+func renewingGrants(ctx context.Context, t *testing.T, endpoint string) []grant {
+	t.Helper()
+	hc := &http.Client{}
+	d, err := oauthclient.Discover(ctx, hc, endpoint, []byte(body))
+	if err != nil {
+		t.Fatalf("Discover: %v", err)
+	}
+	return []grant{
+		{"client credentials", "client_credentials", func() (*oauthclient.Tokens, error) {
+			return oauthclient.ClientCredentials(ctx, hc, d, oauthclient.Client{})
+		}},
+		{"PKCE", "refresh_token", func() (*oauthclient.Tokens, error) {
+			return oauthclient.PKCE(ctx, hc, d, oauthclient.Client{}, approve)
+		}},
+	}
 }
 
 // TestRefresh: a token whose reported lifetime is shorter than
@@ -181,23 +217,7 @@ func TestRefresh(t *testing.T) {
 	as := startAS(t)
 	as.ExpiresIn = time.Second
 	endpoint := protected(t, as)
-	hc := &http.Client{}
-	d, err := oauthclient.Discover(ctx, hc, endpoint, []byte(body))
-	if err != nil {
-		t.Fatalf("Discover: %v", err)
-	}
-	grants := []struct {
-		name, grant string
-		get         func() (*oauthclient.Tokens, error)
-	}{
-		{"client credentials", "client_credentials", func() (*oauthclient.Tokens, error) {
-			return oauthclient.ClientCredentials(ctx, hc, d, oauthclient.Client{})
-		}},
-		{"PKCE", "refresh_token", func() (*oauthclient.Tokens, error) {
-			return oauthclient.PKCE(ctx, hc, d, oauthclient.Client{}, approve)
-		}},
-	}
-	for _, g := range grants {
+	for _, g := range renewingGrants(ctx, t, endpoint) {
 		toks, err := g.get()
 		if err != nil {
 			t.Fatalf("%s: %v", g.name, err)
@@ -265,5 +285,159 @@ func TestCovers(t *testing.T) {
 		if got := oauthclient.Covers(r, e); got != tt.want {
 			t.Errorf("Covers(%s, %s) = %v, want %v", tt.resource, tt.endpoint, got, tt.want)
 		}
+	}
+}
+
+// TestRenew: a token the resource server rejected is replaced once, by
+// the client credentials grant again or by the refresh token grant, with
+// resource on the request; a Renew for a token already replaced asks for
+// nothing, and a Renew for the replacement gives up without asking.
+func TestRenew(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	as := startAS(t)
+	endpoint := protected(t, as)
+	for _, g := range renewingGrants(ctx, t, endpoint) {
+		toks, err := g.get()
+		if err != nil {
+			t.Fatalf("%s: %v", g.name, err)
+		}
+		first := toks.First.AccessToken
+		as.Revoke(first)
+		if code := use(t, endpoint, first); code != http.StatusUnauthorized {
+			t.Fatalf("%s: a revoked token was answered HTTP %d", g.name, code)
+		}
+		before := len(as.TokenRequests())
+		fresh, err := toks.Source.Renew(first)
+		if err != nil {
+			t.Fatalf("%s: Renew: %v", g.name, err)
+		}
+		if fresh.AccessToken == first || use(t, endpoint, fresh.AccessToken) != http.StatusOK {
+			t.Errorf("%s: Renew gave the revoked token or one the server refuses", g.name)
+		}
+		if again, err := toks.Source.Renew(first); err != nil || again.AccessToken != fresh.AccessToken {
+			t.Errorf("%s: a second Renew of the revoked token: %v; want the new token", g.name, err)
+		}
+		if cur, err := toks.Source.Token(); err != nil || cur.AccessToken != fresh.AccessToken {
+			t.Errorf("%s: Token after Renew: %v; want the new token", g.name, err)
+		}
+		if _, err := toks.Source.Renew(fresh.AccessToken); !errors.Is(err, oauthclient.ErrRenewSpent) {
+			t.Errorf("%s: a Renew of the new token: %v, want ErrRenewSpent", g.name, err)
+		}
+		reqs := as.TokenRequests()[before:]
+		if len(reqs) != 1 || reqs[0].Get("grant_type") != g.grant || reqs[0].Get("resource") != endpoint {
+			t.Errorf("%s: token requests %v, want one %s with resource %s", g.name, reqs, g.grant, endpoint)
+		}
+	}
+}
+
+// TestBusy: an authorization server that answers 429, or 503 with a
+// Retry-After, is waited out and asked again; one that asks for longer
+// than the client waits, or stays busy, is a clear error, soon.
+func TestBusy(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	as := startAS(t)
+	endpoint := protected(t, as)
+	d, err := oauthclient.Discover(ctx, &http.Client{}, endpoint, []byte(body))
+	if err != nil {
+		t.Fatalf("Discover: %v", err)
+	}
+	as.AddClient(authserver.Client{ID: "ci", Secret: "ci-secret-value"})
+	client := oauthclient.Client{ID: "ci", Secret: "ci-secret-value"}
+	tests := []struct {
+		name       string
+		n, code    int
+		retryAfter string
+		want       string // "" for a token
+	}{
+		{"429, Retry-After 0", 2, http.StatusTooManyRequests, "0", ""},
+		{"503, Retry-After 0", 1, http.StatusServiceUnavailable, "0", ""},
+		{"429, Retry-After an hour", 10, http.StatusTooManyRequests, "3600", "asking to wait 1h0m0s, more than is left of the 20s"},
+		{"429 on every try", 10, http.StatusTooManyRequests, "0", "HTTP 429 Too Many Requests still after 4 tries"},
+		{"503 without Retry-After", 10, http.StatusServiceUnavailable, "", "the token endpoint answered HTTP 503, temporarily_unavailable"},
+		{"429, Retry-After unreadable", 10, http.StatusTooManyRequests, "soon", "with a Retry-After that cannot be read"},
+	}
+	for _, tt := range tests {
+		as.Busy(tt.n, tt.code, tt.retryAfter)
+		toks, err := oauthclient.ClientCredentials(ctx, oauthclient.Patient(&http.Client{}), d, client)
+		as.Busy(0, 0, "")
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v, want a token", tt.name, err)
+		case tt.want == "" && use(t, endpoint, toks.First.AccessToken) != http.StatusOK:
+			t.Errorf("%s: the token is refused", tt.name)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: %v, want an error saying %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestClientIDMetadataDocument: with an authorization server that takes
+// a Client ID Metadata Document's URL as a client id (an https server of
+// 127.0.0.1 serving the document), PKCE authorizes as that URL without
+// registering; the server refuses a document whose client_id is not its
+// URL; without the server's support the client registers itself.
+func TestClientIDMetadataDocument(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var docURL, docClientID string
+	docs := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"client_id": docClientID, "client_name": "mcpconform", "redirect_uris": []string{"http://127.0.0.1/callback"},
+			"grant_types": []string{"authorization_code"}, "token_endpoint_auth_method": "none"})
+	}))
+	defer docs.Close()
+	docURL = docs.URL + "/client.json"
+	if err := oauthclient.CheckClientMetadataURL(docURL); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"http://127.0.0.1/client.json", "https://example.com", "https://example.com/", "https://u:p@example.com/c.json"} {
+		if oauthclient.CheckClientMetadataURL(bad) == nil {
+			t.Errorf("CheckClientMetadataURL(%q) accepted it", bad)
+		}
+	}
+	as := startAS(t)
+	as.ClientMetadata = docs.Client()
+	endpoint := protected(t, as)
+	hc := &http.Client{}
+	d, err := oauthclient.Discover(ctx, hc, endpoint, []byte(body))
+	if err != nil {
+		t.Fatalf("Discover: %v", err)
+	}
+	if !d.ClientIDMetadataDocuments {
+		t.Fatal("Discover missed client_id_metadata_document_supported")
+	}
+	if c := oauthclient.ChooseClient(d, oauthclient.Client{ID: "pre"}, docURL); c.ID != "pre" {
+		t.Errorf("a pre-registered client gave way to %q", c.ID)
+	}
+	c := oauthclient.ChooseClient(d, oauthclient.Client{}, docURL)
+	if c.ID != docURL {
+		t.Fatalf("ChooseClient = %q, want the document's URL", c.ID)
+	}
+	docClientID = docURL
+	toks, err := oauthclient.PKCE(ctx, hc, d, c, approve)
+	if err != nil {
+		t.Fatalf("PKCE as %s: %v", docURL, err)
+	}
+	if toks.Client.ID != docURL || use(t, endpoint, toks.First.AccessToken) != http.StatusOK {
+		t.Errorf("PKCE authorized as %q, or its token is refused", toks.Client.ID)
+	}
+
+	as2 := startAS(t)
+	as2.ClientMetadata = docs.Client()
+	endpoint2 := protected(t, as2)
+	d2, err := oauthclient.Discover(ctx, hc, endpoint2, []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docClientID = "https://elsewhere.example/client.json"
+	if _, err := oauthclient.PKCE(ctx, hc, d2, oauthclient.ChooseClient(d2, oauthclient.Client{}, docURL), approve); err == nil || !strings.Contains(err.Error(), "HTTP 400") {
+		t.Errorf("a document naming another client_id: %v, want the authorization server's refusal", err)
+	}
+
+	d2.ClientIDMetadataDocuments = false
+	if c := oauthclient.ChooseClient(d2, oauthclient.Client{}, docURL); c.ID != "" {
+		t.Errorf("without the server's support ChooseClient = %q, want none (register)", c.ID)
 	}
 }

@@ -68,6 +68,29 @@ func Register(ctx context.Context, hc *http.Client, d *Discovery, redirect strin
 	return Client{ID: out.ID, Secret: out.Secret}, nil
 }
 
+// CheckClientMetadataURL checks the URL of a Client ID Metadata
+// Document the client would use as its id: the specification's client
+// "MUST use the "https" scheme and contain a path component".
+func CheckClientMetadataURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || u.Host == "" || strings.Trim(u.Path, "/") == "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("%q is no Client ID Metadata Document URL: want https, a host and a path", raw)
+	}
+	return nil
+}
+
+// ChooseClient is the client to authorize as, in the order the
+// specification asks of a client that supports every way: the client
+// given (pre-registered), else the Client ID Metadata Document at
+// metadataURL when the authorization server takes one, else none (the
+// grant registers one dynamically).
+func ChooseClient(d *Discovery, given Client, metadataURL string) Client {
+	if given.ID == "" && metadataURL != "" && d.ClientIDMetadataDocuments {
+		return Client{ID: metadataURL}
+	}
+	return given
+}
+
 // resourceParam is the resource parameter (RFC 8707) of every
 // authorization and token request.
 func resourceParam(d *Discovery) oauth2.AuthCodeOption {
@@ -79,11 +102,11 @@ func resourceParam(d *Discovery) oauth2.AuthCodeOption {
 const RefreshBefore = 10 * time.Second
 
 // Tokens are what a grant gave: its first token, a source that hands
-// that token out and gets a new one when it is about to expire, and the
-// client that asked (registered when none was given).
+// that token out and gets a new one when it is about to expire or is
+// rejected, and the client that asked (registered when none was given).
 type Tokens struct {
 	First  *oauth2.Token
-	Source oauth2.TokenSource
+	Source *Source
 	Client Client
 }
 
@@ -111,23 +134,14 @@ func ClientCredentials(ctx context.Context, hc *http.Client, d *Discovery, c Cli
 	if err != nil {
 		return nil, fmt.Errorf("oauth: client credentials: %w", tokenError(err))
 	}
-	src := oauth2.ReuseTokenSourceWithExpiry(tok, errorSource{cfg.TokenSource(ctx), "client credentials"}, RefreshBefore)
+	src := newSource(tok, func(*oauth2.Token) (*oauth2.Token, error) {
+		tok, err := cfg.Token(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("oauth: client credentials: %w", tokenError(err))
+		}
+		return tok, nil
+	})
 	return &Tokens{First: tok, Source: src, Client: c}, nil
-}
-
-// errorSource is a token source whose errors keep what the
-// authorization server said and drop the rest (tokenError).
-type errorSource struct {
-	src  oauth2.TokenSource
-	what string
-}
-
-func (e errorSource) Token() (*oauth2.Token, error) {
-	tok, err := e.src.Token()
-	if err != nil {
-		return nil, fmt.Errorf("oauth: %s: %w", e.what, tokenError(err))
-	}
-	return tok, nil
 }
 
 // withResource is hc with the resource parameter (RFC 8707) added to
@@ -269,10 +283,19 @@ func PKCE(ctx context.Context, hc *http.Client, d *Discovery, c Client, open fun
 	if err != nil {
 		return nil, fmt.Errorf("oauth: code exchange: %w", tokenError(err))
 	}
-	// The refresh_token grant replaces an expiring token; without a
-	// refresh token the source fails once the token has expired.
-	refresh := cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, withResource(hc, d)), tok)
-	src := oauth2.ReuseTokenSourceWithExpiry(tok, errorSource{refresh, "refresh"}, RefreshBefore)
+	// The refresh_token grant replaces a token; without a refresh token
+	// the source fails once the token has expired.
+	rctx := context.WithValue(ctx, oauth2.HTTPClient, withResource(hc, d))
+	src := newSource(tok, func(cur *oauth2.Token) (*oauth2.Token, error) {
+		if cur == nil || cur.RefreshToken == "" {
+			return nil, errors.New("oauth: refresh: the authorization server gave no refresh token, so the token cannot be replaced")
+		}
+		tok, err := cfg.TokenSource(rctx, &oauth2.Token{RefreshToken: cur.RefreshToken}).Token()
+		if err != nil {
+			return nil, fmt.Errorf("oauth: refresh: %w", tokenError(err))
+		}
+		return tok, nil
+	})
 	return &Tokens{First: tok, Source: src, Client: c}, nil
 }
 

@@ -2,7 +2,10 @@
 // revision from a clone of the specification repository and writes
 // docs/requirements/<revision>.json; with -matrix it only rewrites the
 // traceability matrix docs/requirements/matrix.md from the committed
-// inventory, the catalogue and docs/requirements/mapping.json.
+// inventory, the catalogue and docs/requirements/mapping.json. Either way
+// it writes docs/requirements/extensions.json, the extensions' sentences
+// the checks quote, from the catalogue; without -matrix it first finds
+// each in its text where that text's commit is in the -spec repository.
 //
 //	go run ./scripts/reqinventory -spec /path/to/modelcontextprotocol.git
 //	go run ./scripts/reqinventory -matrix
@@ -22,6 +25,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcpconform/mcpconform/conformance"
 	"github.com/mcpconform/mcpconform/internal/inventory"
 	"github.com/mcpconform/mcpconform/protocol"
 )
@@ -43,6 +47,15 @@ func main() {
 			}
 			fmt.Printf("%s: %d sentences\n", r, len(entries))
 		}
+	}
+	exts := inventory.ExtensionEntries(conformance.Catalogue())
+	if !*matrixOnly {
+		if err := verifyExtensionQuotes(*spec, exts); err != nil {
+			fail(err)
+		}
+	}
+	if err := writeJSON(filepath.Join(*out, inventory.ExtensionsFile), exts); err != nil {
+		fail(err)
 	}
 	tr, err := inventory.LoadTrace(os.DirFS(*out))
 	if err != nil {
@@ -116,4 +129,44 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// verifyExtensionQuotes finds every quoted sentence of an extension whose
+// text lives in the specification repository (Skills' SEP) among the
+// keyword sentences of that text at the pinned commit, or in its prose
+// for an advisory quote. A text kept elsewhere
+// (ext-apps) is named as not verified here.
+func verifyExtensionQuotes(dir string, exts []inventory.ExtensionEntry) error {
+	if fi, err := os.Stat(filepath.Join(dir, ".git")); err == nil && fi.IsDir() {
+		dir = filepath.Join(dir, ".git")
+	}
+	texts := map[string][]inventory.Entry{}
+	prose := map[string]string{} // the whole text, normalized: for a keyword-less quote
+	for _, e := range exts {
+		repo, commit, _ := strings.Cut(e.Source, "@")
+		if repo != "modelcontextprotocol/modelcontextprotocol" {
+			fmt.Printf("%s: not verified here (%s is not the -spec repository)\n", e.ID, e.Source)
+			continue
+		}
+		key := commit + ":" + e.File
+		if _, ok := texts[key]; !ok {
+			src, err := git(dir, "show", key)
+			if err != nil {
+				return fmt.Errorf("the text of %s: %w", e.Extension, err)
+			}
+			texts[key] = inventory.ExtractMDX(e.File, string(src))
+			prose[key] = inventory.Normalize(string(src))
+		}
+		// The extraction renders links as their text; a quote may keep
+		// the link.
+		quote := inventory.Normalize(e.Sentence)
+		found := len(e.Keywords) == 0 && strings.Contains(prose[key], quote)
+		for _, s := range texts[key] {
+			found = found || strings.Contains(s.Sentence, quote)
+		}
+		if !found {
+			return fmt.Errorf("%s (%s) quotes %q, which is not a sentence of %s at %s", strings.Join(e.Checks, ", "), e.Extension, e.Sentence, e.File, commit)
+		}
+	}
+	return nil
 }
