@@ -97,9 +97,34 @@ func (env *revEnv) measure(ctx context.Context) {
 			quickest = d
 		}
 	}
+	env.rtt = quickest
 	if t := wholeSeconds(rttFactor * quickest); t > max(env.eng.opts.Timeout, time.Second) {
 		env.base = t
 	}
+}
+
+// tailFactor is how many of the longest waits between a pipeline's
+// answers a missing answer gets once every request is out: the server
+// showed its pace on the others, and more than a few of its longest waits
+// is a call still running (a tool that sleeps), not a slow answer.
+const tailFactor = 4
+
+// tailFloor is the least wait for the last answers of a pipeline.
+const tailFloor = time.Second
+
+// tailWait bounds the wait for the answers still missing once every
+// request of a pipeline is out and some were answered: tailFactor times
+// gap, the longest wait between its answers so far (the first counted
+// from the first request), and at least rttFactor times the session's
+// measured round trip and tailFloor; never more than the request timeout.
+// A slow server's answers come slowly, so its gaps, and so the tail,
+// grow with it: a late answer is waited for, a call that runs on is not.
+func (t *T) tailWait(gap time.Duration) time.Duration {
+	floor := max(tailFloor, rttFactor*t.env.rtt)
+	if t.env.slow {
+		floor *= 2 // a re-run after a timeout doubles every wait
+	}
+	return min(t.RequestTimeout(), max(floor, tailFactor*gap))
 }
 
 // timeSpent returns why t ran out of time, or "": its own budget, or the

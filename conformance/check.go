@@ -294,7 +294,9 @@ type Check struct {
 	// Spare is the SharedBy key of the spare session those starts open,
 	// if that is what they are: none is started ahead while that session
 	// is open or can be handed over to the check (spare.go). Like Starts,
-	// it costs time when wrong, never a verdict.
+	// it costs time when wrong, never a verdict. A check of a group whose
+	// session is handed over to it declares it too, starts or not: a spare
+	// kept for such a group stays open while one of them may run.
 	Spare string
 	// StartsWith, when set, says which tool the check needs before it
 	// starts anything: none is started ahead for it once the revision's

@@ -479,6 +479,7 @@ type revEnv struct {
 
 	session      *Conn
 	base         time.Duration     // the request timeout, from --timeout and the session's measured round trip (budget.go)
+	rtt          time.Duration     // the quickest measured round trip of the session's ping, 0 when none was measured (budget.go)
 	handshakeErr error             // a session handshake failed: later ones would too
 	sessionLost  *sessionLostError // sessions stopped answering and the breaker tripped: no new one, no new wait
 	toolsDone    bool              // checks of one revision run one at a time
@@ -982,7 +983,7 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 		r.Message = "does not apply to revision " + env.rev
 		return r
 	}
-	if only := c.OnlyOver(); only != "" && only != env.eng.opts.Transport {
+	if only := env.otherTransport(c); only != "" {
 		r.Status = StatusNA
 		r.Message = fmt.Sprintf("a check of the %s transport: the server was checked over %s", only, env.eng.opts.Transport)
 		return r

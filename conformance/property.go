@@ -121,8 +121,9 @@ func init() {
 		Authority: JSONRPC("5 Response object",
 			"When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.").
 			WithNote("Every request after the malformed line is a call that gets a response while the server runs."),
-		Refs: jsonrpcRefs,
-		Run:  func(t *T) { runMalformed(t, false) },
+		Refs:  jsonrpcRefs,
+		Spare: argumentsKey, // its sequence takes the argument checks' session when they leave it open
+		Run:   func(t *T) { runMalformed(t, false) },
 	})
 	Register(Check{
 		ID:          "property.jsonrpc.malformed-parse-error",
@@ -130,6 +131,7 @@ func init() {
 		Requirement: "Each line that is not JSON gets a parse error (-32700, id null), and the server goes on serving after it; a missing parse error, or a server that stops over the malformed input, is a warning, as in jsonrpc.parse-error.code and jsonrpc.parse-error.keeps-serving.",
 		Authority:   Advisory("JSON-RPC 2.0's table of codes gives -32700 for invalid JSON, which presumes the server goes on; the table has no keyword, no keyword requires a server to survive the client's malformed input, and the client broke the protocol first."),
 		Refs:        jsonrpcRefs,
+		Spare:       argumentsKey,
 		Run:         func(t *T) { runMalformed(t, true) },
 	})
 	Register(Check{
@@ -149,6 +151,8 @@ func init() {
 			"Servers MUST: Validate all tool inputs"),
 		Refs:       []SpecRef{{Revision: protocol.Rev20251125, File: "server/tools.mdx", Section: "Security Considerations"}},
 		Capability: "tools",
+		Spare:      argumentsKey,
+		After:      stateChecks, // their session is handed over to these checks
 		Run:        func(t *T) { runArguments(t, false) },
 	})
 	Register(Check{
@@ -158,6 +162,8 @@ func init() {
 		Authority:   Advisory("A tool's inputSchema describes the arguments it takes; the spec states no keyword for accepting them, but a server that rejects arguments valid under its own schema cannot be called as advertised."),
 		Refs:        []SpecRef{{Revision: protocol.Rev20251125, File: "server/tools.mdx", Section: "Tool"}},
 		Capability:  "tools",
+		Spare:       argumentsKey,
+		After:       stateChecks,
 		Run:         func(t *T) { runArguments(t, true) },
 	})
 	Register(Check{
@@ -379,8 +385,14 @@ const (
 	scratchSession
 	// sharedRun: a process of its own, once per revision for the same
 	// lines: the checks that judge one sequence (the two halves of the
-	// malformed-line property) judge one run of it.
+	// malformed-line property) judge one run of it. The argument checks'
+	// session serves in its place while it is open (argumentsSpare).
 	sharedRun
+	// argumentsSpare: the argument checks' session, already opened, in
+	// the check's evidence and retired after it: like them, a sequence
+	// judges only the answers to its own requests, so their calls' late
+	// answers or a log level set before change nothing it judges.
+	argumentsSpare
 )
 
 // sharedSequence is a run of a sequence kept for the other checks that
@@ -405,10 +417,17 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 	var p *runner.Process
 	first, second := barrierID, barrier2ID
 	switch at {
-	case scratchSession:
-		// The scratch has answered other checks' requests: barriers of
+	case scratchSession, argumentsSpare:
+		// The session has answered other checks' requests: barriers of
 		// their own ids.
-		p = t.Scratch().p
+		var c *Conn
+		if at == argumentsSpare {
+			c = t.SharedBy(argumentsKey)
+			t.Retire(c) // no check after it meets what the lines left
+		} else {
+			c = t.Scratch()
+		}
+		p = c.p
 		n := t.env.nextID()
 		first, second = fmt.Sprintf(`"mcpconform-barrier-%s"`, n), fmt.Sprintf(`"mcpconform-barrier-%s-2"`, n)
 	case freshProcess:
@@ -424,7 +443,7 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 		defer t.env.closeProcess(p)
 	}
 	run := wireRun{Requests: 2}
-	if open := opening(t.env.rev); open != nil && at != scratchSession {
+	if open := opening(t.env.rev); open != nil && at != scratchSession && at != argumentsSpare {
 		if err := p.SendString(open[0]); err != nil {
 			return run, fmt.Errorf("send initialize: %w", err)
 		}
@@ -600,7 +619,11 @@ func sequenceProperty(t *T, what string, lines []wireLine, at where, judge func(
 		// A re-run after a timeout drives its own (it owes nothing to the
 		// run that timed out) and leaves it to the other check in place
 		// of that run.
-		run, err = drive(t, lines, ownProcess)
+		on := ownProcess
+		if c := t.env.spares[t.spareSlot(argumentsKey, nil)]; !t.retry && c != nil && fitFor(argumentsKey, c) {
+			on = argumentsSpare // no start: the argument checks' session is the sequence's last use
+		}
+		run, err = drive(t, lines, on)
 		t.env.malformed = &sharedSequence{lines, run, err, errors.Is(err, runner.ErrTimeout) || errors.Is(run.Err, runner.ErrTimeout)}
 	default:
 		run, err = drive(t, lines, at)
@@ -1510,22 +1533,27 @@ func runArguments(t *T, validSide bool) {
 	if len(cs) == 0 {
 		t.NotVerified("no %s arguments could be generated for %d callable tools", kind, len(tools))
 	}
-	// The revision's scratch session, shared with the other argument
-	// check: the calls are of tools that change nothing, each with an id
-	// of its own; a call left unanswered keeps the process from the next
-	// check (see spare.go).
-	c := t.Scratch()
+	c := argumentsSession(t)
 	prefix := "arg-invalid-"
 	if validSide {
 		prefix = "arg-valid-"
 	}
 	start := time.Now()
-	answers := pipelineCalls(t, c, tools, cs, prefix)
-	rate(t, len(cs), time.Since(start))
+	unsent := make([]bool, len(cs))
+	var answers []*protocol.Message
+	if validSide {
+		answers = pipelineCalls(t, c, tools, cs, nil, prefix, nil)
+	} else {
+		answers = invalidCalls(t, c, tools, cs, prefix, unsent)
+	}
+	rate(t, len(cs)-countTrue(unsent), time.Since(start))
 	answered := make([]bool, len(tools))
 	n, late := 0, 0
 	var bad []int
 	for i, a := range cs {
+		if unsent[i] {
+			continue
+		}
 		if answers[i] == nil {
 			if !validSide && a.broken == nil {
 				continue // a control: counted with its tool's cases
@@ -1591,6 +1619,114 @@ func runArguments(t *T, validSide bool) {
 		}
 		t.NotVerified("no failure in %d answered calls, but no call of %s%s was answered within the request timeout", n, strings.Join(unverified.items, ", "), more)
 	}
+}
+
+// invalidCalls calls the invalid cases cs (each tool's control first, see
+// withControls) in two rounds: each tool's control and its first case of
+// each kind of constraint broken, then the rest, except for a tool whose
+// every call of the first round failed as its control did
+// (failureSignature): it fails whatever its arguments (a network it
+// cannot reach), and more cases of the kinds it failed alike would only
+// cost their calls (a slow failure, each). unsent marks the cases not
+// sent; their answers stay nil.
+func invalidCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string, unsent []bool) []*protocol.Message {
+	var first, rest []int
+	seen := map[string]bool{}
+	for i, a := range cs {
+		kind := ""
+		if a.broken != nil {
+			kind = a.broken.Kind
+		}
+		if k := fmt.Sprintf("%d\x00%s", a.tool, kind); !seen[k] {
+			seen[k] = true
+			first = append(first, i)
+			continue
+		}
+		rest = append(rest, i)
+	}
+	answers := pipelineCalls(t, c, tools, cs, first, prefix, nil)
+	if len(rest) == 0 {
+		return answers
+	}
+	alike := failedAlike(tools, cs, first, answers)
+	var send []int
+	var none noteList
+	noted := make([]bool, len(tools))
+	for _, i := range rest {
+		if at := cs[i].tool; alike[at] {
+			if !noted[at] {
+				noted[at] = true
+				none.add("%s", tools[at].tool.Name)
+			}
+			unsent[i] = true
+			continue
+		}
+		send = append(send, i)
+	}
+	none.log(t, "called once per kind of invalid argument, since its valid call and each of those failed alike: ")
+	if len(send) > 0 {
+		answers = pipelineCalls(t, c, tools, cs, send, prefix, answers)
+	}
+	return answers
+}
+
+// failedAlike reports, per tool, whether the calls sel of cs that were
+// answered show it failing whatever its arguments: its control failed,
+// some invalid case was answered, and every answered case failed with the
+// control's failureSignature.
+func failedAlike(tools []argTool, cs []argCase, sel []int, answers []*protocol.Message) []bool {
+	alike := make([]bool, len(tools))
+	control := make([]int, len(tools))
+	for i := range control {
+		control[i] = -1
+	}
+	for _, i := range sel {
+		if a := cs[i]; a.broken == nil && answers[i] != nil && judgeCall(answers[i]) != accepted {
+			control[a.tool] = i
+		}
+	}
+	differs := make([]bool, len(tools))
+	for _, i := range sel {
+		a := cs[i]
+		ci := control[a.tool]
+		if a.broken == nil || answers[i] == nil || ci < 0 {
+			continue
+		}
+		if failureSignature(answers[i], a.args) == failureSignature(answers[ci], cs[ci].args) {
+			alike[a.tool] = true
+		} else {
+			differs[a.tool] = true
+		}
+	}
+	for i := range alike {
+		alike[i] = alike[i] && !differs[i]
+	}
+	return alike
+}
+
+// countTrue counts the true values of bs.
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// argumentsSession returns the session the argument checks call tools
+// on: the calls are of tools that change nothing, each with an id of its
+// own, and a call left unanswered keeps the process from any check that
+// reads all its traffic (see spare.go). It is the argument checks' own
+// spare when one is open or handed over to them (handOvers), which costs
+// no start, and the revision's scratch session otherwise.
+func argumentsSession(t *T) *Conn {
+	slot := t.spareSlot(argumentsKey, nil)
+	if _, handed := t.env.handOverSource(argumentsKey, slot); t.retry || handed != nil || t.env.spares[slot] != nil {
+		return t.SharedBy(argumentsKey)
+	}
+	return t.Scratch()
 }
 
 // withControls adds to the invalid cases cs, grouped by tool, one case of
@@ -1820,9 +1956,24 @@ const callWindow = 64
 
 // pipelineCalls sends the calls with at most callWindow unanswered at a
 // time and returns the answers in case order. When no answer comes within
-// the request timeout, the calls still out (a tool that sleeps, say) give
-// no evidence either way and stay nil, as do the calls never sent.
-func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) []*protocol.Message {
+// the request timeout, or, once every call is out, within T.tailWait of
+// the longest wait between the answers so far, the calls still out (a
+// tool that sleeps, say) give no evidence either way and stay nil, as do
+// the calls never sent.
+func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, sel []int, prefix string, out []*protocol.Message) []*protocol.Message {
+	if out == nil {
+		out = make([]*protocol.Message, len(cs))
+	}
+	before := 0 // answers of earlier rounds: the server has shown it answers
+	if slices.ContainsFunc(out, func(m *protocol.Message) bool { return m != nil }) {
+		before = 1
+	}
+	if sel == nil {
+		sel = make([]int, len(cs))
+		for i := range sel {
+			sel[i] = i
+		}
+	}
 	names := make([]string, len(tools))
 	for i, at := range tools {
 		b, _ := json.Marshal(at.tool.Name)
@@ -1833,27 +1984,50 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) 
 		b, _ := json.Marshal(protocol.ModernMeta(t.Revision()))
 		meta = `,"_meta":` + string(b)
 	}
-	out := make([]*protocol.Message, len(cs))
+	sent := make([]string, len(cs)) // the id keys of the calls sent
 	var batch, keys []string
 	next, got := 0, 0
-	for got < len(cs) {
+	var last time.Time // the first request's send, then the latest answer's arrival
+	var gap time.Duration
+	for got < len(sel) {
 		// The window is filled again once half of it is answered, in one
 		// batch (runner.SendBatch): a write for many calls rather than
 		// for each.
-		if next < len(cs) && next-got <= callWindow/2 {
+		if next < len(sel) && next-got <= callWindow/2 {
 			batch, keys = batch[:0], keys[:0]
-			for next < len(cs) && next-got < callWindow {
-				text, key := callLine(prefix, next, names[cs[next].tool], cs[next].args, meta)
+			for next < len(sel) && next-got < callWindow {
+				i := sel[next]
+				text, key := callLine(prefix, i, names[cs[i].tool], cs[i].args, meta)
 				batch = append(batch, text)
 				keys = append(keys, key)
+				sent[i] = key
 				next++
 			}
 			if err := c.sendRequestLines(batch, keys); err != nil {
 				c.must(protocol.MethodToolsCall, err)
 			}
+			if last.IsZero() {
+				last = time.Now()
+			}
 		}
-		r, err := c.Next(t.RequestTimeout())
-		if errors.Is(err, runner.ErrTimeout) && got > 0 {
+		var r runner.Received
+		var err error
+		if next == len(sel) && got+before > 0 {
+			// Every call is out and the server has shown its pace: the
+			// calls still running (a tool that sleeps) are given up at
+			// a few of its longest waits after the last answer, not at
+			// the request timeout. The process still serves: the calls
+			// are abandoned below, and it is not broken.
+			r, err = c.p.NextSince(c.ctx(), last, t.tailWait(gap))
+			if errors.Is(err, runner.ErrTimeout) {
+				t.noteTimeout()
+			} else {
+				c.noteErr(err)
+			}
+		} else {
+			r, err = c.Next(t.RequestTimeout())
+		}
+		if errors.Is(err, runner.ErrTimeout) && got+before > 0 {
 			break
 		}
 		if errors.Is(err, runner.ErrTimeout) && c.ctx().Err() == nil {
@@ -1868,11 +2042,22 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string) 
 		if r.Msg == nil || r.Msg.Kind() != protocol.KindResponse {
 			continue
 		}
-		if i, ok := argIndex(r.Msg.IDKey(), prefix); ok && i < next && out[i] == nil {
+		if i, ok := argIndex(r.Msg.IDKey(), prefix); ok && i < len(cs) && sent[i] != "" && out[i] == nil {
 			out[i] = r.Msg
 			got++
+			now := time.Now()
+			gap, last = max(gap, now.Sub(last)), now
 		}
 	}
+	var left []string
+	for i, key := range sent {
+		if key != "" && out[i] == nil {
+			left = append(left, key)
+		}
+	}
+	// Closing the process need not wait for them; a spare session with
+	// any still to come is not handed to a check that reads all traffic.
+	c.p.Abandon(left...)
 	return out
 }
 

@@ -102,6 +102,11 @@ func (t *T) openSpare(key string, caps map[string]any) (*Conn, error) {
 	}
 	env := t.env
 	slot := t.spareSlot(key, caps)
+	if c := env.spares[slot]; c != nil && !fitFor(key, c) {
+		// Kept for a lenient group (keptFor), not fit for this check.
+		delete(env.spares, slot)
+		c.closeAfterCheck()
+	}
 	if c := env.spares[slot]; c != nil {
 		t.use(c)
 		c.drain(t.ctx)
@@ -193,18 +198,48 @@ func (c *Conn) openModern(t *T) error {
 // cost a server start (a quarter of a CPU-second for a Node server, in
 // each revision) to show the same as the one already open. Both groups
 // declare no client capabilities and judge only what they send
-// themselves; the spare is handed over only while fit to share (it
-// answered everything, has nothing outstanding and was not retired).
+// themselves; the spare is handed over only while fit for the group that
+// takes it (fitFor).
 type handOver struct {
-	to, from string // SharedBy keys: the group that takes the process over, and the one it comes from
-	area     string // the area of the checks of the group it comes from
+	to, from string   // SharedBy keys: the group that takes the process over, and the one it comes from
+	areas    []string // the areas of the checks of the group it comes from, or
+	ids      []string // its checks, when they share their areas with others
 }
 
-// handOvers lists the hand-overs: the state checks (logging/setLevel,
-// resource subscriptions) take the cancellation checks' session. The
-// cancellation checks run before them (by id), and each judges only the
-// requests it sent, as the state checks do.
-var handOvers = []handOver{{to: stateSession, from: cancelKey, area: "cancellation"}}
+// handOvers lists the hand-overs, the first that has a session to give
+// first: the state checks (logging/setLevel, resource subscriptions) take
+// the cancellation checks' session, and the argument checks take the
+// state checks' session, or the cancellation checks' when the state
+// checks did not take it. Each group runs after the one it takes from
+// (by id, or Check.After), and each judges only the requests it sent.
+var handOvers = []handOver{
+	{to: stateSession, from: cancelKey, areas: []string{"cancellation"}},
+	{to: argumentsKey, from: stateSession, ids: stateChecks},
+	{to: argumentsKey, from: cancelKey, areas: []string{"cancellation"}},
+}
+
+// stateChecks are the checks that share the state session.
+var stateChecks = []string{"logging.set-level.filter", "logging.set-level.result", "resources.subscribe.only-subscribed", "resources.subscribe.supported"}
+
+// argumentsKey is the SharedBy key of the argument checks
+// (property.arguments.*): they call tools with ids of their own and read
+// only the answers to those, so a process with answers still to come, a
+// log level set or a subscription open serves them as well as a new one.
+const argumentsKey = "arguments"
+
+// lenientGroups are the SharedBy keys of the groups whose checks read only
+// the answers to their own requests and judge nothing else the process
+// writes: their session need only be alive (see fitFor).
+var lenientGroups = map[string]bool{argumentsKey: true}
+
+// fitFor reports whether spare c may go to a check of group key: a live
+// process for a lenient group, one fit to share for any other.
+func fitFor(key string, c *Conn) bool {
+	if lenientGroups[key] {
+		return !c.broken && !c.closed && c.p.Err() == nil
+	}
+	return c.fitToShare()
+}
 
 // handedOver removes from the revision, and returns, the spare session
 // that group key takes over into slot (see handOvers), or nil when there
@@ -229,20 +264,48 @@ func (env *revEnv) handOverSource(key, slot string) (string, *Conn) {
 		}
 		from := h.from + "\x00" + kind
 		c := env.spares[from]
-		if c == nil || !c.fitToShare() || env.groupPending(h.area) {
-			return "", nil
+		if c == nil || !fitFor(key, c) || env.groupPending(h) {
+			continue
 		}
 		return from, c
 	}
 	return "", nil
 }
 
-// groupPending reports whether a check of area that shares a session
+// groupPending reports whether a check of the group h hands over from
 // (not a Final one, which reads all traffic) may still run in the
 // revision.
-func (env *revEnv) groupPending(area string) bool {
+func (env *revEnv) groupPending(h handOver) bool {
 	for _, c := range env.eng.checks {
-		if c.Area() == area && !c.Final && env.results[c.ID] == nil && env.mayRun(c) {
+		in := slices.Contains(h.areas, c.Area()) || slices.Contains(h.ids, c.ID)
+		if in && !c.Final && env.results[c.ID] == nil && env.mayRun(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// keptFor reports whether spare c, in slot, not fit to share but alive,
+// stays open for a lenient group that may still take it: its own, or
+// one it would be handed over to.
+func (env *revEnv) keptFor(slot string, c *Conn) bool {
+	key, _, _ := strings.Cut(slot, "\x00")
+	if lenientGroups[key] && fitFor(key, c) && env.sparePending(key) {
+		return true
+	}
+	for _, h := range handOvers {
+		if h.from == key && lenientGroups[h.to] && fitFor(h.to, c) && env.sparePending(h.to) {
+			return true
+		}
+	}
+	return false
+}
+
+// sparePending reports whether a check that declares the spare session
+// key (Check.Spare) may still run in the revision.
+func (env *revEnv) sparePending(key string) bool {
+	for _, c := range env.eng.checks {
+		if c.Spare == key && env.results[c.ID] == nil && env.mayRun(c) {
 			return true
 		}
 	}
@@ -260,7 +323,7 @@ func (env *revEnv) spareReady(c *Check) bool {
 	if env.servedFor(c) {
 		slot = c.Spare + "\x00served"
 	}
-	if sp := env.spares[slot]; sp != nil && sp.fitToShare() {
+	if sp := env.spares[slot]; sp != nil && fitFor(c.Spare, sp) {
 		return true
 	}
 	_, sp := env.handOverSource(c.Spare, slot)
@@ -275,7 +338,7 @@ func (env *revEnv) releaseSpares(t *T) {
 			continue
 		}
 		c.onRequest = nil
-		if !c.fitToShare() {
+		if !c.fitToShare() && !env.keptFor(c.spare, c) {
 			delete(env.spares, c.spare)
 			c.closeAfterCheck()
 		}
@@ -285,7 +348,7 @@ func (env *revEnv) releaseSpares(t *T) {
 // fitToShare reports whether spare c may go on to another check: nothing
 // a later check could see is left on it (see the top of the file).
 func (c *Conn) fitToShare() bool {
-	return !c.retired && !c.broken && !c.closed && c.p.Err() == nil && c.p.Outstanding() == 0
+	return !c.retired && !c.broken && !c.closed && c.p.Err() == nil && c.p.Outstanding() == 0 && c.p.Abandoned() == 0
 }
 
 // keepSpare makes c the revision's spare session in slot.

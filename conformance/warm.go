@@ -96,7 +96,7 @@ func (env *revEnv) mayRun(c *Check) bool {
 	if !c.AppliesTo(env.rev) || c.IsProfile() && env.eng.opts.Profile == nil && !env.eng.opts.Estate {
 		return false
 	}
-	if only := c.OnlyOver(); only != "" && only != env.eng.opts.Transport {
+	if env.otherTransport(c) != "" {
 		return false // n/a over this transport: it starts nothing
 	}
 	if c.Capability != "" && !env.info.Has(c.Capability) {
@@ -108,6 +108,15 @@ func (env *revEnv) mayRun(c *Check) bool {
 		}
 	}
 	return true
+}
+
+// otherTransport returns the one transport check c applies to when the
+// server is checked over another (the check is n/a), or "".
+func (env *revEnv) otherTransport(c *Check) string {
+	if only := c.OnlyOver(); only != env.eng.opts.Transport {
+		return only
+	}
+	return ""
 }
 
 // mayFindTool reports whether check c may find the tool it starts its

@@ -311,11 +311,12 @@ func (p *Process) answeredLocked(key string) string {
 // pendingLocked reports whether a request with id key is pending, and if so
 // marks it answered.
 func (p *Process) pendingLocked(key string) bool {
-	if key == "" || !p.outstanding[key] && !p.rawPending[key] {
+	if key == "" || !p.outstanding[key] && !p.rawPending[key] && !p.abandoned[key] {
 		return false
 	}
 	delete(p.outstanding, key)
 	delete(p.rawPending, key)
+	delete(p.abandoned, key)
 	return true
 }
 

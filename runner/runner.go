@@ -303,6 +303,7 @@ type Process struct {
 	usedIDs     map[string]bool
 	outstanding map[string]bool // ids of requests sent with Send whose response has not arrived
 	rawPending  map[string]bool // ids of requests sent as raw lines, unanswered: for matching only
+	abandoned   map[string]bool // ids of requests whose answer the caller stopped waiting for (Abandon), unanswered
 	nextID      int64
 	fatal       error // ErrFlood or a context error: the runner killed the group
 	stalled     error // wraps ErrTimeout: a wait for a response timed out
@@ -1172,6 +1173,34 @@ func (p *Process) Outstanding() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.outstanding) + len(p.rawPending)
+}
+
+// Abandon marks the requests with ids keys, sent and not yet answered, as
+// given up: Close does not wait for their answers, and Outstanding no
+// longer counts them, but Abandoned does until each answer arrives (a
+// late answer still matches its request).
+func (p *Process) Abandon(keys ...string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, key := range keys {
+		if !p.outstanding[key] && !p.rawPending[key] {
+			continue
+		}
+		delete(p.outstanding, key)
+		delete(p.rawPending, key)
+		if p.abandoned == nil {
+			p.abandoned = map[string]bool{}
+		}
+		p.abandoned[key] = true
+	}
+}
+
+// Abandoned returns how many requests given up with Abandon have had no
+// answer yet.
+func (p *Process) Abandoned() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.abandoned)
 }
 
 // Pending returns a copy of the unconsumed inbound items without consuming
