@@ -452,6 +452,10 @@ func (p *Process) classifyLine(raw []byte) Received {
 // response with an interned result was in raw (-1 for other lines), for
 // cutResponse.
 func (p *Process) classifyLineAt(raw []byte) (Received, int) {
+	if m, at, ok := heldResponse(raw); ok {
+		p.repeat = m.Result
+		return Received{Raw: raw, Msg: m}, at
+	}
 	if m, ok := repeatedResponse(raw, p.repeat); ok {
 		at := -1
 		if len(m.Result) >= internMin {
@@ -535,9 +539,40 @@ func cutResponse(line []byte, r Received, at int) (*cutLine, bool) {
 // string without escapes; the line must be UTF-8. Such a line is a valid
 // object of those three members, and classify would give it this message.
 func repeatedResponse(raw, result []byte) (*protocol.Message, bool) {
+	id, rest, ok := splitResponse(raw)
+	if !ok || len(result) == 0 || !bytes.Equal(rest, result) || !utf8.Valid(raw) {
+		return nil, false
+	}
+	return &protocol.Message{JSONRPC: "2.0", ID: id, Result: rest}, true
+}
+
+// heldResponse is repeatedResponse for a long result the run holds
+// interned (scanned whole when it was first read): the message of raw,
+// with the interned result and an id of its own, and where the result was
+// in raw; ok is false when raw is not such a response. Only the line's id
+// is scanned: a server with megabyte names answers every initialize and
+// tools/list with one of a few results, and scanning each again was most
+// of what reading them cost.
+func heldResponse(raw []byte) (m *protocol.Message, at int, ok bool) {
+	id, rest, ok := splitResponse(raw)
+	if !ok || len(rest) < internMin || !utf8.Valid(id) {
+		return nil, -1, false
+	}
+	held := results.lookup(rest)
+	if held == nil {
+		return nil, -1, false
+	}
+	return &protocol.Message{JSONRPC: "2.0", ID: bytes.Clone(id), Result: held}, offsetIn(rest, raw), true
+}
+
+// splitResponse splits raw, when it is {"jsonrpc":"2.0","id":ID,"result":
+// followed by a value and a final "}" with ID a plain integer or a string
+// without escapes, into ID and the result's bytes (not checked: the
+// callers compare them to a result already scanned).
+func splitResponse(raw []byte) (id, result []byte, ok bool) {
 	const head, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
-	if len(result) == 0 || len(raw) < len(head)+len(mid)+len(result)+2 || !bytes.HasPrefix(raw, []byte(head)) {
-		return nil, false // (the shortest id has one byte)
+	if len(raw) < len(head)+len(mid)+3 || !bytes.HasPrefix(raw, []byte(head)) || raw[len(raw)-1] != '}' {
+		return nil, nil, false // (the shortest id and result have a byte each)
 	}
 	rest := raw[len(head):]
 	n := 0
@@ -547,7 +582,7 @@ func repeatedResponse(raw, result []byte) (*protocol.Message, bool) {
 			n++
 		}
 		if n == len(rest) || rest[n] != '"' {
-			return nil, false
+			return nil, nil, false
 		}
 		n++
 	} else {
@@ -555,18 +590,15 @@ func repeatedResponse(raw, result []byte) (*protocol.Message, bool) {
 			n++
 		}
 		if !protocol.PlainInteger(rest[:n]) {
-			return nil, false
+			return nil, nil, false
 		}
 	}
-	id, rest := rest[:n:n], rest[n:]
+	id, rest = rest[:n:n], rest[n:]
 	if !bytes.HasPrefix(rest, []byte(mid)) {
-		return nil, false
+		return nil, nil, false
 	}
-	rest = rest[len(mid):]
-	if len(rest) != len(result)+1 || rest[len(result)] != '}' || !bytes.Equal(rest[:len(result)], result) || !utf8.Valid(raw) {
-		return nil, false
-	}
-	return &protocol.Message{JSONRPC: "2.0", ID: id, Result: rest[:len(result):len(result)]}, true
+	rest = rest[len(mid) : len(rest)-1]
+	return id, rest[:len(rest):len(rest)], true
 }
 
 // classify decodes one line (without its newline).
