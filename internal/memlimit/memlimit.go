@@ -31,9 +31,8 @@ import (
 // half again the live data is more. A higher floor lets a run that holds a
 // few megabytes more (a server's megabyte strings, interned once) grow to
 // five times those, memory a run against the same server with short
-// strings never takes: at 150 MiB the difference was 2.1 times the peak
-// resident memory for the same CPU, at 64 MiB 1.1 times
-// (docs/performance.md).
+// strings never takes: at 150 MiB the one peaked at 2.1 times the
+// other's resident memory, at 64 MiB at 1.16 times (docs/performance.md).
 const Floor = 64 << 20
 
 // interval is how often the policy reads the live heap: a collection happens at
