@@ -92,17 +92,24 @@ func TestExtensionMutants(t *testing.T) {
 // the extension without declaring it, as the ext-apps SDK's servers do:
 // every apps check judges it (and passes the reference). At 2026-07-28,
 // where the suite declares no client capability, an undeclared extension
-// is n/a, as is every apps check against a server naming no UI resource.
+// is n/a, and so is it before when the server refused the suite's
+// declaration (the detection says so), as is every apps check against a
+// server naming no UI resource.
 func TestAppsOfferedUndeclared(t *testing.T) {
 	for _, c := range []struct {
 		mutation, rev string
 		args          []string
 		want          Status
 		reason        string
+		detection     string
 	}{
-		{"ext-app-undeclared", protocol.Rev20251125, []string{"-extensions"}, StatusPass, ""},
-		{"ext-app-undeclared", protocol.Modern, []string{"-extensions"}, StatusNA, "the server does not declare the extension io.modelcontextprotocol/ui"},
-		{"none", protocol.Rev20251125, nil, StatusNA, "the server does not declare the extension io.modelcontextprotocol/ui, and no tool names a UI resource nor does it list one"},
+		{"ext-app-undeclared", protocol.Rev20251125, []string{"-extensions"}, StatusPass, "", ""},
+		{"ext-app-undeclared", protocol.Modern, []string{"-extensions"}, StatusNA,
+			"the server does not declare the extension io.modelcontextprotocol/ui, and only its declaration offers it here: at 2026-07-28 the suite's requests declare no client capability; the 1 UI resource references of its tools offer nothing to a client that declared itself no host", ""},
+		{"ext-app-undeclared-host-refused", protocol.Rev20251125, []string{"-extensions"}, StatusNA,
+			"the server does not declare the extension io.modelcontextprotocol/ui, and only its declaration offers it here: the server refused initialize while the suite declared itself an MCP Apps host, so the suite declared no client capability; the 1 UI resource references",
+			"initialize 2025-11-25: accepted (without client capabilities, after error -32602 to an initialize declaring the suite an MCP Apps host: the revision's sessions declare none)"},
+		{"none", protocol.Rev20251125, nil, StatusNA, "the server does not declare the extension io.modelcontextprotocol/ui, and no tool names a UI resource nor does it list one", ""},
 	} {
 		t.Run(c.mutation+"@"+c.rev, func(t *testing.T) {
 			t.Parallel()
@@ -118,7 +125,48 @@ func TestAppsOfferedUndeclared(t *testing.T) {
 			if n == 0 {
 				t.Error("no apps check ran")
 			}
+			if c.detection != "" && !slices.Contains(rep.Detection, c.detection) {
+				t.Errorf("detection %q, want %q among it", rep.Detection, c.detection)
+			}
 		})
+	}
+}
+
+// TestHostRefusalCostsTheCoreNothing: a server that refuses initialize
+// while the suite declares itself an MCP Apps host (a strict validator
+// of the client capabilities) is asked again without, and every core
+// check of the revision has the verdict it has against the same server
+// that takes the declaration; only the apps checks move (to n/a).
+func TestHostRefusalCostsTheCoreNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the whole catalogue twice")
+	}
+	rev := protocol.Rev20251125
+	run := func(mutation string) map[string]Result {
+		rep := runMutant(t, mutantCase{Mutation: mutation, Args: []string{"-async", "-extensions"}, Protocol: rev})
+		if !slices.Equal(rep.Supported, []string{rev}) {
+			t.Fatalf("%s: supported %v; detection %q", mutation, rep.Supported, rep.Detection)
+		}
+		out := map[string]Result{}
+		for _, r := range rep.Results {
+			out[r.ID] = r
+		}
+		return out
+	}
+	base, refused := run("ext-app-undeclared"), run("ext-app-undeclared-host-refused")
+	if len(base) == 0 || len(refused) != len(base) {
+		t.Fatalf("%d results, %d with the refusal", len(base), len(refused))
+	}
+	for id, b := range base {
+		r := refused[id]
+		switch {
+		case strings.HasPrefix(id, "apps."):
+			if b.Status != StatusPass || r.Status != StatusNA {
+				t.Errorf("%s: %s, then %s with the refusal; want pass, then n/a", id, b.Status, r.Status)
+			}
+		case r.Status != b.Status:
+			t.Errorf("%s: %s %q, but %s %q with the refusal", id, b.Status, b.Message, r.Status, r.Message)
+		}
 	}
 }
 
