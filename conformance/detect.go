@@ -431,7 +431,7 @@ func probeInitialize(ctx context.Context, c *Conn, rev string) (*legacyProbe, st
 		c.recordHello(rev, from, m)
 	}
 	refused := ""
-	if err == nil && m.Error != nil {
+	if err == nil && mayRefuseHost(m.Error) {
 		if plain := initializeWithoutHost(ctx, c, rev); plain != nil {
 			refused = fmt.Sprintf(" (without client capabilities, after error %d to an initialize declaring the suite an MCP Apps host: the revision's sessions declare none)", m.Error.Code)
 			m = plain

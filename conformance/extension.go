@@ -208,6 +208,19 @@ func (env *revEnv) declaresHost() bool {
 	return env.rev != protocol.Modern && !env.eng.hostRefused(env.rev)
 }
 
+// mayRefuseHost reports whether e, the error answering an initialize
+// that declared the suite an MCP Apps host, may be a refusal of that
+// declaration: invalid params or an invalid request, which a strict
+// validator answers, naming no supported versions (a refusal of the
+// version, which asking again would not change).
+func mayRefuseHost(e *protocol.Error) bool {
+	if e == nil || e.Code != protocol.CodeInvalidParams && e.Code != protocol.CodeInvalidRequest {
+		return false
+	}
+	var data protocol.UnsupportedVersionData
+	return json.Unmarshal(e.Data, &data) != nil || len(data.Supported) == 0
+}
+
 // initializeWithoutHost sends initialize for rev again on c, declaring
 // no client capability, after the server answered one that declared
 // the suite an MCP Apps host with an error; it returns the answer when

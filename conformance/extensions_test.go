@@ -281,3 +281,25 @@ func checkExtensionSections(t *testing.T, rep *Report, line, id, outcome string)
 		}
 	}
 }
+
+// TestMayRefuseHost: only an invalid-params or invalid-request answer
+// that names no supported versions is asked again without the MCP Apps
+// host capability.
+func TestMayRefuseHost(t *testing.T) {
+	for _, c := range []struct {
+		err  *protocol.Error
+		want bool
+	}{
+		{nil, false},
+		{&protocol.Error{Code: protocol.CodeInvalidParams, Message: "unknown client capability"}, true},
+		{&protocol.Error{Code: protocol.CodeInvalidRequest}, true},
+		{&protocol.Error{Code: protocol.CodeInvalidParams, Data: json.RawMessage(`{"details":"extensions"}`)}, true},
+		{&protocol.Error{Code: protocol.CodeInvalidParams, Data: json.RawMessage(`{"supported":["2025-06-18"],"requested":"2024-11-05"}`)}, false},
+		{&protocol.Error{Code: protocol.CodeMethodNotFound}, false},
+		{&protocol.Error{Code: protocol.CodeUnsupportedProtocolVersion}, false},
+	} {
+		if got := mayRefuseHost(c.err); got != c.want {
+			t.Errorf("mayRefuseHost(%+v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+}
