@@ -97,9 +97,12 @@ func (t *T) appsOffered() {
 }
 
 // appRefsListed returns how many UI resource references the revision's
-// tools carry, none when tools.list.shape judged their listing broken.
+// tools carry when they were listed well (tools.list.shape passed or
+// warned, or another check listed them), none otherwise: it asks for no
+// listing of its own, which could end the check otherwise than n/a.
 func (t *T) appRefsListed() int {
-	if r := t.env.results["tools.list.shape"]; r != nil && r.Status != StatusPass && r.Status != StatusWarn {
+	switch r := t.env.results["tools.list.shape"]; {
+	case r == nil && !t.env.toolsDone, r != nil && r.Status != StatusPass && r.Status != StatusWarn:
 		return 0
 	}
 	return len(t.appRefs())
