@@ -371,6 +371,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	rep.Summarize(opts.Strict)
 	e.closing.Wait() // the probes' exits count in the CPU figures
 	rep.Timing = e.timing(envs, detected.Sub(began), selfCPU, childCPU)
+	if e.http != nil {
+		rep.Target.TokenRenewals = int(e.http.Renewed())
+	}
 	rep.DurationMs = ms(time.Since(began))
 	return rep, nil
 }
