@@ -75,10 +75,10 @@ func TestMain(m *testing.M) {
 	fixturebin.MainTrampoline(m)
 }
 
-// mutantBinary returns internal/fixtures/mutant, built once per test binary.
+// mutantBinary returns the mutant command, built once per test binary.
 func mutantBinary(t testing.TB) string {
 	t.Helper()
-	return fixturebin.Build(t, "internal/fixtures/mutant")
+	return fixturebin.Build(t, "internal/fixtures/mutant/cmd/mutant")
 }
 
 // runMutant runs the catalogue against one mutation.
