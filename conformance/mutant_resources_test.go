@@ -127,6 +127,11 @@ func init() {
 		one("logging-undeclared-modern", modern, "logging.modern.capability", StatusFail, "notifications/message but server/discover does not declare logging"),
 		one("logging-set-level-error", legacy, "logging.set-level.result", StatusWarn, "failed with error -32603"),
 		one("logging-invalid-level-accepted", protocol.Rev20241105, "logging.set-level.invalid", StatusWarn, "returned a result instead of error -32602"),
+		mutantCase{Mutation: "logging-logger-renamed", Tweak: onlyChecks("logging.*"), Want: []mutantWant{
+			{ID: "logging.message.logger-consistent", Revision: legacy, Status: StatusWarn, Reason: "differ only in case, spaces or punctuation: one logger named two ways"},
+			{ID: "logging.message.logger-consistent", Revision: modern, Status: StatusWarn, Reason: "differ only in case, spaces or punctuation: one logger named two ways"},
+			{ID: "logging.message.logger-consistent", Status: StatusWarn, Optional: true},
+		}},
 		one("logging-ignores-level", legacy, "logging.set-level.filter", StatusWarn, "after logging/setLevel info the server sent 1 message(s) below it: debug"),
 		mutantCase{Mutation: "logging-modern-unrequested", Protocol: modern, Want: []mutantWant{
 			{ID: "logging.modern.unrequested", Revision: modern, Status: StatusFail, Reason: "notifications/message for requests without _meta logLevel"},
