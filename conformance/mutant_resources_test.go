@@ -76,9 +76,6 @@ func init() {
 		one("resources-read-any-uri", legacy, "resources.read.invalid-uri", StatusFail, `resources/read of "mcpconform not a uri", which is no URI, returned a result`),
 		one("resources-read-any-uri", modern, "resources.read.invalid-uri", StatusFail, `resources/read of "mcpconform not a uri", which is no URI, returned a result`),
 		one("resources-uri-unencoded", legacy, "resources.list.uri-rfc3986", StatusFail, `"bank://statements/2024 annual" (the character ' ')`),
-		// The lifecycle checks give the flood traffic to count.
-		mutantCase{Mutation: "ping-flood", Protocol: legacy, Tweak: onlyChecks("lifecycle.ping.*", "lifecycle.version.*"),
-			Want: eachRev("lifecycle.ping.excessive", StatusWarn, "the server pings excessively: session sent", legacy)},
 		mutantCase{Mutation: "completion-any-ref", Tweak: onlyChecks("completion.complete.invalid-ref"),
 			Want: eachRev("completion.complete.invalid-ref", StatusFail, `which the protocol does not define, returned a result: the reference is not validated`, protocol.AllRevisions...)},
 		one("completion-2024-unvalidated", protocol.Rev20241105, "completion.complete.validated", StatusWarn, "returned a result: its inputs are not validated"),
