@@ -182,6 +182,8 @@ func init() {
 			eachRev("tools.shape.messages", StatusFail, "want object, got array (valid under 2025-11-25, which the session did not negotiate)", protocol.Rev20250618))...),
 		// Only the sampling checks and the shape check of what the
 		// server sends: nothing else reads a sampling request's history.
+		mutantCase{Mutation: "sampling-tool-result-off-schema", Args: []string{"-async"}, Tweak: onlyChecks("sampling.request.tool-result-schema"),
+			Want: eachRev("sampling.request.tool-result-schema", StatusWarn, `structuredContent does not conform to the outputSchema: the tool result "mutant-call" of mutant_balance`, protocol.Rev20251125, protocol.Modern)},
 		mutantCase{Mutation: "sampling-tool-result-unmatched", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: func(o *Options) { o.Only = []string{"sampling.*", "tools.shape.messages"} },
 			Want: eachRev("sampling.request.tool-results", StatusFail, `answers toolUseId "mutant-orphan", which no earlier tool use has`, protocol.Rev20251125)},
 		asyncCase("server-request-token-float", eachRev("progress.request.token-type", StatusFail, "carry a progressToken that is neither a string nor an integer", asyncLegacy...)...),
