@@ -225,6 +225,7 @@ func TestAsyncReferencePasses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the asynchronous checks against the reference in every revision")
 	}
+	t.Parallel()
 	opts := Options{Command: []string{fixturebin.Build(t, "cmd/mcpconform"), "reference"}, Timeout: 2 * time.Second, ShutdownGrace: 500 * time.Millisecond}
 	for _, a := range asyncAreas {
 		opts.Only = append(opts.Only, a+".*")
@@ -270,6 +271,7 @@ func TestAsyncRacesAreNotVerdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the asynchronous checks against a server answering late")
 	}
+	t.Parallel()
 	rep := runMutant(t, mutantCase{Mutation: "progress-by-clock",
 		Args: []string{"-async", "-delay-method", protocol.NotifCancelled, "-delay", "300ms"},
 		Tweak: func(o *Options) {
@@ -347,6 +349,7 @@ func TestAsyncWithoutDuration(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the mutant over every revision")
 	}
+	t.Parallel()
 	rep := runMutant(t, mutantCase{Mutation: "async-no-duration", Args: []string{"-async"},
 		Tweak: func(o *Options) { o.Only = []string{"progress.*", "cancellation.*"} }})
 	for _, r := range rep.Results {
@@ -377,6 +380,7 @@ func TestTasksWithoutDuration(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the mutant twice")
 	}
+	t.Parallel()
 	run := func(allow []string) *Report {
 		return runMutant(t, mutantCase{Mutation: "async-no-duration-required-only", Args: []string{"-async"}, Protocol: protocol.Rev20251125,
 			Tweak: func(o *Options) { o.Only = []string{"tasks.*"}; o.AllowCalls = allow }})
