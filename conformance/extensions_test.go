@@ -146,6 +146,7 @@ func TestHostRefusalCostsTheCoreNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the whole catalogue twice")
 	}
+	t.Parallel()
 	rev := protocol.Rev20251125
 	run := func(mutation string) map[string]Result {
 		rep := runMutant(t, mutantCase{Mutation: mutation, Args: []string{"-async", "-extensions"}, Protocol: rev})
