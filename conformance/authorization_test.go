@@ -97,6 +97,7 @@ func TestAuthChecks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the auth checks against ten protected servers")
 	}
+	t.Parallel()
 	if len(authFaults) != len(authserver.Faults) {
 		t.Fatalf("%d faults tested, %d defined", len(authFaults), len(authserver.Faults))
 	}
@@ -155,6 +156,7 @@ func TestAuthChecks(t *testing.T) {
 // TestAuthChecksOpenServer: a server that serves requests without a
 // token uses no authorization: every auth check is n/a.
 func TestAuthChecksOpenServer(t *testing.T) {
+	t.Parallel()
 	rep := runHTTP(t, referenceOverHTTP(t, nil)+httpserver.MCPPath, "auth.*")
 	for _, r := range rep.Results {
 		if r.Status != StatusNA {
@@ -166,6 +168,7 @@ func TestAuthChecksOpenServer(t *testing.T) {
 // TestAuthChecksWithoutTokens: without the further tokens, the checks
 // that need them are not verified, never passed.
 func TestAuthChecksWithoutTokens(t *testing.T) {
+	t.Parallel()
 	_, opts := protectedReference(t, "")
 	authorize := opts.Auth.Authorize
 	opts.Auth = &AuthOptions{Authorize: func(ctx context.Context, endpoint string) (*Authorization, error) {
@@ -202,6 +205,7 @@ func TestAuthGoSDK(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds and starts the go-sdk fixture")
 	}
+	t.Parallel()
 	as, err := authserver.Start()
 	if err != nil {
 		t.Fatal(err)

@@ -33,6 +33,7 @@ func testChecks(ids []string, runs ...func(t *T)) []*Check {
 // hung, and the next check starts its process; when no answer came, the
 // next check is blocked without a wait of its own.
 func TestBreakerForgetsSlowness(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		delay string
@@ -104,6 +105,7 @@ func TestBreakerForgetsSlowness(t *testing.T) {
 // so the re-run passes whatever the machine's speed; the check records the
 // bounds each run had.
 func TestHandshakeTimeoutRerun(t *testing.T) {
+	t.Parallel()
 	once := filepath.Join(t.TempDir(), "once")
 	type bounds struct{ start, request time.Duration }
 	var runs []bounds

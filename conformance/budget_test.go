@@ -14,6 +14,7 @@ func TestRunBudgetSpentIsNotVerified(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs until a run timeout of 6 s")
 	}
+	t.Parallel()
 	rep := runMutant(t, mutantCase{Mutation: "none", Args: []string{"-answer-delay", "50ms-100ms"},
 		Tweak: func(o *Options) { o.RunTimeout = 6 * time.Second }})
 	spent := 0

@@ -28,6 +28,7 @@ func TestSlowStartIsNotAFailure(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: waits out a server that starts a second late")
 	}
+	t.Parallel()
 	rep, err := Run(context.Background(), Options{
 		Command:      []string{mutantBinary(t), "-mutation", "none", "-start-delay", "1s"},
 		Timeout:      300 * time.Millisecond,
@@ -52,6 +53,7 @@ func TestSlowStartIsNotAFailure(t *testing.T) {
 // but one error that names the flag to raise, and a report without results
 // that holds it.
 func TestSilentServerIsAHarnessError(t *testing.T) {
+	t.Parallel()
 	for _, protocolRev := range []string{"", protocol.Rev20251125, protocol.Modern} {
 		t.Run("protocol="+protocolRev, func(t *testing.T) {
 			t.Parallel()
@@ -85,6 +87,7 @@ func TestSilentServerIsAHarnessError(t *testing.T) {
 // saying so. A server that stays too slow keeps its fail, and the message
 // says it was confirmed.
 func TestTimeoutFailIsReRun(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		once    bool
@@ -131,6 +134,7 @@ func TestTimeoutFailIsReRun(t *testing.T) {
 // modern era, whose checks then run too. The first discover of all is
 // answered late once (-delay-once), as on a machine busy for a moment.
 func TestLateDiscoverRetry(t *testing.T) {
+	t.Parallel()
 	rep, err := Run(context.Background(), Options{
 		Command: []string{mutantBinary(t), "-mutation", "none",
 			"-delay-method", protocol.MethodDiscover, "-delay", "3s", "-delay-once", filepath.Join(t.TempDir(), "once")},

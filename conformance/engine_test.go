@@ -16,6 +16,7 @@ type transcriptLine = runner.TranscriptLine
 // blocked by a failed prerequisite, error for a panic, not-verified, n/a
 // for an undeclared capability or another revision.
 func TestEngineStatuses(t *testing.T) {
+	t.Parallel()
 	ref := []SpecRef{{Revision: protocol.Rev20251125, File: "basic/index.mdx"}}
 	mk := func(id string, level Level, run func(t *T)) *Check {
 		return &Check{ID: id, Title: id, Requirement: id, Level: level, Refs: ref, Run: run}

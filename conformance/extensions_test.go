@@ -62,6 +62,7 @@ var extensionCases = func() []mutantCase {
 }()
 
 func TestExtensionMutants(t *testing.T) {
+	t.Parallel()
 	cases := []mutantCase{extensionCase("none", protocol.Rev20251125), extensionCase("none", protocol.Modern)}
 	if !testing.Short() {
 		// A run of the extension checks takes a fraction of a second, but
@@ -96,6 +97,7 @@ func TestExtensionMutants(t *testing.T) {
 // declaration (the detection says so), as is every apps check against a
 // server naming no UI resource.
 func TestAppsOfferedUndeclared(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		mutation, rev string
 		args          []string
@@ -144,6 +146,7 @@ func TestHostRefusalCostsTheCoreNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the whole catalogue twice")
 	}
+	t.Parallel()
 	rev := protocol.Rev20251125
 	run := func(mutation string) map[string]Result {
 		rep := runMutant(t, mutantCase{Mutation: mutation, Args: []string{"-async", "-extensions"}, Protocol: rev})
@@ -176,6 +179,7 @@ func TestHostRefusalCostsTheCoreNothing(t *testing.T) {
 // TestEveryExtensionCheckCanFail: each extension check has a mutation that
 // makes it fail or warn.
 func TestEveryExtensionCheckCanFail(t *testing.T) {
+	t.Parallel()
 	for _, c := range Catalogue() {
 		if !c.IsExtension() {
 			continue
@@ -195,6 +199,7 @@ func TestExtensionNeverMovesTheCore(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the whole catalogue twice")
 	}
+	t.Parallel()
 	rev := protocol.Rev20251125
 	// With the asynchronous tools, as mcpconform reference serves them,
 	// every scored MUST of the revision can be verified.

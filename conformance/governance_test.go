@@ -41,6 +41,7 @@ func TestGovernanceReference(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the governance checks against the reference in every revision")
 	}
+	t.Parallel()
 	bin := fixturebin.Build(t, "cmd/mcpconform")
 	results := govRun(t, []string{bin, "reference"}, govReferenceProfile(t), "")
 	ids := []string{GovHiddenEqualsMissing, GovListCallAgree, GovInvalidCallInert, GovListSortedStable, GovPublishGuard, GovLifecycle, GovListChanged}
@@ -71,6 +72,7 @@ func TestGovernanceReference(t *testing.T) {
 // TestGovernanceWithoutProfile: with no profile every governance check is
 // n/a and says how to enable it.
 func TestGovernanceWithoutProfile(t *testing.T) {
+	t.Parallel()
 	bin := fixturebin.Build(t, "cmd/mcpconform")
 	for key, r := range govRun(t, []string{bin, "reference"}, nil, protocol.LatestLegacy) {
 		if r.Status != StatusNA || !strings.Contains(r.Message, "--profile") {
@@ -82,6 +84,7 @@ func TestGovernanceWithoutProfile(t *testing.T) {
 // TestGovernanceThinProfile: a profile too thin for a check makes it
 // not-verified or n/a with a message saying what to add, never a pass.
 func TestGovernanceThinProfile(t *testing.T) {
+	t.Parallel()
 	bin := fixturebin.Build(t, "cmd/mcpconform")
 	prof, err := profile.Parse("thin.json", []byte(`{"principals": [{"name": "only"}]}`))
 	if err != nil {

@@ -43,6 +43,7 @@ type hostileCase struct {
 // the server started is gone afterwards. The run's context is the test's
 // deadline against hangs; no duration is asserted.
 func TestHostileCases(t *testing.T) {
+	t.Parallel()
 	bin := fixturebin.Build(t, "internal/fixtures/hostile")
 	once := filepath.Join(t.TempDir(), "parse-hang-once")
 	requests := filepath.Join(t.TempDir(), "bigline-requests")
@@ -449,6 +450,7 @@ func wantAllGone(t *testing.T, pidfile string) {
 // expected and actual text one line of at most 300 bytes without the
 // server's stderr.
 func TestSameSeedSameBytesForHostileServers(t *testing.T) {
+	t.Parallel()
 	bin := fixturebin.Build(t, "internal/fixtures/hostile")
 	for _, tt := range []struct {
 		mode     []string

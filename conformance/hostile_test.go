@@ -19,6 +19,7 @@ import (
 // timeout is a bound a loaded machine's start stays within, so that no
 // report is never a slow start taken for the server's silence.
 func TestHostileServers(t *testing.T) {
+	t.Parallel()
 	bin := fixturebin.Build(t, "internal/fixtures/hostile")
 	tests := []struct {
 		mode    []string

@@ -68,6 +68,7 @@ func TestHTTPReference(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the whole catalogue twice over HTTP")
 	}
+	t.Parallel()
 	base := referenceOverHTTP(t, nil)
 	for _, tc := range []struct {
 		name, path string
@@ -471,6 +472,7 @@ func exercisedOnlyBy(id string) string {
 // a SHOULD) on the fault that breaks its rule, with its reason, while the
 // other http checks do not fail.
 func TestHTTPChecksFail(t *testing.T) {
+	t.Parallel()
 	cases := append(append([]httpFault{{name: "none"}}, httpGoodVariants...), httpFaults...)
 	for _, f := range cases {
 		t.Run(f.name, func(t *testing.T) {
@@ -516,6 +518,7 @@ func TestHTTPUnreachable(t *testing.T) {
 // TestHTTPReportTarget: the report says the server was checked over HTTP,
 // at a URL that shows no secret.
 func TestHTTPReportTarget(t *testing.T) {
+	t.Parallel()
 	base := referenceOverHTTP(t, nil)
 	rep, err := Run(context.Background(), Options{Transport: TransportHTTP, URL: base + httpserver.MCPPath + "?key=query-secret-7", Only: []string{"lifecycle.initialize.result"}})
 	if err != nil {
@@ -537,6 +540,7 @@ func TestHTTPLocalServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds and starts the mcpconform command")
 	}
+	t.Parallel()
 	bin := fixturebin.Build(t, "cmd/mcpconform")
 	dir := t.TempDir()
 	pids := filepath.Join(dir, "pids")
@@ -617,6 +621,7 @@ func TestHTTPLocalServer(t *testing.T) {
 // failures; a body of 100 MB is not read and judges nothing; a 429 whose
 // Retry-After is short is waited out.
 func TestHTTPHostile(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
 	hold := func(w http.ResponseWriter, r *http.Request) {
@@ -768,6 +773,7 @@ func TestHTTPHostile(t *testing.T) {
 // cannot be reached (one clear error), and is checked once its CA is
 // trusted (--cacert).
 func TestHTTPPrivateCA(t *testing.T) {
+	t.Parallel()
 	h := httpserver.New(server.Options{Principal: demo.DefaultPrincipal()})
 	srv := httptest.NewTLSServer(h)
 	t.Cleanup(func() { h.Close(); srv.Close() })

@@ -18,6 +18,7 @@ import (
 // http.origin.validated asks for) that is not 403 (which
 // http.origin.forbidden asks for).
 func TestHTTPOriginUnauthorized(t *testing.T) {
+	t.Parallel()
 	unauthorized := func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Header.Get("Origin") != "" {

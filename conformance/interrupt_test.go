@@ -20,6 +20,7 @@ import (
 // say why (never a fail or an error: what the cut check saw last is the
 // suite's own kill), and the exit code is the signal's.
 func TestInterruptedRunIsPartial(t *testing.T) {
+	t.Parallel()
 	// The server answers ping after an hour: the ping check is waiting
 	// for its answer when the interruption comes.
 	const at = "lifecycle.ping.operation"
@@ -75,6 +76,7 @@ func TestInterruptedRunIsPartial(t *testing.T) {
 // TestInterruptedDetection: a run interrupted before detection ends
 // checks nothing, and says so rather than blaming the server.
 func TestInterruptedDetection(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(&Interruption{Signal: "SIGTERM"})
 	rep, err := Run(ctx, Options{Command: []string{mutantBinary(t), "-mutation", "none"}})
@@ -96,6 +98,7 @@ func TestInterruptedDetection(t *testing.T) {
 // own field (every format puts it first), rather than only in the
 // evidence of the checks it blocked.
 func TestServerExitAtStart(t *testing.T) {
+	t.Parallel()
 	bin := fixturebin.Build(t, "internal/fixtures/hostile")
 	rep, err := Run(context.Background(), Options{
 		Command: []string{bin, "-mode", "crash"},
@@ -118,6 +121,7 @@ func TestServerExitAtStart(t *testing.T) {
 // has no start-up exit, even when it exits right after (its checks judge
 // that).
 func TestServerExitNotForAnsweringServer(t *testing.T) {
+	t.Parallel()
 	rep, err := Run(context.Background(), Options{
 		Command:  []string{mutantBinary(t), "-mutation", "none"},
 		Protocol: protocol.Rev20251125,
@@ -154,6 +158,7 @@ func TestLastLines(t *testing.T) {
 // TestNoAnswerReport: a run that reaches no verdict still returns the
 // report, holding the error, so that merge and compare see the server.
 func TestNoAnswerReport(t *testing.T) {
+	t.Parallel()
 	rep, err := Run(context.Background(), Options{
 		Command:       []string{mutantBinary(t), "-mutation", "none", "-start-delay", "1h"},
 		Protocol:      protocol.Rev20251125,

@@ -58,6 +58,7 @@ func TestOneLine(t *testing.T) {
 // every message one line of at most 300 bytes, and the stderr of a dying
 // server only in the evidence.
 func TestSameSeedSameBytesForFailingServers(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		mutation, protocol, check string
 		with                      []string // checks that make the traffic the check judges

@@ -234,6 +234,7 @@ func TestAsyncReferencePasses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the asynchronous checks against the reference in every revision")
 	}
+	t.Parallel()
 	opts := Options{Command: []string{fixturebin.Build(t, "cmd/mcpconform"), "reference"}, Timeout: 2 * time.Second, ShutdownGrace: 500 * time.Millisecond}
 	for _, a := range asyncAreas {
 		opts.Only = append(opts.Only, a+".*")
@@ -279,6 +280,7 @@ func TestAsyncRacesAreNotVerdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the asynchronous checks against a server answering late")
 	}
+	t.Parallel()
 	rep := runMutant(t, mutantCase{Mutation: "progress-by-clock",
 		Args: []string{"-async", "-delay-method", protocol.NotifCancelled, "-delay", "300ms"},
 		Tweak: func(o *Options) {
@@ -356,6 +358,7 @@ func TestAsyncWithoutDuration(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the mutant over every revision")
 	}
+	t.Parallel()
 	rep := runMutant(t, mutantCase{Mutation: "async-no-duration", Args: []string{"-async"},
 		Tweak: func(o *Options) { o.Only = []string{"progress.*", "cancellation.*"} }})
 	for _, r := range rep.Results {
@@ -386,6 +389,7 @@ func TestTasksWithoutDuration(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the mutant twice")
 	}
+	t.Parallel()
 	run := func(allow []string) *Report {
 		return runMutant(t, mutantCase{Mutation: "async-no-duration-required-only", Args: []string{"-async"}, Protocol: protocol.Rev20251125,
 			Tweak: func(o *Options) { o.Only = []string{"tasks.*"}; o.AllowCalls = allow }})

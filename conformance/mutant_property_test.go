@@ -106,6 +106,7 @@ func TestInvalidRejectedNeedsEvidence(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the mutant")
 	}
+	t.Parallel()
 	rep := runMutant(t, mutantCase{Mutation: "prop-network-down", Tweak: func(o *Options) { o.Only = []string{"property.arguments.*"} }})
 	for _, rev := range modernAnd(Since(protocol.Rev20250326)) {
 		r := resultOf(rep, "property.arguments.invalid-rejected", rev)
@@ -168,11 +169,10 @@ func TestPropertyFailureSaved(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs a property check until it fails and shrinks the case")
 	}
-	old := FailureDir
-	FailureDir = t.TempDir()
-	defer func() { FailureDir = old }()
+	t.Parallel()
+	dir := t.TempDir()
 	c := mutantCase{Mutation: "prop-duplicate-answer", Protocol: "2025-11-25",
-		Tweak: func(o *Options) { o.Only = []string{"property.jsonrpc.answered-once"} }}
+		Tweak: func(o *Options) { o.Only, o.FailureDir = []string{"property.jsonrpc.answered-once"}, dir }}
 	rep := runMutant(t, c)
 	if len(rep.Results) != 1 || rep.Results[0].Status != StatusFail {
 		t.Fatalf("want one failing result, got %+v", rep.Results)
@@ -183,8 +183,8 @@ func TestPropertyFailureSaved(t *testing.T) {
 		t.Fatalf("the message names no saved case: %s", msg)
 	}
 	file := strings.TrimSuffix(strings.Fields(after)[0], ")")
-	if !strings.HasPrefix(file, FailureDir+string(filepath.Separator)) {
-		t.Fatalf("case saved as %s, outside %s", file, FailureDir)
+	if !strings.HasPrefix(file, dir+string(filepath.Separator)) {
+		t.Fatalf("case saved as %s, outside %s", file, dir)
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {

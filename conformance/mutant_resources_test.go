@@ -145,6 +145,7 @@ func init() {
 // each), and every new check passes or is n/a in every revision: the cursor
 // walks pass instead of being n/a, and nothing else changes.
 func TestFeaturePagination(t *testing.T) {
+	t.Parallel()
 	follow := []string{"resources.pagination.follow", "resources.pagination.templates-follow", "prompts.pagination.follow"}
 	rep := runMutant(t, mutantCase{Mutation: "none", Args: []string{"--page-size", "2"},
 		Tweak: func(o *Options) { o.Only = []string{"resources.*", "prompts.*", "completion.*", "logging.*"} }})

@@ -121,6 +121,7 @@ func init() {
 // n/a when tools/list fits on one page (the reference's default), rather
 // than passing with nothing compared, and pass once the server paginates.
 func TestSinglePageIsNotApplicable(t *testing.T) {
+	t.Parallel()
 	ids := []string{"tools.pagination.follow", "modern.cache.page-scope"}
 	for _, tc := range []struct {
 		args []string
@@ -149,6 +150,7 @@ func TestSinglePageIsNotApplicable(t *testing.T) {
 // when the server declares listChanged (the reference does); none of them
 // passes with nothing judged.
 func TestNoEvidenceIsNotApplicable(t *testing.T) {
+	t.Parallel()
 	empty := []string{"tools.schema.input", "tools.names.format", "tools.names.unique", "modern.tools.order"}
 	for _, tc := range []struct {
 		mutation string
@@ -195,6 +197,7 @@ func skipProperty(o *Options) { o.Skip = append(o.Skip, "property.*") }
 // evidence: the wanted warn of tools.call.invalid-arguments, and nothing
 // else, is the verdict.
 func TestSlowMomentKeepsVerdicts(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ method, rev string }{
 		{protocol.MethodToolsList, protocol.Modern},
 		{protocol.MethodToolsList, protocol.LatestLegacy},
@@ -234,6 +237,7 @@ func TestSlowMomentKeepsVerdicts(t *testing.T) {
 // checks pass against it from 2025-06-18 on (rather than ending
 // not-verified or n/a), which is what makes their mutant cases meaningful.
 func TestReferenceExercisesStructuredChecks(t *testing.T) {
+	t.Parallel()
 	ids := []string{"tools.call.structured", "tools.call.structured-text", "tools.schema.output"}
 	rep := runMutant(t, mutantCase{Mutation: "none", Tweak: func(o *Options) { o.Only = ids }})
 	got := map[string]Status{}
@@ -257,6 +261,7 @@ func TestStructuredStatusHonest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs three mutants")
 	}
+	t.Parallel()
 	ids := []string{"tools.call.structured", "tools.call.structured-text"}
 	revs := modernAnd(Since(protocol.Rev20250618))
 	cases := []struct {
@@ -298,6 +303,7 @@ func TestStructuredSamplingPastFailingTools(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the mutant")
 	}
+	t.Parallel()
 	rep := runMutant(t, mutantCase{Mutation: "tools-structured-late-no-mirror", Tweak: func(o *Options) { o.Only = []string{"tools.call.structured"} }})
 	for _, rev := range modernAnd(Since(protocol.Rev20250618)) {
 		r := resultOf(rep, "tools.call.structured", rev)

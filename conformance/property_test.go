@@ -222,6 +222,7 @@ func TestPropertyChecksStartFewProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs every property check twice")
 	}
+	t.Parallel()
 	dir := t.TempDir()
 	starts := func(only string) int {
 		log := filepath.Join(dir, strings.ReplaceAll(only, "*", "all"))

@@ -82,6 +82,7 @@ func TestClientFeaturesExercised(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the feature checks against six variants of the mutant")
 	}
+	t.Parallel()
 	reference := runFeatures(t, "none", nil)
 	refVerdicts := verdicts(reference)
 	for _, key := range []string{"sampling.reply.answered@" + protocol.Rev20251125, "modern.capability.missing@" + protocol.Modern, "lifecycle.capabilities.client-features@" + protocol.Rev20251125} {
@@ -199,6 +200,7 @@ func TestFixturesTaskTool(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the mutant")
 	}
+	t.Parallel()
 	fx, err := fixtures.Parse("f.yaml", []byte("triggers:\n  task: {tool: demo.work, arguments: {}}\n"))
 	if err != nil {
 		t.Fatal(err)

@@ -34,6 +34,7 @@ var savedReport = filepath.Join("testdata", "realservers", "server-everything.js
 // JUnit file, badge, SARIF log, TAP stream and certificate made from it
 // are held to their schemas, TAP's parser and a browser.
 func TestSavedReportFormats(t *testing.T) {
+	t.Parallel()
 	data := readSavedReport(t)
 	errs, err := reportcheck.JSON(data)
 	if err != nil {
@@ -91,6 +92,7 @@ func TestSavedReportFormats(t *testing.T) {
 // TestSavedReportStale: the facts that make the saved report stale tell
 // a report with a check less, a member more or a fail more from it.
 func TestSavedReportStale(t *testing.T) {
+	t.Parallel()
 	data := readSavedReport(t)
 	saved := reportFacts(t, data)
 	rep, err := report.Decode(data)

@@ -88,6 +88,7 @@ func TestApplyScoring(t *testing.T) {
 // reported as pending, in the JSON and the text report, and moves neither
 // the outcome nor the exit code.
 func TestScoringPendingInReport(t *testing.T) {
+	t.Parallel()
 	const rev = protocol.Rev20251125
 	ref := []SpecRef{{Revision: rev, File: "basic/index.mdx"}}
 	scored := &Check{ID: "stdio.test.scored", Title: "a scored check", Requirement: "r", Level: MUST, Refs: ref,

@@ -17,6 +17,7 @@ func TestSilentMethodCostsOneCheck(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the catalogue of one revision with timeouts")
 	}
+	t.Parallel()
 	rep := runMutant(t, mutantCase{Mutation: "none", Args: []string{"-silent-method", "prompts/list"}, Protocol: protocol.Rev20251125,
 		Tweak: func(o *Options) { o.Timeout = time.Second }})
 	byID := map[string]Result{}
@@ -60,6 +61,7 @@ func TestSilentMethodCostsOneCheck(t *testing.T) {
 // re-run with the timeout doubled), never failed, though its rule is an
 // answer (MUST respond).
 func TestNoAnswerAtAllBlocks(t *testing.T) {
+	t.Parallel()
 	mutant := mutantBinary(t)
 	checks := testChecks([]string{"lifecycle.test.silent-start"}, func(t *T) {
 		cfg := t.processConfig()

@@ -12,6 +12,7 @@ import (
 // a spare session is handed on and when it is not, and that a process a
 // check declares (Check.Starts) is started before the check runs.
 func TestSpareSessions(t *testing.T) {
+	t.Parallel()
 	ref := []SpecRef{{Revision: protocol.Rev20251125, File: "basic/index.mdx"}}
 	names := map[string]string{}
 	var firstSend time.Duration
@@ -91,6 +92,7 @@ func TestSpareSessions(t *testing.T) {
 // was retired; and that nothing is started ahead for a check whose session
 // is handed over.
 func TestSpareHandOver(t *testing.T) {
+	t.Parallel()
 	ref := []SpecRef{{Revision: protocol.Rev20251125, File: "basic/index.mdx"}}
 	mk := func(id string, run func(t *T)) *Check {
 		return &Check{ID: id, Title: id, Requirement: id, Level: MUST, Refs: ref, Run: run}
@@ -170,6 +172,7 @@ func TestSpareHandOver(t *testing.T) {
 // that starts its processes only for a tool the revision does not have
 // (Check.StartsWith), and that a process is started ahead when it has one.
 func TestPrewarmNeedsTheTool(t *testing.T) {
+	t.Parallel()
 	yes := true
 	tools := []protocol.Tool{{Name: "demo.read", Annotations: &protocol.ToolAnnotations{ReadOnlyHint: &yes}}}
 	for _, tc := range []struct {

@@ -51,6 +51,7 @@ func TestJudgeErrorCode(t *testing.T) {
 // taken in order, and after drain nothing queued or outstanding for the
 // checks that use the process next.
 func TestSendAheadAsRequestWould(t *testing.T) {
+	t.Parallel()
 	bin := fixturebin.Build(t, "cmd/mcpconform")
 	ctx := context.Background()
 	p, err := runner.Start(ctx, runner.Config{Command: []string{bin, "reference"}, RequestTimeout: 10 * time.Second})

@@ -145,6 +145,7 @@ func TestSchemaInstanceMatchesDecode(t *testing.T) {
 // generated schemas, for values that are no schema instance as they are
 // (a string that is not UTF-8) and for a text that does not decode.
 func TestVerdictMemoMatchesOracle(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(rt *rapid.T) {
 		src := gen.NewRand(rapid.Uint64().Draw(rt, "seed"))
 		schema := gen.Schema(src, 3)

@@ -48,6 +48,7 @@ func TestTemplateBlobJudged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the mutant")
 	}
+	t.Parallel()
 	for _, rev := range []string{protocol.Rev20250326, protocol.Modern} {
 		rep := runMutant(t, mutantCase{Mutation: "resources-template-blob", Protocol: rev,
 			Tweak: func(o *Options) { o.Only = []string{"resources.*", "completion.*"} }})

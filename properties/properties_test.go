@@ -92,14 +92,25 @@ func (r *recorder) FailNow()                          { r.failed = true; panic(s
 func (r *recorder) Fail()                             { r.failed = true }
 func (r *recorder) Failed() bool                      { return r.failed }
 
+// falsifySeed seeds every search for a mutant's failing case. Some faults
+// show in few of the generated cases (an integral number written 5.0 where
+// a schema wants an integer), and with a seed from the clock some runs
+// miss them. Seeded, a mutant is caught on every run or on none, and the
+// cases searched are the same in `go test -short` (a fifth of them) as in
+// the first fifth of make test's.
+const falsifySeed = "1"
+
 // falsify runs prop under rapid and reports whether rapid found a failing
-// case, with rapid's report of it. Shrinking is bounded: the point is that
-// a failure exists.
+// case, with rapid's report of it. Shrinking is all but skipped: the point
+// is that a failure exists, and the first failing case's message already
+// carries the evidence; shrinking it cost seconds of CPU per mutant.
 func falsify(t *testing.T, prop func(*rapid.T)) (bool, string) {
 	t.Helper()
-	old := flag.Lookup("rapid.shrinktime").Value.String()
-	mustSet("rapid.shrinktime", "2s")
-	defer mustSet("rapid.shrinktime", old)
+	for name, value := range map[string]string{"rapid.shrinktime": "1ms", "rapid.seed": falsifySeed} {
+		old := flag.Lookup(name).Value.String()
+		mustSet(name, value)
+		defer mustSet(name, old)
+	}
 	r := &recorder{}
 	func() {
 		defer func() {

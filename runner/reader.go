@@ -123,7 +123,10 @@ func (p *Process) readStdout() {
 			if tooLong {
 				p.partAt.Store(0) // the line is the cause (timedOut), not a reason to wait
 			} else {
-				p.partAt.Store(time.Now().UnixNano()) // see streaming
+				now := time.Now().UnixNano()
+				p.partFrom.CompareAndSwap(0, now)
+				p.partBytes.Store(int64(total))
+				p.partAt.Store(now) // see streaming
 			}
 		}
 		if total > 0 {
@@ -147,6 +150,8 @@ func (p *Process) readStdout() {
 		}
 		p.longAt.Store(0) // after the delivery, so a wait sees one or the other
 		p.partAt.Store(0)
+		p.partFrom.Store(0)
+		p.partBytes.Store(0)
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				p.note("reading stdout: " + err.Error())

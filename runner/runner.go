@@ -285,6 +285,9 @@ type Process struct {
 	// nanoseconds; 0 between lines): a wait that reaches its bound while
 	// a long answer streams in on a slow machine is not silence.
 	partAt atomic.Int64
+	// partFrom is when the first piece of that line came, partBytes how
+	// many of its bytes have come (both 0 between lines).
+	partFrom, partBytes atomic.Int64
 	// heldAt is when the last wait the server asked for (a 429's
 	// Retry-After over HTTP) ends or ended (unix nanoseconds; 0 for
 	// none): waits for an answer go on past it as past partAt.
@@ -1411,19 +1414,29 @@ func (p *Process) starved(timeout time.Duration) time.Duration {
 // request timeout): the answer may be that line, or queued behind it, and
 // a loaded machine streams a long legal answer (a resource of megabytes)
 // for longer than a request timeout. A line under the limit ends within
-// MaxLineBytes, one over it becomes the wait's cause (timedOut); the
-// extensions of one wait stay within four bounds, so a server that
-// trickles a byte at a time still ends.
+// MaxLineBytes, one over it becomes the wait's cause (timedOut). Past four
+// bounds the wait goes on only while the line has come at a reader's
+// buffer (64 KiB) per request timeout or faster since it began: a machine
+// busy enough to stretch a long answer past four bounds, with pauses
+// longer than a request timeout between its pieces, still reads it to
+// its end or to the limit, while a server that trickles still ends.
 func (p *Process) streaming(timeout, given time.Duration) time.Duration {
-	at := max(p.partAt.Load(), p.heldAt.Load())
-	if at == 0 || time.Since(time.Unix(0, at)) >= p.cfg.RequestTimeout {
+	part := p.partAt.Load()
+	if base := timeout - given; given < 4*base {
+		at := max(part, p.heldAt.Load())
+		if at == 0 || time.Since(time.Unix(0, at)) >= p.cfg.RequestTimeout {
+			return 0
+		}
+		return min(p.cfg.RequestTimeout, 4*base-given)
+	}
+	from, n := p.partFrom.Load(), p.partBytes.Load()
+	if part == 0 || from == 0 {
 		return 0
 	}
-	base := timeout - given
-	if given >= 4*base {
+	if least := float64(readSize) * float64(time.Since(time.Unix(0, from))) / float64(p.cfg.RequestTimeout); float64(n) < least {
 		return 0
 	}
-	return min(p.cfg.RequestTimeout, 4*base-given)
+	return p.cfg.RequestTimeout
 }
 
 // timedOut builds the error of a wait that reached its bound. A missed

@@ -265,6 +265,7 @@ var countPhrase = regexp.MustCompile(`\b\d[\d,]*\s+(checks|results|revisions|sen
 // sentences that the README and docs state is computed from the catalogue
 // and the requirement trace; -update rewrites the stated numbers.
 func TestDocCounts(t *testing.T) {
+	t.Parallel()
 	counts := docCounts(t)
 	pages := map[string]string{}
 	for _, name := range docPages(t) {

@@ -20,6 +20,7 @@ func TestEmbeddedServedInProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the whole catalogue twice")
 	}
+	t.Parallel()
 	cmd := []string{fixturebin.Build(t, "cmd/mcpconform"), "reference"}
 	calls := 0
 	var mu sync.Mutex

@@ -18,6 +18,7 @@ import (
 // the JUnit file parses and keeps to the schemas, the JSON parses, the
 // Markdown tables keep their shape, and no control byte reaches the text.
 func TestReportsInert(t *testing.T) {
+	t.Parallel()
 	_, mutant := runBinaries(t)
 	dir := t.TempDir()
 	j, x, m, h, b := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml"), filepath.Join(dir, "r.md"), filepath.Join(dir, "r.html"), filepath.Join(dir, "badge.json")

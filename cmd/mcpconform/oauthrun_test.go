@@ -157,6 +157,7 @@ func TestReferenceAuthPKCE(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds the mcpconform command and runs the whole catalogue")
 	}
+	t.Parallel()
 	self, _ := runBinaries(t)
 	as := startAuthServer(t, httpauth.ES256, "unused-secret")
 	endpoint := startProtectedReference(t, self, as.Issuer)
@@ -202,6 +203,7 @@ func TestRunEmbeddedProtected(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds the mcpconform command and runs the whole catalogue")
 	}
+	t.Parallel()
 	self, _ := runBinaries(t)
 	tests := []struct {
 		mode string
@@ -264,6 +266,7 @@ func TestRunOAuthRevoked(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds and runs the mcpconform command")
 	}
+	t.Parallel()
 	self, _ := runBinaries(t)
 	tests := []struct {
 		name, mode string

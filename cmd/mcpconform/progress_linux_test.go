@@ -38,6 +38,7 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 // erases it; with --quiet, or when stderr is not a terminal, it shows
 // nothing.
 func TestRunProgress(t *testing.T) {
+	t.Parallel()
 	self, _ := runBinaries(t)
 	args := []string{"run", "--protocol", "2025-11-25", "--only", "jsonrpc.*"}
 	for _, quiet := range []bool{false, true} {

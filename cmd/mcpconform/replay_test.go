@@ -77,6 +77,7 @@ func TestReplay(t *testing.T) {
 // TestRunCases: --cases sets the number of generated cases per property
 // check (default 100).
 func TestRunCases(t *testing.T) {
+	t.Parallel()
 	bin := fixturebin.Build(t, "cmd/mcpconform")
 	run := func(args ...string) string {
 		out, err := exec.Command(bin, append([]string{"run", "--only", "property.jsonrpc.notifications-unanswered", "--protocol", "2025-11-25", "--verbose"}, args...)...).Output()

@@ -52,6 +52,7 @@ func TestSiteInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs servers and a browser")
 	}
+	t.Parallel()
 	self, mutant := runBinaries(t)
 	dir := t.TempDir()
 	nights := filepath.Join(dir, "nights")

@@ -268,6 +268,9 @@ func oracles(t *testing.T) map[string]*oracle {
 // during the transcript runs against schema.json of the transcript's
 // revision.
 func TestSentMessagesMatchSchema(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: validates every message of every transcript against its revision's schema, seconds of CPU")
+	}
 	ors := oracles(t)
 	checked, nullIDs := 0, 0
 	perRev := map[string]int{}
