@@ -58,8 +58,9 @@ func init() {
 		Revisions:   Since(protocol.Rev20250618),
 		Capability:  "tools",
 		Starts:      1,
-		StartsWhy:   "a session whose initialize declares elicitation, which the shared session does not: the server lists and runs such tools only for a client that declares it",
+		StartsWhy:   "the survey's session, which declares every client feature of the revision, shared by the feature checks: the shared session declares none, and a server lists and runs the tools that ask only for a client that declares the feature",
 		feature:     elicitFeature.name,
+		Spare:       surveyKey,
 		// Its call on an undeclared session goes to the scratch session,
 		// which lifecycle.ping.before-initialized's process becomes when
 		// that check runs before the first user of the scratch.

@@ -323,6 +323,9 @@ func (env *revEnv) spareReady(c *Check) bool {
 	if env.servedFor(c) {
 		slot = c.Spare + "\x00served"
 	}
+	if c.Spare == surveyKey {
+		slot += "\x00" + string(mustJSON(surveyCaps(env.rev)))
+	}
 	if sp := env.spares[slot]; sp != nil && fitFor(c.Spare, sp) {
 		return true
 	}
