@@ -378,6 +378,17 @@ func surveyAnswer(rev string) RequestHandler {
 	}
 }
 
+// answerFor answers the server's requests of method with own, and any
+// other with others.
+func answerFor(method string, own, others RequestHandler) RequestHandler {
+	return func(req *protocol.Message) (any, *protocol.Error) {
+		if req.Method == method {
+			return own(req)
+		}
+		return others(req)
+	}
+}
+
 // plan returns the survey's calls: the fixtures' calls of listed tools
 // (the client-feature triggers first; not those of the progress, task and
 // list-change triggers), then every other listed tool the run may call,
