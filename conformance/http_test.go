@@ -270,7 +270,12 @@ var httpFaults = []httpFault{
 			h.ServeHTTP(w, r)
 		})
 	}},
-	{"resume-replays-other-streams", "http.sse.resume-same-stream", "carried the response to the second ping", resumable(true)},
+	{"resume-replays-other-streams", "http.sse.resume-same-stream", "carried the response to the second ping", resumable(true, 0)},
+	// A slow server's replay comes late; the probe waits as long as the
+	// server's measured round trips ask (ten pings of 250 ms and more).
+	{"resume-replays-late-on-slow-server", "http.sse.resume-same-stream", "carried the response to the second ping", func(h http.Handler) http.Handler {
+		return slowPings(250*time.Millisecond, resumable(true, 1200*time.Millisecond)(h))
+	}},
 	{"version-from-header-only", "http.version.header-mismatch", "not 400 Bad Request", func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if v := r.Header.Get(protocol.HeaderProtocolVersion); modernPost(r) {
@@ -442,7 +447,7 @@ var httpGoodVariants = []httpFault{
 	}()},
 	{name: "modern-only", wrap: modernOnly(true)},
 	{name: "param-headers", wrap: paramHeaders(true, true, true)},
-	{name: "resumable", wrap: resumable(false)},
+	{name: "resumable", wrap: resumable(false, 0)},
 }
 
 // exercisedOnlyBy names the good variant that does what check id needs

@@ -66,10 +66,24 @@ func init() {
 	})
 }
 
-// resumeWindow bounds how long a resumed stream is read: a server that
-// replays sends what it kept at once, and one that took the GET for a
-// new stream may keep it open.
-const resumeWindow = time.Second
+// resumeFloor is the least time a resumed stream is read once its
+// headers came.
+const resumeFloor = 100 * time.Millisecond
+
+// resumeWindow bounds how long a resumed stream is read once its headers
+// came: a server that replays sends what it kept at once, and one that
+// took the GET for a new stream may keep it open. rttFactor round trips
+// of the session's measured ping, at least resumeFloor, doubled on a
+// re-run after a timeout, never more than the request timeout: a fast
+// server costs a tenth of a second, a slow one the time it showed it
+// needs.
+func (t *T) resumeWindow() time.Duration {
+	w := max(resumeFloor, rttFactor*t.env.rtt)
+	if t.env.slow {
+		w *= 2
+	}
+	return min(t.RequestTimeout(), w)
+}
 
 // runHTTPResumeSameStream is http.sse.resume-same-stream.
 func runHTTPResumeSameStream(t *T) {
@@ -92,7 +106,7 @@ func runHTTPResumeSameStream(t *T) {
 		t.NotExercised("the server answered ping with %s and %d SSE event ids: no stream of two with ids to resume (ids are optional)", orNone(a.ContentType), len(a.EventIDs))
 	}
 	t.Expect("no event or response of the second ping's stream on a GET with %s %s (an event of the first ping's stream)", protocol.HeaderLastEventID, clip(a.EventIDs[0]))
-	window := min(resumeWindow, t.RequestTimeout())
+	window := t.resumeWindow()
 	x, events, err := c.p.ProbeHTTPResume(t.Context(), a.EventIDs[0], window)
 	switch {
 	case err != nil:

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"testing"
+	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
 )
@@ -17,8 +19,9 @@ import (
 // resumes the stream the id names: it replays what that stream carried
 // after the id (nothing: each stream ends with its response) and ends.
 // With replayOthers it replays, with new ids, the messages of the
-// session's other streams as well.
-func resumable(replayOthers bool) func(http.Handler) http.Handler {
+// session's other streams as well, late by replayAfter once the headers
+// are out.
+func resumable(replayOthers bool, replayAfter time.Duration) func(http.Handler) http.Handler {
 	type kept struct {
 		stream string
 		data   []byte
@@ -38,6 +41,14 @@ func resumable(replayOthers bool) func(http.Handler) http.Handler {
 				stream, _, _ := strings.Cut(last, "-")
 				w.Header().Set("Content-Type", protocol.MediaSSE)
 				w.WriteHeader(http.StatusOK)
+				if replayAfter > 0 {
+					w.(http.Flusher).Flush()
+					select {
+					case <-time.After(replayAfter):
+					case <-r.Context().Done():
+						return
+					}
+				}
 				mu.Lock()
 				for _, k := range sessions[session] {
 					if replayOthers && k.stream != stream {
@@ -97,5 +108,44 @@ func sseAfter(after func(http.ResponseWriter, *http.Request)) func(http.Handler)
 			fmt.Fprintf(w, "event: message\ndata: %s\n\n", bytes.TrimSpace(rec.Body.Bytes()))
 			after(w, r)
 		})
+	}
+}
+
+// slowPings answers every ping late by delay: a server whose measured
+// round trip is at least delay.
+func slowPings(delay time.Duration, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && rpcMethod(r) == protocol.MethodPing {
+			select {
+			case <-time.After(delay):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// TestResumeWindow: a resumed stream is read for rttFactor measured round
+// trips, at least resumeFloor, doubled on a re-run after a timeout, never
+// past the request timeout.
+func TestResumeWindow(t *testing.T) {
+	for _, tc := range []struct {
+		rtt     time.Duration
+		slow    bool
+		timeout time.Duration
+		want    time.Duration
+	}{
+		{rtt: 0, timeout: 5 * time.Second, want: resumeFloor},
+		{rtt: 2 * time.Millisecond, timeout: 5 * time.Second, want: resumeFloor},
+		{rtt: 40 * time.Millisecond, timeout: 5 * time.Second, want: 400 * time.Millisecond},
+		{rtt: 40 * time.Millisecond, slow: true, timeout: 5 * time.Second, want: 800 * time.Millisecond},
+		{rtt: 800 * time.Millisecond, timeout: 5 * time.Second, want: 5 * time.Second},
+		{rtt: 0, timeout: 50 * time.Millisecond, want: 50 * time.Millisecond},
+	} {
+		tt := &T{env: &revEnv{eng: &engine{opts: Options{Timeout: tc.timeout}}, rtt: tc.rtt, slow: tc.slow}}
+		if got := tt.resumeWindow(); got != tc.want {
+			t.Errorf("rtt %v, timeout %v: window %v, want %v", tc.rtt, tc.timeout, got, tc.want)
+		}
 	}
 }

@@ -594,7 +594,7 @@ func observeEarly(t *T) *earlyRun {
 		_, _ = c.p.AwaitAny(c.ctx(), o.waited)
 	}
 	const initID, pingID = "mcpconform-init", "mcpconform-early-ping"
-	c.must(protocol.MethodInitialize, c.Send(initID, protocol.MethodInitialize, InitializeParams(t.Revision())))
+	c.must(protocol.MethodInitialize, c.Send(initID, protocol.MethodInitialize, t.env.eng.initializeParams(t.Revision())))
 	c.must(protocol.MethodPing, c.Send(pingID, protocol.MethodPing, nil))
 	before, ping, err := c.TryCollect(pingID)
 	o.ping, o.pingErr = ping, err

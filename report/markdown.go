@@ -29,6 +29,9 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	rep.writeExtensionsMarkdown(ew)
 	rep.writeRunEndMarkdown(ew)
 	ew.printf("- Target: %s\n", mdCode(rep.Target.Describe()))
+	if n := rep.Target.RenewalNote(); n != "" {
+		ew.printf("- %s\n", mdEscape(n))
+	}
 	if rep.Server.Name != "" {
 		ew.printf("- Server: %s %s\n", mdEscape(rep.Server.Name), mdEscape(rep.Server.Version))
 	}

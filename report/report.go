@@ -287,6 +287,22 @@ type Target struct {
 	// suite rather than by running Command (the embedded reference); ""
 	// when every one ran Command.
 	InProcess string `json:"inProcess,omitempty"`
+	// TokenRenewals is how many requests were sent again with a new
+	// access token after the server answered 401 on one the run believed
+	// valid (revoked, or the server's clock ahead); 0 when none was.
+	TokenRenewals int `json:"tokenRenewals,omitempty"`
+}
+
+// RenewalNote says, in one line and without any token, that the run
+// renewed its access token after a 401; "" when it did not.
+func (t Target) RenewalNote() string {
+	switch t.TokenRenewals {
+	case 0:
+		return ""
+	case 1:
+		return "authorization: token renewed after 401 (the server refused the run's access token once; a new one was got and the request sent again)"
+	}
+	return fmt.Sprintf("authorization: token renewed after 401 (%d requests refused on the run's access token were sent again with a new one)", t.TokenRenewals)
 }
 
 // Describe says in one line what was checked and how: the command (over

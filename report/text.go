@@ -53,6 +53,9 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 	}
 	ew.printf("supported: %s%s; checked: %s; seed %d\n", listOrNone(rep.Supported), probed, listOrNone(rep.Checked), rep.Seed)
 	ew.printf("scoring: %s\n", rep.Scoring)
+	if n := rep.Target.RenewalNote(); n != "" {
+		ew.printf("%s\n", n)
+	}
 	for _, l := range rep.runEndNotes() {
 		ew.printf("%s\n", Clean(l))
 	}

@@ -872,9 +872,14 @@ func (l *httpLink) answered(x *HTTPExchange, resp *http.Response) {
 		sse && resp.StatusCode == http.StatusAccepted ||
 		(x.Kind == "notification" || x.Kind == "response") && resp.StatusCode == http.StatusAccepted) ||
 		x.Purpose == "stream" && (resp.StatusCode == http.StatusOK && x.ContentType == protocol.MediaSSE || resp.StatusCode == http.StatusMethodNotAllowed))
-	if x.Purpose != "end" && !plain {
+	renewed := ""
+	if sentRenewed(resp) {
+		// No token text: only that one was replaced.
+		renewed = "; token renewed after 401: the server refused the run's access token, a new one was got and the request sent again"
+	}
+	if x.Purpose != "end" && (!plain || renewed != "") {
 		l.mu.Lock()
-		x.note = fmt.Sprintf("HTTP %s → %d%s%s", what, resp.StatusCode, ct, issued)
+		x.note = fmt.Sprintf("HTTP %s → %d%s%s%s", what, resp.StatusCode, ct, issued, renewed)
 		l.mu.Unlock()
 	}
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -56,7 +57,7 @@ func (tr *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	tr.t.AddSecret(fresh)
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 	resp.Body.Close()
-	again := req.Clone(req.Context())
+	again := req.Clone(context.WithValue(req.Context(), renewedKey{}, true))
 	if req.Body != nil {
 		if again.Body, err = req.GetBody(); err != nil {
 			return nil, fmt.Errorf("runner: send again with a new token: %w", err)
@@ -65,6 +66,16 @@ func (tr *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	again.Header.Set("Authorization", "Bearer "+fresh)
 	tr.t.renewed.Add(1)
 	return tr.next.RoundTrip(again)
+}
+
+// renewedKey marks the context of a request sent again with a new token,
+// which its response carries back (Response.Request) for the transcript.
+type renewedKey struct{}
+
+// sentRenewed reports whether resp answers a request sent again with a
+// new token after a 401.
+func sentRenewed(resp *http.Response) bool {
+	return resp.Request != nil && resp.Request.Context().Value(renewedKey{}) != nil
 }
 
 // Renewed returns how many requests were sent again with a new token

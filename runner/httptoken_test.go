@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestTokenSource: with HTTPOptions.Token, each request of a session
@@ -145,5 +146,45 @@ func TestTokenRenew(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTokenRenewNoted: a request sent again with a new token after a 401
+// is noted in the session's transcript, and no transcript line shows a
+// token.
+func TestTokenRenewNoted(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "Bearer tok-MARKER-revoked" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		m := rpcRequest(t, r)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+	}))
+	t.Cleanup(srv.Close)
+	current := "tok-MARKER-revoked"
+	opts := HTTPOptions{Token: func() (string, error) { return current, nil }, Renew: func(string) (string, error) {
+		current = "tok-MARKER-renewed"
+		return current, nil
+	}}
+	p := startSession(t, srv.URL, opts, Config{RequestTimeout: 2 * time.Second, HTTPMode: HTTPStreamable})
+	if _, err := p.Request(testCtx(t), "ping", nil); err != nil {
+		t.Fatalf("ping: %v", err)
+	}
+	if _, err := p.Request(testCtx(t), "ping", nil); err != nil {
+		t.Fatalf("second ping: %v", err)
+	}
+	noted := 0
+	for _, l := range p.Transcript() {
+		if strings.Contains(l.Text, "token renewed after 401") {
+			noted++
+		}
+		if strings.Contains(l.Text, "MARKER") {
+			t.Errorf("a transcript line shows a token: %q", l.Text)
+		}
+	}
+	if noted != 1 {
+		t.Errorf("%d notes of a renewal, want 1 (the second ping went with the new token): %v", noted, p.Transcript())
 	}
 }

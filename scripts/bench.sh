@@ -83,22 +83,9 @@ awk -F' [|] ' -v runs="$(runs "$evruns")" -v beside="$beside" -v load="$load" 'B
 	printf "| `mcpconform run` against %s | %s s wall, %s CPU-s, %s processes | median of %s, every revision over stdio, load %s; %s beside it: %s s wall, %s CPU-s, %s processes |\n", name[$1], w[1], c[1], p[1], runs, load, beside, w[3], c[3], p[3]
 }' "$tmp/servers.md" >>"$tmp/rows.md"
 
-# Over HTTP, side by side with the official suite's default run: one
-# server-everything in streamableHttp mode on 127.0.0.1 (loopback.mjs),
-# checked in turn by each, every run of both against the same process.
-install_peers
-serve_everything_http
-i=0
-while [ $i -lt "$count" ]; do
-	timed "$tmp/official.txt" "$peers/node_modules/.bin/node" "$peers/node_modules/@modelcontextprotocol/conformance/dist/index.js" server --url "$url" -o "$tmp/official"
-	timed "$tmp/overhttp.txt" "$tmp/mcpconform" run --no-color --json "$tmp/overhttp.json" --url "$url"
-	i=$((i + 1))
-done
-kill "$evpid"
-official=$(find "$tmp/official" -name checks.json -exec node -e 'let n = 0; for (const f of process.argv.slice(1)) n += require(f).length; console.log(n)' {} +)
-ours=$(node -p "require('$tmp/overhttp.json').results.length")
-row '`mcpconform run --url` against server-everything over HTTP' "$(wall "$tmp/overhttp.txt") s wall, $(cpu "$tmp/overhttp.txt") CPU-s" \
-	"$ours results; the official suite's default run ($(node -p "require('./$peers/node_modules/@modelcontextprotocol/conformance/package.json').version")) beside it: $(wall "$tmp/official.txt") s wall, $(cpu "$tmp/official.txt") CPU-s, $official results"
+# Over HTTP, side by side with the official suite's default run against
+# one loopback server-everything (benchhttp.sh).
+scripts/benchhttp.sh "$count" >>"$tmp/rows.md"
 for n in 10000 50000; do
 	timed "$tmp/n$n.txt" "$tmp/mcpconform" run --no-color --json "$tmp/n$n.json" -- "$tmp/ntools" -n "$n"
 	row "\`mcpconform run\` against ${n%000},000 tools" "$(wall "$tmp/n$n.txt") s wall, $(cpu "$tmp/n$n.txt") CPU-s, $(rss "$tmp/n$n.txt") MiB" "one run of \`ntools -n $n\`; $(statuses "$tmp/n$n.json")"

@@ -2,9 +2,10 @@
 # benchhttp.sh runs `mcpconform run --url` and the official suite's default
 # run (@modelcontextprotocol/conformance, pinned in testdata/npm-bench) in
 # turn against one server-everything in streamableHttp mode on 127.0.0.1,
-# COUNT times each, and prints the median wall and CPU seconds of both side
-# by side. It writes no figure: bench.sh records the pair in
-# docs/figures.md; this is the quick look, best on an idle machine.
+# COUNT times each, every run of both against the same process, and
+# prints the row of docs/figures.md that bench.sh records: the median wall
+# and CPU seconds of both, side by side, with the load average before and
+# after. The suite's CPU seconds are its own: the server is not its child.
 #
 # It needs the npm servers (make deps) and GNU time (/usr/bin/time).
 # Usage: scripts/benchhttp.sh [COUNT]   (default 5)
@@ -22,19 +23,18 @@ install_peers
 go build -o "$tmp/mcpconform" ./cmd/mcpconform
 serve_everything_http
 
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+load_before=$(cut -d' ' -f1 /proc/loadavg)
 i=0
 while [ $i -lt "$count" ]; do
+	rm -rf "$tmp/official"
 	timed "$tmp/official.txt" "$peers/node_modules/.bin/node" "$peers/node_modules/@modelcontextprotocol/conformance/dist/index.js" server --url "$url" -o "$tmp/official"
 	timed "$tmp/ours.txt" "$tmp/mcpconform" run --no-color --json "$tmp/ours.json" --url "$url"
 	i=$((i + 1))
 done
-load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+load_after=$(cut -d' ' -f1 /proc/loadavg)
 
 official=$(find "$tmp/official" -name checks.json -exec node -e 'let n = 0; for (const f of process.argv.slice(1)) n += require(f).length; console.log(n)' {} + | tail -n 1)
 ours=$(node -p "require('$tmp/ours.json').results.length")
 version=$(node -p "require('./$peers/node_modules/@modelcontextprotocol/conformance/package.json').version")
-printf '%-44s %8s %8s %8s\n' "server-everything over HTTP, median of $count" "wall s" "CPU s" results
-printf '%-44s %8s %8s %8s\n' "mcpconform run --url" "$(wall "$tmp/ours.txt")" "$(cpu "$tmp/ours.txt")" "$ours"
-printf '%-44s %8s %8s %8s\n' "official suite $version, default run" "$(wall "$tmp/official.txt")" "$(cpu "$tmp/official.txt")" "$official"
-echo "load average before $load_before, after $load_after ($(nproc) cores)"
+runs=$(if [ "$count" = 1 ]; then echo "1 run"; else echo "$count runs"; fi)
+echo "| \`mcpconform run --url\` against server-everything over HTTP | $(wall "$tmp/ours.txt") s wall, $(cpu "$tmp/ours.txt") CPU-s | results: $ours; median of $runs, load $load_before before, $load_after after; the official suite's default run ($version) beside it, the same server: $(wall "$tmp/official.txt") s wall, $(cpu "$tmp/official.txt") CPU-s, results: $official |"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -253,7 +254,12 @@ func TestRunEmbeddedProtected(t *testing.T) {
 // token once, by the client credentials grant again or the refresh
 // token, send the request again and go on: the run is conformant. A
 // server that revokes every token at its first use has the run renew
-// once and then judge its 401s: two token requests, never a loop.
+// once and then judge its 401s: two token requests, never a loop. A
+// renewal the authorization server answers 429 is waited out when its
+// Retry-After fits the run's wait for such answers; one asking for an
+// hour fails the requests it held up as a harness error that says so,
+// never a verdict. Every format says the token was renewed, and shows
+// no token.
 func TestRunOAuthRevoked(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds and runs the mcpconform command")
@@ -261,12 +267,15 @@ func TestRunOAuthRevoked(t *testing.T) {
 	self, _ := runBinaries(t)
 	tests := []struct {
 		name, mode string
-		every      bool // revoke every token at its first use, not one mid-run
+		every      bool   // revoke every token at its first use, not one mid-run
+		busy       string // the Retry-After of a 429 to the renewal's token request, "" for none
 		grants     map[string]int
 	}{
-		{"client credentials, once", oauthClientCredentials, false, map[string]int{"client_credentials": 2}},
-		{"pkce, once", oauthPKCE, false, map[string]int{"authorization_code": 1, "refresh_token": 1}},
-		{"client credentials, every token", oauthClientCredentials, true, map[string]int{"client_credentials": 2}},
+		{"client credentials, once", oauthClientCredentials, false, "", map[string]int{"client_credentials": 2}},
+		{"pkce, once", oauthPKCE, false, "", map[string]int{"authorization_code": 1, "refresh_token": 1}},
+		{"client credentials, every token", oauthClientCredentials, true, "", map[string]int{"client_credentials": 2}},
+		{"client credentials, renewal answered 429", oauthClientCredentials, false, "1", map[string]int{"client_credentials": 2}},
+		{"client credentials, renewal answered 429 for an hour", oauthClientCredentials, false, "3600", map[string]int{"client_credentials": 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -280,6 +289,13 @@ func TestRunOAuthRevoked(t *testing.T) {
 				tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 				if n := seen.Add(1); tt.every || n == 20 {
 					as.Revoke(tok)
+					switch tt.busy {
+					case "1":
+						as.Busy(1, http.StatusTooManyRequests, tt.busy)
+					case "3600":
+						// Every renewal the run tries meets it.
+						as.Busy(1000, http.StatusTooManyRequests, tt.busy)
+					}
 				}
 				ref.ServeHTTP(w, r)
 			})
@@ -314,12 +330,33 @@ func TestRunOAuthRevoked(t *testing.T) {
 			}() {
 				t.Errorf("token requests by grant %v, want %v", grants, tt.grants)
 			}
-			if tt.every {
+			results := reportResults(t, jsonFile, out)
+			switch {
+			case tt.every:
 				if code != 1 && code != 2 {
 					t.Errorf("exit %d against a server that refuses every token after its first use; want 1 or 2:\n%s", code, out)
 				}
-			} else {
-				conformantRun(t, out, code, "no failure found", reportResults(t, jsonFile, out))
+			case tt.busy == "3600":
+				// The requests the revoked token held up fail for want of
+				// a token: errors that say why, never a verdict.
+				why := false
+				for _, r := range results {
+					switch {
+					case r.Status == "error" && strings.Contains(r.Message, "answered HTTP 429 Too Many Requests"):
+						why = true
+					case r.Status == "fail" || r.Status == "warn":
+						t.Errorf("%s@%s: %s: %s", r.ID, r.Revision, r.Status, r.Message)
+					}
+				}
+				if !why {
+					t.Errorf("no result says the authorization server asked to wait an hour:\n%s", out)
+				}
+			default:
+				conformantRun(t, out, code, "no failure found", results)
+				md, err := os.ReadFile(reports["markdown"])
+				if err != nil || !bytes.Contains(out, []byte("token renewed after 401")) || !bytes.Contains(md, []byte("token renewed after 401")) {
+					t.Errorf("neither the text nor the Markdown report says the token was renewed (%v):\n%s", err, out)
+				}
 			}
 			shown, _ := shownByRun(t, out, reports, t.TempDir())
 			assertNoSecret(t, shown, append(as.Issued(), "cs-MARKER-revoke")...)

@@ -22,13 +22,14 @@ const MappingFile = "mapping.json"
 // Reasons an entry is not checked. Uncovered is the honest to-do: a server
 // requirement a check could verify over stdio, and none does yet.
 var Reasons = map[string]string{
-	"client-only":     "a requirement on the client (or host, or user interface), not on the server",
-	"http-only":       "applies only to the HTTP transports or to authorization over HTTP",
-	"not-observable":  "a server requirement the suite cannot observe over stdio",
-	"human-judgement": "needs a human judgement (security, user consent, quality of text)",
-	"permission":      "grants the server a freedom (MAY, OPTIONAL): nothing can fail it, and the checks honour it",
-	"informative":     "not a requirement: the keyword is quoted, defined, or part of an example or changelog",
-	"uncovered":       "a server requirement observable over stdio that no check verifies yet",
+	"client-only":          "a requirement on the client (or host, or user interface), not on the server",
+	"http-only":            "applies only to the HTTP transports or to authorization over HTTP",
+	"authorization-server": "a requirement on the OAuth authorization server (alone or with the client), not on the MCP server",
+	"not-observable":       "a server requirement the suite cannot observe over stdio",
+	"human-judgement":      "needs a human judgement (security, user consent, quality of text)",
+	"permission":           "grants the server a freedom (MAY, OPTIONAL): nothing can fail it, and the checks honour it",
+	"informative":          "not a requirement: the keyword is quoted, defined, or part of an example or changelog",
+	"uncovered":            "a server requirement observable over stdio that no check verifies yet",
 }
 
 // Mapping is the hand-made mapping: exclusion rules, and check ids for
