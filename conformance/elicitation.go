@@ -58,8 +58,9 @@ func init() {
 		Revisions:   Since(protocol.Rev20250618),
 		Capability:  "tools",
 		Starts:      1,
-		StartsWhy:   "a session whose initialize declares elicitation, which the shared session does not: the server lists and runs such tools only for a client that declares it",
+		StartsWhy:   "the survey's session, which declares every client feature of the revision, shared by the feature checks: the shared session declares none, and a server lists and runs the tools that ask only for a client that declares the feature",
 		feature:     elicitFeature.name,
+		Spare:       surveyKey,
 		// Its call on an undeclared session goes to the scratch session,
 		// which lifecycle.ping.before-initialized's process becomes when
 		// that check runs before the first user of the scratch.
@@ -227,7 +228,8 @@ func urlElicitProblem(params json.RawMessage, needID bool) string {
 // askInURLMode calls the first tool seen asking for elicitation that takes
 // a mode with "url", asking for that mode, on a session that declares
 // elicitation as caps: the shared session key opens on a legacy revision
-// (answering the server's requests with answer), or the call's _meta at
+// (the survey's for the key elicitation, whose feature checks use it),
+// answering the server's requests with answer, or the call's _meta at
 // 2026-07-28, whose inputRequests are recorded.
 func askInURLMode(t *T, key string, caps map[string]any, answer RequestHandler) {
 	s := surveyFeatures(t)
@@ -253,7 +255,15 @@ func askInURLMode(t *T, key string, caps map[string]any, answer RequestHandler) 
 			noteInputRequests(t, c, tool.Name, args, declare, m)
 			return
 		}
-		c := t.SharedWith(key, declare)
+		var c *Conn
+		if key == elicitFeature.name {
+			// The session elicitation's feature checks use: the survey's,
+			// which answers the other features' requests itself.
+			c = surveySession(t)
+			answer = answerFor(protocol.MethodElicit, answer, surveyAnswer(t.Revision()))
+		} else {
+			c = t.SharedWith(key, declare)
+		}
 		c.OnRequest(answer)
 		id := fmt.Sprintf("elicit-url-%s", c.env.nextID())
 		c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args}))

@@ -335,22 +335,14 @@ func (s *featureSurvey) open(t *T) *Conn {
 	case t.Modern():
 		c = t.Scratch() // a modern request declares its capabilities itself
 	default:
-		c = t.SharedWith("survey", surveyCaps(t.Revision()))
+		c = surveySession(t)
 	}
 	s.conns = append(s.conns, c)
 	s.marks = append(s.marks, len(c.p.Transcript()))
 	if t.Modern() {
 		return c
 	}
-	caps := surveyCaps(t.Revision())
-	answer := func(req *protocol.Message) (any, *protocol.Error) {
-		for _, f := range surveyedFeatures {
-			if _, ok := caps[f.name]; ok && req.Method == f.method {
-				return f.answers[0](req)
-			}
-		}
-		return nil, rpcError(protocol.CodeMethodNotFound, "mcpconform: no such client method")
-	}
+	answer := surveyAnswer(t.Revision())
 	c.OnRequest(answer)
 	// A request may come when the process is closed (server-everything
 	// asks a client that declared roots for them once initialized, and a
@@ -360,6 +352,41 @@ func (s *featureSurvey) open(t *T) *Conn {
 	c.closePatience = 200 * time.Millisecond
 	c.answerAtClose = answer
 	return c
+}
+
+// surveyKey is the SharedBy key of the survey's session, which the
+// feature checks share (observeFeature).
+const surveyKey = "survey"
+
+// surveySession returns the revision's session that declares every client
+// feature of the legacy revision: the survey's, or a new one when it is
+// no longer fit to share.
+func surveySession(t *T) *Conn { return t.SharedWith(surveyKey, surveyCaps(t.Revision())) }
+
+// surveyAnswer answers a server's request on the survey's session of
+// rev: a request for a feature the revision has gets the feature's first
+// answer (a valid result), any other -32601.
+func surveyAnswer(rev string) RequestHandler {
+	caps := surveyCaps(rev)
+	return func(req *protocol.Message) (any, *protocol.Error) {
+		for _, f := range surveyedFeatures {
+			if _, ok := caps[f.name]; ok && req.Method == f.method {
+				return f.answers[0](req)
+			}
+		}
+		return nil, rpcError(protocol.CodeMethodNotFound, "mcpconform: no such client method")
+	}
+}
+
+// answerFor answers the server's requests of method with own, and any
+// other with others.
+func answerFor(method string, own, others RequestHandler) RequestHandler {
+	return func(req *protocol.Message) (any, *protocol.Error) {
+		if req.Method == method {
+			return own(req)
+		}
+		return others(req)
+	}
 }
 
 // plan returns the survey's calls: the fixtures' calls of listed tools

@@ -576,6 +576,7 @@ type earlyRun struct {
 	pingErr error             // why it got none
 	init    *protocol.Message // the answer to initialize
 	before  []runner.Received // everything else the server wrote until a barrier after initialize was answered
+	waited  time.Duration     // how long the process was sent nothing before its first line (lifecycle.initialize.first)
 }
 
 // observeEarly sends initialize and, before its answer, a ping; then, with
@@ -586,6 +587,13 @@ type earlyRun struct {
 func observeEarly(t *T) *earlyRun {
 	c := t.Fresh()
 	o := &earlyRun{c: c, mark: c.mark}
+	if newestOfEra(t) {
+		// lifecycle.initialize.first's wait, so that it need not start a
+		// process for it: nothing matches, and whatever the server writes
+		// on its own stays queued for what follows.
+		o.waited = unpromptedWait(t)
+		_, _ = c.p.AwaitAny(c.ctx(), o.waited)
+	}
 	const initID, pingID = "mcpconform-init", "mcpconform-early-ping"
 	c.must(protocol.MethodInitialize, c.Send(initID, protocol.MethodInitialize, t.env.eng.initializeParams(t.Revision())))
 	c.must(protocol.MethodPing, c.Send(pingID, protocol.MethodPing, nil))
@@ -750,14 +758,19 @@ func init() {
 		Revisions: Legacy(),
 		Final:     true,
 		Starts:    1,
-		StartsWhy: "a process sent nothing yet, to see whether it writes before the client's first line (once per run, in the newest revision of the era)",
-		StartsIn:  func(env *revEnv) bool { return newestOfEraIn(env.rev, env.eng.checked) },
+		StartsWhy: "a process sent nothing yet, to see whether it writes before the client's first line (once per run, in the newest revision of the era), unless lifecycle.ping.before-initialized's process, which waits as long before its first line, serves",
+		StartsIn: func(env *revEnv) bool {
+			o, _ := env.memo("early").(*earlyRun)
+			return newestOfEraIn(env.rev, env.eng.checked) && (o == nil || o.waited == 0) && !env.pending(earlyPingCheck)
+		},
 		Run: func(t *T) {
 			t.settleTraffic()
-			if newestOfEra(t) {
+			if o, ok := t.env.memo("early").(*earlyRun); ok && o.waited > 0 && !t.retry {
+				t.Logf("%s (%s's process) was sent nothing for %v before its first line", o.c.name, earlyPingCheck, o.waited)
+			} else if newestOfEra(t) {
 				c := t.Fresh()
 				// Whatever it writes on its own comes now: nothing is sent.
-				_, _ = c.p.Next(c.ctx(), min(t.RequestTimeout()/8, 500*time.Millisecond))
+				_, _ = c.p.Next(c.ctx(), unpromptedWait(t))
 			}
 			t.env.mu.Lock()
 			conns := slices.Clone(t.env.conns)
@@ -783,6 +796,15 @@ func init() {
 		},
 	})
 }
+
+// earlyPingCheck is the check whose process lifecycle.initialize.first
+// also judges in the newest revision of the era.
+const earlyPingCheck = "lifecycle.ping.before-initialized"
+
+// unpromptedWait is how long lifecycle.initialize.first gives a process
+// sent nothing to write on its own: an eighth of the request timeout, at
+// most half a second.
+func unpromptedWait(t *T) time.Duration { return min(t.RequestTimeout()/8, 500*time.Millisecond) }
 
 // newestOfEra reports whether the revision under test is the newest checked
 // revision of its era, where OncePerRun judges.

@@ -33,8 +33,9 @@ func init() {
 		Revisions:  Legacy(),
 		Capability: "tools",
 		Starts:     1,
-		StartsWhy:  "a session whose initialize declares roots, which the shared session does not: the server asks for roots only of a client that declares it",
+		StartsWhy:  "the survey's session, which declares every client feature of the revision, shared by the feature checks: the shared session declares none, and a server lists and runs the tools that ask only for a client that declares the feature",
 		feature:    rootsFeature.name,
+		Spare:      surveyKey,
 		Run: func(t *T) {
 			judgeRepliesAnswered(t, rootsFeature, observeFeature(t, rootsFeature), []string{"a ListRootsResult", "error -32603"})
 		},

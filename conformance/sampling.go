@@ -13,9 +13,9 @@ import (
 // a legacy server asks its client through a request (sampling/createMessage,
 // elicitation/create, roots/list) while one of its tools runs. Which tool
 // does is what the run saw (exercise.go): the feature's checks call it
-// again in a session that declares the feature alone and answer each
-// request the server sends, first with a valid result and then with an
-// error, as a client may. The same tool is first called on a session that
+// again in the survey's session, which declares every client feature of
+// the revision, and answer each request for the feature, first with a
+// valid result and then with an error, as a client may. The same tool is first called on a session that
 // declared nothing, where a request for the feature is
 // lifecycle.capabilities.client-features's failure (the suite answers it with
 // -32601, as a client without the feature does, so the call can finish).
@@ -78,11 +78,14 @@ func observeFeature(t *T, f feature) *featureRun {
 		return run
 	}
 	requireAsked(t, f)
-	// The feature's session is shared with the other checks that declare
-	// the same capability (elicitation.request.mode-declared, say).
-	c := t.SharedWith(f.name, map[string]any{f.name: f.caps})
+	// The calls go to the survey's session, which declares this feature
+	// with the same capability as a session of its own would, and the
+	// other features besides: a request for another feature gets the
+	// survey's valid answer, as a client that declares it gives.
+	c := surveySession(t)
 	mark := len(c.p.Transcript())
 	run := &featureRun{conn: c, mark: mark}
+	others := surveyAnswer(t.Revision())
 	callOnce := func(tool string, args map[string]any, answer RequestHandler) featureCall {
 		var call featureCall
 		c.OnRequest(func(req *protocol.Message) (any, *protocol.Error) {
@@ -90,7 +93,7 @@ func observeFeature(t *T, f feature) *featureRun {
 				call.requests = append(call.requests, req)
 				return answer(req)
 			}
-			return nil, rpcError(protocol.CodeMethodNotFound, "mcpconform: no such client method")
+			return others(req)
 		})
 		id := fmt.Sprintf("%s-%s", f.name, c.env.nextID())
 		c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool, "arguments": args}))
@@ -146,7 +149,7 @@ func observeFeature(t *T, f feature) *featureRun {
 			t.env.noteProvoked(f.name)
 		}
 	}
-	c.OnRequest(nil)
+	c.OnRequest(others)
 	if !t.retry {
 		t.env.setMemo(key, run)
 	}
@@ -232,8 +235,9 @@ func init() {
 		Revisions:   Legacy(),
 		Capability:  "tools",
 		Starts:      1,
-		StartsWhy:   "a session whose initialize declares sampling, which the shared session does not: the server lists and runs such tools only for a client that declares it",
+		StartsWhy:   "the survey's session, which declares every client feature of the revision, shared by the feature checks: the shared session declares none, and a server lists and runs the tools that ask only for a client that declares the feature",
 		feature:     samplingFeature.name,
+		Spare:       surveyKey,
 		Run: func(t *T) {
 			judgeRepliesAnswered(t, samplingFeature, observeFeature(t, samplingFeature), []string{"a CreateMessageResult", "error -1"})
 		},

@@ -323,6 +323,9 @@ func (env *revEnv) spareReady(c *Check) bool {
 	if env.servedFor(c) {
 		slot = c.Spare + "\x00served"
 	}
+	if c.Spare == surveyKey {
+		slot += "\x00" + string(mustJSON(surveyCaps(env.rev)))
+	}
 	if sp := env.spares[slot]; sp != nil && fitFor(c.Spare, sp) {
 		return true
 	}
@@ -368,17 +371,31 @@ func (env *revEnv) closeSpares() {
 	}
 }
 
-// takeScratch removes the healthy scratch session that runs the command
-// from the revision and gives it to t, or returns nil: for a check that
-// ends the process (its shutdown) once no other check needs it.
+// takeScratch removes a healthy spare session that runs the command from
+// the revision and gives it to t, or returns nil: for a check that ends
+// the process (its shutdown) once no other check needs it. The scratch
+// session comes first; when a check left it unfit (a task it may have
+// created still running), another spare that is fit to share serves as
+// well, in the order of their keys, rather than a process started only
+// to be ended.
 func (t *T) takeScratch() *Conn {
-	slot := "\x00process"
-	c := t.env.spares[slot]
-	if c == nil || t.retry || !c.fitToShare() {
+	if t.retry {
 		return nil
 	}
-	delete(t.env.spares, slot)
+	slots := make([]string, 0, len(t.env.spares))
+	for slot, c := range t.env.spares {
+		if strings.Contains(slot, "\x00process") && c.fitToShare() {
+			slots = append(slots, slot)
+		}
+	}
+	if len(slots) == 0 {
+		return nil
+	}
+	slices.Sort(slots) // the scratch session's key, "", sorts first
+	c := t.env.spares[slots[0]]
+	delete(t.env.spares, slots[0])
 	t.use(c)
+	c.answerPending() // a request left waiting could hold the server up at shutdown
 	c.drain(t.ctx)
 	t.owned = append(t.owned, c)
 	return c

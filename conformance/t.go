@@ -1207,6 +1207,21 @@ func (c *Conn) Close() runner.Exit {
 	return e
 }
 
+// answerPending answers, with answerAtClose, the server's requests still
+// queued on c, when it has that handler.
+func (c *Conn) answerPending() {
+	h := c.answerAtClose
+	if h == nil {
+		return
+	}
+	c.onRequest = h
+	for _, r := range c.p.Pending() {
+		if r.Msg != nil && r.Msg.Kind() == protocol.KindRequest {
+			c.answer(r.Msg)
+		}
+	}
+}
+
 // closeAfterCheck closes a process its check left open (or a session no
 // check needs any more). Once a process of the run ignored both the end of
 // its input and SIGTERM, the graces would cost every later close seconds
@@ -1217,14 +1232,7 @@ func (c *Conn) closeAfterCheck() {
 		return
 	}
 	c.closed = true
-	if h := c.answerAtClose; h != nil {
-		c.onRequest = h
-		for _, r := range c.p.Pending() {
-			if r.Msg != nil && r.Msg.Kind() == protocol.KindRequest {
-				c.answer(r.Msg)
-			}
-		}
-	}
+	c.answerPending()
 	var e runner.Exit
 	if c.closePatience > 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), c.closePatience)

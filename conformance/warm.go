@@ -110,6 +110,13 @@ func (env *revEnv) mayRun(c *Check) bool {
 	return true
 }
 
+// pending reports whether the check of the run whose id is id has yet to
+// run in the revision and may still run.
+func (env *revEnv) pending(id string) bool {
+	i := slices.IndexFunc(env.eng.checks, func(c *Check) bool { return c.ID == id })
+	return i >= 0 && env.results[id] == nil && env.mayRun(env.eng.checks[i])
+}
+
 // otherTransport returns the one transport check c applies to when the
 // server is checked over another (the check is n/a), or "".
 func (env *revEnv) otherTransport(c *Check) string {

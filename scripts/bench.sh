@@ -68,15 +68,19 @@ while [ $i -lt "$count" ]; do
 done
 row '`mcpconform run`, the embedded reference' "$(wall "$tmp/ref.txt") s wall, $(cpu "$tmp/ref.txt") CPU-s"
 row '`mcpconform run -- mcpconform reference`' "$(wall "$tmp/refproc.txt") s wall, $(cpu "$tmp/refproc.txt") CPU-s" 'every server a process'
-# The pinned real servers, beside the binary of main's first parent; the
-# server-everything row of the table comes from them.
+# The pinned real servers, beside the binary of main's first parent; a
+# row of the table for each comes from them.
 evruns=$(((count + 1) / 2))
 scripts/benchservers.sh "$evruns" >"$tmp/servers.md"
 beside=$(sed -n 's/.*this tree beside \([^ ]*\) (\(.*\)) in the same run.*/\2 (\1)/p' "$tmp/servers.md")
 load=$(sed -n 's/.*load average (1, 5, 15 min) \([^ ]*\) .* before, \([^ ]*\) .* after.*/\1 before, \2 after/p' "$tmp/servers.md")
-awk -F' [|] ' -v runs="$(runs "$evruns")" -v beside="$beside" -v load="$load" '$1 == "| server-everything" {
+awk -F' [|] ' -v runs="$(runs "$evruns")" -v beside="$beside" -v load="$load" 'BEGIN {
+	name["| gosdk"] = "the Go SDK fixture"
+	name["| tsv2"] = "the TypeScript SDK v2 server"
+	name["| server-everything"] = "server-everything"
+} $1 in name {
 	split($2, w, /[ ()]+/); split($3, c, /[ ()]+/); split($4, p, /[ ()]+/)
-	printf "| `mcpconform run` against server-everything | %s s wall, %s CPU-s, %s processes | median of %s, every revision over stdio, load %s; %s beside it: %s s wall, %s CPU-s, %s processes |\n", w[1], c[1], p[1], runs, load, beside, w[3], c[3], p[3]
+	printf "| `mcpconform run` against %s | %s s wall, %s CPU-s, %s processes | median of %s, every revision over stdio, load %s; %s beside it: %s s wall, %s CPU-s, %s processes |\n", name[$1], w[1], c[1], p[1], runs, load, beside, w[3], c[3], p[3]
 }' "$tmp/servers.md" >>"$tmp/rows.md"
 
 # Over HTTP, side by side with the official suite's default run against
