@@ -114,6 +114,9 @@ func runMutantServed(t *testing.T, c mutantCase, served bool) *Report {
 }
 
 func TestMutants(t *testing.T) {
+	// Parallel with the package's other tests: its cases share the
+	// -parallel slots with them instead of running alone first.
+	t.Parallel()
 	mutantCasesMu.Lock()
 	cases := append([]mutantCase{{Mutation: "none"}}, mutantCases...)
 	mutantCasesMu.Unlock()
