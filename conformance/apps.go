@@ -65,7 +65,20 @@ func (t *T) appRefs() []appRef {
 // ext-apps SDK's servers do not): a host learns of a view from the tool
 // that names it ("If `ui.resourceUri` is present and host supports MCP
 // Apps, host renders tool results using the specified UI resource").
+// Where the suite declared itself no host (2026-07-28, or a server that
+// refused the declaration), only the server's own declaration offers it.
 func (t *T) appsOffered() {
+	_, declared := t.env.info.Declares(AppsExtension.ID, t.env.rev)
+	if !declared && !t.env.declaresHost() {
+		why := "at 2026-07-28 the suite's requests declare no client capability"
+		if t.env.rev != protocol.Modern {
+			why = "the server refused initialize while the suite declared itself an MCP Apps host, so the suite declared no client capability"
+		}
+		if n := t.appRefsListed(); n > 0 {
+			why += fmt.Sprintf("; the %d UI resource references of its tools offer nothing to a client that declared itself no host", n)
+		}
+		t.NotApplicable("the server does not declare the extension %s, and only its declaration offers it here: %s", AppsExtension.ID, why)
+	}
 	for _, id := range appsListingOwners {
 		// Final, the apps checks run after these: a listing they could
 		// not have is theirs to judge, and is not asked for again.
@@ -75,12 +88,24 @@ func (t *T) appsOffered() {
 			t.blocked(id, "blocked by %s (%s): this check reads that listing", id, r.Status)
 		}
 	}
-	if _, ok := t.env.info.Declares(AppsExtension.ID, t.env.rev); ok {
+	if declared {
 		return
 	}
 	if len(t.appRefs()) == 0 && len(t.appListed()) == 0 {
 		t.NotApplicable("the server does not declare the extension %s, and no tool names a UI resource nor does it list one", AppsExtension.ID)
 	}
+}
+
+// appRefsListed returns how many UI resource references the revision's
+// tools carry when they were listed well (tools.list.shape passed or
+// warned, or another check listed them), none otherwise: it asks for no
+// listing of its own, which could end the check otherwise than n/a.
+func (t *T) appRefsListed() int {
+	switch r := t.env.results["tools.list.shape"]; {
+	case r == nil && !t.env.toolsDone, r != nil && r.Status != StatusPass && r.Status != StatusWarn:
+		return 0
+	}
+	return len(t.appRefs())
 }
 
 // appsListingOwners are the checks that own the listings the apps checks

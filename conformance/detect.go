@@ -430,6 +430,16 @@ func probeInitialize(ctx context.Context, c *Conn, rev string) (*legacyProbe, st
 	if m != nil {
 		c.recordHello(rev, from, m)
 	}
+	refused := ""
+	if err == nil && mayRefuseHost(m.Error) {
+		if plain := initializeWithoutHost(ctx, c, rev); plain != nil {
+			refused = fmt.Sprintf(" (without client capabilities, after error %d to an initialize declaring the suite an MCP Apps host: the revision's sessions declare none)", m.Error.Code)
+			m = plain
+			// The process has seen an initialize before this one: the
+			// checks of the first exchange ask in a process of their own.
+			c.hello = nil
+		}
+	}
 	switch {
 	case err != nil:
 		return probe, fmt.Sprintf("initialize %s: no answer (%s)", rev, runFault(err)), err
@@ -447,18 +457,21 @@ func probeInitialize(ctx context.Context, c *Conn, rev string) (*legacyProbe, st
 	probe.negotiated = v
 	probe.info = infoFromInitialize(m.Result)
 	if v != rev {
-		return probe, fmt.Sprintf("initialize %s: answered %q: not accepted", rev, v), nil
+		return probe, fmt.Sprintf("initialize %s: answered %q: not accepted%s", rev, v, refused), nil
 	}
 	n, _ := protocol.NewNotification(protocol.NotifInitialized, nil)
 	if err := c.p.Send(n); err != nil && !serverGone(err) {
 		return probe, fmt.Sprintf("initialize %s: %v", rev, err), nil
+	}
+	if refused != "" {
+		c.env.eng.hostless.Store(rev, true)
 	}
 	// A server that exited (or flooded) once it had answered still
 	// echoed the revision: it supports it, and the session's checks show
 	// that it stopped serving. Whether the exit came before the
 	// notification was written is a race, so the note does not say.
 	probe.accepted = true
-	return probe, fmt.Sprintf("initialize %s: accepted", rev), nil
+	return probe, fmt.Sprintf("initialize %s: accepted%s", rev, refused), nil
 }
 
 func infoFromInitialize(raw json.RawMessage) ServerInfo {

@@ -168,6 +168,11 @@ type engine struct {
 	// outlive the check that started it (a session, a spare), while a
 	// check's context ends with its budget.
 	runCtx context.Context
+	// hostless holds the revisions whose initialize the server refused
+	// while the suite declared itself an MCP Apps host and accepted
+	// without it: there the suite declares no client capability
+	// (extension.go).
+	hostless sync.Map
 }
 
 func (e *engine) callable(tool protocol.Tool) bool {

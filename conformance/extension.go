@@ -1,8 +1,10 @@
 package conformance
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/report"
@@ -133,9 +135,9 @@ func (s ServerInfo) Declares(id, rev string) (settings json.RawMessage, ok bool)
 
 // extensionGate ends r before the check runs when the server's
 // declaration of the check's extension is unknown (blocked) or absent
-// (n/a); done says whether it did. MCP Apps, where the suite declares it
-// as a host (hostCapabilities), is left to appsOffered: its text has the
-// server offer it through its tools, not declare it.
+// (n/a); done says whether it did. MCP Apps is left to appsOffered: its
+// text has a server offer it through its tools to a host that declared
+// itself one (hostCapabilities), not declare it.
 func (env *revEnv) extensionGate(c *Check, r *Result) (done bool) {
 	id := c.Authority.Extension
 	if !env.infoSeen() {
@@ -144,7 +146,7 @@ func (env *revEnv) extensionGate(c *Check, r *Result) (done bool) {
 		r.Message = fmt.Sprintf("blocked by %s: no %s result was seen, so whether the server declares the extension %s is unknown", r.BlockedBy, env.infoMethod(), id)
 		return true
 	}
-	if _, ok := env.info.Declares(id, env.rev); !ok && !(id == AppsExtension.ID && env.rev != protocol.Modern) {
+	if _, ok := env.info.Declares(id, env.rev); !ok && id != AppsExtension.ID {
 		r.Status = StatusNA
 		r.Message = fmt.Sprintf("the server does not declare the extension %s", id)
 		return true
@@ -156,11 +158,86 @@ func (env *revEnv) extensionGate(c *Check, r *Result) (done bool) {
 // initialize: those of a host that renders MCP Apps, as the extension's
 // text has a host advertise it (under extensions, with the MIME types it
 // renders), so that a server offering UI-enabled tools only to such a
-// host, as the text advises, offers them to the suite.
+// host, as the text advises, offers them to the suite. Every revision's
+// schema leaves the client capabilities open ("this is not a closed set:
+// any client can define its own, additional capabilities"), yet no
+// sentence has a server ignore one it does not know: a server that
+// refuses initialize with them is asked again without (hostRefused).
 func hostCapabilities() map[string]any {
 	return map[string]any{"extensions": map[string]any{
 		AppsExtension.ID: map[string]any{"mimeTypes": []string{AppMIMEType}},
 	}}
+}
+
+// initializeParams returns the params of initialize for rev: the suite's
+// (InitializeParams), declaring no client capability in a revision whose
+// initialize the server refused while the suite declared itself an MCP
+// Apps host.
+func (e *engine) initializeParams(rev string) map[string]any {
+	p := InitializeParams(rev)
+	if e.hostRefused(rev) {
+		p["capabilities"] = map[string]any{}
+	}
+	return p
+}
+
+// hostRefused reports whether the server refused initialize for rev
+// while the suite declared itself an MCP Apps host, and accepted it
+// without (initializeWithoutHost). A version no probe asked for (one
+// no revision has) is refused when any revision was.
+func (e *engine) hostRefused(rev string) bool {
+	if e == nil {
+		return false
+	}
+	if _, ok := e.hostless.Load(rev); ok || slices.Contains(protocol.LegacyRevisions, rev) {
+		return ok
+	}
+	refused := false
+	e.hostless.Range(func(_, _ any) bool {
+		refused = true
+		return false
+	})
+	return refused
+}
+
+// declaresHost reports whether the suite declares itself an MCP Apps
+// host to the server in the revision: in initialize, the handshake of
+// every revision before 2026-07-28 (whose requests carry empty client
+// capabilities), unless the server refused it there.
+func (env *revEnv) declaresHost() bool {
+	return env.rev != protocol.Modern && !env.eng.hostRefused(env.rev)
+}
+
+// mayRefuseHost reports whether e, the error answering an initialize
+// that declared the suite an MCP Apps host, may be a refusal of that
+// declaration: invalid params or an invalid request, which a strict
+// validator answers, naming no supported versions (a refusal of the
+// version, which asking again would not change).
+func mayRefuseHost(e *protocol.Error) bool {
+	if e == nil || e.Code != protocol.CodeInvalidParams && e.Code != protocol.CodeInvalidRequest {
+		return false
+	}
+	var data protocol.UnsupportedVersionData
+	return json.Unmarshal(e.Data, &data) != nil || len(data.Supported) == 0
+}
+
+// initializeWithoutHost sends initialize for rev again on c, declaring
+// no client capability, after the server answered one that declared
+// the suite an MCP Apps host with an error; it returns the answer when
+// it is a result, nil otherwise. A server that refuses a capability it
+// does not know then costs the core nothing: the revision is judged as
+// that of a client that declares none.
+func initializeWithoutHost(ctx context.Context, c *Conn, rev string) *protocol.Message {
+	params := InitializeParams(rev)
+	params["capabilities"] = map[string]any{}
+	m, err := c.p.Request(ctx, protocol.MethodInitialize, params)
+	if m != nil && lineProblem(err) {
+		err = nil
+	}
+	if err != nil || m.Error != nil {
+		return nil
+	}
+	return m
 }
 
 // ExtensionSettings returns the settings with which the server declared

@@ -92,24 +92,34 @@ func TestExtensionMutants(t *testing.T) {
 // the extension without declaring it, as the ext-apps SDK's servers do:
 // every apps check judges it (and passes the reference). At 2026-07-28,
 // where the suite declares no client capability, an undeclared extension
-// is n/a, as is every apps check against a server naming no UI resource.
+// is n/a, and so is it before when the server refused the suite's
+// declaration (the detection says so), as is every apps check against a
+// server naming no UI resource.
 func TestAppsOfferedUndeclared(t *testing.T) {
 	for _, c := range []struct {
 		mutation, rev string
 		args          []string
 		want          Status
 		reason        string
+		detection     string
 	}{
-		{"ext-app-undeclared", protocol.Rev20251125, []string{"-extensions"}, StatusPass, ""},
-		{"ext-app-undeclared", protocol.Modern, []string{"-extensions"}, StatusNA, "the server does not declare the extension io.modelcontextprotocol/ui"},
-		{"none", protocol.Rev20251125, nil, StatusNA, "the server does not declare the extension io.modelcontextprotocol/ui, and no tool names a UI resource nor does it list one"},
+		{"ext-app-undeclared", protocol.Rev20251125, []string{"-extensions"}, StatusPass, "", ""},
+		{"ext-app-undeclared", protocol.Modern, []string{"-extensions"}, StatusNA,
+			"the server does not declare the extension io.modelcontextprotocol/ui, and only its declaration offers it here: at 2026-07-28 the suite's requests declare no client capability; the 1 UI resource references of its tools offer nothing to a client that declared itself no host", ""},
+		{"ext-app-undeclared-host-refused", protocol.Rev20251125, []string{"-extensions"}, StatusNA,
+			"the server does not declare the extension io.modelcontextprotocol/ui, and only its declaration offers it here: the server refused initialize while the suite declared itself an MCP Apps host, so the suite declared no client capability; the 1 UI resource references",
+			"initialize 2025-11-25: accepted (without client capabilities, after error -32602 to an initialize declaring the suite an MCP Apps host: the revision's sessions declare none)"},
+		{"none", protocol.Rev20251125, nil, StatusNA, "the server does not declare the extension io.modelcontextprotocol/ui, and no tool names a UI resource nor does it list one", ""},
 	} {
 		t.Run(c.mutation+"@"+c.rev, func(t *testing.T) {
 			t.Parallel()
 			rep := runMutant(t, mutantCase{Mutation: c.mutation, Args: c.args, Protocol: c.rev,
-				Tweak: func(o *Options) { o.Only = []string{"apps.*"} }})
+				Tweak: func(o *Options) { o.Only = append([]string{"apps.*"}, appsListingOwners...) }})
 			n := 0
 			for _, r := range rep.Results {
+				if !strings.HasPrefix(r.ID, "apps.") {
+					continue
+				}
 				n++
 				if r.Status != c.want || !strings.Contains(r.Message, c.reason) {
 					t.Errorf("%s@%s: %s %q, want %s %q", r.ID, r.Revision, r.Status, r.Message, c.want, c.reason)
@@ -118,7 +128,48 @@ func TestAppsOfferedUndeclared(t *testing.T) {
 			if n == 0 {
 				t.Error("no apps check ran")
 			}
+			if c.detection != "" && !slices.Contains(rep.Detection, c.detection) {
+				t.Errorf("detection %q, want %q among it", rep.Detection, c.detection)
+			}
 		})
+	}
+}
+
+// TestHostRefusalCostsTheCoreNothing: a server that refuses initialize
+// while the suite declares itself an MCP Apps host (a strict validator
+// of the client capabilities) is asked again without, and every core
+// check of the revision has the verdict it has against the same server
+// that takes the declaration; only the apps checks move (to n/a).
+func TestHostRefusalCostsTheCoreNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the whole catalogue twice")
+	}
+	rev := protocol.Rev20251125
+	run := func(mutation string) map[string]Result {
+		rep := runMutant(t, mutantCase{Mutation: mutation, Args: []string{"-async", "-extensions"}, Protocol: rev})
+		if !slices.Equal(rep.Supported, []string{rev}) {
+			t.Fatalf("%s: supported %v; detection %q", mutation, rep.Supported, rep.Detection)
+		}
+		out := map[string]Result{}
+		for _, r := range rep.Results {
+			out[r.ID] = r
+		}
+		return out
+	}
+	base, refused := run("ext-app-undeclared"), run("ext-app-undeclared-host-refused")
+	if len(base) == 0 || len(refused) != len(base) {
+		t.Fatalf("%d results, %d with the refusal", len(base), len(refused))
+	}
+	for id, b := range base {
+		r := refused[id]
+		switch {
+		case strings.HasPrefix(id, "apps."):
+			if b.Status != StatusPass || r.Status != StatusNA {
+				t.Errorf("%s: %s, then %s with the refusal; want pass, then n/a", id, b.Status, r.Status)
+			}
+		case r.Status != b.Status:
+			t.Errorf("%s: %s %q, but %s %q with the refusal", id, b.Status, b.Message, r.Status, r.Message)
+		}
 	}
 }
 
@@ -230,6 +281,28 @@ func checkExtensionSections(t *testing.T, rep *Report, line, id, outcome string)
 			if !strings.Contains(f.out, w) {
 				t.Errorf("%s report lacks %q", f.name, w)
 			}
+		}
+	}
+}
+
+// TestMayRefuseHost: only an invalid-params or invalid-request answer
+// that names no supported versions is asked again without the MCP Apps
+// host capability.
+func TestMayRefuseHost(t *testing.T) {
+	for _, c := range []struct {
+		err  *protocol.Error
+		want bool
+	}{
+		{nil, false},
+		{&protocol.Error{Code: protocol.CodeInvalidParams, Message: "unknown client capability"}, true},
+		{&protocol.Error{Code: protocol.CodeInvalidRequest}, true},
+		{&protocol.Error{Code: protocol.CodeInvalidParams, Data: json.RawMessage(`{"details":"extensions"}`)}, true},
+		{&protocol.Error{Code: protocol.CodeInvalidParams, Data: json.RawMessage(`{"supported":["2025-06-18"],"requested":"2024-11-05"}`)}, false},
+		{&protocol.Error{Code: protocol.CodeMethodNotFound}, false},
+		{&protocol.Error{Code: protocol.CodeUnsupportedProtocolVersion}, false},
+	} {
+		if got := mayRefuseHost(c.err); got != c.want {
+			t.Errorf("mayRefuseHost(%+v) = %v, want %v", c.err, got, c.want)
 		}
 	}
 }

@@ -586,7 +586,7 @@ func observeEarly(t *T) *earlyRun {
 	c := t.Fresh()
 	o := &earlyRun{c: c, mark: c.mark}
 	const initID, pingID = "mcpconform-init", "mcpconform-early-ping"
-	c.must(protocol.MethodInitialize, c.Send(initID, protocol.MethodInitialize, InitializeParams(t.Revision())))
+	c.must(protocol.MethodInitialize, c.Send(initID, protocol.MethodInitialize, t.env.eng.initializeParams(t.Revision())))
 	c.must(protocol.MethodPing, c.Send(pingID, protocol.MethodPing, nil))
 	before, ping, err := c.TryCollect(pingID)
 	o.ping, o.pingErr = ping, err

@@ -353,14 +353,16 @@ func modernMetaText(rev string) string {
 	return string(b)
 }
 
-// opening returns the lines that open a process for rev: initialize and
-// notifications/initialized for a legacy revision, nothing for the modern.
-func opening(rev string) []string {
+// opening returns the lines that open a process for the revision:
+// initialize and notifications/initialized for a legacy revision, nothing
+// for the modern.
+func (env *revEnv) opening() []string {
+	rev := env.rev
 	if rev == protocol.Modern {
 		return nil
 	}
 	return []string{
-		requestLine(rev, initID, protocol.MethodInitialize, InitializeParams(rev)),
+		requestLine(rev, initID, protocol.MethodInitialize, env.eng.initializeParams(rev)),
 		notificationLine(rev, protocol.NotifInitialized, nil),
 	}
 }
@@ -443,7 +445,7 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 		defer t.env.closeProcess(p)
 	}
 	run := wireRun{Requests: 2}
-	if open := opening(t.env.rev); open != nil && at != scratchSession && at != argumentsSpare {
+	if open := t.env.opening(); open != nil && at != scratchSession && at != argumentsSpare {
 		if err := p.SendString(open[0]); err != nil {
 			return run, fmt.Errorf("send initialize: %w", err)
 		}
@@ -811,7 +813,7 @@ func newTranscript(t *T, what string) *transcript.Transcript {
 		Revision:    t.env.rev,
 		Applies:     transcript.AppliesAny,
 	}
-	if open := opening(t.env.rev); open != nil {
+	if open := t.env.opening(); open != nil {
 		tr.Steps = append(tr.Steps,
 			transcript.Step{Kind: transcript.StepSend, Raw: []byte(open[0])},
 			recvStep(assert("id", transcript.OpEqual, initID), assert("result", transcript.OpExists, "")),

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -31,7 +32,27 @@ func TestRealAppServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts a Node server some forty times")
 	}
-	rep := checkRealServer(t, serverPDF, Options{})
+	checkAppServer(t, Options{})
+}
+
+// TestRealAppServerUnderLoad is TestRealAppServer's MCP Apps checks, and
+// the listings they read, while busy workers occupy every core: reading
+// a view of several MiB on a slow machine is never a verdict, so every
+// verdict is that of the idle run. (TestRealServersUnderLoad loads the
+// whole catalogue.)
+func TestRealAppServerUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts a Node server for every revision beside busy loops")
+	}
+	busyWorkers(t, runtime.NumCPU())
+	checkAppServer(t, Options{Only: append([]string{"apps.*"}, appsListingOwners...)})
+}
+
+// checkAppServer runs the catalogue, as opts narrows it, against
+// server-pdf and judges what TestRealAppServer says.
+func checkAppServer(t *testing.T, opts Options) {
+	t.Helper()
+	rep := checkRealServer(t, serverPDF, opts)
 	apps := 0
 	for _, r := range rep.Results {
 		switch {

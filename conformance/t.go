@@ -1108,11 +1108,11 @@ func (t *T) blockOnTools(err error) {
 	t.blocked(owner, "blocked by %s: cannot list tools: %s", owner, stableCause(err))
 }
 
-// Initialize sends initialize with the given protocol version (and no
-// client capabilities) and returns the response; it does not send the
-// initialized notification.
+// Initialize sends initialize with the given protocol version (and the
+// run's client capabilities, initializeParams) and returns the response;
+// it does not send the initialized notification.
 func (c *Conn) Initialize(version string) (*protocol.Message, error) {
-	return c.RequestPlain(protocol.MethodInitialize, InitializeParams(version))
+	return c.RequestPlain(protocol.MethodInitialize, c.env.eng.initializeParams(version))
 }
 
 // InitializeParams returns the params the suite sends with initialize.
@@ -1142,7 +1142,7 @@ func (c *Conn) handshake(ctx context.Context, rev string) error {
 // declares none).
 func (c *Conn) handshakeWith(ctx context.Context, rev string, caps map[string]any) error {
 	from := helloFrom(c.p)
-	params := InitializeParams(rev)
+	params := c.env.eng.initializeParams(rev)
 	if caps != nil {
 		params["capabilities"] = caps
 	}

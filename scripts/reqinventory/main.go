@@ -35,7 +35,12 @@ func main() {
 	rev := flag.String("rev", "HEAD", "commit of the specification repository to read")
 	out := flag.String("out", "docs/requirements", "directory of the inventory")
 	matrixOnly := flag.Bool("matrix", false, "only rewrite matrix.md from the committed inventory")
+	texts := textDirs{}
+	flag.Var(texts, "text", "owner/name=DIR: the git directory of a repository holding an extension's text, whose quotes are then verified (repeatable)")
 	flag.Parse()
+	if _, ok := texts[specRepo]; !ok {
+		texts[specRepo] = *spec
+	}
 	if !*matrixOnly {
 		for _, r := range protocol.AllRevisions {
 			entries, err := extract(*spec, *rev, r)
@@ -50,7 +55,7 @@ func main() {
 	}
 	exts := inventory.ExtensionEntries(conformance.Catalogue())
 	if !*matrixOnly {
-		if err := verifyExtensionQuotes(*spec, exts); err != nil {
+		if err := verifyExtensionQuotes(texts, exts); err != nil {
 			fail(err)
 		}
 	}
@@ -131,22 +136,41 @@ func writeJSON(path string, v any) error {
 	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
-// verifyExtensionQuotes finds every quoted sentence of an extension whose
-// text lives in the specification repository (Skills' SEP) among the
-// keyword sentences of that text at the pinned commit, or in its prose
-// for an advisory quote. A text kept elsewhere
-// (ext-apps) is named as not verified here.
-func verifyExtensionQuotes(dir string, exts []inventory.ExtensionEntry) error {
-	if fi, err := os.Stat(filepath.Join(dir, ".git")); err == nil && fi.IsDir() {
-		dir = filepath.Join(dir, ".git")
+// specRepo is the repository of the MCP specification, whose git
+// directory -spec names.
+const specRepo = "modelcontextprotocol/modelcontextprotocol"
+
+// textDirs maps a repository (owner/name) to the git directory its
+// extension texts are read from.
+type textDirs map[string]string
+
+func (t textDirs) String() string { return fmt.Sprint(map[string]string(t)) }
+
+func (t textDirs) Set(v string) error {
+	repo, dir, ok := strings.Cut(v, "=")
+	if !ok || strings.Count(repo, "/") != 1 || dir == "" {
+		return fmt.Errorf("want owner/name=DIR, got %q", v)
 	}
-	texts := map[string][]inventory.Entry{}
-	prose := map[string]string{} // the whole text, normalized: for a keyword-less quote
+	t[repo] = dir
+	return nil
+}
+
+// verifyExtensionQuotes finds every quoted sentence of an extension, word
+// for word, under its section in the extension's text at the pinned
+// commit, read from the git directory of the text's repository
+// (-text, -spec). A text whose repository has none here is named as not
+// verified.
+func verifyExtensionQuotes(dirs textDirs, exts []inventory.ExtensionEntry) error {
+	texts := map[string]string{}
 	for _, e := range exts {
 		repo, commit, _ := strings.Cut(e.Source, "@")
-		if repo != "modelcontextprotocol/modelcontextprotocol" {
-			fmt.Printf("%s: not verified here (%s is not the -spec repository)\n", e.ID, e.Source)
+		dir, ok := dirs[repo]
+		if !ok {
+			fmt.Printf("%s: not verified here (%s: pass -text %s=DIR)\n", e.ID, e.Source, repo)
 			continue
+		}
+		if fi, err := os.Stat(filepath.Join(dir, ".git")); err == nil && fi.IsDir() {
+			dir = filepath.Join(dir, ".git")
 		}
 		key := commit + ":" + e.File
 		if _, ok := texts[key]; !ok {
@@ -154,19 +178,58 @@ func verifyExtensionQuotes(dir string, exts []inventory.ExtensionEntry) error {
 			if err != nil {
 				return fmt.Errorf("the text of %s: %w", e.Extension, err)
 			}
-			texts[key] = inventory.ExtractMDX(e.File, string(src))
-			prose[key] = inventory.Normalize(string(src))
+			texts[key] = string(src)
 		}
-		// The extraction renders links as their text; a quote may keep
-		// the link.
-		quote := inventory.Normalize(e.Sentence)
-		found := len(e.Keywords) == 0 && strings.Contains(prose[key], quote)
-		for _, s := range texts[key] {
-			found = found || strings.Contains(s.Sentence, quote)
-		}
-		if !found {
-			return fmt.Errorf("%s (%s) quotes %q, which is not a sentence of %s at %s", strings.Join(e.Checks, ", "), e.Extension, e.Sentence, e.File, commit)
+		if err := findQuote(texts[key], e.Section, e.Sentence); err != nil {
+			return fmt.Errorf("%s (%s), quoting %s at %s: %w", strings.Join(e.Checks, ", "), e.Extension, e.File, commit, err)
 		}
 	}
 	return nil
+}
+
+// findQuote reports whether sentence is in src, a Markdown text, under
+// the heading section: between that heading and the next of its level
+// or above, compared as normalized text (links as their text, spaces
+// collapsed), code blocks included (a quote may be a comment of the
+// text's TypeScript).
+func findQuote(src, section, sentence string) error {
+	body, ok := sectionText(src, section)
+	if !ok {
+		return fmt.Errorf("no heading %q", section)
+	}
+	if !strings.Contains(inventory.Normalize(body), inventory.Normalize(sentence)) {
+		return fmt.Errorf("%q is not under the heading %q", sentence, section)
+	}
+	return nil
+}
+
+// sectionText returns the lines of src under the first heading whose
+// text is section, up to the next heading of its level or above;
+// headings inside code fences do not count.
+func sectionText(src, section string) (string, bool) {
+	want := inventory.Normalize(section)
+	level, start := 0, -1
+	fenced := false
+	lines := strings.Split(src, "\n")
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "```") {
+			fenced = !fenced
+			continue
+		}
+		n := len(t) - len(strings.TrimLeft(t, "#"))
+		if fenced || n == 0 || n > 6 || !strings.HasPrefix(t[n:], " ") {
+			continue
+		}
+		if start >= 0 && n <= level {
+			return strings.Join(lines[start:i], "\n"), true
+		}
+		if start < 0 && inventory.Normalize(t[n:]) == want {
+			level, start = n, i+1
+		}
+	}
+	if start < 0 {
+		return "", false
+	}
+	return strings.Join(lines[start:], "\n"), true
 }
