@@ -36,7 +36,7 @@ func logMessages(items []runner.Received) []logMessage {
 			Level string `json:"level"`
 		}
 		_ = json.Unmarshal(r.Msg.Params, &p)
-		out = append(out, logMessage{Level: p.Level, Raw: string(r.Raw)})
+		out = append(out, logMessage{Level: p.Level, Raw: string(r.Line())})
 	}
 	return out
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unique"
 	"weak"
 
 	"github.com/mcpconform/mcpconform/conformance/shape"
@@ -54,6 +55,9 @@ type decodedPage struct {
 	raw []byte
 	res protocol.ListToolsResult
 	err error
+	// long holds the run's one copy of each long text of the page's tools
+	// (shareLongText) while the page lives.
+	long []unique.Handle[string]
 
 	toolsOnce sync.Once
 	tools     []byte
@@ -142,11 +146,33 @@ func (c *pageCache) decode(raw []byte) *decodedPage {
 	c.mu.Unlock()
 	p := &decodedPage{raw: raw}
 	p.err = json.Unmarshal(raw, &p.res)
+	p.shareLongText()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	live := slices.DeleteFunc(c.pages[h], func(w weak.Pointer[decodedPage]) bool { return w.Value() == nil })
 	c.pages[h] = append(live, weak.Make(p))
 	return p
+}
+
+// longText is the length from which a tool's name, title or description
+// is held once for the run, however many pages carry it.
+const longText = 4 << 10
+
+// shareLongText makes each long text of the page's tools the run's one
+// copy of it: a server with megabyte names sends them in the tool list of
+// every revision, in pages that differ in other bytes (their _meta, say),
+// and each decoding would hold megabytes of its own.
+func (d *decodedPage) shareLongText() {
+	for i := range d.res.Tools {
+		t := &d.res.Tools[i]
+		for _, s := range []*string{&t.Name, &t.Title, &t.Description} {
+			if len(*s) >= longText {
+				h := unique.Make(*s)
+				*s = h.Value()
+				d.long = append(d.long, h)
+			}
+		}
+	}
 }
 
 // page decodes m's result as a tools/list page through the run's cache; the
