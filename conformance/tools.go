@@ -450,6 +450,19 @@ func init() {
 	})
 
 	Register(Check{
+		ID:          "tools.schema.dialect",
+		Title:       "Tool schemas use JSON Schema 2020-12",
+		Requirement: "From 2025-11-25, no tool's inputSchema or outputSchema declares a $schema other than JSON Schema 2020-12 (a schema without $schema is 2020-12 by default).",
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Schema Dialect",
+			"Recommendation: Implementors are RECOMMENDED to use JSON Schema 2020-12."),
+		Refs:       []SpecRef{{Revision: protocol.Rev20251125, File: "basic/index.mdx", Section: "JSON Schema Usage"}},
+		Revisions:  modernAnd(Since(protocol.Rev20251125)),
+		Capability: "tools",
+		Prereqs:    []string{"tools.list.shape"},
+		Run:        runSchemaDialect,
+	})
+
+	Register(Check{
 		ID:          "tools.schema.output",
 		Title:       "Output schemas are valid JSON Schema",
 		Requirement: `A tool's outputSchema, when present, is a valid JSON Schema object (type "object" at the root before 2026-07-28).`,
@@ -1660,4 +1673,40 @@ func swapCase(s string) string {
 		}
 		return unicode.ToUpper(r)
 	}, s)
+}
+
+// dialect2020 is the $schema of JSON Schema 2020-12, with or without its
+// empty fragment.
+var dialect2020 = []string{"https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2020-12/schema#"}
+
+// runSchemaDialect reads the $schema at the top of every tool schema.
+func runSchemaDialect(t *T) {
+	tools := t.mustTools()
+	if len(tools) == 0 {
+		t.NotApplicable("tools/list lists no tools")
+	}
+	n := 0
+	var other []string
+	for _, tl := range tools {
+		for _, s := range []struct {
+			member string
+			raw    json.RawMessage
+		}{{"inputSchema", tl.InputSchema}, {"outputSchema", tl.OutputSchema}} {
+			var top struct {
+				Schema *string `json:"$schema"`
+			}
+			if len(s.raw) == 0 || json.Unmarshal(s.raw, &top) != nil {
+				continue
+			}
+			n++
+			if top.Schema != nil && !slices.Contains(dialect2020, *top.Schema) {
+				other = append(other, fmt.Sprintf("the %s of %s declares %q", s.member, tl.Name, *top.Schema))
+			}
+		}
+	}
+	t.Expect("every tool schema in JSON Schema 2020-12")
+	t.Actual("%d schema(s), %d in another dialect", n, len(other))
+	if len(other) > 0 {
+		t.Failf("%s, not JSON Schema 2020-12 (and %d more)", other[0], len(other)-1)
+	}
 }
