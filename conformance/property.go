@@ -487,7 +487,7 @@ func drive(t *T, lines []wireLine, at where) (wireRun, error) {
 		raws[i], keys[i] = l.Raw, l.ID
 	}
 	raws[len(lines)], keys[len(lines)] = barrierLine(t.env.rev, first), first
-	sent, err := p.SendBatch(raws, keys)
+	sent, err := p.SendBatchThen(raws, keys)
 	for _, l := range lines[:min(sent, len(lines))] {
 		if l.ID != "" {
 			run.Requests++

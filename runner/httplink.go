@@ -503,19 +503,45 @@ func (l *httpLink) modern(o outbound) bool {
 // answered (anything else, so that a notification takes effect before
 // what follows it), at most RequestTimeout; the answer is read in the
 // background.
-func (l *httpLink) write(buf []byte) error {
-	for len(buf) > 0 {
+func (l *httpLink) write(buf []byte) error { return l.writeLines(buf, false) }
+
+// writeUnordered is write for lines whose order among themselves does
+// not matter (see Process.SendBatchThen): a line that is no request does
+// not hold back the lines after it, but every line is handed over before
+// it returns, within RequestTimeout of the last POST. Each round trip of
+// a notification waited for in turn was most of the wall time of a
+// property sequence over HTTP.
+func (l *httpLink) writeUnordered(buf []byte) error { return l.writeLines(buf, true) }
+
+func (l *httpLink) writeLines(buf []byte, unordered bool) error {
+	var out []chan struct{} // lines not yet handed over (unordered)
+	var err error
+	for len(buf) > 0 && err == nil {
 		i := bytes.IndexByte(buf, '\n')
 		if i < 0 {
 			i = len(buf)
 		}
 		line := bytes.Clone(buf[:i]) // buf is the runner's, reused after
 		buf = buf[min(i+1, len(buf)):]
-		if err := l.post(line); err != nil {
-			return err
+		var handed chan struct{}
+		if handed, err = l.post(line, !unordered); handed != nil {
+			out = append(out, handed)
 		}
 	}
-	return nil
+	if len(out) > 0 {
+		timer := time.NewTimer(l.p.cfg.RequestTimeout)
+		defer timer.Stop()
+		for _, handed := range out {
+			select {
+			case <-handed:
+			case <-timer.C:
+				return err
+			case <-l.ended:
+				return err
+			}
+		}
+	}
+	return err
 }
 
 // sessionOver returns the error of a send to a session that has ended,
@@ -529,16 +555,18 @@ func (l *httpLink) sessionOver() error {
 	}
 }
 
-// post sends one line.
-func (l *httpLink) post(body []byte) error {
+// post sends one line and waits until it is handed over (see write); with
+// wait false, a line that is no request is not waited for: post returns
+// the channel closed once it is.
+func (l *httpLink) post(body []byte, wait bool) (chan struct{}, error) {
 	if err := l.sessionOver(); err != nil {
-		return err
+		return nil, err
 	}
 	o := readOutbound(body)
 	if o.kind == "notification" && o.method == protocol.NotifCancelled && l.modern(o) && l.closeStream(o.requestID) {
 		// Over 2026-07-28 Streamable HTTP closing the request's stream
 		// is the cancellation; the notification is not sent.
-		return nil
+		return nil, nil
 	}
 	modern := l.modern(o)
 	if !modern {
@@ -555,12 +583,12 @@ func (l *httpLink) post(body []byte) error {
 	if mode == HTTPSSE {
 		if err := l.openSSE(); err != nil {
 			l.noAnswer(o, err)
-			return nil
+			return nil, nil
 		}
 	}
 	req, x, err := l.newPost(o)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	timer := time.NewTimer(l.p.cfg.RequestTimeout)
 	defer timer.Stop()
@@ -568,19 +596,22 @@ func (l *httpLink) post(body []byte) error {
 	case l.sem <- struct{}{}:
 	case <-timer.C:
 		l.p.note(fmt.Sprintf("HTTP POST %s: %d requests of the session still await their answer after %v", x.Path, maxHTTPInFlight, l.p.cfg.RequestTimeout))
-		return fmt.Errorf("runner: send: the server took no new request within %v: %w", l.p.cfg.RequestTimeout, ErrTimeout)
+		return nil, fmt.Errorf("runner: send: the server took no new request within %v: %w", l.p.cfg.RequestTimeout, ErrTimeout)
 	case <-l.ended:
-		return l.sessionOver()
+		return nil, l.sessionOver()
 	}
 	handed := make(chan struct{})
 	l.wg.Add(1)
 	go l.exchange(req, x, o, handed)
+	if !wait && o.kind != "request" {
+		return handed, nil
+	}
 	select {
 	case <-handed:
 	case <-timer.C:
 	case <-l.ended:
 	}
-	return nil
+	return nil, nil
 }
 
 // awaitSession waits, within the wait for a first answer, while an

@@ -684,3 +684,65 @@ func TestHTTPProbe(t *testing.T) {
 		t.Errorf("a probe over stdio did not fail")
 	}
 }
+
+// TestHTTPSendBatchThen: the notifications before the last line go out
+// together (the server holds each until it has seen them all, which a
+// POST after another's answer would never let it), and the last line
+// only once every one of them is answered.
+func TestHTTPSendBatchThen(t *testing.T) {
+	const n = 8
+	var mu sync.Mutex
+	arrived, answered, answeredAtLast := 0, 0, -1
+	all := make(chan struct{})
+	together := true
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m := rpcRequest(t, r)
+		if m.Kind() == protocol.KindNotification {
+			mu.Lock()
+			if arrived++; arrived == n {
+				close(all)
+			}
+			mu.Unlock()
+			select {
+			case <-all:
+			case <-time.After(30 * time.Second):
+				mu.Lock()
+				together = false
+				mu.Unlock()
+			}
+			mu.Lock()
+			answered++
+			mu.Unlock()
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		mu.Lock()
+		answeredAtLast = answered
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+	}))
+	t.Cleanup(srv.Close)
+	p := startSession(t, srv.URL, HTTPOptions{}, Config{Protocol: protocol.Modern, RequestTimeout: time.Minute})
+	var lines, keys []string
+	for i := range n {
+		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/mcpconform/probe","params":{"i":%d}}`, i))
+		keys = append(keys, "")
+	}
+	lines = append(lines, `{"jsonrpc":"2.0","id":"last","method":"`+protocol.MethodDiscover+`"}`)
+	keys = append(keys, `"last"`)
+	if sent, err := p.SendBatchThen(lines, keys); err != nil || sent != len(lines) {
+		t.Fatalf("sent %d of %d: %v", sent, len(lines), err)
+	}
+	if _, err := p.Await(testCtx(t), json.RawMessage(`"last"`)); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !together {
+		t.Errorf("the notifications were not in flight together")
+	}
+	if answeredAtLast != n {
+		t.Errorf("the last line went out after %d of %d notifications were answered", answeredAtLast, n)
+	}
+}

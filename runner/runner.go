@@ -850,11 +850,36 @@ func (p *Process) SendBatch(lines, keys []string) (int, error) {
 	if len(keys) != len(lines) {
 		return 0, errors.New("runner: SendBatch: a key for each line")
 	}
-	return p.sendBatch(lines, keys)
+	return p.sendBatch(lines, keys, false)
+}
+
+// SendBatchThen is SendBatch for lines whose order among themselves no
+// verdict rests on, followed by a last line that must follow them all
+// (a barrier). Over HTTP, where each line is a POST of its own, the
+// lines before the last go out without waiting for the answer to a
+// notification among them, and the last goes out once each is handed
+// over: a request written, anything else answered. Over stdio it is
+// SendBatch: a pipe keeps the order anyway.
+func (p *Process) SendBatchThen(lines, keys []string) (int, error) {
+	if len(keys) != len(lines) {
+		return 0, errors.New("runner: SendBatchThen: a key for each line")
+	}
+	if p.link == nil || len(lines) < 2 {
+		return p.sendBatch(lines, keys, false)
+	}
+	n := len(lines) - 1
+	sent, err := p.sendBatch(lines[:n], keys[:n], true)
+	if err != nil {
+		return sent, err
+	}
+	last, err := p.sendBatch(lines[n:], keys[n:], false)
+	return sent + last, err
 }
 
 // sendBatch is SendBatch; keys nil notes no line as a pending request.
-func (p *Process) sendBatch(lines, keys []string) (int, error) {
+// With unordered, an HTTP session sends the lines of each batch as
+// SendBatchThen sends the lines before its last.
+func (p *Process) sendBatch(lines, keys []string, unordered bool) (int, error) {
 	for _, l := range lines {
 		if strings.IndexByte(l, '\n') >= 0 {
 			return 0, errors.New("runner: line to send contains a newline")
@@ -889,7 +914,11 @@ func (p *Process) sendBatch(lines, keys []string) (int, error) {
 			buf = append(append(buf, lines[i]...), '\n')
 		}
 		p.mu.Unlock()
-		if err := p.write(buf); err != nil {
+		write := p.write
+		if unordered {
+			write = p.link.writeUnordered
+		}
+		if err := write(buf); err != nil {
 			return sent, err
 		}
 		sent = end
@@ -970,7 +999,7 @@ func (p *Process) SendRequestLines(lines, keys []string) (int, error) {
 	}
 	p.mu.Unlock()
 	// Outstanding already: no key to note as pending.
-	sent, err := p.sendBatch(lines, nil)
+	sent, err := p.sendBatch(lines, nil, false)
 	if err != nil {
 		p.mu.Lock()
 		for _, key := range keys[sent:] {
