@@ -213,8 +213,10 @@ var asyncReferenceAside = map[string]Status{
 	"progress.request.token-type":           StatusNotExercised,
 	"progress.request.token-unique":         StatusNotExercised,
 	"cancellation.server.listen-teardown":   StatusNotExercised,
+	"cancellation.server.request-id":        StatusNotExercised,
 	"modern.listen.graceful-end":            StatusNotExercised,
 	"sampling.request.tool-results":         StatusNotExercised,
+	"sampling.request.tool-result-schema":   StatusNotExercised,
 	"elicitation.url-required.elicitations": StatusNotExercised,
 	"elicitation.complete.known-id":         StatusNotExercised,
 }

@@ -78,7 +78,12 @@ func init() {
 		one("resources-uri-unencoded", legacy, "resources.list.uri-rfc3986", StatusFail, `"bank://statements/2024 annual" (the character ' ')`),
 		mutantCase{Mutation: "completion-any-ref", Tweak: onlyChecks("completion.complete.invalid-ref"),
 			Want: eachRev("completion.complete.invalid-ref", StatusFail, `which the protocol does not define, returned a result: the reference is not validated`, protocol.AllRevisions...)},
-		one("completion-2024-unvalidated", protocol.Rev20241105, "completion.complete.validated", StatusWarn, "returned a result: its inputs are not validated"),
+		// Validating nothing, it also answers a reference type the
+		// protocol does not define.
+		mutantCase{Mutation: "completion-2024-unvalidated", Protocol: protocol.Rev20241105, Want: []mutantWant{
+			{ID: "completion.complete.validated", Revision: protocol.Rev20241105, Status: StatusWarn, Reason: "returned a result: its inputs are not validated"},
+			{ID: "completion.complete.invalid-ref", Revision: protocol.Rev20241105, Status: StatusFail, Reason: "which the protocol does not define, returned a result: the reference is not validated"},
+		}},
 		// A SHOULD before 2025-06-18, a MUST from it.
 		one("resources-updated-undeclared", protocol.Rev20250326, "resources.notify.updated-undeclared-early", StatusWarn, "without declaring resources.subscribe"),
 		one("resources-updated-undeclared", legacy, "resources.notify.updated-undeclared", StatusFail, "without declaring resources.subscribe"),
