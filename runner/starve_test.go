@@ -59,16 +59,16 @@ func TestLongestWait(t *testing.T) {
 	}
 }
 
-// TestStarvedWaitGoesOn starves a server: it needs 300ms of CPU before it
-// answers, on a CPU it shares with five busy processes, so that it takes
-// about two seconds, twice its bound. The bound counts only the time the
+// TestStartAllowanceCountsCPUWait starves a starting server: it needs
+// 300ms of CPU before it answers, on a CPU it shares with five busy
+// processes, so that it takes about two seconds, twice its bound. The bound counts only the time the
 // server could run: the request is answered, and CPUWaits says how long
 // the server waited for the CPU, while the transcript does not. (Without
 // the extension the request times out at one second.) A machine already
 // loaded beside the busy processes can starve the server past the
 // extension's own bound (four bounds); the wait then ends, with the
 // server's wait noted and the bound unchanged in the error.
-func TestStarvedWaitGoesOn(t *testing.T) {
+func TestStartAllowanceCountsCPUWait(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("schedstat is Linux's")
 	}
