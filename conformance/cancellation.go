@@ -348,6 +348,20 @@ func init() {
 	})
 
 	Register(Check{
+		ID:          "cancellation.server.request-id",
+		Title:       "A server cancel names the request it cancels",
+		Requirement: "In 2025-11-25, where the schema makes requestId optional for the sake of tasks, every notifications/cancelled the server sends carries requestId: one without it cancels a request without naming it, or cancels a task, which takes tasks/cancel; not exercised when the server sends no cancel.",
+		Authority: MCP(protocol.Rev20251125, "schema.ts", "CancelledNotificationParams.requestId",
+			"This MUST be provided for cancelling non-task requests."),
+		Also: []Authority{MCP(protocol.Rev20251125, "schema.ts", "CancelledNotificationParams.requestId",
+			"This MUST NOT be used for cancelling tasks (use the `tasks/cancel` request instead).")},
+		Refs:      []SpecRef{cancellationRef(protocol.Rev20251125, "Behavior Requirements")},
+		Revisions: []string{protocol.Rev20251125},
+		Final:     true,
+		Run:       runServerCancelRequestID,
+	})
+
+	Register(Check{
 		ID:          "cancellation.server.listen-only",
 		Title:       "The server cancels only subscriptions/listen",
 		Requirement: "A 2026-07-28 server sends notifications/cancelled only to tear down a subscriptions/listen stream: its requestId names a subscriptions/listen request of the client.",
@@ -806,4 +820,32 @@ func cancelledKey(m *protocol.Message) string {
 		return ""
 	}
 	return protocol.IDKey(p.RequestID)
+}
+
+// runServerCancelRequestID reads every notifications/cancelled the server
+// sent for a requestId.
+func runServerCancelRequestID(t *T) {
+	t.settleTraffic()
+	msgs, _ := t.scanInbound()
+	n := 0
+	var without []inboundMessage
+	for _, m := range msgs {
+		if m.obj["method"] != protocol.NotifCancelled {
+			continue
+		}
+		n++
+		params, _ := member(m.obj, m.text, "params").(map[string]any)
+		if _, ok := params["requestId"]; !ok {
+			without = append(without, m)
+		}
+	}
+	if n == 0 {
+		t.NotExercised("the server sent no notifications/cancelled")
+	}
+	t.Expect("a requestId in each of %d server cancel(s)", n)
+	t.Actual("%d without one", len(without))
+	if len(without) > 0 {
+		t.evidenceLines(without, 3)
+		t.Failf("%d notifications/cancelled from the server carry no requestId: a request is cancelled without naming it, or a task without tasks/cancel", len(without))
+	}
 }

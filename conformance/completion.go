@@ -350,6 +350,47 @@ func init() {
 
 func init() {
 	Register(Check{
+		ID:          "completion.complete.invalid-ref",
+		Title:       "A completion request with an unknown reference type gets an error",
+		Requirement: `completion/complete whose ref.type is neither "ref/prompt" nor "ref/resource" gets a JSON-RPC error, not values; n/a when the server does not declare completions (from 2025-03-26) or does not serve completion/complete (2024-11-05, -32601).`,
+		Authority: MCP(protocol.Rev20251125, "server/utilities/completion.mdx", "Security",
+			"Implementations MUST: Validate all completion inputs").
+			WithNote("The reference is the input every completion request carries and the schema types exactly: a server that completes a reference of no defined type did not validate it."),
+		Refs:      []SpecRef{{Revision: protocol.Rev20251125, File: "schema.ts", Section: "CompleteRequestParams"}},
+		Revisions: modernAnd(Since(protocol.Rev20241105)),
+		Run:       runCompletionInvalidRef,
+	})
+}
+
+// runCompletionInvalidRef asks for a completion of a reference whose type
+// the protocol does not define; any error is the validation asked for
+// (the code is the Error Handling section's business).
+func runCompletionInvalidRef(t *T) {
+	if t.Revision() != protocol.Rev20241105 && !t.HasCapability("completions") {
+		t.NotApplicable("the server does not declare completions")
+	}
+	kind := fmt.Sprintf("ref/mcpconform-%08x", t.Rand().Uint32())
+	m, ok := t.budgeted(t.Session(), protocol.MethodComplete, map[string]any{
+		"ref":      map[string]any{"type": kind, "name": "a", "uri": "a"},
+		"argument": map[string]any{"name": "a", "value": ""},
+	})
+	if !ok {
+		t.budgetSpent()
+	}
+	if t.Revision() == protocol.Rev20241105 && m.Error != nil && m.Error.Code == protocol.CodeMethodNotFound {
+		t.NotApplicable("the server does not serve completion/complete (-32601)")
+	}
+	t.Expect("an error for the reference type %q", kind)
+	if m.Error != nil {
+		t.Actual("error %d", m.Error.Code)
+		return
+	}
+	t.Actual("a result: %s", clip2(string(m.Result), 120))
+	t.Failf("completion/complete for the reference type %q, which the protocol does not define, returned a result: the reference is not validated", kind)
+}
+
+func init() {
+	Register(Check{
 		ID:          "completion.complete.validated",
 		Title:       "Completion inputs are validated (2024-11-05)",
 		Requirement: "In 2024-11-05 (no completions capability yet), a server that answers completion/complete answers it for a prompt it never listed with an error, not with values; n/a when it does not serve completion/complete (-32601). From 2025-03-26 completion.complete.unknown-prompt asks for -32602.",

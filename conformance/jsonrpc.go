@@ -1042,7 +1042,7 @@ func responsesIn(r runner.Received) []map[string]any {
 	if r.Problem != nil || r.Msg == nil {
 		return nil
 	}
-	if obj, err := decodeObject(r.Raw); err == nil && isResponse(obj) {
+	if obj, err := decodeObject(r.Line()); err == nil && isResponse(obj) {
 		return []map[string]any{obj}
 	}
 	return nil

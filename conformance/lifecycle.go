@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -797,4 +798,67 @@ func newestOfEraIn(rev string, checked []string) bool {
 		}
 	}
 	return rev == newest
+}
+
+// The ping rate the suite calls excessive: more than one a second over a
+// process's whole life, once at least pingBurst pings were seen. Measured
+// over the whole life rather than between pings, so that lines read late
+// on a busy machine cannot raise it.
+const (
+	pingBurst     = 10
+	pingPerSecond = 1.0
+)
+
+func init() {
+	Register(Check{
+		ID:          "lifecycle.ping.excessive",
+		Title:       "The server does not ping excessively",
+		Requirement: "No server process sends the suite ping requests at more than one a second over its life once it has sent 10 or more; not exercised when the server sends no ping.",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/ping.mdx", "Implementation Considerations",
+			"Excessive pinging SHOULD be avoided to reduce network overhead"),
+		Refs:      []SpecRef{{Revision: protocol.Rev20251125, File: "basic/utilities/ping.mdx", Section: "Usage Patterns"}},
+		Revisions: Legacy(),
+		Final:     true,
+		Run:       runPingExcessive,
+	})
+}
+
+// runPingExcessive counts the pings each process of the revision sent.
+func runPingExcessive(t *T) {
+	t.settleTraffic()
+	t.env.mu.Lock()
+	conns := slices.Clone(t.env.conns)
+	t.env.mu.Unlock()
+	total := 0
+	var worst string
+	for _, c := range conns {
+		lines := c.p.Transcript()
+		if len(lines) == 0 {
+			continue
+		}
+		n := 0
+		for _, l := range lines {
+			if l.Dir != "recv" || !strings.Contains(l.Text, `"ping"`) {
+				continue
+			}
+			if kind, obj := classifyLine(l.Text); kind == lineMessage && obj["method"] == protocol.MethodPing && obj["id"] != nil {
+				n++
+			}
+		}
+		total += n
+		life := (lines[len(lines)-1].At - lines[0].At).Seconds()
+		if n >= pingBurst && float64(n) > pingPerSecond*life && worst == "" {
+			worst = fmt.Sprintf("%s sent %d pings in %.1f s", c.name, n, life)
+		}
+	}
+	if total == 0 {
+		t.NotExercised("the server sent no ping")
+	}
+	t.Expect("at most one ping a second once %d were sent", pingBurst)
+	if worst != "" {
+		t.Actual("%s", worst)
+		t.Failf("the server pings excessively: %s", worst)
+		return
+	}
+	t.Actual("%d ping(s) in %d process(es), none faster than one a second", total, len(conns))
 }

@@ -3,7 +3,9 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/runner"
@@ -36,7 +38,7 @@ func logMessages(items []runner.Received) []logMessage {
 			Level string `json:"level"`
 		}
 		_ = json.Unmarshal(r.Msg.Params, &p)
-		out = append(out, logMessage{Level: p.Level, Raw: string(r.Raw)})
+		out = append(out, logMessage{Level: p.Level, Raw: string(r.Line())})
 	}
 	return out
 }
@@ -383,4 +385,70 @@ func init() {
 				"a request with an unknown _meta logLevel got error %d, want -32602", true)
 		},
 	})
+}
+
+func init() {
+	Register(Check{
+		ID:          "logging.message.logger-consistent",
+		Title:       "One logger, one name",
+		Requirement: "No two logger names of the notifications/message the server sends differ only in case, spaces or punctuation (\"db\", \"DB\", \"d.b \"): one logger named two ways; not exercised when no message names its logger.",
+		Authority: MCP(protocol.Rev20251125, "server/utilities/logging.mdx", "Implementation Considerations",
+			"Servers SHOULD: Use consistent logger names").
+			WithNote("What names a logger is the server's choice; the same logger spelled two ways is the inconsistency a client filtering by logger can see."),
+		Refs:  []SpecRef{{Revision: protocol.Rev20251125, File: "schema.ts", Section: "LoggingMessageNotificationParams"}},
+		Final: true,
+		Run:   runLoggerConsistent,
+	})
+}
+
+// runLoggerConsistent groups the logger names the server used by their
+// letters and digits, case folded.
+func runLoggerConsistent(t *T) {
+	t.settleTraffic()
+	msgs, _ := t.scanInbound()
+	spellings := map[string][]string{}
+	var keys []string
+	for _, m := range msgs {
+		if m.obj["method"] != protocol.NotifMessage {
+			continue
+		}
+		var n struct {
+			Params struct {
+				Logger *string `json:"logger"`
+			} `json:"params"`
+		}
+		if json.Unmarshal([]byte(m.text), &n) != nil || n.Params.Logger == nil {
+			continue
+		}
+		name := *n.Params.Logger
+		key := loggerKey(name)
+		if _, seen := spellings[key]; !seen {
+			keys = append(keys, key)
+		}
+		if !slices.Contains(spellings[key], name) {
+			spellings[key] = append(spellings[key], name)
+		}
+	}
+	if len(keys) == 0 {
+		t.NotExercised("no notifications/message named its logger")
+	}
+	t.Expect("each logger under one name")
+	for _, k := range keys {
+		if names := spellings[k]; len(names) > 1 {
+			t.Actual("%q", names)
+			t.Failf("the logger names %q and %q differ only in case, spaces or punctuation: one logger named two ways", names[0], names[1])
+			return
+		}
+	}
+	t.Actual("%d logger name(s), each spelled one way", len(keys))
+}
+
+// loggerKey folds a logger name to its lower-case letters and digits.
+func loggerKey(name string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, name)
 }

@@ -40,6 +40,11 @@ func (t *T) serverMetaKeys() []metaKey {
 		if method == "" && p.Request != nil {
 			method = p.Request.Method + " result"
 		}
+		// Most messages have no _meta: those are not decoded. A key can
+		// be spelt with escapes, so a message with one is.
+		if !strings.Contains(p.Raw, "_meta") && !strings.Contains(p.Raw, `\u`) {
+			continue
+		}
 		var v any
 		if json.Unmarshal([]byte(p.Raw), &v) != nil {
 			continue

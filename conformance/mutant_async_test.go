@@ -131,6 +131,13 @@ func init() {
 			mutantWant{ID: "tasks.cancel.cancelled", Revision: protocol.Rev20251125, Status: StatusFail, Optional: true},
 			mutantWant{ID: "tasks.list.contains", Revision: protocol.Rev20251125, Status: StatusFail, Optional: true},
 			mutantWant{ID: "tasks.progress.related-task", Revision: protocol.Rev20251125, Status: StatusFail, Optional: true})...),
+		mutantCase{Mutation: "task-result-not-ready", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: onlyChecks("tasks.*"), Want: []mutantWant{
+			{ID: "tasks.result.blocks", Revision: protocol.Rev20251125, Status: StatusFail, Reason: `returned error -32603, and tasks/get sent after that answer still reports the task "working"`},
+			// The task run takes the answer for the task's end: what it
+			// does next meets a task still working.
+			{ID: "tasks.cancel.terminal", Revision: protocol.Rev20251125, Status: StatusFail, Optional: true},
+			{ID: "tasks.progress.related-task", Revision: protocol.Rev20251125, Status: StatusFail, Optional: true},
+		}},
 		asyncCase("task-ttl-unbounded", eachRev("tasks.ttl.bounded", StatusWarn, "asked for ttl 1000000000000, the server granted 1000000000000: no maximum is enforced", protocol.Rev20251125)...),
 		asyncCase("task-required-plain-accepted", eachRev("tasks.tool.required", StatusFail, "the plain call of demo.work, whose taskSupport is required, returned a result", protocol.Rev20251125)...),
 		asyncCase("task-list-cursor-ignored", eachRev("tasks.list.cursor-invalid", StatusFail, "tasks/list with a cursor the server never issued returned a result", protocol.Rev20251125)...),
@@ -175,6 +182,8 @@ func init() {
 			eachRev("tools.shape.messages", StatusFail, "want object, got array (valid under 2025-11-25, which the session did not negotiate)", protocol.Rev20250618))...),
 		// Only the sampling checks and the shape check of what the
 		// server sends: nothing else reads a sampling request's history.
+		mutantCase{Mutation: "sampling-tool-result-off-schema", Args: []string{"-async"}, Tweak: onlyChecks("sampling.request.tool-result-schema"),
+			Want: eachRev("sampling.request.tool-result-schema", StatusWarn, `structuredContent does not conform to the outputSchema: the tool result "mutant-call" of mutant_balance`, protocol.Rev20251125, protocol.Modern)},
 		mutantCase{Mutation: "sampling-tool-result-unmatched", Args: []string{"-async"}, Protocol: protocol.Rev20251125, Tweak: func(o *Options) { o.Only = []string{"sampling.*", "tools.shape.messages"} },
 			Want: eachRev("sampling.request.tool-results", StatusFail, `answers toolUseId "mutant-orphan", which no earlier tool use has`, protocol.Rev20251125)},
 		asyncCase("server-request-token-float", eachRev("progress.request.token-type", StatusFail, "carry a progressToken that is neither a string nor an integer", asyncLegacy...)...),

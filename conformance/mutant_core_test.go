@@ -1,6 +1,10 @@
 package conformance
 
-import "time"
+import (
+	"time"
+
+	"github.com/mcpconform/mcpconform/protocol"
+)
 
 // Checks of other areas that judge the same faults as ours: the shape
 // checker validates every message, the modern result checks every result,
@@ -27,6 +31,11 @@ func init() {
 	// 2025-11-25, trace context in 2026-07-28).
 	metaRevs := modernAnd(Since("2025-06-18"))
 	addMutantCases(
+		mutantCase{Mutation: "cancel-no-request-id", Protocol: protocol.Rev20251125, Tweak: onlyChecks("cancellation.server.*", "tools.list.shape"),
+			Want: eachRev("cancellation.server.request-id", StatusFail, "notifications/cancelled from the server carry no requestId", protocol.Rev20251125)},
+		// The lifecycle checks give the flood traffic to count.
+		mutantCase{Mutation: "ping-flood", Protocol: protocol.Rev20251125, Tweak: onlyChecks("lifecycle.ping.*", "lifecycle.version.*"),
+			Want: eachRev("lifecycle.ping.excessive", StatusWarn, "the server pings excessively: session sent", protocol.Rev20251125)},
 		mutantCase{Mutation: "meta-key-empty-label", Want: revFail("jsonrpc.meta.prefix", `"com..example/note" (its prefix is not a series of labels separated by dots`, metaRevs)},
 		mutantCase{Mutation: "meta-key-bad-label", Want: revFail("jsonrpc.meta.labels", `"com.my_org/note" (label "my_org"`, metaRevs)},
 		mutantCase{Mutation: "meta-key-bad-name", Want: revFail("jsonrpc.meta.name", `"com.example/_note" (name "_note"`, metaRevs)},

@@ -7,6 +7,12 @@ import (
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
+// onlyChecks narrows a mutant run to the checks a fault concerns, so that
+// the case costs one short run rather than the whole catalogue.
+func onlyChecks(patterns ...string) func(*Options) {
+	return func(o *Options) { o.Only = patterns }
+}
+
 // Mutant cases for the resources, prompts, completion and logging checks;
 // the mutations live in internal/fixtures/mutant/mutations_resources.go.
 // A fault that does not depend on the revision is run under one legacy
@@ -70,6 +76,8 @@ func init() {
 		one("resources-read-any-uri", legacy, "resources.read.invalid-uri", StatusFail, `resources/read of "mcpconform not a uri", which is no URI, returned a result`),
 		one("resources-read-any-uri", modern, "resources.read.invalid-uri", StatusFail, `resources/read of "mcpconform not a uri", which is no URI, returned a result`),
 		one("resources-uri-unencoded", legacy, "resources.list.uri-rfc3986", StatusFail, `"bank://statements/2024 annual" (the character ' ')`),
+		mutantCase{Mutation: "completion-any-ref", Tweak: onlyChecks("completion.complete.invalid-ref"),
+			Want: eachRev("completion.complete.invalid-ref", StatusFail, `which the protocol does not define, returned a result: the reference is not validated`, protocol.AllRevisions...)},
 		one("completion-2024-unvalidated", protocol.Rev20241105, "completion.complete.validated", StatusWarn, "returned a result: its inputs are not validated"),
 		// A SHOULD before 2025-06-18, a MUST from it.
 		one("resources-updated-undeclared", protocol.Rev20250326, "resources.notify.updated-undeclared-early", StatusWarn, "without declaring resources.subscribe"),
@@ -116,6 +124,11 @@ func init() {
 		one("logging-undeclared-modern", modern, "logging.modern.capability", StatusFail, "notifications/message but server/discover does not declare logging"),
 		one("logging-set-level-error", legacy, "logging.set-level.result", StatusWarn, "failed with error -32603"),
 		one("logging-invalid-level-accepted", protocol.Rev20241105, "logging.set-level.invalid", StatusWarn, "returned a result instead of error -32602"),
+		mutantCase{Mutation: "logging-logger-renamed", Tweak: onlyChecks("logging.*"), Want: []mutantWant{
+			{ID: "logging.message.logger-consistent", Revision: legacy, Status: StatusWarn, Reason: "differ only in case, spaces or punctuation: one logger named two ways"},
+			{ID: "logging.message.logger-consistent", Revision: modern, Status: StatusWarn, Reason: "differ only in case, spaces or punctuation: one logger named two ways"},
+			{ID: "logging.message.logger-consistent", Status: StatusWarn, Optional: true},
+		}},
 		one("logging-ignores-level", legacy, "logging.set-level.filter", StatusWarn, "after logging/setLevel info the server sent 1 message(s) below it: debug"),
 		mutantCase{Mutation: "logging-modern-unrequested", Protocol: modern, Want: []mutantWant{
 			{ID: "logging.modern.unrequested", Revision: modern, Status: StatusFail, Reason: "notifications/message for requests without _meta logLevel"},

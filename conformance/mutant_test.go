@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
+	"github.com/mcpconform/mcpconform/internal/fixtures/mutant"
 	"github.com/mcpconform/mcpconform/internal/reportcheck"
 )
 
@@ -75,17 +76,30 @@ func TestMain(m *testing.M) {
 	fixturebin.MainTrampoline(m)
 }
 
-// mutantBinary returns internal/fixtures/mutant, built once per test binary.
+// mutantBinary returns the mutant command, built once per test binary.
 func mutantBinary(t testing.TB) string {
 	t.Helper()
-	return fixturebin.Build(t, "internal/fixtures/mutant")
+	return fixturebin.Build(t, "internal/fixtures/mutant/cmd/mutant")
 }
 
-// runMutant runs the catalogue against one mutation.
+// runMutant runs the catalogue against one mutation, every server a
+// process.
 func runMutant(t *testing.T, c mutantCase) *Report {
+	t.Helper()
+	return runMutantServed(t, c, false)
+}
+
+// runMutantServed is runMutant that, when served, serves the processes of
+// the checks that judge messages in this program (Options.Serve): the era
+// probes, the revisions' sessions and the stdio checks still run the
+// command.
+func runMutantServed(t *testing.T, c mutantCase, served bool) *Report {
 	t.Helper()
 	cmd := append([]string{mutantBinary(t), "-mutation", c.Mutation}, c.Args...)
 	opts := Options{Command: cmd, Protocol: c.Protocol, Timeout: 2 * time.Second, ShutdownGrace: 500 * time.Millisecond}
+	if served {
+		opts.Serve = mutant.Serve
+	}
 	if c.Profile {
 		opts.Profile = referenceProfile(t)
 	}
@@ -112,7 +126,7 @@ func TestMutants(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.Mutation, func(t *testing.T) {
 			t.Parallel()
-			rep := runMutant(t, c)
+			rep := runMutantServed(t, c, servedMutant(t, c))
 			reportcheck.Schemas(t, rep)
 			if c.Mutation == certificateMutant {
 				checkCertificate(t, rep, "failing-server")
@@ -122,6 +136,22 @@ func TestMutants(t *testing.T) {
 			}
 		})
 	}
+}
+
+// servedMutant reports whether TestMutants serves c in this program
+// (runMutantServed), which saves most of a run's process starts: every
+// case but the baseline, which keeps a whole run of the real command, the
+// certificate's server, whose certificate names a command, and the faults
+// only a process shows (mutant.ProcessOnly).
+func servedMutant(t *testing.T, c mutantCase) bool {
+	if c.Mutation == "none" || c.Mutation == certificateMutant {
+		return false
+	}
+	if why := mutant.ProcessOnly(append([]string{"-mutation", c.Mutation}, c.Args...)); why != "" {
+		t.Logf("served as a process: %s", why)
+		return false
+	}
+	return true
 }
 
 // judgeMutant compares a report with the wanted verdicts and returns the

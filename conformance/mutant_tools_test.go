@@ -71,6 +71,8 @@ func init() {
 			{ID: "property.tools.list-stable", Status: StatusWarn, Optional: true}}},
 		mutantCase{Mutation: "tools-list-changes-silently", Args: []string{"-async"}, Protocol: protocol.Modern, Tweak: skipProperty, Want: []mutantWant{
 			{ID: "tools.notify.list-changed-sent", Revision: protocol.Modern, Status: StatusWarn, Reason: "the tools list changed without notifications/tools/list_changed (fresh-"}}},
+		mutantCase{Mutation: "tools-schema-draft07", Tweak: onlyChecks("tools.schema.*", "tools.list.shape"),
+			Want: each("tools.schema.dialect", StatusWarn, `the inputSchema of accounts.balance declares "http://json-schema.org/draft-07/schema#", not JSON Schema 2020-12`, named...)},
 		mutantCase{Mutation: "mcp-header-space", Protocol: protocol.Modern, Want: each("tools.mcp-header.valid", StatusFail, `x-mcp-header "Mutant Region" holds ' ', which is no HTTP token character`, modern...)},
 		mutantCase{Mutation: "discover-hide-tools", Protocol: protocol.Modern, Want: each("tools.capability.declared", StatusFail, "tools/list lists", modern...)},
 		mutantCase{Mutation: "tools-embedded-without-resources", Protocol: protocol.Rev20251125, Tweak: skipProperty, Want: each("tools.call.embedded-resources", StatusWarn, "embed a resource, but the server does not declare the resources capability", protocol.Rev20251125)},

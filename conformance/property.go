@@ -968,7 +968,7 @@ func runNotificationsUnanswered(t *T) {
 		var problems []string
 		for _, r := range run.Received {
 			if r.Msg != nil && r.Msg.Kind() == protocol.KindResponse {
-				problems = append(problems, fmt.Sprintf("a notification was answered: %s", r.Raw))
+				problems = append(problems, fmt.Sprintf("a notification was answered: %s", r.Line()))
 			}
 		}
 		if !run.Answered {

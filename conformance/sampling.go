@@ -444,3 +444,119 @@ func atModern(a Authority) Authority {
 	a.Revision = protocol.Modern
 	return a
 }
+
+func init() {
+	Register(Check{
+		ID:          "sampling.request.tool-result-schema",
+		Title:       "A tool result in a sampling history conforms to its tool's outputSchema",
+		Requirement: "In every sampling/createMessage request the server sent the suite, the structuredContent of a tool_result conforms to the outputSchema of the tool it answers (the tool of the tool use with its toolUseId, among the request's tools); not exercised when no such tool result carries structuredContent for a tool with an outputSchema.",
+		Authority: MCP(protocol.Rev20251125, "schema.ts", "ToolResultContent.structuredContent",
+			"If the tool defined an outputSchema, this SHOULD conform to that schema."),
+		Also: []Authority{MCP(protocol.Modern, "schema.ts", "ToolResultContent.structuredContent",
+			"If the tool defined an Tool.outputSchema, this SHOULD conform to that schema.")},
+		Refs:      []SpecRef{samplingRef(protocol.Rev20251125, "Tool Result Messages")},
+		Revisions: append(Since(protocol.Rev20251125), protocol.Modern),
+		Final:     true,
+		Run:       runToolResultSchema,
+	})
+}
+
+// runToolResultSchema validates the structured tool results of every
+// sampling request against the outputSchema the same request gives their
+// tool.
+func runToolResultSchema(t *T) {
+	requireAsked(t, samplingFeature)
+	t.settleTraffic()
+	judged := 0
+	var bad []string
+	var faulty []clientAsk
+	for _, a := range t.env.asks() {
+		if a.method != protocol.MethodSampling {
+			continue
+		}
+		for _, r := range structuredToolResults(a.params) {
+			c := t.env.eng.compiled(r.schema, t.Revision())
+			if c.err != nil {
+				t.Logf("the outputSchema of %s in a sampling request does not compile: %v", r.tool, headLine(c.err.Error()))
+				continue
+			}
+			judged++
+			v, err := decodeForSchema(r.content)
+			if err == nil {
+				err = c.sch.Validate(v)
+			}
+			if err != nil {
+				bad = append(bad, fmt.Sprintf("the tool result %q of %s (request during the call of %s): %s", r.id, r.tool, a.tool, headLine(err.Error())))
+				faulty = append(faulty, a)
+			}
+		}
+	}
+	if judged == 0 {
+		t.NotExercised("no sampling/createMessage request the server sent carries a structured tool result for a tool with an outputSchema")
+	}
+	citeAsks(t, faulty)
+	t.Expect("each of %d structured tool result(s) valid against its tool's outputSchema", judged)
+	t.Actual("%d not", len(bad))
+	if len(bad) > 0 {
+		t.Failf("structuredContent does not conform to the outputSchema: %s", clipList(bad, 3))
+	}
+}
+
+// structuredToolResult is a tool_result block of a sampling history with
+// structuredContent, and the outputSchema of the tool it answers.
+type structuredToolResult struct {
+	id, tool        string
+	content, schema json.RawMessage
+}
+
+// structuredToolResults finds the tool results of a sampling request's
+// messages whose tool (named by the tool use they answer) has an
+// outputSchema among the request's tools.
+func structuredToolResults(params json.RawMessage) []structuredToolResult {
+	type block struct {
+		Type              string          `json:"type"`
+		ID                string          `json:"id"`
+		Name              string          `json:"name"`
+		ToolUseID         string          `json:"toolUseId"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	}
+	var p struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+		Tools []struct {
+			Name         string          `json:"name"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return nil
+	}
+	schemas := map[string]json.RawMessage{}
+	for _, tl := range p.Tools {
+		if len(tl.OutputSchema) > 0 {
+			schemas[tl.Name] = tl.OutputSchema
+		}
+	}
+	names := map[string]string{} // tool use id -> tool name
+	var out []structuredToolResult
+	for _, m := range p.Messages {
+		var blocks []block
+		var one block
+		if json.Unmarshal(m.Content, &blocks) != nil && json.Unmarshal(m.Content, &one) == nil {
+			blocks = []block{one}
+		}
+		for _, b := range blocks {
+			switch b.Type {
+			case "tool_use":
+				names[b.ID] = b.Name
+			case "tool_result":
+				name := names[b.ToolUseID]
+				if s, ok := schemas[name]; ok && len(b.StructuredContent) > 0 {
+					out = append(out, structuredToolResult{id: b.ToolUseID, tool: name, content: b.StructuredContent, schema: s})
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1621,6 +1621,18 @@ func init() {
 	})
 
 	Register(Check{
+		ID:          "tasks.result.blocks",
+		Title:       "tasks/result waits for the task to end",
+		Requirement: "tasks/result of a task that is still working is answered when the task ends, with its result: an error for a task that then completes fails; a result is judged only when the server was seen reading tasks/result while the task ran (a tasks/get sent right behind it answered first, with the task not ended).",
+		Authority: MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Result Retrieval",
+			"When a receiver receives a `tasks/result` request for a task in any other non-terminal status (`working` or `input_required`), it MUST block the response until the task reaches a terminal status."),
+		Refs:       []SpecRef{tasksRef("Task Status Lifecycle")},
+		Revisions:  Since(protocol.Rev20251125),
+		Capability: "tasks",
+		Run:        runTaskResultBlocks,
+	})
+
+	Register(Check{
 		ID:          "tasks.answer.no-related-task",
 		Title:       "tasks/get, tasks/list and tasks/cancel results do not repeat the task id in _meta",
 		Requirement: "The results of tasks/get, tasks/list and tasks/cancel carry no _meta io.modelcontextprotocol/related-task: the task id is in the result.",
@@ -1749,4 +1761,31 @@ func answerText(m *protocol.Message) string {
 		return fmt.Sprintf("error %d", m.Error.Code)
 	}
 	return "a result"
+}
+
+// runTaskResultBlocks judges the tasks/result the task run sent while its
+// task was working, by the tasks/get sent once its answer had arrived: a
+// task that is still not ended then was not ended when tasks/result was
+// answered, since no terminal status is ever left.
+func runTaskResultBlocks(t *T) {
+	run := observeTasks(t)
+	id := requireTask(t, run)
+	after, ok := taskOf(run.after)
+	if !ok {
+		t.NotVerified("tasks/get of %s after tasks/result got no task", id)
+	}
+	answer := "a result"
+	if run.result.Error != nil {
+		answer = fmt.Sprintf("error %d", run.result.Error.Code)
+	}
+	t.Expect("tasks/result answered once the task ended")
+	t.Actual("%s; tasks/get after it: %q", answer, after.Status)
+	switch after.Status {
+	case protocol.TaskStatusWorking, protocol.TaskStatusInputReq:
+		t.Failf("tasks/result of %s returned %s, and tasks/get sent after that answer still reports the task %q: the answer did not wait for its terminal status", id, answer, after.Status)
+		return
+	}
+	if !run.held {
+		t.NotVerified("tasks/result of %s was not shown read while the task ran (the tasks/get sent behind it was not answered first with the task running): the task may have ended before the server read it", id)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unique"
 	"weak"
 
 	"github.com/mcpconform/mcpconform/conformance/shape"
@@ -54,6 +55,9 @@ type decodedPage struct {
 	raw []byte
 	res protocol.ListToolsResult
 	err error
+	// long holds the run's one copy of each long text of the page's tools
+	// (shareLongText) while the page lives.
+	long []unique.Handle[string]
 
 	toolsOnce sync.Once
 	tools     []byte
@@ -142,11 +146,33 @@ func (c *pageCache) decode(raw []byte) *decodedPage {
 	c.mu.Unlock()
 	p := &decodedPage{raw: raw}
 	p.err = json.Unmarshal(raw, &p.res)
+	p.shareLongText()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	live := slices.DeleteFunc(c.pages[h], func(w weak.Pointer[decodedPage]) bool { return w.Value() == nil })
 	c.pages[h] = append(live, weak.Make(p))
 	return p
+}
+
+// longText is the length from which a tool's name, title or description
+// is held once for the run, however many pages carry it.
+const longText = 4 << 10
+
+// shareLongText makes each long text of the page's tools the run's one
+// copy of it: a server with megabyte names sends them in the tool list of
+// every revision, in pages that differ in other bytes (their _meta, say),
+// and each decoding would hold megabytes of its own.
+func (d *decodedPage) shareLongText() {
+	for i := range d.res.Tools {
+		t := &d.res.Tools[i]
+		for _, s := range []*string{&t.Name, &t.Title, &t.Description} {
+			if len(*s) >= longText {
+				h := unique.Make(*s)
+				*s = h.Value()
+				d.long = append(d.long, h)
+			}
+		}
+	}
 }
 
 // page decodes m's result as a tools/list page through the run's cache; the
@@ -421,6 +447,19 @@ func init() {
 				t.NotApplicable("tools/list lists no tools")
 			}
 		},
+	})
+
+	Register(Check{
+		ID:          "tools.schema.dialect",
+		Title:       "Tool schemas use JSON Schema 2020-12",
+		Requirement: "From 2025-11-25, no tool's inputSchema or outputSchema declares a $schema other than JSON Schema 2020-12 (a schema without $schema is 2020-12 by default).",
+		Authority: MCP(protocol.Rev20251125, "basic/index.mdx", "Schema Dialect",
+			"Recommendation: Implementors are RECOMMENDED to use JSON Schema 2020-12."),
+		Refs:       []SpecRef{{Revision: protocol.Rev20251125, File: "basic/index.mdx", Section: "JSON Schema Usage"}},
+		Revisions:  modernAnd(Since(protocol.Rev20251125)),
+		Capability: "tools",
+		Prereqs:    []string{"tools.list.shape"},
+		Run:        runSchemaDialect,
 	})
 
 	Register(Check{
@@ -1634,4 +1673,40 @@ func swapCase(s string) string {
 		}
 		return unicode.ToUpper(r)
 	}, s)
+}
+
+// dialect2020 is the $schema of JSON Schema 2020-12, with or without its
+// empty fragment.
+var dialect2020 = []string{"https://json-schema.org/draft/2020-12/schema", "https://json-schema.org/draft/2020-12/schema#"}
+
+// runSchemaDialect reads the $schema at the top of every tool schema.
+func runSchemaDialect(t *T) {
+	tools := t.mustTools()
+	if len(tools) == 0 {
+		t.NotApplicable("tools/list lists no tools")
+	}
+	n := 0
+	var other []string
+	for _, tl := range tools {
+		for _, s := range []struct {
+			member string
+			raw    json.RawMessage
+		}{{"inputSchema", tl.InputSchema}, {"outputSchema", tl.OutputSchema}} {
+			var top struct {
+				Schema *string `json:"$schema"`
+			}
+			if len(s.raw) == 0 || json.Unmarshal(s.raw, &top) != nil {
+				continue
+			}
+			n++
+			if top.Schema != nil && !slices.Contains(dialect2020, *top.Schema) {
+				other = append(other, fmt.Sprintf("the %s of %s declares %q", s.member, tl.Name, *top.Schema))
+			}
+		}
+	}
+	t.Expect("every tool schema in JSON Schema 2020-12")
+	t.Actual("%d schema(s), %d in another dialect", n, len(other))
+	if len(other) > 0 {
+		t.Failf("%s, not JSON Schema 2020-12 (and %d more)", other[0], len(other)-1)
+	}
 }

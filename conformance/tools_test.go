@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/mcpconform/mcpconform/protocol"
 )
@@ -201,5 +202,29 @@ func TestRawOfLongResult(t *testing.T) {
 	}
 	if !reflect.DeepEqual(a, b) {
 		t.Error("rawOf of a long result decodes to another value than json.Marshal's")
+	}
+}
+
+// TestPageCacheSharesLongText: pages that differ in other bytes but carry
+// the same long tool name and description hold one copy of each, and
+// short texts are left as decoded.
+func TestPageCacheSharesLongText(t *testing.T) {
+	var c pageCache
+	name, desc := strings.Repeat("n", longText), strings.Repeat("d", longText)
+	tool := `{"name":"` + name + `","description":"` + desc + `","title":"short","inputSchema":{"type":"object"}}`
+	a := c.decode([]byte(`{"tools":[` + tool + `]}`))
+	b := c.decode([]byte(`{"tools":[` + tool + `],"_meta":{"x":1}}`))
+	if a == b || a.err != nil || b.err != nil {
+		t.Fatalf("the pages were not decoded apart: %v %v", a.err, b.err)
+	}
+	ta, tb := a.res.Tools[0], b.res.Tools[0]
+	if ta.Name != name || ta.Description != desc || ta.Title != "short" {
+		t.Fatalf("decoded %d-byte name, %d-byte description, title %q", len(ta.Name), len(ta.Description), ta.Title)
+	}
+	if unsafe.StringData(ta.Name) != unsafe.StringData(tb.Name) || unsafe.StringData(ta.Description) != unsafe.StringData(tb.Description) {
+		t.Error("two pages hold a long text each")
+	}
+	if unsafe.StringData(ta.Title) == unsafe.StringData(tb.Title) {
+		t.Error("a short title was shared")
 	}
 }

@@ -206,7 +206,7 @@ func TestActionRunStep(t *testing.T) {
 		t.Fatal("no step with id run in action.yml")
 	}
 	self := fixturebin.Build(t, "cmd/mcpconform")
-	mutant := fixturebin.Build(t, "internal/fixtures/mutant")
+	mutant := fixturebin.Build(t, "internal/fixtures/mutant/cmd/mutant")
 	bin := t.TempDir()
 	if err := os.Symlink(self, filepath.Join(bin, "mcpconform")); err != nil {
 		t.Fatal(err)

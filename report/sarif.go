@@ -352,6 +352,31 @@ func fingerprint(key string) string {
 // the column after its last character.
 type span struct{ startLine, startCol, endLine, endCol int }
 
+// lineCounter is lineCol for offsets that never decrease: it counts each
+// byte once, where lineCol counts from the start every time, which made
+// the spans of a long report's results cost the square of its size.
+type lineCounter struct {
+	data      []byte
+	off       int // the last offset asked for
+	line      int // its 1-based line
+	lineStart int // the offset of its line's first byte
+}
+
+// at is lineCol(c.data, off).
+func (c *lineCounter) at(off int64) (line, col int) {
+	o := min(int(off), len(c.data))
+	if o < c.off {
+		return lineCol(c.data, off)
+	}
+	seg := c.data[c.off:o]
+	if n := bytes.Count(seg, []byte("\n")); n > 0 {
+		c.line += n
+		c.lineStart = c.off + bytes.LastIndexByte(seg, '\n') + 1
+	}
+	c.off = o
+	return c.line, o - c.lineStart + 1
+}
+
 // resultSpans finds each element of the top-level "results" array of a
 // JSON report.
 func resultSpans(data []byte) ([]span, error) {
@@ -375,6 +400,7 @@ func resultSpans(data []byte) ([]span, error) {
 			return nil, fmt.Errorf("results is not an array")
 		}
 		var out []span
+		lc := lineCounter{data: data, line: 1}
 		for dec.More() {
 			from := dec.InputOffset()
 			var v json.RawMessage
@@ -384,8 +410,8 @@ func resultSpans(data []byte) ([]span, error) {
 			end := dec.InputOffset()
 			start := int64(bytes.IndexByte(data[from:end], '{')) + from
 			var s span
-			s.startLine, s.startCol = lineCol(data, start)
-			s.endLine, s.endCol = lineCol(data, end)
+			s.startLine, s.startCol = lc.at(start)
+			s.endLine, s.endCol = lc.at(end)
 			out = append(out, s)
 		}
 		return out, nil

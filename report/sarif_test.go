@@ -173,3 +173,22 @@ func TestSARIFCheckerCatches(t *testing.T) {
 		}
 	}
 }
+
+// TestLineCounter holds lineCounter to lineCol at every offset, asked in
+// order and then out of order.
+func TestLineCounter(t *testing.T) {
+	data := []byte("{\n  \"a\": 1,\n\n  \"b\": [\n    2\n  ]\n}")
+	lc := lineCounter{data: data, line: 1}
+	offs := []int64{}
+	for off := range int64(len(data) + 2) {
+		offs = append(offs, off)
+	}
+	offs = append(offs, 3, 0, int64(len(data)))
+	for _, off := range offs {
+		line, col := lc.at(off)
+		wantLine, wantCol := lineCol(data, off)
+		if line != wantLine || col != wantCol {
+			t.Errorf("offset %d: line %d, column %d; lineCol says %d, %d", off, line, col, wantLine, wantCol)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -95,15 +96,21 @@ func TestDeliveredLineIsItsTranscript(t *testing.T) {
 	})
 }
 
-// TestClassifyLineMatchesClassify holds the reader's shortcut for a
-// response that repeats the last long result (classifyLine) to classify,
+// TestClassifyLineMatchesClassify holds the reader's shortcuts for a
+// response that repeats the last long result or one the run holds
+// interned (classifyLine) to classify,
 // which scans every line: the same item for lines that repeat a result
 // exactly, under ids of every kind, and for near misses of every part of
 // the line (spacing, member order, a changed byte, escapes, bad UTF-8).
 func TestClassifyLineMatchesClassify(t *testing.T) {
 	long := `{"tools":[` + strings.Repeat(`{"name":"a","inputSchema":{"type":"object"}},`, 20) + `{"name":"z"}]}`
+	// A result the run holds interned (heldResponse): the message
+	// keeps it alive while the lines are classified.
+	held := `{"name":"` + strings.Repeat("N", internMin) + `"}`
+	keep := (&Process{}).classifyLine([]byte(`{"jsonrpc":"2.0","id":0,"result":` + held + `}`))
+	defer runtime.KeepAlive(keep.Msg)
 	rapid.Check(t, func(t *rapid.T) {
-		results := []string{long, long + " ", `{"x":"` + strings.Repeat("é", 300) + `"}`, `[` + strings.Repeat(`1,`, 300) + `2]`, `"` + strings.Repeat("s", 600) + `"`}
+		results := []string{long, long + " ", `{"x":"` + strings.Repeat("é", 300) + `"}`, `[` + strings.Repeat(`1,`, 300) + `2]`, `"` + strings.Repeat("s", 600) + `"`, held, held + " "}
 		ids := []string{"1", `"` + "\xff" + `"`, `"r-1"`, `"\q"`, "01", `"\u00"`, "-7", `"\`, "\"a\tb\"", "-", `"é"`, `""`, "0", "-0", "1.5", "123456789012345678901234567890", "1e3", `"a\"b"`, `"\u0041"`, "null", "true", `{"a":1}`, " 2"}
 		p := &Process{}
 		p.classifyLine([]byte(`{"jsonrpc":"2.0","id":0,"result":` + rapid.SampledFrom(results).Draw(t, "first") + `}`))

@@ -61,6 +61,21 @@ func (t *internTable) intern(b []byte) []byte {
 	return c
 }
 
+// lookup returns the interned copy of b when there is one, else nil.
+func (t *internTable) lookup(b []byte) []byte {
+	h := maphash.Bytes(internSeed, b)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, e := range t.entries[h] {
+		if p := e.data.Value(); p != nil && e.n == len(b) {
+			if got := unsafe.Slice(p, e.n); bytes.Equal(got, b) {
+				return got[:e.n:e.n]
+			}
+		}
+	}
+	return nil
+}
+
 // internResult gives a response its interned result and an id of its
 // own, so that the message holds no view of the line it was read from: a
 // message kept for the run (a handshake's answer, a page of a walk) would

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -33,51 +33,44 @@ const readSize = 64 << 10
 // megabytes again (every initialize, every tools/list).
 var lastLongLine atomic.Int64
 
+// longBuffers holds the buffers of lines that came in more than one read
+// and that nothing kept (see cutResponse): the next such line, in this
+// process or the next one, is put together in one of them. A server that
+// answers every initialize and tools/list with megabytes would otherwise
+// cost the run fresh megabytes per answer, which the collector lets pile
+// up to its limit.
+var longBuffers sync.Pool // of *[]byte
+
 // appendLong appends frag to a line that came in more than one read,
-// making its buffer as large as the run's last such line at first, at
-// least doubling it when it grows (append grows a large slice by a
-// quarter: a line of 16 MiB read in 64 KiB pieces allocated four times
-// its size on the way), and never past most unless the line is. The
-// buffer is a strings.Builder's, which is not zeroed when it is made and
-// becomes the line's string without a copy.
-func appendLong(line *strings.Builder, frag []byte, most int) *strings.Builder {
+// making its buffer, when it has none, as large as the run's last such
+// line (or taking a pooled one), at least doubling it when it grows
+// (append grows a large slice by a quarter: a line of 16 MiB read in
+// 64 KiB pieces allocated four times its size on the way), and never past
+// most unless the line is.
+func appendLong(line, frag []byte, most int) []byte {
 	if line == nil {
-		line = new(strings.Builder)
+		if b, ok := longBuffers.Get().(*[]byte); ok {
+			line = (*b)[:0]
+		}
 	}
-	if need := line.Len() + len(frag); need > line.Cap() {
-		size := max(2*line.Cap(), need, 2*readSize)
-		if line.Cap() == 0 {
+	if need := len(line) + len(frag); need > cap(line) {
+		size := max(2*cap(line), need, 2*readSize)
+		if cap(line) == 0 {
 			size = max(size, int(lastLongLine.Load())+readSize)
 		}
-		grown := new(strings.Builder)
-		grown.Grow(min(size, max(most, need)))
-		grown.WriteString(line.String())
+		grown := make([]byte, len(line), min(size, max(most, need)))
+		copy(grown, line)
 		line = grown
 	}
-	line.Write(frag)
-	return line
+	return append(line, frag...)
 }
 
-// longLen is the length of a line appendLong is putting together, 0
-// before it starts.
-func longLen(line *strings.Builder) int {
-	if line == nil {
-		return 0
+// putLong gives the buffer of a line nothing kept to the next long line.
+func putLong(line []byte) {
+	if cap(line) > 0 {
+		line = line[:0]
+		longBuffers.Put(&line)
 	}
-	return line.Len()
-}
-
-// longText returns a line that came in more than one read, less a final
-// newline, as the string deliver keeps: the buffer itself when the line
-// nearly fills it, so that a long line is copied once on its way from the
-// reader's buffer to the checks.
-func longText(line *strings.Builder) string {
-	text := strings.TrimSuffix(line.String(), "\n")
-	lastLongLine.Store(int64(len(text)))
-	if len(text) < line.Cap()-line.Cap()/8 {
-		return strings.Clone(text)
-	}
-	return text
 }
 
 // readStdout splits the server's stdout into lines and queues them. A line
@@ -90,7 +83,7 @@ func (p *Process) readStdout() {
 	var head []byte // the start of a line over the limit
 	for {
 		head = head[:0]
-		var long *strings.Builder // a line that came in more than one read
+		var long []byte // a line that came in more than one read
 		total := 0
 		tooLong := false
 		var whole []byte // the line with its newline, in br's buffer, when it came in one piece
@@ -100,21 +93,19 @@ func (p *Process) readStdout() {
 			frag, err = br.ReadSlice('\n')
 			total += len(frag)
 			if !tooLong {
-				content := longLen(long) + len(frag)
+				content := len(long) + len(frag)
 				if len(frag) > 0 && frag[len(frag)-1] == '\n' {
 					content-- // the newline does not count
 				}
-				if content <= limit && err == nil && long == nil {
+				if content <= limit && err == nil && len(long) == 0 {
 					// deliver copies the line before br is read again:
 					// a copy into line first would be a second one.
 					whole = frag
 				} else if content > limit {
 					tooLong = true
-					var sofar string
-					if long != nil {
-						sofar = long.String()
-					}
+					sofar := long
 					head = append(append(head, sofar[:min(len(sofar), keptHead)]...), frag[:min(len(frag), max(0, keptHead-len(sofar)))]...)
+					putLong(long)
 					long = nil
 					p.mu.Lock()
 					p.longHead = append(p.longHead[:0], head[:min(len(head), 8)]...)
@@ -149,7 +140,9 @@ func (p *Process) readStdout() {
 				if !newline {
 					p.note("last line ended without a newline")
 				}
-				p.deliverText(longText(long))
+				if !p.deliverLong(bytes.TrimSuffix(long, []byte("\n"))) {
+					putLong(long)
+				}
 			}
 		}
 		p.longAt.Store(0) // after the delivery, so a wait sees one or the other
@@ -336,7 +329,39 @@ func (p *Process) deliverText(text string) {
 	if len(text) > 0 {
 		raw = unsafe.Slice(unsafe.StringData(text), len(text))
 	}
-	r := p.classifyLine(raw)
+	r, at := p.classifyLineAt(raw)
+	if c, ok := cutResponse(raw, r, at); ok {
+		r.Raw, r.cut = c.head, c
+	}
+	p.record(text, raw, r)
+}
+
+// deliverLong is deliver for a line that came in more than one read, in
+// the reader's buffer (line). It reports whether the line's bytes are
+// kept: when they are not (a long response whose result the run holds
+// once, see cutResponse), the reader puts the next line together in the
+// same buffer.
+func (p *Process) deliverLong(line []byte) (kept bool) {
+	lastLongLine.Store(int64(len(line)))
+	r, at := p.classifyLineAt(line)
+	if c, ok := cutResponse(line, r, at); ok {
+		r.Raw, r.cut = c.head, c
+		p.record("", line, r)
+		return false
+	}
+	if len(line) < cap(line)-cap(line)/8 {
+		// A line kept in a buffer much larger than itself would hold the
+		// rest of the buffer with it.
+		line = bytes.Clone(line)
+		r = p.classifyLine(line)
+	}
+	p.record(unsafe.String(unsafe.SliceData(line), len(line)), line, r)
+	return true
+}
+
+// record writes a received line (text, the string of raw, or "" when
+// raw is not kept) into the transcript and queues its item r.
+func (p *Process) record(text string, raw []byte, r Received) {
 	p.mu.Lock()
 	if len(raw) > maxTranscriptText {
 		// The transcript keeps only the line's start: it carries the
@@ -392,7 +417,7 @@ func (p *Process) enqueueLocked(r Received) {
 	if cap(p.queue) != grown {
 		p.queueArray = p.queue[:0] // a new array, which the queue starts
 	}
-	p.queueBytes += len(r.Raw)
+	p.queueBytes += r.Size()
 	switch {
 	case len(p.queue) > p.cfg.MaxPending:
 		p.fatal = fmt.Errorf("%w: more than %d unconsumed messages", ErrFlood, p.cfg.MaxPending)
@@ -419,20 +444,93 @@ const repeatMin = 512
 // valid JSON without scanning it again. TestClassifyLineMatchesClassify
 // holds it to classify.
 func (p *Process) classifyLine(raw []byte) Received {
+	r, _ := p.classifyLineAt(raw)
+	return r
+}
+
+// classifyLineAt is classifyLine that also returns where the result of a
+// response with an interned result was in raw (-1 for other lines), for
+// cutResponse.
+func (p *Process) classifyLineAt(raw []byte) (Received, int) {
+	if m, at, ok := heldResponse(raw); ok {
+		p.repeat = m.Result
+		return Received{Raw: raw, Msg: m}, at
+	}
 	if m, ok := repeatedResponse(raw, p.repeat); ok {
+		at := -1
 		if len(m.Result) >= internMin {
+			at = offsetIn(m.Result, raw)
 			m.Result, m.ID = p.repeat, bytes.Clone(m.ID) // see internResult
 		}
-		return Received{Raw: raw, Msg: m}
+		return Received{Raw: raw, Msg: m}, at
 	}
 	r := classify(raw)
+	at := -1
 	if r.Problem == nil && r.Msg != nil && len(r.Msg.Result) >= repeatMin {
 		if len(r.Msg.Result) >= internMin {
+			at = offsetIn(r.Msg.Result, raw)
 			internResult(r.Msg)
 		}
 		p.repeat = r.Msg.Result // a view of the line (or the interned copy), which nothing changes
 	}
-	return r
+	return r, at
+}
+
+// offsetIn returns where b starts in line, or -1 when b is not a part of
+// line's bytes (a copy of them, or nothing).
+func offsetIn(b, line []byte) int {
+	if len(b) == 0 || len(line) == 0 {
+		return -1
+	}
+	start, at := uintptr(unsafe.Pointer(unsafe.SliceData(line))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if at < start || at+uintptr(len(b)) > start+uintptr(len(line)) {
+		return -1
+	}
+	return int(at - start)
+}
+
+// overlaps reports whether b shares a byte with line.
+func overlaps(b, line []byte) bool {
+	if len(b) == 0 || len(line) == 0 {
+		return false
+	}
+	start, at := uintptr(unsafe.Pointer(unsafe.SliceData(line))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return at < start+uintptr(len(line)) && start < at+uintptr(len(b))
+}
+
+// cutLine is what a received item keeps of a long response whose message
+// holds its result: the line's start for quoting, and the bytes around
+// the result, from which Received.Line puts the line together again.
+type cutLine struct {
+	head, before, after []byte
+	size                int
+}
+
+// maxAround bounds the bytes around the result that a cut line keeps: a
+// response whose other members are long is kept whole.
+const maxAround = keptHead
+
+// cutResponse returns what a received item need keep of a line longer
+// than the transcript keeps when its message is a response whose result
+// the run holds once (interned, at offset at of line) and which holds no
+// other view of the line: the line itself is then not kept, however many
+// answers repeat it. The checks still judge the whole result; Line gives
+// the whole line.
+func cutResponse(line []byte, r Received, at int) (*cutLine, bool) {
+	if at < 0 || len(line) <= maxTranscriptText || r.Problem != nil || r.Msg == nil {
+		return nil, false
+	}
+	m := r.Msg
+	end := at + len(m.Result)
+	if len(line)-len(m.Result) > maxAround || end > len(line) || overlaps(m.Result, line) || overlaps(m.ID, line) || overlaps(m.Params, line) || m.Error != nil && overlaps(m.Error.Data, line) {
+		return nil, false
+	}
+	return &cutLine{
+		head:   bytes.Clone(line[:transcriptHead]),
+		before: bytes.Clone(line[:at]),
+		after:  bytes.Clone(line[end:]),
+		size:   len(line),
+	}, true
 }
 
 // repeatedResponse returns the message of raw when it is, byte for byte,
@@ -441,9 +539,40 @@ func (p *Process) classifyLine(raw []byte) Received {
 // string without escapes; the line must be UTF-8. Such a line is a valid
 // object of those three members, and classify would give it this message.
 func repeatedResponse(raw, result []byte) (*protocol.Message, bool) {
+	id, rest, ok := splitResponse(raw)
+	if !ok || len(result) == 0 || !bytes.Equal(rest, result) || !utf8.Valid(raw) {
+		return nil, false
+	}
+	return &protocol.Message{JSONRPC: "2.0", ID: id, Result: rest}, true
+}
+
+// heldResponse is repeatedResponse for a long result the run holds
+// interned (scanned whole when it was first read): the message of raw,
+// with the interned result and an id of its own, and where the result was
+// in raw; ok is false when raw is not such a response. Only the line's id
+// is scanned: a server with megabyte names answers every initialize and
+// tools/list with one of a few results, and scanning each again was most
+// of what reading them cost.
+func heldResponse(raw []byte) (m *protocol.Message, at int, ok bool) {
+	id, rest, ok := splitResponse(raw)
+	if !ok || len(rest) < internMin || !utf8.Valid(id) {
+		return nil, -1, false
+	}
+	held := results.lookup(rest)
+	if held == nil {
+		return nil, -1, false
+	}
+	return &protocol.Message{JSONRPC: "2.0", ID: bytes.Clone(id), Result: held}, offsetIn(rest, raw), true
+}
+
+// splitResponse splits raw, when it is {"jsonrpc":"2.0","id":ID,"result":
+// followed by a value and a final "}" with ID a plain integer or a string
+// without escapes, into ID and the result's bytes (not checked: the
+// callers compare them to a result already scanned).
+func splitResponse(raw []byte) (id, result []byte, ok bool) {
 	const head, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
-	if len(result) == 0 || len(raw) < len(head)+len(mid)+len(result)+2 || !bytes.HasPrefix(raw, []byte(head)) {
-		return nil, false // (the shortest id has one byte)
+	if len(raw) < len(head)+len(mid)+3 || !bytes.HasPrefix(raw, []byte(head)) || raw[len(raw)-1] != '}' {
+		return nil, nil, false // (the shortest id and result have a byte each)
 	}
 	rest := raw[len(head):]
 	n := 0
@@ -453,7 +582,7 @@ func repeatedResponse(raw, result []byte) (*protocol.Message, bool) {
 			n++
 		}
 		if n == len(rest) || rest[n] != '"' {
-			return nil, false
+			return nil, nil, false
 		}
 		n++
 	} else {
@@ -461,18 +590,15 @@ func repeatedResponse(raw, result []byte) (*protocol.Message, bool) {
 			n++
 		}
 		if !protocol.PlainInteger(rest[:n]) {
-			return nil, false
+			return nil, nil, false
 		}
 	}
-	id, rest := rest[:n:n], rest[n:]
+	id, rest = rest[:n:n], rest[n:]
 	if !bytes.HasPrefix(rest, []byte(mid)) {
-		return nil, false
+		return nil, nil, false
 	}
-	rest = rest[len(mid):]
-	if len(rest) != len(result)+1 || rest[len(result)] != '}' || !bytes.Equal(rest[:len(result)], result) || !utf8.Valid(raw) {
-		return nil, false
-	}
-	return &protocol.Message{JSONRPC: "2.0", ID: id, Result: rest[:len(result):len(result)]}, true
+	rest = rest[len(mid) : len(rest)-1]
+	return id, rest[:len(rest):len(rest)], true
 }
 
 // classify decodes one line (without its newline).

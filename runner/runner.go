@@ -201,10 +201,14 @@ func (c Config) withDefaults() Config {
 // only the line's head.
 type Received struct {
 	Msg *protocol.Message
-	// Raw is the line as it arrived. It shares its bytes with the
-	// transcript's text of the line (and Msg's raw members with it):
-	// nothing may change them.
+	// Raw is the line as it arrived, or only its start when the line is
+	// a long response whose result Msg holds, one copy however many
+	// answers repeat it (then Size is more than its length, and Line
+	// gives the whole line). It shares its bytes with the transcript's
+	// text of the line (and Msg's raw members with it): nothing may
+	// change them.
 	Raw     []byte
+	cut     *cutLine
 	Problem error
 	// Request is the id (compact JSON) of the pending request the line
 	// answers when the line does not say so plainly: a response whose id
@@ -220,6 +224,24 @@ func (r Received) Answers(key string) bool {
 		return r.Request == key
 	}
 	return r.Msg != nil && r.Msg.Method == "" && r.Msg.ID != nil && r.Msg.IDKey() == key
+}
+
+// Line returns the whole line: Raw, or for a long response kept as its
+// start, the line put together again from the bytes around its result
+// and the result (a new copy, which the caller may keep).
+func (r Received) Line() []byte {
+	if r.cut == nil {
+		return r.Raw
+	}
+	return slices.Concat(r.cut.before, r.Msg.Result, r.cut.after)
+}
+
+// Size returns the length of the line, whole.
+func (r Received) Size() int {
+	if r.cut == nil {
+		return len(r.Raw)
+	}
+	return r.cut.size
 }
 
 // IsBatch reports whether r is a well-formed JSON array (a batch).
@@ -1296,7 +1318,7 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 		for i, r := range p.queue {
 			if match(r) {
 				p.dequeueLocked(i)
-				p.queueBytes -= len(r.Raw)
+				p.queueBytes -= r.Size()
 				p.mu.Unlock()
 				return r, nil
 			}

@@ -94,6 +94,16 @@ awk -F' [|] ' '/^[|] `/ {
 	if ($5 !~ /^0 [|]$/) left++
 } END {sub(/^[|] /, "", m); printf "| hostile servers (`scripts/hostile.sh`) | slowest %.1f s (%s) | %d servers; %d left a process running |\n", max, m, n, left}' "$tmp/hostile.md" >>"$tmp/rows.md"
 
+# Long server strings beside the same server's short ones (textcost.sh).
+scripts/textcost.sh "$count" 2>/dev/null | awk -F' [|] ' -v count="$count" '
+/^[|] short/ {sc = $3; sm = $5}
+/^[|] 1 MiB/ {lc = $3; lm = $5}
+/^[|] ratio/ {rc = $3; rs = $4; rm = $5}
+END {
+	sub(/ [|]$/, "", sm); sub(/ [|]$/, "", lm); sub(/ [|]$/, "", rm)
+	printf "| long server strings (`scripts/textcost.sh`) | %s CPU-s, %s | mcpconform against the 1 MiB `hostile-text` beside the short one (%s CPU-s, %s): %sx the CPU-s, %sx the peak memory; the servers\x27 CPU-s %sx; median of %d runs |\n", lc, lm, sc, sm, rc, rm, rs, count
+}' >>"$tmp/rows.md"
+
 # The property phase against its ping floors (BenchmarkPropertyPhase).
 go test -run '^$' -bench '^BenchmarkPropertyPhase$' -benchtime "${count}x" ./cmd/mcpconform/ >"$tmp/bench.txt" 2>&1 || {
 	cat "$tmp/bench.txt" >&2

@@ -18,7 +18,7 @@ count=${1:-5}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/mcpconform" ./cmd/mcpconform
-go build -o "$tmp/mutant" ./internal/fixtures/mutant
+go build -o "$tmp/mutant" ./internal/fixtures/mutant/cmd/mutant
 
 # measure MUTATION appends "WALL_SECONDS PEAK_KB SUITE_CPU SERVER_CPU"
 # to $tmp/MUTATION.

@@ -27,7 +27,7 @@ func diffCmd(args []string, out, errOut *bytes.Buffer) int     { return runDiff(
 // schema keeping its version — and runs diff on them.
 func TestReleaseGateEndToEnd(t *testing.T) {
 	t.Parallel()
-	mutant := fixturebin.Build(t, "internal/fixtures/mutant")
+	mutant := fixturebin.Build(t, "internal/fixtures/mutant/cmd/mutant")
 	dir := t.TempDir()
 	prof := filepath.Join("..", "..", "examples", "reference.profile.json")
 	oldFile, newFile := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")

@@ -36,7 +36,7 @@ func TestReplay(t *testing.T) {
 		return f
 	}
 	good, bad := write("good.txt", "7"), write("bad.txt", "8")
-	mutant := fixturebin.Build(t, "internal/fixtures/mutant")
+	mutant := fixturebin.Build(t, "internal/fixtures/mutant/cmd/mutant")
 	slow := []string{"--", mutant, "-mutation", "none", "-start-delay", "1500ms"}
 	tests := []struct {
 		name string

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) { fixturebin.MainTrampoline(m) }
 // binary.
 func runBinaries(t *testing.T) (self, mutant string) {
 	t.Helper()
-	return fixturebin.Build(t, "cmd/mcpconform"), fixturebin.Build(t, "internal/fixtures/mutant")
+	return fixturebin.Build(t, "cmd/mcpconform"), fixturebin.Build(t, "internal/fixtures/mutant/cmd/mutant")
 }
 
 // runCLI runs `mcpconform run ARGS` in process.

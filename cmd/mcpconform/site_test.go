@@ -60,7 +60,16 @@ func TestSiteInBrowser(t *testing.T) {
 	nightOfRuns(t, nights, "2026-12-02", map[string][]string{"reference": {"--", mutant, "-mutation", "unknown-method-result"}})
 	nightOfRuns(t, nights, "2026-12-03", map[string][]string{"reference": ref, "hostile": {"--", mutant, "-mutation", "markup"}})
 
+	// The site and its screenshots go to $MCPCONFORM_ARTIFACTS when set,
+	// as the certificates' do (CI keeps them).
+	keep := os.Getenv("MCPCONFORM_ARTIFACTS")
 	out := filepath.Join(dir, "site")
+	if keep != "" {
+		out = filepath.Join(keep, "site")
+		if err := os.RemoveAll(out); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var stdout, stderr bytes.Buffer
 	if code := runSite([]string{"--out", out, nights}, &stdout, &stderr); code != 0 {
 		t.Fatalf("site: exit %d\n%s%s", code, stdout.String(), stderr.String())
@@ -101,7 +110,7 @@ func TestSiteInBrowser(t *testing.T) {
 	}
 	shot := func(name string) {
 		t.Helper()
-		for _, d := range []string{dir, *screenshots} {
+		for _, d := range []string{dir, *screenshots, keep} {
 			if d != "" {
 				s.SaveScreenshot(filepath.Join(d, name))
 			}

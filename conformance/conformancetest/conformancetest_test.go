@@ -13,10 +13,10 @@ import (
 
 func TestMain(m *testing.M) { fixturebin.MainTrampoline(m) }
 
-// mutantBinary returns internal/fixtures/mutant, built once per test binary.
+// mutantBinary returns the mutant command, built once per test binary.
 func mutantBinary(t *testing.T) string {
 	t.Helper()
-	return fixturebin.Build(t, "internal/fixtures/mutant")
+	return fixturebin.Build(t, "internal/fixtures/mutant/cmd/mutant")
 }
 
 // TestRunTestReference: the reference passes as subtests.

@@ -9,7 +9,8 @@ import (
 func TestLimit(t *testing.T) {
 	for _, tt := range []struct{ live, want int64 }{
 		{0, Floor},
-		{50 << 20, Floor},
+		{30 << 20, Floor},
+		{50 << 20, 75 << 20},
 		{Floor * 2 / 3, Floor},
 		{200 << 20, 300 << 20},
 		{1 << 30, 3 << 29},

@@ -403,7 +403,7 @@ func Run(ctx context.Context, t *Transcript, c Conn) error {
 			if r.Problem != nil {
 				return fmt.Errorf("%s: recv: %v\nreceived: %s", at, r.Problem, r.Raw)
 			}
-			if err := checkSets(t.Name, s, r.Raw); err != nil {
+			if err := checkSets(t.Name, s, r.Line()); err != nil {
 				return err
 			}
 		case StepClose:
