@@ -19,9 +19,9 @@ func startCommand(cmd *exec.Cmd) {}
 // the tree (see adopting).
 func newProcTree(token string) treeSource { return nil }
 
-// cpuWait returns 0: without /proc's schedstat a starting server's wait for
-// a CPU is unknown, and its start allowance is not extended.
-func cpuWait(pid int) time.Duration { return 0 }
+// threadWaits returns nil: without /proc's schedstat a server's wait for
+// a CPU is unknown, and no wait is extended for it.
+func threadWaits(pid int) map[int]time.Duration { return nil }
 
 // EndOrphans returns 0: without child subreapers this program adopts no
 // orphans, and those of its servers went to init.

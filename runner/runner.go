@@ -341,9 +341,9 @@ type Process struct {
 	exit        Exit
 	stderrBuf   []byte
 
-	// starveGranted is what waits for the first answer were extended by
-	// for the time the server waited for a CPU (starved).
-	starveGranted time.Duration
+	// starveNotes says which waits went on because the server waited for
+	// a CPU (starved), at most maxStarveNotes.
+	starveNotes []string
 }
 
 // Start starts cfg.Command in a new process group with pipes on its standard
@@ -1275,11 +1275,12 @@ func (e *UnreadAnswerError) Error() string { return e.Problem.Error() }
 func (e *UnreadAnswerError) Unwrap() error { return e.Problem }
 
 // TimeoutError is a wait that reached its bound; errors.Is(err, ErrTimeout)
-// holds for it. After is the bound actually used (the start-up allowance or
-// the request timeout).
+// holds for it. After is the bound used (the start-up allowance or the
+// request timeout), without what a server starved of CPU was given more
+// (Process.CPUWaits).
 type TimeoutError struct {
 	What  string        // what was awaited: "response to id 3"
-	After time.Duration // how long the wait lasted
+	After time.Duration // the wait's bound
 	Key   string        // the id of the awaited response (protocol.IDKey), if one was
 }
 
@@ -1338,6 +1339,7 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 	// exchange find their item queued already.
 	var timer *time.Timer
 	var streamed time.Duration // extensions given to a line still arriving
+	var starve waitStarve      // extensions given to a server starved of CPU
 	defer func() {
 		if timer != nil {
 			timer.Stop()
@@ -1372,9 +1374,9 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 			p.mu.Unlock()
 			return Received{}, fmt.Errorf("runner: waiting for %s: %w after an earlier %w", w.what, ErrStalled, err)
 		}
-		if !explicit && timeout-streamed > p.cfg.RequestTimeout && p.responses > 0 {
+		if !explicit && timeout-streamed-starve.granted > p.cfg.RequestTimeout && p.responses > 0 {
 			// The server has answered: the start-up allowance ends.
-			timeout = p.cfg.RequestTimeout + streamed
+			timeout = p.cfg.RequestTimeout + streamed + starve.granted
 			if timer != nil {
 				timer.Reset(max(0, timeout-time.Since(begin)))
 			}
@@ -1382,24 +1384,38 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 		changed := p.changedLocked()
 		p.mu.Unlock()
 		if timer == nil {
-			timer = time.NewTimer(max(0, timeout-time.Since(begin)))
+			first := timeout
+			if p.pid > 0 {
+				first, starve.due = min(timeout, starveAfter(timeout)), true
+			}
+			timer = time.NewTimer(max(0, first-time.Since(begin)))
 		}
 
 		select {
 		case <-changed:
 		case <-timer.C:
-			if ext := p.starved(timeout); ext > 0 {
+			if starve.due {
+				starve.due = false
+				if left := timeout - time.Since(begin); left > 0 {
+					starve.before = p.threadWaits()
+					timer.Reset(left)
+					continue
+				}
+			}
+			if ext := p.starved(w, &starve, timeout-starve.granted); ext > 0 {
 				timeout += ext
 				timer.Reset(max(0, timeout-time.Since(begin)))
 				continue
 			}
-			if ext := p.streaming(timeout, streamed); ext > 0 {
+			if ext := p.streaming(timeout-starve.granted, streamed); ext > 0 {
 				streamed += ext
 				timeout += ext
 				timer.Reset(max(0, timeout-time.Since(begin)))
 				continue
 			}
-			return Received{}, p.timedOut(w, timeout)
+			// The bound without the extensions for a starved server: the
+			// error, which a verdict quotes, does not change with the load.
+			return Received{}, p.timedOut(w, timeout-starve.granted)
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				p.note(fmt.Sprintf("no %s before the context deadline", w.what))
@@ -1410,32 +1426,51 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 	}
 }
 
-// starved returns how much longer a wait with bound timeout goes on
-// because the server, which has not answered yet, spent that time waiting
-// for a CPU (see starveExtension), and notes it in the transcript; 0 for a
-// wait shorter than the start allowance, a server that has answered, ended
-// or runs in this program.
-func (p *Process) starved(timeout time.Duration) time.Duration {
-	if p.pid <= 0 || timeout < p.cfg.StartTimeout {
+// threadWaits returns threadWaits of the server's process: nil for a
+// server that is not a process of its own.
+func (p *Process) threadWaits() map[int]time.Duration {
+	if p.pid <= 0 {
+		return nil
+	}
+	return threadWaits(p.pid)
+}
+
+// starved returns how much longer wait w with bound bound goes on because
+// the server spent that time waiting for a CPU (see starveExtension); 0
+// for a server that ended, or whose wait for a CPU is unknown. The
+// extension is kept in CPUWaits, not in the transcript: a report quotes
+// the transcript, and its bytes must not change with the machine's load.
+func (p *Process) starved(w waitSpec, st *waitStarve, bound time.Duration) time.Duration {
+	if st.before == nil {
 		return 0
 	}
 	p.mu.Lock()
-	starting := p.responses == 0 && p.dead == nil && p.fatal == nil && !p.closing
-	granted := p.starveGranted
+	live := p.dead == nil && p.fatal == nil && !p.closing
 	p.mu.Unlock()
-	if !starting {
+	if !live {
 		return 0
 	}
-	waited := cpuWait(p.pid)
-	ext := starveExtension(waited, granted, p.cfg.StartTimeout)
+	waited := longestWait(st.before, p.threadWaits())
+	ext := starveExtension(waited, st.granted, bound)
 	if ext == 0 {
 		return 0
 	}
+	st.granted += ext
 	p.mu.Lock()
-	p.starveGranted += ext
+	if len(p.starveNotes) < maxStarveNotes {
+		p.starveNotes = append(p.starveNotes, fmt.Sprintf("waiting for %s, the server waited %v for a CPU within the bound of %v: the wait goes on %v longer", w.what, waited.Round(time.Millisecond), bound, ext.Round(time.Millisecond)))
+	}
 	p.mu.Unlock()
-	p.note(fmt.Sprintf("the server has waited %v for a CPU since it started, before any answer: the wait goes on %v longer", waited.Round(time.Millisecond), ext.Round(time.Millisecond)))
 	return ext
+}
+
+// CPUWaits returns a line for each wait that went on past its bound
+// because the server waited for a CPU meanwhile (at most 100): what a slow
+// machine cost, for a log. The transcript has no such lines.
+func (p *Process) CPUWaits() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.starveNotes)
 }
 
 // streaming returns how much longer a wait that reached its bound

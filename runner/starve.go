@@ -2,37 +2,76 @@ package runner
 
 import "time"
 
-// A server that has not answered yet may be starting on a machine too busy
-// to run it: its threads runnable, waiting on a CPU's run queue. The start
-// allowance (Config.StartTimeout) is meant as time in which the server
-// could run, so a wait for its first answer that reaches its bound goes on
-// for as long as the server has waited for a CPU since it started (the
-// kernel's schedstat: the longest wait of any of its threads, which is
-// wall time the server lost, where a sum over threads that waited side by
-// side would count it twice), beyond what earlier extensions gave: a slow
-// machine is never the server's fault. A server that sleeps or blocks
-// instead (one that hangs) waits for no CPU and gets nothing more.
+// A wait that reaches its bound may have been spent by a server on a
+// machine too busy to run it: its threads runnable, waiting on a CPU's run
+// queue. A bound (Config.StartTimeout, Config.RequestTimeout or a
+// caller's) is meant as time in which the server could run, so a wait that
+// reaches it goes on for as long as the server waited for a CPU during
+// the wait (the kernel's schedstat: the longest wait of any of its
+// threads, which is wall time the server lost, where a sum over threads
+// that waited side by side would count it twice), beyond what earlier
+// extensions of the wait gave: a slow machine is never the server's
+// fault. A server that sleeps or blocks instead (one that hangs) waits for
+// no CPU and gets nothing more.
+//
+// The server's own CPU time is not counted, though it tells a busy server
+// from a blocked one: it does not tell a server computing a long answer
+// from one spinning without end, and a server that had a CPU for a whole
+// bound had the time the bound grants.
 const (
-	// minStarve is the least extension given, and a tenth of the start
-	// allowance when that is more: less is the wait of any process on a
-	// machine doing something else too, and a wait that ends as it was
-	// bound writes the same transcript in every run.
+	// minStarve is the least extension given, and a tenth of the bound
+	// when that is more: less is the wait of any process on a machine
+	// doing something else too (a hung server's runtime still wakes now
+	// and then), and a wait that ends as it was bound ends the same way
+	// in every run.
 	minStarve = 250 * time.Millisecond
-	// starveLimit bounds all extensions of one process together, in start
-	// allowances, so that a server that spins without answering on a
-	// loaded machine still ends.
+	// starveLimit bounds all extensions of one wait together, in bounds,
+	// so that a server that spins without answering on a loaded machine
+	// still ends.
 	starveLimit = 4
+	// maxStarveNotes bounds the notes CPUWaits keeps.
+	maxStarveNotes = 100
 )
 
-// starveExtension returns how much longer a wait for a starting server's
-// first answer goes on, for a start allowance of allowance: the time the
-// server has waited for a CPU since it started (waited), up to starveLimit
-// allowances in all, less what earlier extensions granted; nothing below
-// minStarve or a tenth of the allowance.
-func starveExtension(waited, granted, allowance time.Duration) time.Duration {
-	ext := min(waited, starveLimit*allowance) - granted
-	if ext < max(minStarve, allowance/10) {
+// starveExtension returns how much longer a wait with bound bound goes
+// on: the time the server waited for a CPU during the wait (waited), up to
+// starveLimit bounds in all, less what earlier extensions granted; nothing
+// below minStarve or a tenth of the bound.
+func starveExtension(waited, granted, bound time.Duration) time.Duration {
+	ext := min(waited, starveLimit*bound) - granted
+	if ext < max(minStarve, bound/10) {
 		return 0
 	}
 	return ext
+}
+
+// longestWait returns the longest time any thread waited for a CPU
+// between two readings of threadWaits: a thread absent from before, or
+// whose reading went down (its id reused by a new thread), started after
+// it and counts whole.
+func longestWait(before, now map[int]time.Duration) time.Duration {
+	var longest time.Duration
+	for tid, w := range now {
+		if b, ok := before[tid]; ok && b <= w {
+			w -= b
+		}
+		longest = max(longest, w)
+	}
+	return longest
+}
+
+// starveAfter is how long a wait with bound bound blocks before it reads
+// its server's threads (threadWaits): a tenth of the bound, at most
+// minStarve. Reading them takes up to a millisecond for a server of a
+// dozen threads, which most waits, answered sooner, are spared; what the
+// server waited for a CPU before is less than the least extension.
+func starveAfter(bound time.Duration) time.Duration {
+	return min(minStarve, bound/10)
+}
+
+// waitStarve is what one wait knows of its server's wait for a CPU.
+type waitStarve struct {
+	due     bool                  // threadWaits is to be read starveAfter into the wait
+	before  map[int]time.Duration // threadWaits then; nil: unknown
+	granted time.Duration         // extensions given so far
 }

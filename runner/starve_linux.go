@@ -6,16 +6,16 @@ import (
 	"time"
 )
 
-// starveBound bounds the processes cpuWait reads.
+// starveBound bounds the processes threadWaits reads.
 const starveBound = 256
 
-// cpuWait returns the longest time any thread of process pid or of its
-// descendants has waited on a run queue for a CPU since it started (the
-// second field of /proc/TID/schedstat, in nanoseconds; 0 where the kernel
-// keeps no such statistics). Threads that have exited no longer count.
-func cpuWait(pid int) time.Duration {
+// threadWaits returns, for each thread of process pid and of its
+// descendants, how long it has waited on a run queue for a CPU since it
+// started (the second field of /proc/TID/schedstat; 0 where the kernel
+// keeps no such statistics). Threads that have exited are not listed.
+func threadWaits(pid int) map[int]time.Duration {
 	t := &procTree{buf: make([]byte, 4096)}
-	var longest time.Duration
+	waits := map[int]time.Duration{}
 	var tids, kids []int
 	stat := make([]byte, 128)
 	queue := []int{pid}
@@ -27,12 +27,12 @@ func cpuWait(pid int) time.Duration {
 			continue
 		}
 		for _, tid := range tids {
-			longest = max(longest, schedWait(stat[:readProcFile(tid, "schedstat", stat)]))
+			waits[tid] = schedWait(stat[:readProcFile(tid, "schedstat", stat)])
 			kids, _ = t.children(p, tid, kids[:0])
 			queue = append(queue, kids...)
 		}
 	}
-	return longest
+	return waits
 }
 
 // schedWait parses the run-queue wait, the second of the three numbers of

@@ -13,36 +13,61 @@ import (
 func TestStarveExtension(t *testing.T) {
 	const s = time.Second
 	for _, tt := range []struct {
-		name                       string
-		waited, granted, allowance time.Duration
-		want                       time.Duration
+		name                   string
+		waited, granted, bound time.Duration
+		want                   time.Duration
 	}{
 		{"never waited", 0, 0, 10 * s, 0},
-		{"waited less than a tenth of the allowance", 900 * time.Millisecond, 0, 10 * s, 0},
+		{"waited less than a tenth of the bound", 900 * time.Millisecond, 0, 10 * s, 0},
 		{"waited a tenth", s, 0, 10 * s, s},
-		{"short allowance: the least extension", 200 * time.Millisecond, 0, s, 0},
-		{"short allowance, waited more", 300 * time.Millisecond, 0, s, 300 * time.Millisecond},
+		{"short bound: the least extension", 200 * time.Millisecond, 0, s, 0},
+		{"short bound, waited more", 300 * time.Millisecond, 0, s, 300 * time.Millisecond},
 		{"only what was not granted", 5 * s, 3 * s, 10 * s, 2 * s},
 		{"granted all it waited", 3 * s, 3 * s, 10 * s, 0},
-		{"up to four allowances in all", 100 * s, 0, 10 * s, 40 * s},
-		{"nothing past four allowances", 100 * s, 40 * s, 10 * s, 0},
+		{"up to four bounds in all", 100 * s, 0, 10 * s, 40 * s},
+		{"nothing past four bounds", 100 * s, 40 * s, 10 * s, 0},
 	} {
-		if got := starveExtension(tt.waited, tt.granted, tt.allowance); got != tt.want {
-			t.Errorf("%s: starveExtension(%v, %v, %v) = %v, want %v", tt.name, tt.waited, tt.granted, tt.allowance, got, tt.want)
+		if got := starveExtension(tt.waited, tt.granted, tt.bound); got != tt.want {
+			t.Errorf("%s: starveExtension(%v, %v, %v) = %v, want %v", tt.name, tt.waited, tt.granted, tt.bound, got, tt.want)
+		}
+	}
+}
+
+// TestLongestWait reads a wait's extension off two readings of a server's
+// threads: the longest thread's wait between them, so that threads that
+// waited side by side count once, and what a thread waited before the
+// wait began counts not at all.
+func TestLongestWait(t *testing.T) {
+	const ms = time.Millisecond
+	for _, tt := range []struct {
+		name        string
+		before, now map[int]time.Duration
+		want        time.Duration
+	}{
+		{"unknown", nil, nil, 0},
+		{"blocked: no thread waited meanwhile", map[int]time.Duration{1: 9000 * ms, 2: 300 * ms}, map[int]time.Duration{1: 9000 * ms, 2: 300 * ms}, 0},
+		{"starved: the longest thread", map[int]time.Duration{1: 9000 * ms, 2: 300 * ms}, map[int]time.Duration{1: 12000 * ms, 2: 2300 * ms}, 3000 * ms},
+		{"side by side: counted once", map[int]time.Duration{1: 0, 2: 0, 3: 0}, map[int]time.Duration{1: 4000 * ms, 2: 4000 * ms, 3: 3900 * ms}, 4000 * ms},
+		{"a thread started meanwhile counts whole", map[int]time.Duration{1: 100 * ms}, map[int]time.Duration{1: 200 * ms, 7: 1500 * ms}, 1500 * ms},
+		{"a reused thread id counts whole", map[int]time.Duration{1: 100 * ms, 7: 5000 * ms}, map[int]time.Duration{1: 200 * ms, 7: 700 * ms}, 700 * ms},
+		{"a thread gone meanwhile no longer counts", map[int]time.Duration{1: 100 * ms, 2: 100 * ms}, map[int]time.Duration{1: 600 * ms}, 500 * ms},
+		{"a process gone meanwhile", map[int]time.Duration{1: 100 * ms}, map[int]time.Duration{}, 0},
+	} {
+		if got := longestWait(tt.before, tt.now); got != tt.want {
+			t.Errorf("%s: longestWait = %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }
 
 // TestStartAllowanceCountsCPUWait starves a starting server: it needs
 // 300ms of CPU before it answers, on a CPU it shares with five busy
-// processes, so that it takes about two seconds, twice its start
-// allowance. The allowance counts only the time the server could run: the
-// first request is answered, and the transcript says how long the server
-// waited for the CPU. (Without the extension the request times out at
-// one second.) A machine already loaded beside the busy processes can
-// starve the server past the extension's own bound (four allowances);
-// the wait then ends, but only later than the allowance and with the
-// server's wait noted.
+// processes, so that it takes about two seconds, twice its bound. The bound counts only the time the
+// server could run: the request is answered, and CPUWaits says how long
+// the server waited for the CPU, while the transcript does not. (Without
+// the extension the request times out at one second.) A machine already
+// loaded beside the busy processes can starve the server past the
+// extension's own bound (four bounds); the wait then ends, with the
+// server's wait noted and the bound unchanged in the error.
 func TestStartAllowanceCountsCPUWait(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("schedstat is Linux's")
@@ -52,18 +77,56 @@ func TestStartAllowanceCountsCPUWait(t *testing.T) {
 	p := startHostile(t, Config{StartTimeout: time.Second, RequestTimeout: time.Second}, "spin", "-pin", "0", "-delay", "300ms")
 	start := time.Now()
 	_, err := p.Request(ctx, "ping", nil)
-	waited := noted(p, "for a CPU since it started")
-	if !waited {
-		t.Errorf("no note of the server's wait for a CPU in the transcript")
+	waits := p.CPUWaits()
+	if len(waits) == 0 {
+		t.Errorf("CPUWaits is empty, want the server's wait for a CPU")
+	}
+	if noted(p, "for a CPU") {
+		t.Errorf("the transcript notes the wait for a CPU: a report quoting it would change with the load")
 	}
 	var te *TimeoutError
 	switch {
 	case err == nil:
-		t.Logf("answered after %v", time.Since(start).Round(time.Millisecond))
-	case errors.As(err, &te) && te.After > time.Second && waited:
+		t.Logf("answered after %v: %q", time.Since(start).Round(time.Millisecond), waits)
+	case errors.As(err, &te) && te.After == time.Second && len(waits) > 0:
 		t.Logf("the machine starved the server past the extension's bound: %v", err)
 	default:
-		t.Fatalf("first request after %v: %v; want its answer, the allowance extended by the server's wait for a CPU", time.Since(start).Round(time.Millisecond), err)
+		t.Fatalf("first request after %v: %v; want its answer, the bound extended by the server's wait for a CPU", time.Since(start).Round(time.Millisecond), err)
+	}
+}
+
+// TestBlockedWaitEnds proves that a server that blocks without answering
+// gets no extension beside busy processes: it waits for no CPU, so each
+// wait ends at its bound, the first (start-up) one and a later one alike.
+func TestBlockedWaitEnds(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("schedstat is Linux's")
+	}
+	fixturebin.Busy(t, 3, 0)
+	ctx := testCtx(t)
+	for _, tt := range []struct {
+		name, mode string
+		bound      time.Duration
+	}{
+		{"hangs from the start", "hang", 800 * time.Millisecond},
+		{"hangs after initialize", "init-hang", 500 * time.Millisecond},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := startHostile(t, Config{StartTimeout: 800 * time.Millisecond, RequestTimeout: 500 * time.Millisecond}, tt.mode)
+			if tt.mode == "init-hang" {
+				if _, err := p.Request(ctx, "initialize", map[string]any{}); err != nil {
+					t.Fatalf("initialize: %v", err)
+				}
+			}
+			_, err := p.Request(ctx, "ping", nil)
+			var te *TimeoutError
+			if !errors.As(err, &te) || te.After != tt.bound {
+				t.Errorf("ping = %v, want a timeout after %v", err, tt.bound)
+			}
+			if w := p.CPUWaits(); len(w) > 0 {
+				t.Errorf("CPUWaits = %q, want none for a blocked server", w)
+			}
+		})
 	}
 }
 
