@@ -381,12 +381,18 @@ func runCompletionInvalidRef(t *T) {
 		t.NotApplicable("the server does not serve completion/complete (-32601)")
 	}
 	t.Expect("an error for the reference type %q", kind)
+	judgeRefused(t, m, "completion/complete for the reference type %q, which the protocol does not define, returned a result: the reference is not validated", kind)
+}
+
+// judgeRefused judges an answer that must be an error, whatever its code:
+// a result fails with the message failure (formatted with args).
+func judgeRefused(t *T, m *protocol.Message, failure string, args ...any) {
 	if m.Error != nil {
 		t.Actual("error %d", m.Error.Code)
 		return
 	}
 	t.Actual("a result: %s", clip2(string(m.Result), 120))
-	t.Failf("completion/complete for the reference type %q, which the protocol does not define, returned a result: the reference is not validated", kind)
+	t.Failf(failure, args...)
 }
 
 func init() {
@@ -410,12 +416,7 @@ func init() {
 				t.NotApplicable("the server does not serve completion/complete (-32601)")
 			}
 			t.Expect("an error for the unknown prompt %q", name)
-			if m.Error != nil {
-				t.Actual("error %d", m.Error.Code)
-				return
-			}
-			t.Actual("a result: %s", clip2(string(m.Result), 120))
-			t.Failf("completion/complete for the unknown prompt %q returned a result: its inputs are not validated", name)
+			judgeRefused(t, m, "completion/complete for the unknown prompt %q returned a result: its inputs are not validated", name)
 		},
 	})
 }

@@ -1300,12 +1300,7 @@ func init() {
 		Run: func(t *T) {
 			m := t.Session().MustRequest(protocol.MethodResourcesRead, map[string]any{"uri": notAURI})
 			t.Expect("an error for uri %q", notAURI)
-			if m.Error != nil {
-				t.Actual("error %d", m.Error.Code)
-				return
-			}
-			t.Actual("a result: %s", clip2(string(m.Result), 120))
-			t.Failf("resources/read of %q, which is no URI, returned a result instead of an error", notAURI)
+			judgeRefused(t, m, "resources/read of %q, which is no URI, returned a result instead of an error", notAURI)
 		},
 	})
 
