@@ -35,6 +35,11 @@ type detection struct {
 	// exit is how the server ended when every probe met its exit before
 	// an answer (startupExit); nil otherwise.
 	exit *report.ServerExit
+	// spent is the server/discover probe's process of a server that
+	// refused the request with an error and goes on serving: a process
+	// that has seen only that refusal, which a legacy revision's spare
+	// session initializes rather than starting one (openSpare).
+	spent *warmProc
 }
 
 type legacyProbe struct {
@@ -310,19 +315,24 @@ func (e *engine) probe(ctx context.Context, det *detection, s probeSpec, mu *syn
 		}
 	}()
 	if s.rev == protocol.Modern {
-		note, keep, answered, perr := det.probeDiscover(ctx, c, mu)
+		note, keep, refused, perr := det.judgeDiscover(ctx, c, mu)
+		answered := perr == nil
 		o.answered, o.err = answered, perr
 		o.timedOut = !answered && errors.Is(perr, runner.ErrTimeout)
 		if !answered {
 			o.exit = startupExit(ctx, c, s, perr)
 		}
-		if !keep {
+		spent := !keep && refused && e.http == nil && c.fitToShare()
+		if !keep && !spent {
 			e.closeLater(c)
 		}
 		o.apply = func(det *detection) {
 			det.notes = append(det.notes, note+retriedNote(o))
 			if keep {
 				det.sessions[protocol.Modern] = c
+			}
+			if spent {
+				det.spent = &warmProc{c: c, cfg: env.config()}
 			}
 		}
 		return o
@@ -367,20 +377,17 @@ func retriedNote(o *probeOutcome) string {
 	return " (on a retry alone, after a first attempt got no answer)"
 }
 
-// probeDiscover sends the modern probe and reports whether the server is
-// modern and supports protocol.Modern (then the process is kept).
-func (det *detection) probeDiscover(ctx context.Context, c *Conn, mu *sync.Mutex) (note string, keep, answered bool, err error) {
-	note, keep, err = det.judgeDiscover(ctx, c, mu)
-	return note, keep, err == nil, err
-}
-
-// judgeDiscover sends server/discover; the first answer of a fresh process
-// may take up to the start timeout (a legacy server may also ignore the
+// judgeDiscover sends server/discover, the modern probe, and reports
+// whether the server is modern and supports protocol.Modern (keep: the
+// process is kept as its session), and whether it refused the request
+// with a plain error (refused). The first answer of a fresh process may
+// take up to the start timeout (a legacy server may also ignore the
 // request, which the spec counts as legacy).
-func (det *detection) judgeDiscover(ctx context.Context, c *Conn, mu *sync.Mutex) (string, bool, error) {
+func (det *detection) judgeDiscover(ctx context.Context, c *Conn, mu *sync.Mutex) (note string, keep, refused bool, err error) {
 	params, _ := c.params(nil)
 	from := helloFrom(c.p)
 	m, err := c.p.Request(ctx, protocol.MethodDiscover, params)
+	clean := err == nil
 	if m != nil && lineProblem(err) {
 		err = nil
 	}
@@ -388,7 +395,7 @@ func (det *detection) judgeDiscover(ctx context.Context, c *Conn, mu *sync.Mutex
 		c.recordHello(protocol.Modern, from, m)
 	}
 	if err != nil {
-		return fmt.Sprintf("server/discover: no answer (%s): not modern", runFault(err)), false, err
+		return fmt.Sprintf("server/discover: no answer (%s): not modern", runFault(err)), false, false, err
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -398,23 +405,23 @@ func (det *detection) judgeDiscover(ctx context.Context, c *Conn, mu *sync.Mutex
 		_ = json.Unmarshal(m.Result, &res)
 		det.modern = true
 		det.modernInfo = infoFromDiscover(m.Result)
-		return fmt.Sprintf("server/discover: result, supportedVersions %v: modern", res.SupportedVersions), true, nil
+		return fmt.Sprintf("server/discover: result, supportedVersions %v: modern", res.SupportedVersions), true, false, nil
 	case m.Error != nil && m.Error.Code == protocol.CodeUnsupportedProtocolVersion:
 		var data protocol.UnsupportedVersionData
 		_ = json.Unmarshal(m.Error.Data, &data)
 		if slices.Contains(data.Supported, protocol.Modern) {
 			det.modern = true
-			return fmt.Sprintf("server/discover: -32022 although it lists %s: modern", protocol.Modern), true, nil
+			return fmt.Sprintf("server/discover: -32022 although it lists %s: modern", protocol.Modern), true, false, nil
 		}
 		det.modernOther = data.Supported
-		return fmt.Sprintf("server/discover: -32022, supported %v: modern, but not %s", data.Supported, protocol.Modern), false, nil
+		return fmt.Sprintf("server/discover: -32022, supported %v: modern, but not %s", data.Supported, protocol.Modern), false, false, nil
 	case m.Error != nil && (m.Error.Code == protocol.CodeMissingClientCapability || m.Error.Code == protocol.CodeHeaderMismatch):
 		det.modern = true
-		return fmt.Sprintf("server/discover: modern error %d: modern", m.Error.Code), true, nil
+		return fmt.Sprintf("server/discover: modern error %d: modern", m.Error.Code), true, false, nil
 	case m.Error != nil:
-		return fmt.Sprintf("server/discover: error %d: not modern", m.Error.Code), false, nil
+		return fmt.Sprintf("server/discover: error %d: not modern", m.Error.Code), false, clean, nil
 	}
-	return "server/discover: neither result nor error: not modern", false, nil
+	return "server/discover: neither result nor error: not modern", false, false, nil
 }
 
 // probeInitialize initializes c with rev; the revision is accepted only
@@ -606,6 +613,10 @@ func (det *detection) serverInfo() Implementation {
 }
 
 func (det *detection) closeAll() {
+	if det.spent != nil {
+		det.spent.c.closeAfterCheck()
+		det.spent = nil
+	}
 	var wg sync.WaitGroup
 	for rev, c := range det.sessions {
 		wg.Add(1)

@@ -313,6 +313,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	for i, rev := range revs {
 		envs[i] = e.newEnv(rev)
 	}
+	giveSpent(det, envs)
 	det.closeAll()
 	var measuring sync.WaitGroup
 	for _, env := range envs {
@@ -413,6 +414,24 @@ func (e *engine) newEnv(rev string) *revEnv {
 		delete(e.det.sessions, rev)
 	}
 	return env
+}
+
+// giveSpent gives detection's spent server/discover process (see
+// detection.spent) to the newest legacy revision of envs, whose first
+// spare session initializes it instead of starting a process: always
+// the same revision, so that the report does not depend on which
+// revision asks first.
+func giveSpent(det *detection, envs []*revEnv) {
+	if det.spent == nil {
+		return
+	}
+	for i := len(envs) - 1; i >= 0; i-- {
+		if env := envs[i]; env.rev != protocol.Modern {
+			det.spent.c.env = env
+			env.spent, det.spent = det.spent, nil
+			return
+		}
+	}
 }
 
 // hungIn names the first revision (and check) whose server was shown to
@@ -518,6 +537,12 @@ type revEnv struct {
 	// those a check started and used without a Conn (timing.go).
 	started, direct int
 	memos           map[string]any // observations shared by checks of the revision; see memo
+
+	// spent is detection's server/discover process, given to the newest
+	// legacy revision for its first spare session (openSpare); reused
+	// counts the processes checks took that they did not start.
+	spent  *warmProc
+	reused int
 }
 
 // silent reports whether no process of the revision wrote anything to stdout.
@@ -1044,11 +1069,11 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 	}
 	began := time.Now()
 	env.mu.Lock()
-	taken := env.taken + env.rerunTaken + env.direct
+	taken := env.taken + env.rerunTaken + env.direct - env.reused
 	env.mu.Unlock()
 	defer func() {
 		env.mu.Lock()
-		r.Processes = env.taken + env.rerunTaken + env.direct - taken
+		r.Processes = env.taken + env.rerunTaken + env.direct - env.reused - taken
 		env.mu.Unlock()
 	}()
 	var rerun string

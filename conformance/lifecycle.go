@@ -172,6 +172,9 @@ func init() {
 		Refs:      []SpecRef{refLifecycle("Version Negotiation"), refLifecycle("Error Handling")},
 		Revisions: Legacy(),
 		Prereqs:   []string{"lifecycle.initialize.result"},
+		Starts:    1, // the process lifecycle.version.fallback-error and -latest judge too
+		StartsWhy: "an initialize with a version that does not exist as a process's first request (once per run, in the newest revision of the era): only a process that has seen nothing receives it",
+		StartsIn:  func(env *revEnv) bool { return newestOfEraIn(env.rev, env.eng.checked) },
 		Run: func(t *T) {
 			t.OncePerRun()
 			m := initializeUnsupported(t)

@@ -125,6 +125,19 @@ func (t *T) openSpare(key string, caps map[string]any) (*Conn, error) {
 	if key != "" {
 		name = key
 	}
+	if c := env.takeSpent(name, t.processConfig()); c != nil {
+		// Detection's server/discover process, which the server refused
+		// and has seen nothing else: an initialize opens a session in it
+		// as in a new one. A server that then refuses the session gets a
+		// new process, as it would have without this one.
+		t.use(c)
+		if err := c.handshakeWith(t.ctx, env.rev, caps); err == nil {
+			env.keepSpare(slot, c)
+			return c, nil
+		}
+		c.retired = true
+		t.owned = append(t.owned, c)
+	}
 	c, err := env.startConfig(t.ctx, name, t.processConfig())
 	if err != nil {
 		t.HarnessError("start server: %v", err)
@@ -318,6 +331,9 @@ func (env *revEnv) sparePending(key string) bool {
 func (env *revEnv) spareReady(c *Check) bool {
 	if c.Spare == "" {
 		return false
+	}
+	if env.spent != nil && !env.servedFor(c) {
+		return true // detection's spent process serves it (takeSpent)
 	}
 	slot := c.Spare + "\x00process"
 	if env.servedFor(c) {

@@ -1339,9 +1339,6 @@ func init() {
 		Refs:       []SpecRef{{Revision: protocol.Rev20251125, File: "schema.ts", Section: "Task"}},
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
-		Starts:     1, // the first tasks check (by id) makes the task session of observeTasks
-		StartsWhy:  "a session whose initialize declares tasks, shared by the tasks checks: the tasks it creates must not show in the shared session's lists",
-		StartsWith: isTaskTool,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)
@@ -1641,6 +1638,9 @@ func init() {
 		Refs:       []SpecRef{tasksRef("Related Task Metadata")},
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Starts:     1, // the first tasks check (by id) makes the task session of observeTasks
+		StartsWhy:  "a session whose initialize declares tasks, shared by the tasks checks: the tasks it creates must not show in the shared session's lists",
+		StartsWith: isTaskTool,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)

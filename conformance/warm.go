@@ -151,10 +151,35 @@ func (env *revEnv) servedFor(c *Check) bool {
 	return o.Serve != nil && c.Area() != "stdio" && len(o.Env) == 0 && o.Dir == ""
 }
 
-// closeWarm ends the processes started ahead that no check took.
+// closeWarm ends the processes started ahead that no check took, and
+// detection's spent process when no spare session took it.
 func (env *revEnv) closeWarm() {
 	for _, w := range env.warm {
 		w.c.closeAfterCheck()
 	}
 	env.warm = nil
+	if env.spent != nil {
+		env.spent.c.closeAfterCheck()
+		env.spent = nil
+	}
+}
+
+// takeSpent returns detection's spent server/discover process (see
+// detection.spent), labelled name, for a legacy spare session whose
+// process cfg would start, or nil. It counts as taken, not as started.
+func (env *revEnv) takeSpent(name string, cfg runner.Config) *Conn {
+	w := env.spent
+	if w == nil || env.rev == protocol.Modern || !sameStart(w.cfg, cfg) {
+		return nil
+	}
+	env.spent = nil
+	if !w.c.fitToShare() {
+		w.c.closeAfterCheck()
+		return nil
+	}
+	env.admit(w.c, name)
+	env.mu.Lock()
+	env.reused++
+	env.mu.Unlock()
+	return w.c
 }
