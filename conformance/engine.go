@@ -543,6 +543,9 @@ type revEnv struct {
 	// counts the processes checks took that they did not start.
 	spent  *warmProc
 	reused int
+	// plain is a session a check opened and needs no more, kept for the
+	// next check that wants a plain session (plainSession).
+	plain *warmProc
 }
 
 // silent reports whether no process of the revision wrote anything to stdout.

@@ -565,6 +565,7 @@ func initializeUnsupported(t *T) *protocol.Message {
 	if !t.retry {
 		c.recordHello(unsupportedVersion, from, m)
 		t.env.setMemo("initialize-unsupported", &seen{c: c, h: c.hello})
+		t.keepPlain(c, m)
 	}
 	return m
 }

@@ -329,8 +329,11 @@ func (env *revEnv) sparePending(key string) bool {
 // open, or would be handed over to it, so that nothing need be started
 // ahead for it.
 func (env *revEnv) spareReady(c *Check) bool {
-	if c.Spare == "" {
+	switch c.Spare {
+	case "":
 		return false
+	case plainKey:
+		return env.plain != nil && !env.servedFor(c)
 	}
 	if env.spent != nil && !env.servedFor(c) {
 		return true // detection's spent process serves it (takeSpent)
@@ -458,3 +461,50 @@ func (c *Conn) recordHello(rev string, from int, m *protocol.Message) {
 
 // helloFrom is the transcript position before a process's initialize.
 func helloFrom(p *runner.Process) int { return len(p.Transcript()) }
+
+// plainKey is the Check.Spare of a check whose process is a plain session
+// (plainSession): none is started ahead while one is kept.
+const plainKey = "plain"
+
+// keepPlain keeps c, a process of t's whose initialize was answered with
+// m and that has had no initialized notification yet, as the revision's
+// plain session once t ends, when the server answered with the revision
+// and there is none: it sends initialized, and c is no longer closed at
+// the check's end. The process then is a session like any opened for
+// the revision, whatever version its initialize asked for.
+func (t *T) keepPlain(c *Conn, m *protocol.Message) {
+	env := t.env
+	if t.retry || t.Modern() || env.plain != nil || m == nil || m.Error != nil || !c.fitToShare() {
+		return
+	}
+	if v, _ := fallbackVersion(m); v != env.rev {
+		return
+	}
+	if c.Notify(protocol.NotifInitialized, nil) != nil {
+		return
+	}
+	t.owned = slices.DeleteFunc(t.owned, func(o *Conn) bool { return o == c })
+	env.plain = &warmProc{c: c, cfg: t.processConfig()}
+	t.Logf("%s goes on as a session of the revision, with the initialized notification sent after this check's exchange", c.name)
+}
+
+// plainSession is FreshSession for a check that needs only a session
+// apart that no other check uses: the plain session another check left
+// (keepPlain) when there is one, else a new one. Its evidence starts
+// where the check takes it.
+func (t *T) plainSession() *Conn {
+	w := t.env.plain
+	if w == nil || t.retry || t.Modern() || !sameStart(w.cfg, t.processConfig()) {
+		return t.FreshSession()
+	}
+	t.env.plain = nil
+	c := w.c
+	if !c.fitToShare() {
+		c.closeAfterCheck()
+		return t.FreshSession()
+	}
+	t.owned = append(t.owned, c)
+	t.use(c)
+	c.drain(t.ctx)
+	return c
+}

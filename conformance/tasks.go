@@ -306,7 +306,7 @@ func observeTasks(t *T) *taskRun {
 	}
 	tool := t.requireTaskTool()
 	args := t.taskArgs(tool)
-	c := t.FreshSession()
+	c := t.plainSession()
 	run := &taskRun{conn: c, mark: len(c.p.Transcript()), tool: tool.Name, token: fmt.Sprintf("mcpconform-task-%s", c.env.nextID())}
 	call := func(name string, args map[string]any, token string, ttl int64) *protocol.Message {
 		p := map[string]any{"name": name, "arguments": args, "task": map[string]any{"ttl": ttl}}
@@ -1639,8 +1639,9 @@ func init() {
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
 		Starts:     1, // the first tasks check (by id) makes the task session of observeTasks
-		StartsWhy:  "a session whose initialize declares tasks, shared by the tasks checks: the tasks it creates must not show in the shared session's lists",
+		StartsWhy:  "a session apart, shared by the tasks checks: the tasks it creates must not show in the shared session's lists (a session lifecycle.version.fallback opened serves, when the server answered it with the revision)",
 		StartsWith: isTaskTool,
+		Spare:      plainKey,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)

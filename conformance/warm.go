@@ -158,9 +158,11 @@ func (env *revEnv) closeWarm() {
 		w.c.closeAfterCheck()
 	}
 	env.warm = nil
-	if env.spent != nil {
-		env.spent.c.closeAfterCheck()
-		env.spent = nil
+	for _, w := range []**warmProc{&env.spent, &env.plain} {
+		if *w != nil {
+			(*w).c.closeAfterCheck()
+			*w = nil
+		}
 	}
 }
 
