@@ -206,6 +206,17 @@ func (p *progressProbe) note(t *T) {
 	}
 }
 
+// probeSession is the session probeProgress calls on: the scratch
+// session, or for a cancellation check the cancellation checks' session,
+// which it has open already. Each call is answered before the next, so
+// neither is left with anything a later check could see.
+func (t *T) probeSession() *Conn {
+	if t.check.Area() == "cancellation" {
+		return cancelSession(t)
+	}
+	return t.Scratch()
+}
+
 // probeProgress calls the callable tools in list order, each with valid
 // arguments and a progressToken, until one sends a progress notification
 // before its answer.
@@ -223,7 +234,7 @@ func (t *T) probeProgress() *progressProbe {
 			continue
 		}
 		called++
-		c := t.Scratch()
+		c := t.probeSession()
 		run := &progressRun{conn: c, mark: len(c.p.Transcript()), tool: tool.Name, token: fmt.Sprintf("mcpconform-progress-%s", c.env.nextID())}
 		id := fmt.Sprintf("progress-%s", c.env.nextID())
 		c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": args,
