@@ -333,7 +333,8 @@ func (env *revEnv) spareReady(c *Check) bool {
 	case "":
 		return false
 	case plainKey:
-		return env.plain != nil && !env.servedFor(c)
+		// lifecycle.version.fallback, still to run, may leave one.
+		return (env.plain != nil || env.pending(fallbackCheck)) && !env.servedFor(c)
 	}
 	if env.spent != nil && !env.servedFor(c) {
 		return true // detection's spent process serves it (takeSpent)
@@ -461,6 +462,10 @@ func (c *Conn) recordHello(rev string, from int, m *protocol.Message) {
 
 // helloFrom is the transcript position before a process's initialize.
 func helloFrom(p *runner.Process) int { return len(p.Transcript()) }
+
+// fallbackCheck is the check whose process may go on as the plain
+// session (keepPlain).
+const fallbackCheck = "lifecycle.version.fallback"
 
 // plainKey is the Check.Spare of a check whose process is a plain session
 // (plainSession): none is started ahead while one is kept.

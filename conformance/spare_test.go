@@ -220,3 +220,35 @@ func TestPrewarmNeedsTheTool(t *testing.T) {
 		})
 	}
 }
+
+// TestFallbackProcessServesTasks proves that the process
+// lifecycle.version.fallback opens, answered with the revision, goes on
+// as the tasks checks' session instead of their starting one.
+func TestFallbackProcessServesTasks(t *testing.T) {
+	t.Parallel()
+	rep, err := Run(context.Background(), Options{
+		Command:  []string{mutantBinary(t), "-mutation", "none", "-async"},
+		Protocol: protocol.Rev20251125,
+		Only:     []string{"lifecycle.initialize.result", "lifecycle.version.fallback", "tasks.answer.no-related-task"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Result{}
+	for _, r := range rep.Results {
+		got[r.ID] = r
+		if r.Status != StatusPass {
+			t.Errorf("%s: %s %q", r.ID, r.Status, r.Message)
+		}
+	}
+	if p := got["lifecycle.version.fallback"].Processes; p != 1 {
+		t.Errorf("lifecycle.version.fallback started %d processes, want 1", p)
+	}
+	tasks := got["tasks.answer.no-related-task"]
+	if tasks.Processes != 0 {
+		t.Errorf("tasks.answer.no-related-task started %d processes, want 0 (the fallback's goes on)", tasks.Processes)
+	}
+	if rep.Timing == nil || len(rep.Timing.Revisions) != 1 || rep.Timing.Revisions[0].Processes != 1 {
+		t.Errorf("timing %+v: want one process started by the revision", rep.Timing)
+	}
+}
