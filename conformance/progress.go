@@ -207,11 +207,12 @@ func (p *progressProbe) note(t *T) {
 }
 
 // probeSession is the session probeProgress calls on: the scratch
-// session, or for a cancellation check the cancellation checks' session,
-// which it has open already. Each call is answered before the next, so
-// neither is left with anything a later check could see.
+// session, or for a cancellation check of a legacy revision the
+// cancellation checks' session, which it has open already. Each call is
+// answered before the next, so neither is left with anything a later
+// check could see.
 func (t *T) probeSession() *Conn {
-	if t.check.Area() == "cancellation" {
+	if t.check.Area() == "cancellation" && !t.Modern() {
 		return cancelSession(t)
 	}
 	return t.Scratch()

@@ -479,7 +479,7 @@ const plainKey = "plain"
 // the revision, whatever version its initialize asked for.
 func (t *T) keepPlain(c *Conn, m *protocol.Message) {
 	env := t.env
-	if t.retry || t.Modern() || env.plain != nil || m == nil || m.Error != nil || !c.fitToShare() {
+	if t.retry || t.Modern() || env.eng.http != nil || env.plain != nil || m == nil || m.Error != nil || !c.fitToShare() {
 		return
 	}
 	if v, _ := fallbackVersion(m); v != env.rev {
