@@ -222,10 +222,7 @@ func (rep *Report) WriteSARIF(w io.Writer, reportURI string) error {
 		}
 		run.Results = append(run.Results, res)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(sarifLog{Schema: SARIFSchema, Version: SARIF, Runs: []sarifRun{run}})
+	return writeIndented(w, sarifLog{Schema: SARIFSchema, Version: SARIF, Runs: []sarifRun{run}})
 }
 
 // sarifRuleOf describes a check as a SARIF rule, from one of its results.
