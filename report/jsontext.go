@@ -96,3 +96,37 @@ func skipSpace(src []byte, i int) int {
 	}
 	return i
 }
+
+// valueEnd returns the offset just past the JSON value that starts at
+// data[i] (len(data) if it does not end).
+func valueEnd(data []byte, i int) int {
+	if i >= len(data) {
+		return i
+	}
+	switch data[i] {
+	case '"':
+		return stringEnd(data, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(data); i++ {
+			switch data[i] {
+			case '"':
+				i = stringEnd(data, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for ; i < len(data); i++ {
+		switch data[i] {
+		case ',', ']', '}', ' ', '\t', '\r', '\n':
+			return i
+		}
+	}
+	return i
+}
