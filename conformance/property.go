@@ -1722,10 +1722,14 @@ func countTrue(bs []bool) int {
 // own, and a call left unanswered keeps the process from any check that
 // reads all its traffic (see spare.go). It is the argument checks' own
 // spare when one is open or handed over to them (handOvers), which costs
-// no start, and the revision's scratch session otherwise.
+// no start, and the revision's scratch session otherwise. In the property
+// lane (lane.go), where no session is handed over, it is their own spare
+// always: both argument checks and the malformed-line sequence then share
+// one session, where the scratch session would be left unfit by a call
+// still running and opened again.
 func argumentsSession(t *T) *Conn {
 	slot := t.spareSlot(argumentsKey, nil)
-	if _, handed := t.env.handOverSource(argumentsKey, slot); t.retry || handed != nil || t.env.spares[slot] != nil {
+	if _, handed := t.env.handOverSource(argumentsKey, slot); t.retry || handed != nil || t.env.spares[slot] != nil || t.env.lane != "" {
 		return t.SharedBy(argumentsKey)
 	}
 	return t.Scratch()
