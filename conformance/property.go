@@ -1133,11 +1133,20 @@ func runSameErrorBytes(t *T) {
 		params map[string]any
 	}
 	var calls []call
+	// A request drawn again is the same pair sent again: it shows
+	// nothing the first pair did not, so each is sent once.
+	drawn := map[string]bool{}
+	add := func(method string, params map[string]any) {
+		if key := method + " " + canonJSON(params); !drawn[key] {
+			drawn[key] = true
+			calls = append(calls, call{method, params})
+		}
+	}
 	n := max(1, t.cases()/10)
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("mcpconform-no-such-tool-%d", src.Intn(1_000_000))
-		calls = append(calls, call{protocol.MethodToolsCall, map[string]any{"name": name, "arguments": map[string]any{}}})
-		calls = append(calls, call{"mcpconform/unknown-method-" + strconv.Itoa(src.Intn(100)), map[string]any{}})
+		add(protocol.MethodToolsCall, map[string]any{"name": name, "arguments": map[string]any{}})
+		add("mcpconform/unknown-method-"+strconv.Itoa(src.Intn(100)), map[string]any{})
 	}
 	// Invalid arguments for a bounded number of tools: the check's work
 	// does not grow with the server's size.
@@ -1146,7 +1155,7 @@ func runSameErrorBytes(t *T) {
 		cons := breakable(at.plan)
 		for i := range min(3, len(cons)) {
 			if args, ok, _ := drawCase(src, at, &cons[(i*7)%len(cons)]); ok {
-				calls = append(calls, call{protocol.MethodToolsCall, map[string]any{"name": at.tool.Name, "arguments": args}})
+				add(protocol.MethodToolsCall, map[string]any{"name": at.tool.Name, "arguments": args})
 			}
 		}
 	}
@@ -1463,6 +1472,11 @@ func argumentCases(src gen.Source, tools []argTool, caps []int, valid bool) (cs 
 		}
 		budget := caps[i]
 		made, disagreed := 0, 0
+		// A case drawn again is the same call of the same tool: its answer
+		// shows nothing the first one did not, so it is not made twice
+		// (a tool that takes no argument has one valid case, {}, not a
+		// share of --cases).
+		drawn := map[string]bool{}
 		for try := 0; try < 2*budget && made < budget; try++ {
 			var c *gen.Constraint
 			if !valid {
@@ -1477,9 +1491,10 @@ func argumentCases(src gen.Source, tools []argTool, caps []int, valid bool) (cs 
 			if disagree {
 				disagreed++
 			}
-			if !ok {
+			if !ok || drawn[string(args)] {
 				continue
 			}
+			drawn[string(args)] = true
 			cs = append(cs, argCase{tool: i, args: args, broken: c})
 			made++
 		}
