@@ -952,11 +952,18 @@ func mapsKeys[V any](m map[string]V) func(func(string) bool) {
 	}
 }
 
-// notificationLines draws n notifications.
+// notificationLines draws n notifications and keeps each distinct line
+// once: a notification is judged on its own (no answer, whatever came
+// before it), so the same line drawn again is the same case, and over
+// HTTP one more request for nothing the first did not show.
 func notificationLines(src gen.Source, rev string, n int) []wireLine {
 	lines := make([]wireLine, 0, n)
+	drawn := make(map[string]bool, n)
 	for range n {
-		lines = append(lines, wireLine{Raw: probeNotification(rev, src)})
+		if raw := probeNotification(rev, src); !drawn[raw] {
+			drawn[raw] = true
+			lines = append(lines, wireLine{Raw: raw})
+		}
 	}
 	return lines
 }
