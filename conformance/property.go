@@ -970,7 +970,7 @@ func notificationLines(src gen.Source, rev string, n int) []wireLine {
 
 func runNotificationsUnanswered(t *T) {
 	lines := notificationLines(t.Rand(), t.env.rev, t.cases())
-	t.Expect("no response to any of %d notifications", len(lines))
+	t.Expect("no response to any of %d notifications drawn (%d distinct, each sent once)", t.cases(), len(lines))
 	sequenceProperty(t, "notifications only", lines, scratchSession, func(ls []wireLine, run wireRun) []string {
 		var problems []string
 		for _, r := range run.Received {
