@@ -404,7 +404,7 @@ func (e *engine) header(det *detection, start time.Time) *Report {
 // newEnv makes the state of revision rev's part of the run, with the
 // probe process detection kept for it as its session.
 func (e *engine) newEnv(rev string) *revEnv {
-	env := &revEnv{eng: e, rev: rev, info: e.det.info(rev), results: map[string]*Result{}}
+	env := &revEnv{eng: e, rev: rev, info: e.det.info(rev), checks: e.checks, results: map[string]*Result{}}
 	if c := e.det.sessions[rev]; c != nil {
 		env.httpMode = c.p.HTTPMode()
 		c.env = env
@@ -503,6 +503,17 @@ type revEnv struct {
 	// httpMode is how the revision's sessions speak HTTP, as its probe
 	// found (runner.Config.HTTPMode); "" lets each session find out.
 	httpMode string
+
+	// checks are the checks this part of the revision runs: the run's,
+	// less those of its property lane (lane.go).
+	checks []*Check
+	// lane marks the labels of the processes of a lane: "" for the
+	// revision's own, laneProperty for its property lane.
+	lane string
+	// side is the revision's property lane, and sideDone closed once it
+	// has run its checks (nil once joined).
+	side     *revEnv
+	sideDone chan struct{}
 
 	session      *Conn
 	base         time.Duration     // the request timeout, from --timeout and the session's measured round trip (budget.go)
@@ -672,10 +683,10 @@ func (env *revEnv) admit(c *Conn, name string) {
 	defer env.mu.Unlock()
 	if env.slow {
 		env.rerunTaken++
-		c.name = fmt.Sprintf("%s-r%d", name, env.rerunTaken)
+		c.name = fmt.Sprintf("%s-%sr%d", name, env.lane, env.rerunTaken)
 	} else {
 		env.taken++
-		c.name = fmt.Sprintf("%s-%d", name, env.taken)
+		c.name = fmt.Sprintf("%s-%s%d", name, env.lane, env.taken)
 	}
 	env.conns = append(env.conns, c)
 }
@@ -955,7 +966,23 @@ func order(checks []*Check) []*Check {
 
 func (env *revEnv) runAll(ctx context.Context) {
 	env.began = time.Now()
-	checks := order(env.eng.checks)
+	env.startLane(ctx)
+	env.runChecks(ctx, env.joinLane)
+	env.joinLane()
+	env.closeWarm()
+	env.closeSpares()
+	if env.session != nil {
+		env.session.closeAfterCheck()
+	}
+	env.closeLane()
+	env.release()
+	env.took = time.Since(env.began)
+}
+
+// runChecks runs env's checks in order, one at a time; beforeFinal, when
+// set, is called before the first Final check.
+func (env *revEnv) runChecks(ctx context.Context, beforeFinal func()) {
+	checks := order(env.checks)
 	byID := make(map[string]*Check, len(checks))
 	for _, c := range checks {
 		byID[c.ID] = c
@@ -963,6 +990,10 @@ func (env *revEnv) runAll(ctx context.Context) {
 	for i, c := range checks {
 		if _, done := env.results[c.ID]; done {
 			continue // run early: it owned a stall (below)
+		}
+		if c.Final && beforeFinal != nil {
+			beforeFinal()
+			beforeFinal = nil
 		}
 		env.prewarm(ctx, checks[i:])
 		env.results[c.ID] = env.runOne(ctx, c)
@@ -979,13 +1010,6 @@ func (env *revEnv) runAll(ctx context.Context) {
 			}
 		}
 	}
-	env.closeWarm()
-	env.closeSpares()
-	if env.session != nil {
-		env.session.closeAfterCheck()
-	}
-	env.release()
-	env.took = time.Since(env.began)
 }
 
 // faulted reports whether a check's status says the check found (or could

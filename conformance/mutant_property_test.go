@@ -209,3 +209,44 @@ func TestPropertyFailureSaved(t *testing.T) {
 		t.Errorf("the saved case was not shrunk: %d sends", sends)
 	}
 }
+
+// TestArgumentCasesDistinct: no tool gets the same arguments twice, on
+// either side; a tool whose schema allows one arguments object (none
+// declared, no others allowed) gets that one valid case, not its share
+// of --cases, and a tool with room for more still gets its share.
+func TestArgumentCasesDistinct(t *testing.T) {
+	var tools []argTool
+	for _, schema := range []string{
+		`{"type":"object","properties":{},"additionalProperties":false}`,
+		`{"type":"object","properties":{"mode":{"type":"string","enum":["fast","slow"]}},"additionalProperties":false}`,
+		`{"type":"object","properties":{"text":{"type":"string"},"n":{"type":"integer"}},"required":["text"]}`,
+	} {
+		c := &compiledSchema{ready: make(chan struct{})}
+		c.compile(json.RawMessage(schema), draft2020)
+		if c.err != nil {
+			t.Fatal(c.err)
+		}
+		tools = append(tools, argTool{protocol.Tool{Name: fmt.Sprintf("t%d", len(tools)), InputSchema: json.RawMessage(schema)}, c})
+	}
+	share := argBudget(30, len(tools))
+	for _, valid := range []bool{true, false} {
+		caps := []int{share, share, share}
+		if !valid {
+			caps = invalidCaps(30, tools)
+		}
+		cs, _, _, _ := argumentCases(rand.New(rand.NewSource(1)), tools, caps, valid)
+		seen := map[string]bool{}
+		per := make([]int, len(tools))
+		for _, c := range cs {
+			key := fmt.Sprintf("%d %s", c.tool, c.args)
+			if seen[key] {
+				t.Errorf("valid %v: %s got %s twice", valid, tools[c.tool].tool.Name, c.args)
+			}
+			seen[key] = true
+			per[c.tool]++
+		}
+		if valid && (per[0] != 1 || per[1] > 3 || per[2] != share) {
+			t.Errorf("valid cases per tool %v, want [1 ≤3 %d]", per, share)
+		}
+	}
+}

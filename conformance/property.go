@@ -952,18 +952,25 @@ func mapsKeys[V any](m map[string]V) func(func(string) bool) {
 	}
 }
 
-// notificationLines draws n notifications.
+// notificationLines draws n notifications and keeps each distinct line
+// once: a notification is judged on its own (no answer, whatever came
+// before it), so the same line drawn again is the same case, and over
+// HTTP one more request for nothing the first did not show.
 func notificationLines(src gen.Source, rev string, n int) []wireLine {
 	lines := make([]wireLine, 0, n)
+	drawn := make(map[string]bool, n)
 	for range n {
-		lines = append(lines, wireLine{Raw: probeNotification(rev, src)})
+		if raw := probeNotification(rev, src); !drawn[raw] {
+			drawn[raw] = true
+			lines = append(lines, wireLine{Raw: raw})
+		}
 	}
 	return lines
 }
 
 func runNotificationsUnanswered(t *T) {
 	lines := notificationLines(t.Rand(), t.env.rev, t.cases())
-	t.Expect("no response to any of %d notifications", len(lines))
+	t.Expect("no response to any of %d notifications drawn (%d distinct, each sent once)", t.cases(), len(lines))
 	sequenceProperty(t, "notifications only", lines, scratchSession, func(ls []wireLine, run wireRun) []string {
 		var problems []string
 		for _, r := range run.Received {
@@ -1133,11 +1140,20 @@ func runSameErrorBytes(t *T) {
 		params map[string]any
 	}
 	var calls []call
+	// A request drawn again is the same pair sent again: it shows
+	// nothing the first pair did not, so each is sent once.
+	drawn := map[string]bool{}
+	add := func(method string, params map[string]any) {
+		if key := method + " " + canonJSON(params); !drawn[key] {
+			drawn[key] = true
+			calls = append(calls, call{method, params})
+		}
+	}
 	n := max(1, t.cases()/10)
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("mcpconform-no-such-tool-%d", src.Intn(1_000_000))
-		calls = append(calls, call{protocol.MethodToolsCall, map[string]any{"name": name, "arguments": map[string]any{}}})
-		calls = append(calls, call{"mcpconform/unknown-method-" + strconv.Itoa(src.Intn(100)), map[string]any{}})
+		add(protocol.MethodToolsCall, map[string]any{"name": name, "arguments": map[string]any{}})
+		add("mcpconform/unknown-method-"+strconv.Itoa(src.Intn(100)), map[string]any{})
 	}
 	// Invalid arguments for a bounded number of tools: the check's work
 	// does not grow with the server's size.
@@ -1146,7 +1162,7 @@ func runSameErrorBytes(t *T) {
 		cons := breakable(at.plan)
 		for i := range min(3, len(cons)) {
 			if args, ok, _ := drawCase(src, at, &cons[(i*7)%len(cons)]); ok {
-				calls = append(calls, call{protocol.MethodToolsCall, map[string]any{"name": at.tool.Name, "arguments": args}})
+				add(protocol.MethodToolsCall, map[string]any{"name": at.tool.Name, "arguments": args})
 			}
 		}
 	}
@@ -1463,6 +1479,11 @@ func argumentCases(src gen.Source, tools []argTool, caps []int, valid bool) (cs 
 		}
 		budget := caps[i]
 		made, disagreed := 0, 0
+		// A case drawn again is the same call of the same tool: its answer
+		// shows nothing the first one did not, so it is not made twice
+		// (a tool that takes no argument has one valid case, {}, not a
+		// share of --cases).
+		drawn := map[string]bool{}
 		for try := 0; try < 2*budget && made < budget; try++ {
 			var c *gen.Constraint
 			if !valid {
@@ -1477,9 +1498,10 @@ func argumentCases(src gen.Source, tools []argTool, caps []int, valid bool) (cs 
 			if disagree {
 				disagreed++
 			}
-			if !ok {
+			if !ok || drawn[string(args)] {
 				continue
 			}
+			drawn[string(args)] = true
 			cs = append(cs, argCase{tool: i, args: args, broken: c})
 			made++
 		}
@@ -1722,10 +1744,14 @@ func countTrue(bs []bool) int {
 // own, and a call left unanswered keeps the process from any check that
 // reads all its traffic (see spare.go). It is the argument checks' own
 // spare when one is open or handed over to them (handOvers), which costs
-// no start, and the revision's scratch session otherwise.
+// no start, and the revision's scratch session otherwise. In the property
+// lane (lane.go), where no session is handed over, it is their own spare
+// always: both argument checks and the malformed-line sequence then share
+// one session, where the scratch session would be left unfit by a call
+// still running and opened again.
 func argumentsSession(t *T) *Conn {
 	slot := t.spareSlot(argumentsKey, nil)
-	if _, handed := t.env.handOverSource(argumentsKey, slot); t.retry || handed != nil || t.env.spares[slot] != nil {
+	if _, handed := t.env.handOverSource(argumentsKey, slot); t.retry || handed != nil || t.env.spares[slot] != nil || t.env.lane != "" {
 		return t.SharedBy(argumentsKey)
 	}
 	return t.Scratch()

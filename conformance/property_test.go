@@ -469,3 +469,26 @@ func TestAppendQuotedMatchesStrconv(t *testing.T) {
 		}
 	})
 }
+
+// TestNotificationLinesDistinct: the notifications of
+// property.jsonrpc.notifications-unanswered are each sent once (a line
+// drawn again is dropped), and every kind is still drawn.
+func TestNotificationLinesDistinct(t *testing.T) {
+	lines := notificationLines(gen.NewRand(3), protocol.Rev20250618, 100)
+	seen := map[string]bool{}
+	kinds := map[string]bool{}
+	for _, l := range lines {
+		if seen[l.Raw] {
+			t.Errorf("%s sent twice", l.Raw)
+		}
+		seen[l.Raw] = true
+		m, err := protocol.ParseMessage([]byte(l.Raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds[m.Method+" "+strconv.FormatBool(m.Params != nil)] = true
+	}
+	if len(lines) >= 100 || len(kinds) != 4 {
+		t.Errorf("%d lines of %d kinds %v, want fewer than the 100 drawn and all 4 kinds", len(lines), len(kinds), kinds)
+	}
+}

@@ -289,7 +289,7 @@ func (env *revEnv) handOverSource(key, slot string) (string, *Conn) {
 // (not a Final one, which reads all traffic) may still run in the
 // revision.
 func (env *revEnv) groupPending(h handOver) bool {
-	for _, c := range env.eng.checks {
+	for _, c := range env.checks {
 		in := slices.Contains(h.areas, c.Area()) || slices.Contains(h.ids, c.ID)
 		if in && !c.Final && env.results[c.ID] == nil && env.mayRun(c) {
 			return true
@@ -317,7 +317,7 @@ func (env *revEnv) keptFor(slot string, c *Conn) bool {
 // sparePending reports whether a check that declares the spare session
 // key (Check.Spare) may still run in the revision.
 func (env *revEnv) sparePending(key string) bool {
-	for _, c := range env.eng.checks {
+	for _, c := range env.checks {
 		if c.Spare == key && env.results[c.ID] == nil && env.mayRun(c) {
 			return true
 		}

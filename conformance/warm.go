@@ -113,8 +113,8 @@ func (env *revEnv) mayRun(c *Check) bool {
 // pending reports whether the check of the run whose id is id has yet to
 // run in the revision and may still run.
 func (env *revEnv) pending(id string) bool {
-	i := slices.IndexFunc(env.eng.checks, func(c *Check) bool { return c.ID == id })
-	return i >= 0 && env.results[id] == nil && env.mayRun(env.eng.checks[i])
+	i := slices.IndexFunc(env.checks, func(c *Check) bool { return c.ID == id })
+	return i >= 0 && env.results[id] == nil && env.mayRun(env.checks[i])
 }
 
 // otherTransport returns the one transport check c applies to when the

@@ -154,6 +154,11 @@ func (t *HTTPTarget) rateLimitWait(h http.Header, limit time.Duration, now time.
 	return wait, true
 }
 
+// maxIdleConns bounds the idle connections a target keeps: the POSTs a
+// run's sessions may have in flight at once (maxHTTPInFlight for each of
+// a few sessions at a time).
+const maxIdleConns = 8 * maxHTTPInFlight
+
 // minSecret is the shortest header value redacted wherever it appears in
 // what a server sends back: a shorter one would match by chance.
 const minSecret = 6
@@ -194,7 +199,13 @@ func NewHTTPTarget(rawURL string, opts HTTPOptions) (*HTTPTarget, error) {
 		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		TLSClientConfig:     &tls.Config{RootCAs: opts.RootCAs, MinVersion: tls.VersionTLS12},
 		TLSHandshakeTimeout: 10 * time.Second,
-		MaxIdleConnsPerHost: 64,
+		// Every connection the sessions of a run have open at once is
+		// kept for the next request: the revisions' sessions each have
+		// up to maxHTTPInFlight POSTs out, and a connection closed after
+		// one request costs the server a new one for the next (a burst
+		// of pipelined calls opened one for every four requests).
+		MaxIdleConns:        maxIdleConns,
+		MaxIdleConnsPerHost: maxIdleConns,
 		// Below the 5 s after which Node's HTTP server closes an idle
 		// connection: a request sent on a connection the server is
 		// closing is lost (a POST is not sent again).
