@@ -47,6 +47,7 @@ func TestHostileCases(t *testing.T) {
 	bin := fixturebin.Build(t, "internal/fixtures/hostile")
 	once := filepath.Join(t.TempDir(), "parse-hang-once")
 	requests := filepath.Join(t.TempDir(), "bigline-requests")
+	slowRequests := filepath.Join(t.TempDir(), "slow-bigline-requests")
 	malformedOnly := func(o *Options) {
 		o.Timeout, o.Cases, o.Only = time.Second, 8, []string{"property.jsonrpc.malformed-*"}
 	}
@@ -187,6 +188,19 @@ func TestHostileCases(t *testing.T) {
 			// of property.jsonrpc.answered-once; the walks of
 			// tools.notify.list-changed-sent ask none.
 			if n := countRequests(t, requests, "tools/list"); n > 3 {
+				t.Errorf("the server got %d tools/list requests, want at most 3", n)
+			}
+		}},
+		// Each answer passes the line limit within the request timeout
+		// and goes on streaming long after it (1,600 pieces, 2 ms
+		// apart), as a 100 MB one does on a loaded machine: the wait
+		// ends with the line still arriving, and the line, known by its
+		// id to be the answer, is not asked for again.
+		{name: "100 MB response line, still streaming when the wait ends", flags: []string{"-mode", "bigline", "-list-changed", "-pace", "2ms", "-log", slowRequests}, slow: "streams 100 MB answers for seconds", opts: func(o *Options) {
+			o.Timeout = time.Second
+		}, check: func(t *testing.T, rep *Report) {
+			wantResult(t, rep, "tools.list.shape", StatusNotVerified, "raise --max-line-bytes")
+			if n := countRequests(t, slowRequests, "tools/list"); n > 3 {
 				t.Errorf("the server got %d tools/list requests, want at most 3", n)
 			}
 		}},

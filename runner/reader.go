@@ -107,8 +107,13 @@ func (p *Process) readStdout() {
 					head = append(append(head, sofar[:min(len(sofar), keptHead)]...), frag[:min(len(frag), max(0, keptHead-len(sofar)))]...)
 					putLong(long)
 					long = nil
+					answers := ""
+					if kind, id := scanHead(head); kind == headResponse {
+						answers = protocol.IDKey(id)
+					}
 					p.mu.Lock()
 					p.longHead = append(p.longHead[:0], head[:min(len(head), 8)]...)
+					p.longAnswers = answers
 					p.mu.Unlock()
 				} else {
 					long = appendLong(long, frag, limit+1)

@@ -281,6 +281,9 @@ type Process struct {
 	// (unix nanoseconds; 0 when no such line is arriving) and its start.
 	longAt   atomic.Int64
 	longHead []byte // guarded by mu
+	// longAnswers is the id key of the request that line answers by its
+	// start ("" when its start shows none); guarded by mu.
+	longAnswers string
 	// partAt is when the last piece of a line still arriving came (unix
 	// nanoseconds; 0 between lines): a wait that reaches its bound while
 	// a long answer streams in on a slow machine is not silence.
@@ -1511,6 +1514,11 @@ func (p *Process) timedOut(w waitSpec, timeout time.Duration) error {
 	defer p.mu.Unlock()
 	p.noteLocked(fmt.Sprintf("no %s within %v", w.what, timeout))
 	if w.key == "" {
+		if p.longArriving(timeout) {
+			// The next message is that line, not yet ended: a wait for
+			// it is still a timeout, whose cause is the line, not silence.
+			return fmt.Errorf("runner: %w while a line over the limit was still arriving: %w: more than %d bytes, starting %q…", &TimeoutError{What: w.what, After: timeout}, ErrLineTooLong, p.cfg.MaxLineBytes, p.longHead)
+		}
 		return fmt.Errorf("runner: %w", &TimeoutError{What: w.what, After: timeout})
 	}
 	for _, l := range p.lost {
@@ -1518,7 +1526,13 @@ func (p *Process) timedOut(w waitSpec, timeout time.Duration) error {
 			return fmt.Errorf("runner: no %s within %v; it may be in the line discarded meanwhile: %w", w.what, timeout, l.problem)
 		}
 	}
-	if at := p.longAt.Load(); at != 0 && time.Since(time.Unix(0, at)) < timeout {
+	if p.longArriving(timeout) {
+		if a := p.longAnswers; a != "" && (a == w.key || a == twinOf(w.key)) {
+			// The line's start names this request: the answer is the
+			// line, as when it has ended (answerOf), and asking again
+			// would stream it again.
+			return fmt.Errorf("runner: %s: %w", w.what, &UnreadAnswerError{fmt.Errorf("%w: more than %d bytes, still arriving, starting %q…", ErrLineTooLong, p.cfg.MaxLineBytes, p.longHead)})
+		}
 		// Not silence: the server is writing a line over the limit, which
 		// may be the response or hold it back (a slow machine streams
 		// 100 MB for longer than a request timeout). The process is not
@@ -1531,6 +1545,13 @@ func (p *Process) timedOut(w waitSpec, timeout time.Duration) error {
 		p.broadcastLocked()
 	}
 	return fmt.Errorf("runner: %w", err)
+}
+
+// longArriving reports whether a line over the limit is being discarded
+// and its last piece came within timeout.
+func (p *Process) longArriving(timeout time.Duration) bool {
+	at := p.longAt.Load()
+	return at != 0 && time.Since(time.Unix(0, at)) < timeout
 }
 
 // ExitStatus says how the server ended, as "exit status 3" or "killed by
