@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -38,20 +39,76 @@ var lastLongLine atomic.Int64
 // process or the next one, is put together in one of them. A server that
 // answers every initialize and tools/list with megabytes would otherwise
 // cost the run fresh megabytes per answer, which the collector lets pile
-// up to its limit.
-var longBuffers sync.Pool // of *[]byte
+// up to its limit. Unlike a sync.Pool's, its buffers outlive collections:
+// a buffer the collector took was made again at the next long line, in
+// pages the runtime had meanwhile returned to the system.
+var longBuffers spareBuffers
+
+// spareBuffers keeps at most maxSpareBuffers buffers, the largest given.
+type spareBuffers struct {
+	mu   sync.Mutex
+	bufs [][]byte
+}
+
+// maxSpareBuffers is how many line buffers are kept: the lines of
+// processes read at once (a session and a spare, say) each take one.
+const maxSpareBuffers = 2
+
+// get returns the largest buffer kept, emptied, or nil.
+func (s *spareBuffers) get() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.bufs) == 0 {
+		return nil
+	}
+	i := 0
+	for j, b := range s.bufs {
+		if cap(b) > cap(s.bufs[i]) {
+			i = j
+		}
+	}
+	b := s.bufs[i]
+	s.bufs = slices.Delete(s.bufs, i, i+1)
+	return b[:0]
+}
+
+// maxSpareBytes bounds the size of a buffer kept: a server's rare line of
+// many megabytes does not hold them for the rest of the run.
+const maxSpareBytes = 8 << 20
+
+// put keeps b, in place of the smallest kept buffer when there are
+// maxSpareBuffers already and b is larger; a buffer over maxSpareBytes
+// is left to the collector.
+func (s *spareBuffers) put(b []byte) {
+	if cap(b) > maxSpareBytes {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.bufs) < maxSpareBuffers {
+		s.bufs = append(s.bufs, b)
+		return
+	}
+	i := 0
+	for j, k := range s.bufs {
+		if cap(k) < cap(s.bufs[i]) {
+			i = j
+		}
+	}
+	if cap(b) > cap(s.bufs[i]) {
+		s.bufs[i] = b
+	}
+}
 
 // appendLong appends frag to a line that came in more than one read,
 // making its buffer, when it has none, as large as the run's last such
-// line (or taking a pooled one), at least doubling it when it grows
+// line (or taking a kept one), at least doubling it when it grows
 // (append grows a large slice by a quarter: a line of 16 MiB read in
 // 64 KiB pieces allocated four times its size on the way), and never past
 // most unless the line is.
 func appendLong(line, frag []byte, most int) []byte {
 	if line == nil {
-		if b, ok := longBuffers.Get().(*[]byte); ok {
-			line = (*b)[:0]
-		}
+		line = longBuffers.get()
 	}
 	if need := len(line) + len(frag); need > cap(line) {
 		size := max(2*cap(line), need, 2*readSize)
@@ -68,8 +125,7 @@ func appendLong(line, frag []byte, most int) []byte {
 // putLong gives the buffer of a line nothing kept to the next long line.
 func putLong(line []byte) {
 	if cap(line) > 0 {
-		line = line[:0]
-		longBuffers.Put(&line)
+		longBuffers.put(line[:0])
 	}
 }
 
