@@ -172,6 +172,17 @@ func TestHostileCases(t *testing.T) {
 			// around it is judged, not left unverified.
 			wantResult(t, rep, "property.jsonrpc.answered-once", StatusPass, "")
 		}},
+		// The junk before each process's first answer takes longer to
+		// arrive than the start timeout (61 pieces, 40 ms apart), as
+		// 64 MiB does on a loaded machine: a line that cannot be the
+		// answer holds it back, and the wait goes on while it comes.
+		{name: "junk line over the limit, slower than the start timeout", flags: []string{"-mode", "junkline", "-size", "4000000", "-pace", "40ms"}, slow: "each process's junk takes seconds to arrive", opts: func(o *Options) {
+			o.MaxLineBytes, o.StartTimeout, o.Timeout = 1<<20, time.Second, time.Second
+			o.Only = []string{"stdio.stdout.messages-only", "property.jsonrpc.answered-once"}
+		}, check: func(t *testing.T, rep *Report) {
+			wantResult(t, rep, "stdio.stdout.messages-only", StatusFail, `a 3.8 MiB line that is not JSON, starting "xxxxxxxx"…`)
+			wantResult(t, rep, "property.jsonrpc.answered-once", StatusPass, "")
+		}},
 		{name: "100 KB junk line under the line limit", flags: []string{"-mode", "junkline", "-size", "100000"}, check: func(t *testing.T, rep *Report) {
 			// Longer than the transcript keeps, so judged by the runner's
 			// verdict on the whole line.

@@ -81,6 +81,20 @@ func TestReadLongLines(t *testing.T) {
 			})
 		}
 	}
+	// Long lines read in place end within a read that carries the
+	// lines after them: those come out whole and in order.
+	t.Run("long lines among short ones", func(t *testing.T) {
+		want := [][]byte{line(3*readSize+7, 'p'), []byte("s1"), []byte("s2"), line(5*readSize/2, 'q'), line(100, 'r'), line(2*readSize+1, 's')}
+		got := readAll(t, append(bytes.Join(want, []byte("\n")), '\n'), 8*readSize)
+		if len(got) != len(want) {
+			t.Fatalf("got %d lines, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if !bytes.Equal(got[i].Raw, want[i]) {
+				t.Errorf("line %d: %d bytes %.40q…, want %d bytes %.40q…", i, len(got[i].Raw), got[i].Raw, len(want[i]), want[i])
+			}
+		}
+	})
 	for _, limit := range []int{readSize + 10, 2*readSize + 10} {
 		t.Run(fmt.Sprintf("over a limit of %d", limit), func(t *testing.T) {
 			long, next := line(limit+readSize, 'z'), []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)

@@ -110,7 +110,16 @@ func appendLong(line, frag []byte, most int) []byte {
 	if line == nil {
 		line = longBuffers.get()
 	}
-	if need := len(line) + len(frag); need > cap(line) {
+	if len(frag) > 0 && len(line) < cap(line) && &line[:len(line)+1][len(line)] == &frag[0] {
+		return line[:len(line)+len(frag)] // read in place (readInto)
+	}
+	return append(reserve(line, len(frag), most), frag...)
+}
+
+// reserve returns line with room for n more bytes, grown as appendLong
+// grows it.
+func reserve(line []byte, n, most int) []byte {
+	if need := len(line) + n; need > cap(line) {
 		size := max(2*cap(line), need, 2*readSize)
 		if cap(line) == 0 {
 			size = max(size, int(lastLongLine.Load())+readSize)
@@ -119,7 +128,54 @@ func appendLong(line, frag []byte, most int) []byte {
 		copy(grown, line)
 		line = grown
 	}
-	return append(line, frag...)
+	return line
+}
+
+// readInto reads the next piece of a long line straight into its buffer,
+// past line's end, rather than into br's buffer and then a copy: a
+// server's megabyte answers were copied twice on their way. It returns
+// the piece as ReadSlice would (up to and with a newline, or
+// bufio.ErrBufferFull without one); bytes read past the newline go back
+// to src for the next line. ok is false, with nothing read, when line has
+// no room left for a read of br's size under most.
+func readInto(br *bufio.Reader, src *carryReader, line []byte, most int) (grown, frag []byte, err error, ok bool) {
+	if len(line)+readSize > most {
+		return line, nil, nil, false
+	}
+	line = reserve(line, readSize, most)
+	got := line[len(line):cap(line)]
+	n, err := br.Read(got) // br is empty and got at least its size: read directly
+	got = got[:n]
+	if i := bytes.IndexByte(got, '\n'); i >= 0 {
+		src.unread(got[i+1:])
+		return line, got[:i+1], nil, true
+	}
+	if err == nil {
+		err = bufio.ErrBufferFull
+	}
+	return line, got, err, true
+}
+
+// carryReader reads what was read ahead and given back first, then r.
+type carryReader struct {
+	r     io.Reader
+	carry []byte
+}
+
+func (c *carryReader) Read(b []byte) (int, error) {
+	if len(c.carry) > 0 {
+		n := copy(b, c.carry)
+		c.carry = c.carry[n:]
+		return n, nil
+	}
+	return c.r.Read(b)
+}
+
+// unread gives b back, to be read before what is left.
+func (c *carryReader) unread(b []byte) {
+	if len(b) > 0 {
+		c.carry = append(append(make([]byte, 0, len(b)+len(c.carry)), b...), c.carry...)
+	}
 }
 
 // putLong gives the buffer of a line nothing kept to the next long line.
@@ -134,7 +190,8 @@ func putLong(line []byte) {
 // bounded by MaxLineBytes whatever the server writes.
 func (p *Process) readStdout() {
 	defer close(p.readerDone)
-	br := bufio.NewReaderSize(p.stdout, readSize)
+	src := &carryReader{r: p.stdout}
+	br := bufio.NewReaderSize(src, readSize)
 	limit := p.cfg.MaxLineBytes
 	var head []byte // the start of a line over the limit
 	for {
@@ -146,7 +203,13 @@ func (p *Process) readStdout() {
 		var err error
 		for {
 			var frag []byte
-			frag, err = br.ReadSlice('\n')
+			direct := false
+			if len(long) > 0 && !tooLong && br.Buffered() == 0 {
+				long, frag, err, direct = readInto(br, src, long, limit+1)
+			}
+			if !direct {
+				frag, err = br.ReadSlice('\n')
+			}
 			total += len(frag)
 			if !tooLong {
 				content := len(long) + len(frag)
@@ -163,13 +226,14 @@ func (p *Process) readStdout() {
 					head = append(append(head, sofar[:min(len(sofar), keptHead)]...), frag[:min(len(frag), max(0, keptHead-len(sofar)))]...)
 					putLong(long)
 					long = nil
+					kind, id := scanHead(head)
 					answers := ""
-					if kind, id := scanHead(head); kind == headResponse {
+					if kind == headResponse {
 						answers = protocol.IDKey(id)
 					}
 					p.mu.Lock()
 					p.longHead = append(p.longHead[:0], head[:min(len(head), 8)]...)
-					p.longAnswers = answers
+					p.longKind, p.longAnswers = kind, answers
 					p.mu.Unlock()
 				} else {
 					long = appendLong(long, frag, limit+1)
@@ -181,14 +245,12 @@ func (p *Process) readStdout() {
 			if err != bufio.ErrBufferFull {
 				break
 			}
-			if tooLong {
-				p.partAt.Store(0) // the line is the cause (timedOut), not a reason to wait
-			} else {
-				now := time.Now().UnixNano()
-				p.partFrom.CompareAndSwap(0, now)
-				p.partBytes.Store(int64(total))
-				p.partAt.Store(now) // see streaming
-			}
+			// A line over the limit keeps a wait going too, unless it may
+			// be the answer waited for (see streaming).
+			now := time.Now().UnixNano()
+			p.partFrom.CompareAndSwap(0, now)
+			p.partBytes.Store(int64(total))
+			p.partAt.Store(now)
 		}
 		if total > 0 {
 			newline := err == nil

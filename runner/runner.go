@@ -281,8 +281,10 @@ type Process struct {
 	// (unix nanoseconds; 0 when no such line is arriving) and its start.
 	longAt   atomic.Int64
 	longHead []byte // guarded by mu
-	// longAnswers is the id key of the request that line answers by its
-	// start ("" when its start shows none); guarded by mu.
+	// longKind is what that line's start shows it to be, and longAnswers
+	// the id key of the request it answers ("" when its start shows
+	// none); guarded by mu.
+	longKind    headKind
 	longAnswers string
 	// partAt is when the last piece of a line still arriving came (unix
 	// nanoseconds; 0 between lines): a wait that reaches its bound while
@@ -1410,7 +1412,7 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 				timer.Reset(max(0, timeout-time.Since(begin)))
 				continue
 			}
-			if ext := p.streaming(timeout-starve.granted, streamed); ext > 0 {
+			if ext := p.streaming(w, timeout-starve.granted, streamed); ext > 0 {
 				streamed += ext
 				timeout += ext
 				timer.Reset(max(0, timeout-time.Since(begin)))
@@ -1486,8 +1488,16 @@ func (p *Process) CPUWaits() []string {
 // buffer (64 KiB) per request timeout or faster since it began: a machine
 // busy enough to stretch a long answer past four bounds, with pauses
 // longer than a request timeout between its pieces, still reads it to
-// its end or to the limit, while a server that trickles still ends.
-func (p *Process) streaming(timeout, given time.Duration) time.Duration {
+// its end or to the limit, while a server that trickles still ends. A
+// line over the limit that may be the answer w waits for is the wait's
+// cause (timedOut), not a reason to wait on; one that cannot (it is not a
+// JSON object, or names another request or a method) holds the answer
+// back for four bounds at most, since nothing limits its length.
+func (p *Process) streaming(w waitSpec, timeout, given time.Duration) time.Duration {
+	long := p.longArriving(p.cfg.RequestTimeout)
+	if long && p.longMayAnswer(w.key) {
+		return 0
+	}
 	part := p.partAt.Load()
 	if base := timeout - given; given < 4*base {
 		at := max(part, p.heldAt.Load())
@@ -1497,7 +1507,9 @@ func (p *Process) streaming(timeout, given time.Duration) time.Duration {
 		return min(p.cfg.RequestTimeout, 4*base-given)
 	}
 	from, n := p.partFrom.Load(), p.partBytes.Load()
-	if part == 0 || from == 0 {
+	if part == 0 || from == 0 || long {
+		// A line over the limit may have no end: it holds the answer
+		// back for four bounds at most.
 		return 0
 	}
 	if least := float64(readSize) * float64(time.Since(time.Unix(0, from))) / float64(p.cfg.RequestTimeout); float64(n) < least {
@@ -1552,6 +1564,24 @@ func (p *Process) timedOut(w waitSpec, timeout time.Duration) error {
 func (p *Process) longArriving(timeout time.Duration) bool {
 	at := p.longAt.Load()
 	return at != 0 && time.Since(time.Unix(0, at)) < timeout
+}
+
+// longMayAnswer reports whether the line over the limit being discarded
+// may be the answer to the request with id key: its start names that id,
+// or is an object whose start names none.
+func (p *Process) longMayAnswer(key string) bool {
+	if key == "" {
+		return false // a wait for the next message: the line is that message
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch p.longKind {
+	case headUnknown:
+		return true
+	case headResponse:
+		return p.longAnswers == key || p.longAnswers == twinOf(key)
+	}
+	return false
 }
 
 // ExitStatus says how the server ended, as "exit status 3" or "killed by
