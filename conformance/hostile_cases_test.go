@@ -173,11 +173,13 @@ func TestHostileCases(t *testing.T) {
 			wantResult(t, rep, "property.jsonrpc.answered-once", StatusPass, "")
 		}},
 		// The junk before each process's first answer takes longer to
-		// arrive than the start timeout (61 pieces, 40 ms apart), as
+		// arrive than the start timeout (61 pieces, 25 ms apart: 1.5 s
+		// idle; a request timeout of 3 s lets pieces come slowly on a
+		// loaded machine), as
 		// 64 MiB does on a loaded machine: a line that cannot be the
 		// answer holds it back, and the wait goes on while it comes.
-		{name: "junk line over the limit, slower than the start timeout", flags: []string{"-mode", "junkline", "-size", "4000000", "-pace", "40ms"}, slow: "each process's junk takes seconds to arrive", opts: func(o *Options) {
-			o.MaxLineBytes, o.StartTimeout, o.Timeout = 1<<20, time.Second, time.Second
+		{name: "junk line over the limit, slower than the start timeout", flags: []string{"-mode", "junkline", "-size", "4000000", "-pace", "25ms"}, slow: "each process's junk takes seconds to arrive", opts: func(o *Options) {
+			o.MaxLineBytes, o.StartTimeout, o.Timeout = 1<<20, time.Second, 3*time.Second
 			o.Only = []string{"stdio.stdout.messages-only", "property.jsonrpc.answered-once"}
 		}, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "stdio.stdout.messages-only", StatusFail, `a 3.8 MiB line that is not JSON, starting "xxxxxxxx"…`)
@@ -197,9 +199,11 @@ func TestHostileCases(t *testing.T) {
 			// asked again in the revision (each answer streams 100 MB):
 			// the first page, a bad cursor, one in the pipelined sequence
 			// of property.jsonrpc.answered-once; the walks of
-			// tools.notify.list-changed-sent ask none.
-			if n := countRequests(t, requests, "tools/list"); n > 3 {
-				t.Errorf("the server got %d tools/list requests, want at most 3", n)
+			// tools.notify.list-changed-sent ask none. A check re-run
+			// after a plain timeout (a loaded machine that kept the
+			// server from writing) may ask once more.
+			if n, most := countRequests(t, requests, "tools/list"), 3+reruns(rep); n > most {
+				t.Errorf("the server got %d tools/list requests, want at most %d", n, most)
 			}
 		}},
 		// Each answer passes the line limit within the request timeout
@@ -211,8 +215,12 @@ func TestHostileCases(t *testing.T) {
 			o.Timeout = time.Second
 		}, check: func(t *testing.T, rep *Report) {
 			wantResult(t, rep, "tools.list.shape", StatusNotVerified, "raise --max-line-bytes")
-			if n := countRequests(t, slowRequests, "tools/list"); n > 3 {
-				t.Errorf("the server got %d tools/list requests, want at most 3", n)
+			// One more when a wait ended in silence before the line
+			// began (a server kept from writing on a loaded machine):
+			// no answer over the limit was seen then. Unmemoized, each
+			// check that lists asks again (7 here, 37 once).
+			if n, most := countRequests(t, slowRequests, "tools/list"), 4+reruns(rep); n > most {
+				t.Errorf("the server got %d tools/list requests, want at most %d", n, most)
 			}
 		}},
 		// The answer takes longer to arrive than the doubled timeout
@@ -447,6 +455,20 @@ func countRequests(t *testing.T, log, method string) int {
 	n := 0
 	for _, l := range strings.Split(string(b), "\n") {
 		if m, _, _ := strings.Cut(l, " "); m == method {
+			n++
+		}
+	}
+	return n
+}
+
+// reruns counts the results of checks re-run with the request timeout
+// doubled: each may ask its requests once more.
+func reruns(rep *Report) int {
+	n := 0
+	for _, r := range rep.Results {
+		if slices.ContainsFunc(r.Transcript, func(l TranscriptLine) bool {
+			return l.Dir == "note" && strings.Contains(l.Text, "re-run in fresh processes with the request timeout doubled")
+		}) {
 			n++
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -39,87 +38,22 @@ var lastLongLine atomic.Int64
 // process or the next one, is put together in one of them. A server that
 // answers every initialize and tools/list with megabytes would otherwise
 // cost the run fresh megabytes per answer, which the collector lets pile
-// up to its limit. Unlike a sync.Pool's, its buffers outlive collections:
-// a buffer the collector took was made again at the next long line, in
-// pages the runtime had meanwhile returned to the system.
-var longBuffers spareBuffers
-
-// spareBuffers keeps at most maxSpareBuffers buffers, the largest given.
-type spareBuffers struct {
-	mu   sync.Mutex
-	bufs [][]byte
-}
-
-// maxSpareBuffers is how many line buffers are kept: the lines of
-// processes read at once (a session and a spare, say) each take one.
-const maxSpareBuffers = 2
-
-// get returns the largest buffer kept, emptied, or nil.
-func (s *spareBuffers) get() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.bufs) == 0 {
-		return nil
-	}
-	i := 0
-	for j, b := range s.bufs {
-		if cap(b) > cap(s.bufs[i]) {
-			i = j
-		}
-	}
-	b := s.bufs[i]
-	s.bufs = slices.Delete(s.bufs, i, i+1)
-	return b[:0]
-}
-
-// maxSpareBytes bounds the size of a buffer kept: a server's rare line of
-// many megabytes does not hold them for the rest of the run.
-const maxSpareBytes = 8 << 20
-
-// put keeps b, in place of the smallest kept buffer when there are
-// maxSpareBuffers already and b is larger; a buffer over maxSpareBytes
-// is left to the collector.
-func (s *spareBuffers) put(b []byte) {
-	if cap(b) > maxSpareBytes {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.bufs) < maxSpareBuffers {
-		s.bufs = append(s.bufs, b)
-		return
-	}
-	i := 0
-	for j, k := range s.bufs {
-		if cap(k) < cap(s.bufs[i]) {
-			i = j
-		}
-	}
-	if cap(b) > cap(s.bufs[i]) {
-		s.bufs[i] = b
-	}
-}
+// up to its limit.
+var longBuffers sync.Pool // of *[]byte
 
 // appendLong appends frag to a line that came in more than one read,
 // making its buffer, when it has none, as large as the run's last such
-// line (or taking a kept one), at least doubling it when it grows
+// line (or taking a pooled one), at least doubling it when it grows
 // (append grows a large slice by a quarter: a line of 16 MiB read in
 // 64 KiB pieces allocated four times its size on the way), and never past
 // most unless the line is.
 func appendLong(line, frag []byte, most int) []byte {
 	if line == nil {
-		line = longBuffers.get()
+		if b, ok := longBuffers.Get().(*[]byte); ok {
+			line = (*b)[:0]
+		}
 	}
-	if len(frag) > 0 && len(line) < cap(line) && &line[:len(line)+1][len(line)] == &frag[0] {
-		return line[:len(line)+len(frag)] // read in place (readInto)
-	}
-	return append(reserve(line, len(frag), most), frag...)
-}
-
-// reserve returns line with room for n more bytes, grown as appendLong
-// grows it.
-func reserve(line []byte, n, most int) []byte {
-	if need := len(line) + n; need > cap(line) {
+	if need := len(line) + len(frag); need > cap(line) {
 		size := max(2*cap(line), need, 2*readSize)
 		if cap(line) == 0 {
 			size = max(size, int(lastLongLine.Load())+readSize)
@@ -128,60 +62,14 @@ func reserve(line []byte, n, most int) []byte {
 		copy(grown, line)
 		line = grown
 	}
-	return line
-}
-
-// readInto reads the next piece of a long line straight into its buffer,
-// past line's end, rather than into br's buffer and then a copy: a
-// server's megabyte answers were copied twice on their way. It returns
-// the piece as ReadSlice would (up to and with a newline, or
-// bufio.ErrBufferFull without one); bytes read past the newline go back
-// to src for the next line. ok is false, with nothing read, when line has
-// no room left for a read of br's size under most.
-func readInto(br *bufio.Reader, src *carryReader, line []byte, most int) (grown, frag []byte, err error, ok bool) {
-	if len(line)+readSize > most {
-		return line, nil, nil, false
-	}
-	line = reserve(line, readSize, most)
-	got := line[len(line):cap(line)]
-	n, err := br.Read(got) // br is empty and got at least its size: read directly
-	got = got[:n]
-	if i := bytes.IndexByte(got, '\n'); i >= 0 {
-		src.unread(got[i+1:])
-		return line, got[:i+1], nil, true
-	}
-	if err == nil {
-		err = bufio.ErrBufferFull
-	}
-	return line, got, err, true
-}
-
-// carryReader reads what was read ahead and given back first, then r.
-type carryReader struct {
-	r     io.Reader
-	carry []byte
-}
-
-func (c *carryReader) Read(b []byte) (int, error) {
-	if len(c.carry) > 0 {
-		n := copy(b, c.carry)
-		c.carry = c.carry[n:]
-		return n, nil
-	}
-	return c.r.Read(b)
-}
-
-// unread gives b back, to be read before what is left.
-func (c *carryReader) unread(b []byte) {
-	if len(b) > 0 {
-		c.carry = append(append(make([]byte, 0, len(b)+len(c.carry)), b...), c.carry...)
-	}
+	return append(line, frag...)
 }
 
 // putLong gives the buffer of a line nothing kept to the next long line.
 func putLong(line []byte) {
 	if cap(line) > 0 {
-		longBuffers.put(line[:0])
+		line = line[:0]
+		longBuffers.Put(&line)
 	}
 }
 
@@ -190,8 +78,7 @@ func putLong(line []byte) {
 // bounded by MaxLineBytes whatever the server writes.
 func (p *Process) readStdout() {
 	defer close(p.readerDone)
-	src := &carryReader{r: p.stdout}
-	br := bufio.NewReaderSize(src, readSize)
+	br := bufio.NewReaderSize(p.stdout, readSize)
 	limit := p.cfg.MaxLineBytes
 	var head []byte // the start of a line over the limit
 	for {
@@ -203,13 +90,7 @@ func (p *Process) readStdout() {
 		var err error
 		for {
 			var frag []byte
-			direct := false
-			if len(long) > 0 && !tooLong && br.Buffered() == 0 {
-				long, frag, err, direct = readInto(br, src, long, limit+1)
-			}
-			if !direct {
-				frag, err = br.ReadSlice('\n')
-			}
+			frag, err = br.ReadSlice('\n')
 			total += len(frag)
 			if !tooLong {
 				content := len(long) + len(frag)
