@@ -11,10 +11,13 @@ import (
 
 // TestWaitBehindArrivingLongLine proves that a wait that reaches its bound
 // while a line over the limit is still arriving is not taken for silence:
-// it ends with ErrLineTooLong (the answer may be that line, or behind it),
-// not ErrTimeout, and the process is not stalled. The fixture answers
-// tools/list with a line of a terabyte: it is still arriving when every
-// wait of the test ends.
+// it ends with ErrLineTooLong, and the process is not stalled. The wait for
+// the request the line's start names learns the line is its answer
+// (UnreadAnswerError), as when the line has ended; the wait for a request
+// behind it learns only that its answer may be that line or behind it; a
+// wait for the next message is a timeout whose cause is the line. The
+// fixture answers tools/list with a line of a terabyte: it is still
+// arriving when every wait of the test ends.
 func TestWaitBehindArrivingLongLine(t *testing.T) {
 	ctx := testCtx(t)
 	p := startHostile(t, Config{
@@ -24,14 +27,28 @@ func TestWaitBehindArrivingLongLine(t *testing.T) {
 		KillGrace:      200 * time.Millisecond,
 	}, "bigline", "-size", "1099511627776")
 	wantPing(t, ctx, p)
-	for _, method := range []string{"tools/list", "ping"} {
-		_, err := p.Request(ctx, method, nil)
+	var unread *UnreadAnswerError
+	for _, tc := range []struct {
+		method, text string
+		answer       bool
+	}{
+		{"tools/list", "more than 1048576 bytes, still arriving", true},
+		{"ping", "while a line over the limit was still arriving", false},
+	} {
+		_, err := p.Request(ctx, tc.method, nil)
 		if !errors.Is(err, ErrLineTooLong) || errors.Is(err, ErrTimeout) || errors.Is(err, ErrStalled) {
-			t.Fatalf("%s = %v; want ErrLineTooLong, not a timeout nor a stall", method, err)
+			t.Fatalf("%s = %v; want ErrLineTooLong, not a timeout nor a stall", tc.method, err)
 		}
-		if !strings.Contains(err.Error(), `while a line over the limit was still arriving`) || !strings.Contains(err.Error(), `starting "{\"jsonrp"…`) {
-			t.Errorf("%s: %v; want the line named as the cause", method, err)
+		if got := errors.As(err, &unread); got != tc.answer {
+			t.Errorf("%s = %v: the line known to be the answer %v, want %v", tc.method, err, got, tc.answer)
 		}
+		if !strings.Contains(err.Error(), tc.text) || !strings.Contains(err.Error(), `starting "{\"jsonrp"…`) {
+			t.Errorf("%s: %v; want the line named as the cause", tc.method, err)
+		}
+	}
+	_, err := p.Next(ctx, 300*time.Millisecond)
+	if !errors.Is(err, ErrLineTooLong) || !errors.Is(err, ErrTimeout) || errors.Is(err, ErrStalled) {
+		t.Errorf("Next = %v; want a timeout with ErrLineTooLong as its cause, not a stall", err)
 	}
 	p.Close(ctx)
 }
@@ -64,6 +81,20 @@ func TestReadLongLines(t *testing.T) {
 			})
 		}
 	}
+	// Long lines read in place end within a read that carries the
+	// lines after them: those come out whole and in order.
+	t.Run("long lines among short ones", func(t *testing.T) {
+		want := [][]byte{line(3*readSize+7, 'p'), []byte("s1"), []byte("s2"), line(5*readSize/2, 'q'), line(100, 'r'), line(2*readSize+1, 's')}
+		got := readAll(t, append(bytes.Join(want, []byte("\n")), '\n'), 8*readSize)
+		if len(got) != len(want) {
+			t.Fatalf("got %d lines, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if !bytes.Equal(got[i].Raw, want[i]) {
+				t.Errorf("line %d: %d bytes %.40q…, want %d bytes %.40q…", i, len(got[i].Raw), got[i].Raw, len(want[i]), want[i])
+			}
+		}
+	})
 	for _, limit := range []int{readSize + 10, 2*readSize + 10} {
 		t.Run(fmt.Sprintf("over a limit of %d", limit), func(t *testing.T) {
 			long, next := line(limit+readSize, 'z'), []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)

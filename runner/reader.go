@@ -107,8 +107,14 @@ func (p *Process) readStdout() {
 					head = append(append(head, sofar[:min(len(sofar), keptHead)]...), frag[:min(len(frag), max(0, keptHead-len(sofar)))]...)
 					putLong(long)
 					long = nil
+					kind, id := scanHead(head)
+					answers := ""
+					if kind == headResponse {
+						answers = protocol.IDKey(id)
+					}
 					p.mu.Lock()
 					p.longHead = append(p.longHead[:0], head[:min(len(head), 8)]...)
+					p.longKind, p.longAnswers = kind, answers
 					p.mu.Unlock()
 				} else {
 					long = appendLong(long, frag, limit+1)
@@ -120,14 +126,12 @@ func (p *Process) readStdout() {
 			if err != bufio.ErrBufferFull {
 				break
 			}
-			if tooLong {
-				p.partAt.Store(0) // the line is the cause (timedOut), not a reason to wait
-			} else {
-				now := time.Now().UnixNano()
-				p.partFrom.CompareAndSwap(0, now)
-				p.partBytes.Store(int64(total))
-				p.partAt.Store(now) // see streaming
-			}
+			// A line over the limit keeps a wait going too, unless it may
+			// be the answer waited for (see streaming).
+			now := time.Now().UnixNano()
+			p.partFrom.CompareAndSwap(0, now)
+			p.partBytes.Store(int64(total))
+			p.partAt.Store(now)
 		}
 		if total > 0 {
 			newline := err == nil

@@ -281,6 +281,11 @@ type Process struct {
 	// (unix nanoseconds; 0 when no such line is arriving) and its start.
 	longAt   atomic.Int64
 	longHead []byte // guarded by mu
+	// longKind is what that line's start shows it to be, and longAnswers
+	// the id key of the request it answers ("" when its start shows
+	// none); guarded by mu.
+	longKind    headKind
+	longAnswers string
 	// partAt is when the last piece of a line still arriving came (unix
 	// nanoseconds; 0 between lines): a wait that reaches its bound while
 	// a long answer streams in on a slow machine is not silence.
@@ -1407,7 +1412,7 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 				timer.Reset(max(0, timeout-time.Since(begin)))
 				continue
 			}
-			if ext := p.streaming(timeout-starve.granted, streamed); ext > 0 {
+			if ext := p.streaming(w, timeout-starve.granted, streamed); ext > 0 {
 				streamed += ext
 				timeout += ext
 				timer.Reset(max(0, timeout-time.Since(begin)))
@@ -1483,8 +1488,16 @@ func (p *Process) CPUWaits() []string {
 // buffer (64 KiB) per request timeout or faster since it began: a machine
 // busy enough to stretch a long answer past four bounds, with pauses
 // longer than a request timeout between its pieces, still reads it to
-// its end or to the limit, while a server that trickles still ends.
-func (p *Process) streaming(timeout, given time.Duration) time.Duration {
+// its end or to the limit, while a server that trickles still ends. A
+// line over the limit that may be the answer w waits for is the wait's
+// cause (timedOut), not a reason to wait on; one that cannot (it is not a
+// JSON object, or names another request or a method) holds the answer
+// back for four bounds at most, since nothing limits its length.
+func (p *Process) streaming(w waitSpec, timeout, given time.Duration) time.Duration {
+	long := p.longArriving(p.cfg.RequestTimeout)
+	if long && p.longMayAnswer(w.key) {
+		return 0
+	}
 	part := p.partAt.Load()
 	if base := timeout - given; given < 4*base {
 		at := max(part, p.heldAt.Load())
@@ -1494,7 +1507,9 @@ func (p *Process) streaming(timeout, given time.Duration) time.Duration {
 		return min(p.cfg.RequestTimeout, 4*base-given)
 	}
 	from, n := p.partFrom.Load(), p.partBytes.Load()
-	if part == 0 || from == 0 {
+	if part == 0 || from == 0 || long {
+		// A line over the limit may have no end: it holds the answer
+		// back for four bounds at most.
 		return 0
 	}
 	if least := float64(readSize) * float64(time.Since(time.Unix(0, from))) / float64(p.cfg.RequestTimeout); float64(n) < least {
@@ -1511,6 +1526,11 @@ func (p *Process) timedOut(w waitSpec, timeout time.Duration) error {
 	defer p.mu.Unlock()
 	p.noteLocked(fmt.Sprintf("no %s within %v", w.what, timeout))
 	if w.key == "" {
+		if p.longArriving(timeout) {
+			// The next message is that line, not yet ended: a wait for
+			// it is still a timeout, whose cause is the line, not silence.
+			return fmt.Errorf("runner: %w while a line over the limit was still arriving: %w: more than %d bytes, starting %q…", &TimeoutError{What: w.what, After: timeout}, ErrLineTooLong, p.cfg.MaxLineBytes, p.longHead)
+		}
 		return fmt.Errorf("runner: %w", &TimeoutError{What: w.what, After: timeout})
 	}
 	for _, l := range p.lost {
@@ -1518,7 +1538,13 @@ func (p *Process) timedOut(w waitSpec, timeout time.Duration) error {
 			return fmt.Errorf("runner: no %s within %v; it may be in the line discarded meanwhile: %w", w.what, timeout, l.problem)
 		}
 	}
-	if at := p.longAt.Load(); at != 0 && time.Since(time.Unix(0, at)) < timeout {
+	if p.longArriving(timeout) {
+		if a := p.longAnswers; a != "" && (a == w.key || a == twinOf(w.key)) {
+			// The line's start names this request: the answer is the
+			// line, as when it has ended (answerOf), and asking again
+			// would stream it again.
+			return fmt.Errorf("runner: %s: %w", w.what, &UnreadAnswerError{fmt.Errorf("%w: more than %d bytes, still arriving, starting %q…", ErrLineTooLong, p.cfg.MaxLineBytes, p.longHead)})
+		}
 		// Not silence: the server is writing a line over the limit, which
 		// may be the response or hold it back (a slow machine streams
 		// 100 MB for longer than a request timeout). The process is not
@@ -1531,6 +1557,31 @@ func (p *Process) timedOut(w waitSpec, timeout time.Duration) error {
 		p.broadcastLocked()
 	}
 	return fmt.Errorf("runner: %w", err)
+}
+
+// longArriving reports whether a line over the limit is being discarded
+// and its last piece came within timeout.
+func (p *Process) longArriving(timeout time.Duration) bool {
+	at := p.longAt.Load()
+	return at != 0 && time.Since(time.Unix(0, at)) < timeout
+}
+
+// longMayAnswer reports whether the line over the limit being discarded
+// may be the answer to the request with id key: its start names that id,
+// or is an object whose start names none.
+func (p *Process) longMayAnswer(key string) bool {
+	if key == "" {
+		return false // a wait for the next message: the line is that message
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch p.longKind {
+	case headUnknown:
+		return true
+	case headResponse:
+		return p.longAnswers == key || p.longAnswers == twinOf(key)
+	}
+	return false
 }
 
 // ExitStatus says how the server ended, as "exit status 3" or "killed by

@@ -36,10 +36,12 @@ const (
 // starveExtension returns how much longer a wait with bound bound goes
 // on: the time the server waited for a CPU during the wait (waited), up to
 // starveLimit bounds in all, less what earlier extensions granted; nothing
-// below minStarve or a tenth of the bound.
+// below minStarve or a tenth of the bound, nor below half a bound shorter
+// than twice minStarve (a grace of 200ms, say), whose wait for a CPU,
+// read over less than the bound, never reaches minStarve.
 func starveExtension(waited, granted, bound time.Duration) time.Duration {
 	ext := min(waited, starveLimit*bound) - granted
-	if ext < max(minStarve, bound/10) {
+	if ext < min(max(minStarve, bound/10), bound/2) {
 		return 0
 	}
 	return ext

@@ -22,6 +22,8 @@ func TestStarveExtension(t *testing.T) {
 		{"waited a tenth", s, 0, 10 * s, s},
 		{"short bound: the least extension", 200 * time.Millisecond, 0, s, 0},
 		{"short bound, waited more", 300 * time.Millisecond, 0, s, 300 * time.Millisecond},
+		{"bound under twice the least: half of it", 100 * time.Millisecond, 0, 200 * time.Millisecond, 100 * time.Millisecond},
+		{"bound under twice the least, waited less than half", 90 * time.Millisecond, 0, 200 * time.Millisecond, 0},
 		{"only what was not granted", 5 * s, 3 * s, 10 * s, 2 * s},
 		{"granted all it waited", 3 * s, 3 * s, 10 * s, 0},
 		{"up to four bounds in all", 100 * s, 0, 10 * s, 40 * s},
