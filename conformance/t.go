@@ -966,6 +966,13 @@ func (c *Conn) Collect(id any, what string) (before []runner.Received, resp *pro
 // runner.ErrExited ...) instead of ending the check; before then holds what
 // arrived up to the failure.
 func (c *Conn) TryCollect(id any) (before []runner.Received, resp *protocol.Message, err error) {
+	return c.tryCollectSince(id, time.Now())
+}
+
+// tryCollectSince is TryCollect for a request sent at sent, its timeout
+// counted from then: requests sent together wait out one timeout side by
+// side, not one each in turn.
+func (c *Conn) tryCollectSince(id any, sent time.Time) (before []runner.Received, resp *protocol.Message, err error) {
 	raw, err := json.Marshal(id)
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode id: %w", err)
@@ -976,7 +983,7 @@ func (c *Conn) TryCollect(id any) (before []runner.Received, resp *protocol.Mess
 	if starting {
 		budget = max(budget, c.env.eng.startTimeout())
 	}
-	deadline := time.Now().Add(budget)
+	deadline := sent.Add(budget)
 	for {
 		if err := c.p.Err(); errors.Is(err, runner.ErrTimeout) && len(c.p.Pending()) == 0 {
 			// The process missed an answer before: do not wait again.

@@ -68,7 +68,7 @@ type taskRun struct {
 	// A third, of a tool whose taskSupport is required, when one is callable.
 	required string
 	// Unknown task ids, and the taskId parameter against related-task
-	// _meta; nil when no answer came (see tryAsk).
+	// _meta; nil when no answer came (see tryAskAll).
 	unknownResult, unknownCancel *tryAnswer
 	paramGet, metaGet            *tryAnswer
 	created                      []string // every taskId a CreateTaskResult gave
@@ -121,24 +121,54 @@ type tryAnswer struct {
 	err error
 }
 
-// tryAsk is ask for a request the session goes on without: no answer in
-// time is recorded, for the check that judges it, rather than ending the
-// check that made the session.
-func (run *taskRun) tryAsk(method string, params any) *tryAnswer {
+// taskAsk is a request of the task session that tryAskAll sends, and
+// where its answer goes.
+type taskAsk struct {
+	method string
+	params any
+	answer **tryAnswer
+}
+
+// tryAskAll is tryAsk for requests sent together: each gets the request
+// timeout from when they were sent, so that a server that withholds
+// several answers costs one timeout, not one per request. A request left
+// unanswered is forgotten, so that closing the session does not wait for
+// it again.
+func (run *taskRun) tryAskAll(asks []taskAsk) {
 	c := run.conn
-	id := fmt.Sprintf("tasks-%s", c.env.nextID())
-	c.must(method, c.Send(id, method, params))
-	before, resp, err := c.TryCollect(id)
-	for _, r := range before {
-		if r.Msg != nil {
+	ids, keys := make([]string, len(asks)), make([]string, len(asks))
+	for i := range asks {
+		ids[i] = fmt.Sprintf("tasks-%s", c.env.nextID())
+		keys[i] = protocol.IDKey(mustJSON(ids[i]))
+	}
+	sent := time.Now()
+	for i, a := range asks {
+		c.must(a.method, c.Send(ids[i], a.method, a.params))
+	}
+	for i, a := range asks {
+		if *a.answer != nil {
+			continue // taken while an earlier one was awaited
+		}
+		before, resp, err := c.tryCollectSince(ids[i], sent)
+		for _, r := range before {
+			if r.Msg == nil {
+				continue
+			}
+			if j := slices.IndexFunc(keys, r.Answers); j > i && *asks[j].answer == nil {
+				run.events = append(run.events, taskEvent{method: asks[j].method, msg: r.Msg})
+				*asks[j].answer = &tryAnswer{msg: r.Msg}
+				continue
+			}
 			run.events = append(run.events, taskEvent{msg: r.Msg})
 		}
+		if err != nil {
+			*a.answer = &tryAnswer{err: err}
+			c.forget(ids[i])
+			continue
+		}
+		run.events = append(run.events, taskEvent{method: a.method, msg: resp})
+		*a.answer = &tryAnswer{msg: resp}
 	}
-	if err != nil {
-		return &tryAnswer{err: err}
-	}
-	run.events = append(run.events, taskEvent{method: method, msg: resp})
-	return &tryAnswer{msg: resp}
 }
 
 // noSuchTask is a taskId no server issued.
@@ -383,16 +413,19 @@ func observeTasks(t *T) *taskRun {
 		}
 		run.unknown = run.ask(protocol.MethodTasksGet, map[string]any{"taskId": noSuchTask})
 		// Answers a broken server may withhold: each check judges its own.
-		run.unknownResult = run.tryAsk(protocol.MethodTasksResult, map[string]any{"taskId": noSuchTask})
-		if t.Server().has("tasks", "cancel") {
-			run.unknownCancel = run.tryAsk(protocol.MethodTasksCancel, map[string]any{"taskId": noSuchTask})
-		}
 		// The taskId parameter, not related-task _meta, names the task.
 		related := func(id string) map[string]any {
 			return map[string]any{protocol.MetaRelatedTask: map[string]any{"taskId": id}}
 		}
-		run.paramGet = run.tryAsk(protocol.MethodTasksGet, map[string]any{"taskId": *run.task.TaskID, "_meta": related(noSuchTask)})
-		run.metaGet = run.tryAsk(protocol.MethodTasksGet, map[string]any{"taskId": noSuchTask, "_meta": related(*run.task.TaskID)})
+		asks := []taskAsk{
+			{protocol.MethodTasksResult, map[string]any{"taskId": noSuchTask}, &run.unknownResult},
+			{protocol.MethodTasksGet, map[string]any{"taskId": *run.task.TaskID, "_meta": related(noSuchTask)}, &run.paramGet},
+			{protocol.MethodTasksGet, map[string]any{"taskId": noSuchTask, "_meta": related(*run.task.TaskID)}, &run.metaGet},
+		}
+		if t.Server().has("tasks", "cancel") {
+			asks = slices.Insert(asks, 1, taskAsk{protocol.MethodTasksCancel, map[string]any{"taskId": noSuchTask}, &run.unknownCancel})
+		}
+		run.tryAskAll(asks)
 	}
 	c.Close()
 	t.env.setMemo("tasks", run)
