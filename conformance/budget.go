@@ -11,10 +11,13 @@ import (
 // Node server on a loaded machine) gets verdicts, not timeouts, and no one
 // check can eat the run:
 //
-//   - the request timeout of a revision is --timeout, or rttFactor times
-//     the quickest of a few pings its session answered after detection, in
-//     whole seconds, when that is more than both --timeout and a second (a
-//     round trip of over 100 ms: a slow server, not a busy moment);
+//   - the request timeout of a revision is --timeout; its waits are
+//     stretched to rttFactor times the quickest of a few pings its session
+//     answered after detection, in whole seconds, when that is more than
+//     both --timeout and a second (a round trip of over 100 ms: a slow
+//     server, not a busy moment), and what the report says of a wait
+//     names --timeout all the same (runner.Config.WaitScale), so that the
+//     load of the machine does not reach the report;
 //   - the start allowance is the larger of --start-timeout and twice the
 //     slowest first answer of an era probe, in whole seconds;
 //   - one check runs at most checkBudget; a check whose budget, or the
@@ -72,9 +75,9 @@ func wholeSeconds(d time.Duration) time.Duration {
 }
 
 // measure times rttSamples round trips of the revision's barrier request
-// on its session, kept from detection, and sets the revision's request
-// timeout from the quickest (one slow sample is the machine's moment, not
-// the server's speed). A revision without a session keeps --timeout.
+// on its session, kept from detection, and stretches the revision's waits
+// to what the quickest calls for (one slow sample is the machine's moment,
+// not the server's speed). A revision without a session keeps --timeout.
 func (env *revEnv) measure(ctx context.Context) {
 	c := env.session
 	if c == nil {
@@ -99,7 +102,8 @@ func (env *revEnv) measure(ctx context.Context) {
 	}
 	env.rtt = quickest
 	if t := wholeSeconds(rttFactor * quickest); t > max(env.eng.opts.Timeout, time.Second) {
-		env.base = t
+		env.scale = float64(t) / float64(env.eng.opts.Timeout)
+		c.p.SetWaitScale(env.scale)
 	}
 }
 
@@ -109,8 +113,11 @@ func (env *revEnv) measure(ctx context.Context) {
 // is a call still running (a tool that sleeps), not a slow answer.
 const tailFactor = 4
 
-// tailFloor is the least wait for the last answers of a pipeline.
-const tailFloor = time.Second
+// tailFloor is the least wait for the last answers of a pipeline: the
+// longest waits between answers and the measured round trip raise it for
+// a server that answers slowly, and the runner extends a wait by the time
+// the server waited for a CPU meanwhile (runner/starve.go).
+const tailFloor = 250 * time.Millisecond
 
 // tailWait bounds the wait for the answers still missing once every
 // request of a pipeline is out and some were answered: tailFactor times
