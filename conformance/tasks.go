@@ -122,18 +122,26 @@ type tryAnswer struct {
 }
 
 // taskAsk is a request of the task session that tryAskAll sends, and
-// where its answer goes.
+// where its answer goes. An optional one is a request whose silence leaves
+// the check that judges it not-verified, never failed.
 type taskAsk struct {
-	method string
-	params any
-	answer **tryAnswer
+	method   string
+	params   any
+	answer   **tryAnswer
+	optional bool
 }
 
-// tryAskAll is tryAsk for requests sent together: each gets the request
-// timeout from when they were sent, so that a server that withholds
-// several answers costs one timeout, not one per request. A request left
-// unanswered is forgotten, so that closing the session does not wait for
-// it again.
+// tryAskAll sends requests a broken server may withhold the answers of,
+// together, and records each answer or why none came, for the check that
+// judges it rather than ending the check that made the session. Each gets
+// the request timeout from when they were sent, so that a server that
+// withholds several answers costs one timeout, not one per request. An optional
+// request still unanswered once the others are settled gets two barriers
+// instead of a timeout: the server reads its input in order, so the first
+// barrier's answer shows it read the request, and a second one sent after
+// that gives an answer on its way the time of a further round trip. A
+// request left unanswered is forgotten, so that closing the session does
+// not wait for it again.
 func (run *taskRun) tryAskAll(asks []taskAsk) {
 	c := run.conn
 	ids, keys := make([]string, len(asks)), make([]string, len(asks))
@@ -141,26 +149,30 @@ func (run *taskRun) tryAskAll(asks []taskAsk) {
 		ids[i] = fmt.Sprintf("tasks-%s", c.env.nextID())
 		keys[i] = protocol.IDKey(mustJSON(ids[i]))
 	}
-	sent := time.Now()
-	for i, a := range asks {
-		c.must(a.method, c.Send(ids[i], a.method, a.params))
-	}
-	for i, a := range asks {
-		if *a.answer != nil {
-			continue // taken while an earlier one was awaited
-		}
-		before, resp, err := c.tryCollectSince(ids[i], sent)
+	// take records what arrived while another answer was awaited.
+	take := func(before []runner.Received) {
 		for _, r := range before {
 			if r.Msg == nil {
 				continue
 			}
-			if j := slices.IndexFunc(keys, r.Answers); j > i && *asks[j].answer == nil {
+			if j := slices.IndexFunc(keys, r.Answers); j >= 0 && *asks[j].answer == nil {
 				run.events = append(run.events, taskEvent{method: asks[j].method, msg: r.Msg})
 				*asks[j].answer = &tryAnswer{msg: r.Msg}
 				continue
 			}
 			run.events = append(run.events, taskEvent{msg: r.Msg})
 		}
+	}
+	sent := time.Now()
+	for i, a := range asks {
+		c.must(a.method, c.Send(ids[i], a.method, a.params))
+	}
+	for i, a := range asks {
+		if *a.answer != nil || a.optional {
+			continue
+		}
+		before, resp, err := c.tryCollectSince(ids[i], sent)
+		take(before)
 		if err != nil {
 			*a.answer = &tryAnswer{err: err}
 			c.forget(ids[i])
@@ -168,6 +180,27 @@ func (run *taskRun) tryAskAll(asks []taskAsk) {
 		}
 		run.events = append(run.events, taskEvent{method: a.method, msg: resp})
 		*a.answer = &tryAnswer{msg: resp}
+	}
+	var err error
+	for range 2 {
+		if !slices.ContainsFunc(asks, func(a taskAsk) bool { return *a.answer == nil }) {
+			return
+		}
+		var before []runner.Received
+		before, err = c.TryBarrier()
+		take(before)
+		if err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = fmt.Errorf("it answered two %s requests sent after it, and not it", eraBarrier(c.env.rev))
+	}
+	for i, a := range asks {
+		if *a.answer == nil {
+			*a.answer = &tryAnswer{err: err}
+			c.forget(ids[i])
+		}
 	}
 }
 
@@ -418,16 +451,18 @@ func observeTasks(t *T) *taskRun {
 			return map[string]any{protocol.MetaRelatedTask: map[string]any{"taskId": id}}
 		}
 		asks := []taskAsk{
-			{protocol.MethodTasksResult, map[string]any{"taskId": noSuchTask}, &run.unknownResult},
-			{protocol.MethodTasksGet, map[string]any{"taskId": *run.task.TaskID, "_meta": related(noSuchTask)}, &run.paramGet},
-			{protocol.MethodTasksGet, map[string]any{"taskId": noSuchTask, "_meta": related(*run.task.TaskID)}, &run.metaGet},
+			{method: protocol.MethodTasksResult, params: map[string]any{"taskId": noSuchTask}, answer: &run.unknownResult},
+			{method: protocol.MethodTasksGet, params: map[string]any{"taskId": *run.task.TaskID, "_meta": related(noSuchTask)}, answer: &run.paramGet, optional: true},
+			{method: protocol.MethodTasksGet, params: map[string]any{"taskId": noSuchTask, "_meta": related(*run.task.TaskID)}, answer: &run.metaGet, optional: true},
 		}
 		if t.Server().has("tasks", "cancel") {
-			asks = slices.Insert(asks, 1, taskAsk{protocol.MethodTasksCancel, map[string]any{"taskId": noSuchTask}, &run.unknownCancel})
+			asks = slices.Insert(asks, 1, taskAsk{method: protocol.MethodTasksCancel, params: map[string]any{"taskId": noSuchTask}, answer: &run.unknownCancel})
 		}
 		run.tryAskAll(asks)
 	}
-	c.Close()
+	// Its tasks may keep the server running for their ttl after its input
+	// ends: no check judges how it ends.
+	c.closeQuickly()
 	t.env.setMemo("tasks", run)
 	return run
 }
@@ -562,7 +597,7 @@ func observeTaskInput(t *T) *taskInputRun {
 		}
 	}
 	run.events = tr.events
-	c.Close()
+	c.closeQuickly() // as observeTasks's session
 	t.env.setMemo("tasks/input", run)
 	return run
 }
