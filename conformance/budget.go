@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/mcpconform/mcpconform/runner"
 )
 
 // Time is budgeted from the server's own speed, so that a slow server (a
@@ -144,4 +146,18 @@ func (t *T) timeSpent() string {
 		return fmt.Sprintf("the check's time budget (%s) was spent before it could judge", t.env.eng.checkBudget())
 	}
 	return fmt.Sprintf("the run timeout (%s) was reached before the check could judge; raise --run-timeout", t.env.eng.opts.RunTimeout)
+}
+
+// nextQuietly is runner.Process.NextSince(begin, wait) whose note, when
+// nothing comes, names a bound that does not change with the machine's
+// load: wait is measured from the server's pace, so all of it but
+// tailFloor is waited watching the queue, without a note, and the read
+// that may time out is bounded by tailFloor.
+func (c *Conn) nextQuietly(begin time.Time, wait time.Duration) (runner.Received, error) {
+	floor := min(tailFloor, wait)
+	end := begin.Add(c.p.Stretched(wait - floor))
+	for len(c.p.Pending()) == 0 && time.Now().Before(end) && c.ctx().Err() == nil && c.p.Err() == nil {
+		time.Sleep(min(floor/4, time.Until(end)))
+	}
+	return c.p.Next(c.ctx(), floor)
 }
