@@ -135,13 +135,13 @@ type taskAsk struct {
 // together, and records each answer or why none came, for the check that
 // judges it rather than ending the check that made the session. Each gets
 // the request timeout from when they were sent, so that a server that
-// withholds several answers costs one timeout, not one per request. An optional
-// request still unanswered once the others are settled gets two barriers
-// instead of a timeout: the server reads its input in order, so the first
-// barrier's answer shows it read the request, and a second one sent after
-// that gives an answer on its way the time of a further round trip. A
-// request left unanswered is forgotten, so that closing the session does
-// not wait for it again.
+// withholds several answers costs one timeout, not one per request. An
+// optional request still unanswered once the others are settled gets two
+// barriers instead of a timeout: the server reads its input in order, so
+// the first barrier's answer shows it read the request, and a second one
+// sent after that gives an answer on its way the time of a further round
+// trip. A request left unanswered is forgotten, so that closing the
+// session does not wait for it again.
 func (run *taskRun) tryAskAll(asks []taskAsk) {
 	c := run.conn
 	ids, keys := make([]string, len(asks)), make([]string, len(asks))
@@ -194,7 +194,7 @@ func (run *taskRun) tryAskAll(asks []taskAsk) {
 		}
 	}
 	if err == nil {
-		err = fmt.Errorf("it answered two %s requests sent after it, and not it", eraBarrier(c.env.rev))
+		err = fmt.Errorf("the two %s requests sent after it were answered first", eraBarrier(c.env.rev))
 	}
 	for i, a := range asks {
 		if *a.answer == nil {
