@@ -140,7 +140,8 @@ type taskAsk struct {
 // barriers instead of a timeout: the server reads its input in order, so
 // the first barrier's answer shows it read the request, and a second one
 // sent after that gives an answer on its way the time of a further round
-// trip. A request left unanswered is forgotten, so that closing the
+// trip (over stdio, where one stream carries the requests in order). A
+// request left unanswered is forgotten, so that closing the
 // session does not wait for it again.
 func (run *taskRun) tryAskAll(asks []taskAsk) {
 	c := run.conn
@@ -167,8 +168,12 @@ func (run *taskRun) tryAskAll(asks []taskAsk) {
 	for i, a := range asks {
 		c.must(a.method, c.Send(ids[i], a.method, a.params))
 	}
+	// Over HTTP each request is a POST of its own, answered whenever the
+	// server is done with it: a barrier's answer shows nothing of the
+	// others, and every request waits out its timeout.
+	ordered := c.p.Transport() == TransportStdio
 	for i, a := range asks {
-		if *a.answer != nil || a.optional {
+		if *a.answer != nil || a.optional && ordered {
 			continue
 		}
 		before, resp, err := c.tryCollectSince(ids[i], sent)
