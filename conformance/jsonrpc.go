@@ -633,12 +633,18 @@ const trailGrace = 50 * time.Millisecond
 // server's own pace sets the wait before it, watching the queue: twice
 // spent (the time since the request, two barriers' round trips; never
 // past the request timeout), and at least rttFactor times the session's
-// measured round trip. It returns the lines read, and nil once done
-// accepted one, or else the read's error: runner.ErrTimeout when the grace
-// ran out.
+// measured round trip (over HTTP, a 25th of the request timeout). It
+// returns the lines read, and nil once done accepted one, or else the
+// read's error: runner.ErrTimeout when the grace ran out.
 func awaitTrailing(t *T, c *Conn, spent time.Duration, done func(runner.Received) bool) ([]runner.Received, error) {
 	grace := min(trailGrace, t.RequestTimeout()/25)
-	if extra := max(min(2*spent, t.RequestTimeout()), rttFactor*t.env.rtt) - grace; extra > 0 {
+	least := rttFactor * t.env.rtt
+	if c.p.Transport() == TransportHTTP {
+		// The answer travels on a POST of its own, which the barriers'
+		// answers may overtake by more than a round trip.
+		least = max(least, t.RequestTimeout()/25)
+	}
+	if extra := max(min(2*spent, t.RequestTimeout()), least) - grace; extra > 0 {
 		// Looked for in what is queued, without a read that times out:
 		// the transcript then reads the same whether or not this wait
 		// was needed.
