@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The names of _meta keys (basic/index.mdx §_meta, from 2025-06-18): an
@@ -35,31 +36,67 @@ var opaqueMembers = map[string]bool{
 func (t *T) serverMetaKeys() []metaKey {
 	var out []metaKey
 	seen := map[string]bool{}
+	lines := t.env.metaLines()
 	for _, p := range t.traffic() {
 		method := p.Msg.Method
 		if method == "" && p.Request != nil {
 			method = p.Request.Method + " result"
 		}
-		// Most messages have no _meta: those are not decoded. A key can
-		// be spelt with escapes, so a message with one is.
-		if !strings.Contains(p.Raw, "_meta") && !strings.Contains(p.Raw, `\u`) {
-			continue
-		}
-		var v any
-		if json.Unmarshal([]byte(p.Raw), &v) != nil {
-			continue
-		}
-		walkMeta(v, func(meta map[string]any) {
+		for _, meta := range lines.of(p.Raw) {
 			for k, val := range meta {
 				if id := p.Process + "\x00" + k + "\x00" + fmt.Sprint(val); !seen[id] {
 					seen[id] = true
 					out = append(out, metaKey{key: k, process: p.Process, method: method, value: val})
 				}
 			}
-		})
+		}
 	}
 	slices.SortStableFunc(out, func(a, b metaKey) int { return strings.Compare(a.key, b.key) })
 	return out
+}
+
+// metaLineCache holds the _meta objects of each line the revision's
+// processes wrote, decoded once: every _meta check reads them all.
+type metaLineCache struct {
+	mu    sync.Mutex
+	lines map[string][]map[string]any
+}
+
+// metaLines returns the revision's cache of decoded _meta objects.
+func (env *revEnv) metaLines() *metaLineCache {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	c, _ := env.memos["_meta lines"].(*metaLineCache)
+	if c == nil {
+		c = &metaLineCache{lines: map[string][]map[string]any{}}
+		if env.memos == nil {
+			env.memos = map[string]any{}
+		}
+		env.memos["_meta lines"] = c
+	}
+	return c
+}
+
+// of returns the _meta objects of one line outside opaque members, in
+// the order walkMeta finds them; the callers only read them.
+func (c *metaLineCache) of(raw string) []map[string]any {
+	// Most messages have no _meta: those are not decoded. A key can be
+	// spelt with escapes, so a message with one is.
+	if !strings.Contains(raw, "_meta") && !strings.Contains(raw, `\u`) {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if metas, ok := c.lines[raw]; ok {
+		return metas
+	}
+	var metas []map[string]any
+	var v any
+	if json.Unmarshal([]byte(raw), &v) == nil {
+		walkMeta(v, func(meta map[string]any) { metas = append(metas, meta) })
+	}
+	c.lines[raw] = metas
+	return metas
 }
 
 // walkMeta calls f with every _meta object of v outside opaque members.

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"io"
 	"slices"
 	"time"
@@ -13,10 +12,7 @@ import (
 // keep the code points the server chose, bidi controls included: the
 // report is data, and a reader that shows it makes it inert (Clean).
 func (rep *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(rep.forJSON())
+	return writeIndented(w, rep.forJSON())
 }
 
 // forJSON returns rep as the schema has it: specRefs is an array on

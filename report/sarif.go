@@ -222,10 +222,7 @@ func (rep *Report) WriteSARIF(w io.Writer, reportURI string) error {
 		}
 		run.Results = append(run.Results, res)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(sarifLog{Schema: SARIFSchema, Version: SARIF, Runs: []sarifRun{run}})
+	return writeIndented(w, sarifLog{Schema: SARIFSchema, Version: SARIF, Runs: []sarifRun{run}})
 }
 
 // sarifRuleOf describes a check as a SARIF rule, from one of its results.
@@ -378,43 +375,61 @@ func (c *lineCounter) at(off int64) (line, col int) {
 }
 
 // resultSpans finds each element of the top-level "results" array of a
-// JSON report.
+// JSON report. It walks the report's structure, copying past strings
+// whole (as indentCompact does): a decoder would scan every byte of the
+// transcripts.
 func resultSpans(data []byte) ([]span, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
 		return nil, fmt.Errorf("not a JSON object")
 	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return nil, err
+	for i = skipSpace(data, i+1); i < len(data) && data[i] != '}'; {
+		if data[i] != '"' {
+			return nil, fmt.Errorf("offset %d: want a member name", i)
 		}
-		if key != "results" {
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return nil, err
-			}
-			continue
+		end := stringEnd(data, i)
+		var key string
+		if err := json.Unmarshal(data[i:end], &key); err != nil {
+			return nil, fmt.Errorf("offset %d: %w", i, err)
 		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-			return nil, fmt.Errorf("results is not an array")
+		if i = skipSpace(data, end); i >= len(data) || data[i] != ':' {
+			return nil, fmt.Errorf("offset %d: want a colon", i)
 		}
-		var out []span
-		lc := lineCounter{data: data, line: 1}
-		for dec.More() {
-			from := dec.InputOffset()
-			var v json.RawMessage
-			if err := dec.Decode(&v); err != nil {
-				return nil, err
-			}
-			end := dec.InputOffset()
-			start := int64(bytes.IndexByte(data[from:end], '{')) + from
-			var s span
-			s.startLine, s.startCol = lc.at(start)
-			s.endLine, s.endCol = lc.at(end)
-			out = append(out, s)
+		i = skipSpace(data, i+1)
+		if key == "results" {
+			return elementSpans(data, i)
 		}
-		return out, nil
+		if i = skipSpace(data, valueEnd(data, i)); i < len(data) && data[i] == ',' {
+			i = skipSpace(data, i+1)
+		}
 	}
 	return nil, fmt.Errorf("no results array")
+}
+
+// elementSpans returns the span of each element of the array at data[i],
+// from its first brace to its end.
+func elementSpans(data []byte, i int) ([]span, error) {
+	if i >= len(data) || data[i] != '[' {
+		return nil, fmt.Errorf("results is not an array")
+	}
+	var out []span
+	lc := lineCounter{data: data, line: 1}
+	for i = skipSpace(data, i+1); i < len(data) && data[i] != ']'; {
+		end := valueEnd(data, i)
+		start := i
+		if k := bytes.IndexByte(data[i:end], '{'); k >= 0 {
+			start += k
+		}
+		var s span
+		s.startLine, s.startCol = lc.at(int64(start))
+		s.endLine, s.endCol = lc.at(int64(end))
+		out = append(out, s)
+		if i = skipSpace(data, end); i < len(data) && data[i] == ',' {
+			i = skipSpace(data, i+1)
+		}
+	}
+	if i >= len(data) {
+		return nil, fmt.Errorf("the results array does not end")
+	}
+	return out, nil
 }
