@@ -5,16 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/mcpconform/mcpconform/runner"
 )
 
 // Time is budgeted from the server's own speed, so that a slow server (a
 // Node server on a loaded machine) gets verdicts, not timeouts, and no one
 // check can eat the run:
 //
-//   - the request timeout of a revision is --timeout, or rttFactor times
-//     the quickest of a few pings its session answered after detection, in
-//     whole seconds, when that is more than both --timeout and a second (a
-//     round trip of over 100 ms: a slow server, not a busy moment);
+//   - the request timeout of a revision is --timeout; its waits are
+//     stretched to rttFactor times the quickest of a few pings its session
+//     answered after detection, in whole seconds, when that is more than
+//     both --timeout and a second (a round trip of over 100 ms: a slow
+//     server, not a busy moment), and what the report says of a wait
+//     names --timeout all the same (runner.Config.WaitScale), so that the
+//     load of the machine does not reach the report;
 //   - the start allowance is the larger of --start-timeout and twice the
 //     slowest first answer of an era probe, in whole seconds;
 //   - one check runs at most checkBudget; a check whose budget, or the
@@ -72,9 +77,9 @@ func wholeSeconds(d time.Duration) time.Duration {
 }
 
 // measure times rttSamples round trips of the revision's barrier request
-// on its session, kept from detection, and sets the revision's request
-// timeout from the quickest (one slow sample is the machine's moment, not
-// the server's speed). A revision without a session keeps --timeout.
+// on its session, kept from detection, and stretches the revision's waits
+// to what the quickest calls for (one slow sample is the machine's moment,
+// not the server's speed). A revision without a session keeps --timeout.
 func (env *revEnv) measure(ctx context.Context) {
 	c := env.session
 	if c == nil {
@@ -99,7 +104,8 @@ func (env *revEnv) measure(ctx context.Context) {
 	}
 	env.rtt = quickest
 	if t := wholeSeconds(rttFactor * quickest); t > max(env.eng.opts.Timeout, time.Second) {
-		env.base = t
+		env.scale = float64(t) / float64(env.eng.opts.Timeout)
+		c.p.SetWaitScale(env.scale)
 	}
 }
 
@@ -109,8 +115,11 @@ func (env *revEnv) measure(ctx context.Context) {
 // is a call still running (a tool that sleeps), not a slow answer.
 const tailFactor = 4
 
-// tailFloor is the least wait for the last answers of a pipeline.
-const tailFloor = time.Second
+// tailFloor is the least wait for the last answers of a pipeline: the
+// longest waits between answers and the measured round trip raise it for
+// a server that answers slowly, and the runner extends a wait by the time
+// the server waited for a CPU meanwhile (runner/starve.go).
+const tailFloor = 250 * time.Millisecond
 
 // tailWait bounds the wait for the answers still missing once every
 // request of a pipeline is out and some were answered: tailFactor times
@@ -137,4 +146,18 @@ func (t *T) timeSpent() string {
 		return fmt.Sprintf("the check's time budget (%s) was spent before it could judge", t.env.eng.checkBudget())
 	}
 	return fmt.Sprintf("the run timeout (%s) was reached before the check could judge; raise --run-timeout", t.env.eng.opts.RunTimeout)
+}
+
+// nextQuietly is runner.Process.NextSince(begin, wait) whose note, when
+// nothing comes, names a bound that does not change with the machine's
+// load: wait is measured from the server's pace, so all of it but
+// tailFloor is waited watching the queue, without a note, and the read
+// that may time out is bounded by tailFloor.
+func (c *Conn) nextQuietly(begin time.Time, wait time.Duration) (runner.Received, error) {
+	floor := min(tailFloor, wait)
+	end := begin.Add(c.p.Stretched(wait - floor))
+	for len(c.p.Pending()) == 0 && time.Now().Before(end) && c.ctx().Err() == nil && c.p.Err() == nil {
+		time.Sleep(min(floor/4, time.Until(end)))
+	}
+	return c.p.Next(c.ctx(), floor)
 }

@@ -653,9 +653,9 @@ func cancelFenced(t *T, c *Conn, call slowCall, d time.Duration) (seen cancelled
 	params := map[string]any{"name": call.tool.Name, "arguments": call.args(d, cancelSteps),
 		"_meta": map[string]any{protocol.MetaProgressToken: token}}
 	c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, params))
-	deadline := time.Now().Add(t.RequestTimeout())
+	begin := time.Now()
 	for started := false; !started; {
-		r, err := c.Next(max(time.Millisecond, time.Until(deadline)))
+		r, err := c.nextSince(begin, t.RequestTimeout())
 		if err != nil {
 			t.NotVerified("no progress notification and no answer for the call of %s: %v", call.tool.Name, err)
 		}

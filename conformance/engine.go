@@ -516,7 +516,7 @@ type revEnv struct {
 	sideDone chan struct{}
 
 	session      *Conn
-	base         time.Duration     // the request timeout, from --timeout and the session's measured round trip (budget.go)
+	scale        float64           // how much longer than the request timeout waits go on, from the session's measured round trip (budget.go)
 	rtt          time.Duration     // the quickest measured round trip of the session's ping, 0 when none was measured (budget.go)
 	handshakeErr error             // a session handshake failed: later ones would too
 	sessionLost  *sessionLostError // sessions stopped answering and the breaker tripped: no new one, no new wait
@@ -631,7 +631,7 @@ func (env *revEnv) config() runner.Config {
 		start = 2 * env.eng.startTimeout()
 	}
 	cfg := runner.Config{Command: o.Command, Env: o.Env, Dir: o.Dir, StartTimeout: start,
-		RequestTimeout: env.timeout(), ShutdownGrace: o.ShutdownGrace, KillGrace: o.KillGrace, MaxLineBytes: o.MaxLineBytes}
+		RequestTimeout: env.timeout(), WaitScale: env.scale, ShutdownGrace: o.ShutdownGrace, KillGrace: o.KillGrace, MaxLineBytes: o.MaxLineBytes}
 	if h := env.eng.http; h != nil {
 		cfg.HTTP, cfg.HTTPMode, cfg.Protocol = h, env.httpMode, env.rev
 	}
@@ -648,9 +648,10 @@ func (env *revEnv) timeout() time.Duration {
 }
 
 // baseTimeout is the revision's request timeout before any doubling:
-// --timeout, raised for a server whose measured round trip calls for more.
+// --timeout (a server whose measured round trip calls for more gets its
+// waits stretched, not a longer timeout named: see measure).
 func (env *revEnv) baseTimeout() time.Duration {
-	return max(env.base, env.eng.opts.Timeout)
+	return env.eng.opts.Timeout
 }
 
 // start launches a process labelled name-N for this revision.
@@ -1244,7 +1245,7 @@ func evidence(t *T) []TranscriptLine {
 		out = appendEvidence(out, ct.process, ct.lines, t.Transport() == TransportHTTP)
 	}
 	for _, c := range t.conns {
-		out = appendEvidence(out, c.name, c.p.TranscriptFrom(c.mark), t.Transport() == TransportHTTP)
+		out = appendEvidence(out, c.name, c.evidence(), t.Transport() == TransportHTTP)
 	}
 	sortNoteRuns(out)
 	return out

@@ -349,7 +349,7 @@ func (s *featureSurvey) open(t *T) *Conn {
 	// Node server with a request unanswered waits out the shutdown grace
 	// when its input ends): it is answered then, and no check judges how
 	// the survey's process ends: it gets 200 ms to exit.
-	c.closePatience = 200 * time.Millisecond
+	c.closePatience = quickClose
 	c.answerAtClose = answer
 	return c
 }

@@ -616,25 +616,35 @@ func sendBadLine(t *T, line string, ids []string) *badLine {
 	return o
 }
 
+// trailGrace is the quiet awaitTrailing waits for once the queue showed
+// no answer: the wait before it, measured, covers a slow server's pace.
+const trailGrace = 50 * time.Millisecond
+
 // awaitTrailing reads c's server for the answer that done recognises, for
 // a check that has already seen two barriers' answers without it: a server
 // that works on requests concurrently (the Go SDK does) may still write it
-// after both on a loaded machine. It waits a grace of a 25th of the request
-// timeout (200ms by default; it grows with --timeout and with the re-run's
-// doubling), so that a server that never answers, where the check allows
-// that, costs little. The grace is fixed, not measured, so that two runs
-// write the same evidence; it reads the process itself, since a timeout
-// here is no sign of a hung session. The grace starts again at every line
-// that is not the answer (the wait is for silence, and its note in the
-// transcript is the same in every run). On a machine so loaded that the
-// barriers took longer than a grace (spent, the time since the request),
-// the answer may lag as much: it waits up to twice spent first (never past
-// the request timeout), watching the queue. It returns the
-// lines read, and nil once done accepted one, or else the read's error:
-// runner.ErrTimeout when the grace ran out.
+// after both on a loaded machine. It waits a grace of trailGrace (or a 25th
+// of the request timeout, when that is less), so that a server that never
+// answers, where the check allows that, costs little. The grace is fixed,
+// not measured, so that two runs write the same evidence; it reads the
+// process itself, since a timeout here is no sign of a hung session. The
+// grace starts again at every line that is not the answer (the wait is for
+// silence, and its note in the transcript is the same in every run). The
+// server's own pace sets the wait before it, watching the queue: twice
+// spent (the time since the request, two barriers' round trips; never
+// past the request timeout), and at least rttFactor times the session's
+// measured round trip (over HTTP, a 25th of the request timeout). It
+// returns the lines read, and nil once done accepted one, or else the
+// read's error: runner.ErrTimeout when the grace ran out.
 func awaitTrailing(t *T, c *Conn, spent time.Duration, done func(runner.Received) bool) ([]runner.Received, error) {
-	grace := t.RequestTimeout() / 25
-	if extra := min(2*spent, t.RequestTimeout()) - grace; extra > 0 {
+	grace := min(trailGrace, t.RequestTimeout()/25)
+	least := rttFactor * t.env.rtt
+	if c.p.Transport() == TransportHTTP {
+		// The answer travels on a POST of its own, which the barriers'
+		// answers may overtake by more than a round trip.
+		least = max(least, t.RequestTimeout()/25)
+	}
+	if extra := max(min(2*spent, t.RequestTimeout()), least) - grace; extra > 0 {
 		// Looked for in what is queued, without a read that times out:
 		// the transcript then reads the same whether or not this wait
 		// was needed.

@@ -49,7 +49,7 @@ func (env *revEnv) propertyLane() *revEnv {
 	}
 	env.checks = own
 	return &revEnv{eng: env.eng, rev: env.rev, info: env.info, httpMode: env.httpMode,
-		base: env.base, rtt: env.rtt, checks: side, lane: laneProperty, results: map[string]*Result{}}
+		scale: env.scale, rtt: env.rtt, checks: side, lane: laneProperty, results: map[string]*Result{}}
 }
 
 // startLane starts the revision's property lane, when it has one, beside

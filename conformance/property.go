@@ -2054,7 +2054,7 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, sel []int, pref
 			// a few of its longest waits after the last answer, not at
 			// the request timeout. The process still serves: the calls
 			// are abandoned below, and it is not broken.
-			r, err = c.p.NextSince(c.ctx(), last, t.tailWait(gap))
+			r, err = c.nextQuietly(last, t.tailWait(gap))
 			if errors.Is(err, runner.ErrTimeout) {
 				t.noteTimeout()
 			} else {

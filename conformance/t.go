@@ -514,7 +514,34 @@ type Conn struct {
 	// no longer get once its input ended (see surveyFeatures).
 	answerAtClose RequestHandler
 	closePatience time.Duration
+	// until, when set, is the transcript length beyond which no check's
+	// evidence reads: a process closed with little patience (closeQuickly)
+	// ends as fast as the machine lets it, and its last lines say how.
+	until int
 }
+
+// evidence returns the transcript lines of c the running check cites: from
+// its mark on, up to until when that is set.
+func (c *Conn) evidence() []runner.TranscriptLine {
+	lines := c.p.TranscriptFrom(c.mark)
+	if c.until > 0 {
+		lines = lines[:max(0, min(len(lines), c.until-c.mark))]
+	}
+	return lines
+}
+
+// closeQuickly closes c, a process whose shutdown no check judges and
+// whose server may not end at the end of its input (one that keeps tasks
+// for their ttl), with closePatience rather than the graces; the checks
+// that cite it later cite it up to here.
+func (c *Conn) closeQuickly() {
+	c.until = c.p.TranscriptLen()
+	c.closePatience = quickClose
+	c.closeAfterCheck()
+}
+
+// quickClose is the patience of closeQuickly, and of the survey's session.
+const quickClose = 200 * time.Millisecond
 
 // Process returns the underlying runner process for what Conn does not
 // cover. Prefer Conn's methods: they record the exchanges for Final checks.
@@ -966,6 +993,13 @@ func (c *Conn) Collect(id any, what string) (before []runner.Received, resp *pro
 // runner.ErrExited ...) instead of ending the check; before then holds what
 // arrived up to the failure.
 func (c *Conn) TryCollect(id any) (before []runner.Received, resp *protocol.Message, err error) {
+	return c.tryCollectSince(id, time.Now())
+}
+
+// tryCollectSince is TryCollect for a request sent at sent, its timeout
+// counted from then: requests sent together wait out one timeout side by
+// side, not one each in turn.
+func (c *Conn) tryCollectSince(id any, sent time.Time) (before []runner.Received, resp *protocol.Message, err error) {
 	raw, err := json.Marshal(id)
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode id: %w", err)
@@ -976,7 +1010,8 @@ func (c *Conn) TryCollect(id any) (before []runner.Received, resp *protocol.Mess
 	if starting {
 		budget = max(budget, c.env.eng.startTimeout())
 	}
-	deadline := time.Now().Add(budget)
+	begin := sent
+	deadline := begin.Add(c.p.Stretched(budget))
 	for {
 		if err := c.p.Err(); errors.Is(err, runner.ErrTimeout) && len(c.p.Pending()) == 0 {
 			// The process missed an answer before: do not wait again.
@@ -986,21 +1021,21 @@ func (c *Conn) TryCollect(id any) (before []runner.Received, resp *protocol.Mess
 		if left <= 0 {
 			c.t.noteTimeout()
 			err := c.p.MarkStalled("response to id "+key, budget)
-			m, err := c.afterSilence(methodOf(c, key), key, deadline.Add(-budget), err)
+			m, err := c.afterSilence(methodOf(c, key), key, begin, err)
 			if err == nil || aliveAfter(err) {
 				return before, m, err // a late answer, or a method the process ignores
 			}
 			c.broken = true
 			return before, nil, err
 		}
-		r, err := c.nextSince(deadline.Add(-budget), budget)
+		r, err := c.nextSince(begin, budget)
 		if err != nil {
 			return before, nil, err
 		}
 		if starting {
 			// The process has started: the rest is an ordinary wait.
-			starting, budget = false, c.t.RequestTimeout()
-			deadline = time.Now().Add(budget)
+			starting, budget, begin = false, c.t.RequestTimeout(), time.Now()
+			deadline = begin.Add(c.p.Stretched(budget))
 		}
 		// An object with our id and no method answers the request even
 		// without result or error; the caller judges its shape. So does a

@@ -68,7 +68,7 @@ type taskRun struct {
 	// A third, of a tool whose taskSupport is required, when one is callable.
 	required string
 	// Unknown task ids, and the taskId parameter against related-task
-	// _meta; nil when no answer came (see tryAsk).
+	// _meta; nil when no answer came (see tryAskAll).
 	unknownResult, unknownCancel *tryAnswer
 	paramGet, metaGet            *tryAnswer
 	created                      []string // every taskId a CreateTaskResult gave
@@ -121,24 +121,92 @@ type tryAnswer struct {
 	err error
 }
 
-// tryAsk is ask for a request the session goes on without: no answer in
-// time is recorded, for the check that judges it, rather than ending the
-// check that made the session.
-func (run *taskRun) tryAsk(method string, params any) *tryAnswer {
+// taskAsk is a request of the task session that tryAskAll sends, and
+// where its answer goes. An optional one is a request whose silence leaves
+// the check that judges it not-verified, never failed.
+type taskAsk struct {
+	method   string
+	params   any
+	answer   **tryAnswer
+	optional bool
+}
+
+// tryAskAll sends requests a broken server may withhold the answers of,
+// together, and records each answer or why none came, for the check that
+// judges it rather than ending the check that made the session. Each gets
+// the request timeout from when they were sent, so that a server that
+// withholds several answers costs one timeout, not one per request. An
+// optional request still unanswered once the others are settled gets two
+// barriers instead of a timeout: the server reads its input in order, so
+// the first barrier's answer shows it read the request, and a second one
+// sent after that gives an answer on its way the time of a further round
+// trip (over stdio, where one stream carries the requests in order). A
+// request left unanswered is forgotten, so that closing the
+// session does not wait for it again.
+func (run *taskRun) tryAskAll(asks []taskAsk) {
 	c := run.conn
-	id := fmt.Sprintf("tasks-%s", c.env.nextID())
-	c.must(method, c.Send(id, method, params))
-	before, resp, err := c.TryCollect(id)
-	for _, r := range before {
-		if r.Msg != nil {
+	ids, keys := make([]string, len(asks)), make([]string, len(asks))
+	for i := range asks {
+		ids[i] = fmt.Sprintf("tasks-%s", c.env.nextID())
+		keys[i] = protocol.IDKey(mustJSON(ids[i]))
+	}
+	// take records what arrived while another answer was awaited.
+	take := func(before []runner.Received) {
+		for _, r := range before {
+			if r.Msg == nil {
+				continue
+			}
+			if j := slices.IndexFunc(keys, r.Answers); j >= 0 && *asks[j].answer == nil {
+				run.events = append(run.events, taskEvent{method: asks[j].method, msg: r.Msg})
+				*asks[j].answer = &tryAnswer{msg: r.Msg}
+				continue
+			}
 			run.events = append(run.events, taskEvent{msg: r.Msg})
 		}
 	}
-	if err != nil {
-		return &tryAnswer{err: err}
+	sent := time.Now()
+	for i, a := range asks {
+		c.must(a.method, c.Send(ids[i], a.method, a.params))
 	}
-	run.events = append(run.events, taskEvent{method: method, msg: resp})
-	return &tryAnswer{msg: resp}
+	// Over HTTP each request is a POST of its own, answered whenever the
+	// server is done with it: a barrier's answer shows nothing of the
+	// others, and every request waits out its timeout.
+	ordered := c.p.Transport() == TransportStdio
+	for i, a := range asks {
+		if *a.answer != nil || a.optional && ordered {
+			continue
+		}
+		before, resp, err := c.tryCollectSince(ids[i], sent)
+		take(before)
+		if err != nil {
+			*a.answer = &tryAnswer{err: err}
+			c.forget(ids[i])
+			continue
+		}
+		run.events = append(run.events, taskEvent{method: a.method, msg: resp})
+		*a.answer = &tryAnswer{msg: resp}
+	}
+	var err error
+	for range 2 {
+		if !slices.ContainsFunc(asks, func(a taskAsk) bool { return *a.answer == nil }) {
+			return
+		}
+		var before []runner.Received
+		before, err = c.TryBarrier()
+		take(before)
+		if err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = fmt.Errorf("the two %s requests sent after it were answered first", eraBarrier(c.env.rev))
+	}
+	for i, a := range asks {
+		if *a.answer == nil {
+			*a.answer = &tryAnswer{err: err}
+			c.forget(ids[i])
+		}
+	}
 }
 
 // noSuchTask is a taskId no server issued.
@@ -383,18 +451,23 @@ func observeTasks(t *T) *taskRun {
 		}
 		run.unknown = run.ask(protocol.MethodTasksGet, map[string]any{"taskId": noSuchTask})
 		// Answers a broken server may withhold: each check judges its own.
-		run.unknownResult = run.tryAsk(protocol.MethodTasksResult, map[string]any{"taskId": noSuchTask})
-		if t.Server().has("tasks", "cancel") {
-			run.unknownCancel = run.tryAsk(protocol.MethodTasksCancel, map[string]any{"taskId": noSuchTask})
-		}
 		// The taskId parameter, not related-task _meta, names the task.
 		related := func(id string) map[string]any {
 			return map[string]any{protocol.MetaRelatedTask: map[string]any{"taskId": id}}
 		}
-		run.paramGet = run.tryAsk(protocol.MethodTasksGet, map[string]any{"taskId": *run.task.TaskID, "_meta": related(noSuchTask)})
-		run.metaGet = run.tryAsk(protocol.MethodTasksGet, map[string]any{"taskId": noSuchTask, "_meta": related(*run.task.TaskID)})
+		asks := []taskAsk{
+			{method: protocol.MethodTasksResult, params: map[string]any{"taskId": noSuchTask}, answer: &run.unknownResult},
+			{method: protocol.MethodTasksGet, params: map[string]any{"taskId": *run.task.TaskID, "_meta": related(noSuchTask)}, answer: &run.paramGet, optional: true},
+			{method: protocol.MethodTasksGet, params: map[string]any{"taskId": noSuchTask, "_meta": related(*run.task.TaskID)}, answer: &run.metaGet, optional: true},
+		}
+		if t.Server().has("tasks", "cancel") {
+			asks = slices.Insert(asks, 1, taskAsk{method: protocol.MethodTasksCancel, params: map[string]any{"taskId": noSuchTask}, answer: &run.unknownCancel})
+		}
+		run.tryAskAll(asks)
 	}
-	c.Close()
+	// Its tasks may keep the server running for their ttl after its input
+	// ends: no check judges how it ends.
+	c.closeQuickly()
 	t.env.setMemo("tasks", run)
 	return run
 }
@@ -529,7 +602,7 @@ func observeTaskInput(t *T) *taskInputRun {
 		}
 	}
 	run.events = tr.events
-	c.Close()
+	c.closeQuickly() // as observeTasks's session
 	t.env.setMemo("tasks/input", run)
 	return run
 }

@@ -135,7 +135,7 @@ func (p *Process) ProbeHTTP(ctx context.Context, body []byte, set http.Header) (
 		return HTTPExchange{}, err
 	}
 	o := readOutbound(body)
-	ctx, cancel := context.WithTimeout(ctx, p.cfg.RequestTimeout)
+	ctx, cancel := context.WithTimeout(ctx, p.stretched(p.cfg.RequestTimeout))
 	defer cancel()
 	stop := context.AfterFunc(l.ctx, cancel)
 	defer stop()
@@ -177,7 +177,7 @@ func (p *Process) ProbeHTTPMethod(ctx context.Context, method string, set http.H
 	if err := l.sessionOver(); err != nil {
 		return HTTPExchange{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.cfg.RequestTimeout)
+	ctx, cancel := context.WithTimeout(ctx, p.stretched(p.cfg.RequestTimeout))
 	defer cancel()
 	stop := context.AfterFunc(l.ctx, cancel)
 	defer stop()
@@ -529,7 +529,7 @@ func (l *httpLink) writeLines(buf []byte, unordered bool) error {
 		}
 	}
 	if len(out) > 0 {
-		timer := time.NewTimer(l.p.cfg.RequestTimeout)
+		timer := time.NewTimer(l.p.stretched(l.p.cfg.RequestTimeout))
 		defer timer.Stop()
 		for _, handed := range out {
 			select {
@@ -590,7 +590,7 @@ func (l *httpLink) post(body []byte, wait bool) (chan struct{}, error) {
 	if err != nil {
 		return nil, err
 	}
-	timer := time.NewTimer(l.p.cfg.RequestTimeout)
+	timer := time.NewTimer(l.p.stretched(l.p.cfg.RequestTimeout))
 	defer timer.Stop()
 	select {
 	case l.sem <- struct{}{}:

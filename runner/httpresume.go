@@ -31,7 +31,7 @@ func (p *Process) ProbeHTTPResume(ctx context.Context, last string, window time.
 	if err := l.sessionOver(); err != nil {
 		return HTTPExchange{}, nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.cfg.RequestTimeout)
+	ctx, cancel := context.WithTimeout(ctx, p.stretched(p.cfg.RequestTimeout))
 	defer cancel()
 	stop := context.AfterFunc(l.ctx, cancel)
 	defer stop()

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"slices"
@@ -115,6 +116,12 @@ type Config struct {
 	// RequestTimeout bounds each wait for a response and each write to the
 	// server's stdin. Default 5s.
 	RequestTimeout time.Duration
+	// WaitScale, when more than 1, stretches the bound of every wait (and
+	// of each write to stdin) by that factor, for a server whose measured
+	// pace calls for more patience than the bounds name. Messages and
+	// notes name the bound unstretched, so that what a report quotes does
+	// not change with the machine's load.
+	WaitScale float64
 	// MaxLineBytes is the longest line accepted; a longer line is discarded
 	// without being buffered and recorded with Problem ErrLineTooLong.
 	// Default 16 MiB: real servers answer with single resources of more
@@ -286,6 +293,9 @@ type Process struct {
 	// none); guarded by mu.
 	longKind    headKind
 	longAnswers string
+	// scale is the WaitScale set after the start (SetWaitScale), as the
+	// bits of a float64; 0 keeps Config.WaitScale.
+	scale atomic.Uint64
 	// partAt is when the last piece of a line still arriving came (unix
 	// nanoseconds; 0 between lines): a wait that reaches its bound while
 	// a long answer streams in on a slow machine is not silence.
@@ -937,7 +947,7 @@ func (p *Process) write(buf []byte) error {
 	if p.link != nil {
 		return p.link.write(buf)
 	}
-	if err := p.stdin.SetWriteDeadline(time.Now().Add(p.cfg.RequestTimeout)); err != nil {
+	if err := p.stdin.SetWriteDeadline(time.Now().Add(p.stretched(p.cfg.RequestTimeout))); err != nil {
 		return fmt.Errorf("runner: send: %w", err)
 	}
 	if _, err := p.stdin.Write(buf); err != nil {
@@ -1066,6 +1076,27 @@ func (p *Process) ModernRequest(ctx context.Context, version, method string, par
 	merged["_meta"] = meta
 	return p.Request(ctx, method, merged)
 }
+
+// stretched is bound d as long as the wait lasts: d times
+// Config.WaitScale when that is more than 1.
+func (p *Process) stretched(d time.Duration) time.Duration {
+	f := p.cfg.WaitScale
+	if bits := p.scale.Load(); bits != 0 {
+		f = math.Float64frombits(bits)
+	}
+	if f <= 1 {
+		return d
+	}
+	return time.Duration(float64(d) * f)
+}
+
+// Stretched is bound d as long as a wait on p lasts (Config.WaitScale),
+// for a caller that keeps a deadline of its own beside the runner's waits.
+func (p *Process) Stretched(d time.Duration) time.Duration { return p.stretched(d) }
+
+// SetWaitScale sets Config.WaitScale of a process already started: for a
+// server whose pace was measured after it started.
+func (p *Process) SetWaitScale(f float64) { p.scale.Store(math.Float64bits(f)) }
 
 // waitTimeoutLocked is the default bound of a wait: RequestTimeout, or the
 // larger StartTimeout while the server is starting, that is until it has
@@ -1345,6 +1376,10 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 	var timer *time.Timer
 	var streamed time.Duration // extensions given to a line still arriving
 	var starve waitStarve      // extensions given to a server starved of CPU
+	// slack is what Config.WaitScale adds to the bound; like the other
+	// extensions, the bound a timeout names leaves it out.
+	slack := p.stretched(timeout) - timeout
+	timeout += slack
 	defer func() {
 		if timer != nil {
 			timer.Stop()
@@ -1379,9 +1414,10 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 			p.mu.Unlock()
 			return Received{}, fmt.Errorf("runner: waiting for %s: %w after an earlier %w", w.what, ErrStalled, err)
 		}
-		if !explicit && timeout-streamed-starve.granted > p.cfg.RequestTimeout && p.responses > 0 {
+		if !explicit && timeout-streamed-starve.granted-slack > p.cfg.RequestTimeout && p.responses > 0 {
 			// The server has answered: the start-up allowance ends.
-			timeout = p.cfg.RequestTimeout + streamed + starve.granted
+			slack = p.stretched(p.cfg.RequestTimeout) - p.cfg.RequestTimeout
+			timeout = p.cfg.RequestTimeout + streamed + starve.granted + slack
 			if timer != nil {
 				timer.Reset(max(0, timeout-time.Since(begin)))
 			}
@@ -1407,20 +1443,21 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 					continue
 				}
 			}
-			if ext := p.starved(w, &starve, timeout-starve.granted); ext > 0 {
+			if ext := p.starved(w, &starve, timeout-starve.granted-slack); ext > 0 {
 				timeout += ext
 				timer.Reset(max(0, timeout-time.Since(begin)))
 				continue
 			}
-			if ext := p.streaming(w, timeout-starve.granted, streamed); ext > 0 {
+			if ext := p.streaming(w, timeout-starve.granted-slack, streamed); ext > 0 {
 				streamed += ext
 				timeout += ext
 				timer.Reset(max(0, timeout-time.Since(begin)))
 				continue
 			}
-			// The bound without the extensions for a starved server: the
-			// error, which a verdict quotes, does not change with the load.
-			return Received{}, p.timedOut(w, timeout-starve.granted)
+			// The bound without the extensions for a starved server or
+			// a slow one: the error, which a verdict quotes, does not
+			// change with the load.
+			return Received{}, p.timedOut(w, timeout-starve.granted-slack)
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				p.note(fmt.Sprintf("no %s before the context deadline", w.what))
