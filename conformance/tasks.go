@@ -45,7 +45,8 @@ type taskRun struct {
 	conn    *Conn
 	mark    int
 	tool    string
-	token   string            // the progress token of the first task's call
+	token   string            // the progress token of the judged task's call
+	earlier []string          // the progress tokens of the calls made before it, whose tasks may still report
 	events  []taskEvent       // every message of the session, in order
 	create  *protocol.Message // the task-augmented call's answer
 	task    taskView          // its task
@@ -397,6 +398,12 @@ func observeTasks(t *T) *taskRun {
 		durations = durations[len(durations)-1:]
 	}
 	for i, d := range durations {
+		if i > 0 {
+			// A task made again gets a token of its own: the one before
+			// it may still be reporting, and its progress is not this one's.
+			run.earlier = append(run.earlier, run.token)
+			run.token = fmt.Sprintf("mcpconform-task-%s", c.env.nextID())
+		}
 		run.begun = len(run.events)
 		run.create = call(tool.Name, args(d, progressSteps), run.token, taskTTLAsked)
 		v, ok := createdTask(run.create)
@@ -410,7 +417,7 @@ func observeTasks(t *T) *taskRun {
 		if i == len(durations)-1 {
 			break
 		}
-		if notes, _ := taskProgress(run.events, run.begun, run.settled); v.Status != protocol.TaskStatusWorking || run.result.Error != nil || len(notes) < progressSteps || !run.held {
+		if notes, _ := run.progress(run.begun, run.settled); v.Status != protocol.TaskStatusWorking || run.result.Error != nil || len(notes) < progressSteps || !run.held {
 			t.Logf("the %s task %s began %q, got %d progress notification(s) for %d steps, a result %v, held %v; judged on a %s task", d, *v.TaskID, v.Status, len(notes), progressSteps, run.result.Error == nil, run.held, durations[i+1])
 			continue
 		}
@@ -642,10 +649,11 @@ func relatedTaskID(raw json.RawMessage) (string, bool) {
 	return *rt.TaskID, true
 }
 
-// taskProgress returns the progress notifications among events[from:to]
-// and their tokens.
-func taskProgress(events []taskEvent, from, to int) (msgs []*protocol.Message, tokens []string) {
-	for _, e := range events[from:to] {
+// progress returns the progress notifications among run.events[from:to]
+// and their tokens, leaving out those of the calls made before the judged
+// one (run.earlier).
+func (run *taskRun) progress(from, to int) (msgs []*protocol.Message, tokens []string) {
+	for _, e := range run.events[from:to] {
 		if e.method != "" || e.msg.Method != protocol.NotifProgress {
 			continue
 		}
@@ -656,6 +664,9 @@ func taskProgress(events []taskEvent, from, to int) (msgs []*protocol.Message, t
 		var tok string
 		if json.Unmarshal(p.Token, &tok) != nil {
 			tok = string(p.Token)
+		}
+		if slices.Contains(run.earlier, tok) {
+			continue
 		}
 		msgs, tokens = append(msgs, e.msg), append(tokens, tok)
 	}
@@ -1100,7 +1111,7 @@ func init() {
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)
-			msgs, tokens := taskProgress(run.events, run.begun, run.settled)
+			msgs, tokens := run.progress(run.begun, run.settled)
 			if len(msgs) == 0 {
 				t.NotVerified("the task of %s sent no progress notification before it ended (progress is optional)", run.tool)
 			}
@@ -1130,7 +1141,7 @@ func init() {
 		Run: func(t *T) {
 			run := observeTasks(t)
 			id := requireTask(t, run)
-			msgs, tokens := taskProgress(run.events, run.begun, run.settled)
+			msgs, tokens := run.progress(run.begun, run.settled)
 			var mine []*protocol.Message
 			for i, m := range msgs {
 				if tokens[i] == run.token {
@@ -1169,14 +1180,14 @@ func init() {
 			if run.result.Error != nil {
 				t.NotVerified("tasks/result of %s returned error %d: the end of the task was not observed", id, run.result.Error.Code)
 			}
-			_, tokens := taskProgress(run.events, run.settled, len(run.events))
+			_, tokens := run.progress(run.settled, len(run.events))
 			late := 0
 			for _, tok := range tokens {
 				if tok == run.token {
 					late++
 				}
 			}
-			if _, during := taskProgress(run.events, run.begun, run.settled); late == 0 && !slices.Contains(during, run.token) {
+			if _, during := run.progress(run.begun, run.settled); late == 0 && !slices.Contains(during, run.token) {
 				// No progress at all: no late one proves nothing.
 				t.NotVerified("the task of %s sent no progress notification with its token (progress is optional): nothing could come late", run.tool)
 			}
