@@ -92,6 +92,9 @@ func TestSavedReportFormats(t *testing.T) {
 // TestSavedReportStale: the facts that make the saved report stale tell
 // a report with a check less, a member more or a fail more from it.
 func TestSavedReportStale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: decodes and re-encodes the saved report of a whole real-server run")
+	}
 	t.Parallel()
 	data := readSavedReport(t)
 	saved := reportFacts(t, data)

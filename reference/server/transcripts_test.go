@@ -160,6 +160,9 @@ func runOne(binary string, tr *transcript.Transcript) runResult {
 }
 
 func TestTranscripts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: replays every transcript against the reference")
+	}
 	res := runAll(t)
 	if len(res) < minTranscripts {
 		t.Errorf("%d transcripts, want at least %d", len(res), minTranscripts)
