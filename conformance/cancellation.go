@@ -679,6 +679,11 @@ func cancelFenced(t *T, c *Conn, call slowCall, d time.Duration) (seen cancelled
 	if responseTo(before, key) != nil {
 		return seen, "was answered before the " + barrierMethod(t) + " sent behind the cancel"
 	}
+	if ranToEnd(before, tokenKey) {
+		// Its work was done before the server read the cancel: that no
+		// progress follows shows nothing, as a dropped response does not.
+		return seen, "reported its last step before the " + barrierMethod(t) + " sent behind the cancel was answered"
+	}
 	sentinel := fmt.Sprintf("sentinel-%s", c.env.nextID())
 	c.must(protocol.MethodToolsCall, c.Send(sentinel, protocol.MethodToolsCall,
 		map[string]any{"name": call.tool.Name, "arguments": call.args(d, cancelSteps)}))
@@ -701,6 +706,29 @@ func cancelFenced(t *T, c *Conn, call slowCall, d time.Duration) (seen cancelled
 
 // progressTokenKey returns the id key of a progress notification's token,
 // or "".
+// ranToEnd reports whether the progress notifications with token tokenKey
+// in rs, besides the one that started the call, report its work done: a
+// progress equal to its total, or one for every step of cancelSteps.
+func ranToEnd(rs []runner.Received, tokenKey string) bool {
+	n := 1 // the notification that showed the call in flight
+	for _, r := range rs {
+		if r.Msg == nil || r.Msg.Method != protocol.NotifProgress || progressTokenKey(r.Msg) != tokenKey {
+			continue
+		}
+		n++
+		var p protocol.ProgressParams
+		if json.Unmarshal(r.Msg.Params, &p) != nil || p.Total == nil {
+			continue
+		}
+		done, err1 := p.Progress.Float64()
+		total, err2 := p.Total.Float64()
+		if err1 == nil && err2 == nil && done >= total {
+			return true
+		}
+	}
+	return n >= cancelSteps
+}
+
 func progressTokenKey(m *protocol.Message) string {
 	var p struct {
 		Token json.RawMessage `json:"progressToken"`

@@ -96,8 +96,11 @@ func TestStartAllowanceCountsCPUWait(t *testing.T) {
 }
 
 // TestBlockedWaitEnds proves that a server that blocks without answering
-// gets no extension beside busy processes: it waits for no CPU, so each
-// wait ends at its bound, the first (start-up) one and a later one alike.
+// gets no extension beside busy processes once it blocks: it waits for no
+// CPU, so each wait ends at its bound. A server that hangs from the start
+// may still be starting (its runtime runnable, not blocked) during the
+// first wait on a loaded machine; that wait may be extended, within the
+// extension's bound, and still ends.
 func TestBlockedWaitEnds(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("schedstat is Linux's")
@@ -107,9 +110,10 @@ func TestBlockedWaitEnds(t *testing.T) {
 	for _, tt := range []struct {
 		name, mode string
 		bound      time.Duration
+		starting   bool // the wait may cover the server's own start-up
 	}{
-		{"hangs from the start", "hang", 800 * time.Millisecond},
-		{"hangs after initialize", "init-hang", 500 * time.Millisecond},
+		{"hangs from the start", "hang", 800 * time.Millisecond, true},
+		{"hangs after initialize", "init-hang", 500 * time.Millisecond, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := startHostile(t, Config{StartTimeout: 800 * time.Millisecond, RequestTimeout: 500 * time.Millisecond}, tt.mode)
@@ -123,7 +127,10 @@ func TestBlockedWaitEnds(t *testing.T) {
 			if !errors.As(err, &te) || te.After != tt.bound {
 				t.Errorf("ping = %v, want a timeout after %v", err, tt.bound)
 			}
-			if w := p.CPUWaits(); len(w) > 0 {
+			switch w := p.CPUWaits(); {
+			case len(w) > 0 && tt.starting:
+				t.Logf("the start-up wait was extended while the server started: %q", w)
+			case len(w) > 0:
 				t.Errorf("CPUWaits = %q, want none for a blocked server", w)
 			}
 		})
