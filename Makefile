@@ -1,12 +1,12 @@
-# The README's test command and .ci/run: `make check` (lint and test).
+# The README's test command and .ci/run: `make check` (lint, test and
+# the sweeps).
 GO ?= go
 
-# The sweeps: whole catalogue runs against the pinned real servers and
-# against slow servers beside busy loops, and the release build of every
-# archive (a cross-compilation per platform): about ten minutes on two
-# cores. `make test` and `make check` (what CI runs, within its 20-minute
-# budget) leave them out; `make sweeps` runs them, before a release and
-# whenever a change touches what real servers see.
+# The sweeps: whole catalogue runs against the pinned real servers, side
+# by side beside busy loops, and against a slow server, and the release
+# build of every archive (a cross-compilation per platform). `make test`
+# leaves them out, for a shorter loop; `make sweeps` runs them alone, and
+# `make check` (what CI runs) after the tests.
 SWEEPS := ^(TestReal.*|TestReleaseArchives|TestSlowStartingDualEraServer|TestBusyWorker|TestGoSDKWithoutValidation|TestSlowServerSameVerdictsUnderLoad)$$
 
 # The real-server test drives the pinned @modelcontextprotocol/server-everything;
@@ -19,7 +19,7 @@ XSD_STAMP := $(XSD_DIR)/.installed
 
 all: check
 
-check: lint test
+check: lint test sweeps
 
 build:
 	$(GO) build ./...
@@ -56,13 +56,15 @@ $(NPM_STAMP): testdata/npm/package.json testdata/npm/package-lock.json
 
 # The other release platforms are vetted too, test files included: their
 # code is built from platform files (_unix.go, _windows.go) that a Linux
-# vet never reads. (scripts/release.sh builds arm64 of each.)
+# vet never reads. (scripts/release.sh builds arm64 of each.) -trimpath:
+# the release build's flag, so that the release archives' test finds
+# these platforms' packages compiled.
 lint:
 	@out=$$(gofmt -l .); \
 	if [ -n "$$out" ]; then echo "gofmt: these files need formatting:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	GOOS=windows $(GO) vet ./...
-	GOOS=darwin $(GO) vet ./...
+	GOOS=windows $(GO) vet -trimpath ./...
+	GOOS=darwin $(GO) vet -trimpath ./...
 
 # -timeout: go test's 10-minute default is a hang detector; on a slow
 # 2-core CI machine the conformance package alone can pass it, so the

@@ -72,6 +72,9 @@ func TestGovernanceReference(t *testing.T) {
 // TestGovernanceWithoutProfile: with no profile every governance check is
 // n/a and says how to enable it.
 func TestGovernanceWithoutProfile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the mcpconform command against the reference")
+	}
 	t.Parallel()
 	bin := fixturebin.Build(t, "cmd/mcpconform")
 	for key, r := range govRun(t, []string{bin, "reference"}, nil, protocol.LatestLegacy) {
@@ -84,6 +87,9 @@ func TestGovernanceWithoutProfile(t *testing.T) {
 // TestGovernanceThinProfile: a profile too thin for a check makes it
 // not-verified or n/a with a message saying what to add, never a pass.
 func TestGovernanceThinProfile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the mcpconform command against the reference")
+	}
 	t.Parallel()
 	bin := fixturebin.Build(t, "cmd/mcpconform")
 	prof, err := profile.Parse("thin.json", []byte(`{"principals": [{"name": "only"}]}`))

@@ -150,6 +150,9 @@ func init() {
 // each), and every new check passes or is n/a in every revision: the cursor
 // walks pass instead of being n/a, and nothing else changes.
 func TestFeaturePagination(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the resource, prompt, completion and logging checks against a mutant")
+	}
 	t.Parallel()
 	follow := []string{"resources.pagination.follow", "resources.pagination.templates-follow", "prompts.pagination.follow"}
 	rep := runMutant(t, mutantCase{Mutation: "none", Args: []string{"--page-size", "2"},

@@ -150,6 +150,9 @@ func TestSinglePageIsNotApplicable(t *testing.T) {
 // when the server declares listChanged (the reference does); none of them
 // passes with nothing judged.
 func TestNoEvidenceIsNotApplicable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the tools checks against three mutants")
+	}
 	t.Parallel()
 	empty := []string{"tools.schema.input", "tools.names.format", "tools.names.unique", "modern.tools.order"}
 	for _, tc := range []struct {

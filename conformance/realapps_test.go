@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -23,29 +22,19 @@ var serverPDF = realServer{name: "server-pdf", command: func(t *testing.T) []str
 }, supported: protocol.LegacyRevisions}
 
 // TestRealAppServer runs the whole catalogue against server-pdf at the
-// default flags: its fail and warn verdicts are those of
-// testdata/realservers/server-pdf.expected, every MCP Apps check judges
-// it (none is n/a, not exercised or unverified) and passes, the view of
-// several MiB among what it judges, and every report format shows the
-// extension apart from the core outcome.
+// default flags, beside busy workers on every core (reading a view of
+// several MiB on a slow machine is never a verdict): its fail and warn
+// verdicts are those of testdata/realservers/server-pdf.expected, every
+// MCP Apps check judges it (none is n/a, not exercised or unverified)
+// and passes, the view of several MiB among what it judges, and every
+// report format shows the extension apart from the core outcome.
 func TestRealAppServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts a Node server some forty times")
 	}
+	t.Parallel()
+	loadMachine(t)
 	checkAppServer(t, Options{})
-}
-
-// TestRealAppServerUnderLoad is TestRealAppServer's MCP Apps checks, and
-// the listings they read, while busy workers occupy every core: reading
-// a view of several MiB on a slow machine is never a verdict, so every
-// verdict is that of the idle run. (TestRealServersUnderLoad loads the
-// whole catalogue.)
-func TestRealAppServerUnderLoad(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: starts a Node server for every revision beside busy loops")
-	}
-	busyWorkers(t, runtime.NumCPU())
-	checkAppServer(t, Options{Only: append([]string{"apps.*"}, appsListingOwners...)})
 }
 
 // checkAppServer runs the catalogue, as opts narrows it, against

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -50,6 +51,16 @@ type realServer struct {
 	// of pipelined requests come late on a loaded machine.
 	timeout time.Duration
 }
+
+// httpStartAllowance is how long a real server that speaks HTTP may take
+// to listen: the servers run side by side beside busy workers.
+const httpStartAllowance = time.Minute
+
+// realRuns bounds the real-server runs at once: two per core keep the
+// cores busy while some runs wait on their servers, and the start of
+// every Node server at once beside the busy workers is no load a CI
+// machine meets.
+var realRuns = make(chan struct{}, 2*runtime.NumCPU())
 
 var realServers = []realServer{
 	{name: "gosdk", command: func(t *testing.T) []string {
@@ -176,37 +187,26 @@ func TestParseExpectedNeedsJustification(t *testing.T) {
 	}
 }
 
+// TestRealServers runs the whole catalogue against every real server at
+// once, beside busy workers on every core: the loaded machine CI is. A
+// slow machine is never a verdict, so the fail, warn and error results
+// must be exactly those of the .expected files (the verdicts of an idle
+// run) and no revision may vanish from detection. One run per server
+// proves both: the verdicts hold, and they hold under load.
 func TestRealServers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real servers take tens of seconds; run without -short")
 	}
+	t.Parallel()
+	loadMachine(t)
 	for _, srv := range realServers {
-		// Not parallel: the Node servers start a process per probe and
-		// check; TestRealServersUnderLoad is the loaded run.
 		t.Run(srv.name, func(t *testing.T) {
+			t.Parallel()
 			rep := checkRealServer(t, srv, Options{})
 			if srv.name == "server-everything" {
 				checkCertificate(t, rep, srv.name)
 				checkSavedReport(t, rep)
 			}
-		})
-	}
-}
-
-// TestRealServersUnderLoad is the real-server test on a loaded machine:
-// every server at once, while busy workers occupy every core. A slow
-// machine is never a verdict, so the fail, warn and error results must be
-// exactly those of the unloaded run (the same .expected files) and no
-// revision may vanish from detection.
-func TestRealServersUnderLoad(t *testing.T) {
-	if testing.Short() {
-		t.Skip("real servers take tens of seconds; run without -short")
-	}
-	busyWorkers(t, runtime.NumCPU())
-	for _, srv := range realServers {
-		t.Run(srv.name, func(t *testing.T) {
-			t.Parallel()
-			checkRealServer(t, srv, Options{})
 		})
 	}
 }
@@ -219,7 +219,8 @@ func TestSlowStartingDualEraServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real servers take tens of seconds; run without -short")
 	}
-	busyWorkers(t, runtime.NumCPU())
+	t.Parallel()
+	loadMachine(t)
 	srv := realServers[slices.IndexFunc(realServers, func(s realServer) bool { return s.name == "tsv2" })]
 	srv.env = []string{"MCPCONFORM_START_DELAY_MS=2500"}
 	checkRealServer(t, srv, Options{Protocol: protocol.Modern, Only: []string{"modern.*", "jsonrpc.batch.*"}})
@@ -233,24 +234,52 @@ func TestSlowStartingDualEraServer(t *testing.T) {
 	}
 }
 
-// busyWorkers keeps n processes spinning until the test ends: the load of
-// other jobs on a CI machine.
-func busyWorkers(t *testing.T, n int) {
-	t.Helper()
-	for range n {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestBusyWorker$")
-		cmd.Env = append(os.Environ(), "MCPCONFORM_BUSY_WORKER=1")
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("start busy worker: %v", err)
-		}
-		t.Cleanup(func() {
-			cmd.Process.Kill()
-			cmd.Wait()
-		})
-	}
+// load is the busy workers that loadMachine keeps running: one per core,
+// shared by every test that asks for them while any of them runs, so that
+// the sweeps that run side by side load the machine once, not once each.
+var load struct {
+	sync.Mutex
+	users   int
+	workers []*exec.Cmd
 }
 
-// TestBusyWorker is the body of a busy worker process (busyWorkers); run
+// loadMachine keeps a busy worker spinning on every core until t and every
+// other test that asked ends: the load of other jobs on a CI machine.
+func loadMachine(t *testing.T) {
+	t.Helper()
+	load.Lock()
+	defer load.Unlock()
+	if load.users == 0 {
+		for range runtime.NumCPU() {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestBusyWorker$")
+			cmd.Env = append(os.Environ(), "MCPCONFORM_BUSY_WORKER=1")
+			if err := cmd.Start(); err != nil {
+				stopWorkers()
+				t.Fatalf("start busy worker: %v", err)
+			}
+			load.workers = append(load.workers, cmd)
+		}
+	}
+	load.users++
+	t.Cleanup(func() {
+		load.Lock()
+		defer load.Unlock()
+		if load.users--; load.users == 0 {
+			stopWorkers()
+		}
+	})
+}
+
+// stopWorkers ends the busy workers; load is locked.
+func stopWorkers() {
+	for _, cmd := range load.workers {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+	load.workers = nil
+}
+
+// TestBusyWorker is the body of a busy worker process (loadMachine); run
 // normally it does nothing. It ends when its parent does: a test binary
 // that panics on its -timeout runs no cleanup, and a worker left spinning
 // would load the machine for every later job.
@@ -291,8 +320,16 @@ func checkRealServer(t *testing.T, srv realServer, opts Options) *Report {
 	}
 	if srv.url != "" {
 		opts.Transport, opts.URL = TransportHTTP, srv.url
+		// A Node server that loads its SDK on a loaded machine can take
+		// longer than the default to listen: the start-up allowance a
+		// user there would give it (--start-timeout), never a verdict.
+		if opts.StartTimeout == 0 {
+			opts.StartTimeout = httpStartAllowance
+		}
 	}
+	realRuns <- struct{}{}
 	rep, err := Run(context.Background(), opts)
+	<-realRuns
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -353,6 +390,7 @@ func TestGoSDKWithoutValidation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the property checks against the Go SDK fixture (a sweep)")
 	}
+	t.Parallel()
 	cmd := []string{fixturebin.Build(t, "internal/fixtures/gosdk"), "-no-validate"}
 	rep, err := Run(context.Background(), Options{Command: cmd, Only: []string{"property.arguments.invalid-rejected", "tools.call.invalid-arguments"}})
 	if err != nil {

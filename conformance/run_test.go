@@ -20,6 +20,9 @@ import (
 // checks fail and save their shrunk cases included, and the reports keep
 // to their schemas.
 func TestRunDeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the catalogue twice per mutant to compare report bytes")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []mutantCase{

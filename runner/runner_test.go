@@ -427,6 +427,9 @@ func TestStartAllowanceLastsUntilAnAnswer(t *testing.T) {
 // handed to init when the suite exits, which in a container need not reap
 // it. The race is the kernel's, so the test runs the case many times.
 func TestCloseReapsWhatItAdopted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts and closes thirty servers")
+	}
 	// Thirty starts and closes: testCtx's bound is one case's, and on a
 	// loaded machine thirty outlast it. This bound guards a hang only.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -47,12 +47,14 @@ trap 'rm -rf "$stage"' EXIT
 
 go build -o "$stage/sbom" ./scripts/sbom
 
-for target in $targets; do
-  os=${target%/*} arch=${target#*/}
-  name=mcpconform_${version#v}_${os}_${arch}
-  dir=$stage/$name
+# One target's archive and SBOM. The targets build side by side: each
+# build waits in turns on its own compiles and its single-threaded link,
+# so together they keep every core busy; no two share a build action.
+archive() {
+  local os=${1%/*} arch=${1#*/}
+  local name=mcpconform_${version#v}_${os}_${arch}
+  local dir=$stage/$name exe=mcpconform
   mkdir -p "$dir"
-  exe=mcpconform
   [ "$os" = windows ] && exe=mcpconform.exe
   # -buildvcs=auto: the commit goes into the build information wherever
   # git knows it, whatever GOFLAGS says.
@@ -64,6 +66,7 @@ for target in $targets; do
   chmod 0755 "$dir/$exe"
   "$stage/sbom" -name mcpconform -version "$version" -time "$epoch" "$dir/$exe" >"$out/$name.cdx.json"
   touch -d "@$epoch" "$dir"/*
+  local files
   mapfile -t files < <(cd "$dir" && ls -A | LC_ALL=C sort)
   if [ "$os" = windows ]; then
     # zip stores local times: UTC makes them the same everywhere.
@@ -72,8 +75,28 @@ for target in $targets; do
     tar -C "$dir" --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner \
       --format=ustar -cf - "${files[@]}" | gzip -n -9 >"$out/$name.tar.gz"
   fi
-  echo "release: $name"
+}
+
+pids=()
+for target in $targets; do
+  archive "$target" >"$stage/${target/\//_}.log" 2>&1 &
+  pids+=($!)
 done
+failed=0
+set -- $targets
+for pid in "${pids[@]}"; do
+  target=$1
+  shift
+  if wait "$pid"; then
+    cat "$stage/${target/\//_}.log"
+    echo "release: mcpconform_${version#v}_${target/\//_}"
+  else
+    cat "$stage/${target/\//_}.log" >&2
+    echo "release: $target failed" >&2
+    failed=1
+  fi
+done
+[ "$failed" = 0 ] || die "not every target built"
 
 (cd "$out" && "${sha256[@]}" mcpconform_* | LC_ALL=C sort -k 2 >SHA256SUMS)
 echo "release: $out/SHA256SUMS"

@@ -18,6 +18,9 @@ import (
 // with its read-only hint, and becomes the filled-in example once the
 // trigger lines are uncommented.
 func TestFixturesInit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: writes and checks the fixtures of the reference")
+	}
 	self, _ := runBinaries(t)
 	for _, args := range [][]string{{"fixtures", "init"}, {"fixtures", "init", "--", self, "reference"}} {
 		var out, errOut bytes.Buffer

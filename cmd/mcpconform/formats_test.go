@@ -23,6 +23,9 @@ import (
 // parser reads the TAP stream with a test point per result that fails
 // exactly where the run does, and the annotations are on the output.
 func TestRunCIFormats(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the command once per CI report format")
+	}
 	self, mutant := runBinaries(t)
 	only := []string{"--no-color", "--protocol", "2025-11-25", "--only", "jsonrpc.*", "--only", "lifecycle.*"}
 	type run struct {

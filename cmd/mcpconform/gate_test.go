@@ -26,6 +26,9 @@ func diffCmd(args []string, out, errOut *bytes.Buffer) int     { return runDiff(
 // server — the reference, and the mutation that tightens payments.lookup's
 // schema keeping its version — and runs diff on them.
 func TestReleaseGateEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the command against mutants under a release profile")
+	}
 	t.Parallel()
 	mutant := fixturebin.Build(t, "internal/fixtures/mutant/cmd/mutant")
 	dir := t.TempDir()

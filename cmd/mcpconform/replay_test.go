@@ -25,6 +25,9 @@ eof
 `
 
 func TestReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the command against the reference several times")
+	}
 	t.Parallel()
 	bin := fixturebin.Build(t, "cmd/mcpconform")
 	dir := t.TempDir()

@@ -43,6 +43,9 @@ func runCLI(args ...string) (int, string, string) {
 // not verified): no fail, warn or error anywhere, exit 0, and no revision
 // is not conformant.
 func TestRunReferenceConformant(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the whole catalogue against the reference")
+	}
 	t.Parallel()
 	self, _ := runBinaries(t)
 	dir := t.TempDir()
