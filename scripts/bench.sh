@@ -8,10 +8,13 @@
 # load. Nothing is timed in a test.
 #
 # It needs the npm servers (make deps) and GNU time (/usr/bin/time).
-# Usage: scripts/bench.sh [COUNT]   (default 5)
+# Usage: scripts/bench.sh [COUNT [REF]]   (default 5; REF is the commit
+# whose binary the real-server table sets beside this tree's, main^1 by
+# default)
 set -eu
 cd "$(dirname "$0")/.."
 count=${1:-5}
+ref=${2:-main^1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -68,10 +71,10 @@ while [ $i -lt "$count" ]; do
 done
 row '`mcpconform run`, the embedded reference' "$(wall "$tmp/ref.txt") s wall, $(cpu "$tmp/ref.txt") CPU-s"
 row '`mcpconform run -- mcpconform reference`' "$(wall "$tmp/refproc.txt") s wall, $(cpu "$tmp/refproc.txt") CPU-s" 'every server a process'
-# The pinned real servers, beside the binary of main's first parent; a
+# The pinned real servers, beside the binary of REF; a
 # row of the table for each comes from them.
 evruns=$(((count + 1) / 2))
-scripts/benchservers.sh "$evruns" >"$tmp/servers.md"
+scripts/benchservers.sh "$evruns" "$ref" >"$tmp/servers.md"
 beside=$(sed -n 's/.*this tree beside \([^ ]*\) (\(.*\)) in the same run.*/\2 (\1)/p' "$tmp/servers.md")
 load=$(sed -n 's/.*load average (1, 5, 15 min) \([^ ]*\) .* before, \([^ ]*\) .* after.*/\1 before, \2 after/p' "$tmp/servers.md")
 awk -F' [|] ' -v runs="$(runs "$evruns")" -v beside="$beside" -v load="$load" 'BEGIN {
