@@ -143,8 +143,16 @@ func attribute(table []procEntry, leader procEntry, known map[int]uint64, self i
 var adopting atomic.Bool
 
 // servers holds the pids of the servers Start started that their wait has
-// not reaped yet: EndOrphans leaves them alone.
+// not reaped yet, each with its start time: EndOrphans leaves them alone.
 var servers sync.Map
+
+// anyServer reports whether e is the leader of a server Start started and
+// its wait has not reaped: a leader carries its own server's token and no
+// other's, so a scan for another server need not read its environment.
+func anyServer(e procEntry) bool {
+	start, ok := servers.Load(e.pid)
+	return ok && e.start != 0 && start == e.start
+}
 
 // readProcs returns every process of /proc but the suite itself that started
 // at or after since (clock ticks since boot), marking those whose environment
@@ -156,7 +164,8 @@ var servers sync.Map
 // the process tree does not already decide: for processes whose parent the
 // scan did not see, which are this program's children (servers, and the
 // orphans of servers that exited: the scan leaves this program out) and
-// those whose parent was gone by the time it was read. Any other process
+// those whose parent was gone by the time it was read, less the servers'
+// leaders (anyServer). Any other process
 // descends from its parent: a server's descendant is attributed as the
 // child of one, and the child of a process that is no server's is no
 // server's either, since each of a server's processes has a parent of the
@@ -194,7 +203,7 @@ func readProcs(token string, since uint64, every bool) []procEntry {
 		if e.start < since {
 			continue // older than what is looked for
 		}
-		if every || !parentSeen(e) {
+		if every || !parentSeen(e) && !anyServer(e) {
 			// Unreadable: gone, or not ours; empty: a zombie.
 			env, _ = readProcAll(e.pid, "environ", env[:0])
 			e.token = holdsToken(env, want)

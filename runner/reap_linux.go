@@ -128,6 +128,37 @@ func EndOrphans() int {
 	}
 }
 
+// awaitExit returns once the child pid has exited, leaving it unreaped,
+// without holding a thread meanwhile: a wait blocked in the kernel
+// (cmd.Wait) holds one for as long as the server runs, and every scan of
+// this program's children reads each thread's list (walkTree), so a
+// hundred servers cost a hundred threads read a hundred times. The runtime's
+// poller waits for the pidfd to become readable, which it does at the
+// exit. Where it cannot, awaitExit returns at once and the caller's wait
+// blocks as before.
+func awaitExit(pid int) {
+	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
+	if err != nil {
+		return
+	}
+	f := os.NewFile(uintptr(fd), "pidfd")
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	polled := false
+	// Once readable, it is done: the poller is edge-triggered, so
+	// waiting again for a readiness already seen could wait for ever.
+	_ = rc.Read(func(uintptr) bool {
+		if polled {
+			return true
+		}
+		polled = true
+		return exitedUnreaped(pid)
+	})
+}
+
 // exitedUnreaped reports whether the child pid has exited, without reaping
 // it (waitid with WNOWAIT): the goroutine whose wait reaps it may not have
 // run yet on a loaded machine.

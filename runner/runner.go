@@ -419,9 +419,9 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 
 	p := newProcess(cfg, start, inW, outR, errR)
 	p.cmd, p.pid, p.token, p.group = cmd, cmd.Process.Pid, token, group
-	servers.Store(p.pid, true) // until p.wait has reaped it: see EndOrphans
-	register(p)
 	p.family = newFamily(token, p.pid)
+	servers.Store(p.pid, p.family.leader.start) // until p.wait has reaped it: see EndOrphans
+	register(p)
 	p.note(fmt.Sprintf("started pid %d: %q", p.pid, cfg.Command))
 	go p.readStdout()
 	go p.readStderr()
@@ -491,6 +491,7 @@ func (p *Process) wait() {
 		close(p.waitDone)
 		return
 	}
+	awaitExit(p.pid)
 	// The exit status is in ProcessState; Wait's error only restates it.
 	_ = p.cmd.Wait()
 	servers.Delete(p.pid)

@@ -113,7 +113,7 @@ func (w *walker) walk(root procEntry, leader procEntry, known map[int]uint64) ([
 		switch {
 		case leader.pid != 0 && e.pid == leader.pid && e.start == leader.start:
 		case wasKnown && e.start == start:
-		case e.start >= leader.start && w.src.token(e.pid):
+		case e.start >= leader.start && !anyServer(e) && w.src.token(e.pid):
 		default:
 			continue // another server's, or not a server's (see attribute)
 		}
