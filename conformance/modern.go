@@ -1089,6 +1089,11 @@ type seenInputRequired struct {
 func (t *T) inputRequiredResults() []seenInputRequired {
 	var out []seenInputRequired
 	for _, p := range t.modernResults() {
+		// A result that cannot say input_required, even with escapes,
+		// is not decoded: most are long lists.
+		if !bytes.Contains(p.Msg.Result, []byte(protocol.ResultInputRequired)) && !bytes.Contains(p.Msg.Result, []byte(`\u`)) {
+			continue
+		}
 		if res, ok := readInputRequired(p.Msg.Result); ok {
 			out = append(out, seenInputRequired{p, res})
 		}

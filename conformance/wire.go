@@ -40,7 +40,9 @@ var truncatedLine = regexp.MustCompile(`… \[(line of \d+ bytes discarded|\d+ b
 // classifyLine returns the kind of a line and, for a message, its members
 // decoded with json.Number.
 func classifyLine(text string) (lineKind, map[string]any) {
-	if truncatedLine.MatchString(text) {
+	// Both tests are cheaper than the expression, which a message line
+	// almost never matches.
+	if strings.HasSuffix(text, "]") && strings.Contains(text, "… [") && truncatedLine.MatchString(text) {
 		if _, _, verdict, ok := cutLine(text); ok && verdict == runner.CutNotUTF8 {
 			return lineNotUTF8, nil
 		}
@@ -53,20 +55,25 @@ func classifyLine(text string) (lineKind, map[string]any) {
 	if trimmed == "" {
 		return lineNotJSON, nil
 	}
-	if !json.Valid([]byte(trimmed)) {
-		// Whether it is a piece of a split message depends on the lines
-		// after it: markFragments decides.
-		return lineNotJSON, nil
+	if trimmed[0] != '{' {
+		switch {
+		case !json.Valid([]byte(trimmed)):
+			// Whether it is a piece of a split message depends on
+			// the lines after it: markFragments decides.
+			return lineNotJSON, nil
+		case trimmed[0] == '[':
+			return lineBatch, nil
+		default:
+			return lineNotMessage, nil
+		}
 	}
-	switch trimmed[0] {
-	case '[':
-		return lineBatch, nil
-	case '{':
-	default:
-		return lineNotMessage, nil
-	}
+	// An object is decoded at once: the decoder checks the whole text as
+	// json.Valid would, and a message line is read once, not twice.
 	obj, err := decodeMembers([]byte(trimmed))
 	if err != nil {
+		if !json.Valid([]byte(trimmed)) {
+			return lineNotJSON, nil // as above
+		}
 		return lineNotMessage, nil
 	}
 	_, hasID := obj["id"]
