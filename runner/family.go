@@ -40,9 +40,12 @@ import (
 // orphans it follows the process tree down from this program (walkTree),
 // else, or when the tree will not hold still for it, it reads the whole
 // table (readProcs); without /proc, only the process group is signalled.
+// While the leader lives, the walk starts at the leader (walkDown), and
+// reads nothing of this program's other children.
 type family struct {
-	token  string
-	leader procEntry // pid and start time of the server itself
+	token     string
+	leader    procEntry // pid and start time of the server itself
+	subreaper bool      // the leader was made a child subreaper (startCommand)
 
 	mu    sync.Mutex
 	known map[int]uint64 // pid → start time of every process attributed so far
@@ -57,9 +60,9 @@ type procEntry struct {
 }
 
 // newFamily returns the family of the server whose leader is pid, started
-// with token in its environment.
-func newFamily(token string, pid int) *family {
-	f := &family{token: token, known: map[int]uint64{}}
+// with token in its environment, a child subreaper or not.
+func newFamily(token string, pid int, subreaper bool) *family {
+	f := &family{token: token, subreaper: subreaper, known: map[int]uint64{}}
 	if st, ok := readStat(pid); ok {
 		f.leader = st
 	}
@@ -81,7 +84,12 @@ func (f *family) scan() []procEntry {
 	walked := false
 	if adopting.Load() {
 		if src := newProcTree(f.token); src != nil {
-			members, walked = walkTree(src, self, f.leader, f.known)
+			if f.subreaper && f.leader.pid != 0 {
+				members, walked = walkDown(src, f.leader)
+			}
+			if !walked {
+				members, walked = walkTree(src, self, f.leader, f.known)
+			}
 		}
 	}
 	if !walked {
@@ -148,7 +156,7 @@ var servers sync.Map
 
 // anyServer reports whether e is the leader of a server Start started and
 // its wait has not reaped: a leader carries its own server's token and no
-// other's, so a scan for another server need not read its environment.
+// other's, so a walk for another server need not read its environment.
 func anyServer(e procEntry) bool {
 	start, ok := servers.Load(e.pid)
 	return ok && e.start != 0 && start == e.start
@@ -164,8 +172,7 @@ func anyServer(e procEntry) bool {
 // the process tree does not already decide: for processes whose parent the
 // scan did not see, which are this program's children (servers, and the
 // orphans of servers that exited: the scan leaves this program out) and
-// those whose parent was gone by the time it was read, less the servers'
-// leaders (anyServer). Any other process
+// those whose parent was gone by the time it was read. Any other process
 // descends from its parent: a server's descendant is attributed as the
 // child of one, and the child of a process that is no server's is no
 // server's either, since each of a server's processes has a parent of the
@@ -203,7 +210,7 @@ func readProcs(token string, since uint64, every bool) []procEntry {
 		if e.start < since {
 			continue // older than what is looked for
 		}
-		if every || !parentSeen(e) && !anyServer(e) {
+		if every || !parentSeen(e) {
 			// Unreadable: gone, or not ours; empty: a zombie.
 			env, _ = readProcAll(e.pid, "environ", env[:0])
 			e.token = holdsToken(env, want)

@@ -41,26 +41,27 @@ const execVar = serverexec.Var
 // environment, directory and standard streams), or goes on as the server
 // when cmd.Path is this program. Where the server cannot be
 // found or executed, cmd is left as it is, so that Start reports the error as
-// before.
-func startCommand(cmd *exec.Cmd) {
+// before. It reports whether the server will be a child subreaper.
+func startCommand(cmd *exec.Cmd) bool {
 	if cmd.Err != nil {
-		return
+		return false
 	}
 	path := cmd.Path
 	if !filepath.IsAbs(path) && cmd.Dir != "" {
 		path = filepath.Join(cmd.Dir, path)
 	}
 	if unix.Access(path, unix.X_OK) != nil {
-		return
+		return false
 	}
 	if _, err := os.Stat(serverexec.Program); err != nil {
-		return
+		return false
 	}
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
 	cmd.Env = append(cmd.Env, execVar+"="+cmd.Path)
 	cmd.Path = serverexec.Program
+	return true
 }
 
 // killProc sends SIGKILL to the process e names, unless its pid now belongs

@@ -13,7 +13,7 @@ func becomeSubreaper() {}
 
 // startCommand leaves cmd as it is: without child subreapers, the server
 // cannot keep its orphans in its tree.
-func startCommand(cmd *exec.Cmd) {}
+func startCommand(cmd *exec.Cmd) bool { return false }
 
 // newProcTree returns nil: without child subreapers the scan never walks
 // the tree (see adopting).

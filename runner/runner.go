@@ -389,7 +389,7 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 	cmd.Env = append(append(os.Environ(), cfg.Env...), TokenVar+"="+token)
 	cmd.Dir = cfg.Dir
 	setGroup(cmd)
-	startCommand(cmd)
+	subreaper := startCommand(cmd)
 
 	// Plain os.Pipe pairs rather than cmd.StdoutPipe: the runner reads
 	// stdout until EOF on its own schedule, which may outlive cmd.Wait (a
@@ -419,7 +419,7 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 
 	p := newProcess(cfg, start, inW, outR, errR)
 	p.cmd, p.pid, p.token, p.group = cmd, cmd.Process.Pid, token, group
-	p.family = newFamily(token, p.pid)
+	p.family = newFamily(token, p.pid, subreaper)
 	servers.Store(p.pid, p.family.leader.start) // until p.wait has reaped it: see EndOrphans
 	register(p)
 	p.note(fmt.Sprintf("started pid %d: %q", p.pid, cfg.Command))

@@ -92,6 +92,47 @@ func walkTree(src treeSource, self int, leader procEntry, known map[int]uint64) 
 	return nil, false
 }
 
+// walkDown returns the leader, a child subreaper that is alive, and every
+// descendant of it: while the leader lives, every process the server
+// started is one (the orphans of its descendants are re-parented to it),
+// and so is every process an earlier scan attributed. Following the tree
+// down from the leader alone, it reads nothing of this program's other
+// children, which are the other servers it runs. It returns false when
+// the leader is not alive before and after a walk, whose orphans went to
+// this program then, or when the tree would not hold still for a walk
+// (see above, the leader standing for this program).
+func walkDown(src treeSource, leader procEntry) ([]procEntry, bool) {
+	alive := func() (procEntry, bool) {
+		now, ok := src.stat(leader.pid)
+		return now, ok && !dead(now) && now.start == leader.start
+	}
+	var w walker
+	w.src = src
+	var prev []procEntry
+	for range walkAttempts {
+		now, ok := alive()
+		if !ok {
+			return nil, false
+		}
+		w.queue = append(w.queue[:0], now)
+		members, valid := w.follow()
+		if _, ok := alive(); !ok {
+			return nil, false
+		}
+		switch {
+		case !valid:
+			prev = nil
+		case !w.metDead:
+			return members, true
+		case prev != nil && sameMembers(prev, members):
+			return members, true
+		default:
+			prev = slices.Clone(members)
+		}
+	}
+	return nil, false
+}
+
 // walker holds the buffers of the walks of one scan.
 type walker struct {
 	src            treeSource
@@ -102,7 +143,6 @@ type walker struct {
 
 // walk makes one walk from root and reports whether it is valid.
 func (w *walker) walk(root procEntry, leader procEntry, known map[int]uint64) ([]procEntry, bool) {
-	w.members, w.metDead = w.members[:0], false
 	top, ok := w.childrenOf(root)
 	if !ok {
 		return nil, false
@@ -119,6 +159,13 @@ func (w *walker) walk(root procEntry, leader procEntry, known map[int]uint64) ([
 		}
 		w.queue = append(w.queue, e)
 	}
+	return w.follow()
+}
+
+// follow makes the members of the walk the processes queued and every
+// descendant of them, and reports whether the walk is valid.
+func (w *walker) follow() ([]procEntry, bool) {
+	w.members, w.metDead = w.members[:0], false
 	for len(w.queue) > 0 {
 		e := w.queue[0]
 		w.queue = w.queue[1:]
