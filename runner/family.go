@@ -151,15 +151,19 @@ func attribute(table []procEntry, leader procEntry, known map[int]uint64, self i
 var adopting atomic.Bool
 
 // servers holds the pids of the servers Start started that their wait has
-// not reaped yet, each with its start time: EndOrphans leaves them alone.
+// not reaped yet: EndOrphans leaves them alone. Each holds its start time
+// until its wait may reap it, then 0 (see unreapedServer).
 var servers sync.Map
 
-// anyServer reports whether e is the leader of a server Start started and
-// its wait has not reaped: a leader carries its own server's token and no
-// other's, so a walk for another server need not read its environment.
-func anyServer(e procEntry) bool {
-	start, ok := servers.Load(e.pid)
-	return ok && e.start != 0 && start == e.start
+// unreapedServer reports whether pid, a child of this program listed by a
+// walk, is the leader of a server Start started that its wait had not
+// reaped when the list was read (asked after it), and returns its start
+// time: then it is the server and no other process, and listing it hid
+// no sibling (see walkTree), so the walk need not read it.
+func unreapedServer(pid int) (uint64, bool) {
+	v, ok := servers.Load(pid)
+	start, _ := v.(uint64)
+	return start, ok && start != 0
 }
 
 // readProcs returns every process of /proc but the suite itself that started

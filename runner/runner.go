@@ -492,6 +492,7 @@ func (p *Process) wait() {
 		return
 	}
 	awaitExit(p.pid)
+	servers.Store(p.pid, uint64(0)) // from now on it may be reaped
 	// The exit status is in ProcessState; Wait's error only restates it.
 	_ = p.cmd.Wait()
 	servers.Delete(p.pid)

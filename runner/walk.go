@@ -139,11 +139,20 @@ type walker struct {
 	tids, kids     []int
 	members, queue []procEntry
 	metDead        bool // the last walk met a dead member (see walkTree)
+	// skip, when set, names the children childrenOf leaves out unread.
+	skip func(pid int) bool
 }
 
 // walk makes one walk from root and reports whether it is valid.
 func (w *walker) walk(root procEntry, leader procEntry, known map[int]uint64) ([]procEntry, bool) {
+	// The other servers of this program are neither read nor followed:
+	// a leader carries its own token, and its processes descend from it.
+	w.skip = func(pid int) bool {
+		_, other := unreapedServer(pid)
+		return other && pid != leader.pid
+	}
 	top, ok := w.childrenOf(root)
+	w.skip = nil
 	if !ok {
 		return nil, false
 	}
@@ -153,7 +162,7 @@ func (w *walker) walk(root procEntry, leader procEntry, known map[int]uint64) ([
 		switch {
 		case leader.pid != 0 && e.pid == leader.pid && e.start == leader.start:
 		case wasKnown && e.start == start:
-		case e.start >= leader.start && !anyServer(e) && w.src.token(e.pid):
+		case e.start >= leader.start && w.src.token(e.pid):
 		default:
 			continue // another server's, or not a server's (see attribute)
 		}
@@ -226,6 +235,9 @@ func (w *walker) childrenOf(e procEntry) ([]procEntry, bool) {
 	}
 	var out []procEntry
 	for _, pid := range w.kids {
+		if w.skip != nil && w.skip(pid) {
+			continue
+		}
 		c, ok := w.src.stat(pid)
 		// A child older than its parent is a new holder of a pid whose
 		// child was reaped: the list may have skipped a child.
