@@ -157,13 +157,12 @@ var servers sync.Map
 
 // unreapedServer reports whether pid, a child of this program listed by a
 // walk, is the leader of a server Start started that its wait had not
-// reaped when the list was read (asked after it), and returns its start
-// time: then it is the server and no other process, and listing it hid
-// no sibling (see walkTree), so the walk need not read it.
-func unreapedServer(pid int) (uint64, bool) {
-	v, ok := servers.Load(pid)
-	start, _ := v.(uint64)
-	return start, ok && start != 0
+// reaped when the list was read (asked after it): then the pid names that
+// server and no other process, and listing it hid no sibling (see
+// walkTree), so the walk need not read it.
+func unreapedServer(pid int) bool {
+	start, _ := servers.Load(pid)
+	return start != nil && start != uint64(0)
 }
 
 // readProcs returns every process of /proc but the suite itself that started

@@ -147,10 +147,7 @@ type walker struct {
 func (w *walker) walk(root procEntry, leader procEntry, known map[int]uint64) ([]procEntry, bool) {
 	// The other servers of this program are neither read nor followed:
 	// a leader carries its own token, and its processes descend from it.
-	w.skip = func(pid int) bool {
-		_, other := unreapedServer(pid)
-		return other && pid != leader.pid
-	}
+	w.skip = func(pid int) bool { return pid != leader.pid && unreapedServer(pid) }
 	top, ok := w.childrenOf(root)
 	w.skip = nil
 	if !ok {
