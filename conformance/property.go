@@ -2285,7 +2285,7 @@ func toolList(c *Conn, sent *ahead) ([][]byte, error) {
 			NextCursor string          `json:"nextCursor"`
 		}
 		if page, err := c.env.eng.pages.page(m); err == nil {
-			res.Tools, res.NextCursor = page.decoded.toolsJSON(), page.Result.NextCursor
+			res.Tools, res.NextCursor = page.decoded.toolsJSON(page), page.Result.NextCursor
 		} else if err := json.Unmarshal(m.Result, &res); err != nil {
 			return nil, fmt.Errorf("tools/list result: %w", err)
 		}
@@ -2352,7 +2352,7 @@ func (t *T) listBytes() int {
 	n := 0
 	for _, p := range w.pages {
 		if p.decoded != nil {
-			n += len(p.decoded.raw)
+			n += p.decoded.n
 		}
 	}
 	return n
@@ -2384,7 +2384,7 @@ func listPlan(cases, n, size int) (session, other int) {
 func rawTools(pages []toolPage) [][]byte {
 	out := make([][]byte, len(pages))
 	for i, p := range pages {
-		out[i] = p.decoded.toolsJSON()
+		out[i] = p.decoded.toolsJSON(p)
 	}
 	return out
 }

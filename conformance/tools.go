@@ -16,6 +16,7 @@ import (
 	"sync"
 	"unicode"
 	"unique"
+	"unsafe"
 	"weak"
 
 	"github.com/mcpconform/mcpconform/conformance/shape"
@@ -52,15 +53,20 @@ type toolPage struct {
 // of the run whose result had exactly these bytes, so neither it nor the
 // tools in it may be changed.
 type decodedPage struct {
-	raw []byte
+	// raw is the bytes decoded, held by the messages that carry them:
+	// weakly, so that a page the cache keeps does not keep them (see
+	// pageCache).
+	raw weak.Pointer[byte]
+	n   int
 	res protocol.ListToolsResult
 	err error
 	// long holds the run's one copy of each long text of the page's tools
 	// (shareLongText) while the page lives.
 	long []unique.Handle[string]
 
-	toolsOnce sync.Once
-	tools     []byte
+	toolsOnce         sync.Once
+	toolsAt, toolsEnd int    // where the tools array is in raw; toolsAt -1: not in it
+	tools             []byte // the tools array when it is not in raw (none: nil)
 
 	// all is allTools of the walk whose pages were allOf, this page first:
 	// a walk that repeats it gets the same list, not a copy.
@@ -69,11 +75,45 @@ type decodedPage struct {
 	all   []protocol.Tool
 }
 
-// toolsJSON returns the page's tools array as the server wrote it: a part
-// of the page's bytes, not a copy of them.
-func (d *decodedPage) toolsJSON() []byte {
-	d.toolsOnce.Do(func() { d.tools = memberJSON(d.raw, "tools") })
-	return d.tools
+// bytes returns the bytes the page was decoded from, or nil once no
+// message holds them.
+func (d *decodedPage) bytes() []byte {
+	if p := d.raw.Value(); p != nil {
+		return unsafe.Slice(p, d.n)[:d.n:d.n]
+	}
+	return nil
+}
+
+// toolsJSON returns the tools array of p, a page whose result is d's
+// bytes, as the server wrote it: a part of the page's bytes, not a copy
+// of them.
+func (d *decodedPage) toolsJSON(p toolPage) []byte {
+	raw := p.Resp.Result
+	d.toolsOnce.Do(func() {
+		t := memberJSON(raw, "tools")
+		if at := partAt(t, raw); at >= 0 {
+			d.toolsAt, d.toolsEnd = at, at+len(t)
+		} else {
+			d.toolsAt, d.tools = -1, t
+		}
+	})
+	if d.toolsAt < 0 {
+		return d.tools
+	}
+	return raw[d.toolsAt:d.toolsEnd:d.toolsEnd]
+}
+
+// partAt returns where part starts in whole, or -1 when part is empty or
+// not a part of whole's bytes.
+func partAt(part, whole []byte) int {
+	if len(part) == 0 || len(part) > len(whole) {
+		return -1
+	}
+	at := uintptr(unsafe.Pointer(unsafe.SliceData(part))) - uintptr(unsafe.Pointer(unsafe.SliceData(whole)))
+	if at > uintptr(len(whole)-len(part)) {
+		return -1
+	}
+	return int(at)
 }
 
 // memberJSON returns the value of the last top-level member name of the
@@ -121,12 +161,24 @@ func memberJSON(raw []byte, name string) []byte {
 // feature sessions), mostly in the same bytes, and 2025-06-18 and
 // 2025-11-25 often render a list alike. A result is reused only when its
 // bytes equal the decoded one's, and only while some walk still holds that
-// one (weak pointers), so the cache keeps nothing alive itself.
+// one (weak pointers), so the cache keeps nothing alive itself. A long
+// result (heldPage bytes or more) is decoded once while its bytes live:
+// the runner holds such a result once for the run however many answers
+// repeat it (a server with megabyte names lists its tools in one of a
+// few such results), and decoding it again for each walk was most of
+// what the walks of such a server cost. The decoded page holds the bytes
+// weakly, so that its entry keeps neither alive: the entry goes when the
+// last message that holds the bytes does.
 type pageCache struct {
 	mu    sync.Mutex
 	seed  maphash.Seed
 	pages map[uint64][]weak.Pointer[decodedPage]
+	held  map[uint64][]*decodedPage // long results' pages, while their bytes live
 }
+
+// heldPage is the size from which a result's decoding lives as long as
+// its bytes: the runner's interning size (runner.internMin).
+const heldPage = 64 << 10
 
 // decode returns raw decoded as a ListToolsResult, from an earlier walk
 // when one got the same bytes.
@@ -137,21 +189,47 @@ func (c *pageCache) decode(raw []byte) *decodedPage {
 		c.pages = map[uint64][]weak.Pointer[decodedPage]{}
 	}
 	h := maphash.Bytes(c.seed, raw)
+	for _, p := range c.held[h] {
+		if p.n == len(raw) && bytes.Equal(p.bytes(), raw) {
+			c.mu.Unlock()
+			return p
+		}
+	}
 	for _, w := range c.pages[h] {
-		if p := w.Value(); p != nil && bytes.Equal(p.raw, raw) {
+		if p := w.Value(); p != nil && bytes.Equal(p.bytes(), raw) {
 			c.mu.Unlock()
 			return p
 		}
 	}
 	c.mu.Unlock()
-	p := &decodedPage{raw: raw}
+	p := &decodedPage{raw: weak.Make(unsafe.SliceData(raw)), n: len(raw)}
 	p.err = json.Unmarshal(raw, &p.res)
 	p.shareLongText()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if len(raw) >= heldPage {
+		c.sweepLocked()
+		if c.held == nil {
+			c.held = map[uint64][]*decodedPage{}
+		}
+		c.held[h] = append(c.held[h], p)
+		return p
+	}
 	live := slices.DeleteFunc(c.pages[h], func(w weak.Pointer[decodedPage]) bool { return w.Value() == nil })
 	c.pages[h] = append(live, weak.Make(p))
 	return p
+}
+
+// sweepLocked drops the held pages whose bytes no message holds any
+// more. It runs before each long result is decoded, which costs far more.
+func (c *pageCache) sweepLocked() {
+	for h, ps := range c.held {
+		if ps = slices.DeleteFunc(ps, func(p *decodedPage) bool { return p.raw.Value() == nil }); len(ps) == 0 {
+			delete(c.held, h)
+		} else {
+			c.held[h] = ps
+		}
+	}
 }
 
 // longText is the length from which a tool's name, title or description
@@ -183,11 +261,11 @@ func (c *pageCache) page(m *protocol.Message) (toolPage, error) {
 	if d.err != nil {
 		return toolPage{}, d.err
 	}
-	if len(m.Result) > 0 && len(d.raw) > 0 && &m.Result[0] != &d.raw[0] {
+	if raw := d.bytes(); len(m.Result) > 0 && len(raw) > 0 && &m.Result[0] != &raw[0] {
 		// The id may share one buffer with the result (ScanMessage): its
 		// own copy, so that the message does not keep the page's.
 		m.ID, m.Params = slices.Clone(m.ID), slices.Clone(m.Params)
-		m.Result = d.raw
+		m.Result = raw
 	}
 	return toolPage{Resp: m, Result: d.res, decoded: d}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+	"weak"
 
 	"github.com/mcpconform/mcpconform/protocol"
 )
@@ -59,10 +60,49 @@ func TestPageCacheSharesByBytes(t *testing.T) {
 	for _, ws := range c.pages {
 		for _, w := range ws {
 			if w.Value() != nil {
-				t.Errorf("the cache keeps a page alive: %.40s", w.Value().raw)
+				t.Errorf("the cache keeps a page alive: %.40s", w.Value().bytes())
 			}
 		}
 	}
+}
+
+// TestPageCacheHoldsLongPage: a long result is decoded once while a
+// message holds its bytes, though no walk holds its page, and its
+// decoding goes with the last message that holds the bytes.
+func TestPageCacheHoldsLongPage(t *testing.T) {
+	var c pageCache
+	raw := []byte(`{"tools":[{"name":"` + strings.Repeat("n", heldPage) + `","inputSchema":{"type":"object"}}]}`)
+	m := &protocol.Message{Result: raw}
+	first, err := c.page(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := weak.Make(first.decoded)
+	first = toolPage{}
+	runtime.GC()
+	again, err := c.page(&protocol.Message{Result: slices.Clone(raw)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.decoded != d.Value() {
+		t.Error("a long result whose bytes a message holds was decoded again")
+	}
+	if got := again.decoded.toolsJSON(again); !strings.HasPrefix(string(got), `[{"name":"nnn`) || len(got) != len(raw)-len(`{"tools":}`) {
+		t.Errorf("the held page's tools array is %.20q… (%d bytes)", got, len(got))
+	}
+	again, m, raw = toolPage{}, nil, nil
+	runtime.GC()
+	other := &protocol.Message{Result: []byte(`{"tools":[],"nextCursor":"` + strings.Repeat("c", heldPage) + `"}`)}
+	if _, err := c.page(other); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	if d.Value() != nil {
+		t.Error("the cache keeps a long page alive after its bytes went")
+	}
+	runtime.KeepAlive(m)
+	runtime.KeepAlive(other)
+	runtime.KeepAlive(&c)
 }
 
 // TestMemberJSON: the tools array of a page is found as encoding/json
