@@ -396,7 +396,6 @@ func (l *httpLink) deleteSession(ctx context.Context) (*HTTPExchange, error) {
 		return nil, fmt.Errorf("runner: DELETE: %w", err)
 	}
 	l.legacyHeaders(req, "")
-	l.awaitGetStream(ctx)
 	l.mu.Lock()
 	l.deleted = true
 	l.mu.Unlock()
@@ -414,9 +413,9 @@ func (l *httpLink) deleteSession(ctx context.Context) (*HTTPExchange, error) {
 	return x, nil
 }
 
-// awaitGetStream waits, within the wait for a first answer, until the
-// GET stream's first request has its answer: a GET still on its way
-// when the session ends would be answered 404, or not, by timing alone.
+// awaitGetStream waits, within the request timeout, until the GET
+// stream's first request has its answer: a GET still on its way when the
+// session ends would be answered 404, or not, by timing alone.
 func (l *httpLink) awaitGetStream(ctx context.Context) {
 	l.mu.Lock()
 	asked := l.getAsked
@@ -424,7 +423,7 @@ func (l *httpLink) awaitGetStream(ctx context.Context) {
 	if asked == nil {
 		return
 	}
-	t := time.NewTimer(l.waitTimeout())
+	t := time.NewTimer(l.p.stretched(l.p.cfg.RequestTimeout))
 	defer t.Stop()
 	select {
 	case <-asked:
@@ -461,6 +460,7 @@ func (p *Process) DeleteHTTPSession(ctx context.Context) (HTTPExchange, error) {
 	if session == "" || mode != HTTPStreamable {
 		return HTTPExchange{}, errors.New("runner: DELETE: the server issued no session id")
 	}
+	l.awaitGetStream(ctx)
 	x, err := l.deleteSession(ctx)
 	if x == nil {
 		return HTTPExchange{}, err
