@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -75,6 +76,9 @@ func canonicalPrefix(lines []runner.TranscriptLine, limit int) []runner.Transcri
 // answers none, with the next line that does), the lines of one request
 // in the order they came.
 func exchangePrefix(lines []runner.TranscriptLine, limit int) []runner.TranscriptLine {
+	if slices.ContainsFunc(lines, func(l runner.TranscriptLine) bool { return l.Post > 0 }) {
+		return postPrefix(lines, limit)
+	}
 	o := newOrdering(lines)
 	places := make([][]int, len(o.sends)+1) // recvs by the send they follow; the last slot: after none
 	for r := range o.recvs {
@@ -102,6 +106,100 @@ func exchangePrefix(lines []runner.TranscriptLine, limit int) []runner.Transcrip
 		}
 	}
 	return out
+}
+
+// postPrefix is exchangePrefix for lines that name their POST
+// (runner.TranscriptLine.Post), so that no order timing decides shows:
+// each sent line is followed by the lines of its own exchange in the
+// order its stream gave them, and a response that came on a stream of no
+// POST (HTTP+SSE) by the first sent request of its id; a runner note of
+// no POST keeps its place after the sent line before it. The other
+// messages of no POST (a GET stream's notifications and requests, which
+// come whenever the server sends them) follow all of that, in the order
+// they came. Lines of a POST sent before the transcript's first line
+// come first.
+func postPrefix(lines []runner.TranscriptLine, limit int) []runner.TranscriptLine {
+	var lead, tail, sends []int
+	own := map[int]*[2][]int{} // by sent line: its exchange's lines, the notes of no POST after it
+	pending := map[string][]int{}
+	read := 0 // sends whose ids are in pending
+	claim := func(key string) (int, bool) {
+		for len(pending[key]) == 0 && read < len(sends) {
+			for _, id := range sentIDs(lines[sends[read]].Text) {
+				pending[id] = append(pending[id], sends[read])
+			}
+			read++
+		}
+		q := pending[key]
+		if len(q) == 0 {
+			return 0, false
+		}
+		pending[key] = q[1:]
+		return q[0], true
+	}
+	inTail := false // the last line of no POST went to the tail
+	for i, l := range lines {
+		switch {
+		case l.Dir == "send" && l.Post > 0:
+			sends = append(sends, i)
+			own[i] = &[2][]int{}
+			inTail = false
+		case l.Post > 0:
+			if at, ok := sentAt(lines, sends, l.Post); ok {
+				own[at][0] = append(own[at][0], i)
+			} else {
+				lead = append(lead, i)
+			}
+			inTail = false
+		case l.Dir == "recv":
+			if key, ok := responseKey(l.Text); ok && key != "" && key != "null" {
+				if at, ok := claim(key); ok {
+					own[at][0] = append(own[at][0], i)
+					inTail = false
+					continue
+				}
+			}
+			tail = append(tail, i)
+			inTail = true
+		case inTail:
+			tail = append(tail, i)
+		case len(sends) == 0:
+			lead = append(lead, i)
+		default:
+			last := own[sends[len(sends)-1]]
+			last[1] = append(last[1], i)
+		}
+	}
+	out := make([]runner.TranscriptLine, 0, min(limit, len(lines)))
+	add := func(idx ...int) bool {
+		for _, i := range idx {
+			if len(out) == limit {
+				return false
+			}
+			out = append(out, lines[i])
+		}
+		return true
+	}
+	if !add(lead...) {
+		return out
+	}
+	for _, s := range sends {
+		if !add(s) || !add(own[s][0]...) || !add(own[s][1]...) {
+			return out
+		}
+	}
+	add(tail...)
+	return out
+}
+
+// sentAt finds the sent line numbered post among sends, the indexes of
+// the sent lines in order, whose numbers increase.
+func sentAt(lines []runner.TranscriptLine, sends []int, post int) (int, bool) {
+	i, ok := slices.BinarySearchFunc(sends, post, func(s, post int) int { return lines[s].Post - post })
+	if !ok {
+		return 0, false
+	}
+	return sends[i], true
 }
 
 // spanAdder returns the function that appends a span of lines to *out

@@ -183,3 +183,40 @@ func eagerCanonicalOrder(lines []runner.TranscriptLine) []runner.TranscriptLine 
 	}
 	return out
 }
+
+// TestExchangeOrderIgnoresArrival: over HTTP a transcript's lines are put
+// in the same order whatever order the exchanges' lines came in: each
+// sent line with the lines of its own POST in their stream's order, a
+// runner note of no POST after the sent line before it, a response of no
+// POST with its request, and the GET stream's messages last.
+func TestExchangeOrderIgnoresArrival(t *testing.T) {
+	send := func(post int, text string) runner.TranscriptLine {
+		return runner.TranscriptLine{Dir: "send", Post: post, Text: text}
+	}
+	recv := func(post int, text string) runner.TranscriptLine {
+		return runner.TranscriptLine{Dir: "recv", Post: post, Text: text}
+	}
+	note := func(post int, text string) runner.TranscriptLine {
+		return runner.TranscriptLine{Dir: "note", Post: post, Text: text}
+	}
+	s1, s2, s3 := send(1, `{"jsonrpc":"2.0","id":1,"method":"ping"}`), send(2, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`), send(3, `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	p2 := recv(2, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}`)
+	r1, r2 := recv(1, `{"jsonrpc":"2.0","id":1,"result":{}}`), recv(2, `{"jsonrpc":"2.0","id":2,"result":{}}`)
+	n2 := note(2, "HTTP POST /mcp → 200 text/event-stream")
+	r3 := recv(0, `{"jsonrpc":"2.0","id":3,"result":{}}`) // HTTP+SSE: on the GET stream
+	get := recv(0, `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"x"}}`)
+	own := note(0, "a note of the check's")
+	want := []runner.TranscriptLine{s1, r1, own, s2, p2, r2, n2, s3, r3, get}
+	for _, arrived := range [][]runner.TranscriptLine{
+		{s1, own, s2, p2, get, r2, n2, r1, s3, r3},
+		{s1, r1, own, s2, s3, get, r3, p2, r2, n2},
+		{s1, own, get, s2, s3, r3, p2, r1, r2, n2},
+	} {
+		if got := exchangePrefix(arrived, len(arrived)); !slices.Equal(got, want) {
+			t.Errorf("arrived as\n%v\nordered as\n%v\nwant\n%v", arrived, got, want)
+		}
+		if got := exchangePrefix(arrived, 4); !slices.Equal(got, want[:4]) {
+			t.Errorf("the first 4 lines of\n%v\nare\n%v\nwant\n%v", arrived, got, want[:4])
+		}
+	}
+}

@@ -89,6 +89,8 @@ type HTTPExchange struct {
 	Err     string        // why the request failed, when it did
 	At      time.Duration // when the request was sent, since the session began
 
+	post int // the sent line it carried (TranscriptLine.Post), 0 for none
+
 	note string // the transcript note of the answer, not yet written
 }
 
@@ -270,10 +272,13 @@ type httpLink struct {
 	sseErr     error
 	initWait   chan struct{}                 // closed when a sessionless initialize has its answer
 	getOpen    bool                          // the GET stream of a legacy session was asked for
+	getAsked   chan struct{}                 // closed once the GET stream's first request has its answer
+	deleted    bool                          // the suite ended the session with DELETE
 	streams    map[string]context.CancelFunc // requests in flight, by id key: closing one cancels it (2026-07-28)
 	cancelled  map[string]bool               // requests whose stream the suite closed
 	exchanges  []*HTTPExchange
 	seq        int
+	nextPost   int // the number of the next line write posts (under p.writeMu)
 }
 
 // startHTTP is Start for a Config with HTTP: a session, no process.
@@ -391,6 +396,9 @@ func (l *httpLink) deleteSession(ctx context.Context) (*HTTPExchange, error) {
 		return nil, fmt.Errorf("runner: DELETE: %w", err)
 	}
 	l.legacyHeaders(req, "")
+	l.mu.Lock()
+	l.deleted = true
+	l.mu.Unlock()
 	x := l.newExchange(req, outbound{}, "end")
 	resp, err := l.t.client.Do(req)
 	if err != nil {
@@ -403,6 +411,33 @@ func (l *httpLink) deleteSession(ctx context.Context) (*HTTPExchange, error) {
 	resp.Body.Close()
 	l.finish(x, "server", "")
 	return x, nil
+}
+
+// awaitGetStream waits, within the request timeout, until the GET
+// stream's first request has its answer: a GET still on its way when the
+// session ends would be answered 404, or not, by timing alone.
+func (l *httpLink) awaitGetStream(ctx context.Context) {
+	l.mu.Lock()
+	asked := l.getAsked
+	l.mu.Unlock()
+	if asked == nil {
+		return
+	}
+	t := time.NewTimer(l.p.stretched(l.p.cfg.RequestTimeout))
+	defer t.Stop()
+	select {
+	case <-asked:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// wasDeleted reports whether the suite ended the session with DELETE: its GET
+// stream is not opened again.
+func (l *httpLink) wasDeleted() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.deleted
 }
 
 // DeleteHTTPSession ends the session's legacy Streamable HTTP session
@@ -425,6 +460,7 @@ func (p *Process) DeleteHTTPSession(ctx context.Context) (HTTPExchange, error) {
 	if session == "" || mode != HTTPStreamable {
 		return HTTPExchange{}, errors.New("runner: DELETE: the server issued no session id")
 	}
+	l.awaitGetStream(ctx)
 	x, err := l.deleteSession(ctx)
 	if x == nil {
 		return HTTPExchange{}, err
@@ -443,6 +479,7 @@ type outbound struct {
 	hasName   bool
 	args      json.RawMessage // tools/call arguments
 	requestID string          // notifications/cancelled: the id it cancels (compact JSON)
+	post      int             // the sent line's number (TranscriptLine.Post), 0 for none
 }
 
 // readOutbound classifies a line about to be sent.
@@ -524,7 +561,9 @@ func (l *httpLink) writeLines(buf []byte, unordered bool) error {
 		line := bytes.Clone(buf[:i]) // buf is the runner's, reused after
 		buf = buf[min(i+1, len(buf)):]
 		var handed chan struct{}
-		if handed, err = l.post(line, !unordered); handed != nil {
+		post := l.nextPost
+		l.nextPost++
+		if handed, err = l.post(line, post, !unordered); handed != nil {
 			out = append(out, handed)
 		}
 	}
@@ -558,11 +597,12 @@ func (l *httpLink) sessionOver() error {
 // post sends one line and waits until it is handed over (see write); with
 // wait false, a line that is no request is not waited for: post returns
 // the channel closed once it is.
-func (l *httpLink) post(body []byte, wait bool) (chan struct{}, error) {
+func (l *httpLink) post(body []byte, post int, wait bool) (chan struct{}, error) {
 	if err := l.sessionOver(); err != nil {
 		return nil, err
 	}
 	o := readOutbound(body)
+	o.post = post
 	if o.kind == "notification" && o.method == protocol.NotifCancelled && l.modern(o) && l.closeStream(o.requestID) {
 		// Over 2026-07-28 Streamable HTTP closing the request's stream
 		// is the cancellation; the notification is not sent.
@@ -719,7 +759,7 @@ func (l *httpLink) newExchange(req *http.Request, o outbound, purpose string) *H
 		req.Header[name] = append([]string(nil), vs...)
 	}
 	x := &HTTPExchange{Method: req.Method, Path: requestPath(req.URL), Header: redactHeader(req.Header, l.t.header),
-		Kind: o.kind, RPCMethod: o.method, ID: o.key, Purpose: purpose, At: l.p.elapsed()}
+		Kind: o.kind, RPCMethod: o.method, ID: o.key, Purpose: purpose, At: l.p.elapsed(), post: o.post}
 	l.mu.Lock()
 	l.seq++
 	x.Seq = l.seq
@@ -766,7 +806,7 @@ func (l *httpLink) exchange(req *http.Request, x *HTTPExchange, o outbound, hand
 			break
 		}
 		drainAndClose(resp.Body)
-		l.p.note(fmt.Sprintf("HTTP %s %s → 429 Too Many Requests: waited %v as Retry-After asks, and sent it again", x.Method, x.Path, wait))
+		l.p.noteOn(x.post, fmt.Sprintf("HTTP %s %s → 429 Too Many Requests: waited %v as Retry-After asks, and sent it again", x.Method, x.Path, wait))
 		if !l.sleep(ctx, wait) {
 			break
 		}
@@ -922,7 +962,7 @@ func (l *httpLink) flushNote(x *HTTPExchange) {
 	x.note = ""
 	l.mu.Unlock()
 	if note != "" {
-		l.p.note(note)
+		l.p.noteOn(x.post, note)
 	}
 }
 
@@ -934,7 +974,7 @@ func (l *httpLink) failed(x *HTTPExchange, err error, purpose string) {
 	if purpose != "" {
 		what += " (" + purpose + ")"
 	}
-	l.p.note(fmt.Sprintf("HTTP %s: %s", what, msg))
+	l.p.noteOn(x.post, fmt.Sprintf("HTTP %s: %s", what, msg))
 }
 
 // describeErr renders a client error without the URL (which the note
@@ -1012,14 +1052,14 @@ func (l *httpLink) readAnswer(ctx context.Context, x *HTTPExchange, o outbound, 
 		l.mu.Unlock()
 		if err != nil && !errors.Is(err, errTooLong) {
 			l.finish(x, l.endedBy(ctx), l.describeErr(err))
-			l.p.note(fmt.Sprintf("HTTP %s %s: reading the body: %s", x.Method, x.Path, l.describeErr(err)))
+			l.p.noteOn(x.post, fmt.Sprintf("HTTP %s %s: reading the body: %s", x.Method, x.Path, l.describeErr(err)))
 			if o.kind == "request" && !l.wasCancelled(o.key) {
 				l.noAnswer(o, l.unavailable(x, err))
 			}
 			return
 		}
 		if errors.Is(err, errTooLong) {
-			l.p.deliverTooLong(l.t.redactBytes(body), int(size))
+			l.p.deliverTooLongOn(x.post, l.t.redactBytes(body), int(size))
 			l.countMessage(x, o, nil)
 			l.flushNote(x)
 		} else {
@@ -1108,7 +1148,9 @@ func (l *httpLink) noAnswer(o outbound, err error) {
 		return
 	}
 	p.responses++
+	p.tag = o.post
 	p.noteLocked("problem: " + err.Error())
+	p.tag = 0
 	p.enqueueLocked(Received{Request: o.key, Problem: err})
 }
 
@@ -1163,8 +1205,11 @@ func (l *httpLink) deliverMessage(x *HTTPExchange, o outbound, data []byte) {
 		}
 	}
 	l.countMessage(x, o, m)
-	l.p.deliver(data)
-	l.flushNote(x)
+	l.mu.Lock()
+	note := x.note
+	x.note = ""
+	l.mu.Unlock()
+	l.p.deliverOn(x.post, data, note)
 }
 
 // countMessage counts a message read on x; answer is the response to
@@ -1263,18 +1308,18 @@ func (l *httpLink) readStream(ctx context.Context, x *HTTPExchange, o outbound, 
 		switch {
 		case ev.data == nil:
 		case ev.tooLong:
-			l.p.deliverTooLong(l.t.redactBytes(ev.data), ev.dataSize)
+			l.p.deliverTooLongOn(x.post, l.t.redactBytes(ev.data), ev.dataSize)
 			l.countMessage(x, o, nil)
 			l.flushNote(x)
 		case ev.typ == "" || ev.typ == "message":
 			l.deliverMessage(x, o, ev.data)
 		default:
-			l.p.note(fmt.Sprintf("HTTP %s %s: SSE event of type %q ignored", x.Method, x.Path, clipNote(ev.typ)))
+			l.p.noteOn(x.post, fmt.Sprintf("HTTP %s %s: SSE event of type %q ignored", x.Method, x.Path, clipNote(ev.typ)))
 		}
 		return true
 	})
 	if err != nil && ctx.Err() == nil && l.reason() == "" {
-		l.p.note(fmt.Sprintf("HTTP %s %s: stream broken: %s", x.Method, x.Path, l.describeErr(err)))
+		l.p.noteOn(x.post, fmt.Sprintf("HTTP %s %s: stream broken: %s", x.Method, x.Path, l.describeErr(err)))
 	}
 }
 
@@ -1304,7 +1349,7 @@ func (l *httpLink) resume(ctx context.Context, first *HTTPExchange, o outbound) 
 		if ctx.Err() != nil || !l.pending(o.key) || last == "" {
 			return
 		}
-		x, resp := l.getStream(ctx, last, outbound{key: o.key, method: o.method}, "resume")
+		x, resp := l.getStream(ctx, last, outbound{key: o.key, method: o.method, post: o.post}, "resume")
 		if resp == nil {
 			return
 		}
@@ -1361,13 +1406,19 @@ func (l *httpLink) openGetStream() {
 		return
 	}
 	l.getOpen = true
+	asked := make(chan struct{})
+	l.getAsked = asked
 	l.mu.Unlock()
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
+		var once sync.Once
+		answered := func() { once.Do(func() { close(asked) }) }
+		defer answered()
 		last, idle := "", 0
-		for idle < maxStreamReopens && l.ctx.Err() == nil {
+		for idle < maxStreamReopens && l.ctx.Err() == nil && !l.wasDeleted() {
 			x, resp := l.getStream(l.ctx, last, outbound{}, "stream")
+			answered()
 			if resp == nil {
 				return
 			}

@@ -256,11 +256,17 @@ func (p *Process) readLong(src *lineSource, line []byte, most, total int) ([]byt
 // that it answers a pending request, the wait for that request ends at once
 // with the line's Problem; when it starts like a JSON object whose id is
 // not in the head, it may have answered any request pending at the time.
-func (p *Process) deliverTooLong(head []byte, size int) {
+func (p *Process) deliverTooLong(head []byte, size int) { p.deliverTooLongOn(0, head, size) }
+
+// deliverTooLongOn is deliverTooLong for a line the answer to the POST of
+// sent line post carried (see TranscriptLine.Post).
+func (p *Process) deliverTooLongOn(post int, head []byte, size int) {
 	raw := append([]byte(nil), head...)
 	problem := fmt.Errorf("%w: %d bytes, limit %d: %s", ErrLineTooLong, size, p.cfg.MaxLineBytes, DescribeLongLine(raw, size))
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.tag = post
+	defer func() { p.tag = 0 }()
 	p.recordLocked("recv", []byte(fmt.Sprintf("%s… [line of %d bytes discarded]", raw, size)))
 	p.noteLocked("problem: " + problem.Error())
 	r := Received{Raw: raw, Problem: problem}
@@ -415,8 +421,18 @@ func (p *Process) deliver(line []byte) {
 	p.deliverText(string(line))
 }
 
+// deliverOn is deliver for a line the answer to the POST of sent line
+// post carried (see TranscriptLine.Post), with note, when not "", noted
+// right after it: before the line is queued, so that whoever takes it
+// finds the note in the transcript too.
+func (p *Process) deliverOn(post int, line []byte, note string) {
+	p.deliverTextOn(post, string(line), note)
+}
+
 // deliverText is deliver for a line the reader has made a string of.
-func (p *Process) deliverText(text string) {
+func (p *Process) deliverText(text string) { p.deliverTextOn(0, text, "") }
+
+func (p *Process) deliverTextOn(post int, text, note string) {
 	var raw []byte
 	if len(text) > 0 {
 		raw = unsafe.Slice(unsafe.StringData(text), len(text))
@@ -425,7 +441,7 @@ func (p *Process) deliverText(text string) {
 	if c, ok := cutResponse(raw, r, at); ok {
 		r.Raw, r.cut = c.head, c
 	}
-	p.record(text, raw, r)
+	p.recordOn(post, text, raw, r, note)
 }
 
 // deliverLong is deliver for a line that came in more than one read, in
@@ -453,8 +469,13 @@ func (p *Process) deliverLong(line []byte) (kept bool) {
 
 // record writes a received line (text, the string of raw, or "" when
 // raw is not kept) into the transcript and queues its item r.
-func (p *Process) record(text string, raw []byte, r Received) {
+func (p *Process) record(text string, raw []byte, r Received) { p.recordOn(0, text, raw, r, "") }
+
+// recordOn is record for a line of the POST of sent line post, with note
+// (when not "") after it.
+func (p *Process) recordOn(post int, text string, raw []byte, r Received, note string) {
 	p.mu.Lock()
+	p.tag = post
 	if len(raw) > maxTranscriptText {
 		// The transcript keeps only the line's start: it carries the
 		// verdict on the whole line, so that a check can judge it.
@@ -484,6 +505,10 @@ func (p *Process) record(text string, raw []byte, r Received) {
 	if r.Msg != nil && r.Msg.Kind() == protocol.KindNotification && len(p.notifs) < maxNotifications {
 		p.notifs = append(p.notifs, r.Msg)
 	}
+	if note != "" {
+		p.noteLocked(note)
+	}
+	p.tag = 0
 	p.enqueueLocked(r)
 	p.mu.Unlock()
 }

@@ -271,6 +271,13 @@ type TranscriptLine struct {
 	Dir  string        `json:"dir"`
 	At   time.Duration `json:"at"`
 	Text string        `json:"text"`
+	// Post is, in a session over HTTP, the number (1 for the session's
+	// first) of the sent line whose POST the line belongs to: that line
+	// itself, a message its answer carried, a note on its answer; 0 for a
+	// line of no POST (a GET stream, a runner event) and on stdio. It
+	// lets a report put each exchange's lines together, in the order
+	// its stream gave them, whatever the timing of other exchanges.
+	Post int `json:"-"`
 }
 
 // Process is a running server. Its methods are safe for concurrent use.
@@ -340,6 +347,8 @@ type Process struct {
 	chunks      [][]TranscriptLine // full chunks of transcriptChunk lines, in order
 	transBytes  int
 	transFull   bool
+	sends       int // lines sent over HTTP: the Post of the last
+	tag         int // the Post of the lines being recorded (under mu)
 	usedIDs     map[string]bool
 	outstanding map[string]bool // ids of requests sent with Send whose response has not arrived
 	rawPending  map[string]bool // ids of requests sent as raw lines, unanswered: for matching only
@@ -633,9 +642,14 @@ func (p *Process) changedLocked() <-chan struct{} {
 // elapsed is the time since start, for transcript lines.
 func (p *Process) elapsed() time.Duration { return time.Since(p.start) }
 
-func (p *Process) note(text string) {
+func (p *Process) note(text string) { p.noteOn(0, text) }
+
+// noteOn is note for a note on the answer to the POST of sent line post.
+func (p *Process) noteOn(post int, text string) {
 	p.mu.Lock()
+	p.tag = post
 	p.noteLocked(text)
+	p.tag = 0
 	p.mu.Unlock()
 }
 
@@ -661,7 +675,7 @@ func (p *Process) recordTextLocked(dir, s string) {
 		return
 	}
 	p.transBytes += len(s)
-	p.appendLineLocked(TranscriptLine{Dir: dir, At: p.elapsed(), Text: s})
+	p.appendLineLocked(TranscriptLine{Dir: dir, At: p.elapsed(), Text: s, Post: p.tag})
 }
 
 // transcriptChunk is the number of lines of a full chunk of the transcript.
@@ -803,6 +817,9 @@ func (p *Process) send(buf []byte, text string, key *string) error {
 		return err
 	}
 	p.recordSentLocked(text, line)
+	if p.link != nil {
+		p.link.nextPost = p.sends
+	}
 	if key != nil {
 		p.sentKeyLocked(*key)
 	} else if len(p.rawPending) < maxRawPending && bytes.Contains(line, []byte(`"method"`)) {
@@ -833,6 +850,11 @@ func (p *Process) sendableLocked() error {
 // as a string when the caller had one ("" if not), is kept as it is when
 // short enough; else line (nil for text's bytes) is recorded, truncated.
 func (p *Process) recordSentLocked(text string, line []byte) {
+	if p.link != nil {
+		p.sends++
+		p.tag = p.sends
+		defer func() { p.tag = 0 }()
+	}
 	if text != "" && len(text) <= maxTranscriptText {
 		p.recordTextLocked("send", text)
 		return
@@ -929,6 +951,9 @@ func (p *Process) sendBatch(lines, keys []string, unordered bool) (int, error) {
 				p.sentKeyLocked(keys[i])
 			}
 			buf = append(append(buf, lines[i]...), '\n')
+		}
+		if p.link != nil {
+			p.link.nextPost = p.sends - (end - sent) + 1
 		}
 		p.mu.Unlock()
 		write := p.write
