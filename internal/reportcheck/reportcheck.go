@@ -12,13 +12,13 @@ package reportcheck
 
 import (
 	"bytes"
-	"crypto/sha256"
 	_ "embed"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -31,6 +31,7 @@ import (
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 	"github.com/mcpconform/mcpconform/internal/junitschema"
 	"github.com/mcpconform/mcpconform/internal/sarifschema"
+	"github.com/mcpconform/mcpconform/report"
 )
 
 // shieldsSchema is the shields.io endpoint badge's schema, written from
@@ -58,14 +59,68 @@ func Report(t testing.TB, rep Writer) {
 }
 
 // Schemas is Report without the JUnit file, whose validation starts
-// xmllint: for the tests that check many reports. A result of the JSON
-// report that an earlier call validated already, times aside, is not
-// validated again (distinctJSON).
-func Schemas(t testing.TB, rep Writer) {
+// xmllint: for the tests that check many reports, most of whose results
+// recur from report to report. Its JSON report and SARIF log are those of
+// rep with the results an earlier call validated left out (distinct);
+// what is left is written and validated as Report would.
+func Schemas(t testing.TB, rep *report.Report) {
 	t.Helper()
-	check(t, "JSON report", rep.WriteJSON, distinctJSON)
 	check(t, "badge", rep.WriteBadge, Badge)
-	check(t, "SARIF log", sarifOf(rep), sarifschema.Errors)
+	problems, err := distinctProblems(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) > 0 {
+		t.Errorf("%s", strings.Join(problems, "\n"))
+	}
+}
+
+// distinctProblems validates the JSON report and SARIF log of distinct(rep)
+// and returns every way they break their schemas, found in the whole
+// report's files when there are any.
+func distinctProblems(rep *report.Report) ([]string, error) {
+	// One report at a time: the reports of a test's parallel runs share
+	// most results, which the first to hold the lock validates for all.
+	validated.Lock()
+	defer validated.Unlock()
+	part, done := distinct(rep)
+	problems, err := fileProblems(part)
+	if err != nil || len(problems) == 0 {
+		if err == nil {
+			done()
+		}
+		return nil, err
+	}
+	// Where the violations are, in the whole report; a violation only
+	// the part shows is still one.
+	if whole, err := fileProblems(rep); err != nil || len(whole) > 0 {
+		return whole, err
+	}
+	return problems, nil
+}
+
+// fileProblems writes rep's JSON report and SARIF log and returns every
+// way they break their schemas.
+func fileProblems(rep *report.Report) ([]string, error) {
+	var out []string
+	for _, f := range []struct {
+		what     string
+		write    func(io.Writer) error
+		validate func([]byte) ([]string, error)
+	}{{"JSON report", rep.WriteJSON, JSON}, {"SARIF log", sarifOf(rep), sarifschema.Errors}} {
+		var buf bytes.Buffer
+		if err := f.write(&buf); err != nil {
+			return nil, fmt.Errorf("write the %s: %w", f.what, err)
+		}
+		errs, err := f.validate(buf.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("validate the %s: %w", f.what, err)
+		}
+		if len(errs) > 0 {
+			out = append(out, fmt.Sprintf("the %s breaks its schema in %d place(s):\n%s", f.what, len(errs), strings.Join(errs, "\n")))
+		}
+	}
+	return out, nil
 }
 
 // sarifOf writes rep's SARIF log as `mcpconform run --json
@@ -130,113 +185,88 @@ func Badge(data []byte) ([]string, error) {
 	return validate(sch, data)
 }
 
-// seenResults holds the digest of every result distinctJSON validated,
-// its duration zeroed.
-var seenResults = struct {
+// validated holds the results Schemas validated, each with its duration
+// written 0 when it is a number of at least 0 (all the schema asks of
+// it): results, each as a result of the JSON report and of the SARIF
+// log; heads, each as the first of its check's results, from which
+// WriteSARIF describes the check as a rule.
+var validated = struct {
 	sync.Mutex
-	digests map[[sha256.Size]byte]bool
-}{digests: map[[sha256.Size]byte]bool{}}
+	results, heads map[resultKey][]report.Result
+}{results: map[resultKey][]report.Result{}, heads: map[resultKey][]report.Result{}}
 
-// distinctJSON is JSON for the reports of a test binary that checks many
-// of them, most of whose results recur from report to report: it
-// validates the report with the results validated before left out, then
-// remembers the others. The schema constrains each result on its own, so
-// a result is valid in one report exactly when it is in another; and its
-// duration, the one member that varies between identical results, is
-// compared as 0 when it is a number of at least 0 (all the schema asks
-// of it). A report not laid out as WriteJSON lays it out, or with a
-// violation, is validated whole.
-func distinctJSON(data []byte) ([]string, error) {
-	head, elems, tail, ok := splitResults(data)
-	if !ok {
-		return JSON(data)
+// resultKey narrows the validated results a result is compared with.
+type resultKey struct {
+	id, revision, message string
+	status                report.Status
+	transcript            int
+}
+
+func keyOf(r report.Result) resultKey {
+	return resultKey{r.ID, r.Revision, r.Message, r.Status, len(r.Transcript)}
+}
+
+// seen reports whether r, its duration zeroed, is in set.
+func seen(set map[resultKey][]report.Result, r report.Result) bool {
+	return slices.ContainsFunc(set[keyOf(r)], func(v report.Result) bool { return reflect.DeepEqual(v, r) })
+}
+
+// distinct returns rep with only the results no earlier call validated,
+// and a function that records them as validated; its caller holds
+// validated's lock. Each result is written
+// alone, from its own fields (json.Marshal sorts map keys), so a result
+// deeply equal to one validated is written to the same bytes; so is
+// the rule WriteSARIF makes of the first result of a check, which is kept
+// whenever another of its check's results is, or it was not validated as
+// a first. The report's own fields are written from rep every time.
+// Left to the tests that validate whole reports (Report): limits on a
+// whole log (GitHub's counts and sizes).
+func distinct(rep *report.Report) (*report.Report, func()) {
+	norm := func(r report.Result) report.Result {
+		if r.DurationMs >= 0 {
+			r.DurationMs = 0
+		}
+		return r
 	}
-	var fresh [][sha256.Size]byte
-	reduced := slices.Clone(head)
-	seenResults.Lock()
-	for _, e := range elems {
-		sum := resultDigest(e)
-		if seenResults.digests[sum] || slices.Contains(fresh, sum) {
+	keep := make([]bool, len(rep.Results))
+	isHead := make([]bool, len(rep.Results))
+	head := 0
+	for i, r := range rep.Results {
+		r = norm(r)
+		if i == 0 || r.ID != rep.Results[i-1].ID {
+			head, isHead[i] = i, true
+			keep[i] = !seen(validated.heads, r)
+		}
+		if !seen(validated.results, r) {
+			keep[i], keep[head] = true, true
+		}
+	}
+	part := *rep
+	part.Results = []report.Result{}
+	var results, heads []report.Result
+	for i, r := range rep.Results {
+		if !keep[i] {
 			continue
 		}
-		if len(fresh) > 0 {
-			reduced = append(reduced, ",\n"...)
+		part.Results = append(part.Results, r)
+		results = append(results, norm(r))
+		if isHead[i] {
+			heads = append(heads, norm(r))
 		}
-		reduced = append(reduced, e...)
-		fresh = append(fresh, sum)
 	}
-	seenResults.Unlock()
-	reduced = append(append(reduced, '\n'), tail...)
-	if errs, err := JSON(reduced); err != nil || len(errs) > 0 {
-		return JSON(data) // where the violations are, in the whole report
+	return &part, func() {
+		remember(validated.results, results)
+		remember(validated.heads, heads)
 	}
-	seenResults.Lock()
-	for _, sum := range fresh {
-		seenResults.digests[sum] = true
-	}
-	seenResults.Unlock()
-	return nil, nil
 }
 
-// resultDigest is the digest of a result as splitResults cut it, its own
-// durationMs member, a number of at least 0, written 0. WriteJSON indents
-// the results array's elements four spaces and their members six, and
-// anything nested deeper; no string holds a raw newline.
-func resultDigest(e []byte) [sha256.Size]byte {
-	const member = "\n      \"durationMs\": "
-	h := sha256.New()
-	if i := bytes.Index(e, []byte(member)); i >= 0 {
-		j := i + len(member)
-		if k := numberEnd(e, j); k > j && e[j] >= '0' && e[j] <= '9' {
-			h.Write(e[:j])
-			h.Write([]byte("0"))
-			e = e[k:]
+// remember adds to set each of rs it does not hold.
+func remember(set map[resultKey][]report.Result, rs []report.Result) {
+	for _, r := range rs {
+		if !seen(set, r) {
+			set[keyOf(r)] = append(set[keyOf(r)], r)
 		}
 	}
-	h.Write(e)
-	var sum [sha256.Size]byte
-	h.Sum(sum[:0])
-	return sum
-}
-
-// numberEnd returns the offset just past the JSON number at e[i].
-func numberEnd(e []byte, i int) int {
-	for i < len(e) && strings.IndexByte("0123456789.eE+-", e[i]) >= 0 {
-		i++
-	}
-	return i
-}
-
-// splitResults splits a JSON report laid out as WriteJSON lays it out into
-// what comes before its results, each result (from the line of its opening
-// brace to its closing brace), and what comes after them.
-func splitResults(data []byte) (head []byte, elems [][]byte, tail []byte, ok bool) {
-	const open, elemOpen, elemClose, close = "\n  \"results\": [\n", "    {\n", "\n    }", "\n  ]"
-	i := bytes.Index(data, []byte(open))
-	if i < 0 {
-		return nil, nil, nil, false
-	}
-	start := i + len(open)
-	end := bytes.Index(data[start:], []byte(close))
-	if end < 0 {
-		return nil, nil, nil, false
-	}
-	head, tail = data[:start], data[start+end+1:]
-	for rest := data[start : start+end]; len(rest) > 0; {
-		j := bytes.Index(rest, []byte(elemClose))
-		if !bytes.HasPrefix(rest, []byte(elemOpen)) || j < 0 {
-			return nil, nil, nil, false
-		}
-		elems = append(elems, rest[:j+len(elemClose)])
-		rest = rest[j+len(elemClose):]
-		if len(rest) > 0 {
-			if !bytes.HasPrefix(rest, []byte(",\n")) {
-				return nil, nil, nil, false
-			}
-			rest = rest[2:]
-		}
-	}
-	return head, elems, tail, true
 }
 
 var reportSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {

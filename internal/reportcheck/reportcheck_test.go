@@ -1,14 +1,13 @@
 package reportcheck
 
 import (
-	"bytes"
-	"os"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
+	"github.com/mcpconform/mcpconform/report"
 )
 
 // TestBadgeRulesBite: the badge schema rejects what the shields.io
@@ -56,57 +55,59 @@ func TestReportSchemaBites(t *testing.T) {
 	}
 }
 
-// TestDistinctJSONBites: a result validated in an earlier report is not
-// validated again, yet every violation is still found, where it is in
-// the report: a result that differs from one seen only by a negative
-// duration, a broken result among seen ones, and a report laid out
-// otherwise.
-func TestDistinctJSONBites(t *testing.T) {
+// TestSchemasSeeEveryViolation: a result validated in an earlier report
+// is left out of the next one's files, yet every violation is still found,
+// where it is in the whole report: a result that differs from one seen
+// only by a negative duration, a broken status among seen results, and a
+// check whose first result was seen only after another.
+func TestSchemasSeeEveryViolation(t *testing.T) {
 	root, err := fixturebin.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden, err := os.ReadFile(filepath.Join(root, "report", "testdata", "report.golden.json"))
+	rep, err := report.ReadFile(filepath.Join(root, "report", "testdata", "report.golden.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	head, elems, tail, ok := splitResults(golden)
-	if !ok || len(elems) < 2 || !bytes.Contains(elems[1], []byte("\n      \"durationMs\": ")) {
-		t.Fatalf("the golden report does not split into results with durations: %v, %d results", ok, len(elems))
+	if len(rep.Results) < 3 || rep.Results[1].ID != rep.Results[2].ID {
+		t.Fatalf("the golden report has no check with two results in second place: %d results", len(rep.Results))
 	}
-	if got := string(head) + string(bytes.Join(elems, []byte(",\n"))) + "\n" + string(tail); got != string(golden) {
-		t.Fatalf("the split does not rebuild the report")
-	}
-	for range 2 {
-		if errs, err := distinctJSON(golden); err != nil || len(errs) > 0 {
-			t.Fatalf("the golden report: %v %q", err, errs)
+	for i := range 2 {
+		if problems, err := distinctProblems(rep); err != nil || len(problems) > 0 {
+			t.Fatalf("the golden report: %v %q", err, problems)
+		}
+		part, _ := distinct(rep)
+		if i == 1 && len(part.Results) != 0 {
+			t.Errorf("validated again: %d results", len(part.Results))
 		}
 	}
-	swap := func(old, new string) []byte {
-		i := bytes.Index(golden, elems[1])
-		e := strings.Replace(string(elems[1]), old, new, 1)
-		if e == string(elems[1]) {
-			t.Fatalf("no %q in the second result", old)
-		}
-		return []byte(string(golden[:i]) + e + string(golden[i+len(elems[1]):]))
+	variant := func(i int, edit func(*report.Result)) *report.Report {
+		v := *rep
+		v.Results = slices.Clone(rep.Results)
+		edit(&v.Results[i])
+		return &v
 	}
-	dur := regexp.MustCompile(`      "durationMs": [0-9.]+`).Find(elems[1])
+	// A second result changed alone brings its check's first along, so
+	// that the SARIF log's rule is the whole report's.
+	part, _ := distinct(variant(2, func(r *report.Result) { r.Actual += " (changed)" }))
+	if got := len(part.Results); got != 2 || part.Results[0].Revision != rep.Results[1].Revision {
+		t.Errorf("a changed second result: %d results kept, want it and its check's first", got)
+	}
 	for _, tt := range []struct {
 		name string
-		doc  []byte
+		rep  *report.Report
 		want string
 	}{
-		{"negative duration", swap(string(dur), `      "durationMs": -1`), "/results/1/durationMs: minimum"},
-		{"other duration", swap(string(dur), `      "durationMs": 12.5`), ""},
-		{"status", swap(`"status": "`, `"status": "x`), "/results/1/status: value must be one of"},
-		{"compact", []byte(`{"schemaVersion":"mcpconform.report/v2","results":[{"specRefs":null}]}`), "/results/0/specRefs: got null, want array"},
+		{"negative duration", variant(1, func(r *report.Result) { r.DurationMs = -1 }), "/results/1/durationMs: minimum"},
+		{"other duration", variant(1, func(r *report.Result) { r.DurationMs = 12.5 }), ""},
+		{"status", variant(1, func(r *report.Result) { r.Status = "x" }), "/results/1/status: value must be one of"},
 	} {
-		errs, err := distinctJSON(tt.doc)
+		problems, err := distinctProblems(tt.rep)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if all := strings.Join(errs, "\n"); tt.want == "" && all != "" || !strings.Contains(all, tt.want) {
-			t.Errorf("%s: errors %q, want one containing %q", tt.name, errs, tt.want)
+		if all := strings.Join(problems, "\n"); tt.want == "" && all != "" || !strings.Contains(all, tt.want) {
+			t.Errorf("%s: problems %q, want one containing %q", tt.name, problems, tt.want)
 		}
 	}
 }
