@@ -135,7 +135,7 @@ func (p *Process) ProbeHTTP(ctx context.Context, body []byte, set http.Header) (
 		return HTTPExchange{}, err
 	}
 	o := readOutbound(body)
-	ctx, cancel := context.WithTimeout(ctx, p.stretched(p.cfg.RequestTimeout))
+	ctx, cancel := p.patient(ctx, p.cfg.RequestTimeout, "the answer to an HTTP probe")
 	defer cancel()
 	stop := context.AfterFunc(l.ctx, cancel)
 	defer stop()
@@ -177,7 +177,7 @@ func (p *Process) ProbeHTTPMethod(ctx context.Context, method string, set http.H
 	if err := l.sessionOver(); err != nil {
 		return HTTPExchange{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.stretched(p.cfg.RequestTimeout))
+	ctx, cancel := p.patient(ctx, p.cfg.RequestTimeout, "the answer to an HTTP probe")
 	defer cancel()
 	stop := context.AfterFunc(l.ctx, cancel)
 	defer stop()
@@ -384,7 +384,7 @@ func (p *Process) shutdownLink(ctx context.Context) {
 
 // deleteSession ends the legacy session with DELETE.
 func (l *httpLink) deleteSession(ctx context.Context) (*HTTPExchange, error) {
-	ctx, cancel := context.WithTimeout(ctx, l.p.cfg.ShutdownGrace)
+	ctx, cancel := l.p.patient(ctx, l.p.cfg.ShutdownGrace, "the answer to DELETE")
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, l.t.url.String(), nil)
 	if err != nil {
@@ -529,12 +529,12 @@ func (l *httpLink) writeLines(buf []byte, unordered bool) error {
 		}
 	}
 	if len(out) > 0 {
-		timer := time.NewTimer(l.p.stretched(l.p.cfg.RequestTimeout))
-		defer timer.Stop()
+		ctx, cancel := l.p.patient(context.Background(), l.p.cfg.RequestTimeout, "the server to take a message")
+		defer cancel()
 		for _, handed := range out {
 			select {
 			case <-handed:
-			case <-timer.C:
+			case <-ctx.Done():
 				return err
 			case <-l.ended:
 				return err
@@ -590,11 +590,11 @@ func (l *httpLink) post(body []byte, wait bool) (chan struct{}, error) {
 	if err != nil {
 		return nil, err
 	}
-	timer := time.NewTimer(l.p.stretched(l.p.cfg.RequestTimeout))
-	defer timer.Stop()
+	ctx, cancel := l.p.patient(context.Background(), l.p.cfg.RequestTimeout, "the server to take a message")
+	defer cancel()
 	select {
 	case l.sem <- struct{}{}:
-	case <-timer.C:
+	case <-ctx.Done():
 		l.p.note(fmt.Sprintf("HTTP POST %s: %d requests of the session still await their answer after %v", x.Path, maxHTTPInFlight, l.p.cfg.RequestTimeout))
 		return nil, fmt.Errorf("runner: send: the server took no new request within %v: %w", l.p.cfg.RequestTimeout, ErrTimeout)
 	case <-l.ended:
@@ -608,7 +608,7 @@ func (l *httpLink) post(body []byte, wait bool) (chan struct{}, error) {
 	}
 	select {
 	case <-handed:
-	case <-timer.C:
+	case <-ctx.Done():
 	case <-l.ended:
 	}
 	return nil, nil
