@@ -151,6 +151,7 @@ func (p *Process) ProbeHTTP(ctx context.Context, body []byte, set http.Header) (
 		req.Header[http.CanonicalHeaderKey(name)] = slices.Clone(vs)
 	}
 	x := l.newExchange(req, o, "probe")
+	replayable(req)
 	resp, err := l.t.client.Do(req)
 	if err != nil {
 		l.failed(x, err, "probe")
@@ -649,7 +650,21 @@ func (l *httpLink) newPost(o outbound) (*http.Request, *HTTPExchange, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("runner: send: %w", err)
 	}
-	return req, l.newExchange(req, o, ""), nil
+	x := l.newExchange(req, o, "")
+	replayable(req)
+	return req, x, nil
+}
+
+// replayable lets the transport send req again on a new connection when
+// the kept-alive one it chose was closed by the server as req went out:
+// a server closes a connection idle past its keep-alive timeout, and on
+// a loaded machine the client learns of it late, so that a request the
+// server never read fails as "connection reset". Go resends only a
+// request it deems idempotent; an Idempotency-Key of no value marks one
+// so without sending the header (net/http.Transport). A request on a new
+// connection is never sent twice.
+func replayable(req *http.Request) {
+	req.Header["Idempotency-Key"] = nil
 }
 
 // postRequest builds the POST of message o with the headers of the
