@@ -634,6 +634,9 @@ func (env *revEnv) config() runner.Config {
 		RequestTimeout: env.timeout(), WaitScale: env.scale, ShutdownGrace: o.ShutdownGrace, KillGrace: o.KillGrace, MaxLineBytes: o.MaxLineBytes}
 	if h := env.eng.http; h != nil {
 		cfg.HTTP, cfg.HTTPMode, cfg.Protocol = h, env.httpMode, env.rev
+		if l := env.eng.local; l != nil {
+			cfg.ServerPID = l.Process().Pid()
+		}
 	}
 	return cfg
 }

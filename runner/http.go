@@ -208,7 +208,7 @@ func NewHTTPTarget(rawURL string, opts HTTPOptions) (*HTTPTarget, error) {
 		MaxIdleConnsPerHost: maxIdleConns,
 		// Below the 5 s after which Node's HTTP server closes an idle
 		// connection: a request sent on a connection the server is
-		// closing is lost (a POST is not sent again).
+		// closing has to be sent again (replayable).
 		IdleConnTimeout:       4 * time.Second,
 		ExpectContinueTimeout: time.Second,
 		ForceAttemptHTTP2:     true,

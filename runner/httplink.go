@@ -137,7 +137,7 @@ func (p *Process) ProbeHTTP(ctx context.Context, body []byte, set http.Header) (
 		return HTTPExchange{}, err
 	}
 	o := readOutbound(body)
-	ctx, cancel := context.WithTimeout(ctx, p.stretched(p.cfg.RequestTimeout))
+	ctx, cancel := p.patient(ctx, p.cfg.RequestTimeout, "the answer to an HTTP probe")
 	defer cancel()
 	stop := context.AfterFunc(l.ctx, cancel)
 	defer stop()
@@ -153,6 +153,7 @@ func (p *Process) ProbeHTTP(ctx context.Context, body []byte, set http.Header) (
 		req.Header[http.CanonicalHeaderKey(name)] = slices.Clone(vs)
 	}
 	x := l.newExchange(req, o, "probe")
+	replayable(req)
 	resp, err := l.t.client.Do(req)
 	if err != nil {
 		l.failed(x, err, "probe")
@@ -179,7 +180,7 @@ func (p *Process) ProbeHTTPMethod(ctx context.Context, method string, set http.H
 	if err := l.sessionOver(); err != nil {
 		return HTTPExchange{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.stretched(p.cfg.RequestTimeout))
+	ctx, cancel := p.patient(ctx, p.cfg.RequestTimeout, "the answer to an HTTP probe")
 	defer cancel()
 	stop := context.AfterFunc(l.ctx, cancel)
 	defer stop()
@@ -389,7 +390,7 @@ func (p *Process) shutdownLink(ctx context.Context) {
 
 // deleteSession ends the legacy session with DELETE.
 func (l *httpLink) deleteSession(ctx context.Context) (*HTTPExchange, error) {
-	ctx, cancel := context.WithTimeout(ctx, l.p.cfg.ShutdownGrace)
+	ctx, cancel := l.p.patient(ctx, l.p.cfg.ShutdownGrace, "the answer to DELETE")
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, l.t.url.String(), nil)
 	if err != nil {
@@ -568,12 +569,12 @@ func (l *httpLink) writeLines(buf []byte, unordered bool) error {
 		}
 	}
 	if len(out) > 0 {
-		timer := time.NewTimer(l.p.stretched(l.p.cfg.RequestTimeout))
-		defer timer.Stop()
+		ctx, cancel := l.p.patient(context.Background(), l.p.cfg.RequestTimeout, "the server to take a message")
+		defer cancel()
 		for _, handed := range out {
 			select {
 			case <-handed:
-			case <-timer.C:
+			case <-ctx.Done():
 				return err
 			case <-l.ended:
 				return err
@@ -630,11 +631,11 @@ func (l *httpLink) post(body []byte, post int, wait bool) (chan struct{}, error)
 	if err != nil {
 		return nil, err
 	}
-	timer := time.NewTimer(l.p.stretched(l.p.cfg.RequestTimeout))
-	defer timer.Stop()
+	ctx, cancel := l.p.patient(context.Background(), l.p.cfg.RequestTimeout, "the server to take a message")
+	defer cancel()
 	select {
 	case l.sem <- struct{}{}:
-	case <-timer.C:
+	case <-ctx.Done():
 		l.p.note(fmt.Sprintf("HTTP POST %s: %d requests of the session still await their answer after %v", x.Path, maxHTTPInFlight, l.p.cfg.RequestTimeout))
 		return nil, fmt.Errorf("runner: send: the server took no new request within %v: %w", l.p.cfg.RequestTimeout, ErrTimeout)
 	case <-l.ended:
@@ -648,7 +649,7 @@ func (l *httpLink) post(body []byte, post int, wait bool) (chan struct{}, error)
 	}
 	select {
 	case <-handed:
-	case <-timer.C:
+	case <-ctx.Done():
 	case <-l.ended:
 	}
 	return nil, nil
@@ -689,7 +690,21 @@ func (l *httpLink) newPost(o outbound) (*http.Request, *HTTPExchange, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("runner: send: %w", err)
 	}
-	return req, l.newExchange(req, o, ""), nil
+	x := l.newExchange(req, o, "")
+	replayable(req)
+	return req, x, nil
+}
+
+// replayable lets the transport send req again on a new connection when
+// the kept-alive one it chose was closed by the server as req went out:
+// a server closes a connection idle past its keep-alive timeout, and on
+// a loaded machine the client learns of it late, so that a request the
+// server never read fails as "connection reset". Go resends only a
+// request it deems idempotent; an Idempotency-Key of no value marks one
+// so without sending the header (net/http.Transport). A request on a new
+// connection is never sent twice.
+func replayable(req *http.Request) {
+	req.Header["Idempotency-Key"] = nil
 }
 
 // postRequest builds the POST of message o with the headers of the

@@ -746,3 +746,46 @@ func TestHTTPSendBatchThen(t *testing.T) {
 		t.Errorf("the last line went out after %d of %d notifications were answered", answeredAtLast, n)
 	}
 }
+
+// TestHTTPClosedKeptConnection: a server that closes a kept-alive
+// connection as a request goes out on it (its keep-alive timeout ran out
+// while the client, on a loaded machine, had not yet seen it) never read
+// that request: the request goes out again on a new connection, and is
+// answered once. The server here closes the connection of its second
+// request unanswered, as such a server would.
+func TestHTTPClosedKeptConnection(t *testing.T) {
+	var mu sync.Mutex
+	var requests int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m := rpcRequest(t, r)
+		mu.Lock()
+		requests++
+		n := requests
+		mu.Unlock()
+		if n == 2 {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			conn.(*net.TCPConn).SetLinger(0) // a reset, as a closed socket answers
+			conn.Close()
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+	}))
+	t.Cleanup(srv.Close)
+	p := startSession(t, srv.URL+"/mcp", HTTPOptions{}, Config{Protocol: protocol.Rev20250618})
+	ctx := testCtx(t)
+	for i := range 2 {
+		if _, err := p.Request(ctx, "ping", nil); err != nil {
+			t.Fatalf("ping %d: %v; want it sent again on a new connection and answered", i+1, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if requests != 3 {
+		t.Errorf("the server saw %d requests, want 3 (the dropped one sent again once)", requests)
+	}
+}

@@ -166,6 +166,10 @@ type Config struct {
 	// StdoutLog makes the server's stdout a log, kept with its stderr
 	// (StderrTail): for a server that speaks over HTTP.
 	StdoutLog bool
+	// ServerPID is, for a session over HTTP with a server this program
+	// started (StartHTTPServer), that server's pid: a wait goes on for as
+	// long as that server waited for a CPU, as it does over stdio.
+	ServerPID int
 }
 
 func (c Config) withDefaults() Config {
@@ -1453,7 +1457,7 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 		p.mu.Unlock()
 		if timer == nil {
 			first := timeout
-			if p.pid > 0 {
+			if p.cpuPid() > 0 {
 				first, starve.due = min(timeout, starveAfter(timeout)), true
 			}
 			timer = time.NewTimer(max(0, first-time.Since(begin)))
@@ -1498,10 +1502,21 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 // threadWaits returns threadWaits of the server's process: nil for a
 // server that is not a process of its own.
 func (p *Process) threadWaits() map[int]time.Duration {
-	if p.pid <= 0 {
+	pid := p.cpuPid()
+	if pid <= 0 {
 		return nil
 	}
-	return threadWaits(p.pid)
+	return threadWaits(pid)
+}
+
+// cpuPid is the process whose wait for a CPU extends p's waits: the
+// server's, or over HTTP the local server's (Config.ServerPID); 0 for
+// none.
+func (p *Process) cpuPid() int {
+	if p.link != nil {
+		return p.cfg.ServerPID
+	}
+	return p.pid
 }
 
 // starved returns how much longer wait w with bound bound goes on because

@@ -1,6 +1,9 @@
 package runner
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // A wait that reaches its bound may have been spent by a server on a
 // machine too busy to run it: its threads runnable, waiting on a CPU's run
@@ -76,4 +79,48 @@ type waitStarve struct {
 	due     bool                  // threadWaits is to be read starveAfter into the wait
 	before  map[int]time.Duration // threadWaits then; nil: unknown
 	granted time.Duration         // extensions given so far
+}
+
+// patient returns a context that ends with parent or once bound has
+// passed, stretched as a wait is (Config.WaitScale) and extended, as
+// Await's waits are, by the time the server waited for a CPU meanwhile:
+// for a wait on p that is no Await (an HTTP probe, the end of a session).
+// Its cause is context.DeadlineExceeded when the bound ended it.
+func (p *Process) patient(parent context.Context, bound time.Duration, what string) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	go func() {
+		timeout := p.stretched(bound)
+		slack := timeout - bound
+		begin := time.Now()
+		var st waitStarve
+		first := timeout
+		if p.cpuPid() > 0 {
+			first, st.due = min(timeout, starveAfter(bound)), true
+		}
+		timer := time.NewTimer(first)
+		defer timer.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-timer.C:
+			}
+			if st.due {
+				st.due = false
+				if left := timeout - time.Since(begin); left > 0 {
+					st.before = p.threadWaits()
+					timer.Reset(left)
+					continue
+				}
+			}
+			if ext := p.starved(waitSpec{what: what}, &st, timeout-st.granted-slack); ext > 0 {
+				timeout += ext
+				timer.Reset(max(0, timeout-time.Since(begin)))
+				continue
+			}
+			cancel(context.DeadlineExceeded)
+			return
+		}
+	}()
+	return ctx, func() { cancel(context.Canceled) }
 }

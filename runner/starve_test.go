@@ -2,12 +2,17 @@ package runner
 
 import (
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
+	"github.com/mcpconform/mcpconform/protocol"
 )
 
 func TestStarveExtension(t *testing.T) {
@@ -147,4 +152,64 @@ func noted(p *Process, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestHTTPWaitCountsServerCPUWait: over HTTP a wait (an answer, a probe's)
+// counts the CPU wait of the local server the session talks to
+// (Config.ServerPID), as a wait over stdio counts its server's. The
+// "server" is a process spinning on a CPU it shares with seven busy ones,
+// so always starved; the answers come after a second against a bound of
+// 500 ms. With its pid the answers are waited for; without it the waits
+// end at their bound.
+func TestHTTPWaitCountsServerCPUWait(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("schedstat is Linux's")
+	}
+	fixturebin.Busy(t, 7, 0)
+	starved := exec.Command(hostileBin(t), "-mode", "busy", "-pin", "0")
+	if err := starved.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		starved.Process.Kill()
+		starved.Wait()
+	})
+	const late = time.Second
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m := rpcRequest(t, r)
+		time.Sleep(late)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+	}))
+	t.Cleanup(srv.Close)
+	for _, tt := range []struct {
+		name   string
+		pid    int
+		answer bool
+	}{
+		{"the server's pid", starved.Process.Pid, true},
+		{"no pid", 0, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := testCtx(t)
+			const bound = 500 * time.Millisecond
+			p := startSession(t, srv.URL+"/mcp", HTTPOptions{}, Config{Protocol: protocol.Rev20250618, StartTimeout: bound, RequestTimeout: bound, ServerPID: tt.pid})
+			_, err := p.Request(ctx, "ping", nil)
+			x, perr := p.ProbeHTTP(ctx, []byte(`{"jsonrpc":"2.0","id":"probe","method":"ping"}`), nil)
+			var te *TimeoutError
+			switch {
+			case tt.answer && (err != nil || perr != nil || x.Status != http.StatusOK):
+				t.Errorf("ping: %v; probe: %d, %v; want both answered, the bound extended by the server's wait for a CPU", err, x.Status, perr)
+			case tt.answer && len(p.CPUWaits()) == 0:
+				t.Errorf("CPUWaits is empty, want the server's wait for a CPU")
+			case !tt.answer && (!errors.As(err, &te) || te.After != bound):
+				t.Errorf("ping = %v, want a timeout after %v", err, bound)
+			case !tt.answer && !errors.Is(perr, ErrUnavailable):
+				t.Errorf("probe = %d, %v, want no answer within the bound", x.Status, perr)
+			}
+			if noted(p, "for a CPU") {
+				t.Errorf("the transcript notes the wait for a CPU: a report quoting it would change with the load")
+			}
+		})
+	}
 }
