@@ -73,23 +73,11 @@ func walkTree(src treeSource, self int, leader procEntry, known map[int]uint64) 
 	if !ok {
 		return nil, false
 	}
-	var w walker
-	w.src = src
-	var prev []procEntry
-	for range walkAttempts {
+	w := walker{src: src}
+	return w.holdStill(func() ([]procEntry, bool, bool) {
 		members, valid := w.walk(root, leader, known)
-		switch {
-		case !valid:
-			prev = nil
-		case !w.metDead:
-			return members, true
-		case prev != nil && sameMembers(prev, members):
-			return members, true
-		default:
-			prev = slices.Clone(members)
-		}
-	}
-	return nil, false
+		return members, valid, true
+	})
 }
 
 // walkDown returns the leader, a child subreaper that is alive, and every
@@ -106,20 +94,32 @@ func walkDown(src treeSource, leader procEntry) ([]procEntry, bool) {
 		now, ok := src.stat(leader.pid)
 		return now, ok && !dead(now) && now.start == leader.start
 	}
-	var w walker
-	w.src = src
-	var prev []procEntry
-	for range walkAttempts {
+	w := walker{src: src}
+	return w.holdStill(func() ([]procEntry, bool, bool) {
 		now, ok := alive()
 		if !ok {
-			return nil, false
+			return nil, false, false
 		}
 		w.queue = append(w.queue[:0], now)
 		members, valid := w.follow()
 		if _, ok := alive(); !ok {
-			return nil, false
+			return nil, false, false
 		}
+		return members, valid, true
+	})
+}
+
+// holdStill repeats walk until one walk met no process mid-exit, or two
+// valid walks in a row found the same members, and returns those members;
+// it gives up after walkAttempts, or at once when walk reports that the
+// walk cannot stand for the tree (usable false).
+func (w *walker) holdStill(walk func() (members []procEntry, valid, usable bool)) ([]procEntry, bool) {
+	var prev []procEntry
+	for range walkAttempts {
+		members, valid, usable := walk()
 		switch {
+		case !usable:
+			return nil, false
 		case !valid:
 			prev = nil
 		case !w.metDead:
