@@ -287,7 +287,10 @@ func TestHostile(t *testing.T) {
 					t.Errorf("Raw holds %d bytes starting %.20q, want the line's head only", len(r.Raw), r.Raw)
 				}
 				// The line is 100 MB; reading it must not have buffered it.
-				if grew := after.TotalAlloc - before.TotalAlloc; grew > 40<<20 {
+				// Reading it allocates ~32 MiB; TotalAlloc also counts what
+				// the package's parallel tests allocate meanwhile, so the
+				// bound sits between that and the line's size.
+				if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
 					t.Errorf("reading the huge line allocated %d bytes", grew)
 				}
 				for _, l := range p.Transcript() {
