@@ -54,21 +54,15 @@ func appendLong(line, frag []byte, most int) []byte {
 		}
 	}
 	if need := len(line) + len(frag); need > cap(line) {
-		line = growLong(line, need, most)
+		size := max(2*cap(line), need, 2*readSize)
+		if cap(line) == 0 {
+			size = max(size, int(lastLongLine.Load())+readSize)
+		}
+		grown := make([]byte, len(line), min(size, max(most, need)))
+		copy(grown, line)
+		line = grown
 	}
 	return append(line, frag...)
-}
-
-// growLong returns line in a buffer of room for at least need bytes, as
-// appendLong grows it.
-func growLong(line []byte, need, most int) []byte {
-	size := max(2*cap(line), need, 2*readSize)
-	if cap(line) == 0 {
-		size = max(size, int(lastLongLine.Load())+readSize)
-	}
-	grown := make([]byte, len(line), min(size, max(most, need)))
-	copy(grown, line)
-	return grown
 }
 
 // putLong gives the buffer of a line nothing kept to the next long line.
@@ -84,8 +78,7 @@ func putLong(line []byte) {
 // bounded by MaxLineBytes whatever the server writes.
 func (p *Process) readStdout() {
 	defer close(p.readerDone)
-	src := &lineSource{r: p.stdout}
-	br := bufio.NewReaderSize(src, readSize)
+	br := bufio.NewReaderSize(p.stdout, readSize)
 	limit := p.cfg.MaxLineBytes
 	var head []byte // the start of a line over the limit
 	for {
@@ -125,11 +118,6 @@ func (p *Process) readStdout() {
 					p.mu.Unlock()
 				} else {
 					long = appendLong(long, frag, limit+1)
-					if err == bufio.ErrBufferFull && br.Buffered() == 0 {
-						var n int
-						long, n, err = p.readLong(src, long, limit+1, total)
-						total += n
-					}
 				}
 			}
 			if tooLong {
@@ -178,77 +166,6 @@ func (p *Process) readStdout() {
 			p.mu.Unlock()
 			return
 		}
-	}
-}
-
-// lineSource is what the reader's buffer reads: the server's stdout,
-// after what the last read of a long line took past its newline.
-type lineSource struct {
-	r     io.Reader
-	rest  []byte // unread bytes, in kept
-	kept  []byte
-	piped bool // the pipe was made larger for long lines
-}
-
-func (s *lineSource) Read(b []byte) (int, error) {
-	if len(s.rest) > 0 {
-		n := copy(b, s.rest)
-		s.rest = s.rest[n:]
-		return n, nil
-	}
-	return s.r.Read(b)
-}
-
-// unread puts b before the bytes not yet read.
-func (s *lineSource) unread(b []byte) {
-	if len(s.rest) == 0 {
-		s.kept = append(s.kept[:0], b...)
-		s.rest = s.kept
-		return
-	}
-	s.rest = append(append(make([]byte, 0, len(b)+len(s.rest)), b...), s.rest...)
-}
-
-// readLong reads the rest of a line whose start (line) filled the
-// reader's buffer straight into line's spare room, growing it as
-// appendLong does and never past most bytes: each byte of a long line is
-// copied once, from the pipe into the bytes the checks get, rather than
-// into the reader's buffer and then into the line. It returns the line,
-// with its newline when it has one (the bytes read past the newline are
-// left in src for the lines after it), how many bytes it read, and nil at
-// the newline, bufio.ErrBufferFull when the line reached most-1 bytes
-// (the limit) without one, or the read's error. total is what the line had before,
-// for the progress that waits read (see streaming).
-func (p *Process) readLong(src *lineSource, line []byte, most, total int) ([]byte, int, error) {
-	if !src.piped {
-		src.piped = true
-		growPipe(src.r)
-	}
-	read := 0
-	for {
-		if len(line) == cap(line) {
-			if len(line) >= most-1 {
-				// The line is at the limit: the buffered reader reads on,
-				// and grows it for its newline only (see readStdout).
-				return line, read, bufio.ErrBufferFull
-			}
-			line = growLong(line, len(line)+1, most)
-		}
-		n, err := src.Read(line[len(line):min(cap(line), most)])
-		chunk := line[len(line) : len(line)+n]
-		read += n
-		if i := bytes.IndexByte(chunk, '\n'); i >= 0 {
-			src.unread(chunk[i+1:])
-			return line[:len(line)+i+1], read - (n - i - 1), nil
-		}
-		line = line[:len(line)+n]
-		if err != nil {
-			return line, read, err
-		}
-		now := time.Now().UnixNano()
-		p.partFrom.CompareAndSwap(0, now)
-		p.partBytes.Store(int64(total + read))
-		p.partAt.Store(now)
 	}
 }
 
