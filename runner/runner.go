@@ -1466,17 +1466,8 @@ func (p *Process) take(ctx context.Context, w waitSpec, match func(Received) boo
 		select {
 		case <-changed:
 		case <-timer.C:
-			if starve.due {
-				starve.due = false
-				if left := timeout - time.Since(begin); left > 0 {
-					starve.before = p.threadWaits()
-					timer.Reset(left)
-					continue
-				}
-			}
-			if ext := p.starved(w, &starve, timeout-starve.granted-slack); ext > 0 {
-				timeout += ext
-				timer.Reset(max(0, timeout-time.Since(begin)))
+			var more bool
+			if timeout, more = p.starveStep(w, &starve, timer, begin, timeout, slack); more {
 				continue
 			}
 			if ext := p.streaming(w, timeout-starve.granted-slack, streamed); ext > 0 {

@@ -105,17 +105,8 @@ func (p *Process) patient(parent context.Context, bound time.Duration, what stri
 				return
 			case <-timer.C:
 			}
-			if st.due {
-				st.due = false
-				if left := timeout - time.Since(begin); left > 0 {
-					st.before = p.threadWaits()
-					timer.Reset(left)
-					continue
-				}
-			}
-			if ext := p.starved(waitSpec{what: what}, &st, timeout-st.granted-slack); ext > 0 {
-				timeout += ext
-				timer.Reset(max(0, timeout-time.Since(begin)))
+			var more bool
+			if timeout, more = p.starveStep(waitSpec{what: what}, &st, timer, begin, timeout, slack); more {
 				continue
 			}
 			cancel(context.DeadlineExceeded)
@@ -123,4 +114,26 @@ func (p *Process) patient(parent context.Context, bound time.Duration, what stri
 		}
 	}()
 	return ctx, func() { cancel(context.Canceled) }
+}
+
+// starveStep is a wait's step when its timer fires: at the wait's
+// starveAfter point it reads the server's CPU waits and sets the timer
+// for the rest of the bound; at the bound it extends timeout by the time
+// the server waited for a CPU meanwhile (starved). It returns the
+// timeout and whether the wait goes on (the timer set again).
+func (p *Process) starveStep(w waitSpec, st *waitStarve, timer *time.Timer, begin time.Time, timeout, slack time.Duration) (time.Duration, bool) {
+	if st.due {
+		st.due = false
+		if left := timeout - time.Since(begin); left > 0 {
+			st.before = p.threadWaits()
+			timer.Reset(left)
+			return timeout, true
+		}
+	}
+	if ext := p.starved(w, st, timeout-st.granted-slack); ext > 0 {
+		timeout += ext
+		timer.Reset(max(0, timeout-time.Since(begin)))
+		return timeout, true
+	}
+	return timeout, false
 }
