@@ -121,21 +121,13 @@ func exchangePrefix(lines []runner.TranscriptLine, limit int) []runner.Transcrip
 func postPrefix(lines []runner.TranscriptLine, limit int) []runner.TranscriptLine {
 	var lead, tail, sends []int
 	own := map[int]*[2][]int{} // by sent line: its exchange's lines, the notes of no POST after it
-	pending := map[string][]int{}
-	read := 0 // sends whose ids are in pending
+	var claims sentClaims
 	claim := func(key string) (int, bool) {
-		for len(pending[key]) == 0 && read < len(sends) {
-			for _, id := range sentIDs(lines[sends[read]].Text) {
-				pending[id] = append(pending[id], sends[read])
-			}
-			read++
-		}
-		q := pending[key]
-		if len(q) == 0 {
+		s, ok := claims.claim(key, len(sends), func(s int) string { return lines[sends[s]].Text })
+		if !ok {
 			return 0, false
 		}
-		pending[key] = q[1:]
-		return q[0], true
+		return sends[s], true
 	}
 	inTail := false // the last line of no POST went to the tail
 	for i, l := range lines {
@@ -228,16 +220,13 @@ const unanchored = -2
 type ordering struct {
 	lines        []runner.TranscriptLine
 	sends, recvs []lineSpan
-	// pending holds the request ids of the sends read so far, each with
-	// the sends that carry it and no response has claimed yet, in order.
-	pending map[string][]int
-	read    int   // sends whose ids are in pending
-	raw     []int // the send each of the first server lines answers, or unanchored
-	fill    []int // raw, with an unanchored line given its next anchored line's send
+	claims       sentClaims
+	raw          []int // the send each of the first server lines answers, or unanchored
+	fill         []int // raw, with an unanchored line given its next anchored line's send
 }
 
 func newOrdering(lines []runner.TranscriptLine) *ordering {
-	o := &ordering{lines: lines, pending: map[string][]int{}}
+	o := &ordering{lines: lines}
 	last := (*[]lineSpan)(nil)
 	for i, l := range lines {
 		if l.Dir == "note" {
@@ -278,18 +267,41 @@ func (o *ordering) claim(r int) int {
 	if !ok || key == "" || key == "null" {
 		return unanchored
 	}
-	for len(o.pending[key]) == 0 && o.read < len(o.sends) {
-		for _, id := range sentIDs(o.lines[o.sends[o.read].from].Text) {
-			o.pending[id] = append(o.pending[id], o.read)
-		}
-		o.read++
-	}
-	q := o.pending[key]
-	if len(q) == 0 {
+	s, ok := o.claims.claim(key, len(o.sends), func(s int) string { return o.lines[o.sends[s].from].Text })
+	if !ok {
 		return unanchored
 	}
-	o.pending[key] = q[1:]
-	return q[0]
+	return s
+}
+
+// sentClaims hands each response id to the first of the sends carrying it
+// that no earlier response claimed, reading the sends' ids in order and
+// only as far as a claim needs.
+type sentClaims struct {
+	// pending holds the request ids of the sends read so far, each with
+	// the sends that carry it and no response has claimed yet, in order.
+	pending map[string][]int
+	read    int // sends whose ids are in pending
+}
+
+// claim returns the send (0 to n-1, text giving its line) that the
+// response with id key answers, claiming it, or false when none does.
+func (c *sentClaims) claim(key string, n int, text func(int) string) (int, bool) {
+	if c.pending == nil {
+		c.pending = map[string][]int{}
+	}
+	for len(c.pending[key]) == 0 && c.read < n {
+		for _, id := range sentIDs(text(c.read)) {
+			c.pending[id] = append(c.pending[id], c.read)
+		}
+		c.read++
+	}
+	q := c.pending[key]
+	if len(q) == 0 {
+		return 0, false
+	}
+	c.pending[key] = q[1:]
+	return q[0], true
 }
 
 // filled returns the send server line r goes with before the order is
