@@ -108,16 +108,12 @@ func fileProblems(rep *report.Report) ([]string, error) {
 		write    func(io.Writer) error
 		validate func([]byte) ([]string, error)
 	}{{"JSON report", rep.WriteJSON, JSON}, {"SARIF log", sarifOf(rep), sarifschema.Errors}} {
-		var buf bytes.Buffer
-		if err := f.write(&buf); err != nil {
-			return nil, fmt.Errorf("write the %s: %w", f.what, err)
-		}
-		errs, err := f.validate(buf.Bytes())
+		problem, err := fileProblem(f.what, f.write, f.validate)
 		if err != nil {
-			return nil, fmt.Errorf("validate the %s: %w", f.what, err)
+			return nil, err
 		}
-		if len(errs) > 0 {
-			out = append(out, fmt.Sprintf("the %s breaks its schema in %d place(s):\n%s", f.what, len(errs), strings.Join(errs, "\n")))
+		if problem != "" {
+			out = append(out, problem)
 		}
 	}
 	return out, nil
@@ -152,17 +148,31 @@ func Files(t testing.TB, jsonFile, junitFile, badgeFile string) {
 
 func check(t testing.TB, what string, write func(io.Writer) error, validate func([]byte) ([]string, error)) {
 	t.Helper()
+	problem, err := fileProblem(what, write, validate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if problem != "" {
+		t.Error(problem)
+	}
+}
+
+// fileProblem writes a file with write and validates it: it returns how
+// the file breaks its schema ("" when it does not), or why it could not be
+// written or validated.
+func fileProblem(what string, write func(io.Writer) error, validate func([]byte) ([]string, error)) (string, error) {
 	var buf bytes.Buffer
 	if err := write(&buf); err != nil {
-		t.Fatalf("write the %s: %v", what, err)
+		return "", fmt.Errorf("write the %s: %w", what, err)
 	}
 	errs, err := validate(buf.Bytes())
 	if err != nil {
-		t.Fatalf("validate the %s: %v", what, err)
+		return "", fmt.Errorf("validate the %s: %w", what, err)
 	}
 	if len(errs) > 0 {
-		t.Errorf("the %s breaks its schema in %d place(s):\n%s", what, len(errs), strings.Join(errs, "\n"))
+		return fmt.Sprintf("the %s breaks its schema in %d place(s):\n%s", what, len(errs), strings.Join(errs, "\n")), nil
 	}
+	return "", nil
 }
 
 // JSON validates a JSON report against docs/report-schema.json and
