@@ -4,6 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -13,6 +16,8 @@ import (
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 	"github.com/mcpconform/mcpconform/internal/fixtures/mutant"
 	"github.com/mcpconform/mcpconform/internal/reportcheck"
+	"github.com/mcpconform/mcpconform/internal/serverexec"
+	"github.com/mcpconform/mcpconform/runner"
 )
 
 // The mutant harness: internal/fixtures/mutant is the reference server with
@@ -205,4 +210,32 @@ func judgeMutant(rep *Report, want []mutantWant) []string {
 		problems = append(problems, fmt.Sprintf("want %s of %s (revision %q, reason containing %q); got %v", w.Status, w.ID, w.Revision, w.Reason, got))
 	}
 	return problems
+}
+
+// TestMutantStartsAsItself: the runner starts the mutant command as it is,
+// not through the trampoline (fixturebin.MainTrampoline,
+// serverexec.Direct): once the process answers as the mutant, the
+// environment the kernel started its program with still names the server
+// to become, which the trampoline removes before it executes the server.
+func TestMutantStartsAsItself(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the trampoline starts servers on Linux only")
+	}
+	t.Parallel()
+	bin := mutantBinary(t)
+	p, err := runner.Start(context.Background(), runner.Config{Command: []string{bin, "-mutation", "none"}, RequestTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	if _, err := p.Request(context.Background(), "ping", nil); err != nil {
+		t.Fatalf("ping: %v", err)
+	}
+	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", p.Pid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(strings.Split(string(env), "\x00"), serverexec.Var+"="+bin) {
+		t.Errorf("the mutant's process was not started as the mutant: its initial environment lacks %s=%s", serverexec.Var, bin)
+	}
 }

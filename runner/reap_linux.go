@@ -60,7 +60,9 @@ func startCommand(cmd *exec.Cmd) bool {
 		cmd.Env = os.Environ()
 	}
 	cmd.Env = append(cmd.Env, execVar+"="+cmd.Path)
-	cmd.Path = serverexec.Program
+	if serverexec.Direct == nil || !serverexec.Direct(path) {
+		cmd.Path = serverexec.Program
+	}
 	return true
 }
 

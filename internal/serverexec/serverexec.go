@@ -20,3 +20,10 @@ const Var = "MCPCONFORM_RUNNER_EXEC"
 // internal/serverexec/trampoline instead, which runs the same
 // initialisation at a fraction of the start-up cost of a test binary.
 var Program = "/proc/self/exe"
+
+// Direct, when set, reports whether the server at path imports this
+// package itself: the runner then starts it with Var naming it, and its
+// own initialisation makes it a child subreaper before the rest of it
+// runs (see become), with no program executed before it. A test binary
+// sets it before its tests start any server.
+var Direct func(path string) bool
