@@ -932,8 +932,9 @@ func (e *sessionLostError) Error() string {
 
 func (e *sessionLostError) Unwrap() error { return e.cause }
 
-// order returns the checks in run order: prerequisites first, then by id;
-// Final checks last.
+// order returns the checks in run order: prerequisites first (and the
+// checks whose session a check's group takes over), then by id; Final
+// checks last.
 func order(checks []*Check) []*Check {
 	byID := map[string]*Check{}
 	for _, c := range checks {
@@ -947,7 +948,7 @@ func order(checks []*Check) []*Check {
 			return // done, or a cycle: the cycle's order is then by id
 		}
 		seen[c.ID] = 1
-		for _, id := range append(slices.Clone(c.Prereqs), c.After...) {
+		for _, id := range slices.Concat(c.Prereqs, c.After, handedAfter(c, checks)) {
 			if p, ok := byID[id]; ok {
 				visit(p)
 			}
