@@ -292,6 +292,29 @@ func createdTask(m *protocol.Message) (taskView, bool) {
 	return *created.Task, true
 }
 
+// retireOnTask retires c, a spare session, when m, the answer to a
+// tools/call on it, is not a tool's result or an error: a task it created
+// (or what else a server answered) may run on where a later check would
+// see it.
+func retireOnTask(t *T, c *Conn, m *protocol.Message) {
+	if m.Error != nil {
+		return
+	}
+	if _, created := createdTask(m); created || !toolResult(m) {
+		t.Retire(c)
+	}
+}
+
+// toolResult reports whether m's result is a tool's (content, and no
+// task).
+func toolResult(m *protocol.Message) bool {
+	var r struct {
+		Content json.RawMessage `json:"content"`
+		Task    json.RawMessage `json:"task"`
+	}
+	return json.Unmarshal(m.Result, &r) == nil && len(r.Content) > 0 && string(r.Content) != "null" && r.Task == nil
+}
+
 // isTaskTool reports whether tool can run as a task (observeTasks calls
 // one).
 func isTaskTool(tool protocol.Tool) bool {
@@ -1032,14 +1055,12 @@ func init() {
 			})
 			// The scratch session: the check judges only the answer to its
 			// own call, and an error (the right answer) leaves nothing
-			// behind; a result may have created a task, so that process is
-			// not handed on.
+			// behind, nor does a tool's result (the call ran to its end); a
+			// task created may run on, so that process is not handed on.
 			c := t.Scratch()
 			m := c.MustRequest(protocol.MethodToolsCall, map[string]any{"name": tool.Name,
 				"arguments": sampleArgs(toolSchemaMap(tool.InputSchema)), "task": map[string]any{"ttl": 60000}})
-			if m.Error == nil {
-				t.Retire(c)
-			}
+			retireOnTask(t, c, m)
 			t.Expect("error -32601")
 			judgeErrorCode(t, m, protocol.CodeMethodNotFound, fmt.Sprintf("the task-augmented call of %s, which does not support tasks, returned a result", tool.Name),
 				"the task-augmented call of "+tool.Name+", which does not support tasks, got error %d, not -32601", false)
@@ -1067,9 +1088,7 @@ func init() {
 			tool := tools[0]
 			c := t.Scratch() // as in tasks.tool.forbidden
 			m := c.MustRequest(protocol.MethodToolsCall, map[string]any{"name": tool.Name, "arguments": t.ArgsFor(tool)})
-			if m.Error == nil {
-				t.Retire(c)
-			}
+			retireOnTask(t, c, m)
 			t.Expect("error -32601")
 			if m.Error != nil && m.Error.Code == protocol.CodeInvalidRequest {
 				// tasks.mdx §Protocol Errors lets a receiver that requires
