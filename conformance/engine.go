@@ -932,9 +932,8 @@ func (e *sessionLostError) Error() string {
 
 func (e *sessionLostError) Unwrap() error { return e.cause }
 
-// order returns the checks in run order: prerequisites first (and the
-// checks whose session a check's group takes over), then by id; Final
-// checks last.
+// order returns the checks in run order: prerequisites first, then by id;
+// Final checks last.
 func order(checks []*Check) []*Check {
 	byID := map[string]*Check{}
 	for _, c := range checks {
@@ -948,7 +947,7 @@ func order(checks []*Check) []*Check {
 			return // done, or a cycle: the cycle's order is then by id
 		}
 		seen[c.ID] = 1
-		for _, id := range slices.Concat(c.Prereqs, c.After, handedAfter(c, checks)) {
+		for _, id := range append(slices.Clone(c.Prereqs), c.After...) {
 			if p, ok := byID[id]; ok {
 				visit(p)
 			}
@@ -985,6 +984,9 @@ func (env *revEnv) runAll(ctx context.Context) {
 // set, is called before the first Final check.
 func (env *revEnv) runChecks(ctx context.Context, beforeFinal func()) {
 	checks := order(env.checks)
+	if env.rev != protocol.Modern {
+		checks = handOverOrder(checks)
+	}
 	byID := make(map[string]*Check, len(checks))
 	for _, c := range checks {
 		byID[c.ID] = c

@@ -216,7 +216,7 @@ func (c *Conn) openModern(t *T) error {
 // the client capabilities the session it takes may declare; the spare is
 // handed over only while fit for the group that takes it (fitFor), and
 // that group's checks run after those of the group it takes from
-// (handedAfter).
+// (handOverOrder).
 type handOver struct {
 	to, from string // SharedBy keys: the group that takes the process over, and the one it comes from
 }
@@ -249,25 +249,41 @@ var sessionGroups = map[string]sessionGroup{
 	surveyKey:    {areas: []string{"elicitation", "roots", "sampling"}},
 	cancelKey:    {areas: []string{"cancellation"}},
 	stateSession: {ids: stateChecks},
-	argumentsKey: {ids: []string{"property.arguments.invalid-rejected", "property.arguments.valid-accepted"}},
+	argumentsKey: {ids: []string{"property.arguments.invalid-rejected", "property.arguments.valid-accepted", "property.jsonrpc.malformed-answered", "property.jsonrpc.malformed-parse-error"}},
 }
 
-// handedAfter returns the ids of the checks among all that run before c
-// because c's group takes over their group's session (handOvers); a
-// Final check, which runs last anyway, is none of them.
-func handedAfter(c *Check, all []*Check) []string {
-	var out []string
+// handOverOrder returns checks, in run order, with each group that takes
+// a session over (handOvers, in turn) moved to just after the last check
+// of the group it takes from, the moved checks in their own order: the
+// other checks keep their places, and a group's checks depend only on
+// each other's or on the group whose session they take.
+func handOverOrder(checks []*Check) []*Check {
 	for _, h := range handOvers {
-		if !sessionGroups[h.to].has(c) {
-			continue
-		}
-		for _, o := range all {
-			if o != c && !o.Final && sessionGroups[h.from].has(o) && !sessionGroups[h.to].has(o) {
-				out = append(out, o.ID)
+		from, to := sessionGroups[h.from], sessionGroups[h.to]
+		last := -1
+		for i, c := range checks {
+			if !c.Final && from.has(c) && !to.has(c) {
+				last = i
 			}
 		}
+		if last < 0 {
+			continue
+		}
+		out := make([]*Check, 0, len(checks))
+		var moved []*Check
+		for i, c := range checks {
+			if i < last && !c.Final && to.has(c) && !from.has(c) {
+				moved = append(moved, c)
+				continue
+			}
+			out = append(out, c)
+			if i == last {
+				out = append(out, moved...)
+			}
+		}
+		checks = out
 	}
-	return out
+	return checks
 }
 
 // stateChecks are the checks that share the state session.
