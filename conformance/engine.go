@@ -987,6 +987,9 @@ func (env *revEnv) runAll(ctx context.Context) {
 // set, is called before the first Final check.
 func (env *revEnv) runChecks(ctx context.Context, beforeFinal func()) {
 	checks := order(env.checks)
+	if env.rev != protocol.Modern {
+		checks = handOverOrder(checks)
+	}
 	byID := make(map[string]*Check, len(checks))
 	for _, c := range checks {
 		byID[c.ID] = c
