@@ -183,7 +183,9 @@ const cancelKey = "cancellation"
 // another: each judges only the ids it sent, so what an earlier one left
 // running (a cancelled call a server went on with) cannot change a later
 // one's verdict, and a process that missed an answer is not handed on.
-// Once they have all run, the state checks take it over (handOvers).
+// On a legacy revision it is the survey's session once the feature checks
+// have all run, when that is open and fit to share; once they have all
+// run, the state checks take it over (handOvers).
 func cancelSession(t *T) *Conn { return t.SharedBy(cancelKey) }
 
 // responseTo returns the response with id key among items, or nil.
@@ -286,7 +288,7 @@ func init() {
 			"Invalid cancellation notifications SHOULD be ignored: Already completed requests")},
 		Refs:      cancellationRefs("Error Handling"),
 		Starts:    1, // the first of the cancellation checks (by id) opens their session
-		StartsWhy: "a session apart, shared by the cancellation checks: a cancelled call may leave work running that the shared session must not see",
+		StartsWhy: "a session apart, shared by the cancellation checks: a cancelled call may leave work running that the shared session must not see (in a legacy revision, the survey's session once the feature checks are done, when they opened one)",
 		Spare:     cancelKey,
 		Run: func(t *T) {
 			c := cancelSession(t)
