@@ -748,9 +748,12 @@ func (s *session) closeGet(st *stream) {
 // should not answer with a stream) while it is open; a message of a task
 // to the stream of that task's tasks/result, else the GET stream; any
 // other to the stream of the request whose progress it reports, else to
-// the oldest open request stream, else to the GET stream; and when there
-// is no GET stream it waits for one. An HTTP+SSE session has one stream
-// for all. The server's lock is held.
+// the GET stream; and when there is no GET stream it waits for one. A
+// message that relates to no request goes on no request's stream (the
+// messages before a response "SHOULD relate to the originating client
+// request"), so where it goes never rests on which requests happen to be
+// open. An HTTP+SSE session has one stream for all. The server's lock is
+// held.
 func (s *session) route(line []byte, origin *stream) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -781,15 +784,8 @@ func (s *session) route(line []byte, origin *stream) {
 				return
 			}
 		}
-	} else {
-		if st := s.tokens[progressToken(line)]; st != nil && st.push(line, false) {
-			return
-		}
-		for _, st := range s.streams {
-			if st.method != protocol.MethodTasksGet && st.push(line, false) {
-				return
-			}
-		}
+	} else if st := s.tokens[progressToken(line)]; st != nil && st.push(line, false) {
+		return
 	}
 	if s.get != nil && s.get.push(line, false) {
 		return

@@ -1,6 +1,7 @@
 package httpserver
 
 import (
+	"bufio"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -130,5 +131,54 @@ func TestHandlerRules(t *testing.T) {
 	resp.Body.Close()
 	if code, _, _ := post(t, url, `{"jsonrpc":"2.0","id":9,"method":"ping"}`, protocol.HeaderSessionID, session); code != http.StatusNotFound {
 		t.Errorf("a request to the ended session: %d, want 404", code)
+	}
+}
+
+// TestUnrelatedMessagesAvoidRequestStreams: a message that relates to no
+// open request (an update of a subscribed live document, which follows
+// the response of the request that moved the feed) goes to the GET
+// stream, never onto the stream of another request that happens to be
+// open, so where it lands does not rest on timing.
+func TestUnrelatedMessagesAvoidRequestStreams(t *testing.T) {
+	h := New(server.Options{Principal: demo.DefaultPrincipal(), Async: true})
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); srv.Close() })
+	url := srv.URL + MCPPath
+	_, hdr, _ := post(t, url, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	session := hdr.Get(protocol.HeaderSessionID)
+	post(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, protocol.HeaderSessionID, session)
+	if _, _, body := post(t, url, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"bank://fx/rates/live"}}`, protocol.HeaderSessionID, session); errorCodeOf(body) != 0 || !strings.Contains(body, `"id":2`) {
+		t.Fatalf("resources/subscribe: %s", body)
+	}
+
+	// A call in flight, its stream open (its first progress came).
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"`+server.ToolWait+`","arguments":{"durationMs":500,"steps":5},"_meta":{"progressToken":"wait"}}}`))
+	req.Header.Set("Content-Type", protocol.MediaJSON)
+	req.Header.Set("Accept", protocol.AcceptBoth)
+	req.Header.Set(protocol.HeaderSessionID, session)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	var stream strings.Builder
+	for !strings.Contains(stream.String(), "notifications/progress") {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no progress on the call's stream: %v (%q)", err, stream.String())
+		}
+		stream.WriteString(line)
+	}
+
+	// A ping moves the live feed: its update follows the ping's answer.
+	post(t, url, `{"jsonrpc":"2.0","id":4,"method":"ping"}`, protocol.HeaderSessionID, session)
+	rest, _ := io.ReadAll(r)
+	stream.Write(rest)
+	// The call moved the feed too, before its response: that update is
+	// its own.
+	if got := stream.String(); strings.Count(got, "resources/updated") != 1 || !strings.Contains(got, `"id":3`) {
+		t.Errorf("the call's stream carried another request's update of the subscription:\n%s", got)
 	}
 }
