@@ -604,7 +604,19 @@ func (s *session) post(w http.ResponseWriter, r *http.Request, m message) {
 	case "request":
 		st := s.openStream(m)
 		s.srv.HandleLineWith(m.body, func(out [][]byte) {
+			// What handling the request made (the updates of a live
+			// document it moved, say) goes on its stream ahead of its
+			// response, which ends the stream: after it, the messages
+			// would go wherever another stream happened to be open.
+			var final [][]byte
 			for _, line := range out {
+				if responseKey(line) == st.key {
+					final = append(final, line)
+					continue
+				}
+				s.route(line, st)
+			}
+			for _, line := range final {
 				s.route(line, st)
 			}
 		})

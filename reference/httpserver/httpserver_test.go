@@ -134,11 +134,11 @@ func TestHandlerRules(t *testing.T) {
 	}
 }
 
-// TestUnrelatedMessagesAvoidRequestStreams: a message that relates to no
-// open request (an update of a subscribed live document, which follows
-// the response of the request that moved the feed) goes to the GET
-// stream, never onto the stream of another request that happens to be
-// open, so where it lands does not rest on timing.
+// TestUnrelatedMessagesAvoidRequestStreams: the update of a subscribed
+// live document that a request's handling made goes on that request's
+// stream, ahead of its response, never onto the stream of another
+// request that happens to be open, so where it lands does not rest on
+// timing.
 func TestUnrelatedMessagesAvoidRequestStreams(t *testing.T) {
 	h := New(server.Options{Principal: demo.DefaultPrincipal(), Async: true})
 	srv := httptest.NewServer(h)
@@ -172,7 +172,7 @@ func TestUnrelatedMessagesAvoidRequestStreams(t *testing.T) {
 		stream.WriteString(line)
 	}
 
-	// A ping moves the live feed: its update follows the ping's answer.
+	// A ping moves the live feed: its update is the ping's.
 	post(t, url, `{"jsonrpc":"2.0","id":4,"method":"ping"}`, protocol.HeaderSessionID, session)
 	rest, _ := io.ReadAll(r)
 	stream.Write(rest)
