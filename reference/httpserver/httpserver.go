@@ -344,7 +344,9 @@ func (h *Handler) postSSE(w http.ResponseWriter, r *http.Request) {
 // newSession starts a legacy (or HTTP+SSE) session with a server of its
 // own.
 func (h *Handler) newSession(sse bool) *session {
-	s := &session{id: newSessionID(), sse: sse, srv: server.New(h.opts), tokens: map[string]*stream{}}
+	opts := h.opts
+	opts.StreamPerRequest = !sse
+	s := &session{id: newSessionID(), sse: sse, srv: server.New(opts), tokens: map[string]*stream{}}
 	s.srv.SetOutput(func(line []byte) { s.route(line, nil) })
 	h.mu.Lock()
 	h.sessions[s.id] = s
