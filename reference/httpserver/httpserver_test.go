@@ -140,13 +140,7 @@ func TestHandlerRules(t *testing.T) {
 // request that happens to be open, so where it lands does not rest on
 // timing.
 func TestUnrelatedMessagesAvoidRequestStreams(t *testing.T) {
-	h := New(server.Options{Principal: demo.DefaultPrincipal(), Async: true})
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() { h.Close(); srv.Close() })
-	url := srv.URL + MCPPath
-	_, hdr, _ := post(t, url, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	session := hdr.Get(protocol.HeaderSessionID)
-	post(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, protocol.HeaderSessionID, session)
+	url, session := asyncSession(t)
 	if _, _, body := post(t, url, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"bank://fx/rates/live"}}`, protocol.HeaderSessionID, session); errorCodeOf(body) != 0 || !strings.Contains(body, `"id":2`) {
 		t.Fatalf("resources/subscribe: %s", body)
 	}
@@ -197,16 +191,25 @@ func waitInFlight(t *testing.T, url, session string) (*bufio.Reader, *strings.Bu
 // flight: each request has a stream of its own, so its answer waits
 // behind no other, and how it is answered does not rest on timing.
 func TestQuickCallAnsweredAtOnce(t *testing.T) {
-	h := New(server.Options{Principal: demo.DefaultPrincipal(), Async: true})
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() { h.Close(); srv.Close() })
-	url := srv.URL + MCPPath
-	_, hdr, _ := post(t, url, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	session := hdr.Get(protocol.HeaderSessionID)
-	post(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, protocol.HeaderSessionID, session)
+	url, session := asyncSession(t)
 	waitInFlight(t, url, session)
 	_, hdr, body := post(t, url, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"`+server.ToolWait+`","arguments":{"durationMs":0}}}`, protocol.HeaderSessionID, session)
 	if ct := hdr.Get("Content-Type"); !strings.HasPrefix(ct, protocol.MediaJSON) || !strings.Contains(body, `"id":4`) {
 		t.Errorf("the quick call was answered with %s:\n%s", ct, body)
 	}
+}
+
+// asyncSession serves the reference with its asynchronous tools over
+// HTTP and opens a 2025-11-25 session; it returns the endpoint and the
+// session id.
+func asyncSession(t *testing.T) (url, session string) {
+	t.Helper()
+	h := New(server.Options{Principal: demo.DefaultPrincipal(), Async: true})
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); srv.Close() })
+	url = srv.URL + MCPPath
+	_, hdr, _ := post(t, url, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	session = hdr.Get(protocol.HeaderSessionID)
+	post(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, protocol.HeaderSessionID, session)
+	return url, session
 }
