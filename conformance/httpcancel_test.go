@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpconform/mcpconform/reference/httpserver"
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/reference/httpserver"
 )
 
 // pingStreams answers a session's legacy pings as SSE streams, each
