@@ -1,14 +1,17 @@
-# The README's test command and .ci/run: `make check` (lint and test).
+# The README's test command and .ci/run: `make check` (lint, test and
+# sweeps). `make test` alone is the loop while changing code.
 GO ?= go
 
 # The sweeps: whole catalogue runs against the pinned real servers, side
 # by side beside busy loops, and against a slow server, and the release
 # build of every archive (a cross-compilation per platform). `make test`
-# and `make check` (what CI runs) leave them out: the real servers over
-# HTTP beside busy loops do not yet hold their verdicts on a 2-core
-# machine; `make sweeps` runs them, before a release and whenever a
-# change touches what real servers see.
+# leaves them out, to stay a few minutes; `make check` (what CI runs)
+# runs them after it. SWEEP_PKGS holds every package with a test SWEEPS
+# names: the sweeps build and run only those test binaries, so that the
+# release build runs beside the real servers instead of queueing behind
+# the links of every other package's tests.
 SWEEPS := ^(TestReal.*|TestReleaseArchives|TestSlowStartingDualEraServer|TestBusyWorker|TestGoSDKWithoutValidation|TestSlowServerSameVerdictsUnderLoad)$$
+SWEEP_PKGS := ./conformance/ ./scripts/
 
 # The real-server test drives the pinned @modelcontextprotocol/server-everything;
 # npm installs it from the lock file whenever the lock file is newer.
@@ -20,7 +23,7 @@ XSD_STAMP := $(XSD_DIR)/.installed
 
 all: check
 
-check: lint test
+check: lint test sweeps
 
 build:
 	$(GO) build ./...
@@ -81,7 +84,7 @@ test: deps
 
 sweeps: deps
 	mkdir -p test-artifacts
-	MCPCONFORM_ARTIFACTS=$(CURDIR)/test-artifacts $(GO) tool gotestsum --format testname -- -count=1 -timeout 15m -run '$(SWEEPS)' ./...
+	MCPCONFORM_ARTIFACTS=$(CURDIR)/test-artifacts $(GO) tool gotestsum --format testname -- -count=1 -timeout 15m -run '$(SWEEPS)' $(SWEEP_PKGS)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -3,6 +3,7 @@ package conformance
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -182,7 +183,9 @@ const cancelKey = "cancellation"
 // another: each judges only the ids it sent, so what an earlier one left
 // running (a cancelled call a server went on with) cannot change a later
 // one's verdict, and a process that missed an answer is not handed on.
-// Once they have all run, the state checks take it over (handOvers).
+// On a legacy revision it is the survey's session once the feature checks
+// have all run, when that is open and fit to share; once they have all
+// run, the state checks take it over (handOvers).
 func cancelSession(t *T) *Conn { return t.SharedBy(cancelKey) }
 
 // responseTo returns the response with id key among items, or nil.
@@ -285,7 +288,7 @@ func init() {
 			"Invalid cancellation notifications SHOULD be ignored: Already completed requests")},
 		Refs:      cancellationRefs("Error Handling"),
 		Starts:    1, // the first of the cancellation checks (by id) opens their session
-		StartsWhy: "a session apart, shared by the cancellation checks: a cancelled call may leave work running that the shared session must not see",
+		StartsWhy: "a session apart, shared by the cancellation checks: a cancelled call may leave work running that the shared session must not see (in a legacy revision, the survey's session once the feature checks are done, when they opened one)",
 		Spare:     cancelKey,
 		Run: func(t *T) {
 			c := cancelSession(t)
@@ -498,7 +501,11 @@ func judgeServingAfterCancel(t *T, c *Conn) {
 
 // serverCancels returns the notifications/cancelled the server sent whose
 // requestId bad rejects, given the ids of the server's own requests and the
-// methods of the client's requests by id key, per process.
+// methods of the client's requests by id key, per process. A request of
+// the server counts when it came before the cancel on the same stream
+// (stdio has one) or, over HTTP, on any other stream: the order of two
+// streams relative to each other is nobody's to see, so a request that
+// came on another stream may well have been issued first.
 func serverCancels(t *T, bad func(own map[string]bool, client map[string]string, key string) bool) []inboundMessage {
 	t.env.mu.Lock()
 	conns := slices.Clone(t.env.conns)
@@ -507,9 +514,20 @@ func serverCancels(t *T, bad func(own map[string]bool, client map[string]string,
 	for _, c := range conns {
 		own, client := map[string]bool{}, map[string]string{}
 		// The suite's lines as parsed messages, the server's classified.
-		_, msgs := c.messages()
+		tl, msgs := c.messages()
 		lines := c.parsed()
-		for i, l := range lines[:min(len(lines), len(msgs))] {
+		n := min(len(lines), len(msgs), len(tl))
+		// The streams (by POST; 0 is the GET stream) each request id of
+		// the server came on, over HTTP.
+		streams := map[string][]int{}
+		if c.p.Transport() == TransportHTTP {
+			for i, l := range lines[:n] {
+				if l.dir == "recv" && l.obj != nil && isServerRequest(l.obj) {
+					streams[idKey(l.obj)] = append(streams[idKey(l.obj)], tl[i].Post)
+				}
+			}
+		}
+		for i, l := range lines[:n] {
 			if m := msgs[i]; l.dir == "send" && m != nil && m.Method != "" && m.ID != nil {
 				client[m.IDKey()] = m.Method
 			}
@@ -527,7 +545,13 @@ func serverCancels(t *T, bad func(own map[string]bool, client map[string]string,
 					continue // a task cancel (2025-11-25) or a malformed one: the shape checks judge it
 				}
 				raw, _ := json.Marshal(rid)
-				if bad(own, client, protocol.IDKey(raw)) {
+				key := protocol.IDKey(raw)
+				issued := own
+				if slices.ContainsFunc(streams[key], func(post int) bool { return post != tl[i].Post }) {
+					issued = maps.Clone(own)
+					issued[key] = true
+				}
+				if bad(issued, client, key) {
 					out = append(out, inboundMessage{process: c.name, text: l.text, obj: l.obj})
 				}
 			}

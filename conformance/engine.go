@@ -538,9 +538,13 @@ type revEnv struct {
 	spares        map[string]*Conn // spare sessions by slot (spare.go); checks of one revision run one at a time
 	warm          []warmProc       // processes started ahead of need (warm.go)
 	results       map[string]*Result
-	began         time.Time     // when the revision's part began (timing.go)
-	took          time.Duration // how long it took
-	fresh         int           // processes started, warm ones included: a Conn's seq
+	// cleared holds the owners of a probe's method (answerOwner) that
+	// were answered when run at once for a check whose process stopped
+	// answering: later such silences are the checks' own (chargeStall).
+	cleared map[string]bool
+	began   time.Time     // when the revision's part began (timing.go)
+	took    time.Duration // how long it took
+	fresh   int           // processes started, warm ones included: a Conn's seq
 	// taken and rerunTaken count the processes checks took, for their
 	// labels (admit).
 	taken, rerunTaken int
@@ -767,6 +771,7 @@ type stallRecord struct {
 	cause     error
 	proc      *runner.Process
 	silent    bool // the process had never written a line
+	probed    bool // the probe sent after the request went unanswered too, and the probe's owner judges it (chargeStall)
 	responses int  // responses the process had written by then (runner.Process.Responses)
 	processes int  // processes stalled so far, when this record trips the breaker
 }
@@ -782,6 +787,21 @@ func (env *revEnv) noteStall(check, method string, p *runner.Process, err error)
 		}
 	}
 	env.stalls = append(env.stalls, stallRecord{check: check, method: method, cause: err, proc: p, silent: !p.HasSpoken(), responses: p.Responses()})
+}
+
+// noteProbeStall records that s.proc answered neither a request of check
+// nor the probe after it: the stall is the probe's (chargeStall).
+func (env *revEnv) noteProbeStall(check string, s *probeStall) {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	rec := stallRecord{check: check, method: s.probe, cause: s.err, proc: s.proc, silent: !s.proc.HasSpoken(), responses: s.proc.Responses(), probed: true}
+	for i := range env.stalls {
+		if env.stalls[i].proc == s.proc {
+			env.stalls[i] = rec
+			return
+		}
+	}
+	env.stalls = append(env.stalls, rec)
 }
 
 // settleStalls forgets the stalls check recorded in processes that wrote a
@@ -987,6 +1007,9 @@ func (env *revEnv) runAll(ctx context.Context) {
 // set, is called before the first Final check.
 func (env *revEnv) runChecks(ctx context.Context, beforeFinal func()) {
 	checks := order(env.checks)
+	if env.rev != protocol.Modern {
+		checks = handOverOrder(checks)
+	}
 	byID := make(map[string]*Check, len(checks))
 	for _, c := range checks {
 		byID[c.ID] = c
@@ -1001,19 +1024,44 @@ func (env *revEnv) runChecks(ctx context.Context, beforeFinal func()) {
 		}
 		env.prewarm(ctx, checks[i:])
 		env.results[c.ID] = env.runOne(ctx, c)
-		if o := env.stallOwner(c.ID, byID); o != nil {
+		for again := true; again; {
+			again = false
+			o := env.stallOwner(c.ID, byID)
+			if o == nil {
+				break
+			}
 			// The check stalled on a request whose answer another check
 			// judges: run that one now, so that whether the server hangs
 			// is settled before the checks in between each wait for it.
+			probed := env.stallOwedTo(o.ID).probed
 			env.results[o.ID] = env.runOne(ctx, o)
 			if r := env.results[c.ID]; r.Status == StatusBlocked && r.BlockedBy == o.ID && !faulted(env.results[o.ID].Status) {
 				// The owner was answered with twice the patience: the
 				// stall was a slow machine, and c's block rested on
 				// nothing the owner saw. Judge c again.
+				if probed {
+					// Or the silence was c's own request's: the probe's
+					// owner, answered in a fresh process, is judged in
+					// its place as though not pulled forward, and c,
+					// judged again, may owe its silence to the check of
+					// the request that went unanswered (tools.list.shape
+					// for a tools/list).
+					delete(env.results, o.ID)
+					env.clear(o.ID)
+					again = true
+				}
 				env.results[c.ID] = env.runOne(ctx, c)
 			}
 		}
 	}
+}
+
+// clear records that the owner of a probe's method was answered (cleared).
+func (env *revEnv) clear(owner string) {
+	if env.cleared == nil {
+		env.cleared = map[string]bool{}
+	}
+	env.cleared[owner] = true
 }
 
 // faulted reports whether a check's status says the check found (or could
@@ -1230,6 +1278,7 @@ func (env *revEnv) execute(ctx context.Context, c *Check, slow bool) *T {
 		t.notes = append(t.notes, joinMessages(t.messages))
 		t.status, t.messages, t.blocker = StatusNotVerified, []string{why}, ""
 	}
+	env.chargeStall(t)
 	return t
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
@@ -74,6 +75,9 @@ func (c *Conn) afterSilence(method, key string, sent time.Time, err error) (*pro
 		// Neither came: the process stopped answering (the transcript
 		// shows the probe and its wait).
 		c.stallAgain(key, err)
+		if errors.Is(werr, runner.ErrTimeout) && c.ctx().Err() == nil {
+			c.t.noteProbeStall(method, probe, c.p, err)
+		}
 		return nil, err
 	case r.Answers(key):
 		late := time.Since(sent)
@@ -85,6 +89,61 @@ func (c *Conn) afterSilence(method, key string, sent time.Time, err error) (*pro
 		return runner.AnswerOf(r, key)
 	}
 	return nil, &silenceError{err: err, probe: probe}
+}
+
+// probeStall is a request of a check that went unanswered, with the
+// probe sent after it: the process stopped answering.
+type probeStall struct {
+	method string // the request
+	probe  string // the probe's method, a request every server answers
+	proc   *runner.Process
+	err    error // the request's timeout
+}
+
+// noteProbeStall records the first request of the check whose probe
+// went unanswered too (chargeStall judges it).
+func (t *T) noteProbeStall(method, probe string, p *runner.Process, err error) {
+	if t.stall == nil {
+		t.stall = &probeStall{method: method, probe: probe, proc: p, err: err}
+	}
+}
+
+// chargeStall hands the verdict of check t, whose process answered
+// neither a request nor the probe after it, to the check whose rule the
+// probe is (answerOwner: lifecycle.ping.operation in the legacy era):
+// "The receiver MUST respond promptly" to a ping, and a process that
+// answers nothing after its handshake breaks that rule first, whichever
+// check's request met the silence. The owner then runs at once in a
+// fresh process (runChecks); when it is answered there, the silence was
+// this check's own (a server that stops after one request), and the
+// check is judged again, keeping its own verdict (env.cleared). A check
+// that passed, was not applicable or was blocked by the handshake keeps
+// its result, and so does one whose owner has already passed.
+func (env *revEnv) chargeStall(t *T) {
+	s := t.stall
+	if s == nil || t.timeSpent() != "" {
+		return
+	}
+	owner := env.answerOwner(s.probe)
+	switch {
+	case t.status == StatusFail || t.status == StatusWarn || t.status == StatusNotVerified:
+	case t.status == StatusBlocked && t.blocker != owner && t.blocker != env.infoPrereq():
+		// Blocked by the check that owns the request (tools.list.shape
+		// for a tools/list): the probe's silence is ping's first.
+	default:
+		return
+	}
+	if owner == "" || owner == t.check.ID || env.cleared[owner] || !slices.ContainsFunc(env.checks, func(c *Check) bool { return c.ID == owner }) {
+		return // the owner runs in no lane of this one's: it cannot settle the silence here
+	}
+	if r := env.results[owner]; r != nil && !faulted(r.Status) {
+		return
+	}
+	t.notes = append(t.notes, joinMessages(t.messages))
+	t.Actual("no response to %s%s, nor to the %s sent after it", s.method, within(s.err), s.probe)
+	t.status, t.blocker = StatusBlocked, owner
+	t.messages = []string{fmt.Sprintf("blocked by %s: the process stopped answering: no response to %s%s, nor to the %s sent after it", owner, s.method, within(s.err), s.probe)}
+	env.noteProbeStall(t.check.ID, s)
 }
 
 // stallAgain marks c's process stalled once more after a probe found it

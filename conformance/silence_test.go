@@ -1,10 +1,12 @@
 package conformance
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
@@ -85,5 +87,59 @@ func TestNoAnswerAtAllBlocks(t *testing.T) {
 	r := rep.Results[0]
 	if r.Status != StatusBlocked || r.BlockedBy != PrereqHandshake || !strings.Contains(r.Message, "answered nothing, not even initialize") {
 		t.Errorf("%s %q (blocked by %q); want blocked by %s: the process answered nothing", r.Status, r.Message, r.BlockedBy, PrereqHandshake)
+	}
+}
+
+// TestWholeSilenceIsPings runs a check that lists tools and
+// lifecycle.ping.operation against a server that answers only
+// initialize, and against one that stops answering at its first
+// tools/list. In the first, whichever runs first, ping's check fails and
+// the lister is blocked by it: a tools/list and the ping after it both
+// unanswered break ping's rule before the lister's. In the second, with
+// the lister first, ping is answered in a fresh process, so the silence
+// is the lister's own, and ping's check is judged in its place as though
+// never pulled forward (blocked by the lister's hang).
+func TestWholeSilenceIsPings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: every process of the hanging server waits out its timeouts")
+	}
+	t.Parallel()
+	bin := fixturebin.Build(t, "internal/fixtures/hostile")
+	ping, ok := Lookup("lifecycle.ping.operation")
+	if !ok {
+		t.Fatal("lifecycle.ping.operation is not in the catalogue")
+	}
+	lister := &Check{
+		ID: "aaa.lister", Title: "lists tools", Requirement: "tools/list gets a result", Level: MUST,
+		Refs: []SpecRef{{Revision: protocol.Rev20251125, File: "server/tools.mdx"}},
+		Run:  func(t *T) { t.Session().MustRequest(protocol.MethodToolsList, nil) },
+	}
+	for _, tc := range []struct {
+		name, mode               string
+		checks                   []*Check // in run order
+		lister, ping             Status
+		listerReason, pingReason string
+	}{
+		{"init-hang, lister first", "init-hang", []*Check{lister, ping}, StatusBlocked, StatusFail, "stopped answering: no response to tools/list", "no response to ping within 2s (confirmed"},
+		{"init-hang, ping first", "init-hang", []*Check{ping, lister}, StatusBlocked, StatusFail, "stopped answering", "no response to ping within 2s (confirmed"},
+		{"tools-hang, lister first", "tools-hang", []*Check{lister, ping}, StatusFail, StatusBlocked, "no response to tools/list within 2s (confirmed", "stopped answering"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rep, err := Run(context.Background(), Options{
+				Command:  []string{bin, "-mode", tc.mode},
+				Protocol: protocol.Rev20251125,
+				Timeout:  time.Second, StartTimeout: time.Second,
+				Checks: tc.checks,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := wantResult(t, rep, lister.ID, tc.lister, tc.listerReason)
+			wantResult(t, rep, ping.ID, tc.ping, tc.pingReason)
+			if l != nil && tc.lister == StatusBlocked && l.BlockedBy != ping.ID {
+				t.Errorf("%s blocked by %q, want %s", lister.ID, l.BlockedBy, ping.ID)
+			}
+		})
 	}
 }

@@ -109,6 +109,7 @@ func (t *T) openSpare(key string, caps map[string]any) (*Conn, error) {
 	}
 	if c := env.spares[slot]; c != nil {
 		t.use(c)
+		c.answerDeclared(key)
 		c.drain(t.ctx)
 		return c, nil
 	}
@@ -116,6 +117,7 @@ func (t *T) openSpare(key string, caps map[string]any) (*Conn, error) {
 		if c := env.handedOver(key, slot); c != nil {
 			env.keepSpare(slot, c)
 			t.use(c)
+			c.answerDeclared(key)
 			c.drain(t.ctx)
 			return c, nil
 		}
@@ -209,26 +211,79 @@ func (c *Conn) openModern(t *T) error {
 // handOver is a spare session that goes on as another group's once the
 // checks of its own group have all run: a process started for it would
 // cost a server start (a quarter of a CPU-second for a Node server, in
-// each revision) to show the same as the one already open. Both groups
-// declare no client capabilities and judge only what they send
-// themselves; the spare is handed over only while fit for the group that
-// takes it (fitFor).
+// each revision) to show the same as the one already open. The group
+// that takes it over judges only what it sends itself, and needs none of
+// the client capabilities the session it takes may declare; the spare is
+// handed over only while fit for the group that takes it (fitFor), and
+// that group's checks run after those of the group it takes from
+// (handOverOrder).
 type handOver struct {
-	to, from string   // SharedBy keys: the group that takes the process over, and the one it comes from
-	areas    []string // the areas of the checks of the group it comes from, or
-	ids      []string // its checks, when they share their areas with others
+	to, from string // SharedBy keys: the group that takes the process over, and the one it comes from
 }
 
 // handOvers lists the hand-overs, the first that has a session to give
-// first: the state checks (logging/setLevel, resource subscriptions) take
-// the cancellation checks' session, and the argument checks take the
-// state checks' session, or the cancellation checks' when the state
-// checks did not take it. Each group runs after the one it takes from
-// (by id, or Check.After), and each judges only the requests it sent.
+// first: the cancellation checks take the survey's session (the feature
+// checks all run), the state checks (logging/setLevel, resource
+// subscriptions) the cancellation checks' session, and the argument
+// checks the state checks' session, or the cancellation checks' when the
+// state checks did not take it.
 var handOvers = []handOver{
-	{to: stateSession, from: cancelKey, areas: []string{"cancellation"}},
-	{to: argumentsKey, from: stateSession, ids: stateChecks},
-	{to: argumentsKey, from: cancelKey, areas: []string{"cancellation"}},
+	{to: cancelKey, from: surveyKey},
+	{to: stateSession, from: cancelKey},
+	{to: argumentsKey, from: stateSession},
+	{to: argumentsKey, from: cancelKey},
+}
+
+// sessionGroup is the checks of a SharedBy group that hands its session
+// over or takes one over: those of its areas, and its ids where they
+// share their area with others.
+type sessionGroup struct{ areas, ids []string }
+
+// has reports whether check c is one of the group's.
+func (g sessionGroup) has(c *Check) bool {
+	return slices.Contains(g.areas, c.Area()) || slices.Contains(g.ids, c.ID)
+}
+
+// sessionGroups are the groups of handOvers, by SharedBy key.
+var sessionGroups = map[string]sessionGroup{
+	surveyKey:    {areas: []string{"elicitation", "roots", "sampling"}},
+	cancelKey:    {areas: []string{"cancellation"}},
+	stateSession: {ids: stateChecks},
+	argumentsKey: {ids: []string{"property.arguments.invalid-rejected", "property.arguments.valid-accepted", "property.jsonrpc.malformed-answered", "property.jsonrpc.malformed-parse-error"}},
+}
+
+// handOverOrder returns checks, in run order, with each group that takes
+// a session over (handOvers, in turn) moved to just after the last check
+// of the group it takes from, the moved checks in their own order: the
+// other checks keep their places, and a group's checks depend only on
+// each other's or on the group whose session they take.
+func handOverOrder(checks []*Check) []*Check {
+	for _, h := range handOvers {
+		from, to := sessionGroups[h.from], sessionGroups[h.to]
+		last := -1
+		for i, c := range checks {
+			if !c.Final && from.has(c) && !to.has(c) {
+				last = i
+			}
+		}
+		if last < 0 {
+			continue
+		}
+		out := make([]*Check, 0, len(checks))
+		var moved []*Check
+		for i, c := range checks {
+			if i < last && !c.Final && to.has(c) && !from.has(c) {
+				moved = append(moved, c)
+				continue
+			}
+			out = append(out, c)
+			if i == last {
+				out = append(out, moved...)
+			}
+		}
+		checks = out
+	}
+	return checks
 }
 
 // stateChecks are the checks that share the state session.
@@ -267,15 +322,27 @@ func (env *revEnv) handedOver(key, slot string) *Conn {
 	return c
 }
 
+// answerDeclared makes c, a spare session handed to group key, answer
+// the server's requests for the client features its initialize declared
+// as the survey's session does (answerAtClose), those already queued
+// first: a group that took the survey's session over asks the server
+// nothing that needs them, and a client that declared a feature answers
+// its requests. The survey's own checks set their answers themselves.
+func (c *Conn) answerDeclared(key string) {
+	if key != surveyKey {
+		c.answerPending()
+	}
+}
+
 // handOverSource returns the slot and the spare session that group key
 // would take over into slot, or nil; it changes nothing.
 func (env *revEnv) handOverSource(key, slot string) (string, *Conn) {
-	_, kind, _ := strings.Cut(slot, "\x00")
+	kind := slotKind(slot)
 	for _, h := range handOvers {
 		if h.to != key {
 			continue
 		}
-		from := h.from + "\x00" + kind
+		from := env.groupSlot(h.from, kind)
 		c := env.spares[from]
 		if c == nil || !fitFor(key, c) || env.groupPending(h) {
 			continue
@@ -285,13 +352,48 @@ func (env *revEnv) handOverSource(key, slot string) (string, *Conn) {
 	return "", nil
 }
 
+// handedLater reports whether group key will take over another group's
+// session (handOvers) once that group's checks have run: its session is
+// open and fit, or a check still to run opens it (Check.Spare) or takes
+// one over in turn. A 2026-07-28 survey has no session of its own.
+func (env *revEnv) handedLater(key, kind string) bool {
+	for _, h := range handOvers {
+		if h.to != key || h.from == surveyKey && env.rev == protocol.Modern {
+			continue
+		}
+		if c := env.spares[env.groupSlot(h.from, kind)]; c != nil && fitFor(key, c) {
+			return true
+		}
+		if env.sparePending(h.from) || env.handedLater(h.from, kind) {
+			return true
+		}
+	}
+	return false
+}
+
+// slotKind is the kind of process of a spare slot: "process" or "served".
+func slotKind(slot string) string {
+	_, kind, _ := strings.Cut(slot, "\x00")
+	kind, _, _ = strings.Cut(kind, "\x00")
+	return kind
+}
+
+// groupSlot is the slot of group key's spare session of kind: the
+// survey's declares its client capabilities.
+func (env *revEnv) groupSlot(key, kind string) string {
+	slot := key + "\x00" + kind
+	if key == surveyKey {
+		slot += "\x00" + string(mustJSON(surveyCaps(env.rev)))
+	}
+	return slot
+}
+
 // groupPending reports whether a check of the group h hands over from
 // (not a Final one, which reads all traffic) may still run in the
 // revision.
 func (env *revEnv) groupPending(h handOver) bool {
 	for _, c := range env.checks {
-		in := slices.Contains(h.areas, c.Area()) || slices.Contains(h.ids, c.ID)
-		if in && !c.Final && env.results[c.ID] == nil && env.mayRun(c) {
+		if sessionGroups[h.from].has(c) && !c.Final && env.results[c.ID] == nil && env.mayRun(c) {
 			return true
 		}
 	}
@@ -339,18 +441,14 @@ func (env *revEnv) spareReady(c *Check) bool {
 	if env.spent != nil && !env.servedFor(c) {
 		return true // detection's spent process serves it (takeSpent)
 	}
-	slot := c.Spare + "\x00process"
+	kind := "process"
 	if env.servedFor(c) {
-		slot = c.Spare + "\x00served"
+		kind = "served"
 	}
-	if c.Spare == surveyKey {
-		slot += "\x00" + string(mustJSON(surveyCaps(env.rev)))
-	}
-	if sp := env.spares[slot]; sp != nil && fitFor(c.Spare, sp) {
+	if sp := env.spares[env.groupSlot(c.Spare, kind)]; sp != nil && fitFor(c.Spare, sp) {
 		return true
 	}
-	_, sp := env.handOverSource(c.Spare, slot)
-	return sp != nil
+	return env.handedLater(c.Spare, kind)
 }
 
 // releaseSpares hands the spare sessions t used back to the revision, or

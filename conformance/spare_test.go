@@ -252,3 +252,74 @@ func TestFallbackProcessServesTasks(t *testing.T) {
 		t.Errorf("timing %+v: want one process started by the revision", rep.Timing)
 	}
 }
+
+// TestSurveyHandedToCancellation proves that the cancellation checks run
+// after the feature checks, whatever their ids, and take over the
+// survey's session unless a feature check retired it; and that nothing
+// is started ahead for them while the survey's session is to come.
+func TestSurveyHandedToCancellation(t *testing.T) {
+	t.Parallel()
+	ref := []SpecRef{{Revision: protocol.Rev20251125, File: "basic/index.mdx"}}
+	mk := func(id string, run func(t *T)) *Check {
+		return &Check{ID: id, Title: id, Requirement: id, Level: MUST, Refs: ref, Run: run}
+	}
+	for _, tc := range []struct {
+		name   string
+		retire bool
+		handed bool
+	}{
+		{name: "handed over", handed: true},
+		{name: "retired", retire: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ran []string
+			names := map[string]string{}
+			var started, warm int
+			survey := mk("sampling.spare.b", func(t *T) {
+				c := surveySession(t)
+				c.MustRequest(protocol.MethodPing, nil)
+				ran, names["survey"] = append(ran, "survey"), c.Name()
+				if tc.retire {
+					t.Retire(c)
+				}
+			})
+			survey.Starts, survey.StartsWhy, survey.Spare = 1, "the survey", surveyKey
+			cancel := mk("cancellation.spare.a", func(t *T) {
+				c := t.SharedBy(cancelKey)
+				c.MustRequest(protocol.MethodPing, nil)
+				ran, names["cancel"] = append(ran, "cancel"), c.Name()
+			})
+			cancel.Starts, cancel.StartsWhy, cancel.Spare = 1, "the cancellation checks", cancelKey
+			count := mk("stdio.spare.z-count", func(t *T) {
+				started, warm = t.env.fresh, len(t.env.warm)
+			})
+			count.Final = true
+			rep, err := Run(context.Background(), Options{
+				Command:  []string{mutantBinary(t), "-mutation", "none"},
+				Protocol: protocol.Rev20251125,
+				Checks:   []*Check{cancel, survey, count},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rep.Results {
+				if r.Status != StatusPass {
+					t.Errorf("%s: %s %q", r.ID, r.Status, r.Message)
+				}
+			}
+			if len(ran) != 2 || ran[0] != "survey" {
+				t.Errorf("ran %v, want the survey's check before the cancellation check", ran)
+			}
+			if got := names["survey"] == names["cancel"]; got != tc.handed {
+				t.Errorf("the survey's check had %s and the cancellation check %s: same process %v, want %v", names["survey"], names["cancel"], got, tc.handed)
+			}
+			want := 2
+			if tc.handed {
+				want = 1
+			}
+			if started != want || warm != 0 {
+				t.Errorf("the revision started %d processes and left %d started ahead unused; want %d and 0", started, warm, want)
+			}
+		})
+	}
+}

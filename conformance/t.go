@@ -38,9 +38,10 @@ type T struct {
 	owned    []*Conn    // processes started by this check, closed at its end
 	cited    []citation // earlier lines of processes the check judges (see cite)
 
-	timeouts int   // request timeouts the check met: a fail then gets a re-run
-	retry    bool  // this run is that re-run: Session is a fresh process
-	retrySes *Conn // the re-run's own session
+	timeouts int         // request timeouts the check met: a fail then gets a re-run
+	retry    bool        // this run is that re-run: Session is a fresh process
+	retrySes *Conn       // the re-run's own session
+	stall    *probeStall // the first request whose probe went unanswered too (chargeStall)
 }
 
 // noteTimeout records that a wait of the check ended in a timeout, for

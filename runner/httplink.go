@@ -272,6 +272,7 @@ type httpLink struct {
 	sseOpening chan struct{} // closed when an HTTP+SSE stream's endpoint is known (or failed)
 	sseErr     error
 	initWait   chan struct{}                 // closed when a sessionless initialize has its answer
+	initHeld   time.Time                     // until when a 429's Retry-After may hold that answer back
 	getOpen    bool                          // the GET stream of a legacy session was asked for
 	getAsked   chan struct{}                 // closed once the GET stream's first request has its answer
 	deleted    bool                          // the suite ended the session with DELETE
@@ -657,7 +658,9 @@ func (l *httpLink) post(body []byte, post int, wait bool) (chan struct{}, error)
 
 // awaitSession waits, within the wait for a first answer, while an
 // initialize without a session is on its way: what follows it belongs to
-// the session its answer opens.
+// the session its answer opens. The wait stretches as an answer's does,
+// for a server starved of CPU and past a Retry-After the server gave the
+// initialize (its wait is the server's time, not the answer's).
 func (l *httpLink) awaitSession() {
 	l.mu.Lock()
 	ch := l.initWait
@@ -665,13 +668,30 @@ func (l *httpLink) awaitSession() {
 	if ch == nil {
 		return
 	}
-	t := time.NewTimer(l.waitTimeout())
-	defer t.Stop()
-	select {
-	case <-ch:
-	case <-t.C:
-	case <-l.ended:
+	for bound := l.waitTimeout(); bound > 0; {
+		ctx, cancel := l.p.patient(context.Background(), bound, "the answer to initialize")
+		select {
+		case <-ch:
+			cancel()
+			return
+		case <-l.ended:
+			cancel()
+			return
+		case <-ctx.Done():
+		}
+		cancel()
+		l.mu.Lock()
+		bound = time.Until(l.initHeld)
+		l.mu.Unlock()
 	}
+}
+
+// holdInit notes that the sessionless initialize waits d, as a 429's
+// Retry-After asks, before it is sent again.
+func (l *httpLink) holdInit(d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.initHeld = time.Now().Add(d + l.waitTimeout())
 }
 
 // releaseInit lets the messages held by awaitSession go.
@@ -822,6 +842,9 @@ func (l *httpLink) exchange(req *http.Request, x *HTTPExchange, o outbound, hand
 		}
 		drainAndClose(resp.Body)
 		l.p.noteOn(x.post, fmt.Sprintf("HTTP %s %s → 429 Too Many Requests: waited %v as Retry-After asks, and sent it again", x.Method, x.Path, wait))
+		if o.method == protocol.MethodInitialize {
+			l.holdInit(wait)
+		}
 		if !l.sleep(ctx, wait) {
 			break
 		}

@@ -631,6 +631,57 @@ func TestHTTPRateLimited(t *testing.T) {
 	}
 }
 
+// TestHTTPSessionWaitsOutRateLimit: a legacy request sent while the
+// initialize before it waits out a 429's Retry-After as long as the wait
+// for an answer still goes with the session the initialize's answer
+// opens: the server's wait is not the answer's.
+func TestHTTPSessionWaitsOutRateLimit(t *testing.T) {
+	var mu sync.Mutex
+	inits := 0
+	pingSession := "(no ping)"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		m := rpcRequest(t, r)
+		mu.Lock()
+		defer mu.Unlock()
+		switch m.Method {
+		case "initialize":
+			if inits++; inits == 1 {
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+			w.Header().Set(protocol.HeaderSessionID, "s-1")
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"t","version":"1"}}}`, m.ID)
+		case "ping":
+			pingSession = r.Header.Get(protocol.HeaderSessionID)
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	p := startSession(t, srv.URL, HTTPOptions{}, Config{RequestTimeout: time.Second, StartTimeout: time.Second, HTTPMode: HTTPStreamable})
+	init, err := protocol.NewRequest("init", "initialize", map[string]any{"protocolVersion": "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Send(init); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Request(testCtx(t), "ping", nil); err != nil {
+		t.Fatalf("ping: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if pingSession != "s-1" {
+		t.Errorf("the ping went with session %q, want s-1 (initialize tried %d times)", pingSession, inits)
+	}
+}
+
 // TestHTTPProbe: a probe goes with the session's headers, changed as
 // asked, is kept among the session's exchanges, and its answer is judged
 // by its status alone: the message it carries is not queued.

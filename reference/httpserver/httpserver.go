@@ -344,7 +344,9 @@ func (h *Handler) postSSE(w http.ResponseWriter, r *http.Request) {
 // newSession starts a legacy (or HTTP+SSE) session with a server of its
 // own.
 func (h *Handler) newSession(sse bool) *session {
-	s := &session{id: newSessionID(), sse: sse, srv: server.New(h.opts), tokens: map[string]*stream{}}
+	opts := h.opts
+	opts.StreamPerRequest = !sse
+	s := &session{id: newSessionID(), sse: sse, srv: server.New(opts), tokens: map[string]*stream{}}
 	s.srv.SetOutput(func(line []byte) { s.route(line, nil) })
 	h.mu.Lock()
 	h.sessions[s.id] = s
@@ -604,7 +606,19 @@ func (s *session) post(w http.ResponseWriter, r *http.Request, m message) {
 	case "request":
 		st := s.openStream(m)
 		s.srv.HandleLineWith(m.body, func(out [][]byte) {
+			// What handling the request made (the updates of a live
+			// document it moved, say) goes on its stream ahead of its
+			// response, which ends the stream: after it, the messages
+			// would go wherever another stream happened to be open.
+			var final [][]byte
 			for _, line := range out {
+				if responseKey(line) == st.key {
+					final = append(final, line)
+					continue
+				}
+				s.route(line, st)
+			}
+			for _, line := range final {
 				s.route(line, st)
 			}
 		})
@@ -748,9 +762,12 @@ func (s *session) closeGet(st *stream) {
 // should not answer with a stream) while it is open; a message of a task
 // to the stream of that task's tasks/result, else the GET stream; any
 // other to the stream of the request whose progress it reports, else to
-// the oldest open request stream, else to the GET stream; and when there
-// is no GET stream it waits for one. An HTTP+SSE session has one stream
-// for all. The server's lock is held.
+// the GET stream; and when there is no GET stream it waits for one. A
+// message that relates to no request goes on no request's stream (the
+// messages before a response "SHOULD relate to the originating client
+// request"), so where it goes never rests on which requests happen to be
+// open. An HTTP+SSE session has one stream for all. The server's lock is
+// held.
 func (s *session) route(line []byte, origin *stream) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -781,15 +798,8 @@ func (s *session) route(line []byte, origin *stream) {
 				return
 			}
 		}
-	} else {
-		if st := s.tokens[progressToken(line)]; st != nil && st.push(line, false) {
-			return
-		}
-		for _, st := range s.streams {
-			if st.method != protocol.MethodTasksGet && st.push(line, false) {
-				return
-			}
-		}
+	} else if st := s.tokens[progressToken(line)]; st != nil && st.push(line, false) {
+		return
 	}
 	if s.get != nil && s.get.push(line, false) {
 		return

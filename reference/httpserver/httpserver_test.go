@@ -1,6 +1,7 @@
 package httpserver
 
 import (
+	"bufio"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -131,4 +132,84 @@ func TestHandlerRules(t *testing.T) {
 	if code, _, _ := post(t, url, `{"jsonrpc":"2.0","id":9,"method":"ping"}`, protocol.HeaderSessionID, session); code != http.StatusNotFound {
 		t.Errorf("a request to the ended session: %d, want 404", code)
 	}
+}
+
+// TestUnrelatedMessagesAvoidRequestStreams: the update of a subscribed
+// live document that a request's handling made goes on that request's
+// stream, ahead of its response, never onto the stream of another
+// request that happens to be open, so where it lands does not rest on
+// timing.
+func TestUnrelatedMessagesAvoidRequestStreams(t *testing.T) {
+	url, session := asyncSession(t)
+	if _, _, body := post(t, url, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"bank://fx/rates/live"}}`, protocol.HeaderSessionID, session); errorCodeOf(body) != 0 || !strings.Contains(body, `"id":2`) {
+		t.Fatalf("resources/subscribe: %s", body)
+	}
+
+	r, stream := waitInFlight(t, url, session)
+
+	// A ping moves the live feed: its update is the ping's.
+	post(t, url, `{"jsonrpc":"2.0","id":4,"method":"ping"}`, protocol.HeaderSessionID, session)
+	rest, _ := io.ReadAll(r)
+	stream.WriteString(string(rest))
+	// The call moved the feed too, before its response: that update is
+	// its own.
+	if got := stream.String(); strings.Count(got, "resources/updated") != 1 || !strings.Contains(got, `"id":3`) {
+		t.Errorf("the call's stream carried another request's update of the subscription:\n%s", got)
+	}
+}
+
+// waitInFlight starts a call of demo.wait that reports progress for
+// half a second in the session, reads its stream up to its first
+// progress notification (the call is in flight) and returns the rest of
+// the stream and what it read.
+func waitInFlight(t *testing.T, url, session string) (*bufio.Reader, *strings.Builder) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"`+server.ToolWait+`","arguments":{"durationMs":500,"steps":5},"_meta":{"progressToken":"wait"}}}`))
+	req.Header.Set("Content-Type", protocol.MediaJSON)
+	req.Header.Set("Accept", protocol.AcceptBoth)
+	req.Header.Set(protocol.HeaderSessionID, session)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	r := bufio.NewReader(resp.Body)
+	var stream strings.Builder
+	for !strings.Contains(stream.String(), "notifications/progress") {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no progress on the call's stream: %v (%q)", err, stream.String())
+		}
+		stream.WriteString(line)
+	}
+	return r, &stream
+}
+
+// TestQuickCallAnsweredAtOnce: a call with nothing to wait for is
+// answered with its request, as one JSON body, while another call is in
+// flight: each request has a stream of its own, so its answer waits
+// behind no other, and how it is answered does not rest on timing.
+func TestQuickCallAnsweredAtOnce(t *testing.T) {
+	url, session := asyncSession(t)
+	waitInFlight(t, url, session)
+	_, hdr, body := post(t, url, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"`+server.ToolWait+`","arguments":{"durationMs":0}}}`, protocol.HeaderSessionID, session)
+	if ct := hdr.Get("Content-Type"); !strings.HasPrefix(ct, protocol.MediaJSON) || !strings.Contains(body, `"id":4`) {
+		t.Errorf("the quick call was answered with %s:\n%s", ct, body)
+	}
+}
+
+// asyncSession serves the reference with its asynchronous tools over
+// HTTP and opens a 2025-11-25 session; it returns the endpoint and the
+// session id.
+func asyncSession(t *testing.T) (url, session string) {
+	t.Helper()
+	h := New(server.Options{Principal: demo.DefaultPrincipal(), Async: true})
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { h.Close(); srv.Close() })
+	url = srv.URL + MCPPath
+	_, hdr, _ := post(t, url, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	session = hdr.Get(protocol.HeaderSessionID)
+	post(t, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, protocol.HeaderSessionID, session)
+	return url, session
 }

@@ -27,6 +27,7 @@ type modernServer struct {
 }
 
 func newModernServer(opts server.Options) *modernServer {
+	opts.StreamPerRequest = true
 	ms := &modernServer{srv: server.New(opts), streams: map[string]*stream{}, tokens: map[string]*stream{}}
 	ms.srv.SetOutput(func(line []byte) { ms.route(line, nil) })
 	return ms

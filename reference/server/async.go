@@ -282,8 +282,10 @@ func (s *Server) startWait(env envelope, rev string, args map[string]any, t *tas
 	// call with nothing to wait for (durationMs 0, the briefest a property
 	// test sends), when no other wait is in flight to answer first and no
 	// progress or task is reported: its answer goes out with this line's,
-	// as the clock would have written it at once.
-	if s.emit == nil || (op.every == 0 && op.token == nil && t == nil && len(s.waits) == 0) {
+	// as the clock would have written it at once. (With a stream per
+	// request no other answer comes first on this one's stream, and
+	// whether another wait is in flight would be timing.)
+	if s.emit == nil || (op.every == 0 && op.token == nil && t == nil && (len(s.waits) == 0 || s.opts.StreamPerRequest)) {
 		for !s.advance(op, func(b []byte) { s.later = append(s.later, b) }) {
 		}
 		return nil

@@ -63,6 +63,11 @@ type Options struct {
 	Async bool
 	// Extensions serves MCP Apps and Skills (extensions.go).
 	Extensions bool
+	// StreamPerRequest says that every request is answered on a stream
+	// of its own (Streamable HTTP), so that no answer waits behind
+	// another's: a call with nothing to wait for is answered at once
+	// whatever else is in flight.
+	StreamPerRequest bool
 }
 
 // Server is one connection's MCP server. It is safe for concurrent use, but
