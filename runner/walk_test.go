@@ -12,7 +12,9 @@ import (
 // TestWalkTreeMatchesTheTable proves that walking the process tree finds
 // what attributing the whole process table does, for servers whose
 // processes stay in their tree and for one whose child left the session and
-// cleared its environment, while they run and once each leader has exited.
+// cleared its environment, while they run and once each leader has exited;
+// and that walking down from the live leader finds the same, and gives way
+// once the leader has exited (its orphans are this program's then).
 func TestWalkTreeMatchesTheTable(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("no /proc")
@@ -25,7 +27,10 @@ func TestWalkTreeMatchesTheTable(t *testing.T) {
 			if !adopting.Load() {
 				t.Fatal("this program did not become a child subreaper when it started the server")
 			}
-			compare := func(when string) {
+			if !p.family.subreaper {
+				t.Fatal("the server was not made a child subreaper")
+			}
+			compare := func(when string, live bool) {
 				t.Helper()
 				p.family.mu.Lock()
 				known := maps.Clone(p.family.known)
@@ -38,8 +43,19 @@ func TestWalkTreeMatchesTheTable(t *testing.T) {
 				if !sameMembers(walked, table) {
 					t.Errorf("%s: the walk found %v, the table %v", when, pidsOf(walked), pidsOf(table))
 				}
+				down, ok := walkDown(newProcTree(p.Token()), p.family.leader)
+				switch {
+				case live && !ok:
+					t.Errorf("%s: the walk down from the live leader gave way", when)
+				case live && !sameMembers(down, table):
+					t.Errorf("%s: the walk down found %v, the table %v", when, pidsOf(down), pidsOf(table))
+				case live && mode != "echo" && len(down) < 2:
+					t.Errorf("%s: the walk down found %v, want the leader and what it started", when, pidsOf(down))
+				case !live && ok:
+					t.Errorf("%s: the walk down from an exited leader found %v, want it to give way", when, pidsOf(down))
+				}
 			}
-			compare("running")
+			compare("running", true)
 			if len(p.family.scan()) == 0 {
 				t.Fatal("the scan found nothing of a running server")
 			}
@@ -47,7 +63,7 @@ func TestWalkTreeMatchesTheTable(t *testing.T) {
 			// program (the scan above attributed it).
 			p.stdin.Close()
 			<-p.waitDone
-			compare("the leader exited")
+			compare("the leader exited", false)
 		})
 	}
 }
