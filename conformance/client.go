@@ -8,12 +8,14 @@ import (
 	"strings"
 
 	"github.com/mcpconform/mcpconform/protocol"
+	"github.com/mcpconform/mcpconform/runner"
 )
 
 // The suite as a client with features: sessions that declare client
 // capabilities (sampling, elicitation, roots) and answer the requests a
-// legacy server sends for them. Collect, TryCollect and Barrier answer each
-// server request through the Conn's handler as it arrives; Request does
+// legacy server sends for them. Collect, TryCollect, Barrier and the
+// argument checks' pipelined calls answer each server request through the
+// Conn's handler as it arrives (answerAsked); Request does
 // not (it waits for its own response only), so a check that expects the
 // server to ask something sends with Send and reads with Collect.
 
@@ -23,6 +25,16 @@ type RequestHandler func(req *protocol.Message) (result any, rpcErr *protocol.Er
 
 // OnRequest sets the handler of the server's requests on c.
 func (c *Conn) OnRequest(h RequestHandler) { c.onRequest = h }
+
+// answerAsked answers r through c's handler when r is a request of the
+// server and c has a handler, and reports whether it did.
+func (c *Conn) answerAsked(r runner.Received) bool {
+	if c.onRequest == nil || r.Msg == nil || r.Msg.Kind() != protocol.KindRequest {
+		return false
+	}
+	c.answer(r.Msg)
+	return true
+}
 
 // answer writes the handler's answer to a server request.
 func (c *Conn) answer(req *protocol.Message) {

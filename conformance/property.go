@@ -2081,11 +2081,10 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, sel []int, pref
 		if err != nil {
 			c.must(protocol.MethodToolsCall, err)
 		}
-		if c.onRequest != nil && r.Msg != nil && r.Msg.Kind() == protocol.KindRequest {
+		if c.answerAsked(r) {
 			// A session that declared client features (the survey's,
 			// handed over) answers the server's requests for them, as
 			// Collect does: a tool may wait for that answer.
-			c.answer(r.Msg)
 			continue
 		}
 		if r.Msg == nil || r.Msg.Kind() != protocol.KindResponse {

@@ -1051,9 +1051,7 @@ func (c *Conn) tryCollectSince(id any, sent time.Time) (before []runner.Received
 			return before, resp, err
 		}
 		before = append(before, r)
-		if c.onRequest != nil && r.Msg != nil && r.Msg.Kind() == protocol.KindRequest {
-			c.answer(r.Msg) // a server request waits for us: see client.go
-		}
+		c.answerAsked(r) // a server request waits for us: see client.go
 	}
 }
 
