@@ -132,6 +132,7 @@ func (o Options) fixturesRef() string {
 // engine is one run.
 type engine struct {
 	opts    Options
+	secrets []string // never shown: see envSecrets
 	checks  []*Check
 	det     *detection
 	checked []string
@@ -265,7 +266,24 @@ func Select(cat []*Check, only, skip []string) []*Check {
 // so (Report.Error), so that a run's record is never lost. A run whose
 // context is cancelled with an Interruption as its cause ends early: the
 // report is partial, marked Interrupted, and the error nil.
+//
+// The report holds no value of a variable of the servers' environment
+// whose name marks it as a credential (envSecrets): such values read
+// "[redacted]" wherever a server showed them, as do the failing cases the
+// run saves.
 func Run(ctx context.Context, opts Options) (*Report, error) {
+	rep, err := run(ctx, opts)
+	if rep == nil {
+		return rep, err
+	}
+	clean, rerr := redactReport(rep, serverSecrets(opts))
+	if rerr != nil {
+		return nil, rerr
+	}
+	return clean, err
+}
+
+func run(ctx context.Context, opts Options) (*Report, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
@@ -273,7 +291,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if cat == nil {
 		cat = Catalogue()
 	}
-	e := &engine{opts: opts, checks: Select(cat, opts.Only, opts.Skip)}
+	e := &engine{opts: opts, checks: Select(cat, opts.Only, opts.Skip), secrets: serverSecrets(opts)}
 	defer e.closing.Wait() // no process of the run outlives it
 	if len(e.checks) == 0 {
 		return nil, ErrNoChecks

@@ -839,7 +839,7 @@ func saveTranscript(t *T, tr *transcript.Transcript) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "(not saved: " + err.Error() + ")"
 	}
-	if err := os.WriteFile(name, tr.Format(), 0o644); err != nil {
+	if err := os.WriteFile(name, redactBytes(tr.Format(), t.env.eng.secrets), 0o644); err != nil {
 		return "(not saved: " + err.Error() + ")"
 	}
 	t.Logf("failing case: %s; replay it with: mcpconform replay %s -- CMD", name, name)
