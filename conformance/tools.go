@@ -634,7 +634,7 @@ func init() {
 			var bad []string
 			for _, tl := range tools {
 				if !toolNamePattern.MatchString(tl.Name) {
-					bad = append(bad, fmt.Sprintf("%q", tl.Name))
+					bad = append(bad, quoted(tl.Name))
 				}
 			}
 			t.Actual("%d of %d names outside the rule", len(bad), len(tools))
@@ -674,7 +674,7 @@ func init() {
 			for _, tl := range tools {
 				seen[tl.Name]++
 				if seen[tl.Name] == 2 {
-					dups = append(dups, fmt.Sprintf("%q", tl.Name))
+					dups = append(dups, quoted(tl.Name))
 				}
 			}
 			t.Expect("no name twice")
