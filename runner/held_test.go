@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -96,4 +97,26 @@ func wholeLine(line []byte, limit int) (Received, string) {
 		r.Raw, r.cut = c.head, c
 	}
 	return r, fmt.Sprintf("%s… [%d bytes in all%s]", line[:transcriptHead], len(line), cutVerdict(r.Problem))
+}
+
+// TestHeldLineOverLimit: a line that repeats an interned response but is
+// longer than the limit of the process reading it is discarded as any
+// over-long line is, its first keptHead bytes kept.
+func TestHeldLineOverLimit(t *testing.T) {
+	result := `{"name":"` + strings.Repeat("N", 3*readSize) + `"}`
+	line := `{"jsonrpc":"2.0","id":2,"result":` + result + `}`
+	_, first := readAllOf(t, []byte(`{"jsonrpc":"2.0","id":1,"result":`+result+"}\n"), 1<<20)
+	limit := 2 * readSize
+	p, got := readAllOf(t, []byte(line+"\n"), limit)
+	if len(first) != 1 || len(got) != 1 {
+		t.Fatalf("read %d and %d lines, want 1 and 1", len(first), len(got))
+	}
+	want, wantText := wholeLine([]byte(line), limit)
+	if r := got[0]; !bytes.Equal(r.Raw, want.Raw) || fmt.Sprint(r.Problem) != fmt.Sprint(want.Problem) {
+		t.Errorf("queued %.80q (problem %v); want %.80q (problem %v)", r.Raw, r.Problem, want.Raw, want.Problem)
+	}
+	if tr := p.Transcript(); len(tr) == 0 || tr[0].Dir != "recv" || tr[0].Text != wantText {
+		t.Errorf("transcript %+.80v; want the line received as %.80q", tr, wantText)
+	}
+	runtime.KeepAlive(first[0].Msg.Result) // the interned result the line repeats
 }
