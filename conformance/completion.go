@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/mcpconform/mcpconform/conformance/shape"
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
@@ -157,8 +156,7 @@ func init() {
 			t.Expect("every completion result valid under %s", t.Revision())
 			bad := 0
 			for _, s := range results {
-				raw := rawOf(s.Resp)
-				judge := func(rev string) []shape.Problem { return shape.CheckResponse(rev, protocol.MethodComplete, raw) }
+				judge := responseJudge(protocol.MethodComplete, s.Resp)
 				if ps := payloadProblems(judge(t.Revision())); len(ps) > 0 {
 					bad++
 					shapeFault(t, t.Revision(), laterFit(t.Revision(), judge), "%s: %s", s.What, problemList(ps))

@@ -196,13 +196,13 @@ func walkFeature(c *Conn, f listFeature) {
 		if err != nil || m.Error != nil {
 			return
 		}
-		var page struct {
-			NextCursor string `json:"nextCursor"`
-		}
-		if json.Unmarshal(m.Result, &page) != nil || page.NextCursor == "" {
+		// Only the cursor is read: decoding the whole page (megabytes of a
+		// server's names) for it cost more than the walk.
+		var next string
+		if raw := memberJSON(m.Result, "nextCursor"); raw == nil || json.Unmarshal(raw, &next) != nil || next == "" {
 			return
 		}
-		cursor = page.NextCursor
+		cursor = next
 	}
 }
 

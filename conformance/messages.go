@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -15,6 +16,9 @@ import (
 // maxMessage bounds a result's message, expected and actual texts.
 const maxMessage = 300
 
+// newlines replaces the line breaks of a message with spaces.
+var newlines = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
+
 // oneLine returns s without the runner's stderr tail (returned apart, ""
 // when there is none), without the runner's "runner: " prefixes, and with
 // every line break turned into a space.
@@ -26,7 +30,11 @@ func oneLine(s string) (line, tail string) {
 		s = s[:i] + s[i+len("stderr empty"):]
 	}
 	s = strings.ReplaceAll(s, "runner: ", "")
-	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	if strings.IndexByte(s, '\n') >= 0 || strings.IndexByte(s, '\r') >= 0 {
+		// (A replacer copies what it is given even when it replaces
+		// nothing: a message that quotes a server's megabyte name.)
+		s = newlines.Replace(s)
+	}
 	return strings.TrimRight(strings.TrimSpace(s), ";,: "), tail
 }
 
@@ -104,3 +112,36 @@ func tidyResult(r *Result, msgs []string, suffix string, notes *[]string) {
 		*notes = append(*notes, "stderr tail of the server: "+tail)
 	}
 }
+
+// quoted is strconv.Quote(s), what fmt's %q writes, for texts that may be
+// a server's megabyte names: strconv quotes rune by rune, and a run of
+// printable ASCII without '"' or '\\', which it writes unchanged, is
+// copied whole. Quoting is rune by rune, so each run between two such
+// runs is quoted on its own.
+func quoted(s string) string {
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && plainASCII(s[i]) {
+			i++
+		}
+		b = append(b, s[:i]...)
+		s = s[i:]
+		j := 0
+		for j < len(s) && !plainASCII(s[j]) {
+			j++
+		}
+		if j > 0 {
+			n := len(b)
+			b = strconv.AppendQuote(b, s[:j])
+			b = append(b[:n], b[n+1:len(b)-1]...) // without its quotes
+			s = s[j:]
+		}
+	}
+	return string(append(b, '"'))
+}
+
+// plainASCII reports whether strconv.Quote writes c, an ASCII byte or a
+// byte of a longer rune, unchanged and on its own.
+func plainASCII(c byte) bool { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' }

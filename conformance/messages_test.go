@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -119,5 +120,27 @@ func TestClipNames(t *testing.T) {
 	want := "a, " + clipBytes(long, maxListedName) + " [1048581 bytes in all], b and 1 more"
 	if got != want {
 		t.Errorf("clipNames = %q, want %q", got, want)
+	}
+}
+
+// TestQuoted holds quoted to strconv.Quote: control characters, quotes,
+// backslashes, DEL, printable and unprintable runes, invalid UTF-8 and
+// its pieces next to ASCII, and long runs of plain text.
+func TestQuoted(t *testing.T) {
+	for _, s := range []string{
+		"",
+		"plain_tool-name.v1",
+		`say "hi" \ bye`,
+		"tab\there\nnew\rline\x00nul\x7fdel",
+		"trusted-\u202egnp.exe-ecnerefer\u202c\ufdd0\u200d\U0010FFFF",
+		"read_\u2066file\u2069\u200f\u2068\ufeff\u2069",
+		"caf\u00e9 \u4e16\u754c \U0001F600",
+		"bad \xff\xfe utf8 \xe2\x82 cut \xe2\x82\xac euro \xc3",
+		"\xe2a\xe2\x82b\xf0\x9f\x98",
+		strings.Repeat("N", 5000) + "\u202e" + strings.Repeat("x\"", 100) + "\xff",
+	} {
+		if got, want := quoted(s), strconv.Quote(s); got != want {
+			t.Errorf("quoted(%.40q) = %.80s; want %.80s", s, got, want)
+		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"regexp"
 
-	"github.com/mcpconform/mcpconform/conformance/shape"
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
@@ -271,8 +270,7 @@ func init() {
 					continue
 				}
 				results++
-				raw := rawOf(s.Resp)
-				judge := func(rev string) []shape.Problem { return shape.CheckResponse(rev, protocol.MethodPromptsGet, raw) }
+				judge := responseJudge(protocol.MethodPromptsGet, s.Resp)
 				if ps := payloadProblems(judge(t.Revision())); len(ps) > 0 {
 					bad++
 					shapeFault(t, t.Revision(), laterFit(t.Revision(), judge), "prompt %s: %s", s.Name, problemList(ps))

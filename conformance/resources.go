@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpconform/mcpconform/conformance/shape"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/runner"
 )
@@ -241,8 +240,7 @@ func (t *T) readSamples() []readSample {
 // judgePages judges every page of a walk with the shape checker.
 func judgePages(t *T, w *listWalk) (bad int) {
 	for i, p := range w.Pages {
-		raw := rawOf(p.Resp)
-		judge := func(rev string) []shape.Problem { return shape.CheckResponse(rev, w.Method, raw) }
+		judge := responseJudge(w.Method, p.Resp)
 		if ps := payloadProblems(judge(t.Revision())); len(ps) > 0 {
 			bad++
 			shapeFault(t, t.Revision(), laterFit(t.Revision(), judge), "%s page %d: %s", w.Method, i+1, problemList(ps))
@@ -510,10 +508,7 @@ func init() {
 					continue
 				}
 				results++
-				raw := rawOf(s.Resp)
-				judge := func(rev string) []shape.Problem {
-					return shape.CheckResponse(rev, protocol.MethodResourcesRead, raw)
-				}
+				judge := responseJudge(protocol.MethodResourcesRead, s.Resp)
 				if ps := payloadProblems(judge(t.Revision())); len(ps) > 0 {
 					bad++
 					shapeFault(t, t.Revision(), laterFit(t.Revision(), judge), "reading %s: %s", s.URI, problemList(ps))

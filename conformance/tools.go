@@ -380,24 +380,70 @@ func allTools(pages []toolPage) []protocol.Tool {
 	return out
 }
 
+// responseJudge returns the shape problems of m as a response to method
+// under a revision, as shape.CheckResponse finds them in rawOf(m); m is
+// decoded once for every revision asked. A long result is decoded where
+// the message holds it, its long strings viewing those bytes (a received
+// result is never changed), rather than in a copy of the whole line: a
+// server's megabyte names were copied twice per page judged.
+func responseJudge(method string, m *protocol.Message) func(rev string) []shape.Problem {
+	if v, ok := responseValue(m); ok {
+		return func(rev string) []shape.Problem { return shape.CheckResponseValue(rev, method, v) }
+	}
+	raw := rawOf(m)
+	return func(rev string) []shape.Problem { return shape.CheckResponse(rev, method, raw) }
+}
+
+// responseValue decodes rawOf(m) as protocol.DecodeValue does, a long
+// result in place (see responseJudge); ok is false when it is not valid
+// JSON.
+func responseValue(m *protocol.Message) (any, bool) {
+	if !longResult(m) {
+		return protocol.DecodeValue(rawOf(m))
+	}
+	env, ok := protocol.DecodeValue(lineAround(m, []byte("null")))
+	obj, isObj := env.(map[string]any)
+	if !ok || !isObj {
+		return nil, false
+	}
+	result, ok := protocol.DecodeOwnedValue(m.Result)
+	if !ok {
+		return nil, false
+	}
+	obj["result"] = result
+	return obj, true
+}
+
+// longResult reports whether rawOf(m) writes m's line around its result
+// rather than marshalling m.
+func longResult(m *protocol.Message) bool {
+	return len(m.Result) >= memoMin && m.Method == "" && m.Params == nil && m.Error == nil
+}
+
 // rawOf is m as JSON, for the shape checker. A response with a long
 // result gets its received result spliced in whole: json.Marshal
 // compacts a raw member byte by byte, which made a server's megabyte
 // answers cost the shape checks more than reading them, and the checker
 // decodes the spliced bytes to the same value.
 func rawOf(m *protocol.Message) []byte {
-	if len(m.Result) >= memoMin && m.Method == "" && m.Params == nil && m.Error == nil {
-		jsonrpc, _ := json.Marshal(m.JSONRPC)
-		b := make([]byte, 0, len(`{"jsonrpc":,"id":,"result":}`)+len(jsonrpc)+len(m.ID)+len(m.Result))
-		b = append(append(b, `{"jsonrpc":`...), jsonrpc...)
-		if len(m.ID) > 0 {
-			b = append(append(b, `,"id":`...), m.ID...)
-		}
-		b = append(append(b, `,"result":`...), m.Result...)
-		return append(b, '}')
+	if longResult(m) {
+		return lineAround(m, m.Result)
 	}
 	raw, _ := json.Marshal(m)
 	return raw
+}
+
+// lineAround writes m's line as rawOf does for a long result, with
+// result in the result's place.
+func lineAround(m *protocol.Message, result []byte) []byte {
+	jsonrpc, _ := json.Marshal(m.JSONRPC)
+	b := make([]byte, 0, len(`{"jsonrpc":,"id":,"result":}`)+len(jsonrpc)+len(m.ID)+len(result))
+	b = append(append(b, `{"jsonrpc":`...), jsonrpc...)
+	if len(m.ID) > 0 {
+		b = append(append(b, `,"id":`...), m.ID...)
+	}
+	b = append(append(b, `,"result":`...), result...)
+	return append(b, '}')
 }
 
 func problemList(ps []shape.Problem) string {
@@ -438,8 +484,7 @@ func init() {
 			t.Expect("every page valid under %s", t.Revision())
 			bad := 0
 			for i, p := range pages {
-				raw := rawOf(p.Resp)
-				judge := func(rev string) []shape.Problem { return shape.CheckResponse(rev, protocol.MethodToolsList, raw) }
+				judge := responseJudge(protocol.MethodToolsList, p.Resp)
 				if ps := payloadProblems(judge(t.Revision())); len(ps) > 0 {
 					bad++
 					shapeFault(t, t.Revision(), laterFit(t.Revision(), judge), "page %d: %s", i+1, problemList(ps))
@@ -589,7 +634,7 @@ func init() {
 			var bad []string
 			for _, tl := range tools {
 				if !toolNamePattern.MatchString(tl.Name) {
-					bad = append(bad, fmt.Sprintf("%q", tl.Name))
+					bad = append(bad, quoted(tl.Name))
 				}
 			}
 			t.Actual("%d of %d names outside the rule", len(bad), len(tools))
@@ -629,7 +674,7 @@ func init() {
 			for _, tl := range tools {
 				seen[tl.Name]++
 				if seen[tl.Name] == 2 {
-					dups = append(dups, fmt.Sprintf("%q", tl.Name))
+					dups = append(dups, quoted(tl.Name))
 				}
 			}
 			t.Expect("no name twice")

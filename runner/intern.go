@@ -41,6 +41,14 @@ var internSeed = maphash.MakeSeed()
 // with equal bytes shares. The copy is read-only, as a received message
 // is.
 func (t *internTable) intern(b []byte) []byte {
+	got, _ := t.internOwned(b, false)
+	return got
+}
+
+// internOwned is intern that, when own is true and no equal bytes are
+// interned, keeps b itself rather than a copy (adopted is then true): the
+// caller gives b up, and nothing may change it any more.
+func (t *internTable) internOwned(b []byte, own bool) (got []byte, adopted bool) {
 	h := maphash.Bytes(internSeed, b)
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -52,13 +60,31 @@ func (t *internTable) intern(b []byte) []byte {
 		if p := e.data.Value(); p != nil && e.n == len(b) {
 			if got := unsafe.Slice(p, e.n); bytes.Equal(got, b) {
 				t.entries[h] = live
-				return got[:e.n:e.n]
+				return got[:e.n:e.n], false
 			}
 		}
 	}
-	c := bytes.Clone(b)
+	c := b[:len(b):len(b)]
+	if !own {
+		c = bytes.Clone(b)
+	}
 	t.entries[h] = append(live, internEntry{data: weak.Make(&c[0]), n: len(c)})
-	return c
+	return c, own
+}
+
+// live returns the results interned now.
+func (t *internTable) live() [][]byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var all [][]byte
+	for _, es := range t.entries {
+		for _, e := range es {
+			if p := e.data.Value(); p != nil {
+				all = append(all, unsafe.Slice(p, e.n)[:e.n:e.n])
+			}
+		}
+	}
+	return all
 }
 
 // lookup returns the interned copy of b when there is one, else nil.
@@ -79,7 +105,11 @@ func (t *internTable) lookup(b []byte) []byte {
 // internResult gives a response its interned result and an id of its
 // own, so that the message holds no view of the line it was read from: a
 // message kept for the run (a handshake's answer, a page of a walk) would
-// otherwise keep the whole line alive with it, a copy per answer.
-func internResult(m *protocol.Message) {
-	m.Result, m.ID = results.intern(m.Result), bytes.Clone(m.ID)
+// otherwise keep the whole line alive with it, a copy per answer. When own
+// is true, the line is the caller's to give up and the result may be
+// interned in place (adopted is then true): see deliverLong.
+func internResult(m *protocol.Message, own bool) (adopted bool) {
+	m.Result, adopted = results.internOwned(m.Result, own)
+	m.ID = bytes.Clone(m.ID)
+	return adopted
 }

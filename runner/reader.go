@@ -83,7 +83,8 @@ func (p *Process) readStdout() {
 	var head []byte // the start of a line over the limit
 	for {
 		head = head[:0]
-		var long []byte // a line that came in more than one read
+		var long []byte    // a line that came in more than one read
+		var held *heldLine // or such a line compared as it arrives (see heldLine)
 		total := 0
 		tooLong := false
 		var whole []byte // the line with its newline, in br's buffer, when it came in one piece
@@ -93,17 +94,24 @@ func (p *Process) readStdout() {
 			frag, err = br.ReadSlice('\n')
 			total += len(frag)
 			if !tooLong {
-				content := len(long) + len(frag)
+				sofar := len(long)
+				if held != nil {
+					sofar = held.size()
+				}
+				content := sofar + len(frag)
 				if len(frag) > 0 && frag[len(frag)-1] == '\n' {
 					content-- // the newline does not count
 				}
-				if content <= limit && err == nil && len(long) == 0 {
+				if content <= limit && err == nil && sofar == 0 {
 					// deliver copies the line before br is read again:
 					// a copy into line first would be a second one.
 					whole = frag
 				} else if content > limit {
 					tooLong = true
 					sofar := long
+					if held != nil {
+						sofar, held = held.start(keptHead), nil
+					}
 					head = append(append(head, sofar[:min(len(sofar), keptHead)]...), frag[:min(len(frag), max(0, keptHead-len(sofar)))]...)
 					putLong(long)
 					long = nil
@@ -116,6 +124,14 @@ func (p *Process) readStdout() {
 					p.longHead = append(p.longHead[:0], head[:min(len(head), 8)]...)
 					p.longKind, p.longAnswers = kind, answers
 					p.mu.Unlock()
+				} else if held != nil {
+					if ok, line := held.feed(frag, limit+1); !ok {
+						held, long = nil, appendLong(line, frag, limit+1)
+					}
+				} else if len(long) == 0 && err == bufio.ErrBufferFull {
+					if held = startHeld(frag); held == nil {
+						long = appendLong(long, frag, limit+1)
+					}
 				} else {
 					long = appendLong(long, frag, limit+1)
 				}
@@ -147,7 +163,15 @@ func (p *Process) readStdout() {
 				if !newline {
 					p.note("last line ended without a newline")
 				}
-				if !p.deliverLong(bytes.TrimSuffix(long, []byte("\n"))) {
+				var result []byte
+				if held != nil {
+					if result = held.result(newline); result == nil {
+						long = held.rebuild(held.cands[0], limit+1)
+					}
+				}
+				if result != nil {
+					p.deliverHeld(held, result)
+				} else if !p.deliverLong(bytes.TrimSuffix(long, []byte("\n"))) {
 					putLong(long)
 				}
 			}
@@ -355,7 +379,7 @@ func (p *Process) deliverTextOn(post int, text, note string) {
 		raw = unsafe.Slice(unsafe.StringData(text), len(text))
 	}
 	r, at := p.classifyLineAt(raw)
-	if c, ok := cutResponse(raw, r, at); ok {
+	if c, ok := cutResponse(raw, r, at, false); ok {
 		r.Raw, r.cut = c.head, c
 	}
 	p.recordOn(post, text, raw, r, note)
@@ -363,16 +387,19 @@ func (p *Process) deliverTextOn(post int, text, note string) {
 
 // deliverLong is deliver for a line that came in more than one read, in
 // the reader's buffer (line). It reports whether the line's bytes are
-// kept: when they are not (a long response whose result the run holds
-// once, see cutResponse), the reader puts the next line together in the
-// same buffer.
+// kept (whole, or as the interned copy of its result): when they are not
+// (a long response whose result the run holds once, see cutResponse), the
+// reader puts the next line together in the same buffer.
 func (p *Process) deliverLong(line []byte) (kept bool) {
 	lastLongLine.Store(int64(len(line)))
-	r, at := p.classifyLineAt(line)
-	if c, ok := cutResponse(line, r, at); ok {
+	// A long result read for the first time is interned in the line's
+	// own buffer when the buffer is not much larger than the line: a copy
+	// would cost the run a second buffer of its size.
+	r, at, adopted := p.classifyOwned(line, len(line) >= cap(line)-cap(line)/8)
+	if c, ok := cutResponse(line, r, at, adopted); ok {
 		r.Raw, r.cut = c.head, c
 		p.record("", line, r)
-		return false
+		return adopted
 	}
 	if len(line) < cap(line)-cap(line)/8 {
 		// A line kept in a buffer much larger than itself would hold the
@@ -391,12 +418,19 @@ func (p *Process) record(text string, raw []byte, r Received) { p.recordOn(0, te
 // recordOn is record for a line of the POST of sent line post, with note
 // (when not "") after it.
 func (p *Process) recordOn(post int, text string, raw []byte, r Received, note string) {
+	p.recordSized(text, raw, len(raw), r, post, note)
+}
+
+// recordSized is recordOn for a line of size bytes of which raw holds
+// the start, at least transcriptHead bytes when the line is longer than
+// maxTranscriptText (see deliverHeld).
+func (p *Process) recordSized(text string, raw []byte, size int, r Received, post int, note string) {
 	p.mu.Lock()
 	p.tag = post
-	if len(raw) > maxTranscriptText {
+	if size > maxTranscriptText {
 		// The transcript keeps only the line's start: it carries the
 		// verdict on the whole line, so that a check can judge it.
-		p.recordTextLocked("recv", fmt.Sprintf("%s… [%d bytes in all%s]", raw[:transcriptHead], len(raw), cutVerdict(r.Problem)))
+		p.recordTextLocked("recv", fmt.Sprintf("%s… [%d bytes in all%s]", raw[:transcriptHead], size, cutVerdict(r.Problem)))
 	} else {
 		p.recordTextLocked("recv", text)
 	}
@@ -486,9 +520,17 @@ func (p *Process) classifyLine(raw []byte) Received {
 // response with an interned result was in raw (-1 for other lines), for
 // cutResponse.
 func (p *Process) classifyLineAt(raw []byte) (Received, int) {
+	r, at, _ := p.classifyOwned(raw, false)
+	return r, at
+}
+
+// classifyOwned is classifyLineAt for a line whose buffer is the
+// caller's to give up when own is true: a long result read for the first
+// time is then interned in place, and adopted reports that it was.
+func (p *Process) classifyOwned(raw []byte, own bool) (r Received, at int, adopted bool) {
 	if m, at, ok := heldResponse(raw); ok {
 		p.repeat = m.Result
-		return Received{Raw: raw, Msg: m}, at
+		return Received{Raw: raw, Msg: m}, at, false
 	}
 	if m, ok := repeatedResponse(raw, p.repeat); ok {
 		at := -1
@@ -496,18 +538,18 @@ func (p *Process) classifyLineAt(raw []byte) (Received, int) {
 			at = offsetIn(m.Result, raw)
 			m.Result, m.ID = p.repeat, bytes.Clone(m.ID) // see internResult
 		}
-		return Received{Raw: raw, Msg: m}, at
+		return Received{Raw: raw, Msg: m}, at, false
 	}
-	r := classify(raw)
-	at := -1
+	r = classify(raw)
+	at = -1
 	if r.Problem == nil && r.Msg != nil && len(r.Msg.Result) >= repeatMin {
 		if len(r.Msg.Result) >= internMin {
 			at = offsetIn(r.Msg.Result, raw)
-			internResult(r.Msg)
+			adopted = internResult(r.Msg, own)
 		}
 		p.repeat = r.Msg.Result // a view of the line (or the interned copy), which nothing changes
 	}
-	return r, at
+	return r, at, adopted
 }
 
 // offsetIn returns where b starts in line, or -1 when b is not a part of
@@ -549,14 +591,15 @@ const maxAround = keptHead
 // the run holds once (interned, at offset at of line) and which holds no
 // other view of the line: the line itself is then not kept, however many
 // answers repeat it. The checks still judge the whole result; Line gives
-// the whole line.
-func cutResponse(line []byte, r Received, at int) (*cutLine, bool) {
+// the whole line. adopted says that the result was interned in line's
+// own bytes (see internResult), which the message may then view.
+func cutResponse(line []byte, r Received, at int, adopted bool) (*cutLine, bool) {
 	if at < 0 || len(line) <= maxTranscriptText || r.Problem != nil || r.Msg == nil {
 		return nil, false
 	}
 	m := r.Msg
 	end := at + len(m.Result)
-	if len(line)-len(m.Result) > maxAround || end > len(line) || overlaps(m.Result, line) || overlaps(m.ID, line) || overlaps(m.Params, line) || m.Error != nil && overlaps(m.Error.Data, line) {
+	if len(line)-len(m.Result) > maxAround || end > len(line) || !adopted && overlaps(m.Result, line) || overlaps(m.ID, line) || overlaps(m.Params, line) || m.Error != nil && overlaps(m.Error.Data, line) {
 		return nil, false
 	}
 	return &cutLine{
@@ -605,18 +648,33 @@ func heldResponse(raw []byte) (m *protocol.Message, at int, ok bool) {
 // callers compare them to a result already scanned).
 func splitResponse(raw []byte) (id, result []byte, ok bool) {
 	const head, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
-	if len(raw) < len(head)+len(mid)+3 || !bytes.HasPrefix(raw, []byte(head)) || raw[len(raw)-1] != '}' {
+	if len(raw) < len(head)+len(mid)+3 || raw[len(raw)-1] != '}' {
 		return nil, nil, false // (the shortest id and result have a byte each)
 	}
+	id, n, ok := splitHead(raw)
+	if !ok {
+		return nil, nil, false
+	}
+	rest := raw[n : len(raw)-1]
+	return id, rest[:len(rest):len(rest)], true
+}
+
+// splitHead returns, when raw starts {"jsonrpc":"2.0","id":ID,"result":
+// with ID a plain integer or a string without escapes, ID and the length
+// of that start: where the result begins.
+func splitHead(raw []byte) (id []byte, n int, ok bool) {
+	const head, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
+	if !bytes.HasPrefix(raw, []byte(head)) || len(raw) == len(head) {
+		return nil, 0, false
+	}
 	rest := raw[len(head):]
-	n := 0
 	if rest[0] == '"' {
 		n = 1
 		for n < len(rest) && rest[n] != '"' && rest[n] != '\\' && rest[n] >= 0x20 {
 			n++
 		}
 		if n == len(rest) || rest[n] != '"' {
-			return nil, nil, false
+			return nil, 0, false
 		}
 		n++
 	} else {
@@ -624,15 +682,14 @@ func splitResponse(raw []byte) (id, result []byte, ok bool) {
 			n++
 		}
 		if !protocol.PlainInteger(rest[:n]) {
-			return nil, nil, false
+			return nil, 0, false
 		}
 	}
 	id, rest = rest[:n:n], rest[n:]
 	if !bytes.HasPrefix(rest, []byte(mid)) {
-		return nil, nil, false
+		return nil, 0, false
 	}
-	rest = rest[len(mid) : len(rest)-1]
-	return id, rest[:len(rest):len(rest)], true
+	return id, len(head) + n + len(mid), true
 }
 
 // classify decodes one line (without its newline).

@@ -127,6 +127,13 @@ func CheckResponse(rev, method string, raw []byte) []Problem {
 	if err != nil {
 		return []Problem{{Message: "not valid JSON: " + err.Error()}}
 	}
+	return CheckResponseValue(rev, method, v)
+}
+
+// CheckResponseValue is CheckResponse for a line already decoded as
+// protocol.DecodeValue decodes it, which it does not change: a caller
+// that judges one response under several revisions decodes it once.
+func CheckResponseValue(rev, method string, v any) []Problem {
 	c := &checker{rev: rev}
 	c.message(v, "")
 	if obj, ok := v.(map[string]any); ok {
