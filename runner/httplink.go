@@ -1189,7 +1189,7 @@ func (l *httpLink) noAnswer(o outbound, err error) {
 	p.tag = o.post
 	p.noteLocked("problem: " + err.Error())
 	p.tag = 0
-	p.enqueueLocked(Received{Request: o.key, Problem: err})
+	p.enqueueLocked(Received{Request: o.key, Problem: err, Stream: o.post})
 }
 
 // deliverBody queues the messages of a JSON body: one object, or an
