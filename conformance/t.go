@@ -48,6 +48,15 @@ type T struct {
 // waits that do not go through a Conn.
 func (t *T) noteTimeout() { t.timeouts++ }
 
+// noteTimeoutOf is noteTimeout when err is a wait that ran out
+// (runner.ErrTimeout): a harness error it causes is judged again, as a
+// verdict that followed a timeout is, since load alone can cause it.
+func (t *T) noteTimeoutOf(err error) {
+	if errors.Is(err, runner.ErrTimeout) {
+		t.noteTimeout()
+	}
+}
+
 // errEnd is the panic value that ends a check early; any other panic is a
 // harness error.
 type endCheck struct{}
@@ -175,7 +184,14 @@ func (t *T) NotExercised(format string, args ...any) {
 
 // HarnessError ends the check as error: the suite, not the server, failed,
 // so the verdict is unknown.
-func (t *T) HarnessError(format string, args ...any) { t.finish(StatusError, format, args...) }
+func (t *T) HarnessError(format string, args ...any) {
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			t.noteTimeoutOf(err)
+		}
+	}
+	t.finish(StatusError, format, args...)
+}
 
 // blocked ends the check as blocked by the check with id prereq.
 func (t *T) blocked(prereq, format string, args ...any) {
