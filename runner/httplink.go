@@ -393,6 +393,7 @@ func (p *Process) shutdownLink(ctx context.Context) {
 
 // deleteSession ends the legacy session with DELETE.
 func (l *httpLink) deleteSession(ctx context.Context) (*HTTPExchange, error) {
+	parent := ctx
 	ctx, cancel := l.p.patient(ctx, l.p.cfg.ShutdownGrace, "the answer to DELETE")
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, l.t.url.String(), nil)
@@ -407,7 +408,7 @@ func (l *httpLink) deleteSession(ctx context.Context) (*HTTPExchange, error) {
 	resp, err := l.t.client.Do(req)
 	if err != nil {
 		l.failed(x, err, "end")
-		return x, l.unavailable(x, err)
+		return x, l.probeUnavailable(x, err, ctx, parent)
 	}
 	l.answered(x, resp)
 	l.p.note(fmt.Sprintf("HTTP DELETE %s → %d", x.Path, resp.StatusCode))
@@ -1035,8 +1036,8 @@ func (l *httpLink) unavailable(x *HTTPExchange, err error) error {
 	return &HTTPError{Method: x.Method, Path: x.Path, Detail: l.describeErr(err), kind: ErrUnavailable}
 }
 
-// probeUnavailable is unavailable for a probe whose wait ctx was made
-// from parent. When ctx ended by its own bound (neither parent nor the
+// probeUnavailable is unavailable for a probe (or a DELETE) whose wait
+// ctx was made from parent. When ctx ended by its own bound (neither parent nor the
 // session did), the error wraps ErrTimeout as well: the server may only
 // have been slow, or the machine loaded, and a check may try again.
 func (l *httpLink) probeUnavailable(x *HTTPExchange, err error, ctx, parent context.Context) error {
