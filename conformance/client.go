@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/runner"
@@ -114,19 +115,33 @@ func declared(caps map[string]json.RawMessage, name string) bool {
 // members) and collects until its answer, answering server requests
 // through c's handler. It ends the check like Collect when no answer comes.
 func (t *T) callCollect(c *Conn, id string, tool string, args map[string]any, meta map[string]any) ([]*protocol.Message, *protocol.Message) {
+	msgs, resp, _ := t.callCollectOn(c, id, tool, args, meta)
+	return msgs, resp
+}
+
+// callCollectOn is callCollect that also returns the stream the answer
+// came on (runner.Received.Stream).
+func (t *T) callCollectOn(c *Conn, id string, tool string, args map[string]any, meta map[string]any) ([]*protocol.Message, *protocol.Message, int) {
 	params := map[string]any{"name": tool, "arguments": args}
 	if meta != nil {
 		params["_meta"] = meta
 	}
 	c.must(protocol.MethodToolsCall, c.Send(id, protocol.MethodToolsCall, params))
-	before, resp := c.Collect(id, "tools/call of "+tool)
+	before, resp, stream, err := c.collectOn(id, time.Now())
+	c.must("tools/call of "+tool, err)
+	return messagesOf(before), resp, stream
+}
+
+// messagesOf returns the messages of rs, leaving out the lines that are
+// none.
+func messagesOf(rs []runner.Received) []*protocol.Message {
 	var msgs []*protocol.Message
-	for _, r := range before {
+	for _, r := range rs {
 		if r.Msg != nil {
 			msgs = append(msgs, r.Msg)
 		}
 	}
-	return msgs, resp
+	return msgs
 }
 
 // serverRequests returns the requests among msgs with the given method.

@@ -1240,12 +1240,13 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 
 // rerunAfterTimeout reports whether a check that ended with status after a
 // request timeout is judged again with the timeout doubled: a verdict
-// (fail, warn), or the lack of one (not-verified, or blocked by the
-// handshake when its own process's initialize went unanswered), that may
-// rest on nothing but a slow machine. A check blocked by the check that
-// owns its stall is not: runAll runs that owner at once, doubled.
+// (fail, warn), or the lack of one (not-verified, a harness error, or
+// blocked by the handshake when its own process's initialize went
+// unanswered), that may rest on nothing but a slow machine. A check
+// blocked by the check that owns its stall is not: runAll runs that owner
+// at once, doubled.
 func rerunAfterTimeout(s Status, byHandshake bool) bool {
-	return s == StatusFail || s == StatusWarn || s == StatusNotVerified || s == StatusBlocked && byHandshake
+	return s == StatusFail || s == StatusWarn || s == StatusNotVerified || s == StatusError || s == StatusBlocked && byHandshake
 }
 
 func statusWord(c *Check, s Status) string {
@@ -1254,6 +1255,8 @@ func statusWord(c *Check, s Status) string {
 		return "block"
 	case StatusNotVerified:
 		return "not-verified result"
+	case StatusError:
+		return "harness error"
 	}
 	if c.Level == MUST {
 		return "failure"

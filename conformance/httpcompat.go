@@ -90,6 +90,7 @@ func runHTTPCompatGetDelete(t *T) {
 		x, err := c.p.ProbeHTTPMethod(t.Context(), probe.method, probe.header)
 		switch {
 		case err != nil:
+			t.noteTimeoutOf(err)
 			t.HarnessError("the %s got no HTTP answer: %s", probe.method, httpDetail(err))
 		case x.Status == http.StatusTooManyRequests || x.Status/100 == 5:
 			t.HarnessError("the %s was answered HTTP %d: the server did not serve it", probe.method, x.Status)

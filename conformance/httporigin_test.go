@@ -3,7 +3,9 @@ package conformance
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -67,5 +69,56 @@ func TestHTTPOriginUnauthorized(t *testing.T) {
 				t.Errorf("%d Origin verdicts, want 4 (two revisions each)", seen)
 			}
 		})
+	}
+}
+
+// TestHTTPProbeTimeoutRerun: a probe the server leaves unanswered past
+// its wait is a harness error only when the re-run with twice the
+// patience, in fresh sessions, is unanswered too. A server that stalls
+// the first foreign-Origin probe alone (as a loaded machine may) gets the
+// same verdicts as one that does not.
+func TestHTTPProbeTimeoutRerun(t *testing.T) {
+	t.Parallel()
+	done := make(chan struct{})
+	var once sync.Once
+	stallFirst := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			stall := false
+			if r.Header.Get("Origin") == foreignOrigin {
+				once.Do(func() { stall = true })
+			}
+			if stall {
+				// Unanswered until the client gives up.
+				select {
+				case <-r.Context().Done():
+				case <-done:
+				}
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	url := referenceOverHTTP(t, stallFirst) + httpserver.MCPPath
+	t.Cleanup(func() { close(done) })
+	rep, err := Run(context.Background(), Options{Transport: TransportHTTP, URL: url, Only: []string{"http.origin.*"}, Timeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	rerun := 0
+	for _, r := range rep.Results {
+		if r.Status == StatusNA {
+			continue
+		}
+		if r.Status != StatusPass {
+			t.Errorf("%s@%s: %s %q, want pass", r.ID, r.Revision, r.Status, r.Message)
+		}
+		if slices.ContainsFunc(r.Transcript, func(l TranscriptLine) bool {
+			return strings.Contains(l.Text, "re-run in fresh processes") && strings.Contains(l.Text, "harness error")
+		}) {
+			rerun++
+		}
+	}
+	if rerun == 0 {
+		t.Errorf("no result notes a re-run after a harness error, want the stalled probe's")
 	}
 }

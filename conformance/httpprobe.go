@@ -48,6 +48,7 @@ func sendProbe(t *T, c *Conn, body string, set http.Header) *probeAnswer {
 	x, err := c.p.ProbeHTTP(t.Context(), []byte(body), set)
 	switch {
 	case err != nil:
+		t.noteTimeoutOf(err)
 		t.HarnessError("the probe got no HTTP answer: %s", httpDetail(err))
 	case x.Status == http.StatusTooManyRequests || x.Status/100 == 5:
 		t.HarnessError("the probe was answered HTTP %d: the server did not serve it", x.Status)

@@ -38,6 +38,7 @@ func runHTTPSessionEnded(t *T) {
 	x, err := c.p.DeleteHTTPSession(t.Context())
 	switch {
 	case err != nil:
+		t.noteTimeoutOf(err)
 		t.HarnessError("the DELETE of the session got no HTTP answer: %s", httpDetail(err))
 	case x.Status == http.StatusMethodNotAllowed:
 		t.NotExercised("the server answered the session's DELETE with 405 (it does not let clients end sessions, as it may): no session ended")

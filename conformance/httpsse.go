@@ -110,6 +110,7 @@ func runHTTPResumeSameStream(t *T) {
 	x, events, err := c.p.ProbeHTTPResume(t.Context(), a.EventIDs[0], window)
 	switch {
 	case err != nil:
+		t.noteTimeoutOf(err)
 		t.HarnessError("the probe got no HTTP answer: %s", httpDetail(err))
 	case x.Status == http.StatusTooManyRequests || x.Status/100 == 5:
 		t.HarnessError("the probe was answered HTTP %d: the server did not serve it", x.Status)

@@ -59,15 +59,22 @@ func silenceKey(err error) (string, bool) {
 // process that has answered nothing yet is not probed: its start is what
 // is in question, and the handshake's check judges it.
 func (c *Conn) afterSilence(method, key string, sent time.Time, err error) (*protocol.Message, error) {
+	m, _, err := c.afterSilenceOn(method, key, sent, err)
+	return m, err
+}
+
+// afterSilenceOn is afterSilence that also returns the stream a late
+// answer came on (runner.Received.Stream).
+func (c *Conn) afterSilenceOn(method, key string, sent time.Time, err error) (*protocol.Message, int, error) {
 	if c.t == nil || c.ctx().Err() != nil || c.p.Responses() == 0 || c.p.Err() != nil && !errors.Is(c.p.Err(), runner.ErrTimeout) {
-		return nil, err
+		return nil, 0, err
 	}
 	probe := eraBarrier(c.env.rev)
 	id := fmt.Sprintf(`"mcpconform-alive-%s"`, c.env.nextID())
 	c.p.Revive()
 	if serr := c.p.SendRequestString(barrierLine(c.env.rev, id), id); serr != nil {
 		c.stallAgain(key, err)
-		return nil, err
+		return nil, 0, err
 	}
 	r, werr := c.p.AwaitAny(c.ctx(), c.t.RequestTimeout(), key, id)
 	switch {
@@ -78,7 +85,7 @@ func (c *Conn) afterSilence(method, key string, sent time.Time, err error) (*pro
 		if errors.Is(werr, runner.ErrTimeout) && c.ctx().Err() == nil {
 			c.t.noteProbeStall(method, probe, c.p, err)
 		}
-		return nil, err
+		return nil, 0, err
 	case r.Answers(key):
 		late := time.Since(sent)
 		c.t.Metric("late_answer_ms", ms(late))
@@ -86,9 +93,10 @@ func (c *Conn) afterSilence(method, key string, sent time.Time, err error) (*pro
 		if _, perr := c.p.AwaitAny(c.ctx(), c.t.RequestTimeout(), id); perr != nil {
 			c.stallAgain(id, perr) // the probe itself went unanswered
 		}
-		return runner.AnswerOf(r, key)
+		m, err := runner.AnswerOf(r, key)
+		return m, r.Stream, err
 	}
-	return nil, &silenceError{err: err, probe: probe}
+	return nil, 0, &silenceError{err: err, probe: probe}
 }
 
 // probeStall is a request of a check that went unanswered, with the

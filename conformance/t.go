@@ -48,6 +48,15 @@ type T struct {
 // waits that do not go through a Conn.
 func (t *T) noteTimeout() { t.timeouts++ }
 
+// noteTimeoutOf is noteTimeout when err is a wait that ran out
+// (runner.ErrTimeout): a harness error it causes is judged again, as a
+// verdict that followed a timeout is, since load alone can cause it.
+func (t *T) noteTimeoutOf(err error) {
+	if errors.Is(err, runner.ErrTimeout) {
+		t.noteTimeout()
+	}
+}
+
 // errEnd is the panic value that ends a check early; any other panic is a
 // harness error.
 type endCheck struct{}
@@ -175,7 +184,14 @@ func (t *T) NotExercised(format string, args ...any) {
 
 // HarnessError ends the check as error: the suite, not the server, failed,
 // so the verdict is unknown.
-func (t *T) HarnessError(format string, args ...any) { t.finish(StatusError, format, args...) }
+func (t *T) HarnessError(format string, args ...any) {
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			t.noteTimeoutOf(err)
+		}
+	}
+	t.finish(StatusError, format, args...)
+}
 
 // blocked ends the check as blocked by the check with id prereq.
 func (t *T) blocked(prereq, format string, args ...any) {
@@ -1001,9 +1017,17 @@ func (c *Conn) TryCollect(id any) (before []runner.Received, resp *protocol.Mess
 // counted from then: requests sent together wait out one timeout side by
 // side, not one each in turn.
 func (c *Conn) tryCollectSince(id any, sent time.Time) (before []runner.Received, resp *protocol.Message, err error) {
+	before, resp, _, err = c.collectOn(id, sent)
+	return before, resp, err
+}
+
+// collectOn is tryCollectSince that also returns the stream the response
+// came on (runner.Received.Stream), for checks that judge what came after
+// it: only what came on the same stream surely came after.
+func (c *Conn) collectOn(id any, sent time.Time) (before []runner.Received, resp *protocol.Message, stream int, err error) {
 	raw, err := json.Marshal(id)
 	if err != nil {
-		return nil, nil, fmt.Errorf("encode id: %w", err)
+		return nil, nil, 0, fmt.Errorf("encode id: %w", err)
 	}
 	key := protocol.IDKey(raw)
 	budget := c.t.RequestTimeout()
@@ -1016,22 +1040,22 @@ func (c *Conn) tryCollectSince(id any, sent time.Time) (before []runner.Received
 	for {
 		if err := c.p.Err(); errors.Is(err, runner.ErrTimeout) && len(c.p.Pending()) == 0 {
 			// The process missed an answer before: do not wait again.
-			return before, nil, fmt.Errorf("response to id %s: %w after an earlier %w", key, runner.ErrStalled, err)
+			return before, nil, 0, fmt.Errorf("response to id %s: %w after an earlier %w", key, runner.ErrStalled, err)
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
 			c.t.noteTimeout()
 			err := c.p.MarkStalled("response to id "+key, budget)
-			m, err := c.afterSilence(methodOf(c, key), key, begin, err)
+			m, stream, err := c.afterSilenceOn(methodOf(c, key), key, begin, err)
 			if err == nil || aliveAfter(err) {
-				return before, m, err // a late answer, or a method the process ignores
+				return before, m, stream, err // a late answer, or a method the process ignores
 			}
 			c.broken = true
-			return before, nil, err
+			return before, nil, 0, err
 		}
 		r, err := c.nextSince(begin, budget)
 		if err != nil {
-			return before, nil, err
+			return before, nil, 0, err
 		}
 		if starting {
 			// The process has started: the rest is an ordinary wait.
@@ -1048,7 +1072,7 @@ func (c *Conn) tryCollectSince(id any, sent time.Time) (before []runner.Received
 				err = nil
 			}
 			c.noteErr(err)
-			return before, resp, err
+			return before, resp, r.Stream, err
 		}
 		before = append(before, r)
 		c.answerAsked(r) // a server request waits for us: see client.go

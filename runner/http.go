@@ -47,6 +47,9 @@ type HTTPError struct {
 	Status int    // 0 when no HTTP response came
 	Detail string // what came instead: "no body", "connection refused", ...
 	kind   error
+	// timeout marks a request that got no answer within its wait: the
+	// error wraps ErrTimeout too.
+	timeout bool
 }
 
 func (e *HTTPError) Error() string {
@@ -56,8 +59,14 @@ func (e *HTTPError) Error() string {
 	return fmt.Sprintf("%s %s answered HTTP %d (%s): %s", e.Method, e.Path, e.Status, e.Detail, e.kind)
 }
 
-// Unwrap makes errors.Is(err, ErrHTTPStatus) or ErrUnavailable hold.
-func (e *HTTPError) Unwrap() error { return e.kind }
+// Unwrap makes errors.Is(err, ErrHTTPStatus) or ErrUnavailable hold, and
+// ErrTimeout for a request that got no answer within its wait.
+func (e *HTTPError) Unwrap() []error {
+	if e.timeout {
+		return []error{e.kind, ErrTimeout}
+	}
+	return []error{e.kind}
+}
 
 // unavailableStatus reports whether an HTTP status says the server (or a
 // gateway in front of it) did not serve the request, rather than

@@ -137,6 +137,7 @@ func (p *Process) ProbeHTTP(ctx context.Context, body []byte, set http.Header) (
 		return HTTPExchange{}, err
 	}
 	o := readOutbound(body)
+	parent := ctx
 	ctx, cancel := p.patient(ctx, p.cfg.RequestTimeout, "the answer to an HTTP probe")
 	defer cancel()
 	stop := context.AfterFunc(l.ctx, cancel)
@@ -157,7 +158,7 @@ func (p *Process) ProbeHTTP(ctx context.Context, body []byte, set http.Header) (
 	resp, err := l.t.client.Do(req)
 	if err != nil {
 		l.failed(x, err, "probe")
-		return l.snapshot(x), l.unavailable(x, err)
+		return l.snapshot(x), l.probeUnavailable(x, err, ctx, parent)
 	}
 	l.answered(x, resp)
 	l.drainBody(x, resp.Body)
@@ -180,6 +181,7 @@ func (p *Process) ProbeHTTPMethod(ctx context.Context, method string, set http.H
 	if err := l.sessionOver(); err != nil {
 		return HTTPExchange{}, err
 	}
+	parent := ctx
 	ctx, cancel := p.patient(ctx, p.cfg.RequestTimeout, "the answer to an HTTP probe")
 	defer cancel()
 	stop := context.AfterFunc(l.ctx, cancel)
@@ -195,7 +197,7 @@ func (p *Process) ProbeHTTPMethod(ctx context.Context, method string, set http.H
 	resp, err := l.t.client.Do(req)
 	if err != nil {
 		l.failed(x, err, "probe")
-		return l.snapshot(x), l.unavailable(x, err)
+		return l.snapshot(x), l.probeUnavailable(x, err, ctx, parent)
 	}
 	l.answered(x, resp)
 	if x.ContentType == protocol.MediaSSE {
@@ -391,6 +393,7 @@ func (p *Process) shutdownLink(ctx context.Context) {
 
 // deleteSession ends the legacy session with DELETE.
 func (l *httpLink) deleteSession(ctx context.Context) (*HTTPExchange, error) {
+	parent := ctx
 	ctx, cancel := l.p.patient(ctx, l.p.cfg.ShutdownGrace, "the answer to DELETE")
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, l.t.url.String(), nil)
@@ -405,7 +408,7 @@ func (l *httpLink) deleteSession(ctx context.Context) (*HTTPExchange, error) {
 	resp, err := l.t.client.Do(req)
 	if err != nil {
 		l.failed(x, err, "end")
-		return x, l.unavailable(x, err)
+		return x, l.probeUnavailable(x, err, ctx, parent)
 	}
 	l.answered(x, resp)
 	l.p.note(fmt.Sprintf("HTTP DELETE %s → %d", x.Path, resp.StatusCode))
@@ -1033,6 +1036,17 @@ func (l *httpLink) unavailable(x *HTTPExchange, err error) error {
 	return &HTTPError{Method: x.Method, Path: x.Path, Detail: l.describeErr(err), kind: ErrUnavailable}
 }
 
+// probeUnavailable is unavailable for a probe (or a DELETE) whose wait
+// ctx was made from parent. When ctx ended by its own bound (neither parent nor the
+// session did), the error wraps ErrTimeout as well: the server may only
+// have been slow, or the machine loaded, and a check may try again.
+func (l *httpLink) probeUnavailable(x *HTTPExchange, err error, ctx, parent context.Context) error {
+	if parent.Err() == nil && l.ctx.Err() == nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+		return &HTTPError{Method: x.Method, Path: x.Path, Detail: "no answer within the probe's wait", kind: ErrUnavailable, timeout: true}
+	}
+	return l.unavailable(x, err)
+}
+
 // finish marks an exchange over.
 func (l *httpLink) finish(x *HTTPExchange, by, errText string) {
 	l.mu.Lock()
@@ -1189,7 +1203,7 @@ func (l *httpLink) noAnswer(o outbound, err error) {
 	p.tag = o.post
 	p.noteLocked("problem: " + err.Error())
 	p.tag = 0
-	p.enqueueLocked(Received{Request: o.key, Problem: err})
+	p.enqueueLocked(Received{Request: o.key, Problem: err, Stream: o.post})
 }
 
 // deliverBody queues the messages of a JSON body: one object, or an

@@ -840,3 +840,85 @@ func TestHTTPClosedKeptConnection(t *testing.T) {
 		t.Errorf("the server saw %d requests, want 3 (the dropped one sent again once)", requests)
 	}
 }
+
+// TestHTTPProbeTimeout: a probe the server leaves unanswered past its
+// wait fails with ErrUnavailable and ErrTimeout (the server may only be
+// slow), one ended by its caller with ErrUnavailable alone.
+func TestHTTPProbeTimeout(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		m := rpcRequest(t, r)
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case m.Method == "initialize":
+			w.Header().Set(protocol.HeaderSessionID, "s-1")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"t","version":"1"}}}`, m.ID)
+		default:
+			<-r.Context().Done() // never answered
+		}
+	}))
+	t.Cleanup(srv.Close)
+	p := startSession(t, srv.URL, HTTPOptions{}, Config{HTTPMode: HTTPStreamable, RequestTimeout: 200 * time.Millisecond})
+	if _, err := p.Request(testCtx(t), "initialize", map[string]any{"protocolVersion": "2025-11-25"}); err != nil {
+		t.Fatal(err)
+	}
+	probe := []byte(`{"jsonrpc":"2.0","id":"probe","method":"ping"}`)
+	if _, err := p.ProbeHTTP(testCtx(t), probe, nil); !errors.Is(err, ErrTimeout) || !errors.Is(err, ErrUnavailable) {
+		t.Errorf("unanswered probe: %v, want ErrTimeout and ErrUnavailable", err)
+	}
+	ctx, cancel := context.WithTimeout(testCtx(t), 50*time.Millisecond)
+	defer cancel()
+	if _, err := p.ProbeHTTP(ctx, probe, nil); errors.Is(err, ErrTimeout) || !errors.Is(err, ErrUnavailable) {
+		t.Errorf("probe its caller gave up on: %v, want ErrUnavailable alone", err)
+	}
+}
+
+// TestHTTPReceivedStream: over HTTP each line names the POST whose
+// answer carried it, so that two answers are on two streams; stdio has
+// one stream, 0.
+func TestHTTPReceivedStream(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		m := rpcRequest(t, r)
+		if m.ID == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+	}))
+	t.Cleanup(srv.Close)
+	p := startSession(t, srv.URL, HTTPOptions{}, Config{HTTPMode: HTTPStreamable})
+	var streams []int
+	for _, id := range []string{`"a"`, `"b"`} {
+		if err := p.Send(&protocol.Message{JSONRPC: "2.0", ID: json.RawMessage(id), Method: "ping"}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := p.Next(testCtx(t), 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		streams = append(streams, r.Stream)
+	}
+	if streams[0] != 1 || streams[1] != 2 || p.Streams() != 2 {
+		t.Errorf("answers on streams %v with %d opened, want [1 2] and 2", streams, p.Streams())
+	}
+	stdio, err := Start(testCtx(t), Config{Command: []string{"cat"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdio.Close(context.Background())
+	// cat writes back what it reads: a notification, which nobody awaits.
+	if err := stdio.Send(&protocol.Message{JSONRPC: "2.0", Method: "notifications/message"}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := stdio.Next(testCtx(t), 5*time.Second); err != nil || r.Stream != 0 || stdio.Streams() != 0 {
+		t.Errorf("stdio: stream %d with %d opened (%v), want 0", r.Stream, stdio.Streams(), err)
+	}
+}

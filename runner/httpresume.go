@@ -31,6 +31,7 @@ func (p *Process) ProbeHTTPResume(ctx context.Context, last string, window time.
 	if err := l.sessionOver(); err != nil {
 		return HTTPExchange{}, nil, err
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, p.stretched(p.cfg.RequestTimeout))
 	defer cancel()
 	stop := context.AfterFunc(l.ctx, cancel)
@@ -46,7 +47,7 @@ func (p *Process) ProbeHTTPResume(ctx context.Context, last string, window time.
 	resp, err := l.t.client.Do(req)
 	if err != nil {
 		l.failed(x, err, "probe")
-		return l.snapshot(x), nil, l.unavailable(x, err)
+		return l.snapshot(x), nil, l.probeUnavailable(x, err, ctx, parent)
 	}
 	defer resp.Body.Close()
 	l.answered(x, resp)

@@ -210,7 +210,7 @@ func (p *Process) deliverTooLongOn(post int, head []byte, size int) {
 	defer func() { p.tag = 0 }()
 	p.recordLocked("recv", []byte(fmt.Sprintf("%s… [line of %d bytes discarded]", raw, size)))
 	p.noteLocked("problem: " + problem.Error())
-	r := Received{Raw: raw, Problem: problem}
+	r := Received{Raw: raw, Problem: problem, Stream: post}
 	switch kind, id := scanHead(raw); kind {
 	case headResponse:
 		r.Request = p.answeredLocked(protocol.IDKey(id))
@@ -460,6 +460,7 @@ func (p *Process) recordSized(text string, raw []byte, size int, r Received, pos
 		p.noteLocked(note)
 	}
 	p.tag = 0
+	r.Stream = post
 	p.enqueueLocked(r)
 	p.mu.Unlock()
 }

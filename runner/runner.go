@@ -226,6 +226,13 @@ type Received struct {
 	// has another JSON type than the request's (7 answered as "7"), or an
 	// over-long or too deeply nested line whose start shows a pending id.
 	Request string
+	// Stream names the stream the line came on: lines of one stream
+	// arrive in the order the server wrote them, lines of two streams in
+	// no order the client can see. Stdio has one stream (0); over HTTP it
+	// is the number of the POST whose answer carried the line (as
+	// TranscriptLine.Post), or 0 for the session's GET stream (the one
+	// stream of HTTP+SSE).
+	Stream int
 }
 
 // Answers reports whether r is the response to the request with id (compact
@@ -1322,6 +1329,17 @@ func (p *Process) Abandoned() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.abandoned)
+}
+
+// Streams returns how many streams the session has opened by sending:
+// over HTTP one per POST, numbered from 1 (Received.Stream), so that a
+// line on a stream numbered above what Streams returned at some moment
+// was written after that moment; 0 on stdio, whose one stream (0) is open
+// from the start.
+func (p *Process) Streams() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sends
 }
 
 // Pending returns a copy of the unconsumed inbound items without consuming
