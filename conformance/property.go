@@ -666,6 +666,16 @@ func sequenceProperty(t *T, what string, lines []wireLine, at where, judge func(
 		t.Logf("%d generated lines (seed %d), %d requests", len(lines), t.env.eng.opts.Seed, plannedRequests(lines))
 		return
 	}
+	if t.timeouts > 0 && !t.retry {
+		// The run met a request timeout, so the engine judges the check
+		// again in fresh processes with the timeout doubled, whatever
+		// this run ends with (rerunAfterTimeout): shrinking a failure
+		// that may be the machine's would cost a sequence per attempt
+		// (over HTTP, a session and a request per line) for a verdict the
+		// re-run replaces.
+		t.Logf("first run: %s (%d generated lines)", strings.Join(problems, "; "), len(lines))
+		t.NotVerified("%s, after a request timeout: judged again with the timeout doubled", problems[0])
+	}
 	// Each attempt that ends in a timeout costs a full wait: a server
 	// that hangs gets few of them (counted, not timed, so that the same
 	// seed shrinks alike); and shrinking as a whole stops at its time
