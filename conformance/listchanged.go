@@ -265,6 +265,9 @@ func listenAndWalk(t *T, f listFeature) *Conn {
 	case resp != nil && resp.Error != nil:
 		t.NotVerified("subscriptions/listen asking for %s got error %d (%s): no stream to carry %s", f.filter, resp.Error.Code, resp.Error.Message, f.notification)
 	case ack == nil:
+		// A listen request is answered only when its stream ends: left
+		// open, closing the process would wait out its answer.
+		sendCancel(t, c, id, "mcpconform: no acknowledgement")
 		t.NotVerified("subscriptions/listen asking for %s was not acknowledged (modern.listen.acknowledged judges that)", f.filter)
 	case json.Unmarshal(ack.Params, &acked) != nil || string(acked.Notifications[f.filter]) != "true":
 		t.NotVerified("the acknowledgement of the stream does not honour %s, though %s.listChanged is declared", f.filter, f.capability)

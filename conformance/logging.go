@@ -350,6 +350,7 @@ func init() {
 				c.readUntil(t.RequestTimeout(), func() bool { return acked }, take)
 			}
 			if !acked {
+				sendCancel(t, c, id, "mcpconform: no acknowledgement") // see listenAndWalk
 				t.NotVerified("no acknowledgement of %s before the barrier's answer: modern.listen.acknowledged judges that", id)
 			}
 			msgs := t.logActivity(c, "debug")
