@@ -77,17 +77,11 @@ lint:
 # -parallel: a mutant or hostile-server run mostly waits on its server's
 # answers and timeouts, so more runs than cores side by side keep the
 # cores busy; the verdicts are built to hold under that load.
-# -p 4: the conformance package's tests take most of the time; at the
-# default (one package per core) the other forty packages queue behind
-# each other in the one slot left, and a core idles whenever a test there
-# waits. Four keep both cores busy; eight tests at once within a package
-# overlap more of the waits (an idle 2-core machine: 276 s at -p 2
-# -parallel 6, 241 s at -p 4, 231 s at -p 4 -parallel 8).
 # The certificates the tests (and sweeps) look at in Chromium (page,
 # screenshot, PDF) stay in test-artifacts/ for CI to keep.
 test: deps
 	mkdir -p test-artifacts
-	MCPCONFORM_ARTIFACTS=$(CURDIR)/test-artifacts $(GO) tool gotestsum --format testname -- -count=1 -timeout 19m -parallel 8 -p 4 -skip '$(SWEEPS)' ./...
+	MCPCONFORM_ARTIFACTS=$(CURDIR)/test-artifacts $(GO) tool gotestsum --format testname -- -count=1 -timeout 19m -parallel 6 -skip '$(SWEEPS)' ./...
 
 sweeps: deps
 	mkdir -p test-artifacts
