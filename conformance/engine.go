@@ -272,18 +272,21 @@ func Select(cat []*Check, only, skip []string) []*Check {
 // "[redacted]" wherever a server showed them, as do the failing cases the
 // run saves.
 func Run(ctx context.Context, opts Options) (*Report, error) {
-	rep, err := run(ctx, opts)
+	secrets := serverSecrets(opts)
+	rep, err := run(ctx, opts, secrets)
 	if rep == nil {
 		return rep, err
 	}
-	clean, rerr := redactReport(rep, serverSecrets(opts))
+	clean, rerr := redactReport(rep, secrets)
 	if rerr != nil {
 		return nil, rerr
 	}
 	return clean, err
 }
 
-func run(ctx context.Context, opts Options) (*Report, error) {
+// run is Run before the report is redacted; the failing cases it saves
+// are redacted of secrets as they are written.
+func run(ctx context.Context, opts Options, secrets []string) (*Report, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
@@ -291,7 +294,7 @@ func run(ctx context.Context, opts Options) (*Report, error) {
 	if cat == nil {
 		cat = Catalogue()
 	}
-	e := &engine{opts: opts, checks: Select(cat, opts.Only, opts.Skip), secrets: serverSecrets(opts)}
+	e := &engine{opts: opts, checks: Select(cat, opts.Only, opts.Skip), secrets: secrets}
 	defer e.closing.Wait() // no process of the run outlives it
 	if len(e.checks) == 0 {
 		return nil, ErrNoChecks
