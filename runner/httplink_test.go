@@ -512,6 +512,7 @@ func TestHTTPSecretsRedacted(t *testing.T) {
 // its headers and stalls, costs a wait of the request timeout, as a silent
 // process does; a body over the line limit is reported as such.
 func TestHTTPHostileAnswersAreBounded(t *testing.T) {
+	t.Parallel()
 	done := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		m := rpcRequest(t, r)
@@ -588,6 +589,7 @@ func TestHTTPParamHeaders(t *testing.T) {
 // the wait is noted; a Retry-After longer than the request timeout makes
 // the server unavailable at once, a harness problem and no answer.
 func TestHTTPRateLimited(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	tries := map[string]int{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -636,6 +638,7 @@ func TestHTTPRateLimited(t *testing.T) {
 // for an answer still goes with the session the initialize's answer
 // opens: the server's wait is not the answer's.
 func TestHTTPSessionWaitsOutRateLimit(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	inits := 0
 	pingSession := "(no ping)"

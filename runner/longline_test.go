@@ -19,6 +19,7 @@ import (
 // fixture answers tools/list with a line of a terabyte: it is still
 // arriving when every wait of the test ends.
 func TestWaitBehindArrivingLongLine(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	p := startHostile(t, Config{
 		MaxLineBytes:   1 << 20,

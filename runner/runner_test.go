@@ -412,6 +412,7 @@ func TestGrandchildKilled(t *testing.T) {
 // allowance: the first answer comes a second after the request, longer than
 // the request timeout and well within the start timeout.
 func TestStartAllowanceLastsUntilAnAnswer(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	p := startHostile(t, Config{RequestTimeout: 300 * time.Millisecond, StartTimeout: time.Minute}, "slow", "-delay", "1s", "-chatter")
 	if _, err := p.Request(ctx, "ping", nil); err != nil {
@@ -433,6 +434,7 @@ func TestCloseReapsWhatItAdopted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts and closes thirty servers")
 	}
+	t.Parallel()
 	// Thirty starts and closes: testCtx's bound is one case's, and on a
 	// loaded machine thirty outlast it. This bound guards a hang only.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -817,6 +819,7 @@ func TestLineLimit(t *testing.T) {
 // TestStartAllowanceOnce proves that a server that never speaks gets the
 // start-up allowance for its first wait only; the error names the bound used.
 func TestStartAllowanceOnce(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	p := startHostile(t, Config{StartTimeout: 600 * time.Millisecond, RequestTimeout: 200 * time.Millisecond}, "hang")
 	_, err := p.Request(ctx, "ping", nil)
@@ -887,6 +890,7 @@ func TestAnswerDiagnosis(t *testing.T) {
 // id, arriving while two requests are pending, becomes the cause of their
 // timeouts instead of a bare timeout: it may have been either answer.
 func TestAmbiguousLongLine(t *testing.T) {
+	t.Parallel()
 	cat, err := exec.LookPath("cat")
 	if err != nil {
 		t.Fatalf("cat not found: %v", err)
