@@ -3,16 +3,16 @@
 GO ?= go
 
 # The sweeps: whole catalogue runs against the pinned real servers, side
-# by side beside busy loops, and against a slow server, the release
-# build of every archive (a cross-compilation per platform) and the
-# action's install from a release archive (a release build of its own). `make test`
-# leaves them out, to stay a few minutes; `make check` (what CI runs)
-# runs them after it. SWEEP_PKGS holds every package with a test SWEEPS
-# names: the sweeps build and run only those test binaries, so that the
-# release build runs beside the real servers instead of queueing behind
-# the links of every other package's tests.
-SWEEPS := ^(TestReal.*|TestReleaseArchives|TestActionInstall|TestSlowStartingDualEraServer|TestBusyWorker|TestGoSDKWithoutValidation|TestSlowServerSameVerdictsUnderLoad)$$
-SWEEP_PKGS := ./conformance/ ./examples/ ./scripts/
+# by side beside busy loops, against a slow server and against 10,000
+# tools, the release build of every archive (a cross-compilation per
+# platform) and the action's install from a release archive (a release
+# build of its own). `make test` leaves them out, to stay a few minutes;
+# `make check` (what CI runs) runs them after it. SWEEP_PKGS holds every
+# package with a test SWEEPS names: the sweeps build and run only those
+# test binaries, so that the release build runs beside the real servers
+# instead of queueing behind the links of every other package's tests.
+SWEEPS := ^(TestReal.*|TestTenThousandTools|TestReleaseArchives|TestActionInstall|TestSlowStartingDualEraServer|TestBusyWorker|TestGoSDKWithoutValidation|TestSlowServerSameVerdictsUnderLoad)$$
+SWEEP_PKGS := ./conformance/ ./examples/ ./internal/fixtures/ntools/ ./scripts/
 
 # The real-server test drives the pinned @modelcontextprotocol/server-everything;
 # npm installs it from the lock file whenever the lock file is newer.
