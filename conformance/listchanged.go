@@ -245,6 +245,7 @@ func listChangedSent(f listFeature) func(t *T) {
 // ends not-verified when the stream is not acknowledged with the filter.
 func listenAndWalk(t *T, f listFeature) *Conn {
 	c := t.Fresh()
+	c.awaitStarted()
 	id := fmt.Sprintf("listen-%s-%s", f.capability, c.env.nextID())
 	key := protocol.IDKey(mustJSON(id))
 	var resp, ack *protocol.Message

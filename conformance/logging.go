@@ -325,6 +325,7 @@ func init() {
 		StartsWhy:  "a process with a subscriptions/listen stream open, which the shared session must not have",
 		Run: func(t *T) {
 			c := t.Fresh()
+			c.awaitStarted()
 			id := fmt.Sprintf("listen-logging-%s", t.env.nextID())
 			key := protocol.IDKey(mustJSON(id))
 			c.must(protocol.MethodSubscribe, c.Send(id, protocol.MethodSubscribe,

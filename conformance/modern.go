@@ -1454,6 +1454,7 @@ func observeListen(t *T) *listenRun {
 	}
 	c := t.Fresh()
 	run := &listenRun{conn: c, mark: len(c.p.Transcript()), id: fmt.Sprintf("listen-%s", c.env.nextID())}
+	c.awaitStarted()
 	key := protocol.IDKey(mustJSON(run.id))
 	take := func(r runner.Received) {
 		switch {

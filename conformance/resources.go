@@ -988,6 +988,7 @@ func observeResourceListen(t *T) *resourceListen {
 	c := t.Fresh()
 	run := &resourceListen{conn: c, mark: len(c.p.Transcript()), id: fmt.Sprintf("listen-resources-%s", t.env.nextID())}
 	run.key = protocol.IDKey(mustJSON(run.id))
+	c.awaitStarted()
 	for _, r := range resources {
 		if len(run.requested) < maxSubscriptions && !slices.Contains(run.requested, r.URI) {
 			run.requested = append(run.requested, r.URI)

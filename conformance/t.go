@@ -982,6 +982,18 @@ func (c *Conn) readUntil(timeout time.Duration, done func() bool, take func(runn
 	}
 }
 
+// awaitStarted has c's process answer a barrier when it has answered
+// nothing yet, before a check waits on it for a message that is not an
+// answer (a listen stream's acknowledgement): on a process still starting
+// every wait gets the start allowance, so a notification that never
+// comes would cost that, on the first try and on the re-run, instead of
+// the request timeout.
+func (c *Conn) awaitStarted() {
+	if c.starting() {
+		_, _ = c.TryBarrier()
+	}
+}
+
 // starting reports whether c is a process that has not answered yet and
 // still has its start-up allowance.
 func (c *Conn) starting() bool {
