@@ -132,7 +132,7 @@ func (o Options) fixturesRef() string {
 // engine is one run.
 type engine struct {
 	opts    Options
-	secrets []string // never shown: see envSecrets
+	secrets []string // forms of secrets never shown: see serverSecrets
 	checks  []*Check
 	det     *detection
 	checked []string

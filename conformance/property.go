@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpconform/mcpconform/internal/redact"
 	"github.com/mcpconform/mcpconform/properties/gen"
 	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/reference"
@@ -849,7 +850,7 @@ func saveTranscript(t *T, tr *transcript.Transcript) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "(not saved: " + err.Error() + ")"
 	}
-	if err := os.WriteFile(name, redactBytes(tr.Format(), t.env.eng.secrets), 0o644); err != nil {
+	if err := os.WriteFile(name, redact.Bytes(tr.Format(), t.env.eng.secrets), 0o644); err != nil {
 		return "(not saved: " + err.Error() + ")"
 	}
 	t.Logf("failing case: %s; replay it with: mcpconform replay %s -- CMD", name, name)

@@ -2,13 +2,13 @@ package conformance
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/mcpconform/mcpconform/internal/redact"
 	"github.com/mcpconform/mcpconform/report"
 )
 
@@ -20,9 +20,6 @@ var secretName = regexp.MustCompile(`(?i)(TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRAS
 // minSecret is the shortest value redacted: a shorter one ("1", "yes")
 // would blank out ordinary text wherever it occurs, and proves little.
 const minSecret = 8
-
-// redacted replaces a secret wherever a report or saved case would show it.
-const redacted = "[redacted]"
 
 // envSecrets returns the values of the variables in env (NAME=VALUE
 // entries, later ones winning) whose names mark them as credentials,
@@ -52,35 +49,18 @@ func envSecrets(env []string) []string {
 	return out
 }
 
-// serverSecrets returns the credentials of the environment the run gives
-// the servers it starts; none when it starts none (a server at a URL
-// has its own environment).
+// serverSecrets returns the forms (redact.All) of the credentials of the
+// environment the run gives the servers it starts; none when it starts
+// none (a server at a URL has its own environment).
 func serverSecrets(o Options) []string {
 	if len(o.Command) == 0 {
 		return nil
 	}
-	return envSecrets(append(os.Environ(), o.Env...))
+	return redact.All(envSecrets(append(os.Environ(), o.Env...)))
 }
 
-// redactBytes returns b with every secret, as written and as a JSON
-// string writes it, replaced; b itself when it holds none.
-func redactBytes(b []byte, secrets []string) []byte {
-	for _, s := range secrets {
-		forms := []string{s}
-		if q, err := json.Marshal(s); err == nil && string(q[1:len(q)-1]) != s {
-			forms = append(forms, string(q[1:len(q)-1]))
-		}
-		for _, f := range forms {
-			if bytes.Contains(b, []byte(f)) {
-				b = bytes.ReplaceAll(b, []byte(f), []byte(redacted))
-			}
-		}
-	}
-	return b
-}
-
-// redactReport returns rep with every secret replaced in every string it
-// holds, or rep itself when it holds none. It goes through the report's
+// redactReport returns rep with every secret form in secrets replaced in
+// every string it holds, or rep itself when it holds none. It goes through the report's
 // JSON, which holds all of it (a JSON report reads back to the same
 // bytes), so that no field is forgotten.
 func redactReport(rep *Report, secrets []string) (*Report, error) {
@@ -92,7 +72,7 @@ func redactReport(rep *Report, secrets []string) (*Report, error) {
 		return nil, fmt.Errorf("redact the server environment's secrets: %w", err)
 	}
 	data := buf.Bytes()
-	clean := redactBytes(bytes.Clone(data), secrets)
+	clean := redact.Bytes(bytes.Clone(data), secrets)
 	if bytes.Equal(clean, data) {
 		return rep, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpconform/mcpconform/internal/fixtures/fixturebin"
+	"github.com/mcpconform/mcpconform/internal/redact"
 	"github.com/mcpconform/mcpconform/report"
 )
 
@@ -15,11 +16,13 @@ import (
 // the credentials the run hands it into its answers (and its stderr); no
 // format of the report holds them. A variable whose name marks no
 // credential is shown as the server sent it, which proves the server
-// showed the value.
+// showed the value. The server writes the value's solidus escaped (\/),
+// so its lines hold it in another form than its decoded name; the search
+// is for a part of the value without one, which every form holds.
 func TestServerEnvSecretsRedacted(t *testing.T) {
 	t.Parallel()
 	bin := fixturebin.Build(t, "internal/fixtures/hostile")
-	const marker = "mcpconform-marker-3f9c1a7e"
+	const marker, part = "mcpconform-marker/3f9c1a7e", "3f9c1a7e"
 	tests := []struct {
 		name  string
 		shown bool
@@ -43,8 +46,8 @@ func TestServerEnvSecretsRedacted(t *testing.T) {
 			if got := strings.Contains(rep.Server.Name, marker); got != tt.shown {
 				t.Errorf("server name %q: marker shown %v, want %v", rep.Server.Name, got, tt.shown)
 			}
-			if !tt.shown && rep.Server.Name != "hostile "+redacted {
-				t.Errorf("server name %q, want %q", rep.Server.Name, "hostile "+redacted)
+			if !tt.shown && rep.Server.Name != "hostile "+redact.Mark {
+				t.Errorf("server name %q, want %q", rep.Server.Name, "hostile "+redact.Mark)
 			}
 			for name, write := range map[string]func(io.Writer) error{
 				"JSON":        rep.WriteJSON,
@@ -61,7 +64,7 @@ func TestServerEnvSecretsRedacted(t *testing.T) {
 				if err := write(&buf); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				if got := bytes.Contains(buf.Bytes(), []byte(marker)); got && !tt.shown {
+				if bytes.Contains(buf.Bytes(), []byte(part)) && !tt.shown {
 					t.Errorf("the %s report holds the value of %s", name, tt.name)
 				}
 			}
@@ -87,11 +90,7 @@ func TestEnvSecrets(t *testing.T) {
 		t.Errorf("envSecrets = %q, want %q", got, want)
 	}
 	in := []byte(`{"a":"token ghp_0123456789 and sk-abcdefghijklmnop","b":"wJalrXUtnFEMI"}`)
-	if out := string(redactBytes(in, got)); out != `{"a":"token [redacted] and [redacted]","b":"[redacted]"}` {
-		t.Errorf("redactBytes = %s", out)
-	}
-	quoted := []string{`pa"ss\word-123`}
-	if out := string(redactBytes([]byte(`{"v":"pa\"ss\\word-123"}`), quoted)); out != `{"v":"[redacted]"}` {
-		t.Errorf("redactBytes of a JSON-escaped secret = %s", out)
+	if out := string(redact.Bytes(in, redact.All(got))); out != `{"a":"token [redacted] and [redacted]","b":"[redacted]"}` {
+		t.Errorf("redact.Bytes = %s", out)
 	}
 }

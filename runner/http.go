@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpconform/mcpconform/internal/redact"
 	"github.com/mcpconform/mcpconform/protocol"
 )
 
@@ -316,21 +317,13 @@ func requestPath(u *url.URL) string {
 // Redact replaces every secret the target holds (the values of its
 // headers) in s with "[redacted]".
 func (t *HTTPTarget) Redact(s string) string {
-	for _, v := range t.secretList() {
-		s = strings.ReplaceAll(s, v, "[redacted]")
-	}
-	return s
+	return redact.String(s, t.secretList())
 }
 
 // redactBytes is Redact for a message as read; it returns b itself when
 // b holds no secret.
 func (t *HTTPTarget) redactBytes(b []byte) []byte {
-	for _, v := range t.secretList() {
-		if bytes.Contains(b, []byte(v)) {
-			b = bytes.ReplaceAll(b, []byte(v), []byte("[redacted]"))
-		}
-	}
-	return b
+	return redact.Bytes(b, t.secretList())
 }
 
 // secretHeaders are request headers whose values are never shown, beside

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/mcpconform/mcpconform/internal/redact"
 )
 
 // tokenPlaceholder stands for the token of HTTPOptions.Token in a
@@ -103,7 +105,7 @@ func (t *HTTPTarget) AddSecret(values ...string) {
 		added := false
 		for _, v := range values {
 			if len(v) >= minSecret && v != tokenPlaceholder && !slices.Contains(list, v) {
-				list = append(list, v)
+				list = append(list, redact.Forms(v)...)
 				added = true
 			}
 		}
@@ -117,7 +119,8 @@ func (t *HTTPTarget) AddSecret(values ...string) {
 	}
 }
 
-// secretList returns the secrets, longest first.
+// secretList returns the forms of the secrets (redact.Forms), longest
+// first.
 func (t *HTTPTarget) secretList() []string {
 	if p := t.secrets.Load(); p != nil {
 		return *p
