@@ -732,12 +732,12 @@ func init() {
 			var bad []string
 			for _, tl := range tools {
 				if !toolNamePattern.MatchString(tl.Name) {
-					bad = append(bad, quoted(tl.Name))
+					bad = append(bad, tl.Name)
 				}
 			}
 			t.Actual("%d of %d names outside the rule", len(bad), len(tools))
 			if len(bad) > 0 {
-				t.Failf("tool names outside the allowed form: %s", strings.Join(bad, ", "))
+				t.fail(quotedList("tool names outside the allowed form: ", bad))
 			}
 		},
 	})
@@ -772,13 +772,13 @@ func init() {
 			for _, tl := range tools {
 				seen[tl.Name]++
 				if seen[tl.Name] == 2 {
-					dups = append(dups, quoted(tl.Name))
+					dups = append(dups, tl.Name)
 				}
 			}
 			t.Expect("no name twice")
 			t.Actual("%d tools, %d duplicated names", len(tools), len(dups))
 			if len(dups) > 0 {
-				t.Failf("tool names listed more than once: %s", strings.Join(dups, ", "))
+				t.fail(quotedList("tool names listed more than once: ", dups))
 			}
 		},
 	})
