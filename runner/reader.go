@@ -81,6 +81,7 @@ func (p *Process) readStdout() {
 	br := bufio.NewReaderSize(p.stdout, readSize)
 	limit := p.cfg.MaxLineBytes
 	var head []byte // the start of a line over the limit
+	grown := false  // the pipe has been given room for long lines (growPipe)
 	for {
 		head = head[:0]
 		var long []byte    // a line that came in more than one read
@@ -141,6 +142,10 @@ func (p *Process) readStdout() {
 			}
 			if err != bufio.ErrBufferFull {
 				break
+			}
+			if !grown {
+				growPipe(p.stdout)
+				grown = true
 			}
 			// A line over the limit keeps a wait going too, unless it may
 			// be the answer waited for (see streaming).
