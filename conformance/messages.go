@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Messages a vendor can act on. A result's message is one sentence per
@@ -114,12 +115,37 @@ func tidyResult(r *Result, msgs []string, suffix string, notes *[]string) {
 }
 
 // quoted is strconv.Quote(s), what fmt's %q writes, for texts that may be
-// a server's megabyte names: strconv quotes rune by rune, and a run of
-// printable ASCII without '"' or '\\', which it writes unchanged, is
-// copied whole. Quoting is rune by rune, so each run between two such
-// runs is quoted on its own.
-func quoted(s string) string {
-	b := make([]byte, 0, len(s)+2)
+// a server's megabyte names (see appendQuoted).
+func quoted(s string) string { return string(appendQuoted(make([]byte, 0, len(s)+2), s)) }
+
+// quotedList is lead followed by each of texts quoted, comma-separated,
+// as fmt.Sprintf("%s%s", lead, strings.Join(quoted texts, ", ")) writes
+// it, in one buffer: a message that lists a server's megabyte names would
+// otherwise copy each into a quoted string, a joined one and a formatted
+// one, megabytes of fresh memory each.
+func quotedList(lead string, texts []string) string {
+	n := len(lead)
+	for _, s := range texts {
+		n += len(s) + len(`"", `)
+	}
+	b := append(make([]byte, 0, n), lead...)
+	for i, s := range texts {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = appendQuoted(b, s)
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// appendQuoted is strconv.AppendQuote(b, s) for texts that may be a
+// server's megabyte names, and for the methods a property check sends:
+// strconv quotes rune by rune, and a run of printable ASCII without '"'
+// or '\\', which it writes unchanged, is copied whole (its rune by rune
+// tests were half of rendering a probe notification). Quoting is rune by
+// rune, so each run between two such runs is quoted on its own.
+// TestAppendQuotedMatchesStrconv holds the two together.
+func appendQuoted(b []byte, s string) []byte {
 	b = append(b, '"')
 	for len(s) > 0 {
 		i := 0
@@ -139,7 +165,7 @@ func quoted(s string) string {
 			s = s[j:]
 		}
 	}
-	return string(append(b, '"'))
+	return append(b, '"')
 }
 
 // plainASCII reports whether strconv.Quote writes c, an ASCII byte or a

@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -141,6 +142,28 @@ func TestQuoted(t *testing.T) {
 	} {
 		if got, want := quoted(s), strconv.Quote(s); got != want {
 			t.Errorf("quoted(%.40q) = %.80s; want %.80s", s, got, want)
+		}
+	}
+}
+
+// TestQuotedList holds quotedList to the lead and each text quoted,
+// joined with ", ", as fmt and strings.Join write them.
+func TestQuotedList(t *testing.T) {
+	long := strings.Repeat("N", 70000) + "\u202e"
+	for _, texts := range [][]string{
+		nil,
+		{""},
+		{"a"},
+		{"a", `b"c`, "d\xff", long, "read_\u2066file"},
+		{long, long},
+	} {
+		q := make([]string, len(texts))
+		for i, s := range texts {
+			q[i] = strconv.Quote(s)
+		}
+		want := fmt.Sprintf("names: %s", strings.Join(q, ", "))
+		if got := quotedList("names: ", texts); got != want {
+			t.Errorf("quotedList(%.60q) = %.80s; want %.80s", texts, got, want)
 		}
 	}
 }

@@ -231,22 +231,6 @@ func notificationLine(rev string, method string, params map[string]any) string {
 	return string(appendMethodParams(b, rev, method, params))
 }
 
-// appendQuoted is strconv.AppendQuote, which a string of printable ASCII
-// without a quote or backslash (every method a property check sends)
-// leaves as it is between quotes: AppendQuote's rune by rune tests were
-// half of rendering a probe notification. TestAppendQuotedMatchesStrconv
-// holds the two together.
-func appendQuoted(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return strconv.AppendQuote(b, s)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
 // appendMethodParams ends a line begun in b: the method, the params as
 // paramsText renders them, and the closing brace.
 func appendMethodParams(b []byte, rev, method string, params map[string]any) []byte {

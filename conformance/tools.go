@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 	"unique"
 	"unsafe"
 	"weak"
@@ -203,8 +204,10 @@ func (c *pageCache) decode(raw []byte) *decodedPage {
 	}
 	c.mu.Unlock()
 	p := &decodedPage{raw: weak.Make(unsafe.SliceData(raw)), n: len(raw)}
-	p.err = json.Unmarshal(raw, &p.res)
-	p.shareLongText()
+	if !p.decodeLong(raw) {
+		p.err = json.Unmarshal(raw, &p.res)
+		p.shareLongText()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(raw) >= heldPage {
@@ -251,6 +254,101 @@ func (d *decodedPage) shareLongText() {
 			}
 		}
 	}
+}
+
+// longCut is a long text of a tool in a tools/list result, written
+// without escapes: where its bytes are (between its quotes) in the result,
+// and which tool and which of its texts (toolTexts) it is.
+type longCut struct {
+	at, end, tool, text int
+}
+
+// toolTexts are the members of a tool that decodeLong reads in place.
+var toolTexts = [...]string{"name", "title", "description"}
+
+// toolText returns the member of t that toolTexts[i] names.
+func toolText(t *protocol.Tool, i int) *string {
+	return [...]*string{&t.Name, &t.Title, &t.Description}[i]
+}
+
+// decodeLong decodes raw, a long result (heldPage bytes or more), as
+// json.Unmarshal does, without copying its tools' long names, titles and
+// descriptions written without escapes: the rest of the result is
+// decoded with those strings left empty, and each is then the run's one
+// copy of it (shareLongText), found by its bytes in raw. A server with
+// megabyte names lists its tools in several such results a run, and
+// encoding/json, which scans each string twice and copies it, spent most
+// of their decoding on the megabytes. It reports false, having set
+// nothing, when raw has no such string or is not plain (a member given
+// twice or escaped, one whose name differs only in case from a text's,
+// invalid JSON): encoding/json decides those.
+func (d *decodedPage) decodeLong(raw []byte) bool {
+	if len(raw) < heldPage {
+		return false
+	}
+	top, ok := protocol.ScanObject(raw)
+	if !ok || foldsTwice(top, "tools") {
+		return false
+	}
+	elems, ok := protocol.ScanArray(top["tools"])
+	if !ok {
+		return false
+	}
+	var cuts []longCut
+	var members map[string]json.RawMessage
+	for i, e := range elems {
+		if members, ok = protocol.ScanObjectInto(e, members); !ok {
+			continue
+		}
+		for k, name := range toolTexts {
+			v := members[name]
+			if len(v) < longText+len(`""`) || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) || foldsTwice(members, name) {
+				continue
+			}
+			at := partAt(v, raw)
+			if at < 0 {
+				return false
+			}
+			cuts = append(cuts, longCut{at: at + 1, end: at + len(v) - 1, tool: i, text: k})
+		}
+	}
+	if len(cuts) == 0 {
+		return false
+	}
+	slices.SortFunc(cuts, func(a, b longCut) int { return a.at - b.at })
+	n := len(raw)
+	for _, c := range cuts {
+		n -= c.end - c.at
+	}
+	short, from := make([]byte, 0, n), 0
+	for _, c := range cuts {
+		short, from = append(short, raw[from:c.at]...), c.end
+	}
+	short = append(short, raw[from:]...)
+	var res protocol.ListToolsResult
+	if json.Unmarshal(short, &res) != nil || len(res.Tools) != len(elems) {
+		return false
+	}
+	d.res = res
+	d.shareLongText()
+	for _, c := range cuts {
+		h := unique.Make(unsafe.String(&raw[c.at], c.end-c.at))
+		*toolText(&d.res.Tools[c.tool], c.text) = h.Value()
+		d.long = append(d.long, h)
+	}
+	return true
+}
+
+// foldsTwice reports whether members has a member other than name whose
+// name encoding/json would match to name's field too (it matches
+// regardless of case).
+func foldsTwice(members map[string]json.RawMessage, name string) bool {
+	for k := range members {
+		if k != name && strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // page decodes m's result as a tools/list page through the run's cache; the
@@ -634,12 +732,12 @@ func init() {
 			var bad []string
 			for _, tl := range tools {
 				if !toolNamePattern.MatchString(tl.Name) {
-					bad = append(bad, quoted(tl.Name))
+					bad = append(bad, tl.Name)
 				}
 			}
 			t.Actual("%d of %d names outside the rule", len(bad), len(tools))
 			if len(bad) > 0 {
-				t.Failf("tool names outside the allowed form: %s", strings.Join(bad, ", "))
+				t.fail(quotedList("tool names outside the allowed form: ", bad))
 			}
 		},
 	})
@@ -674,13 +772,13 @@ func init() {
 			for _, tl := range tools {
 				seen[tl.Name]++
 				if seen[tl.Name] == 2 {
-					dups = append(dups, quoted(tl.Name))
+					dups = append(dups, tl.Name)
 				}
 			}
 			t.Expect("no name twice")
 			t.Actual("%d tools, %d duplicated names", len(tools), len(dups))
 			if len(dups) > 0 {
-				t.Failf("tool names listed more than once: %s", strings.Join(dups, ", "))
+				t.fail(quotedList("tool names listed more than once: ", dups))
 			}
 		},
 	})

@@ -268,3 +268,63 @@ func TestPageCacheSharesLongText(t *testing.T) {
 		t.Error("a short title was shared")
 	}
 }
+
+// TestDecodeLongMatchesUnmarshal: a long tools/list result decodes as
+// json.Unmarshal decodes it, whether its long texts are read in place
+// (plain) or left to encoding/json (escaped, given twice, named in
+// another case, not UTF-8, the result invalid), and a text read in place
+// is the run's one copy of it, not a view of the result.
+func TestDecodeLongMatchesUnmarshal(t *testing.T) {
+	long := strings.Repeat("N", heldPage)
+	name := "read_\u2066file\u2069" + long
+	for _, tt := range []struct {
+		name  string
+		raw   string
+		inUse bool // decodeLong reads some text in place
+	}{
+		{"plain", `{"tools":[{"name":"a","inputSchema":{"type":"object"}},{"description":"` + long + `","inputSchema":{"type":"object"},"name":"` + name + `","title":"` + long + `x"}],"nextCursor":"c"}`, true},
+		{"spaced", ` { "tools" : [ { "name" : "` + name + `" , "annotations" : { "title" : "` + long + `" } } ] , "_meta" : { "k" : [1, "` + long + `"] } } `, true},
+		{"escaped", `{"tools":[{"name":"\u0041` + long + `"}]}`, false},
+		{"escaped beside plain", `{"tools":[{"name":"\u0041` + long + `","description":"` + long + `"}]}`, true},
+		{"twice", `{"tools":[{"name":"` + long + `","name":"b"}]}`, false},
+		{"other case", `{"tools":[{"name":"` + long + `","Name":"b"}]}`, false},
+		{"other case beside plain", `{"tools":[{"name":"` + long + `","Name":"b","description":"` + long + `"}]}`, true},
+		{"tools twice in case", `{"tools":[{"name":"` + long + `"}],"Tools":[]}`, false},
+		{"not UTF-8", "{\"tools\":[{\"name\":\"\xff" + long + "\"}]}", false},
+		{"wrong type", `{"tools":[{"name":"` + long + `","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":"yes"}}]}`, false},
+		{"tools not an array", `{"tools":{"name":"` + long + `"}}`, false},
+		{"element not an object", `{"tools":["` + long + `",{"name":"` + long + `"}]}`, false},
+		{"invalid", `{"tools":[{"name":"` + long + `"}]`, false},
+		{"short", `{"tools":[{"name":"a"}]}`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			raw := []byte(tt.raw)
+			if len(raw) < heldPage && tt.name != "short" {
+				t.Fatalf("the case is %d bytes, shorter than a held page", len(raw))
+			}
+			var want protocol.ListToolsResult
+			wantErr := json.Unmarshal(raw, &want)
+			var d decodedPage
+			inUse := d.decodeLong(raw)
+			if inUse != tt.inUse {
+				t.Fatalf("decodeLong = %v, want %v", inUse, tt.inUse)
+			}
+			if !inUse {
+				return // the caller decodes with encoding/json
+			}
+			if wantErr != nil {
+				t.Fatalf("decodeLong read a result encoding/json refuses: %v", wantErr)
+			}
+			if !reflect.DeepEqual(d.res, want) {
+				t.Errorf("decodeLong gives %.200v\nencoding/json %.200v", d.res, want)
+			}
+			for _, tl := range d.res.Tools {
+				for _, s := range []string{tl.Name, tl.Title, tl.Description} {
+					if len(s) >= longText && partAt(unsafe.Slice(unsafe.StringData(s), len(s)), raw) >= 0 {
+						t.Errorf("the text %.20q… is a view of the result", s)
+					}
+				}
+			}
+		})
+	}
+}

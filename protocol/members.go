@@ -56,6 +56,50 @@ func ScanObjectInto(data []byte, into map[string]json.RawMessage) (_ map[string]
 	return m.members, true
 }
 
+// ScanArray returns the elements of a JSON array as raw JSON (aliasing
+// data), as json.Unmarshal into a []json.RawMessage gives them, in one
+// pass; ok is false unless data is valid JSON and an array (spaces around
+// it allowed).
+func ScanArray(data []byte) (_ []json.RawMessage, ok bool) {
+	s := scanner{data: data}
+	s.skipSpace()
+	if s.i >= len(s.data) || s.data[s.i] != '[' {
+		return nil, false
+	}
+	s.i++
+	s.skipSpace()
+	elems := []json.RawMessage{}
+	if s.i < len(s.data) && s.data[s.i] == ']' {
+		s.i++
+	} else {
+		for {
+			start := s.i
+			if !s.value(1) {
+				return nil, false
+			}
+			elems = append(elems, s.data[start:s.i:s.i])
+			s.skipSpace()
+			if s.i >= len(s.data) {
+				return nil, false
+			}
+			if s.data[s.i] == ']' {
+				s.i++
+				break
+			}
+			if s.data[s.i] != ',' {
+				return nil, false
+			}
+			s.i++
+			s.skipSpace()
+		}
+	}
+	s.skipSpace()
+	if s.i != len(s.data) {
+		return nil, false
+	}
+	return elems, true
+}
+
 // objectMembers records the members of a plain object for ScanObject.
 type objectMembers struct {
 	members map[string]json.RawMessage

@@ -177,3 +177,55 @@ func TestScanObjectIntoReuses(t *testing.T) {
 		}
 	}
 }
+
+// TestScanArrayMatchesEncodingJSON: ScanArray gives the elements
+// json.Unmarshal into a []json.RawMessage gives, as parts of its input,
+// and declines where encoding/json fails or the value is no array.
+func TestScanArrayMatchesEncodingJSON(t *testing.T) {
+	for _, tt := range []struct {
+		in string
+		ok bool
+	}{
+		{`[]`, true},
+		{` [ ] `, true},
+		{`[1]`, true},
+		{` [ {"a":[1,2]} , "x\"y" ,null,[ ],-1.5e3 ] `, true},
+		{`[{"name":"é"},{"name":"\u0061"}]`, true},
+		{`[1,]`, false},
+		{`[,1]`, false},
+		{`[1 2]`, false},
+		{`[1`, false},
+		{`[1] x`, false},
+		{`{}`, false},
+		{`null`, false},
+		{`"[1]"`, false},
+		{``, false},
+		{"[\"\x01\"]", false},
+	} {
+		got, ok := ScanArray([]byte(tt.in))
+		var want []json.RawMessage
+		err := json.Unmarshal([]byte(tt.in), &want)
+		if tt.ok && err != nil {
+			t.Fatalf("the case %q is not an array: %v", tt.in, err)
+		}
+		if ok != tt.ok {
+			t.Errorf("ScanArray(%q) ok = %v, want %v", tt.in, ok, tt.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if len(got) != len(want) {
+			t.Errorf("ScanArray(%q) = %d elements, encoding/json %d", tt.in, len(got), len(want))
+			continue
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Errorf("ScanArray(%q)[%d] = %s, encoding/json %s", tt.in, i, got[i], want[i])
+			}
+			if cap(got[i]) != len(got[i]) {
+				t.Errorf("ScanArray(%q)[%d] can grow into its input", tt.in, i)
+			}
+		}
+	}
+}

@@ -112,3 +112,29 @@ func TestReadLongLines(t *testing.T) {
 		})
 	}
 }
+
+// TestReusable: a long line's buffer is kept for the next one when a line
+// as long as the last would be interned in it or a new one would be as
+// large, and dropped when it is much larger (a first line's, grown by
+// doubling).
+func TestReusable(t *testing.T) {
+	const mib = 1 << 20
+	for _, tt := range []struct {
+		size int
+		last int64
+		want bool
+	}{
+		{0, 0, false},
+		{2 * readSize, 0, true},
+		{2*readSize + 1, 0, false},
+		{2*mib + readSize, 2 * mib, true},
+		{2 * mib * 8 / 7, 2 * mib, true},
+		{4 * mib, 2*mib + 4096, false},
+		{200<<10 + readSize, 200 << 10, true},
+		{mib, 200 << 10, false},
+	} {
+		if got := reusable(tt.size, tt.last); got != tt.want {
+			t.Errorf("reusable(%d, %d) = %v, want %v", tt.size, tt.last, got, tt.want)
+		}
+	}
+}

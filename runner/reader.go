@@ -65,12 +65,24 @@ func appendLong(line, frag []byte, most int) []byte {
 	return append(line, frag...)
 }
 
-// putLong gives the buffer of a line nothing kept to the next long line.
+// putLong gives the buffer of a line nothing kept to the next long line,
+// unless a line as long as the run's last one would not be interned in it
+// (deliverLong): the buffer of a first long line, grown by doubling, can
+// be twice its size, and each line put together in it would be copied
+// again, megabytes of fresh memory a line.
 func putLong(line []byte) {
-	if cap(line) > 0 {
+	if reusable(cap(line), lastLongLine.Load()) {
 		line = line[:0]
 		longBuffers.Put(&line)
 	}
+}
+
+// reusable reports whether a buffer of size bytes is worth keeping for
+// the next long line when the last was last bytes: a line of that length
+// would be interned in it, not copied out of it (see deliverLong), or the
+// buffer is no larger than appendLong would make for it.
+func reusable(size int, last int64) bool {
+	return size > 0 && (int64(size-size/8) <= last || int64(size) <= max(last+readSize, 2*readSize))
 }
 
 // readStdout splits the server's stdout into lines and queues them. A line
@@ -81,6 +93,7 @@ func (p *Process) readStdout() {
 	br := bufio.NewReaderSize(p.stdout, readSize)
 	limit := p.cfg.MaxLineBytes
 	var head []byte // the start of a line over the limit
+	grown := false  // the pipe has been given room for long lines (growPipe)
 	for {
 		head = head[:0]
 		var long []byte    // a line that came in more than one read
@@ -141,6 +154,10 @@ func (p *Process) readStdout() {
 			}
 			if err != bufio.ErrBufferFull {
 				break
+			}
+			if !grown {
+				growPipe(p.stdout)
+				grown = true
 			}
 			// A line over the limit keeps a wait going too, unless it may
 			// be the answer waited for (see streaming).
