@@ -892,16 +892,29 @@ const answeredOnceBase = 1_000_000
 // answeredOnceLines draws n pipelined requests of both id types with
 // notifications interleaved; at most maxLists of them are tools/list (a
 // ping or discover instead), so that a long tool list keeps the sequence's
-// work bounded.
-func answeredOnceLines(src gen.Source, rev string, n, maxLists int) []wireLine {
+// work bounded. With distinctNotes, a notification drawn again is left
+// out (the draws are the same): over HTTP each notification is an
+// exchange of its own, judged on its own answer as in
+// notificationLines, so the same bytes again show nothing the first did
+// not.
+func answeredOnceLines(src gen.Source, rev string, n, maxLists int, distinctNotes bool) []wireLine {
 	methods := []string{protocol.MethodPing, protocol.MethodToolsList, "mcpconform/unknown-method"}
 	if rev == protocol.Modern {
 		methods = []string{protocol.MethodDiscover, protocol.MethodToolsList, "mcpconform/unknown-method"}
 	}
 	lines := make([]wireLine, 0, n+n/3+1) // a notification before a third of them
+	var drawn map[string]bool
+	if distinctNotes {
+		drawn = map[string]bool{}
+	}
 	for i := 0; i < n; i++ {
 		if src.Intn(3) == 0 {
-			lines = append(lines, wireLine{Raw: probeNotification(rev, src)})
+			if raw := probeNotification(rev, src); drawn == nil || !drawn[raw] {
+				if drawn != nil {
+					drawn[raw] = true
+				}
+				lines = append(lines, wireLine{Raw: raw})
+			}
 		}
 		id := idFor(answeredOnceBase + i)
 		method := methods[src.Intn(len(methods))]
@@ -930,7 +943,7 @@ func runAnsweredOnce(t *T) {
 		// what the sequence costs a server that builds its list per call.
 		maxLists = 1
 	}
-	lines := answeredOnceLines(t.Rand(), t.env.rev, n, maxLists)
+	lines := answeredOnceLines(t.Rand(), t.env.rev, n, maxLists, t.Transport() == TransportHTTP)
 	t.Expect("each of the %d requests answered once with its id; nothing else answered", n)
 	sequenceProperty(t, "pipelined requests and notifications", lines, scratchSession, func(ls []wireLine, run wireRun) []string {
 		var problems []string
