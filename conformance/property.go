@@ -29,8 +29,18 @@ import (
 )
 
 // DefaultCases is the number of generated cases per property check when a
-// run names none (--cases).
+// run over stdio names none (--cases).
 const DefaultCases = 100
+
+// DefaultHTTPCases is the number of generated cases per property check when
+// a run over HTTP names none (--cases): there each case is an HTTP exchange,
+// which costs a server about a hundred times what a line on stdio does, and
+// DefaultCases made a run over HTTP take twice the wall time of a suite
+// that generates nothing. It is the smallest budget at which every
+// property fault of the mutant fixtures is still found
+// (TestPropertyMutantsAtHTTPBudget): malformed-answered sends cases/4
+// malformed lines, and a server may stumble only at the eighth.
+const DefaultHTTPCases = 32
 
 // FailureDir is the directory under which property checks save a failing
 // case, shrunk, as a transcript vector that `mcpconform replay` runs: a
@@ -179,13 +189,28 @@ func init() {
 }
 
 // cases returns the number of generated cases per property check: the
-// run's --cases, or DefaultCases.
+// run's --cases, or its transport's default.
 func (t *T) cases() int { return t.env.eng.opts.cases() }
 
-// cases returns Cases, or DefaultCases when it is unset.
+// cases returns Cases, or the transport's default when it is unset:
+// DefaultHTTPCases over HTTP, DefaultCases over stdio.
 func (o Options) cases() int {
-	if o.Cases > 0 {
+	switch {
+	case o.Cases > 0:
 		return o.Cases
+	case o.Transport == TransportHTTP:
+		return DefaultHTTPCases
+	}
+	return DefaultCases
+}
+
+// sampleCases returns the number of calls the checks that sample a
+// server's tools outside the property checks may make: the run's --cases,
+// or DefaultCases over either transport (their few calls are not what a
+// run over HTTP spends its time on).
+func (t *T) sampleCases() int {
+	if n := t.env.eng.opts.Cases; n > 0 {
+		return n
 	}
 	return DefaultCases
 }
