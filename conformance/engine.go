@@ -46,7 +46,7 @@ type Options struct {
 	Timeout    time.Duration    // per request; default 5s
 	RunTimeout time.Duration    // whole run; default 10m
 	Seed       int64            // 0 means DefaultSeed
-	Cases      int              // generated cases per property check; 0 means DefaultCases
+	Cases      int              // generated cases per property check; 0 means DefaultCases (DefaultHTTPCases over HTTP)
 	AllowCalls []string         // tool-name globs the suite may call besides readOnlyHint tools
 	DenyCalls  []string         // tool-name globs the suite never calls, readOnlyHint or not
 	Profile    *profile.Profile // target profile for the governance checks; nil makes them n/a

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -248,5 +249,45 @@ func TestArgumentCasesDistinct(t *testing.T) {
 		if valid && (per[0] != 1 || per[1] > 3 || per[2] != share) {
 			t.Errorf("valid cases per tool %v, want [1 ≤3 %d]", per, share)
 		}
+	}
+}
+
+// TestPropertyMutantsAtHTTPBudget: every property mutation still makes its
+// property checks fail (or warn) with the cases a run over HTTP generates
+// by default, the same seed: DefaultHTTPCases keeps each fault the
+// property checks are known to catch. The mutant speaks stdio only, so
+// the budget is given as --cases would give it.
+func TestPropertyMutantsAtHTTPBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the property checks against each property mutant")
+	}
+	t.Parallel()
+	mutantCasesMu.Lock()
+	all := slices.Clone(mutantCases)
+	mutantCasesMu.Unlock()
+	for _, c := range all {
+		var want []mutantWant
+		for _, w := range c.Want {
+			if strings.HasPrefix(w.ID, "property.") {
+				want = append(want, w)
+			}
+		}
+		if !strings.HasPrefix(c.Mutation, "prop-") || len(want) == 0 {
+			continue
+		}
+		tweak := c.Tweak
+		c.Tweak = func(o *Options) {
+			if tweak != nil {
+				tweak(o)
+			}
+			o.Cases, o.Only = DefaultHTTPCases, []string{"property.*"}
+		}
+		t.Run(c.Mutation, func(t *testing.T) {
+			t.Parallel()
+			rep := runMutantServed(t, c, servedMutant(t, c))
+			for _, p := range judgeMutant(rep, want) {
+				t.Error(p)
+			}
+		})
 	}
 }

@@ -227,7 +227,7 @@ func (t *T) probeProgress() *progressProbe {
 	src := t.Rand()
 	called, timeouts := 0, 0
 	for _, tool := range tools {
-		if called >= t.cases() || timeouts >= 2 {
+		if called >= t.sampleCases() || timeouts >= 2 {
 			break
 		}
 		raw, ok := t.validArgs(tool, src)

@@ -29,8 +29,18 @@ import (
 )
 
 // DefaultCases is the number of generated cases per property check when a
-// run names none (--cases).
+// run over stdio names none (--cases).
 const DefaultCases = 100
+
+// DefaultHTTPCases is the number of generated cases per property check when
+// a run over HTTP names none (--cases): there each case is an HTTP exchange,
+// which costs a server about a hundred times what a line on stdio does, and
+// DefaultCases made a run over HTTP take twice the wall time of a suite
+// that generates nothing. It is the smallest budget at which every
+// property fault of the mutant fixtures is still found
+// (TestPropertyMutantsAtHTTPBudget): malformed-answered sends cases/4
+// malformed lines, and a server may stumble only at the eighth.
+const DefaultHTTPCases = 32
 
 // FailureDir is the directory under which property checks save a failing
 // case, shrunk, as a transcript vector that `mcpconform replay` runs: a
@@ -179,13 +189,28 @@ func init() {
 }
 
 // cases returns the number of generated cases per property check: the
-// run's --cases, or DefaultCases.
+// run's --cases, or its transport's default.
 func (t *T) cases() int { return t.env.eng.opts.cases() }
 
-// cases returns Cases, or DefaultCases when it is unset.
+// cases returns Cases, or the transport's default when it is unset:
+// DefaultHTTPCases over HTTP, DefaultCases over stdio.
 func (o Options) cases() int {
-	if o.Cases > 0 {
+	switch {
+	case o.Cases > 0:
 		return o.Cases
+	case o.Transport == TransportHTTP:
+		return DefaultHTTPCases
+	}
+	return DefaultCases
+}
+
+// sampleCases returns the number of calls the checks that sample a
+// server's tools outside the property checks may make: the run's --cases,
+// or DefaultCases over either transport (their few calls are not what a
+// run over HTTP spends its time on).
+func (t *T) sampleCases() int {
+	if n := t.env.eng.opts.Cases; n > 0 {
+		return n
 	}
 	return DefaultCases
 }
@@ -876,16 +901,29 @@ const answeredOnceBase = 1_000_000
 // answeredOnceLines draws n pipelined requests of both id types with
 // notifications interleaved; at most maxLists of them are tools/list (a
 // ping or discover instead), so that a long tool list keeps the sequence's
-// work bounded.
-func answeredOnceLines(src gen.Source, rev string, n, maxLists int) []wireLine {
+// work bounded. With distinctNotes, a notification drawn again is left
+// out (the draws are the same): over HTTP each notification is an
+// exchange of its own, judged on its own answer as in
+// notificationLines, so the same bytes again show nothing the first did
+// not.
+func answeredOnceLines(src gen.Source, rev string, n, maxLists int, distinctNotes bool) []wireLine {
 	methods := []string{protocol.MethodPing, protocol.MethodToolsList, "mcpconform/unknown-method"}
 	if rev == protocol.Modern {
 		methods = []string{protocol.MethodDiscover, protocol.MethodToolsList, "mcpconform/unknown-method"}
 	}
 	lines := make([]wireLine, 0, n+n/3+1) // a notification before a third of them
+	var drawn map[string]bool
+	if distinctNotes {
+		drawn = map[string]bool{}
+	}
 	for i := 0; i < n; i++ {
 		if src.Intn(3) == 0 {
-			lines = append(lines, wireLine{Raw: probeNotification(rev, src)})
+			if raw := probeNotification(rev, src); drawn == nil || !drawn[raw] {
+				if drawn != nil {
+					drawn[raw] = true
+				}
+				lines = append(lines, wireLine{Raw: raw})
+			}
 		}
 		id := idFor(answeredOnceBase + i)
 		method := methods[src.Intn(len(methods))]
@@ -914,7 +952,7 @@ func runAnsweredOnce(t *T) {
 		// what the sequence costs a server that builds its list per call.
 		maxLists = 1
 	}
-	lines := answeredOnceLines(t.Rand(), t.env.rev, n, maxLists)
+	lines := answeredOnceLines(t.Rand(), t.env.rev, n, maxLists, t.Transport() == TransportHTTP)
 	t.Expect("each of the %d requests answered once with its id; nothing else answered", n)
 	sequenceProperty(t, "pipelined requests and notifications", lines, scratchSession, func(ls []wireLine, run wireRun) []string {
 		var problems []string

@@ -36,7 +36,7 @@ func TestPropertySequencesFollowTheSeed(t *testing.T) {
 		id   string
 		draw func(src gen.Source, rev string) []wireLine
 	}{
-		{"property.jsonrpc.answered-once", func(s gen.Source, rev string) []wireLine { return answeredOnceLines(s, rev, 50, 50) }},
+		{"property.jsonrpc.answered-once", func(s gen.Source, rev string) []wireLine { return answeredOnceLines(s, rev, 50, 50, false) }},
 		{"property.jsonrpc.notifications-unanswered", func(s gen.Source, rev string) []wireLine { return notificationLines(s, rev, 50) }},
 		{"property.jsonrpc.malformed-answered", func(s gen.Source, rev string) []wireLine { return malformedLines(s, rev, 20) }},
 	}
@@ -61,7 +61,7 @@ func TestPropertySequencesFollowTheSeed(t *testing.T) {
 func TestPropertyLinesAreWellFormed(t *testing.T) {
 	for _, rev := range []string{protocol.Rev20250326, protocol.Modern} {
 		src := gen.NewRand(7)
-		lines := slicesConcat(answeredOnceLines(src, rev, 200, 200), notificationLines(src, rev, 100), malformedLines(src, rev, 100))
+		lines := slicesConcat(answeredOnceLines(src, rev, 200, 200, false), notificationLines(src, rev, 100), malformedLines(src, rev, 100))
 		seen := map[string]bool{}
 		for _, l := range lines {
 			if l.Malformed {
@@ -88,7 +88,7 @@ func TestPropertyLinesAreWellFormed(t *testing.T) {
 				t.Errorf("%s: %s lacks the modern _meta", rev, l.Raw)
 			}
 		}
-		for _, l := range answeredOnceLines(gen.NewRand(8), rev, 200, 200) {
+		for _, l := range answeredOnceLines(gen.NewRand(8), rev, 200, 200, false) {
 			if l.ID != "" && seen[l.ID] {
 				t.Errorf("%s: id %s used twice in one sequence", rev, l.ID)
 			}
@@ -490,5 +490,30 @@ func TestNotificationLinesDistinct(t *testing.T) {
 	}
 	if len(lines) >= 100 || len(kinds) != 4 {
 		t.Errorf("%d lines of %d kinds %v, want fewer than the 100 drawn and all 4 kinds", len(lines), len(kinds), kinds)
+	}
+}
+
+// TestAnsweredOnceDistinctNotes: over HTTP the answered-once sequence
+// sends the same requests, in the same order, and each distinct
+// notification once, where it was first drawn.
+func TestAnsweredOnceDistinctNotes(t *testing.T) {
+	for _, rev := range []string{protocol.Rev20250326, protocol.Modern} {
+		all := answeredOnceLines(gen.NewRand(9), rev, 200, 1, false)
+		var want []wireLine
+		drawn := map[string]bool{}
+		for _, l := range all {
+			if l.ID == "" && drawn[l.Raw] {
+				continue
+			}
+			drawn[l.Raw] = true
+			want = append(want, l)
+		}
+		got := answeredOnceLines(gen.NewRand(9), rev, 200, 1, true)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %d lines with distinct notifications, want %d", rev, len(got), len(want))
+		}
+		if len(got) == len(all) {
+			t.Errorf("%s: no notification drawn twice in 200 requests: the test shows nothing", rev)
+		}
 	}
 }

@@ -283,7 +283,7 @@ func (t *T) structuredCalls() []sampleCall {
 	if len(tools) == 0 {
 		t.RequireCallableTool(hasOutput)
 	}
-	sample, budget := structuredSample(t.cases()), t.cases()
+	sample, budget := structuredSample(t.sampleCases()), t.sampleCases()
 	src := t.Rand()
 	var calls []sampleCall
 	var skipped noteList

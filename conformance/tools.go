@@ -1491,7 +1491,7 @@ func observeInvalidArgs(t *T) *invalidArgs {
 		}
 		return run
 	}
-	limit := max(1, t.cases()/10)
+	limit := max(1, t.sampleCases()/10)
 	callable := t.CallableTools()
 	tools, _ := t.argumentToolsOf(callable, limit)
 	src := t.Rand()

@@ -51,7 +51,13 @@ func (rep *Report) WriteText(w io.Writer, o TextOptions) error {
 	if rep.Options.Protocol != "" {
 		probed = " (only --protocol " + rep.Options.Protocol + " was probed)"
 	}
-	ew.printf("supported: %s%s; checked: %s; seed %d\n", listOrNone(rep.Supported), probed, listOrNone(rep.Checked), rep.Seed)
+	cases := ""
+	if rep.Options.Cases > 0 {
+		// The budget differs by transport: a reader comparing two runs
+		// sees it beside the seed.
+		cases = fmt.Sprintf(", %d cases per property check", rep.Options.Cases)
+	}
+	ew.printf("supported: %s%s; checked: %s; seed %d%s\n", listOrNone(rep.Supported), probed, listOrNone(rep.Checked), rep.Seed, cases)
 	ew.printf("scoring: %s\n", rep.Scoring)
 	if n := rep.Target.RenewalNote(); n != "" {
 		ew.printf("%s\n", n)

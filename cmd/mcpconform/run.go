@@ -80,7 +80,8 @@ flags:
   --run-timeout D          bound on the whole run (default 10m)
   --seed N                 seed for generated inputs (default %d)
   --cases N                generated cases per property check, at least 1
-                           (default %d)
+                           (default %d over stdio and %d over HTTP, where each
+                           case is an HTTP exchange)
   --jobs N                 revisions (and era probes) run side by side, at most
                            N; 0, the default, runs every revision at once; the
                            report is the same for every N
@@ -180,7 +181,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.Var(byteSize{&opts.MaxLineBytes}, "max-line-bytes", "")
 	fs.DurationVar(&opts.RunTimeout, "run-timeout", 10*time.Minute, "")
 	fs.Int64Var(&opts.Seed, "seed", conformance.DefaultSeed, "")
-	fs.IntVar(&opts.Cases, "cases", conformance.DefaultCases, "")
+	fs.IntVar(&opts.Cases, "cases", 0, "") // 0: the transport's default
 	fs.IntVar(&opts.Parallel, "jobs", 0, "")
 	fs.StringVar(&jsonFile, "json", "", "")
 	fs.StringVar(&junitFile, "junit", "", "")
@@ -195,7 +196,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&noColor, "no-color", false, "")
 	fs.BoolVar(&verbose, "verbose", false, "")
 	fs.BoolVar(&quiet, "quiet", false, "")
-	usage := fmt.Sprintf(runUsage, scoring.Newest().Name, conformance.DefaultSeed, conformance.DefaultCases, conformance.FailureDir)
+	usage := fmt.Sprintf(runUsage, scoring.Newest().Name, conformance.DefaultSeed, conformance.DefaultCases, conformance.DefaultHTTPCases, conformance.FailureDir)
 	if code, ok := parseFlags(fs, args, usage, stdout, stderr); !ok {
 		return code
 	}
@@ -428,11 +429,19 @@ func checkRunFlags(fs *flag.FlagSet, args []string, opts conformance.Options) er
 	if opts.MaxLineBytes <= 0 {
 		return fmt.Errorf("--max-line-bytes %d: must be more than 0", opts.MaxLineBytes)
 	}
-	if opts.Cases < 1 {
+	if given(fs, "cases") && opts.Cases < 1 {
 		return fmt.Errorf("--cases %d: must be at least 1", opts.Cases)
 	}
 	if opts.Parallel < 0 {
 		return fmt.Errorf("--jobs %d: must be 0 (every revision at once) or more", opts.Parallel)
 	}
 	return nil
+}
+
+// given reports whether the command line set the flag name, which tells a
+// value given as 0 from one left to its default.
+func given(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
