@@ -45,7 +45,7 @@ func startHeld(frag []byte) *heldLine {
 		return nil
 	}
 	head := bytes.Clone(frag[:n])
-	return &heldLine{head: head, id: head[n-len(id)-len(`,"result":`) : n-len(`,"result":`)], cands: cands, n: len(rest)}
+	return &heldLine{head: head, id: head[n-len(id)-len(responseMid) : n-len(responseMid)], cands: cands, n: len(rest)}
 }
 
 // heldMatches reports whether b, read at offset off after the head,

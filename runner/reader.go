@@ -660,13 +660,16 @@ func heldResponse(raw []byte) (m *protocol.Message, at int, ok bool) {
 	return &protocol.Message{JSONRPC: "2.0", ID: bytes.Clone(id), Result: held}, offsetIn(rest, raw), true
 }
 
+// The start of a response as most servers write it, around its id: what
+// splitHead reads without decoding.
+const responseHead, responseMid = `{"jsonrpc":"2.0","id":`, `,"result":`
+
 // splitResponse splits raw, when it is {"jsonrpc":"2.0","id":ID,"result":
 // followed by a value and a final "}" with ID a plain integer or a string
 // without escapes, into ID and the result's bytes (not checked: the
 // callers compare them to a result already scanned).
 func splitResponse(raw []byte) (id, result []byte, ok bool) {
-	const head, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
-	if len(raw) < len(head)+len(mid)+3 || raw[len(raw)-1] != '}' {
+	if len(raw) < len(responseHead)+len(responseMid)+3 || raw[len(raw)-1] != '}' {
 		return nil, nil, false // (the shortest id and result have a byte each)
 	}
 	id, n, ok := splitHead(raw)
@@ -681,11 +684,10 @@ func splitResponse(raw []byte) (id, result []byte, ok bool) {
 // with ID a plain integer or a string without escapes, ID and the length
 // of that start: where the result begins.
 func splitHead(raw []byte) (id []byte, n int, ok bool) {
-	const head, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
-	if !bytes.HasPrefix(raw, []byte(head)) || len(raw) == len(head) {
+	if !bytes.HasPrefix(raw, []byte(responseHead)) || len(raw) == len(responseHead) {
 		return nil, 0, false
 	}
-	rest := raw[len(head):]
+	rest := raw[len(responseHead):]
 	if rest[0] == '"' {
 		n = 1
 		for n < len(rest) && rest[n] != '"' && rest[n] != '\\' && rest[n] >= 0x20 {
@@ -704,10 +706,10 @@ func splitHead(raw []byte) (id []byte, n int, ok bool) {
 		}
 	}
 	id, rest = rest[:n:n], rest[n:]
-	if !bytes.HasPrefix(rest, []byte(mid)) {
+	if !bytes.HasPrefix(rest, []byte(responseMid)) {
 		return nil, 0, false
 	}
-	return id, len(head) + n + len(mid), true
+	return id, len(responseHead) + n + len(responseMid), true
 }
 
 // classify decodes one line (without its newline).
