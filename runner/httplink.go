@@ -966,6 +966,7 @@ func (l *httpLink) answered(x *HTTPExchange, resp *http.Response) {
 		l.mode = HTTPStreamable
 	}
 	sse := l.mode == HTTPSSE
+	deleted := l.deleted
 	l.mu.Unlock()
 	what := x.Method + " " + x.Path
 	if x.Purpose != "" {
@@ -980,10 +981,13 @@ func (l *httpLink) answered(x *HTTPExchange, resp *http.Response) {
 	// to the GET stream. Any other is noted after the first message it
 	// carries (or when it ends without one): the note then keeps its
 	// place beside that message whatever the timing of other exchanges.
+	// A GET stream answered 404 once the suite sent DELETE went out
+	// before the DELETE or after it by timing alone: the session it
+	// asked for is over either way.
 	plain := issued == "" && (x.Purpose == "" && (x.Kind == "request" && resp.StatusCode == http.StatusOK && x.ContentType == protocol.MediaJSON ||
 		sse && resp.StatusCode == http.StatusAccepted ||
 		(x.Kind == "notification" || x.Kind == "response") && resp.StatusCode == http.StatusAccepted) ||
-		x.Purpose == "stream" && (resp.StatusCode == http.StatusOK && x.ContentType == protocol.MediaSSE || resp.StatusCode == http.StatusMethodNotAllowed))
+		x.Purpose == "stream" && (resp.StatusCode == http.StatusOK && x.ContentType == protocol.MediaSSE || resp.StatusCode == http.StatusMethodNotAllowed || deleted && resp.StatusCode == http.StatusNotFound))
 	renewed := ""
 	if sentRenewed(resp) {
 		// No token text: only that one was replaced.

@@ -355,6 +355,93 @@ func TestHTTPSessionEnded(t *testing.T) {
 	}
 }
 
+// TestHTTPStreamAfterDelete: a GET stream the server answers 404 only
+// because the suite's DELETE reached it first goes without a note (whether
+// it did is timing), while a 404 to the GET stream of a live session is
+// noted.
+func TestHTTPStreamAfterDelete(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		afterEnd  bool
+		wantNoted bool
+	}{
+		{"answered after DELETE", true, false},
+		{"answered in a live session", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ended := make(chan struct{})
+			getSeen := make(chan struct{})
+			var endOnce, getOnce sync.Once
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch r.Method {
+				case http.MethodDelete:
+					endOnce.Do(func() { close(ended) })
+					return
+				case http.MethodGet:
+					getOnce.Do(func() { close(getSeen) })
+					if tc.afterEnd {
+						<-ended
+					}
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusNotFound)
+					fmt.Fprint(w, `{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}`)
+					return
+				}
+				m := rpcRequest(t, r)
+				switch m.Method {
+				case protocol.MethodInitialize:
+					w.Header().Set("Content-Type", "application/json")
+					w.Header().Set(protocol.HeaderSessionID, "s1")
+					fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25"}}`, m.ID)
+				case protocol.NotifInitialized:
+					w.WriteHeader(http.StatusAccepted)
+				default:
+					w.Header().Set("Content-Type", "application/json")
+					fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+				}
+			}))
+			t.Cleanup(srv.Close)
+			p := startSession(t, srv.URL+"/mcp", HTTPOptions{}, Config{Protocol: protocol.Rev20251125})
+			ctx := testCtx(t)
+			if _, err := p.Request(ctx, protocol.MethodInitialize, map[string]any{"protocolVersion": "2025-11-25"}); err != nil {
+				t.Fatal(err)
+			}
+			n, _ := protocol.NewNotification(protocol.NotifInitialized, nil)
+			if err := p.Send(n); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-getSeen:
+			case <-ctx.Done():
+				t.Fatal("no GET stream was opened after notifications/initialized")
+			}
+			for !tc.afterEnd && !getAnswered(p) && ctx.Err() == nil {
+				time.Sleep(10 * time.Millisecond) // the 404 is in before the session ends
+			}
+			p.Close(context.Background())
+			noted := false
+			for _, l := range p.Transcript() {
+				if strings.Contains(l.Text, "(stream) → 404") {
+					noted = true
+				}
+			}
+			if noted != tc.wantNoted {
+				t.Errorf("the GET stream's 404 noted: %v, want %v: %v", noted, tc.wantNoted, p.Transcript())
+			}
+		})
+	}
+}
+
+// getAnswered reports whether the session's GET stream has its answer.
+func getAnswered(p *Process) bool {
+	for _, x := range p.HTTP() {
+		if x.Method == http.MethodGet && x.Status != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // TestHTTPModernRequest: a 2026-07-28 request carries the request
 // metadata headers (Mcp-Name in the Base64 sentinel form when the name is
 // not plain ASCII) and no session id; notifications/cancelled of a request
