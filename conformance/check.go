@@ -302,7 +302,12 @@ type Check struct {
 	// starts anything: none is started ahead for it once the revision's
 	// tools are listed and none of the callable ones passes it.
 	StartsWith func(protocol.Tool) bool
-	Run        func(t *T)
+	// Lane, when set, is the lane the check runs in, beside the
+	// revision's other checks (lane.go): laneTasks for a check that
+	// judges what the task session saw, most of whose time is the
+	// server's tasks running.
+	Lane string
+	Run  func(t *T)
 
 	// feature is the client feature whose session the check's start
 	// opens (sampling.go): none is started ahead once the revision's

@@ -531,10 +531,13 @@ type revEnv struct {
 	// lane marks the labels of the processes of a lane: "" for the
 	// revision's own, laneProperty for its property lane.
 	lane string
-	// side is the revision's property lane, and sideDone closed once it
-	// has run its checks (nil once joined).
-	side     *revEnv
-	sideDone chan struct{}
+	// sides are the revision's lanes that run beside its own checks; done,
+	// of a lane, is closed once the lane has run its checks (nil once
+	// joined).
+	sides []*revEnv
+	done  chan struct{}
+	// taskChecks are the checks of the task lane until it starts.
+	taskChecks []*Check
 
 	session      *Conn
 	scale        float64           // how much longer than the request timeout waits go on, from the session's measured round trip (budget.go)
@@ -1012,8 +1015,9 @@ func order(checks []*Check) []*Check {
 func (env *revEnv) runAll(ctx context.Context) {
 	env.began = time.Now()
 	env.startLane(ctx)
-	env.runChecks(ctx, env.joinLane)
-	env.joinLane()
+	join := func() { env.joinLanes(ctx) }
+	env.runChecks(ctx, join)
+	join()
 	env.closeWarm()
 	env.closeSpares()
 	if env.session != nil {
@@ -1027,9 +1031,13 @@ func (env *revEnv) runAll(ctx context.Context) {
 // runChecks runs env's checks in order, one at a time; beforeFinal, when
 // set, is called before the first Final check.
 func (env *revEnv) runChecks(ctx context.Context, beforeFinal func()) {
+	env.checks = env.splitTaskLane(env.checks)
 	checks := order(env.checks)
 	if env.rev != protocol.Modern {
 		checks = handOverOrder(checks)
+	}
+	if env.taskChecks != nil {
+		checks = soonest(checks, fallbackCheck)
 	}
 	byID := make(map[string]*Check, len(checks))
 	for _, c := range checks {
@@ -1043,6 +1051,7 @@ func (env *revEnv) runChecks(ctx context.Context, beforeFinal func()) {
 			beforeFinal()
 			beforeFinal = nil
 		}
+		env.startTaskLane(ctx)
 		env.prewarm(ctx, checks[i:])
 		env.results[c.ID] = env.runOne(ctx, c)
 		for again := true; again; {

@@ -55,55 +55,161 @@ func (env *revEnv) propertyLane() *revEnv {
 // startLane starts the revision's property lane, when it has one, beside
 // the checks env runs itself.
 func (env *revEnv) startLane(ctx context.Context) {
-	env.side = env.propertyLane()
-	if env.side == nil {
-		return
+	if side := env.propertyLane(); side != nil {
+		env.startSide(ctx, side)
 	}
-	done := make(chan struct{})
-	env.sideDone = done
+}
+
+// startSide runs side's checks beside the checks env runs itself.
+func (env *revEnv) startSide(ctx context.Context, side *revEnv) {
+	side.began = env.began
+	side.done = make(chan struct{})
+	env.sides = append(env.sides, side)
 	go func() {
-		defer close(done)
-		side := env.side
-		side.began = env.began
+		defer close(side.done)
 		side.runChecks(ctx, nil)
 		side.closeWarm()
 		side.closeSpares()
 	}()
 }
 
-// joinLane waits for the property lane to end and takes in what it
-// made: its results, its sessions (for the checks that judge all of the
-// revision's traffic), its exchanges and stalls, and its process count.
-// It does nothing when the lane has joined already or there is none.
-func (env *revEnv) joinLane() {
-	if env.sideDone == nil {
-		return
+// The task lane. A task runs on the server's clock: the task checks
+// watch one session (observeTasks) create tasks, poll them and wait for
+// their results, seconds of a revision spent waiting while nothing else
+// runs. On a session of their own that no other check uses, they run
+// beside the revision's other checks, in a lane that starts once the
+// session they take is settled: the plain session lifecycle.version.fallback
+// may leave, with the tools listed. The lane's processes carry a "t" in
+// their labels (fresh-t1); its ids, labels and verdicts depend on nothing
+// the other checks do, so a seed gives the same report whatever runs
+// beside.
+
+// laneTasks marks the checks (Check.Lane) and the processes of the task
+// lane.
+const laneTasks = "t"
+
+// splitTaskLane takes the checks of the task lane out of checks and
+// keeps them for startTaskLane; it returns the rest. A check stays where
+// it is when it is Final, needs another check's verdict, another check
+// names it, or it cannot run in the revision (it is then n/a at once).
+func (env *revEnv) splitTaskLane(checks []*Check) []*Check {
+	if env.lane != "" {
+		return checks
 	}
-	<-env.sideDone
-	env.sideDone = nil
-	side := env.side
-	for id, r := range side.results {
-		env.results[id] = r
+	named := map[string]bool{}
+	for _, c := range checks {
+		for _, id := range slices.Concat(c.Prereqs, c.After) {
+			named[id] = true
+		}
 	}
-	side.mu.Lock()
-	conns, exchanges, stalls, started := side.conns, side.exchanges, side.stalls, side.started
-	side.mu.Unlock()
-	env.mu.Lock()
-	env.conns = append(env.conns, conns...)
-	env.exchanges = append(env.exchanges, exchanges...)
-	env.stalls = append(env.stalls, stalls...)
-	env.started += started
-	env.mu.Unlock()
+	var own, lane []*Check
+	for _, c := range checks {
+		if c.Lane == laneTasks && !c.Final && len(c.Prereqs) == 0 && !named[c.ID] && env.mayRun(c) {
+			lane = append(lane, c)
+		} else {
+			own = append(own, c)
+		}
+	}
+	if len(lane) == 0 {
+		return checks
+	}
+	env.taskChecks = lane
+	return own
 }
 
-// closeLane closes the property lane's session, which stays open for the
-// revision's Final checks to settle, and drops what the lane kept.
-func (env *revEnv) closeLane() {
-	if env.side == nil {
+// soonest moves the check id of checks to just after the last check it
+// names (Prereqs, After): the task lane starts once it has run.
+func soonest(checks []*Check, id string) []*Check {
+	i := slices.IndexFunc(checks, func(c *Check) bool { return c.ID == id })
+	if i < 0 {
+		return checks
+	}
+	c := checks[i]
+	at := 0
+	for j, o := range checks[:i] {
+		if slices.Contains(c.Prereqs, o.ID) || slices.Contains(c.After, o.ID) {
+			at = j + 1
+		}
+	}
+	out := slices.Delete(slices.Clone(checks), i, i+1)
+	return slices.Insert(out, at, c)
+}
+
+// startTaskLane starts the task lane once what its checks take from the
+// revision is settled: lifecycle.version.fallback has run (its process
+// may go on as the lane's plain session) and the tools are listed (the
+// lane takes the same walk).
+func (env *revEnv) startTaskLane(ctx context.Context) {
+	if env.taskChecks == nil || env.pending(fallbackCheck) || !env.toolsDone && env.info.Has("tools") {
 		return
 	}
-	if env.side.session != nil {
-		env.side.session.closeAfterCheck()
+	side := &revEnv{eng: env.eng, rev: env.rev, info: env.info, httpMode: env.httpMode,
+		scale: env.scale, rtt: env.rtt, checks: env.taskChecks, lane: laneTasks, results: map[string]*Result{},
+		toolsDone: env.toolsDone, tools: env.tools, toolsErr: env.toolsErr}
+	env.taskChecks = nil
+	if w := env.memo(walkMemo); w != nil {
+		side.setMemo(walkMemo, w)
 	}
-	env.side.release()
+	if w := env.plain; w != nil {
+		// Its traffic from here on, ids included, is the lane's.
+		env.plain, side.plain = nil, w
+		w.c.env = side
+	}
+	env.startSide(ctx, side)
+}
+
+// joinLanes runs the task checks if their lane has not started, waits for every
+// lane to end and takes in what each made: its results, its sessions (for
+// the checks that judge all of the revision's traffic), its exchanges and
+// stalls, its process count, and the observations it shared (a Final check
+// judges them too). It does nothing for a lane joined already.
+func (env *revEnv) joinLanes(ctx context.Context) {
+	env.startTaskLane(ctx)
+	if checks := env.taskChecks; checks != nil {
+		// The revision's own checks listed no tools: the task checks
+		// run here, as any other, listing them themselves.
+		env.taskChecks = nil
+		for i, c := range checks {
+			env.prewarm(ctx, checks[i:])
+			env.results[c.ID] = env.runOne(ctx, c)
+		}
+	}
+	for _, side := range env.sides {
+		if side.done == nil {
+			continue
+		}
+		<-side.done
+		side.done = nil
+		for id, r := range side.results {
+			env.results[id] = r
+		}
+		side.mu.Lock()
+		conns, exchanges, stalls, started, memos := side.conns, side.exchanges, side.stalls, side.started, side.memos
+		side.mu.Unlock()
+		env.mu.Lock()
+		env.conns = append(env.conns, conns...)
+		env.exchanges = append(env.exchanges, exchanges...)
+		env.stalls = append(env.stalls, stalls...)
+		env.started += started
+		for k, v := range memos {
+			if _, ok := env.memos[k]; !ok {
+				if env.memos == nil {
+					env.memos = map[string]any{}
+				}
+				env.memos[k] = v
+			}
+		}
+		env.mu.Unlock()
+	}
+}
+
+// closeLane closes the lanes' sessions, which stay open for the
+// revision's Final checks to settle, and drops what the lanes kept.
+func (env *revEnv) closeLane() {
+	for _, side := range env.sides {
+		if side.session != nil {
+			side.session.closeAfterCheck()
+		}
+		side.release()
+	}
 }

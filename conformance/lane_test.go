@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpconform/mcpconform/protocol"
 	"github.com/mcpconform/mcpconform/reference/httpserver"
 )
 
@@ -109,5 +110,94 @@ func TestHTTPLanesSameVerdicts(t *testing.T) {
 	}
 	if diff := cmp.Diff(out[0], out[1]); diff != "" {
 		t.Errorf("the property checks' verdicts differ between --jobs 1 and 4 over HTTP (-jobs 1 +jobs 4):\n%s", diff)
+	}
+}
+
+func TestSplitTaskLane(t *testing.T) {
+	task := func(id string) *Check { return &Check{ID: id, Lane: laneTasks} }
+	for _, tc := range []struct {
+		name   string
+		checks []*Check
+		lane   []string // nil: no lane
+	}{
+		{"task checks move", []*Check{{ID: "tools.list.shape"}, task("tasks.a"), task("tasks.b")}, []string{"tasks.a", "tasks.b"}},
+		{"unmarked checks stay", []*Check{{ID: "tools.list.shape"}, {ID: "tasks.a"}}, nil},
+		{"a Final check stays", []*Check{{ID: "tools.list.shape"}, {ID: "tasks.a", Lane: laneTasks, Final: true}, task("tasks.b")}, []string{"tasks.b"}},
+		{"a check with a prerequisite stays", []*Check{{ID: "tools.list.shape"}, {ID: "tasks.a", Lane: laneTasks, Prereqs: []string{"tools.list.shape"}}, task("tasks.b")}, []string{"tasks.b"}},
+		{"a check another names stays", []*Check{{ID: "tools.list.shape", After: []string{"tasks.a"}}, task("tasks.a"), task("tasks.b")}, []string{"tasks.b"}},
+		{"a check that cannot run stays", []*Check{{ID: "tools.list.shape"}, {ID: "tasks.a", Lane: laneTasks, Capability: "tasks"}, task("tasks.b")}, []string{"tasks.b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := &revEnv{eng: &engine{}, rev: protocol.Rev20251125, results: map[string]*Result{}}
+			own := env.splitTaskLane(tc.checks)
+			var got []string
+			for _, c := range env.taskChecks {
+				got = append(got, c.ID)
+			}
+			if !slices.Equal(got, tc.lane) {
+				t.Errorf("lane %v, want %v", got, tc.lane)
+			}
+			if len(own)+len(got) != len(tc.checks) {
+				t.Errorf("own %d + lane %d checks, want %d", len(own), len(got), len(tc.checks))
+			}
+			for _, c := range own {
+				if slices.Contains(got, c.ID) {
+					t.Errorf("%s runs in both lanes", c.ID)
+				}
+			}
+		})
+	}
+}
+
+// TestTaskLaneRunsBeside proves that a task-lane check runs beside the
+// revision's own checks once the tools are listed: the own check that
+// follows waits for the lane check's signal, which would never come
+// while it runs if the lane ran after it; the lane's evidence is under a
+// label of its own.
+func TestTaskLaneRunsBeside(t *testing.T) {
+	t.Parallel()
+	ref := []SpecRef{{Revision: protocol.Rev20251125, File: "basic/index.mdx"}}
+	mk := func(id string, run func(t *T)) *Check {
+		return &Check{ID: id, Title: id, Requirement: id, Level: MUST, Refs: ref, Run: run}
+	}
+	signal := make(chan struct{})
+	list := mk("lane.a-tools", func(t *T) {
+		if _, err := t.Tools(); err != nil {
+			t.Fatalf("tools: %v", err)
+		}
+	})
+	own := mk("lane.b-own", func(t *T) {
+		select {
+		case <-signal:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the lane's check did not run beside this one")
+		}
+	})
+	lane := mk("lane.c-task", func(t *T) {
+		t.FreshSession().MustRequest(protocol.MethodPing, nil)
+		close(signal)
+	})
+	lane.Lane, lane.Starts, lane.StartsWhy = laneTasks, 1, "a session of its own"
+	rep, err := Run(context.Background(), Options{
+		Command:  []string{mutantBinary(t), "-mutation", "none"},
+		Protocol: protocol.Rev20251125,
+		Checks:   []*Check{list, own, lane},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		if r.Status != StatusPass {
+			t.Errorf("%s: %s %q", r.ID, r.Status, r.Message)
+		}
+		if r.ID != lane.ID {
+			continue
+		}
+		if len(r.Transcript) == 0 || !strings.Contains(r.Transcript[0].Process, "-"+laneTasks) {
+			t.Errorf("the lane check's evidence is not under a lane label: %+v", r.Transcript)
+		}
+	}
+	if len(rep.Results) != 3 {
+		t.Errorf("%d results, want 3", len(rep.Results))
 	}
 }

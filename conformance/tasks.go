@@ -811,6 +811,7 @@ func init() {
 		Refs:       []SpecRef{tasksRef("TTL and Resource Management"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "CreateTaskResult"}},
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			t.Expect("result.task with taskId (string), status, createdAt, lastUpdatedAt, ttl")
@@ -852,6 +853,7 @@ func init() {
 		Authority:   MCP(protocol.Rev20251125, "basic/utilities/tasks.mdx", "Task Status Lifecycle", "Tasks MUST begin in the `working` status when created."),
 		Revisions:   Since(protocol.Rev20251125),
 		Capability:  "tasks",
+		Lane:        laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)
@@ -871,6 +873,7 @@ func init() {
 			"Receivers MUST include the actual `ttl` duration (or `null` for unlimited) in `tasks/get` responses."),
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			id := requireTask(t, run)
@@ -907,6 +910,7 @@ func init() {
 			"but a client that plans with it is misled when tasks/get reports another (tasks.get.ttl judges the MUST)."),
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			id := requireTask(t, run)
@@ -933,6 +937,7 @@ func init() {
 			"Receivers MUST return standard JSON-RPC errors for the following protocol error cases: Invalid or nonexistent `taskId` in `tasks/get`, `tasks/result`, or `tasks/cancel`: `-32602` (Invalid params)"),
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)
@@ -949,6 +954,7 @@ func init() {
 			"The `tasks/result` operation MUST include this metadata in its response, as the result structure itself does not contain the task ID."),
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			id := requireTask(t, run)
@@ -982,6 +988,7 @@ func init() {
 			"If a task is retrievable via `tasks/get` for a requestor, it MUST be retrievable via `tasks/list` for that requestor."),
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)
@@ -1023,6 +1030,7 @@ func init() {
 			"Receivers MUST reject cancellation requests for tasks already in a terminal status (`completed`, `failed`, or `cancelled`) with error code `-32602` (Invalid params)."),
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)
@@ -1043,6 +1051,7 @@ func init() {
 		Refs:       []SpecRef{tasksRef("Task Status Lifecycle")},
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)
@@ -1159,6 +1168,7 @@ func init() {
 		Refs:       []SpecRef{tasksRef("Task Progress Notifications")},
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)
@@ -1189,6 +1199,7 @@ func init() {
 		Refs:       []SpecRef{tasksRef("Related Task Metadata")},
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			id := requireTask(t, run)
@@ -1225,6 +1236,7 @@ func init() {
 		Refs:       []SpecRef{tasksRef("Task Progress Notifications")},
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			id := requireTask(t, run)
@@ -1269,6 +1281,7 @@ func init() {
 		Refs:       []SpecRef{tasksRef("Task Cancellation"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "TaskStatus"}},
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)
@@ -1309,6 +1322,7 @@ func init() {
 			"When sent, the `notifications/tasks/status` notification SHOULD NOT include the `io.modelcontextprotocol/related-task` metadata, as the task ID is already present in the notification parameters."),
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)
@@ -1341,6 +1355,7 @@ func init() {
 		Refs:       []SpecRef{tasksRef("Associating Task-Related Messages")},
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Starts:     1, // the first of the input checks (by id) makes observeTaskInput's session
 		StartsWhy:  "a session whose initialize declares the client capabilities a task asks for input with",
 		StartsWith: isTaskInputTool,
@@ -1363,6 +1378,7 @@ func init() {
 			"When the task receiver has messages for the requestor that are necessary to complete the task, the receiver SHOULD move the task to the `input_required` status."),
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := requireTaskInput(t)
 			t.Expect("status %q", protocol.TaskStatusInputReq)
@@ -1385,6 +1401,7 @@ func init() {
 			"Receivers MUST return standard JSON-RPC errors for the following protocol error cases: Invalid or nonexistent cursor in `tasks/list`: `-32602` (Invalid params)"),
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)
@@ -1406,6 +1423,7 @@ func init() {
 		Refs:       []SpecRef{tasksRef("TTL and Resource Management")},
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)
@@ -1441,6 +1459,7 @@ func init() {
 		Refs:       []SpecRef{tasksRef("TTL and Resource Management")},
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)
@@ -1472,6 +1491,7 @@ func init() {
 		Refs:       []SpecRef{{Revision: protocol.Rev20251125, File: "schema.ts", Section: "Task"}},
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)
@@ -1506,6 +1526,7 @@ func init() {
 			"Task IDs MUST be unique among all tasks controlled by the receiver."),
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)
@@ -1657,6 +1678,7 @@ func init() {
 			"Receivers MUST return standard JSON-RPC errors for the following protocol error cases: Invalid or nonexistent `taskId` in `tasks/get`, `tasks/result`, or `tasks/cancel`: `-32602` (Invalid params)"),
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)
@@ -1674,6 +1696,7 @@ func init() {
 			"Receivers MUST return standard JSON-RPC errors for the following protocol error cases: Invalid or nonexistent `taskId` in `tasks/get`, `tasks/result`, or `tasks/cancel`: `-32602` (Invalid params)"),
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)
@@ -1694,6 +1717,7 @@ func init() {
 			"For the `tasks/get`, `tasks/result`, and `tasks/cancel` operations, the `taskId` parameter in the request MUST be used as the source of truth for identifying the target task."),
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			id := requireTask(t, run)
@@ -1734,6 +1758,7 @@ func init() {
 		Refs:       []SpecRef{tasksRef("Task Execution Errors"), {Revision: protocol.Rev20251125, File: "schema.ts", Section: "CallToolResult"}},
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			id := requireTask(t, run)
@@ -1759,6 +1784,7 @@ func init() {
 		Refs:       []SpecRef{tasksRef("Task Status Lifecycle")},
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run:        runTaskResultBlocks,
 	})
 
@@ -1771,6 +1797,7 @@ func init() {
 		Refs:       []SpecRef{tasksRef("Related Task Metadata")},
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Starts:     1, // the first tasks check (by id) makes the task session of observeTasks
 		StartsWhy:  "a session apart, shared by the tasks checks: the tasks it creates must not show in the shared session's lists (a session lifecycle.version.fallback opened serves, when the server answered it with the revision)",
 		StartsWith: isTaskTool,
@@ -1811,6 +1838,7 @@ func init() {
 			"The `tasks/get` response SHOULD include a `statusMessage` field with diagnostic information about the failure."),
 		Revisions:  Since(protocol.Rev20251125),
 		Capability: "tasks",
+		Lane:       laneTasks,
 		Run: func(t *T) {
 			run := observeTasks(t)
 			requireTask(t, run)
