@@ -16,7 +16,8 @@ cd "$(dirname "$0")/.."
 count=${1:-5}
 ref=${2:-main^1}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+loops=""
+trap 'kill $loops 2>/dev/null; rm -rf "$tmp"' EXIT
 
 me=bench.sh
 # shellcheck source=scripts/benchlib.sh
@@ -85,6 +86,26 @@ awk -F' [|] ' -v runs="$(runs "$evruns")" -v beside="$beside" -v load="$load" 'B
 	split($2, w, /[ ()]+/); split($3, c, /[ ()]+/); split($4, p, /[ ()]+/)
 	printf "| `mcpconform run` against %s | %s s wall, %s CPU-s, %s processes | median of %s, every revision over stdio, load %s; %s beside it: %s s wall, %s CPU-s, %s processes |\n", name[$1], w[1], c[1], p[1], runs, load, beside, w[3], c[3], p[3]
 }' "$tmp/servers.md" >>"$tmp/rows.md"
+
+# server-everything beside two busy loops (a core each), each run paired
+# with one without them, so that the ratio compares runs a minute apart.
+i=0
+while [ $i -lt "$evruns" ]; do
+	# shellcheck disable=SC2086 # flags are words
+	timed "$tmp/ev-idle.txt" "$tmp/mcpconform" run --no-color $everything_flags -- node "$everything"
+	sh -c 'while :; do :; done' &
+	loops=$!
+	sh -c 'while :; do :; done' &
+	loops="$loops $!"
+	# shellcheck disable=SC2086
+	timed "$tmp/ev-busy.txt" "$tmp/mcpconform" run --no-color $everything_flags -- node "$everything"
+	# shellcheck disable=SC2086 # two pids
+	kill $loops
+	loops=""
+	i=$((i + 1))
+done
+row '`mcpconform run` against server-everything beside two busy loops' "$(wall "$tmp/ev-busy.txt") s wall" \
+	"$(awk -v b="$(wall "$tmp/ev-busy.txt")" -v i="$(wall "$tmp/ev-idle.txt")" 'BEGIN {printf "%.2f", b / i}')x its runs without them in the same bench ($(wall "$tmp/ev-idle.txt") s); median of $(runs "$evruns"), every revision over stdio"
 
 # Over HTTP, side by side with the official suite's default run against
 # one loopback server-everything (benchhttp.sh).

@@ -6,6 +6,10 @@ if ! [ -f "$everything" ] || ! command -v node >/dev/null; then
 	echo "$me: server-everything is not installed: run make deps" >&2
 	exit 1
 fi
+# everything_flags are the tools of server-everything a real-server run
+# may call, as the real-server test allows them.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+everything_flags="--allow-calls trigger-sampling-request --allow-calls trigger-elicitation-request --allow-calls trigger-url-elicitation --allow-calls simulate-research-query"
 if ! [ -x /usr/bin/time ]; then
 	echo "$me: GNU time is missing: apt-get install time" >&2
 	exit 1

@@ -45,7 +45,6 @@ wrap() {
 wrap gosdk "$tmp/gosdk"
 wrap tsv2 node "$PWD/testdata/npm/tsv2/server.mjs"
 wrap everything node "$PWD/$everything"
-everything_flags="--allow-calls trigger-sampling-request --allow-calls trigger-elicitation-request --allow-calls trigger-url-elicitation --allow-calls simulate-research-query"
 
 # once BIN SERVER FLAGS appends "wall cpu starts" of one run to
 # $tmp/BIN-SERVER.txt and keeps the JSON report.
