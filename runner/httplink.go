@@ -437,6 +437,31 @@ func (l *httpLink) awaitGetStream(ctx context.Context) {
 	}
 }
 
+// AwaitingGetStream reports whether the session asked for its GET stream
+// and the first request for it still awaits its answer, in a session that
+// goes on and with a target whose GET streams have been answered so far
+// (see holdForGetStream): what a check waits for before it judges them.
+func (p *Process) AwaitingGetStream() bool {
+	l := p.link
+	if l == nil || l.t.getUnanswered.Load() {
+		return false
+	}
+	l.mu.Lock()
+	asked := l.getAsked
+	l.mu.Unlock()
+	if asked == nil {
+		return false
+	}
+	select {
+	case <-asked:
+		return false
+	case <-l.ended:
+		return false
+	default:
+		return true
+	}
+}
+
 // wasDeleted reports whether the suite ended the session with DELETE: its GET
 // stream is not opened again.
 func (l *httpLink) wasDeleted() bool {
@@ -618,6 +643,9 @@ func (l *httpLink) post(body []byte, post int, wait bool) (chan struct{}, error)
 		// A legacy request needs the session id the answer to a pending
 		// initialize brings.
 		l.awaitSession()
+		if o.kind == "request" {
+			l.holdForGetStream()
+		}
 	}
 	l.mu.Lock()
 	mode := l.mode
@@ -686,6 +714,39 @@ func (l *httpLink) awaitSession() {
 		l.mu.Lock()
 		bound = time.Until(l.initHeld)
 		l.mu.Unlock()
+	}
+}
+
+// holdForGetStream waits, within the request timeout, until the GET
+// stream the session asked for once initialized has its answer. A server
+// sends what relates to no request of the client on that stream, and one
+// that has not connected it yet may drop such a message (the TypeScript
+// SDK does): a request it sends the client while working on a call, and
+// then waits for, would never arrive, and the call never be answered.
+// Sent after the GET's answer, a request finds the stream connected. A
+// target whose GET stream went a request timeout without an answer is
+// not waited for again, in any session.
+func (l *httpLink) holdForGetStream() {
+	l.mu.Lock()
+	asked := l.getAsked
+	l.mu.Unlock()
+	if asked == nil || l.t.getUnanswered.Load() {
+		return
+	}
+	select {
+	case <-asked:
+		return
+	default:
+	}
+	ctx, cancel := l.p.patient(context.Background(), l.p.cfg.RequestTimeout, "the answer to the GET stream")
+	defer cancel()
+	select {
+	case <-asked:
+	case <-l.ended:
+	case <-ctx.Done():
+		if !l.t.getUnanswered.Swap(true) {
+			l.p.note(fmt.Sprintf("HTTP GET %s (stream): no answer to the GET stream within %v; requests go on without it, in every session", requestPath(l.t.url), l.p.cfg.RequestTimeout))
+		}
 	}
 }
 
