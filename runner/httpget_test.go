@@ -235,3 +235,109 @@ func TestHTTPUnansweredGetStreamHeldOnce(t *testing.T) {
 		t.Errorf("%d GET streams asked for, want 2", gets)
 	}
 }
+
+// TestHTTPUntaken: a request whose POST has no answer yet is one the
+// server has not taken up when the server answers requests with SSE
+// streams (their headers come before the response), and tells nothing
+// when it answers with JSON bodies.
+func TestHTTPUntaken(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		media string
+		want  bool
+	}{
+		{"SSE answers", protocol.MediaSSE, true},
+		{"JSON answers", protocol.MediaJSON, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			release := make(chan struct{})
+			taken := make(chan struct{}, 1)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				var m protocol.Message
+				_ = json.NewDecoder(r.Body).Decode(&m)
+				if string(m.ID) == `"held"` {
+					taken <- struct{}{}
+					select {
+					case <-release:
+					case <-r.Context().Done():
+						return
+					}
+				}
+				w.Header().Set("Content-Type", tc.media)
+				if tc.media == protocol.MediaSSE {
+					fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\n\n", m.ID)
+					return
+				}
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, m.ID)
+			}))
+			t.Cleanup(srv.Close)
+			p := startSession(t, srv.URL, HTTPOptions{}, Config{HTTPMode: HTTPStreamable})
+			ctx := testCtx(t)
+			if _, err := p.Request(ctx, "ping", nil); err != nil {
+				t.Fatal(err)
+			}
+			if p.HTTPUntaken() {
+				t.Error("untaken with no request out")
+			}
+			if err := p.Send(&protocol.Message{JSONRPC: "2.0", ID: json.RawMessage(`"held"`), Method: "ping"}); err != nil {
+				t.Fatal(err)
+			}
+			<-taken
+			if got := p.HTTPUntaken(); got != tc.want {
+				t.Errorf("untaken while the server holds the POST's answer: %v, want %v", got, tc.want)
+			}
+			close(release)
+			if _, err := p.Await(ctx, json.RawMessage(`"held"`)); err != nil {
+				t.Fatal(err)
+			}
+			if p.HTTPUntaken() {
+				t.Error("untaken once the POST was answered")
+			}
+		})
+	}
+}
+
+// TestHTTPAwaitingGetStreamEnded: a session that ended no longer awaits
+// its GET stream's answer, whether or not the GET went out.
+func TestHTTPAwaitingGetStreamEnded(t *testing.T) {
+	block := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodGet:
+			select {
+			case <-block:
+			case <-r.Context().Done():
+			}
+			return
+		case http.MethodDelete:
+			return
+		}
+		var m protocol.Message
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		if m.ID == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", protocol.MediaJSON)
+		w.Header().Set(protocol.HeaderSessionID, "s1")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18"}}`, m.ID)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(block) })
+	p := startSession(t, srv.URL+"/mcp", HTTPOptions{}, Config{Protocol: protocol.Rev20250618})
+	ctx := testCtx(t)
+	if _, err := p.Request(ctx, protocol.MethodInitialize, map[string]any{"protocolVersion": protocol.Rev20250618}); err != nil {
+		t.Fatal(err)
+	}
+	n, _ := protocol.NewNotification(protocol.NotifInitialized, nil)
+	if err := p.Send(n); err != nil {
+		t.Fatal(err)
+	}
+	if !p.AwaitingGetStream() {
+		t.Error("not awaiting the GET stream the server holds")
+	}
+	p.Close(context.Background())
+	if p.AwaitingGetStream() {
+		t.Error("awaiting the GET stream of a session that ended")
+	}
+}

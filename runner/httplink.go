@@ -282,7 +282,9 @@ type httpLink struct {
 	cancelled  map[string]bool               // requests whose stream the suite closed
 	exchanges  []*HTTPExchange
 	seq        int
-	nextPost   int // the number of the next line write posts (under p.writeMu)
+	untaken    int  // requests POSTed whose answer has not begun (no status yet)
+	streamed   bool // a request was answered with an SSE stream
+	nextPost   int  // the number of the next line write posts (under p.writeMu)
 }
 
 // startHTTP is Start for a Config with HTTP: a session, no process.
@@ -435,6 +437,23 @@ func (l *httpLink) awaitGetStream(ctx context.Context) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
+}
+
+// HTTPUntaken reports whether requests of the session went out in POSTs
+// the server has not begun to answer, from a server that answers requests
+// with SSE streams: it sends their headers as it takes a request up, long
+// before the response of a tool at work, so such a request waits for the
+// server to take it (one just started, on a loaded machine, takes new
+// connections slowly), not for a tool. False over stdio and for a server
+// that answers with JSON bodies, whose headers come with the response.
+func (p *Process) HTTPUntaken() bool {
+	l := p.link
+	if l == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.streamed && l.untaken > 0
 }
 
 // AwaitingGetStream reports whether the session asked for its GET stream
@@ -898,7 +917,17 @@ func (l *httpLink) exchange(req *http.Request, x *HTTPExchange, o outbound, hand
 			hand()
 		}
 	}}
+	if o.kind == "request" {
+		l.mu.Lock()
+		l.untaken++
+		l.mu.Unlock()
+	}
 	resp, err := l.t.client.Do(req.WithContext(httptrace.WithClientTrace(ctx, trace)))
+	if o.kind == "request" {
+		l.mu.Lock()
+		l.untaken--
+		l.mu.Unlock()
+	}
 	for tries := 0; err == nil && resp.StatusCode == http.StatusTooManyRequests && tries < maxRateLimitTries; tries++ {
 		wait, ok := l.rateLimitWait(resp)
 		if !ok {
@@ -1017,6 +1046,9 @@ func (l *httpLink) answered(x *HTTPExchange, resp *http.Response) {
 	x.Status = resp.StatusCode
 	x.ResponseHeader = redactHeader(resp.Header, nil)
 	x.ContentType = strings.ToLower(media)
+	if x.Kind == "request" && x.Method == http.MethodPost && resp.StatusCode/100 == 2 && x.ContentType == protocol.MediaSSE {
+		l.streamed = true
+	}
 	issued := ""
 	if id := resp.Header.Get(protocol.HeaderSessionID); id != "" && x.RPCMethod == protocol.MethodInitialize && resp.StatusCode/100 == 2 && l.session == "" {
 		l.session = id
