@@ -2094,6 +2094,15 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, sel []int, pref
 			// the request timeout. The process still serves: the calls
 			// are abandoned below, and it is not broken.
 			r, err = c.nextQuietly(last, t.tailWait(gap))
+			if errors.Is(err, runner.ErrTimeout) && c.p.HTTPUntaken() && toolUnanswered(cs, sent, out) {
+				// A call whose POST the server has not begun to answer
+				// is no tool at work but a server yet to take it up
+				// (runner.Process.HTTPUntaken), as one just started is
+				// on a loaded machine; and giving up now would leave a
+				// tool with no answered call, unjudged. The calls get
+				// the request timeout for the next answer.
+				r, err = c.Next(t.RequestTimeout())
+			}
 			if errors.Is(err, runner.ErrTimeout) {
 				t.noteTimeout()
 			} else {
@@ -2140,6 +2149,23 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, sel []int, pref
 	// any still to come is not handed to a check that reads all traffic.
 	c.p.Abandon(left...)
 	return out
+}
+
+// toolUnanswered reports whether a tool with a call among sent (id keys,
+// "" for a case not sent) has no answered call in out.
+func toolUnanswered(cs []argCase, sent []string, out []*protocol.Message) bool {
+	answered := map[int]bool{}
+	for i, m := range out {
+		if m != nil {
+			answered[cs[i].tool] = true
+		}
+	}
+	for i, key := range sent {
+		if key != "" && !answered[cs[i].tool] {
+			return true
+		}
+	}
+	return false
 }
 
 // The parts of a line pipelineCalls writes around the id, the tool's name

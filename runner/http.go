@@ -129,6 +129,11 @@ type HTTPTarget struct {
 	toolHeaders map[string][]paramHeader // x-mcp-header annotations, by tool name
 
 	rateLimited atomic.Int64 // time waited out for 429 answers over the run (a time.Duration)
+
+	// getUnanswered is set once a session's GET stream went a request
+	// timeout without an answer: the requests of later sessions no longer
+	// wait for theirs (holdForGetStream).
+	getUnanswered atomic.Bool
 }
 
 // maxRateLimitWait bounds the time a run waits out 429 answers' Retry-After

@@ -282,7 +282,9 @@ type httpLink struct {
 	cancelled  map[string]bool               // requests whose stream the suite closed
 	exchanges  []*HTTPExchange
 	seq        int
-	nextPost   int // the number of the next line write posts (under p.writeMu)
+	untaken    int  // requests POSTed whose answer has not begun (no status yet)
+	streamed   bool // a request was answered with an SSE stream
+	nextPost   int  // the number of the next line write posts (under p.writeMu)
 }
 
 // startHTTP is Start for a Config with HTTP: a session, no process.
@@ -434,6 +436,48 @@ func (l *httpLink) awaitGetStream(ctx context.Context) {
 	case <-asked:
 	case <-t.C:
 	case <-ctx.Done():
+	}
+}
+
+// HTTPUntaken reports whether requests of the session went out in POSTs
+// the server has not begun to answer, from a server that answers requests
+// with SSE streams: it sends their headers as it takes a request up, long
+// before the response of a tool at work, so such a request waits for the
+// server to take it (one just started, on a loaded machine, takes new
+// connections slowly), not for a tool. False over stdio and for a server
+// that answers with JSON bodies, whose headers come with the response.
+func (p *Process) HTTPUntaken() bool {
+	l := p.link
+	if l == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.streamed && l.untaken > 0
+}
+
+// AwaitingGetStream reports whether the session asked for its GET stream
+// and the first request for it still awaits its answer, in a session that
+// goes on and with a target whose GET streams have been answered so far
+// (see holdForGetStream): what a check waits for before it judges them.
+func (p *Process) AwaitingGetStream() bool {
+	l := p.link
+	if l == nil || l.t.getUnanswered.Load() {
+		return false
+	}
+	l.mu.Lock()
+	asked := l.getAsked
+	l.mu.Unlock()
+	if asked == nil {
+		return false
+	}
+	select {
+	case <-asked:
+		return false
+	case <-l.ended:
+		return false
+	default:
+		return true
 	}
 }
 
@@ -618,6 +662,9 @@ func (l *httpLink) post(body []byte, post int, wait bool) (chan struct{}, error)
 		// A legacy request needs the session id the answer to a pending
 		// initialize brings.
 		l.awaitSession()
+		if o.kind == "request" {
+			l.holdForGetStream()
+		}
 	}
 	l.mu.Lock()
 	mode := l.mode
@@ -686,6 +733,39 @@ func (l *httpLink) awaitSession() {
 		l.mu.Lock()
 		bound = time.Until(l.initHeld)
 		l.mu.Unlock()
+	}
+}
+
+// holdForGetStream waits, within the request timeout, until the GET
+// stream the session asked for once initialized has its answer. A server
+// sends what relates to no request of the client on that stream, and one
+// that has not connected it yet may drop such a message (the TypeScript
+// SDK does): a request it sends the client while working on a call, and
+// then waits for, would never arrive, and the call never be answered.
+// Sent after the GET's answer, a request finds the stream connected. A
+// target whose GET stream went a request timeout without an answer is
+// not waited for again, in any session.
+func (l *httpLink) holdForGetStream() {
+	l.mu.Lock()
+	asked := l.getAsked
+	l.mu.Unlock()
+	if asked == nil || l.t.getUnanswered.Load() {
+		return
+	}
+	select {
+	case <-asked:
+		return
+	default:
+	}
+	ctx, cancel := l.p.patient(context.Background(), l.p.cfg.RequestTimeout, "the answer to the GET stream")
+	defer cancel()
+	select {
+	case <-asked:
+	case <-l.ended:
+	case <-ctx.Done():
+		if !l.t.getUnanswered.Swap(true) {
+			l.p.note(fmt.Sprintf("HTTP GET %s (stream): no answer to the GET stream within %v; requests go on without it, in every session", requestPath(l.t.url), l.p.cfg.RequestTimeout))
+		}
 	}
 }
 
@@ -837,7 +917,17 @@ func (l *httpLink) exchange(req *http.Request, x *HTTPExchange, o outbound, hand
 			hand()
 		}
 	}}
+	if o.kind == "request" {
+		l.mu.Lock()
+		l.untaken++
+		l.mu.Unlock()
+	}
 	resp, err := l.t.client.Do(req.WithContext(httptrace.WithClientTrace(ctx, trace)))
+	if o.kind == "request" {
+		l.mu.Lock()
+		l.untaken--
+		l.mu.Unlock()
+	}
 	for tries := 0; err == nil && resp.StatusCode == http.StatusTooManyRequests && tries < maxRateLimitTries; tries++ {
 		wait, ok := l.rateLimitWait(resp)
 		if !ok {
@@ -956,6 +1046,9 @@ func (l *httpLink) answered(x *HTTPExchange, resp *http.Response) {
 	x.Status = resp.StatusCode
 	x.ResponseHeader = redactHeader(resp.Header, nil)
 	x.ContentType = strings.ToLower(media)
+	if x.Kind == "request" && x.Method == http.MethodPost && resp.StatusCode/100 == 2 && x.ContentType == protocol.MediaSSE {
+		l.streamed = true
+	}
 	issued := ""
 	if id := resp.Header.Get(protocol.HeaderSessionID); id != "" && x.RPCMethod == protocol.MethodInitialize && resp.StatusCode/100 == 2 && l.session == "" {
 		l.session = id
