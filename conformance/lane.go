@@ -79,7 +79,7 @@ func (env *revEnv) startSide(ctx context.Context, side *revEnv) {
 // runs. On a session of their own that no other check uses, they run
 // beside the revision's other checks, in a lane that starts once the
 // session they take is settled: the plain session lifecycle.version.fallback
-// may leave, with the tools listed. The lane's processes carry a "t" in
+// may leave, where the lane lists the tools when no other check has yet. The lane's processes carry a "t" in
 // their labels (fresh-t1); its ids, labels and verdicts depend on nothing
 // the other checks do, so a seed gives the same report whatever runs
 // beside.
@@ -138,10 +138,14 @@ func soonest(checks []*Check, id string) []*Check {
 // startTaskLane starts the task lane once what its checks take from the
 // revision is settled: lifecycle.version.fallback has run (its process
 // may go on as the lane's plain session) and the tools are listed (the
-// lane takes the same walk).
+// lane takes the same walk), or can be listed in that plain session.
 func (env *revEnv) startTaskLane(ctx context.Context) {
-	if env.taskChecks == nil || env.pending(fallbackCheck) || !env.toolsDone && env.info.Has("tools") {
+	if env.taskChecks == nil || env.pending(fallbackCheck) {
 		return
+	}
+	listed := env.toolsDone || !env.info.Has("tools")
+	if !listed && env.plain == nil {
+		return // the lane would start a process to list them
 	}
 	side := &revEnv{eng: env.eng, rev: env.rev, info: env.info, httpMode: env.httpMode,
 		scale: env.scale, rtt: env.rtt, checks: env.taskChecks, lane: laneTasks, results: map[string]*Result{},
@@ -151,9 +155,14 @@ func (env *revEnv) startTaskLane(ctx context.Context) {
 		side.setMemo(walkMemo, w)
 	}
 	if w := env.plain; w != nil {
-		// Its traffic from here on, ids included, is the lane's.
+		// Its traffic from here on, ids included, is the lane's; with
+		// no tools listed yet, the lane lists them there, on the session
+		// its tasks run in.
 		env.plain, side.plain = nil, w
 		w.c.env = side
+		if !listed {
+			side.session = w.c
+		}
 	}
 	env.startSide(ctx, side)
 }

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -250,6 +251,16 @@ func TestFallbackProcessServesTasks(t *testing.T) {
 	}
 	if rep.Timing == nil || len(rep.Timing.Revisions) != 1 || rep.Timing.Revisions[0].Processes != 1 {
 		t.Errorf("timing %+v: want one process started by the revision", rep.Timing)
+	}
+	// No other check listed the tools: the task lane listed them in the
+	// process its tasks ran in.
+	fallback := got["lifecycle.version.fallback"].Transcript
+	listed := false
+	for _, l := range tasks.Transcript {
+		listed = listed || l.Dir == "send" && strings.Contains(l.Text, `"method":"tools/list"`) && len(fallback) > 0 && l.Process == fallback[len(fallback)-1].Process
+	}
+	if !listed {
+		t.Errorf("tasks.answer.no-related-task's evidence lists no tools in the fallback's process: %+v", tasks.Transcript)
 	}
 }
 

@@ -55,6 +55,9 @@ func (env *revEnv) prewarm(ctx context.Context, next []*Check) {
 	if ctx.Err() != nil || len(env.stalls) > 0 || env.sessionLost != nil || env.handshakeErr != nil {
 		return // a server that stops answering gets no process it may not need
 	}
+	if env.lane == laneTasks && !env.toolsDone && env.info.Has("tools") {
+		return // its first check lists the tools, which say what the others start (mayFindTool)
+	}
 	want, seen := 0, 0
 	surveying := false // a check ahead may make the survey of client features
 	for _, c := range next {
