@@ -1613,7 +1613,7 @@ func runArguments(t *T, validSide bool) {
 	unsent := make([]bool, len(cs))
 	var answers []*protocol.Message
 	if validSide {
-		answers = pipelineCalls(t, c, tools, cs, nil, prefix, nil)
+		answers = validCalls(t, c, tools, cs, prefix, unsent)
 	} else {
 		answers = invalidCalls(t, c, tools, cs, prefix, unsent)
 	}
@@ -1739,6 +1739,128 @@ func invalidCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string, u
 		answers = pipelineCalls(t, c, tools, cs, send, prefix, answers)
 	}
 	return answers
+}
+
+// validCalls calls the valid cases cs in two rounds: each tool's first
+// case of each shape (validShape), and its second case when that leaves it
+// one, then the rest, except for a tool whose every call of the first
+// round was answered with the same failure (failedAlikeValid): it fails
+// whatever its arguments (a network it cannot reach, a browser that is not
+// there), and more cases of the shapes it failed with would only cost
+// their calls (a slow failure, each). unsent marks the cases not sent;
+// their answers stay nil.
+func validCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string, unsent []bool) []*protocol.Message {
+	var first, rest []int
+	seen := map[string]bool{}
+	calls := make([]int, len(tools))
+	for i, a := range cs {
+		if k := fmt.Sprintf("%d\x00%s", a.tool, validShape(a.args)); !seen[k] || calls[a.tool] < 2 {
+			seen[k] = true
+			calls[a.tool]++
+			first = append(first, i)
+			continue
+		}
+		rest = append(rest, i)
+	}
+	answers := pipelineCalls(t, c, tools, cs, first, prefix, nil)
+	if len(rest) == 0 {
+		return answers
+	}
+	alike := failedAlikeValid(tools, cs, first, answers)
+	var send []int
+	var none noteList
+	noted := make([]bool, len(tools))
+	for _, i := range rest {
+		if at := cs[i].tool; alike[at] {
+			if !noted[at] {
+				noted[at] = true
+				none.add("%s", tools[at].tool.Name)
+			}
+			unsent[i] = true
+			continue
+		}
+		send = append(send, i)
+	}
+	none.log(t, "called once per shape of valid arguments, since each of those calls failed alike: ")
+	if len(send) > 0 {
+		answers = pipelineCalls(t, c, tools, cs, send, prefix, answers)
+	}
+	return answers
+}
+
+// validShape names the shape of a valid arguments object: the properties
+// it gives, each with the JSON type of its value. Cases of one shape meet
+// the same properties of the schema and differ in their values only.
+func validShape(args json.RawMessage) string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(args, &obj) != nil {
+		return ""
+	}
+	keys := slices.Sorted(maps.Keys(obj))
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(strconv.Quote(k))
+		b.WriteByte(':')
+		b.WriteString(jsonKind(obj[k]))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+// jsonKind is the JSON type of a value's text, by its first byte.
+func jsonKind(v json.RawMessage) string {
+	v = bytes.TrimLeft(v, " \t\r\n")
+	if len(v) == 0 {
+		return ""
+	}
+	switch v[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// failedAlikeValid reports, per tool, whether the valid calls sel of cs
+// that were answered show it failing whatever its arguments: at least two
+// were answered, none was accepted or rejected as invalid params (either
+// is evidence the later cases may add to), and all failed with one
+// failureSignature.
+func failedAlikeValid(tools []argTool, cs []argCase, sel []int, answers []*protocol.Message) []bool {
+	alike := make([]bool, len(tools))
+	sig := make([]string, len(tools))
+	n := make([]int, len(tools))
+	differs := make([]bool, len(tools))
+	for _, i := range sel {
+		a, m := cs[i], answers[i]
+		if m == nil {
+			continue
+		}
+		s := ""
+		if judgeCall(m) == refused {
+			s = failureSignature(m, a.args)
+		}
+		switch {
+		case s == "":
+			differs[a.tool] = true
+		case n[a.tool] == 0:
+			sig[a.tool] = s
+		case s != sig[a.tool]:
+			differs[a.tool] = true
+		}
+		n[a.tool]++
+	}
+	for i := range alike {
+		alike[i] = n[i] >= 2 && !differs[i]
+	}
+	return alike
 }
 
 // failedAlike reports, per tool, whether the calls sel of cs that were

@@ -517,3 +517,67 @@ func TestAnsweredOnceDistinctNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestValidShape: the shape of valid arguments is the properties given,
+// each with its value's JSON type, whatever the values and their order.
+func TestValidShape(t *testing.T) {
+	tests := []struct {
+		a, b string
+		same bool
+	}{
+		{`{"q":"x","n":1}`, `{"n":2.5,"q":"yy"}`, true},
+		{`{}`, `{}`, true},
+		{`{"q":"x"}`, `{"q":"x","n":1}`, false},
+		{`{"v":"1"}`, `{"v":1}`, false},
+		{`{"v":[1]}`, `{"v":{"a":1}}`, false},
+		{`{"v":true}`, `{"v":false}`, true},
+		{`{"v":null}`, `{"v":"null"}`, false},
+	}
+	for _, tc := range tests {
+		if got := validShape(json.RawMessage(tc.a)) == validShape(json.RawMessage(tc.b)); got != tc.same {
+			t.Errorf("validShape(%s) == validShape(%s): %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+	}
+}
+
+// TestFailedAlikeValid: a tool's valid calls show it failing whatever its
+// arguments only when at least two were answered and all failed with one
+// signature; an accepted call, an invalid-params error or another failure
+// is evidence more cases may add to.
+func TestFailedAlikeValid(t *testing.T) {
+	msg := func(s string) *protocol.Message {
+		m, err := protocol.ParseMessage([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	down := func(id int) *protocol.Message {
+		return msg(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"result":{"content":[{"type":"text","text":"network unreachable"}],"isError":true}}`)
+	}
+	ok := msg(`{"jsonrpc":"2.0","id":9,"result":{"content":[]}}`)
+	invalid := msg(`{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"bad"}}`)
+	other := msg(`{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"quota"}],"isError":true}}`)
+	tests := []struct {
+		name    string
+		answers []*protocol.Message
+		want    bool
+	}{
+		{"two alike", []*protocol.Message{down(1), down(2)}, true},
+		{"one answered", []*protocol.Message{down(1), nil}, false},
+		{"one accepted", []*protocol.Message{down(1), ok}, false},
+		{"invalid params", []*protocol.Message{down(1), invalid}, false},
+		{"two failures", []*protocol.Message{down(1), other}, false},
+	}
+	for _, tc := range tests {
+		cs := make([]argCase, len(tc.answers))
+		sel := make([]int, len(tc.answers))
+		for i := range cs {
+			cs[i] = argCase{args: json.RawMessage(`{"q":"case` + strconv.Itoa(i) + `"}`)}
+			sel[i] = i
+		}
+		if got := failedAlikeValid(make([]argTool, 1), cs, sel, tc.answers)[0]; got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
