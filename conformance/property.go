@@ -2184,15 +2184,28 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, sel []int, pref
 	sent := make([]string, len(cs)) // the id keys of the calls sent
 	var batch, keys []string
 	next, got := 0, 0
+	// A server that has answered nothing yet shows its pace on a call of
+	// each tool before it is given many: the window opens at one call per
+	// tool (each tool's first, sent first, so that a tool that sleeps
+	// holds up no other) and doubles with each answer up to callWindow. A
+	// whole window sent at once is work a single-threaded server
+	// interleaves and answers all together, and on a loaded machine its
+	// first answer then comes after the request timeout: no evidence, and
+	// a re-run with the timeout doubled.
+	window := callWindow
+	if before == 0 {
+		sel = firstOfEachTool(cs, sel)
+		window = min(callWindow, distinctTools(cs, sel))
+	}
 	var last time.Time // the first request's send, then the latest answer's arrival
 	var gap time.Duration
 	for got < len(sel) {
 		// The window is filled again once half of it is answered, in one
 		// batch (runner.SendBatch): a write for many calls rather than
 		// for each.
-		if next < len(sel) && next-got <= callWindow/2 {
+		if next < len(sel) && next-got <= window/2 {
 			batch, keys = batch[:0], keys[:0]
-			for next < len(sel) && next-got < callWindow {
+			for next < len(sel) && next-got < window {
 				i := sel[next]
 				text, key := callLine(prefix, i, names[cs[i].tool], cs[i].args, meta)
 				batch = append(batch, text)
@@ -2248,6 +2261,7 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, sel []int, pref
 		if i, ok := argIndex(r.Msg.IDKey(), prefix); ok && i < len(cs) && sent[i] != "" && out[i] == nil {
 			out[i] = r.Msg
 			got++
+			window = min(callWindow, 2*window)
 			now := time.Now()
 			gap, last = max(gap, now.Sub(last)), now
 		}
@@ -2262,6 +2276,32 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, sel []int, pref
 	// any still to come is not handed to a check that reads all traffic.
 	c.p.Abandon(left...)
 	return out
+}
+
+// firstOfEachTool returns sel with each tool's first case moved to the
+// front, in sel's order, and the others after them in sel's order.
+func firstOfEachTool(cs []argCase, sel []int) []int {
+	front := make([]int, 0, len(sel))
+	var back []int
+	seen := map[int]bool{}
+	for _, i := range sel {
+		if seen[cs[i].tool] {
+			back = append(back, i)
+			continue
+		}
+		seen[cs[i].tool] = true
+		front = append(front, i)
+	}
+	return append(front, back...)
+}
+
+// distinctTools counts the tools the cases sel call.
+func distinctTools(cs []argCase, sel []int) int {
+	seen := map[int]bool{}
+	for _, i := range sel {
+		seen[cs[i].tool] = true
+	}
+	return len(seen)
 }
 
 // The parts of a line pipelineCalls writes around the id, the tool's name

@@ -581,3 +581,26 @@ func TestFailedAlikeValid(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstOfEachTool: each tool's first case goes first, the rest follow,
+// both in their order, and no case is lost or doubled.
+func TestFirstOfEachTool(t *testing.T) {
+	cs := []argCase{{tool: 0}, {tool: 0}, {tool: 1}, {tool: 1}, {tool: 2}}
+	tests := []struct {
+		sel, want []int
+		tools     int
+	}{
+		{[]int{0, 1, 2, 3, 4}, []int{0, 2, 4, 1, 3}, 3},
+		{[]int{1, 3}, []int{1, 3}, 2},
+		{[]int{0, 1}, []int{0, 1}, 1},
+		{nil, []int{}, 0},
+	}
+	for _, tc := range tests {
+		if got := firstOfEachTool(cs, tc.sel); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("firstOfEachTool(%v) = %v, want %v", tc.sel, got, tc.want)
+		}
+		if got := distinctTools(cs, tc.sel); got != tc.tools {
+			t.Errorf("distinctTools(%v) = %d, want %d", tc.sel, got, tc.tools)
+		}
+	}
+}
