@@ -103,7 +103,8 @@ func sixtyLaxCase() mutantCase {
 // valid arguments or not (its network is down), shows nothing of how it
 // validates: property.arguments.invalid-rejected is not-verified and
 // names the reason the calls gave, where it used to pass; its tools are
-// called once per shape of valid arguments by valid-accepted.
+// called by valid-accepted until its validation met each property given
+// and each left out.
 func TestInvalidRejectedNeedsEvidence(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the mutant")
@@ -122,7 +123,7 @@ func TestInvalidRejectedNeedsEvidence(t *testing.T) {
 			t.Errorf("property.arguments.valid-accepted@%s: %+v, want pass", rev, v)
 			continue
 		}
-		wantNote(t, v, "called once per shape of valid arguments, since each of those calls failed alike: ")
+		wantNote(t, v, "called until each property given (with each type) and each left out was met once, since each of those calls failed alike: ")
 	}
 }
 

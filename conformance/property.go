@@ -1741,27 +1741,17 @@ func invalidCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string, u
 	return answers
 }
 
-// validCalls calls the valid cases cs in two rounds: each tool's first
-// case of each shape (validShape), and its second case when that leaves it
-// one, then the rest, except for a tool whose every call of the first
-// round was answered with the same failure (failedAlikeValid): it fails
-// whatever its arguments (a network it cannot reach, a browser that is not
-// there), and more cases of the shapes it failed with would only cost
-// their calls (a slow failure, each). unsent marks the cases not sent;
-// their answers stay nil.
+// validCalls calls the valid cases cs in two rounds: first, of each
+// tool's cases, those that bring a feature (validFeatures) none of its
+// earlier ones in the round had, and at least two; then the rest, except
+// for a tool whose every call of the first round was answered with the
+// same failure (failedAlikeValid): it fails whatever its arguments (a
+// network it cannot reach, a browser that is not there), its validation
+// has met each property given, with each type, and each left out, and
+// more cases would only cost their calls (a slow failure, each). unsent
+// marks the cases not sent; their answers stay nil.
 func validCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string, unsent []bool) []*protocol.Message {
-	var first, rest []int
-	seen := map[string]bool{}
-	calls := make([]int, len(tools))
-	for i, a := range cs {
-		if k := fmt.Sprintf("%d\x00%s", a.tool, validShape(a.args)); !seen[k] || calls[a.tool] < 2 {
-			seen[k] = true
-			calls[a.tool]++
-			first = append(first, i)
-			continue
-		}
-		rest = append(rest, i)
-	}
+	first, rest := validRounds(cs, len(tools))
 	answers := pipelineCalls(t, c, tools, cs, first, prefix, nil)
 	if len(rest) == 0 {
 		return answers
@@ -1781,30 +1771,66 @@ func validCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string, uns
 		}
 		send = append(send, i)
 	}
-	none.log(t, "called once per shape of valid arguments, since each of those calls failed alike: ")
+	none.log(t, "called until each property given (with each type) and each left out was met once, since each of those calls failed alike: ")
 	if len(send) > 0 {
 		answers = pipelineCalls(t, c, tools, cs, send, prefix, answers)
 	}
 	return answers
 }
 
-// validShape names the shape of a valid arguments object: the properties
-// it gives, each with the JSON type of its value. Cases of one shape meet
-// the same properties of the schema and differ in their values only.
-func validShape(args json.RawMessage) string {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(args, &obj) != nil {
-		return ""
+// validRounds splits the valid cases cs of ntools tools into validCalls'
+// two rounds.
+func validRounds(cs []argCase, ntools int) (first, rest []int) {
+	objs := make([]map[string]json.RawMessage, len(cs))
+	names := make([]map[string]bool, ntools) // the properties some case of the tool gives
+	for i, a := range cs {
+		_ = json.Unmarshal(a.args, &objs[i])
+		if names[a.tool] == nil {
+			names[a.tool] = map[string]bool{}
+		}
+		for k := range objs[i] {
+			names[a.tool][k] = true
+		}
 	}
-	keys := slices.Sorted(maps.Keys(obj))
-	var b strings.Builder
-	for _, k := range keys {
-		b.WriteString(strconv.Quote(k))
-		b.WriteByte(':')
-		b.WriteString(jsonKind(obj[k]))
-		b.WriteByte(',')
+	met := map[string]bool{}
+	calls := make([]int, ntools)
+	for i, a := range cs {
+		fs := validFeatures(objs[i], names[a.tool])
+		fresh := calls[a.tool] < 2
+		for _, f := range fs {
+			if !met[fmt.Sprintf("%d\x00%s", a.tool, f)] {
+				fresh = true
+			}
+		}
+		if !fresh {
+			rest = append(rest, i)
+			continue
+		}
+		for _, f := range fs {
+			met[fmt.Sprintf("%d\x00%s", a.tool, f)] = true
+		}
+		calls[a.tool]++
+		first = append(first, i)
 	}
-	return b.String()
+	return first, rest
+}
+
+// validFeatures returns what a validator meets in a valid arguments
+// object obj: each property it gives, with the JSON type of its value,
+// and each of names (the properties other cases of the tool give) it
+// leaves out. A validator that wrongly rejects a property, a type of it,
+// or its absence meets that in any case that has it.
+func validFeatures(obj map[string]json.RawMessage, names map[string]bool) []string {
+	out := make([]string, 0, len(names))
+	for k, v := range obj {
+		out = append(out, strconv.Quote(k)+":"+jsonKind(v))
+	}
+	for k := range names {
+		if _, ok := obj[k]; !ok {
+			out = append(out, "-"+strconv.Quote(k))
+		}
+	}
+	return out
 }
 
 // jsonKind is the JSON type of a value's text, by its first byte.

@@ -518,24 +518,33 @@ func TestAnsweredOnceDistinctNotes(t *testing.T) {
 	}
 }
 
-// TestValidShape: the shape of valid arguments is the properties given,
-// each with its value's JSON type, whatever the values and their order.
-func TestValidShape(t *testing.T) {
+// TestValidRounds: the first round of valid calls holds, per tool, its
+// first two cases and each later one that gives a property, or a type of
+// it, or leaves out a property, that no earlier case of the round did.
+func TestValidRounds(t *testing.T) {
 	tests := []struct {
-		a, b string
-		same bool
+		name        string
+		cases       []string // of tool 0, then tool 1 for those starting "1 "
+		first, rest []int
 	}{
-		{`{"q":"x","n":1}`, `{"n":2.5,"q":"yy"}`, true},
-		{`{}`, `{}`, true},
-		{`{"q":"x"}`, `{"q":"x","n":1}`, false},
-		{`{"v":"1"}`, `{"v":1}`, false},
-		{`{"v":[1]}`, `{"v":{"a":1}}`, false},
-		{`{"v":true}`, `{"v":false}`, true},
-		{`{"v":null}`, `{"v":"null"}`, false},
+		{"one shape", []string{`{"q":"a"}`, `{"q":"b"}`, `{"q":"c"}`, `{"q":"d"}`}, []int{0, 1}, []int{2, 3}},
+		{"a new type", []string{`{"v":"a"}`, `{"v":"b"}`, `{"v":1}`, `{"v":2}`}, []int{0, 1, 2}, []int{3}},
+		{"present then absent", []string{`{"q":"a","n":1}`, `{"q":"b","n":2}`, `{"q":"c"}`, `{"q":"d"}`, `{"q":"e","n":3}`}, []int{0, 1, 2}, []int{3, 4}},
+		{"absent then present", []string{`{}`, `{}`, `{"n":1}`, `{"n":2}`}, []int{0, 1, 2}, []int{3}},
+		{"per tool", []string{`{"q":"a"}`, `{"q":"b"}`, `{"q":"c"}`, `1 {"q":"a"}`, `1 {"q":"b"}`, `1 {"q":"c"}`}, []int{0, 1, 3, 4}, []int{2, 5}},
 	}
 	for _, tc := range tests {
-		if got := validShape(json.RawMessage(tc.a)) == validShape(json.RawMessage(tc.b)); got != tc.same {
-			t.Errorf("validShape(%s) == validShape(%s): %v, want %v", tc.a, tc.b, got, tc.same)
+		var cs []argCase
+		for _, c := range tc.cases {
+			tool := 0
+			if rest, ok := strings.CutPrefix(c, "1 "); ok {
+				tool, c = 1, rest
+			}
+			cs = append(cs, argCase{tool: tool, args: json.RawMessage(c)})
+		}
+		first, rest := validRounds(cs, 2)
+		if !reflect.DeepEqual(first, tc.first) || !reflect.DeepEqual(rest, tc.rest) {
+			t.Errorf("%s: rounds %v, %v; want %v, %v", tc.name, first, rest, tc.first, tc.rest)
 		}
 	}
 }
