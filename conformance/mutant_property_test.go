@@ -102,7 +102,9 @@ func sixtyLaxCase() mutantCase {
 // TestInvalidRejectedNeedsEvidence: a server whose every call fails alike,
 // valid arguments or not (its network is down), shows nothing of how it
 // validates: property.arguments.invalid-rejected is not-verified and
-// names the reason the calls gave, where it used to pass.
+// names the reason the calls gave, where it used to pass; its tools are
+// called by valid-accepted until its validation met each property given
+// and each left out.
 func TestInvalidRejectedNeedsEvidence(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the mutant")
@@ -114,6 +116,14 @@ func TestInvalidRejectedNeedsEvidence(t *testing.T) {
 		if r == nil || r.Status != StatusNotVerified || !strings.Contains(r.Message, "failed alike, valid arguments or not") || !strings.Contains(r.Message, "network unreachable") {
 			t.Errorf("property.arguments.invalid-rejected@%s: %+v, want not-verified naming the network", rev, r)
 		}
+		// valid-accepted judges the answers as before (none rejected as
+		// invalid params), from one call per shape of valid arguments.
+		v := resultOf(rep, "property.arguments.valid-accepted", rev)
+		if v == nil || v.Status != StatusPass {
+			t.Errorf("property.arguments.valid-accepted@%s: %+v, want pass", rev, v)
+			continue
+		}
+		wantNote(t, v, "called until each property given (with each type) and each left out was met once, since each of those calls failed alike: ")
 	}
 }
 

@@ -1613,7 +1613,7 @@ func runArguments(t *T, validSide bool) {
 	unsent := make([]bool, len(cs))
 	var answers []*protocol.Message
 	if validSide {
-		answers = pipelineCalls(t, c, tools, cs, nil, prefix, nil)
+		answers = validCalls(t, c, tools, cs, prefix, unsent)
 	} else {
 		answers = invalidCalls(t, c, tools, cs, prefix, unsent)
 	}
@@ -1739,6 +1739,154 @@ func invalidCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string, u
 		answers = pipelineCalls(t, c, tools, cs, send, prefix, answers)
 	}
 	return answers
+}
+
+// validCalls calls the valid cases cs in two rounds: first, of each
+// tool's cases, those that bring a feature (validFeatures) none of its
+// earlier ones in the round had, and at least two; then the rest, except
+// for a tool whose every call of the first round was answered with the
+// same failure (failedAlikeValid): it fails whatever its arguments (a
+// network it cannot reach, a browser that is not there), its validation
+// has met each property given, with each type, and each left out, and
+// more cases would only cost their calls (a slow failure, each). unsent
+// marks the cases not sent; their answers stay nil.
+func validCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string, unsent []bool) []*protocol.Message {
+	first, rest := validRounds(cs, len(tools))
+	answers := pipelineCalls(t, c, tools, cs, first, prefix, nil)
+	if len(rest) == 0 {
+		return answers
+	}
+	alike := failedAlikeValid(tools, cs, first, answers)
+	var send []int
+	var none noteList
+	noted := make([]bool, len(tools))
+	for _, i := range rest {
+		if at := cs[i].tool; alike[at] {
+			if !noted[at] {
+				noted[at] = true
+				none.add("%s", tools[at].tool.Name)
+			}
+			unsent[i] = true
+			continue
+		}
+		send = append(send, i)
+	}
+	none.log(t, "called until each property given (with each type) and each left out was met once, since each of those calls failed alike: ")
+	if len(send) > 0 {
+		answers = pipelineCalls(t, c, tools, cs, send, prefix, answers)
+	}
+	return answers
+}
+
+// validRounds splits the valid cases cs of ntools tools into validCalls'
+// two rounds.
+func validRounds(cs []argCase, ntools int) (first, rest []int) {
+	objs := make([]map[string]json.RawMessage, len(cs))
+	names := make([]map[string]bool, ntools) // the properties some case of the tool gives
+	for i, a := range cs {
+		_ = json.Unmarshal(a.args, &objs[i])
+		if names[a.tool] == nil {
+			names[a.tool] = map[string]bool{}
+		}
+		for k := range objs[i] {
+			names[a.tool][k] = true
+		}
+	}
+	met := map[string]bool{}
+	calls := make([]int, ntools)
+	for i, a := range cs {
+		fs := validFeatures(objs[i], names[a.tool])
+		fresh := calls[a.tool] < 2
+		for _, f := range fs {
+			if !met[fmt.Sprintf("%d\x00%s", a.tool, f)] {
+				fresh = true
+			}
+		}
+		if !fresh {
+			rest = append(rest, i)
+			continue
+		}
+		for _, f := range fs {
+			met[fmt.Sprintf("%d\x00%s", a.tool, f)] = true
+		}
+		calls[a.tool]++
+		first = append(first, i)
+	}
+	return first, rest
+}
+
+// validFeatures returns what a validator meets in a valid arguments
+// object obj: each property it gives, with the JSON type of its value,
+// and each of names (the properties other cases of the tool give) it
+// leaves out. A validator that wrongly rejects a property, a type of it,
+// or its absence meets that in any case that has it.
+func validFeatures(obj map[string]json.RawMessage, names map[string]bool) []string {
+	out := make([]string, 0, len(names))
+	for k, v := range obj {
+		out = append(out, strconv.Quote(k)+":"+jsonKind(v))
+	}
+	for k := range names {
+		if _, ok := obj[k]; !ok {
+			out = append(out, "-"+strconv.Quote(k))
+		}
+	}
+	return out
+}
+
+// jsonKind is the JSON type of a value's text, by its first byte.
+func jsonKind(v json.RawMessage) string {
+	v = bytes.TrimLeft(v, " \t\r\n")
+	if len(v) == 0 {
+		return ""
+	}
+	switch v[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// failedAlikeValid reports, per tool, whether the valid calls sel of cs
+// that were answered show it failing whatever its arguments: at least two
+// were answered, none was accepted or rejected as invalid params (either
+// is evidence the later cases may add to), and all failed with one
+// failureSignature.
+func failedAlikeValid(tools []argTool, cs []argCase, sel []int, answers []*protocol.Message) []bool {
+	alike := make([]bool, len(tools))
+	sig := make([]string, len(tools))
+	n := make([]int, len(tools))
+	differs := make([]bool, len(tools))
+	for _, i := range sel {
+		a, m := cs[i], answers[i]
+		if m == nil {
+			continue
+		}
+		s := ""
+		if judgeCall(m) == refused {
+			s = failureSignature(m, a.args)
+		}
+		switch {
+		case s == "":
+			differs[a.tool] = true
+		case n[a.tool] == 0:
+			sig[a.tool] = s
+		case s != sig[a.tool]:
+			differs[a.tool] = true
+		}
+		n[a.tool]++
+	}
+	for i := range alike {
+		alike[i] = n[i] >= 2 && !differs[i]
+	}
+	return alike
 }
 
 // failedAlike reports, per tool, whether the calls sel of cs that were
@@ -2062,15 +2210,28 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, sel []int, pref
 	sent := make([]string, len(cs)) // the id keys of the calls sent
 	var batch, keys []string
 	next, got := 0, 0
+	// A server that has answered nothing yet shows its pace on a call of
+	// each tool before it is given many: the window opens at one call per
+	// tool (each tool's first, sent first, so that a tool that sleeps
+	// holds up no other) and doubles with each answer up to callWindow. A
+	// whole window sent at once is work a single-threaded server
+	// interleaves and answers all together, and on a loaded machine its
+	// first answer then comes after the request timeout: no evidence, and
+	// a re-run with the timeout doubled.
+	window := callWindow
+	if before == 0 {
+		sel = firstOfEachTool(cs, sel)
+		window = min(callWindow, distinctTools(cs, sel))
+	}
 	var last time.Time // the first request's send, then the latest answer's arrival
 	var gap time.Duration
 	for got < len(sel) {
 		// The window is filled again once half of it is answered, in one
 		// batch (runner.SendBatch): a write for many calls rather than
 		// for each.
-		if next < len(sel) && next-got <= callWindow/2 {
+		if next < len(sel) && next-got <= window/2 {
 			batch, keys = batch[:0], keys[:0]
-			for next < len(sel) && next-got < callWindow {
+			for next < len(sel) && next-got < window {
 				i := sel[next]
 				text, key := callLine(prefix, i, names[cs[i].tool], cs[i].args, meta)
 				batch = append(batch, text)
@@ -2135,6 +2296,7 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, sel []int, pref
 		if i, ok := argIndex(r.Msg.IDKey(), prefix); ok && i < len(cs) && sent[i] != "" && out[i] == nil {
 			out[i] = r.Msg
 			got++
+			window = min(callWindow, 2*window)
 			now := time.Now()
 			gap, last = max(gap, now.Sub(last)), now
 		}
@@ -2166,6 +2328,32 @@ func toolUnanswered(cs []argCase, sent []string, out []*protocol.Message) bool {
 		}
 	}
 	return false
+}
+
+// firstOfEachTool returns sel with each tool's first case moved to the
+// front, in sel's order, and the others after them in sel's order.
+func firstOfEachTool(cs []argCase, sel []int) []int {
+	front := make([]int, 0, len(sel))
+	var back []int
+	seen := map[int]bool{}
+	for _, i := range sel {
+		if seen[cs[i].tool] {
+			back = append(back, i)
+			continue
+		}
+		seen[cs[i].tool] = true
+		front = append(front, i)
+	}
+	return append(front, back...)
+}
+
+// distinctTools counts the tools the cases sel call.
+func distinctTools(cs []argCase, sel []int) int {
+	seen := map[int]bool{}
+	for _, i := range sel {
+		seen[cs[i].tool] = true
+	}
+	return len(seen)
 }
 
 // The parts of a line pipelineCalls writes around the id, the tool's name

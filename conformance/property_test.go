@@ -517,3 +517,99 @@ func TestAnsweredOnceDistinctNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestValidRounds: the first round of valid calls holds, per tool, its
+// first two cases and each later one that gives a property, or a type of
+// it, or leaves out a property, that no earlier case of the round did.
+func TestValidRounds(t *testing.T) {
+	tests := []struct {
+		name        string
+		cases       []string // of tool 0, then tool 1 for those starting "1 "
+		first, rest []int
+	}{
+		{"one shape", []string{`{"q":"a"}`, `{"q":"b"}`, `{"q":"c"}`, `{"q":"d"}`}, []int{0, 1}, []int{2, 3}},
+		{"a new type", []string{`{"v":"a"}`, `{"v":"b"}`, `{"v":1}`, `{"v":2}`}, []int{0, 1, 2}, []int{3}},
+		{"present then absent", []string{`{"q":"a","n":1}`, `{"q":"b","n":2}`, `{"q":"c"}`, `{"q":"d"}`, `{"q":"e","n":3}`}, []int{0, 1, 2}, []int{3, 4}},
+		{"absent then present", []string{`{}`, `{}`, `{"n":1}`, `{"n":2}`}, []int{0, 1, 2}, []int{3}},
+		{"per tool", []string{`{"q":"a"}`, `{"q":"b"}`, `{"q":"c"}`, `1 {"q":"a"}`, `1 {"q":"b"}`, `1 {"q":"c"}`}, []int{0, 1, 3, 4}, []int{2, 5}},
+	}
+	for _, tc := range tests {
+		var cs []argCase
+		for _, c := range tc.cases {
+			tool := 0
+			if rest, ok := strings.CutPrefix(c, "1 "); ok {
+				tool, c = 1, rest
+			}
+			cs = append(cs, argCase{tool: tool, args: json.RawMessage(c)})
+		}
+		first, rest := validRounds(cs, 2)
+		if !reflect.DeepEqual(first, tc.first) || !reflect.DeepEqual(rest, tc.rest) {
+			t.Errorf("%s: rounds %v, %v; want %v, %v", tc.name, first, rest, tc.first, tc.rest)
+		}
+	}
+}
+
+// TestFailedAlikeValid: a tool's valid calls show it failing whatever its
+// arguments only when at least two were answered and all failed with one
+// signature; an accepted call, an invalid-params error or another failure
+// is evidence more cases may add to.
+func TestFailedAlikeValid(t *testing.T) {
+	msg := func(s string) *protocol.Message {
+		m, err := protocol.ParseMessage([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	down := func(id int) *protocol.Message {
+		return msg(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"result":{"content":[{"type":"text","text":"network unreachable"}],"isError":true}}`)
+	}
+	ok := msg(`{"jsonrpc":"2.0","id":9,"result":{"content":[]}}`)
+	invalid := msg(`{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"bad"}}`)
+	other := msg(`{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"quota"}],"isError":true}}`)
+	tests := []struct {
+		name    string
+		answers []*protocol.Message
+		want    bool
+	}{
+		{"two alike", []*protocol.Message{down(1), down(2)}, true},
+		{"one answered", []*protocol.Message{down(1), nil}, false},
+		{"one accepted", []*protocol.Message{down(1), ok}, false},
+		{"invalid params", []*protocol.Message{down(1), invalid}, false},
+		{"two failures", []*protocol.Message{down(1), other}, false},
+	}
+	for _, tc := range tests {
+		cs := make([]argCase, len(tc.answers))
+		sel := make([]int, len(tc.answers))
+		for i := range cs {
+			cs[i] = argCase{args: json.RawMessage(`{"q":"case` + strconv.Itoa(i) + `"}`)}
+			sel[i] = i
+		}
+		if got := failedAlikeValid(make([]argTool, 1), cs, sel, tc.answers)[0]; got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestFirstOfEachTool: each tool's first case goes first, the rest follow,
+// both in their order, and no case is lost or doubled.
+func TestFirstOfEachTool(t *testing.T) {
+	cs := []argCase{{tool: 0}, {tool: 0}, {tool: 1}, {tool: 1}, {tool: 2}}
+	tests := []struct {
+		sel, want []int
+		tools     int
+	}{
+		{[]int{0, 1, 2, 3, 4}, []int{0, 2, 4, 1, 3}, 3},
+		{[]int{1, 3}, []int{1, 3}, 2},
+		{[]int{0, 1}, []int{0, 1}, 1},
+		{nil, []int{}, 0},
+	}
+	for _, tc := range tests {
+		if got := firstOfEachTool(cs, tc.sel); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("firstOfEachTool(%v) = %v, want %v", tc.sel, got, tc.want)
+		}
+		if got := distinctTools(cs, tc.sel); got != tc.tools {
+			t.Errorf("distinctTools(%v) = %d, want %d", tc.sel, got, tc.tools)
+		}
+	}
+}

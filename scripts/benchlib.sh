@@ -52,11 +52,16 @@ serve_everything_http() {
 	url=http://127.0.0.1:$port/mcp
 }
 
-# install_peers sets peers to the official suite's pinned install, and
-# installs it (with the Node it needs) on first use.
+# install_peers [PROGRAM...] sets peers to the bench-only npm project (the
+# official suite, the Node it needs and the wider corpus's servers,
+# pinned), and installs it on first use, or when one of the PROGRAMs it
+# should provide is missing.
 install_peers() {
 	peers=testdata/npm-bench
-	if ! [ -x "$peers/node_modules/.bin/node" ]; then
-		(cd "$peers" && npm ci --no-audit --no-fund >/dev/null)
-	fi
+	for p in node "$@"; do
+		if ! [ -e "$peers/node_modules/.bin/$p" ]; then
+			(cd "$peers" && npm ci --no-audit --no-fund >/dev/null)
+			return
+		fi
+	done
 }
