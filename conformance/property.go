@@ -1719,7 +1719,14 @@ func invalidCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string, u
 	if len(rest) == 0 {
 		return answers
 	}
-	alike := failedAlike(tools, cs, first, answers)
+	return callRest(t, c, tools, cs, rest, prefix, answers, failedAlike(tools, cs, first, answers), unsent,
+		"called once per kind of invalid argument, since its valid call and each of those failed alike: ")
+}
+
+// callRest is the second round of invalidCalls and validCalls: it calls
+// the cases rest except those of a tool alike marks (marked in unsent,
+// their answers left nil), and logs those tools after note.
+func callRest(t *T, c *Conn, tools []argTool, cs []argCase, rest []int, prefix string, answers []*protocol.Message, alike, unsent []bool, note string) []*protocol.Message {
 	var send []int
 	var none noteList
 	noted := make([]bool, len(tools))
@@ -1734,7 +1741,7 @@ func invalidCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string, u
 		}
 		send = append(send, i)
 	}
-	none.log(t, "called once per kind of invalid argument, since its valid call and each of those failed alike: ")
+	none.log(t, note)
 	if len(send) > 0 {
 		answers = pipelineCalls(t, c, tools, cs, send, prefix, answers)
 	}
@@ -1756,26 +1763,8 @@ func validCalls(t *T, c *Conn, tools []argTool, cs []argCase, prefix string, uns
 	if len(rest) == 0 {
 		return answers
 	}
-	alike := failedAlikeValid(tools, cs, first, answers)
-	var send []int
-	var none noteList
-	noted := make([]bool, len(tools))
-	for _, i := range rest {
-		if at := cs[i].tool; alike[at] {
-			if !noted[at] {
-				noted[at] = true
-				none.add("%s", tools[at].tool.Name)
-			}
-			unsent[i] = true
-			continue
-		}
-		send = append(send, i)
-	}
-	none.log(t, "called until each property given (with each type) and each left out was met once, since each of those calls failed alike: ")
-	if len(send) > 0 {
-		answers = pipelineCalls(t, c, tools, cs, send, prefix, answers)
-	}
-	return answers
+	return callRest(t, c, tools, cs, rest, prefix, answers, failedAlikeValid(tools, cs, first, answers), unsent,
+		"called until each property given (with each type) and each left out was met once, since each of those calls failed alike: ")
 }
 
 // validRounds splits the valid cases cs of ntools tools into validCalls'
