@@ -17,7 +17,7 @@ count=${1:-5}
 ref=${2:-main^1}
 tmp=$(mktemp -d)
 loops=""
-trap 'kill $loops 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'kill $loops 2>/dev/null || :; rm -rf "$tmp"' EXIT
 
 me=bench.sh
 # shellcheck source=scripts/benchlib.sh
