@@ -157,20 +157,15 @@ func TestHTTPRequestsWaitForGetStream(t *testing.T) {
 	}
 }
 
-// TestHTTPUnansweredGetStreamHeldOnce: a server that never answers the
-// GET stream holds a session's requests back one request timeout, once
-// for the target: the sessions after it do not wait for theirs.
-func TestHTTPUnansweredGetStreamHeldOnce(t *testing.T) {
-	var mu sync.Mutex
-	gets := 0
+// silentGetServer is a legacy server (session s1, 2025-06-18) that
+// answers every request at once and never answers a GET stream: onGet
+// runs as each GET arrives, which is held until the test ends.
+func silentGetServer(t *testing.T, onGet func()) *httptest.Server {
 	block := make(chan struct{})
-	t.Cleanup(func() { close(block) })
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.Method {
 		case http.MethodGet:
-			mu.Lock()
-			gets++
-			mu.Unlock()
+			onGet()
 			select {
 			case <-block:
 			case <-r.Context().Done():
@@ -190,6 +185,21 @@ func TestHTTPUnansweredGetStreamHeldOnce(t *testing.T) {
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18"}}`, m.ID)
 	}))
 	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(block) })
+	return srv
+}
+
+// TestHTTPUnansweredGetStreamHeldOnce: a server that never answers the
+// GET stream holds a session's requests back one request timeout, once
+// for the target: the sessions after it do not wait for theirs.
+func TestHTTPUnansweredGetStreamHeldOnce(t *testing.T) {
+	var mu sync.Mutex
+	gets := 0
+	srv := silentGetServer(t, func() {
+		mu.Lock()
+		gets++
+		mu.Unlock()
+	})
 	target, err := NewHTTPTarget(srv.URL+"/mcp", HTTPOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -300,30 +310,7 @@ func TestHTTPUntaken(t *testing.T) {
 // TestHTTPAwaitingGetStreamEnded: a session that ended no longer awaits
 // its GET stream's answer, whether or not the GET went out.
 func TestHTTPAwaitingGetStreamEnded(t *testing.T) {
-	block := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.Method {
-		case http.MethodGet:
-			select {
-			case <-block:
-			case <-r.Context().Done():
-			}
-			return
-		case http.MethodDelete:
-			return
-		}
-		var m protocol.Message
-		_ = json.NewDecoder(r.Body).Decode(&m)
-		if m.ID == nil {
-			w.WriteHeader(http.StatusAccepted)
-			return
-		}
-		w.Header().Set("Content-Type", protocol.MediaJSON)
-		w.Header().Set(protocol.HeaderSessionID, "s1")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18"}}`, m.ID)
-	}))
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(block) })
+	srv := silentGetServer(t, func() {})
 	p := startSession(t, srv.URL+"/mcp", HTTPOptions{}, Config{Protocol: protocol.Rev20250618})
 	ctx := testCtx(t)
 	if _, err := p.Request(ctx, protocol.MethodInitialize, map[string]any{"protocolVersion": protocol.Rev20250618}); err != nil {
