@@ -1812,7 +1812,7 @@ func validRounds(cs []argCase, ntools int) (first, rest []int) {
 func validFeatures(obj map[string]json.RawMessage, names map[string]bool) []string {
 	out := make([]string, 0, len(names))
 	for k, v := range obj {
-		out = append(out, strconv.Quote(k)+":"+jsonKind(v))
+		out = append(out, strconv.Quote(k)+":"+protocol.JSONType(v))
 	}
 	for k := range names {
 		if _, ok := obj[k]; !ok {
@@ -1820,27 +1820,6 @@ func validFeatures(obj map[string]json.RawMessage, names map[string]bool) []stri
 		}
 	}
 	return out
-}
-
-// jsonKind is the JSON type of a value's text, by its first byte.
-func jsonKind(v json.RawMessage) string {
-	v = bytes.TrimLeft(v, " \t\r\n")
-	if len(v) == 0 {
-		return ""
-	}
-	switch v[0] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
 }
 
 // failedAlikeValid reports, per tool, whether the valid calls sel of cs

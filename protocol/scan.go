@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -56,6 +57,29 @@ func scanMessage(line []byte, owned bool) (valid bool, m *Message, err error) {
 func Valid(data []byte) bool {
 	var env envelope
 	return env.scan(data)
+}
+
+// JSONType names the JSON type of the value whose text is v, by its first
+// byte that is not blank: object, array, string, boolean, null or number;
+// "" for none. It does not validate v.
+func JSONType(v []byte) string {
+	v = bytes.TrimLeft(v, " \t\r\n")
+	if len(v) == 0 {
+		return ""
+	}
+	switch v[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
 }
 
 // Envelope is the top-level members of a JSON-RPC message as raw JSON,

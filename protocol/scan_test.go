@@ -337,3 +337,21 @@ func TestOwnedErrorDataAliasesLine(t *testing.T) {
 		t.Fatalf("ScanMessage's error data is a view of a line the caller may reuse")
 	}
 }
+
+func TestJSONType(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"a":1}`, "object"},
+		{` [1]`, "array"},
+		{`"x"`, "string"},
+		{"\n\ttrue", "boolean"},
+		{`false`, "boolean"},
+		{`null`, "null"},
+		{`-1.5e3`, "number"},
+		{` `, ""},
+		{``, ""},
+	} {
+		if got := JSONType([]byte(tc.in)); got != tc.want {
+			t.Errorf("JSONType(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -747,7 +747,7 @@ func classify(raw []byte) Received {
 		return r // a batch: delivered whole
 	case '{':
 	default:
-		r.Problem = fmt.Errorf("%w: a JSON %s, not an object", ErrNotMessage, jsonKind(trimmed[0]))
+		r.Problem = fmt.Errorf("%w: a JSON %s, not an object", ErrNotMessage, protocol.JSONType(trimmed))
 		return r
 	}
 	if err != nil {
@@ -760,18 +760,6 @@ func classify(raw []byte) Received {
 		r.Problem = fmt.Errorf("%w: neither a request, a notification nor a response", ErrNotMessage)
 	}
 	return r
-}
-
-func jsonKind(first byte) string {
-	switch first {
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
 }
 
 // quoteHead quotes the start of b for an error message.
