@@ -119,13 +119,7 @@ func TestHTTPRequestsWaitForGetStream(t *testing.T) {
 	t.Cleanup(srv.Close)
 	p := startSession(t, srv.URL+"/mcp", HTTPOptions{}, Config{Protocol: protocol.Rev20250618, RequestTimeout: 3 * time.Second})
 	ctx := testCtx(t)
-	if _, err := p.Request(ctx, protocol.MethodInitialize, map[string]any{"protocolVersion": protocol.Rev20250618}); err != nil {
-		t.Fatal(err)
-	}
-	n, _ := protocol.NewNotification(protocol.NotifInitialized, nil)
-	if err := p.Send(n); err != nil {
-		t.Fatal(err)
-	}
+	openLegacy(t, ctx, p, protocol.Rev20250618)
 	call := &protocol.Message{JSONRPC: "2.0", ID: json.RawMessage(`"call-1"`), Method: protocol.MethodToolsCall,
 		Params: json.RawMessage(`{"name":"get-roots-list","arguments":{}}`)}
 	if err := p.Send(call); err != nil {
@@ -212,13 +206,7 @@ func TestHTTPUnansweredGetStreamHeldOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx := testCtx(t)
-		if _, err := p.Request(ctx, protocol.MethodInitialize, map[string]any{"protocolVersion": protocol.Rev20250618}); err != nil {
-			t.Fatal(err)
-		}
-		n, _ := protocol.NewNotification(protocol.NotifInitialized, nil)
-		if err := p.Send(n); err != nil {
-			t.Fatal(err)
-		}
+		openLegacy(t, ctx, p, protocol.Rev20250618)
 		begin := time.Now()
 		if _, err := p.Request(ctx, "ping", nil); err != nil {
 			t.Fatal(err)
@@ -313,13 +301,7 @@ func TestHTTPAwaitingGetStreamEnded(t *testing.T) {
 	srv := silentGetServer(t, func() {})
 	p := startSession(t, srv.URL+"/mcp", HTTPOptions{}, Config{Protocol: protocol.Rev20250618})
 	ctx := testCtx(t)
-	if _, err := p.Request(ctx, protocol.MethodInitialize, map[string]any{"protocolVersion": protocol.Rev20250618}); err != nil {
-		t.Fatal(err)
-	}
-	n, _ := protocol.NewNotification(protocol.NotifInitialized, nil)
-	if err := p.Send(n); err != nil {
-		t.Fatal(err)
-	}
+	openLegacy(t, ctx, p, protocol.Rev20250618)
 	if !p.AwaitingGetStream() {
 		t.Error("not awaiting the GET stream the server holds")
 	}

@@ -38,6 +38,19 @@ func startSession(t *testing.T, url string, opts HTTPOptions, cfg Config) *Proce
 	return p
 }
 
+// openLegacy opens p's legacy session for rev: initialize, answered, then
+// notifications/initialized.
+func openLegacy(t *testing.T, ctx context.Context, p *Process, rev string) {
+	t.Helper()
+	if _, err := p.Request(ctx, protocol.MethodInitialize, map[string]any{"protocolVersion": rev}); err != nil {
+		t.Fatal(err)
+	}
+	n, _ := protocol.NewNotification(protocol.NotifInitialized, nil)
+	if err := p.Send(n); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // rpcRequest reads a JSON-RPC message from a request body.
 func rpcRequest(t *testing.T, r *http.Request) protocol.Message {
 	t.Helper()
@@ -118,13 +131,7 @@ func TestHTTPLegacySession(t *testing.T) {
 	t.Cleanup(srv.Close)
 	p := startSession(t, srv.URL+"/mcp", HTTPOptions{}, Config{Protocol: protocol.Rev20250618})
 	ctx := testCtx(t)
-	if _, err := p.Request(ctx, protocol.MethodInitialize, map[string]any{"protocolVersion": "2025-06-18"}); err != nil {
-		t.Fatal(err)
-	}
-	n, _ := protocol.NewNotification(protocol.NotifInitialized, nil)
-	if err := p.Send(n); err != nil {
-		t.Fatal(err)
-	}
+	openLegacy(t, ctx, p, protocol.Rev20250618)
 	m, _ := protocol.NewRequest("list", protocol.MethodToolsList, nil)
 	if err := p.Send(m); err != nil {
 		t.Fatal(err)
@@ -403,13 +410,7 @@ func TestHTTPStreamAfterDelete(t *testing.T) {
 			t.Cleanup(srv.Close)
 			p := startSession(t, srv.URL+"/mcp", HTTPOptions{}, Config{Protocol: protocol.Rev20251125})
 			ctx := testCtx(t)
-			if _, err := p.Request(ctx, protocol.MethodInitialize, map[string]any{"protocolVersion": "2025-11-25"}); err != nil {
-				t.Fatal(err)
-			}
-			n, _ := protocol.NewNotification(protocol.NotifInitialized, nil)
-			if err := p.Send(n); err != nil {
-				t.Fatal(err)
-			}
+			openLegacy(t, ctx, p, protocol.Rev20251125)
 			select {
 			case <-getSeen:
 			case <-ctx.Done():
