@@ -529,7 +529,8 @@ type revEnv struct {
 	// less those of its property lane (lane.go).
 	checks []*Check
 	// lane marks the labels of the processes of a lane: "" for the
-	// revision's own, laneProperty for its property lane.
+	// revision's own, laneProperty for its property lane, laneTasks for
+	// its task lane.
 	lane string
 	// sides are the revision's lanes that run beside its own checks; done,
 	// of a lane, is closed once the lane has run its checks (nil once

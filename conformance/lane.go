@@ -30,26 +30,40 @@ func (env *revEnv) propertyLane() *revEnv {
 	if env.eng.opts.Transport != TransportHTTP || env.lane != "" {
 		return nil
 	}
-	named := map[string]bool{}
-	for _, c := range env.checks {
-		for _, id := range slices.Concat(c.Prereqs, c.After) {
-			named[id] = true
-		}
-	}
-	var own, side []*Check
-	for _, c := range env.checks {
-		if c.Area() == "property" && !c.Final && len(c.Prereqs) == 0 && !named[c.ID] {
-			side = append(side, c)
-		} else {
-			own = append(own, c)
-		}
-	}
+	own, side := movable(env.checks, func(c *Check) bool { return c.Area() == "property" })
 	if len(side) == 0 || len(own) == 0 {
 		return nil
 	}
 	env.checks = own
+	return env.newSide(side, laneProperty)
+}
+
+// movable splits checks into those that stay and those want picks that
+// can run in a lane of their own: not Final, needing no other check's
+// verdict, and named by no other check as a prerequisite or an earlier
+// check.
+func movable(checks []*Check, want func(*Check) bool) (own, moved []*Check) {
+	named := map[string]bool{}
+	for _, c := range checks {
+		for _, id := range slices.Concat(c.Prereqs, c.After) {
+			named[id] = true
+		}
+	}
+	for _, c := range checks {
+		if want(c) && !c.Final && len(c.Prereqs) == 0 && !named[c.ID] {
+			moved = append(moved, c)
+		} else {
+			own = append(own, c)
+		}
+	}
+	return own, moved
+}
+
+// newSide makes a lane of the revision that runs checks, its processes
+// labelled with lane.
+func (env *revEnv) newSide(checks []*Check, lane string) *revEnv {
 	return &revEnv{eng: env.eng, rev: env.rev, info: env.info, httpMode: env.httpMode,
-		scale: env.scale, rtt: env.rtt, checks: side, lane: laneProperty, results: map[string]*Result{}}
+		scale: env.scale, rtt: env.rtt, checks: checks, lane: lane, results: map[string]*Result{}}
 }
 
 // startLane starts the revision's property lane, when it has one, beside
@@ -78,11 +92,11 @@ func (env *revEnv) startSide(ctx context.Context, side *revEnv) {
 // their results, seconds of a revision spent waiting while nothing else
 // runs. On a session of their own that no other check uses, they run
 // beside the revision's other checks, in a lane that starts once the
-// session they take is settled: the plain session lifecycle.version.fallback
-// may leave, where the lane lists the tools when no other check has yet. The lane's processes carry a "t" in
-// their labels (fresh-t1); its ids, labels and verdicts depend on nothing
-// the other checks do, so a seed gives the same report whatever runs
-// beside.
+// session they take is settled: the plain session
+// lifecycle.version.fallback may leave, where the lane lists the tools
+// when no other check has yet. The lane's processes carry a "t" in their
+// labels (fresh-t1); its ids, labels and verdicts depend on nothing the
+// other checks do, so a seed gives the same report whatever runs beside.
 
 // laneTasks marks the checks (Check.Lane) and the processes of the task
 // lane.
@@ -96,20 +110,7 @@ func (env *revEnv) splitTaskLane(checks []*Check) []*Check {
 	if env.lane != "" {
 		return checks
 	}
-	named := map[string]bool{}
-	for _, c := range checks {
-		for _, id := range slices.Concat(c.Prereqs, c.After) {
-			named[id] = true
-		}
-	}
-	var own, lane []*Check
-	for _, c := range checks {
-		if c.Lane == laneTasks && !c.Final && len(c.Prereqs) == 0 && !named[c.ID] && env.mayRun(c) {
-			lane = append(lane, c)
-		} else {
-			own = append(own, c)
-		}
-	}
+	own, lane := movable(checks, func(c *Check) bool { return c.Lane == laneTasks && env.mayRun(c) })
 	if len(lane) == 0 {
 		return checks
 	}
@@ -147,9 +148,8 @@ func (env *revEnv) startTaskLane(ctx context.Context) {
 	if !listed && env.plain == nil {
 		return // the lane would start a process to list them
 	}
-	side := &revEnv{eng: env.eng, rev: env.rev, info: env.info, httpMode: env.httpMode,
-		scale: env.scale, rtt: env.rtt, checks: env.taskChecks, lane: laneTasks, results: map[string]*Result{},
-		toolsDone: env.toolsDone, tools: env.tools, toolsErr: env.toolsErr}
+	side := env.newSide(env.taskChecks, laneTasks)
+	side.toolsDone, side.tools, side.toolsErr = env.toolsDone, env.tools, env.toolsErr
 	env.taskChecks = nil
 	if w := env.memo(walkMemo); w != nil {
 		side.setMemo(walkMemo, w)
@@ -175,8 +175,9 @@ func (env *revEnv) startTaskLane(ctx context.Context) {
 func (env *revEnv) joinLanes(ctx context.Context) {
 	env.startTaskLane(ctx)
 	if checks := env.taskChecks; checks != nil {
-		// The revision's own checks listed no tools: the task checks
-		// run here, as any other, listing them themselves.
+		// The revision's own checks listed no tools and left no session
+		// to list them in: the task checks run here, as any other,
+		// listing them themselves.
 		env.taskChecks = nil
 		for i, c := range checks {
 			env.prewarm(ctx, checks[i:])
