@@ -424,9 +424,7 @@ func (l *httpLink) deleteSession(ctx context.Context) (*HTTPExchange, error) {
 // stream's first request has its answer: a GET still on its way when the
 // session ends would be answered 404, or not, by timing alone.
 func (l *httpLink) awaitGetStream(ctx context.Context) {
-	l.mu.Lock()
-	asked := l.getAsked
-	l.mu.Unlock()
+	asked := l.pendingGet()
 	if asked == nil {
 		return
 	}
@@ -462,22 +460,31 @@ func (p *Process) HTTPUntaken() bool {
 // (see holdForGetStream): what a check waits for before it judges them.
 func (p *Process) AwaitingGetStream() bool {
 	l := p.link
-	if l == nil || l.t.getUnanswered.Load() {
-		return false
-	}
-	l.mu.Lock()
-	asked := l.getAsked
-	l.mu.Unlock()
-	if asked == nil {
+	if l == nil || l.t.getUnanswered.Load() || l.pendingGet() == nil {
 		return false
 	}
 	select {
-	case <-asked:
-		return false
 	case <-l.ended:
 		return false
 	default:
 		return true
+	}
+}
+
+// pendingGet returns the channel closed once the GET stream's first
+// request has its answer, or nil when none was asked for or it has one.
+func (l *httpLink) pendingGet() <-chan struct{} {
+	l.mu.Lock()
+	asked := l.getAsked
+	l.mu.Unlock()
+	if asked == nil {
+		return nil
+	}
+	select {
+	case <-asked:
+		return nil
+	default:
+		return asked
 	}
 }
 
@@ -746,16 +753,9 @@ func (l *httpLink) awaitSession() {
 // target whose GET stream went a request timeout without an answer is
 // not waited for again, in any session.
 func (l *httpLink) holdForGetStream() {
-	l.mu.Lock()
-	asked := l.getAsked
-	l.mu.Unlock()
+	asked := l.pendingGet()
 	if asked == nil || l.t.getUnanswered.Load() {
 		return
-	}
-	select {
-	case <-asked:
-		return
-	default:
 	}
 	ctx, cancel := l.p.patient(context.Background(), l.p.cfg.RequestTimeout, "the answer to the GET stream")
 	defer cancel()
