@@ -1781,13 +1781,16 @@ func validRounds(cs []argCase, ntools int) (first, rest []int) {
 			names[a.tool][k] = true
 		}
 	}
-	met := map[string]bool{}
+	met := make([]map[string]bool, ntools) // the features a tool's first-round cases brought
 	calls := make([]int, ntools)
 	for i, a := range cs {
 		fs := validFeatures(objs[i], names[a.tool])
+		if met[a.tool] == nil {
+			met[a.tool] = map[string]bool{}
+		}
 		fresh := calls[a.tool] < 2
 		for _, f := range fs {
-			if !met[fmt.Sprintf("%d\x00%s", a.tool, f)] {
+			if !met[a.tool][f] {
 				fresh = true
 			}
 		}
@@ -1796,7 +1799,7 @@ func validRounds(cs []argCase, ntools int) (first, rest []int) {
 			continue
 		}
 		for _, f := range fs {
-			met[fmt.Sprintf("%d\x00%s", a.tool, f)] = true
+			met[a.tool][f] = true
 		}
 		calls[a.tool]++
 		first = append(first, i)
@@ -2188,8 +2191,9 @@ func pipelineCalls(t *T, c *Conn, tools []argTool, cs []argCase, sel []int, pref
 	// a re-run with the timeout doubled.
 	window := callWindow
 	if before == 0 {
-		sel = firstOfEachTool(cs, sel)
-		window = min(callWindow, distinctTools(cs, sel))
+		var ntools int
+		sel, ntools = firstOfEachTool(cs, sel)
+		window = min(callWindow, ntools)
 	}
 	var last time.Time // the first request's send, then the latest answer's arrival
 	var gap time.Duration
@@ -2299,8 +2303,9 @@ func toolUnanswered(cs []argCase, sent []string, out []*protocol.Message) bool {
 }
 
 // firstOfEachTool returns sel with each tool's first case moved to the
-// front, in sel's order, and the others after them in sel's order.
-func firstOfEachTool(cs []argCase, sel []int) []int {
+// front, in sel's order, and the others after them in sel's order, and
+// the number of tools the cases call (the cases in front).
+func firstOfEachTool(cs []argCase, sel []int) ([]int, int) {
 	front := make([]int, 0, len(sel))
 	var back []int
 	seen := map[int]bool{}
@@ -2312,16 +2317,7 @@ func firstOfEachTool(cs []argCase, sel []int) []int {
 		seen[cs[i].tool] = true
 		front = append(front, i)
 	}
-	return append(front, back...)
-}
-
-// distinctTools counts the tools the cases sel call.
-func distinctTools(cs []argCase, sel []int) int {
-	seen := map[int]bool{}
-	for _, i := range sel {
-		seen[cs[i].tool] = true
-	}
-	return len(seen)
+	return append(front, back...), len(front)
 }
 
 // The parts of a line pipelineCalls writes around the id, the tool's name

@@ -605,11 +605,9 @@ func TestFirstOfEachTool(t *testing.T) {
 		{nil, []int{}, 0},
 	}
 	for _, tc := range tests {
-		if got := firstOfEachTool(cs, tc.sel); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("firstOfEachTool(%v) = %v, want %v", tc.sel, got, tc.want)
-		}
-		if got := distinctTools(cs, tc.sel); got != tc.tools {
-			t.Errorf("distinctTools(%v) = %d, want %d", tc.sel, got, tc.tools)
+		got, tools := firstOfEachTool(cs, tc.sel)
+		if !reflect.DeepEqual(got, tc.want) || tools != tc.tools {
+			t.Errorf("firstOfEachTool(%v) = %v, %d; want %v, %d", tc.sel, got, tools, tc.want, tc.tools)
 		}
 	}
 }
