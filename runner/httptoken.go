@@ -98,28 +98,26 @@ func (tr *tokenTransport) CloseIdleConnections() {
 func (t *HTTPTarget) AddSecret(values ...string) {
 	for {
 		old := t.secrets.Load()
-		var list []string
+		var list, fresh []string
 		if old != nil {
-			list = slices.Clone(*old)
+			list = *old
 		}
-		added := false
 		for _, v := range values {
 			if len(v) >= minSecret && v != tokenPlaceholder && !slices.Contains(list, v) {
-				list = append(list, redact.Forms(v)...)
-				added = true
+				fresh = append(fresh, v)
 			}
 		}
-		if !added {
+		if len(fresh) == 0 {
 			return
 		}
-		slices.SortFunc(list, func(a, b string) int { return len(b) - len(a) })
+		list = redact.Add(list, fresh...)
 		if t.secrets.CompareAndSwap(old, &list) {
 			return
 		}
 	}
 }
 
-// secretList returns the forms of the secrets (redact.Forms), longest
+// secretList returns the forms of the secrets (redact.Add), longest
 // first.
 func (t *HTTPTarget) secretList() []string {
 	if p := t.secrets.Load(); p != nil {

@@ -37,8 +37,12 @@ func Forms(s string) []string {
 }
 
 // All returns the forms of every secret in secrets, longest first.
-func All(secrets []string) []string {
-	var out []string
+func All(secrets []string) []string { return Add(nil, secrets...) }
+
+// Add returns forms (as All or Add returned them) with the forms of each
+// of secrets added, longest first, in a new slice.
+func Add(forms []string, secrets ...string) []string {
+	out := slices.Clone(forms)
 	for _, s := range secrets {
 		for _, f := range Forms(s) {
 			if !slices.Contains(out, f) {

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -65,5 +66,12 @@ func TestLongestFirst(t *testing.T) {
 	forms := All([]string{"abcdefgh", "abcdefgh-ijkl"})
 	if got := String("x abcdefgh-ijkl y", forms); got != "x "+Mark+" y" {
 		t.Errorf("got %q", got)
+	}
+}
+
+func TestAddMatchesAll(t *testing.T) {
+	a, b := "tok/en-one-1234", `two"secret-5678`
+	if got, want := Add(All([]string{a}), b, a), All([]string{a, b}); !slices.Equal(got, want) {
+		t.Errorf("Add(All(a), b, a) = %q, want All(a, b) = %q", got, want)
 	}
 }
