@@ -66,32 +66,9 @@ func ScanArray(data []byte) (_ []json.RawMessage, ok bool) {
 	if s.i >= len(s.data) || s.data[s.i] != '[' {
 		return nil, false
 	}
-	s.i++
-	s.skipSpace()
 	elems := []json.RawMessage{}
-	if s.i < len(s.data) && s.data[s.i] == ']' {
-		s.i++
-	} else {
-		for {
-			start := s.i
-			if !s.value(1) {
-				return nil, false
-			}
-			elems = append(elems, s.data[start:s.i:s.i])
-			s.skipSpace()
-			if s.i >= len(s.data) {
-				return nil, false
-			}
-			if s.data[s.i] == ']' {
-				s.i++
-				break
-			}
-			if s.data[s.i] != ',' {
-				return nil, false
-			}
-			s.i++
-			s.skipSpace()
-		}
+	if !s.array(1, &elems) {
+		return nil, false
 	}
 	s.skipSpace()
 	if s.i != len(s.data) {

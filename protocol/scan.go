@@ -367,7 +367,7 @@ func (s *scanner) value(depth int) bool {
 	case '{':
 		return s.object(depth+1, nil, nil)
 	case '[':
-		return s.array(depth + 1)
+		return s.array(depth+1, nil)
 	case '"':
 		return s.str()
 	case 't':
@@ -447,7 +447,9 @@ func (s *scanner) object(depth int, e *envelope, o *objectMembers) bool {
 	}
 }
 
-func (s *scanner) array(depth int) bool {
+// array reads an array; with elems, each element's bytes (aliasing data)
+// are appended to it.
+func (s *scanner) array(depth int, elems *[]json.RawMessage) bool {
 	if depth > maxNestingDepth {
 		return false
 	}
@@ -458,8 +460,12 @@ func (s *scanner) array(depth int) bool {
 		return true
 	}
 	for {
+		start := s.i
 		if !s.value(depth) {
 			return false
+		}
+		if elems != nil {
+			*elems = append(*elems, s.data[start:s.i:s.i])
 		}
 		s.skipSpace()
 		if s.i >= len(s.data) {
