@@ -45,39 +45,23 @@ install_peers $(echo "$corpus" | cut -d' ' -f3)
 go build -o "$tmp/new" ./cmd/mcpconform
 bins=new
 if [ -n "$ref" ]; then
-	mkdir "$tmp/old-src"
-	git archive "$ref" | tar -x -C "$tmp/old-src"
-	(cd "$tmp/old-src" && go build -o "$tmp/old" ./cmd/mcpconform)
-	oldname=$(git rev-parse --short "$ref")
+	build_ref "$ref"
 	bins="old new"
 fi
 
 # Each server runs on the machine's Node through a wrapper that counts its
 # starts.
 echo "$corpus" | while read -r name _ prog; do
-	{
-		echo '#!/bin/sh'
-		echo "echo >>\"$tmp/$name.starts\""
-		echo "exec node \"$PWD/$peers/node_modules/.bin/$prog\" \"\$@\""
-	} >"$tmp/$name.sh"
-	chmod +x "$tmp/$name.sh"
+	wrap "$name" node "$PWD/$peers/node_modules/.bin/$prog"
 done
 
 # once BIN SERVER appends "wall cpu starts" of one run to
 # $tmp/BIN-SERVER.txt, each revision's seconds to $tmp/BIN-SERVER.rev and
 # keeps the JSON report as $tmp/BIN-SERVER.json.
 once() {
-	bin=$1 srv=$2
-	: >"$tmp/$srv.starts"
-	/usr/bin/time -f '%e %U %S' -o "$tmp/time" "$tmp/$bin" run --no-color --json "$tmp/$bin-$srv.json" -- "$tmp/$srv.sh" >"$tmp/last.out" 2>&1 || [ $? -eq 1 ]
-	starts=$(wc -l <"$tmp/$srv.starts")
-	# The last line: GNU time puts "Command exited with non-zero status"
-	# before it.
-	tail -n 1 "$tmp/time" | awk -v s="$starts" '{printf "%.2f %.2f %d\n", $1, $2 + $3, s}' >>"$tmp/$bin-$srv.txt"
-	jq -r '.timing.revisions[]? | "\(.revision) \(.ms / 1000)"' "$tmp/$bin-$srv.json" >>"$tmp/$bin-$srv.rev"
+	once_counted "$1" "$2"
+	jq -r '.timing.revisions[]? | "\(.revision) \(.ms / 1000)"' "$tmp/$1-$2.json" >>"$tmp/$1-$2.rev"
 }
-
-col() { cut -d' ' -f"$2" <"$1" | median; }
 
 # revs BIN SERVER prints each revision's median seconds.
 revs() {

@@ -65,3 +65,45 @@ install_peers() {
 		fi
 	done
 }
+
+# build_ref REF builds the binary of commit REF as $tmp/old and sets
+# oldname to REF's short name.
+build_ref() {
+	mkdir "$tmp/old-src"
+	git archive "$1" | tar -x -C "$tmp/old-src"
+	(cd "$tmp/old-src" && go build -o "$tmp/old" ./cmd/mcpconform)
+	oldname=$(git rev-parse --short "$1")
+}
+
+# wrap NAME CMD... writes $tmp/NAME.sh, which runs CMD (with its own
+# arguments after) and counts its starts in $tmp/NAME.starts: the same
+# way for every binary, whose reports may not count them.
+wrap() {
+	name=$1
+	shift
+	{
+		echo '#!/bin/sh'
+		echo "echo >>\"$tmp/$name.starts\""
+		printf 'exec'
+		printf ' "%s"' "$@"
+		echo ' "$@"'
+	} >"$tmp/$name.sh"
+	chmod +x "$tmp/$name.sh"
+}
+
+# once_counted BIN SERVER [FLAGS...] runs $tmp/BIN against the wrapped
+# SERVER, keeps its JSON report as $tmp/BIN-SERVER.json and appends "wall
+# cpu starts" of the run to $tmp/BIN-SERVER.txt.
+once_counted() {
+	bin=$1 srv=$2
+	shift 2
+	: >"$tmp/$srv.starts"
+	/usr/bin/time -f '%e %U %S' -o "$tmp/time" "$tmp/$bin" run --no-color --json "$tmp/$bin-$srv.json" "$@" -- "$tmp/$srv.sh" >"$tmp/last.out" 2>&1 || [ $? -eq 1 ]
+	starts=$(wc -l <"$tmp/$srv.starts")
+	# The last line: GNU time puts "Command exited with non-zero status"
+	# before it.
+	tail -n 1 "$tmp/time" | awk -v s="$starts" '{printf "%.2f %.2f %d\n", $1, $2 + $3, s}' >>"$tmp/$bin-$srv.txt"
+}
+
+# col FILE N prints the median of column N of FILE.
+col() { cut -d' ' -f"$2" <"$1" | median; }

@@ -23,25 +23,9 @@ me=benchservers.sh
 
 go build -o "$tmp/new" ./cmd/mcpconform
 go build -o "$tmp/gosdk" ./internal/fixtures/gosdk
-mkdir "$tmp/old-src"
-git archive "$ref" | tar -x -C "$tmp/old-src"
-(cd "$tmp/old-src" && go build -o "$tmp/old" ./cmd/mcpconform)
-oldname=$(git rev-parse --short "$ref")
+build_ref "$ref"
 
-# Each server runs through a wrapper that counts its starts, the same way
-# for both binaries (the older one's report has no timing).
-wrap() {
-	name=$1
-	shift
-	{
-		echo '#!/bin/sh'
-		echo "echo >>\"$tmp/$name.starts\""
-		printf 'exec'
-		printf ' %s' "$@"
-		echo
-	} >"$tmp/$name.sh"
-	chmod +x "$tmp/$name.sh"
-}
+# Each server runs through a wrapper that counts its starts.
 wrap gosdk "$tmp/gosdk"
 wrap tsv2 node "$PWD/testdata/npm/tsv2/server.mjs"
 wrap everything node "$PWD/$everything"
@@ -49,24 +33,16 @@ wrap everything node "$PWD/$everything"
 # once BIN SERVER FLAGS appends "wall cpu starts" of one run to
 # $tmp/BIN-SERVER.txt and keeps the JSON report.
 once() {
-	bin=$1 srv=$2 flags=$3
-	: >"$tmp/$srv.starts"
 	# shellcheck disable=SC2086 # flags are words
-	/usr/bin/time -f '%e %U %S' -o "$tmp/time" "$tmp/$bin" run --no-color --json "$tmp/$bin-$srv.json" $flags -- "$tmp/$srv.sh" >"$tmp/last.out" 2>&1 || [ $? -eq 1 ]
-	starts=$(wc -l <"$tmp/$srv.starts")
-	# The last line: GNU time puts "Command exited with non-zero status"
-	# before it.
-	tail -n 1 "$tmp/time" | awk -v s="$starts" '{printf "%.2f %.2f %d\n", $1, $2 + $3, s}' >>"$tmp/$bin-$srv.txt"
-	if [ "$bin" = new ]; then
+	once_counted "$1" "$2" $3
+	if [ "$1" = new ]; then
 		# Per revision seconds, from the report's timing.
 		awk '/"revisions": \[/ && t {on = 1} /"timing"/ {t = 1}
 			on && /"revision":/ {gsub(/[",]/, ""); r = $2}
 			on && /"ms":/ {gsub(/,/, ""); printf "%s %.1f\n", r, $2 / 1000}
-			on && /^    \]/ {on = 0}' "$tmp/new-$srv.json" >>"$tmp/rev-$srv.txt"
+			on && /^    \]/ {on = 0}' "$tmp/new-$2.json" >>"$tmp/rev-$2.txt"
 	fi
 }
-
-col() { cut -d' ' -f"$2" <"$1" | median; }
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for srv in gosdk tsv2 everything; do
