@@ -60,9 +60,9 @@ func serverSecrets(o Options) []string {
 }
 
 // redactReport returns rep with every secret form in secrets replaced in
-// every string it holds, or rep itself when it holds none. It goes through the report's
-// JSON, which holds all of it (a JSON report reads back to the same
-// bytes), so that no field is forgotten.
+// every string it holds, or rep itself when it holds none. It goes
+// through the report's JSON, which holds all of it (a JSON report reads
+// back to the same bytes), so that no field is forgotten.
 func redactReport(rep *Report, secrets []string) (*Report, error) {
 	if len(secrets) == 0 || rep == nil {
 		return rep, nil
