@@ -466,13 +466,18 @@ func countRequests(t *testing.T, log, method string) int {
 func reruns(rep *Report) int {
 	n := 0
 	for _, r := range rep.Results {
-		if slices.ContainsFunc(r.Transcript, func(l TranscriptLine) bool {
-			return l.Dir == "note" && strings.Contains(l.Text, "re-run in fresh processes with the request timeout doubled")
-		}) {
+		if rerun(r.Transcript) {
 			n++
 		}
 	}
 	return n
+}
+
+// rerun reports whether a result's transcript is a re-run's.
+func rerun(lines []TranscriptLine) bool {
+	return slices.ContainsFunc(lines, func(l TranscriptLine) bool {
+		return l.Dir == "note" && strings.Contains(l.Text, "re-run in fresh processes with the request timeout doubled")
+	})
 }
 
 // wantAllGone requires that no process listed in pidfile (each hostile

@@ -39,9 +39,14 @@ func runVersionUnsupported(t *T) {
 	})
 	t.Expect(`error -32022 with data {"supported":[...],"requested":%q}, first and after a supported request`, bogus)
 	var actual []string
+	first := t.Fresh()
 	judge := func(c *Conn, when string) {
 		for _, method := range methods {
+			from := len(c.p.Transcript())
 			m := mustPlain(c, method, bogusMeta)
+			if c == first && method == protocol.MethodDiscover && !t.retry {
+				t.env.setMemo(unsupportedFirstMemo, &exchange{c: c, from: from, to: len(c.p.Transcript()), m: m})
+			}
 			switch {
 			case m.Error == nil:
 				actual = append(actual, method+" "+when+": a result")
@@ -64,7 +69,7 @@ func runVersionUnsupported(t *T) {
 			}
 		}
 	}
-	judge(t.Fresh(), "as a process's first request")
+	judge(first, "as a process's first request")
 	// A process of its own too: what a check leaves in a session (the
 	// scratch one included) must not decide this one, and a server that
 	// answers the bogus version with a result may be changed by it.
@@ -74,6 +79,20 @@ func runVersionUnsupported(t *T) {
 	}
 	judge(live, "after a supported server/discover was answered")
 	t.Actual("%s", strings.Join(actual, "; "))
+}
+
+// unsupportedFirstMemo is the memo key of the exchange
+// modern.version.unsupported opens its first process with: server/discover
+// with an unsupported version, which modern.version.supported-matches
+// judges too.
+const unsupportedFirstMemo = "unsupported-first"
+
+// exchange is one request and its answer, lines [from, to) of c's
+// transcript, kept for another check to judge.
+type exchange struct {
+	c        *Conn
+	from, to int
+	m        *protocol.Message
 }
 
 // probeMethod is the request the _meta and version checks send: tools/list
@@ -329,12 +348,22 @@ func init() {
 		Revisions: ModernOnly(),
 		Prereqs:   []string{"modern.version.unsupported", "modern.discover.result"},
 		Starts:    1,
-		StartsWhy: "an unsupported version as a process's first request, to read the supported list before any other request",
+		StartsWhy: "an unsupported version as a process's first request, to read the supported list before any other request; modern.version.unsupported's first exchange is that request, and serves when it was kept",
+		StartsIn: func(env *revEnv) bool {
+			return env.memo(unsupportedFirstMemo) == nil && !env.pending("modern.version.unsupported")
+		},
 		Run: func(t *T) {
 			res, _ := t.discover()
-			m := mustPlain(t.Fresh(), protocol.MethodDiscover, metaParams(map[string]any{
-				protocol.MetaProtocolVersion: "1900-01-01", protocol.MetaClientCapabilities: map[string]any{},
-			}))
+			var m *protocol.Message
+			if x, ok := t.env.memo(unsupportedFirstMemo).(*exchange); ok && !t.retry {
+				t.Logf("judged on the first exchange of %s, which modern.version.unsupported opened with the same request", x.c.name)
+				t.cite(x.c, x.from, x.to)
+				m = x.m
+			} else {
+				m = mustPlain(t.Fresh(), protocol.MethodDiscover, metaParams(map[string]any{
+					protocol.MetaProtocolVersion: "1900-01-01", protocol.MetaClientCapabilities: map[string]any{},
+				}))
+			}
 			var data protocol.UnsupportedVersionData
 			if m.Error == nil || json.Unmarshal(m.Error.Data, &data) != nil {
 				t.NotVerified("no -32022 data to compare (modern.version.unsupported says why)")
@@ -628,7 +657,8 @@ func init() {
 		Starts:     1,
 		StartsWhy:  "tools/list as the first message of a process: the rule is about a process that has seen nothing",
 		Run: func(t *T) {
-			m := t.Fresh().MustRequest(protocol.MethodToolsList, nil)
+			c := t.Fresh()
+			m := c.MustRequest(protocol.MethodToolsList, nil)
 			t.Expect("a result")
 			if m.Error != nil {
 				t.Actual("error %d", m.Error.Code)
@@ -636,6 +666,7 @@ func init() {
 				return
 			}
 			t.Actual("a result")
+			keepFirstListing(t, c, m)
 		},
 	})
 
@@ -650,7 +681,8 @@ func init() {
 		Capability: "tools",
 		Prereqs:    []string{"tools.list.shape"},
 		Starts:     1,
-		StartsWhy:  "a second process to compare its tools with the shared session's: the rule is about tools per connection",
+		StartsWhy:  "a second process to compare its tools with the shared session's: the rule is about tools per connection; the walk modern.stateless.first-request opens its process with serves when it was kept",
+		StartsIn:   firstListingMissing,
 		Run: func(t *T) {
 			a, b := t.toolListings()
 			t.Expect("the same tools from the shared process and a fresh one")
@@ -684,6 +716,9 @@ func init() {
 		Revisions:  ModernOnly(),
 		Capability: "tools",
 		Prereqs:    []string{"modern.stateless.same-tools"},
+		Starts:     1,
+		StartsWhy:  "a process that has served nothing else, to list the tools apart from the shared session (as modern.stateless.same-tools does); the walk modern.stateless.first-request opens its process with serves when it was kept",
+		StartsIn:   firstListingMissing,
 		Run: func(t *T) {
 			a, b := t.toolListings()
 			if !sameToolSet(a, b) {
@@ -888,12 +923,64 @@ func (t *T) toolListings() (shared, fresh []protocol.Tool) {
 	// A walk of its own, not the revision's shared one: the set must not
 	// change as a side effect of the requests the session has served since.
 	a, _ := walkTools(t, t.Session())
+	if l, ok := t.env.memo(firstListingMemo).(*firstListing); ok && !t.retry {
+		t.Logf("the fresh listing is the walk %s opened with for modern.stateless.first-request", l.c.name)
+		t.cite(l.c, 0, l.to)
+		return allTools(a), l.tools
+	}
 	// The fresh process gets server/discover first, so that a server that
 	// needs a warm-up request fails modern.stateless.first-request alone.
 	c := t.Fresh()
 	c.MustRequest(protocol.MethodDiscover, nil)
 	b, _ := walkTools(t, c)
 	return allTools(a), allTools(b)
+}
+
+// firstListingMemo is the memo key of the tools walk
+// modern.stateless.first-request opens its process with.
+const firstListingMemo = "first-listing"
+
+// firstListingMissing is the StartsIn of the checks that compare a fresh
+// process's tools with the shared session's: they start one only when
+// modern.stateless.first-request, run, kept no walk.
+func firstListingMissing(env *revEnv) bool {
+	return env.memo(firstListingMemo) == nil && !env.pending("modern.stateless.first-request")
+}
+
+// firstListing is a complete tools/list walk that opened a process: its
+// first to lines, and the tools listed.
+type firstListing struct {
+	c     *Conn
+	to    int
+	tools []protocol.Tool
+}
+
+// keepFirstListing walks the rest of tools/list on c, whose first message
+// got m, the first page, and keeps the walk for toolListings: a process
+// that has seen nothing but its own listing is what the fresh side of a
+// per-connection comparison needs, so none is started for it. A walk that
+// does not end in a last page is not kept, and judges nothing here.
+func keepFirstListing(t *T, c *Conn, m *protocol.Message) {
+	if t.retry {
+		return
+	}
+	pages := []toolPage{}
+	for range maxPages {
+		page, err := t.env.eng.pages.page(m)
+		if err != nil {
+			return
+		}
+		pages = append(pages, page)
+		if page.Result.NextCursor == "" {
+			t.env.setMemo(firstListingMemo, &firstListing{c: c, to: len(c.p.Transcript()), tools: allTools(pages)})
+			return
+		}
+		var rerr error
+		m, rerr = c.Request(protocol.MethodToolsList, map[string]any{"cursor": page.Result.NextCursor})
+		if rerr != nil || m.Error != nil {
+			return
+		}
+	}
 }
 
 // nonLegacy returns the versions that are not handshake-era revisions,
@@ -1442,13 +1529,16 @@ func metaSubscriptionID(obj json.RawMessage) string {
 	return protocol.IDKey(raw)
 }
 
+// listenMemo is the memo key of the revision's listen stream (observeListen).
+const listenMemo = "listen"
+
 // observeListen opens the stream once per revision. It reads in the
 // order the server wrote, until the acknowledgement (or an error answer,
 // or the request timeout): a result closing the stream does not end the
 // reading, so whether the acknowledgement came before it is the wire's
 // order, never a race between the reading and a barrier.
 func observeListen(t *T) *listenRun {
-	if run, ok := t.env.memo("listen").(*listenRun); ok {
+	if run, ok := t.env.memo(listenMemo).(*listenRun); ok {
 		t.resume(run.conn, run.mark)
 		return run
 	}
@@ -1491,7 +1581,7 @@ func observeListen(t *T) *listenRun {
 		sendCancel(t, c, run.id, "mcpconform: listen check done")
 	}
 	c.Close()
-	t.env.setMemo("listen", run)
+	t.env.setMemo(listenMemo, run)
 	return run
 }
 
@@ -1513,6 +1603,9 @@ func init() {
 			WithKeyword(KeywordMust),
 		Revisions:  ModernOnly(),
 		Capability: "tools",
+		Starts:     1,
+		StartsWhy:  "a subscriptions/listen stream on a process of its own, which the modern.listen checks share: the shared session must not have one, and the stream's traffic must be the stream's alone",
+		StartsIn:   func(env *revEnv) bool { return env.memo(listenMemo) == nil },
 		Run: func(t *T) {
 			run := observeListen(t)
 			requireStream(t, run)

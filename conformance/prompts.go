@@ -456,6 +456,8 @@ func init() {
 		Revisions:  ModernOnly(),
 		Capability: "prompts",
 		Prereqs:    []string{"prompts.list.shape"},
+		Starts:     1,
+		StartsWhy:  "a process that has served nothing else: the rule covers a list that varies per connection or as a side effect of other requests on it",
 		Run:        listStateless(protocol.MethodPromptsList, "prompts", "name"),
 	})
 
@@ -497,6 +499,9 @@ func init() {
 		Capability: "prompts",
 		Prereqs:    []string{"prompts.list.shape"},
 		Final:      true,
+		Starts:     1,
+		StartsWhy:  "under 2026-07-28 a listen stream of its own, open while the list is walked twice",
+		StartsIn:   func(env *revEnv) bool { return env.rev == protocol.Modern && listChanged(env.info, "prompts") },
 		Run:        listChangedSent(promptsListFeature),
 	})
 }

@@ -392,8 +392,13 @@ func updatedURIs(items []runner.Received) []string {
 
 // resourcesCapability returns the declared resources capability flags.
 func (t *T) resourcesCapability() protocol.ResourcesCapability {
+	return resourcesCapabilityOf(t.Server())
+}
+
+// resourcesCapabilityOf returns the resources capability info declares.
+func resourcesCapabilityOf(info ServerInfo) protocol.ResourcesCapability {
 	var c protocol.ResourcesCapability
-	if raw, ok := t.Server().Capabilities["resources"]; ok {
+	if raw, ok := info.Capabilities["resources"]; ok {
 		_ = json.Unmarshal(raw, &c)
 	}
 	return c
@@ -819,6 +824,8 @@ func init() {
 		Revisions:  ModernOnly(),
 		Capability: "resources",
 		Prereqs:    []string{"resources.list.shape"},
+		Starts:     1,
+		StartsWhy:  "a process that has served nothing else: the rule covers a list that varies per connection or as a side effect of other requests on it",
 		Run:        listStateless(protocol.MethodResourcesList, "resources", "uri"),
 	})
 
@@ -858,6 +865,9 @@ func init() {
 		Capability: "resources",
 		Prereqs:    []string{"resources.list.shape"},
 		Final:      true,
+		Starts:     1,
+		StartsWhy:  "under 2026-07-28 a listen stream of its own, open while the list is walked twice",
+		StartsIn:   func(env *revEnv) bool { return env.rev == protocol.Modern && listChanged(env.info, "resources") },
 		Run:        listChangedSent(resourcesListFeature),
 	})
 
@@ -973,11 +983,15 @@ type resourceListen struct {
 	updates   int                 // of during, those carrying our subscription id
 }
 
+// resourceListenMemo is the memo key of the revision's resource listen
+// stream (observeResourceListen).
+const resourceListenMemo = "resources-listen"
+
 // observeResourceListen opens the stream once per revision. It needs the
 // listed resources, so resources.list.shape is a prerequisite of every
 // check that calls it.
 func observeResourceListen(t *T) *resourceListen {
-	if run, ok := t.env.memo("resources-listen").(*resourceListen); ok {
+	if run, ok := t.env.memo(resourceListenMemo).(*resourceListen); ok {
 		t.resume(run.conn, run.mark)
 		return run
 	}
@@ -1042,7 +1056,7 @@ func observeResourceListen(t *T) *resourceListen {
 		sendCancel(t, c, run.id, "mcpconform: resource subscription check done")
 	}
 	c.Close()
-	t.env.setMemo("resources-listen", run)
+	t.env.setMemo(resourceListenMemo, run)
 	return run
 }
 
@@ -1115,6 +1129,11 @@ func init() {
 		Revisions:  ModernOnly(),
 		Capability: "resources",
 		Prereqs:    []string{"resources.list.shape"},
+		Starts:     1,
+		StartsWhy:  "a subscriptions/listen stream for the listed resources on a process of its own, which the resources.listen checks share: the stream's traffic must be the stream's alone",
+		StartsIn: func(env *revEnv) bool {
+			return env.memo(resourceListenMemo) == nil && resourcesCapabilityOf(env.info).Subscribe
+		},
 		Run: func(t *T) {
 			if !t.resourcesCapability().Subscribe {
 				t.NotApplicable("server/discover does not declare resources.subscribe")
