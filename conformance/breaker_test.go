@@ -155,4 +155,9 @@ func TestHandshakeTimeoutRerun(t *testing.T) {
 		t.Fatalf("runs had (start allowance, request timeout) %v, want (2s, 500ms or more) and then the allowance at least doubled and the timeout doubled", runs)
 	}
 	wantNote(t, &r, fmt.Sprintf("re-run in fresh processes with the request timeout doubled to %s, because the first run's block", runs[1].request))
+	// The report's account of the waits counts the re-run and the
+	// first attempt's timeout.
+	if tm := rep.Timing; tm.Reruns != 1 || tm.Timeouts < 1 || tm.RerunMs < r.DurationMs*0.9 {
+		t.Errorf("timing counts %d timeouts and %d re-runs taking %.0f ms, want at least 1, 1 and about the check's %.0f ms", tm.Timeouts, tm.Reruns, tm.RerunMs, r.DurationMs)
+	}
 }

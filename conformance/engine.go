@@ -576,7 +576,13 @@ type revEnv struct {
 	// started counts every process the revision started, and direct
 	// those a check started and used without a Conn (timing.go).
 	started, direct int
-	memos           map[string]any // observations shared by checks of the revision; see memo
+	// timeouts counts the requests of the revision's checks that got no
+	// answer within the request timeout, and reruns and rerunTook the
+	// checks run again with it doubled and the time they took, first
+	// attempt included (timing.go).
+	timeouts, reruns int
+	rerunTook        time.Duration
+	memos            map[string]any // observations shared by checks of the revision; see memo
 
 	// spent is detection's server/discover process, given to the newest
 	// legacy revision for its first spare session (openSpare); reused
@@ -1188,6 +1194,16 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 	}()
 	var rerun string
 	var t *T
+	timeouts := 0 // the first attempt's, when the check is run again
+	defer func() {
+		env.mu.Lock()
+		env.timeouts += timeouts + t.timeouts
+		if rerun != "" {
+			env.reruns++
+			env.rerunTook += time.Since(began)
+		}
+		env.mu.Unlock()
+	}()
 	if s := env.stallOwedTo(c.ID); s != nil {
 		// A request this check judges already went unanswered for the
 		// full timeout, in the check it blocked: that was the first
@@ -1210,6 +1226,7 @@ func (env *revEnv) runOne(ctx context.Context, c *Check) *Result {
 		// a process that never wrote a line would trip the revision's
 		// breaker and block every later check that starts a process.
 		first, word := joinMessages(t.messages), statusWord(c, t.status)
+		timeouts = t.timeouts
 		t = env.execute(ctx, c, true)
 		rerun = fmt.Sprintf("re-run in fresh processes with the request timeout doubled to %s, because the first run's %s (%s) followed a request timeout", 2*env.baseTimeout(), word, clipText(first, 200))
 		t.notes = append([]string{rerun}, t.notes...)

@@ -22,6 +22,9 @@ func (e *engine) timing(envs []*revEnv, detection, selfCPU, childCPU time.Durati
 	for _, env := range envs {
 		env.mu.Lock()
 		t.Revisions = append(t.Revisions, report.RevTiming{Revision: env.rev, Ms: ms(env.took), Processes: env.started})
+		t.Timeouts += env.timeouts
+		t.Reruns += env.reruns
+		t.RerunMs += ms(env.rerunTook)
 		env.mu.Unlock()
 	}
 	return t

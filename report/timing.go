@@ -1,7 +1,9 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -25,6 +27,15 @@ type Timing struct {
 	SuiteCPUMs  float64 `json:"suiteCpuMs"`
 	// Revisions is each checked revision's part, in the order of Checked.
 	Revisions []RevTiming `json:"revisions"`
+	// Timeouts counts the checks' requests that got no answer within the
+	// request timeout, each a whole timeout waited; Reruns counts the
+	// checks run again with the timeout doubled after one (or after a
+	// request another check sent went unanswered), and RerunMs is their
+	// time, first attempts included. Like the time fields they depend on
+	// the server's and the machine's pace.
+	Timeouts int     `json:"timeouts,omitempty"`
+	Reruns   int     `json:"reruns,omitempty"`
+	RerunMs  float64 `json:"rerunMs,omitempty"`
 }
 
 // RevTiming is one revision's part of a run.
@@ -45,6 +56,7 @@ func (t *Timing) zero() {
 		return
 	}
 	t.DetectionMs, t.ServerCPUMs, t.SuiteCPUMs = 0, 0, 0
+	t.Timeouts, t.Reruns, t.RerunMs = 0, 0, 0
 	for i := range t.Revisions {
 		t.Revisions[i].Ms = 0
 	}
@@ -70,7 +82,39 @@ func (rep *Report) timingLines() []string {
 	if len(revs) > 0 {
 		lines = append(lines, "time per revision: "+strings.Join(revs, "; "))
 	}
+	if slow := rep.slowest(3); len(slow) > 0 {
+		lines = append(lines, "slowest checks: "+strings.Join(slow, ", "))
+	}
+	if t.Timeouts > 0 || t.Reruns > 0 {
+		lines = append(lines, fmt.Sprintf("waits: %s got no answer within the request timeout; %s run again with it doubled, %s of their time",
+			count(t.Timeouts, "request", "requests"), count(t.Reruns, "check", "checks"), secs(t.RerunMs)))
+	}
 	return lines
+}
+
+// slowest names the n results that took longest, as ID@REVISION and
+// seconds, the longest first.
+func (rep *Report) slowest(n int) []string {
+	rs := make([]*Result, 0, len(rep.Results))
+	for i := range rep.Results {
+		if rep.Results[i].DurationMs > 0 {
+			rs = append(rs, &rep.Results[i])
+		}
+	}
+	slices.SortStableFunc(rs, func(a, b *Result) int { return cmp.Compare(b.DurationMs, a.DurationMs) })
+	var out []string
+	for _, r := range rs[:min(n, len(rs))] {
+		out = append(out, fmt.Sprintf("%s@%s %.1f s", r.ID, r.Revision, r.DurationMs/1000))
+	}
+	return out
+}
+
+// count says "1 NOUN" or "N NOUNS".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // processes says "1 server process" or "N server processes".
