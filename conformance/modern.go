@@ -658,6 +658,7 @@ func init() {
 		StartsWhy:  "tools/list as the first message of a process: the rule is about a process that has seen nothing",
 		Run: func(t *T) {
 			c := t.Fresh()
+			from := helloFrom(c.p)
 			m := c.MustRequest(protocol.MethodToolsList, nil)
 			t.Expect("a result")
 			if m.Error != nil {
@@ -666,7 +667,7 @@ func init() {
 				return
 			}
 			t.Actual("a result")
-			keepFirstListing(t, c, m)
+			keepFirstListing(t, c, from, m)
 		},
 	})
 
@@ -925,7 +926,7 @@ func (t *T) toolListings() (shared, fresh []protocol.Tool) {
 	a, _ := walkTools(t, t.Session())
 	if l, ok := t.env.memo(firstListingMemo).(*firstListing); ok && !t.retry {
 		t.Logf("the fresh listing is the walk %s opened with for modern.stateless.first-request", l.c.name)
-		t.cite(l.c, 0, l.to)
+		t.cite(l.c, l.from, l.to)
 		return allTools(a), l.tools
 	}
 	// The fresh process gets server/discover first, so that a server that
@@ -947,20 +948,21 @@ func firstListingMissing(env *revEnv) bool {
 	return env.memo(firstListingMemo) == nil && !env.pending("modern.stateless.first-request")
 }
 
-// firstListing is a complete tools/list walk that opened a process: its
-// first to lines, and the tools listed.
+// firstListing is a complete tools/list walk that opened a process: lines
+// [from, to) of its transcript, and the tools listed.
 type firstListing struct {
-	c     *Conn
-	to    int
-	tools []protocol.Tool
+	c        *Conn
+	from, to int
+	tools    []protocol.Tool
 }
 
 // keepFirstListing walks the rest of tools/list on c, whose first message
-// got m, the first page, and keeps the walk for toolListings: a process
+// (its transcript's line from on) got m, the first page, and keeps the
+// walk for toolListings: a process
 // that has seen nothing but its own listing is what the fresh side of a
 // per-connection comparison needs, so none is started for it. A walk that
 // does not end in a last page is not kept, and judges nothing here.
-func keepFirstListing(t *T, c *Conn, m *protocol.Message) {
+func keepFirstListing(t *T, c *Conn, from int, m *protocol.Message) {
 	if t.retry {
 		return
 	}
@@ -972,7 +974,7 @@ func keepFirstListing(t *T, c *Conn, m *protocol.Message) {
 		}
 		pages = append(pages, page)
 		if page.Result.NextCursor == "" {
-			t.env.setMemo(firstListingMemo, &firstListing{c: c, to: len(c.p.Transcript()), tools: allTools(pages)})
+			t.env.setMemo(firstListingMemo, &firstListing{c: c, from: from, to: len(c.p.Transcript()), tools: allTools(pages)})
 			return
 		}
 		var rerr error
