@@ -58,7 +58,7 @@ func init() {
 		Revisions:   Since(protocol.Rev20250618),
 		Capability:  "tools",
 		Starts:      1,
-		StartsWhy:   "the survey's session, which declares every client feature of the revision, shared by the feature checks: the shared session declares none, and a server lists and runs the tools that ask only for a client that declares the feature",
+		StartsWhy:   surveyStartsWhy,
 		feature:     elicitFeature.name,
 		Spare:       surveyKey,
 		// Its call on an undeclared session goes to the scratch session,

@@ -1041,7 +1041,9 @@ func (env *revEnv) runChecks(ctx context.Context, beforeFinal func()) {
 	env.checks = env.splitTaskLane(env.checks)
 	checks := order(env.checks)
 	if env.rev != protocol.Modern {
-		checks = handOverOrder(checks)
+		// stdio.shutdown.eof-metric may end the shared session
+		// (endSession): it runs last.
+		checks = lastOf(handOverOrder(checks), eofMetricCheck)
 	}
 	if env.taskChecks != nil {
 		checks = soonest(checks, fallbackCheck)

@@ -354,6 +354,11 @@ func (s *featureSurvey) open(t *T) *Conn {
 	return c
 }
 
+// surveyStartsWhy is the StartsWhy of the feature checks that open the
+// survey's session.
+const surveyStartsWhy = "the survey's session, which declares every client feature of the revision, shared by the feature checks: the shared session declares none, and a server lists and runs the tools that ask only for a client that declares the feature " +
+	"(over stdio, lifecycle.ping.before-initialized's process, which declared them, goes on as this session, and none is started unless a check left it unfit)"
+
 // surveyKey is the SharedBy key of the survey's session, which the
 // feature checks share (observeFeature).
 const surveyKey = "survey"

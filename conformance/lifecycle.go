@@ -100,8 +100,13 @@ func init() {
 		Run: func(t *T) {
 			// The probe already saw the server accept this revision; a
 			// second session must agree: the scratch session is one, and
-			// its initialize is judged whether or not it was echoed.
-			c, err := t.openSpare("", nil)
+			// its initialize is judged whether or not it was echoed (the
+			// survey's, when it is the scratch session: see Scratch).
+			var err error
+			c := t.surveyScratch()
+			if c == nil {
+				c, err = t.openSpare("", nil)
+			}
 			if c.hello == nil {
 				var hs *handshakeError
 				if errors.As(err, &hs) && errors.Is(hs.cause, runner.ErrLineTooLong) {
@@ -388,7 +393,7 @@ func init() {
 		Revisions: Legacy(),
 		Prereqs:   []string{"lifecycle.initialize.result"},
 		Starts:    1,
-		StartsWhy: "a process that has seen nothing: the ping goes out before the initialize it sends is answered (the process then serves as the scratch session)",
+		StartsWhy: "a process that has seen nothing: the ping goes out before the initialize it sends is answered (the process then serves as the scratch session; over stdio, declaring the client features, also as the survey's session, and the sessions handed over from it)",
 		Run: func(t *T) {
 			o := observeEarly(t)
 			o.c.must(protocol.MethodPing, o.pingErr)
@@ -599,7 +604,15 @@ func observeEarly(t *T) *earlyRun {
 		_, _ = c.p.AwaitAny(c.ctx(), o.waited)
 	}
 	const initID, pingID = "mcpconform-init", "mcpconform-early-ping"
-	c.must(protocol.MethodInitialize, c.Send(initID, protocol.MethodInitialize, t.env.eng.initializeParams(t.Revision())))
+	params := t.env.eng.initializeParams(t.Revision())
+	if t.env.earlySurveys() {
+		// The process goes on as the survey's session (adoptEarly): it
+		// declares what the survey's does. A server that asks for a
+		// declared feature before the initialized notification fails
+		// lifecycle.initialize.no-early-requests, as it should.
+		params["capabilities"] = surveyCaps(t.Revision())
+	}
+	c.must(protocol.MethodInitialize, c.Send(initID, protocol.MethodInitialize, params))
 	c.must(protocol.MethodPing, c.Send(pingID, protocol.MethodPing, nil))
 	before, ping, err := c.TryCollect(pingID)
 	o.ping, o.pingErr = ping, err
@@ -630,7 +643,7 @@ func observeEarly(t *T) *earlyRun {
 	}
 	if !t.retry {
 		t.env.setMemo("early", o)
-		t.adoptAsScratch(c, o.init)
+		t.adoptEarly(c, o.init)
 	}
 	return o
 }

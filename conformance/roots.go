@@ -33,7 +33,7 @@ func init() {
 		Revisions:  Legacy(),
 		Capability: "tools",
 		Starts:     1,
-		StartsWhy:  "the survey's session, which declares every client feature of the revision, shared by the feature checks: the shared session declares none, and a server lists and runs the tools that ask only for a client that declares the feature",
+		StartsWhy:  surveyStartsWhy,
 		feature:    rootsFeature.name,
 		Spare:      surveyKey,
 		Run: func(t *T) {

@@ -139,13 +139,23 @@ func observeFeature(t *T, f feature) *featureRun {
 	if f.provoked && len(run.requests()) > 0 {
 		// On a session that declared nothing the tool must not ask;
 		// lifecycle.capabilities.client-features judges it.
-		bare := t.Scratch() // declares nothing; the call leaves nothing behind once answered
+		// The call leaves nothing behind once answered. The scratch
+		// session declares nothing, unless it is the survey's (then the
+		// shared session, which declares no client feature either, takes
+		// the call, its own handler of server requests back after it).
+		bare := t.Session()
+		if !t.scratchDeclares() {
+			bare = t.Scratch()
+		}
+		kept := bare.onRequest
 		bare.OnRequest(func(*protocol.Message) (any, *protocol.Error) {
 			return nil, rpcError(protocol.CodeMethodNotFound, "mcpconform: the client did not declare this capability")
 		})
 		id := fmt.Sprintf("%s-undeclared-%s", f.name, c.env.nextID())
 		bare.must(protocol.MethodToolsCall, bare.Send(id, protocol.MethodToolsCall, map[string]any{"name": run.tool, "arguments": args}))
-		if _, _, err := bare.TryCollect(id); err == nil {
+		_, _, err := bare.TryCollect(id)
+		bare.OnRequest(kept)
+		if err == nil {
 			t.env.noteProvoked(f.name)
 		}
 	}
@@ -235,7 +245,7 @@ func init() {
 		Revisions:   Legacy(),
 		Capability:  "tools",
 		Starts:      1,
-		StartsWhy:   "the survey's session, which declares every client feature of the revision, shared by the feature checks: the shared session declares none, and a server lists and runs the tools that ask only for a client that declares the feature",
+		StartsWhy:   surveyStartsWhy,
 		feature:     samplingFeature.name,
 		Spare:       surveyKey,
 		Run: func(t *T) {

@@ -33,14 +33,65 @@ type hello struct {
 }
 
 // Scratch returns the revision's scratch session: a process apart from the
-// shared session that has completed the handshake for the revision
-// (declaring no client capabilities; for the modern revision, a plain
-// process), shared by the checks that call Scratch, one after another.
-// Use it for requests that should not touch the shared session but leave
-// nothing behind; a check that changes the process's state calls
-// t.Retire(c) before it ends. A re-run after a timeout gets a process of
-// its own, like Session.
-func (t *T) Scratch() *Conn { return t.SharedBy("") }
+// shared session that has completed the handshake for the revision,
+// shared by the checks that call Scratch, one after another. Over stdio
+// in a legacy revision it is the survey's session while that is fit to
+// share (the early process goes on as both: see earlySurveys), which
+// declares the client features of the revision and answers their
+// requests; otherwise a process declaring no client capabilities (for
+// the modern revision, a plain process). Use it for requests that should
+// not touch the shared session but leave nothing behind, and that judge
+// nothing the declared client features change (a tool list, say); a
+// check that changes the process's state calls t.Retire(c) before it
+// ends. A re-run after a timeout gets a process of its own, like Session.
+func (t *T) Scratch() *Conn {
+	if c := t.surveyScratch(); c != nil {
+		return c
+	}
+	return t.SharedBy("")
+}
+
+// earlySurveys reports whether the revision's early process (observeEarly)
+// declares the survey's client capabilities and goes on as the survey's
+// session and the scratch session (adoptEarly): a legacy revision over
+// stdio, where each process apart costs a server start (a Node server's
+// costs half a CPU-second). A process that has seen nothing, one that
+// declares the client features and one apart from the shared session are
+// then one process: each start saved is a revision's second of CPU. Over
+// HTTP a session starts no process, and the scratch session declares
+// nothing as before.
+func (env *revEnv) earlySurveys() bool {
+	return env.rev != protocol.Modern && env.eng.http == nil
+}
+
+// surveyScratch returns the survey's session, to serve as the scratch
+// session, when the revision's scratch is the survey's (earlySurveys) and
+// that session is open and fit to share; else nil. The server's requests
+// queued on it get the survey's answers first, as a client that declared
+// those features gives, and during the check (answerPending).
+func (t *T) surveyScratch() *Conn {
+	if t.retry || !t.env.earlySurveys() {
+		return nil
+	}
+	c := t.env.spares[t.spareSlot(surveyKey, surveyCaps(t.env.rev))]
+	if c == nil || !c.fitToShare() {
+		return nil
+	}
+	t.use(c)
+	c.answerPending()
+	c.drain(t.ctx)
+	return c
+}
+
+// scratchDeclares reports whether Scratch would return a session that
+// declares client features (the survey's: see surveyScratch).
+func (t *T) scratchDeclares() bool {
+	if t.retry || !t.env.earlySurveys() {
+		return false
+	}
+	c := t.env.spares[t.spareSlot(surveyKey, surveyCaps(t.env.rev))]
+	return c != nil && c.fitToShare()
+}
 
 // SharedBy is Scratch for a group of checks written to share one session:
 // the checks that name the same key get the same process while it stays
@@ -109,7 +160,12 @@ func (t *T) openSpare(key string, caps map[string]any) (*Conn, error) {
 	}
 	if c := env.spares[slot]; c != nil {
 		t.use(c)
-		c.answerDeclared(key)
+		// The server's requests queued on it get the answers of the
+		// client its initialize declared (answerAtClose): those of a
+		// group that took the survey's session over, and what the server
+		// asked the survey's session before a survey check (once
+		// initialized, say) and that check set its own answers.
+		c.answerPending()
 		c.drain(t.ctx)
 		return c, nil
 	}
@@ -117,7 +173,7 @@ func (t *T) openSpare(key string, caps map[string]any) (*Conn, error) {
 		if c := env.handedOver(key, slot); c != nil {
 			env.keepSpare(slot, c)
 			t.use(c)
-			c.answerDeclared(key)
+			c.answerPending()
 			c.drain(t.ctx)
 			return c, nil
 		}
@@ -160,13 +216,20 @@ func (t *T) openSpare(key string, caps map[string]any) (*Conn, error) {
 	return c, nil
 }
 
-// adoptAsScratch makes c, a process of t's that initialize for the revision
+// adoptEarly makes c, a process of t's that initialize for the revision
 // was answered in (resp) and that has had no initialized notification yet,
-// the revision's scratch session when there is none: it sends initialized,
-// and c is no longer closed at the check's end. A process that did not
-// accept the revision is left as it is.
-func (t *T) adoptAsScratch(c *Conn, resp *protocol.Message) {
-	slot := t.spareSlot("", nil)
+// the revision's scratch session when there is none, or where the early
+// process declares the survey's client features (earlySurveys) the
+// survey's session, which is then the scratch session too: it sends
+// initialized, and c is no longer closed at the check's end. The survey's
+// session answers the server's requests for those features as the
+// survey's own does, when closed as well. A process that did not accept
+// the revision is left as it is.
+func (t *T) adoptEarly(c *Conn, resp *protocol.Message) {
+	slot, role := t.spareSlot("", nil), "scratch session"
+	if t.env.earlySurveys() {
+		slot, role = t.spareSlot(surveyKey, surveyCaps(t.env.rev)), "survey's session (and scratch session)"
+	}
 	if t.Modern() || t.env.spares[slot] != nil || c.broken || c.p.Outstanding() > 0 {
 		return
 	}
@@ -184,9 +247,13 @@ func (t *T) adoptAsScratch(c *Conn, resp *protocol.Message) {
 		}
 	}
 	c.recordHello(t.env.rev, from, resp)
+	if t.env.earlySurveys() {
+		answer := surveyAnswer(t.env.rev)
+		c.closePatience, c.answerAtClose = quickClose, answer // as the survey's open sets them
+	}
 	t.owned = slices.DeleteFunc(t.owned, func(o *Conn) bool { return o == c })
 	t.env.keepSpare(slot, c)
-	t.Logf("%s goes on as the revision's scratch session, with the initialized notification sent after this check's exchange", c.name)
+	t.Logf("%s goes on as the revision's %s, with the initialized notification sent after this check's exchange", c.name, role)
 }
 
 // openModern opens a modern spare with server/discover, as the era probe
@@ -322,18 +389,6 @@ func (env *revEnv) handedOver(key, slot string) *Conn {
 	return c
 }
 
-// answerDeclared makes c, a spare session handed to group key, answer
-// the server's requests for the client features its initialize declared
-// as the survey's session does (answerAtClose), those already queued
-// first: a group that took the survey's session over asks the server
-// nothing that needs them, and a client that declared a feature answers
-// its requests. The survey's own checks set their answers themselves.
-func (c *Conn) answerDeclared(key string) {
-	if key != surveyKey {
-		c.answerPending()
-	}
-}
-
 // handOverSource returns the slot and the spare session that group key
 // would take over into slot, or nil; it changes nothing.
 func (env *revEnv) handOverSource(key, slot string) (string, *Conn) {
@@ -437,6 +492,10 @@ func (env *revEnv) spareReady(c *Check) bool {
 	case plainKey:
 		// lifecycle.version.fallback, still to run, may leave one.
 		return (env.plain != nil || env.pending(fallbackCheck)) && !env.servedFor(c)
+	case surveyKey:
+		if env.earlySurveys() && env.pending(earlyPingCheck) {
+			return true // its process goes on as the survey's session (adoptEarly)
+		}
 	}
 	if env.spent != nil && !env.servedFor(c) {
 		return true // detection's spent process serves it (takeSpent)
@@ -517,6 +576,46 @@ func (t *T) takeScratch() *Conn {
 	c.drain(t.ctx)
 	t.owned = append(t.owned, c)
 	return c
+}
+
+// eofMetricCheck is the check that reports how a legacy revision's
+// process ends when its input closes; it ends a process another check
+// opened (endSession).
+const eofMetricCheck = "stdio.shutdown.eof-metric"
+
+// endSession returns the process a check that ends one (and judges only
+// how it ends) closes: a spare session fit to share (takeScratch), or
+// when there is none and the check is the revision's last, the shared
+// session, which no check needs any more and the revision would close
+// next; else nil. Where the scratch session is the survey's
+// (earlySurveys), the sessions handed over from it end the revision
+// unfit to share (a log level set, a call still running), and a process
+// started only to be ended would cost a start.
+func (t *T) endSession() *Conn {
+	if c := t.takeScratch(); c != nil {
+		return c
+	}
+	env := t.env
+	if t.retry || env.session == nil || env.session.closed || env.session.broken {
+		return nil
+	}
+	for _, c := range env.checks {
+		if c.ID != t.check.ID && env.results[c.ID] == nil {
+			return nil
+		}
+	}
+	return t.Session()
+}
+
+// lastOf returns checks, in run order, with the check id moved to the
+// end.
+func lastOf(checks []*Check, id string) []*Check {
+	i := slices.IndexFunc(checks, func(c *Check) bool { return c.ID == id })
+	if i < 0 {
+		return checks
+	}
+	c := checks[i]
+	return append(slices.Delete(slices.Clone(checks), i, i+1), c)
 }
 
 // sessionHello returns the revision's shared session and the initialize

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -332,5 +333,59 @@ func TestSurveyHandedToCancellation(t *testing.T) {
 				t.Errorf("the revision started %d processes and left %d started ahead unused; want %d and 0", started, warm, want)
 			}
 		})
+	}
+}
+
+// TestEarlyProcessSurveys proves that over stdio a legacy revision's early
+// process (lifecycle.ping.before-initialized) goes on as the survey's
+// session and the scratch session: the feature checks, the scratch
+// session's checks and the checks handed the survey's session over start
+// nothing, stdio.shutdown.eof-metric ends a process no check started for
+// it, and the revision starts that one process only.
+func TestEarlyProcessSurveys(t *testing.T) {
+	t.Parallel()
+	rep, err := Run(context.Background(), Options{
+		Command:  []string{mutantBinary(t), "-mutation", "none", "-async"},
+		Protocol: protocol.Rev20250618,
+		Only: []string{"lifecycle.initialize.result", "lifecycle.ping.before-initialized", "lifecycle.initialize.no-early-requests",
+			"lifecycle.version.echo", "property.tools.list-stable", "progress.notify.token", "elicitation.reply.answered",
+			"roots.reply.answered", "sampling.reply.answered", "cancellation.request.no-response", "logging.set-level.result",
+			"stdio.shutdown.eof-metric"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Result{}
+	for _, r := range rep.Results {
+		got[r.ID] = r
+		t.Logf("%s: %s %q (%d started)", r.ID, r.Status, r.Message, r.Processes)
+	}
+	early := got["lifecycle.ping.before-initialized"]
+	if early.Status != StatusPass || early.Processes != 1 || len(early.Transcript) == 0 {
+		t.Fatalf("lifecycle.ping.before-initialized: %s %q, %d started", early.Status, early.Message, early.Processes)
+	}
+	name := ""
+	for _, l := range early.Transcript {
+		if l.Process != "-" && l.Process != "session" {
+			name = l.Process
+		}
+	}
+	for _, id := range []string{"lifecycle.version.echo", "property.tools.list-stable", "sampling.reply.answered", "cancellation.request.no-response"} {
+		r := got[id]
+		in := slices.ContainsFunc(r.Transcript, func(l TranscriptLine) bool { return l.Process == name })
+		if r.Status != StatusPass || r.Processes != 0 || !in {
+			t.Errorf("%s: %s %q, %d started, in %s %v: want a pass in the early process, starting none", id, r.Status, r.Message, r.Processes, name, in)
+		}
+	}
+	// The call made again on a session that declared nothing goes to the
+	// shared session: the scratch session declares the features.
+	bare := slices.ContainsFunc(got["sampling.reply.answered"].Transcript, func(l TranscriptLine) bool {
+		return l.Dir == "send" && l.Process == "session" && strings.Contains(l.Text, `"sampling-undeclared-`)
+	})
+	if !bare {
+		t.Errorf("sampling.reply.answered made no call on the shared session declaring nothing")
+	}
+	if rep.Timing == nil || len(rep.Timing.Revisions) != 1 || rep.Timing.Revisions[0].Processes != 1 {
+		t.Errorf("timing %+v: want one process started by the revision", rep.Timing)
 	}
 }

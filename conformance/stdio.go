@@ -189,10 +189,11 @@ func init() {
 		Revisions: Legacy(),
 		// Final: it ends the revision's scratch session (an initialized
 		// process apart from the shared one) once no other check needs
-		// it, rather than starting a process only to end it.
+		// it, or as the revision's last check the shared session
+		// (endSession), rather than starting a process only to end it.
 		Final: true,
 		Run: func(t *T) {
-			c := t.takeScratch()
+			c := t.endSession()
 			if c == nil {
 				c = t.FreshSession()
 			}
