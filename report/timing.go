@@ -86,8 +86,11 @@ func (rep *Report) timingLines() []string {
 		lines = append(lines, "slowest checks: "+strings.Join(slow, ", "))
 	}
 	if t.Timeouts > 0 || t.Reruns > 0 {
-		lines = append(lines, fmt.Sprintf("waits: %s got no answer within the request timeout; %s run again with it doubled, %s of their time",
-			count(t.Timeouts, "request", "requests"), count(t.Reruns, "check", "checks"), secs(t.RerunMs)))
+		waits := count(t.Timeouts, "request", "requests") + " got no answer within the request timeout"
+		if t.Reruns > 0 {
+			waits += fmt.Sprintf("; %s run again with it doubled, %s of their time", count(t.Reruns, "check", "checks"), secs(t.RerunMs))
+		}
+		lines = append(lines, "waits: "+waits)
 	}
 	return lines
 }
