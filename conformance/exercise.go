@@ -184,7 +184,8 @@ func citeAsks(t *T, asks []clientAsk) {
 // could not call.
 type featureSurvey struct {
 	conns   []*Conn // its processes (a second one when the first stopped answering)
-	marks   []int
+	marks   []int   // where the survey began in each process's transcript
+	ends    []int   // and where it ended: the process serves other checks after it
 	tools   []protocol.Tool // listed to the survey's session
 	called  []string        // the calls made, in order
 	unsafe  []string        // listed tools the run may not call
@@ -253,9 +254,14 @@ func (s *featureSurvey) addAsker(a clientAsk) {
 	s.all = append(s.all, a)
 }
 
-// resume makes the survey's processes part of t's evidence.
+// resume makes the survey's lines in its processes part of t's evidence:
+// only its own, since the session goes on serving other checks.
 func (s *featureSurvey) resume(t *T) {
 	for i, c := range s.conns {
+		if i < len(s.ends) {
+			t.cite(c, s.marks[i], s.ends[i])
+			continue
+		}
 		t.resume(c, s.marks[i])
 	}
 }
@@ -306,6 +312,9 @@ func surveyFeatures(t *T) *featureSurvey {
 			break
 		}
 		c = s.call(t, c, call)
+	}
+	for _, c := range s.conns {
+		s.ends = append(s.ends, len(c.p.Transcript()))
 	}
 	if !t.retry {
 		t.env.setMemo(surveyMemo, s)
