@@ -45,6 +45,25 @@ func logMessages(items []runner.Received) []logMessage {
 	return out
 }
 
+// maxLogListBytes bounds the tools/list answer logActivity asks for when
+// it has other requests to send: a server with megabyte names answers
+// every tools/list with megabytes, and the logging checks, which ask a
+// dozen times a run, would read tens of them for no more than what the
+// other requests show of its logging.
+const maxLogListBytes = 1 << 20
+
+// logListMemo is the memo key of the size of the last tools/list answer
+// logActivity read.
+const logListMemo = "log/tools-list-bytes"
+
+// toolListBytes is the size of the revision's tools/list as the run knows
+// it, 0 before any check has read it: its shared walk's, or the answer
+// logActivity read last.
+func (t *T) toolListBytes() int {
+	n, _ := t.env.memo(logListMemo).(int)
+	return max(t.listBytes(), n)
+}
+
 // logActivity sends the requests that may make a server log, on c, and
 // returns the log messages that arrived before each response (and before
 // a closing barrier). level, when set, goes into each request's _meta as
@@ -78,7 +97,7 @@ func (t *T) logActivity(c *Conn, level string) []logMessage {
 			}
 		}
 	}
-	if t.HasCapability("tools") {
+	if t.HasCapability("tools") && (len(reqs) == 0 || t.toolListBytes() < maxLogListBytes) {
 		reqs = append(reqs, request{protocol.MethodToolsList, nil})
 	}
 	var out []logMessage
@@ -102,6 +121,8 @@ func (t *T) logActivity(c *Conn, level string) []logMessage {
 		before, resp := c.Collect(id, r.method)
 		if r.method != protocol.MethodToolsList {
 			t.env.features.budget.bytes += int64(len(resp.Result) + len(rawError(resp)))
+		} else {
+			t.env.setMemo(logListMemo, len(resp.Result))
 		}
 		out = append(out, logMessages(before)...)
 	}

@@ -292,12 +292,25 @@ func TestSpecialBytes(t *testing.T) {
 }
 
 // TestValidMatchesEncodingJSONLongStrings holds the scanner's strings to
-// json.Valid where the eight-byte steps matter: strings of up to 40 bytes
-// with a quote, an escape, a control character or a byte beyond ASCII at
-// any position, inside a message and cut anywhere.
+// json.Valid where the eight- and thirty-two-byte steps matter: a quote,
+// an escape or a control character at every position of a plain string
+// of up to 80 bytes, and strings of up to 40 pieces, among them runs of
+// plain bytes longer than a step, with any of those or a byte beyond
+// ASCII anywhere, inside a message and cut anywhere.
 func TestValidMatchesEncodingJSONLongStrings(t *testing.T) {
+	for n := range 80 {
+		for at := range n {
+			for _, stop := range []string{`"`, "\\", "\x01", "\x1f"} {
+				text := strings.Repeat("a", at) + stop + strings.Repeat("a", n-at-1)
+				line := `{"jsonrpc":"2.0","id":1,"result":{"text":"` + text + `"}}`
+				if got, want := Valid([]byte(line)), json.Valid([]byte(line)); got != want {
+					t.Fatalf("%q: Valid %v, json.Valid %v", line, got, want)
+				}
+			}
+		}
+	}
 	rapid.Check(t, func(t *rapid.T) {
-		pieces := []string{"a", "é", "日", "\xff", `\"`, `\\`, `\n`, `\u00e9`, `\u12`, `\x`, "\x01", "\x1f", " ", `"`, "\\", "\x7f"}
+		pieces := []string{"a", "é", "日", "\xff", `\"`, `\\`, `\n`, `\u00e9`, `\u12`, `\x`, "\x01", "\x1f", " ", `"`, "\\", "\x7f", strings.Repeat("a", 29), strings.Repeat("b", 37)}
 		var b strings.Builder
 		for range rapid.IntRange(0, 40).Draw(t, "pieces") {
 			b.WriteString(rapid.SampledFrom(pieces).Draw(t, "piece"))

@@ -31,9 +31,11 @@ import (
 // half again the live data is more. A higher floor lets a run that holds a
 // few megabytes more (a server's megabyte strings, interned once) grow to
 // five times those, memory a run against the same server with short
-// strings never takes: at 150 MiB the one peaked at 2.1 times the
-// other's resident memory, at 64 MiB at 1.16 times (docs/performance.md).
-const Floor = 64 << 20
+// strings never takes, and every page of it is a page fault the run pays
+// for in CPU: at 64 MiB the one peaked at 1.25 times the other's resident
+// memory, at 48 MiB, which a run against the short strings nearly reaches
+// on its own, at 1.05 times (docs/performance.md).
+const Floor = 48 << 20
 
 // interval is how often the policy reads the live heap: a collection happens at
 // most every few milliseconds in a busy run, and a limit a little behind
