@@ -183,9 +183,9 @@ func citeAsks(t *T, asks []clientAsk) {
 // featureSurvey is the revision's survey: the calls it made and what it
 // could not call.
 type featureSurvey struct {
-	conns   []*Conn // its processes (a second one when the first stopped answering)
-	marks   []int   // where the survey began in each process's transcript
-	ends    []int   // and where it ended: the process serves other checks after it
+	conns   []*Conn         // its processes (a second one when the first stopped answering)
+	marks   []int           // where the survey began in each process's transcript
+	ends    []int           // and where it ended: the process serves other checks after it
 	tools   []protocol.Tool // listed to the survey's session
 	called  []string        // the calls made, in order
 	unsafe  []string        // listed tools the run may not call
