@@ -32,9 +32,9 @@ import (
 // few megabytes more (a server's megabyte strings, interned once) grow to
 // five times those, memory a run against the same server with short
 // strings never takes, and every page of it is a page fault the run pays
-// for in CPU: at 64 MiB the one peaked at 1.25 times the other's resident
-// memory, at 48 MiB, which a run against the short strings nearly reaches
-// on its own, at 1.05 times (docs/performance.md).
+// for in CPU: at 64 MiB the one peaked at 1.25 to 1.34 times the other's
+// resident memory, at 48 MiB, which a run against the short strings
+// nearly reaches on its own, at 1.04 to 1.21 times (docs/performance.md).
 const Floor = 48 << 20
 
 // interval is how often the policy reads the live heap: a collection happens at
