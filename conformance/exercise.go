@@ -255,14 +255,15 @@ func (s *featureSurvey) addAsker(a clientAsk) {
 }
 
 // resume makes the survey's lines in its processes part of t's evidence:
-// only its own, since the session goes on serving other checks.
+// only its own, since the session goes on serving other checks, unless t
+// made the survey.
 func (s *featureSurvey) resume(t *T) {
 	for i, c := range s.conns {
-		if i < len(s.ends) {
+		if i < len(s.ends) && !slices.Contains(t.conns, c) {
 			t.cite(c, s.marks[i], s.ends[i])
 			continue
 		}
-		t.resume(c, s.marks[i])
+		t.resume(c, s.marks[i]) // the check that made the survey: its own lines
 	}
 }
 

@@ -611,7 +611,8 @@ func initializeUnsupported(t *T) *protocol.Message {
 // lifecycle.initialize.no-early-requests judge, one process for both.
 type earlyRun struct {
 	c       *Conn
-	mark    int
+	mark    int               // where the observation began in c's transcript
+	end     int               // and where it ended: the process goes on serving other checks
 	ping    *protocol.Message // the answer to a ping sent before initialize was answered
 	pingErr error             // why it got none
 	init    *protocol.Message // the answer to initialize
@@ -672,6 +673,7 @@ func observeEarly(t *T) *earlyRun {
 		}
 		o.before = append(o.before, more...)
 	}
+	o.end = len(c.p.Transcript())
 	if !t.retry {
 		t.env.setMemo("early", o)
 		t.adoptEarly(c, o.init)
@@ -683,7 +685,7 @@ func observeEarly(t *T) *earlyRun {
 // revision, or one made now without the early ping in a process of its own.
 func earlyObserved(t *T) *earlyRun {
 	if o, ok := t.env.memo("early").(*earlyRun); ok && !t.retry {
-		t.resume(o.c, o.mark)
+		t.cite(o.c, o.mark, o.end)
 		return o
 	}
 	c := t.Fresh()
