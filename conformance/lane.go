@@ -195,12 +195,14 @@ func (env *revEnv) joinLanes(ctx context.Context) {
 		}
 		side.mu.Lock()
 		conns, exchanges, stalls, started, memos := side.conns, side.exchanges, side.stalls, side.started, side.memos
+		timeouts, reruns, rerunTook := side.timeouts, side.reruns, side.rerunTook
 		side.mu.Unlock()
 		env.mu.Lock()
 		env.conns = append(env.conns, conns...)
 		env.exchanges = append(env.exchanges, exchanges...)
 		env.stalls = append(env.stalls, stalls...)
 		env.started += started
+		env.timeouts, env.reruns, env.rerunTook = env.timeouts+timeouts, env.reruns+reruns, env.rerunTook+rerunTook
 		for k, v := range memos {
 			if _, ok := env.memos[k]; !ok {
 				if env.memos == nil {

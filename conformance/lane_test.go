@@ -201,3 +201,17 @@ func TestTaskLaneRunsBeside(t *testing.T) {
 		t.Errorf("%d results, want 3", len(rep.Results))
 	}
 }
+
+// TestJoinLanesCountsWaits: what a lane waited (its timeouts and the
+// checks it ran again) is the revision's, as its processes are, so the
+// report's account of the waits counts it.
+func TestJoinLanesCountsWaits(t *testing.T) {
+	done := make(chan struct{})
+	close(done)
+	side := &revEnv{results: map[string]*Result{}, started: 2, timeouts: 3, reruns: 1, rerunTook: time.Second, done: done}
+	env := &revEnv{results: map[string]*Result{}, started: 5, timeouts: 1, reruns: 1, rerunTook: 2 * time.Second, sides: []*revEnv{side}}
+	env.joinLanes(context.Background())
+	if env.started != 7 || env.timeouts != 4 || env.reruns != 2 || env.rerunTook != 3*time.Second {
+		t.Errorf("after the join: %d started, %d timeouts, %d re-runs taking %v; want 7, 4, 2 and 3s", env.started, env.timeouts, env.reruns, env.rerunTook)
+	}
+}
