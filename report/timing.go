@@ -86,9 +86,9 @@ func (rep *Report) timingLines() []string {
 		lines = append(lines, "slowest checks: "+strings.Join(slow, ", "))
 	}
 	if t.Timeouts > 0 || t.Reruns > 0 {
-		waits := count(t.Timeouts, "request", "requests") + " got no answer within the request timeout"
+		waits := plural(t.Timeouts, "request") + " got no answer within the request timeout"
 		if t.Reruns > 0 {
-			waits += fmt.Sprintf("; %s run again with it doubled, %s of their time", count(t.Reruns, "check", "checks"), secs(t.RerunMs))
+			waits += fmt.Sprintf("; %s run again with it doubled, %s of their time", plural(t.Reruns, "check"), secs(t.RerunMs))
 		}
 		lines = append(lines, "waits: "+waits)
 	}
@@ -110,14 +110,6 @@ func (rep *Report) slowest(n int) []string {
 		out = append(out, fmt.Sprintf("%s@%s %.1f s", r.ID, r.Revision, r.DurationMs/1000))
 	}
 	return out
-}
-
-// count says "1 NOUN" or "N NOUNS".
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // processes says "1 server process" or "N server processes".
