@@ -431,10 +431,16 @@ func init() {
 
 // legacyFeatures are the server features a capability declares, with
 // their list methods and the array they list.
+var legacyFeatures = []struct{ capability, method, member string }{
+	{"prompts", protocol.MethodPromptsList, "prompts"},
+	{"resources", protocol.MethodResourcesList, "resources"},
+	{"tools", protocol.MethodToolsList, "tools"},
+}
+
 // featureList returns the shared session's answer to the list method
 // without params, for the capabilities checks, which judge only whether
 // it is an error and how many items it lists. A tools/list answer of
-// maxLogListBytes or more that one of them read is the other's too while
+// longToolList or more that one of them read is the other's too while
 // the session has sent no list-changed notification: a server with
 // megabyte names would otherwise stream the same megabytes to both.
 func (t *T) featureList(method string) *protocol.Message {
@@ -452,7 +458,7 @@ func (t *T) featureList(method string) *protocol.Message {
 		return h.m
 	}
 	m := c.MustRequest(method, nil)
-	if len(m.Result) >= maxLogListBytes {
+	if len(m.Result) >= longToolList {
 		t.env.setMemo(featureListMemo, held{c, listChanges(c), m})
 	}
 	return m
@@ -461,12 +467,6 @@ func (t *T) featureList(method string) *protocol.Message {
 // featureListMemo is the memo key of the long tools/list answer the
 // capabilities checks share (see featureList).
 const featureListMemo = "capabilities/tools-list"
-
-var legacyFeatures = []struct{ capability, method, member string }{
-	{"prompts", protocol.MethodPromptsList, "prompts"},
-	{"resources", protocol.MethodResourcesList, "resources"},
-	{"tools", protocol.MethodToolsList, "tools"},
-}
 
 // serverCapabilities returns the server capabilities a legacy revision's
 // ServerCapabilities defines, each with the boolean flags it defines.

@@ -45,12 +45,13 @@ func logMessages(items []runner.Received) []logMessage {
 	return out
 }
 
-// maxLogListBytes bounds the tools/list answer logActivity asks for when
-// it has other requests to send: a server with megabyte names answers
-// every tools/list with megabytes, and the logging checks, which ask a
-// dozen times a run, would read tens of them for no more than what the
-// other requests show of its logging.
-const maxLogListBytes = 1 << 20
+// longToolList is the size from which a tools/list answer is asked no
+// more often than a verdict needs: a server with megabyte names answers
+// every tools/list with megabytes. logActivity leaves tools/list out when
+// it has other requests to send (the logging checks ask a dozen times a
+// run, for no more than what the other requests show of the server's
+// logging), and the capabilities checks share one answer (featureList).
+const longToolList = 1 << 20
 
 // logListMemo is the memo key of the size of the last tools/list answer
 // logActivity read.
@@ -97,7 +98,7 @@ func (t *T) logActivity(c *Conn, level string) []logMessage {
 			}
 		}
 	}
-	if t.HasCapability("tools") && (len(reqs) == 0 || t.toolListBytes() < maxLogListBytes) {
+	if t.HasCapability("tools") && (len(reqs) == 0 || t.toolListBytes() < longToolList) {
 		reqs = append(reqs, request{protocol.MethodToolsList, nil})
 	}
 	var out []logMessage

@@ -2684,12 +2684,11 @@ func runListStable(t *T) {
 	// declares (server-everything lists trigger-sampling-request only to
 	// a client that declares sampling): a scratch session that declares
 	// them (the survey's, see Scratch) is compared with itself.
-	apart := t.scratchDeclares()
+	apart, declares := t.scratchDeclares(), ""
 	if apart {
-		t.Expect("the same tools, %d times in the shared session and %s in the scratch session (another process, which declares client features the shared session does not: compared with its own first list)", session, times(other))
-	} else {
-		t.Expect("the same tools, %d times in the shared session and %s in the scratch session (another process)", session, times(other))
+		declares = ", which declares client features the shared session does not: compared with its own first list"
 	}
+	t.Expect("the same tools, %d times in the shared session and %s in the scratch session (another process%s)", session, times(other), declares)
 	if per := max(2, min(t.cases()/20, 10)); session != per || other != per {
 		t.Logf("%d tools (%d bytes): fewer lists than --cases asks, so that the check lists at most %d tools and %d bytes beyond the shared walk", len(tools), t.listBytes(), listBudget, listByteBudget)
 	}

@@ -143,8 +143,10 @@ func observeFeature(t *T, f feature) *featureRun {
 		// session declares nothing, unless it is the survey's (then the
 		// shared session, which declares no client feature either, takes
 		// the call, its own handler of server requests back after it).
-		bare := t.Session()
-		if !t.scratchDeclares() {
+		var bare *Conn
+		if t.scratchDeclares() {
+			bare = t.Session()
+		} else {
 			bare = t.Scratch()
 		}
 		kept := bare.onRequest

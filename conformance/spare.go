@@ -64,34 +64,39 @@ func (env *revEnv) earlySurveys() bool {
 	return env.rev != protocol.Modern && env.eng.http == nil
 }
 
-// surveyScratch returns the survey's session, to serve as the scratch
-// session, when the revision's scratch is the survey's (earlySurveys) and
-// that session is open and fit to share; else nil. The server's requests
-// queued on it get the survey's answers first, as a client that declared
-// those features gives, and during the check (answerPending).
-func (t *T) surveyScratch() *Conn {
+// surveySlot is the spare slot of the revision's survey session.
+func (t *T) surveySlot() string { return t.spareSlot(surveyKey, surveyCaps(t.env.rev)) }
+
+// surveySpare returns the survey's session when the revision's scratch
+// session is the survey's (earlySurveys) and that session is open and fit
+// to share; else nil. It changes nothing.
+func (t *T) surveySpare() *Conn {
 	if t.retry || !t.env.earlySurveys() {
 		return nil
 	}
-	c := t.env.spares[t.spareSlot(surveyKey, surveyCaps(t.env.rev))]
-	if c == nil || !c.fitToShare() {
-		return nil
+	if c := t.env.spares[t.surveySlot()]; c != nil && c.fitToShare() {
+		return c
 	}
-	t.use(c)
-	c.answerPending()
-	c.drain(t.ctx)
+	return nil
+}
+
+// surveyScratch returns surveySpare's session, to serve as the scratch
+// session, or nil. The server's requests queued on it get the survey's
+// answers first, as a client that declared those features gives, and
+// during the check (answerPending).
+func (t *T) surveyScratch() *Conn {
+	c := t.surveySpare()
+	if c != nil {
+		t.use(c)
+		c.answerPending()
+		c.drain(t.ctx)
+	}
 	return c
 }
 
 // scratchDeclares reports whether Scratch would return a session that
-// declares client features (the survey's: see surveyScratch).
-func (t *T) scratchDeclares() bool {
-	if t.retry || !t.env.earlySurveys() {
-		return false
-	}
-	c := t.env.spares[t.spareSlot(surveyKey, surveyCaps(t.env.rev))]
-	return c != nil && c.fitToShare()
-}
+// declares client features (the survey's: see surveySpare).
+func (t *T) scratchDeclares() bool { return t.surveySpare() != nil }
 
 // SharedBy is Scratch for a group of checks written to share one session:
 // the checks that name the same key get the same process while it stays
@@ -228,7 +233,7 @@ func (t *T) openSpare(key string, caps map[string]any) (*Conn, error) {
 func (t *T) adoptEarly(c *Conn, resp *protocol.Message) {
 	slot, role := t.spareSlot("", nil), "scratch session"
 	if t.env.earlySurveys() {
-		slot, role = t.spareSlot(surveyKey, surveyCaps(t.env.rev)), "survey's session (and scratch session)"
+		slot, role = t.surveySlot(), "survey's session (and scratch session)"
 	}
 	if t.Modern() || t.env.spares[slot] != nil || c.broken || c.p.Outstanding() > 0 {
 		return
